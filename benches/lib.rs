@@ -1,0 +1,1 @@
+//! Placeholder library target so the benches package builds; benchmarks live in `kernels.rs`.

@@ -1,0 +1,1 @@
+"""Graph-construction framework: dtypes, shapes, ops, sessions."""

@@ -1,0 +1,955 @@
+"""Graphs, operations and tensors: thin Python handles over the Rust graph.
+
+A `Graph` owns a native graph (nodes, dtypes, static shapes, unique names live in
+Rust) plus what only Python can hold: collections of arbitrary objects, the name
+scope, control-dependency and device stacks, and the `Operation` handles.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import threading
+from typing import Any
+
+import numpy as np
+
+from .. import _ferroflow
+from . import device as pydev
+from . import dtypes
+from . import tensor_shape
+
+_VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
+_VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*$")
+
+
+class GraphKeys:
+    """Standard names of graph collections (TensorFlow's `tf.GraphKeys`)."""
+
+    GLOBAL_VARIABLES = "variables"
+    VARIABLES = GLOBAL_VARIABLES
+    LOCAL_VARIABLES = "local_variables"
+    METRIC_VARIABLES = "metric_variables"
+    MODEL_VARIABLES = "model_variables"
+    TRAINABLE_VARIABLES = "trainable_variables"
+    MOVING_AVERAGE_VARIABLES = "moving_average_variables"
+    SUMMARIES = "summaries"
+    QUEUE_RUNNERS = "queue_runners"
+    TABLE_INITIALIZERS = "table_initializer"
+    ASSET_FILEPATHS = "asset_filepaths"
+    REGULARIZATION_LOSSES = "regularization_losses"
+    CONCATENATED_VARIABLES = "concatenated_variables"
+    SAVERS = "savers"
+    WEIGHTS = "weights"
+    BIASES = "biases"
+    ACTIVATIONS = "activations"
+    UPDATE_OPS = "update_ops"
+    LOSSES = "losses"
+    SAVEABLE_OBJECTS = "saveable_objects"
+    RESOURCES = "resources"
+    LOCAL_RESOURCES = "local_resources"
+    TRAINABLE_RESOURCE_VARIABLES = "trainable_resource_variables"
+    INIT_OP = "init_op"
+    LOCAL_INIT_OP = "local_init_op"
+    READY_OP = "ready_op"
+    READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
+    SUMMARY_OP = "summary_op"
+    GLOBAL_STEP = "global_step"
+    EVAL_STEP = "eval_step"
+    TRAIN_OP = "train_op"
+    COND_CONTEXT = "cond_context"
+    WHILE_CONTEXT = "while_context"
+
+    _VARIABLE_COLLECTIONS = (
+        GLOBAL_VARIABLES,
+        LOCAL_VARIABLES,
+        METRIC_VARIABLES,
+        MODEL_VARIABLES,
+        TRAINABLE_VARIABLES,
+        MOVING_AVERAGE_VARIABLES,
+        CONCATENATED_VARIABLES,
+        TRAINABLE_RESOURCE_VARIABLES,
+    )
+
+
+class Tensor:
+    """A symbolic handle to one output of an `Operation`.
+
+    A `Tensor` holds no value; it names the `value_index`-th output of `op`, whose
+    value is computed by `Session.run` (or `Tensor.eval`). Its `dtype` and static
+    `shape` are inferred by the Rust graph when the op is created.
+    """
+
+    __slots__ = ("__weakref__", "_dtype", "_op", "_shape", "_value_index")
+
+    # numpy defers binary operators to Tensor when it is on the right-hand side.
+    __array_priority__ = 100
+
+    def __init__(self, op: Operation, value_index: int, dtype: dtypes.DType, shape):
+        self._op = op
+        self._value_index = value_index
+        self._dtype = dtype
+        self._shape = shape
+
+    @property
+    def op(self) -> Operation:
+        """The `Operation` that produces this tensor."""
+        return self._op
+
+    @property
+    def value_index(self) -> int:
+        """The index of this tensor among its op's outputs."""
+        return self._value_index
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        """The element type (a ref type such as `float32_ref` for variable references)."""
+        return self._dtype
+
+    @property
+    def graph(self) -> Graph:
+        """The graph that contains this tensor."""
+        return self._op._graph
+
+    @property
+    def name(self) -> str:
+        """The tensor's name, `"<op name>:<output index>"`."""
+        return f"{self._op._name}:{self._value_index}"
+
+    @property
+    def device(self) -> str:
+        """The device of the producing op."""
+        return self._op.device
+
+    @property
+    def shape(self) -> tensor_shape.TensorShape:
+        """The static shape inferred at graph-construction time."""
+        return self._shape
+
+    def get_shape(self) -> tensor_shape.TensorShape:
+        """Alias of `shape`."""
+        return self._shape
+
+    def set_shape(self, shape) -> None:
+        """Refines the static shape; raises `ValueError` if `shape` is incompatible."""
+        shape = tensor_shape.as_shape(shape)
+        self._op._graph._native.set_shape(
+            self._op._id, self._value_index, tensor_shape._to_native(shape)
+        )
+        self._shape = self._shape.merge_with(shape)
+
+    def consumers(self) -> list[Operation]:
+        """The ops that take this tensor as an input."""
+        return [op for op in self._op._graph._ops if any(t is self for t in op._inputs)]
+
+    def eval(self, feed_dict=None, session=None):
+        """Computes this tensor in `session` (or the default session).
+
+        Args:
+            feed_dict: Optional feeds, as for `Session.run`.
+            session: The session to use; defaults to the default session.
+
+        Returns:
+            A numpy array (or numpy scalar) with the value.
+        """
+        from .session import _eval_using_default_session
+
+        return _eval_using_default_session(self, feed_dict, self.graph, session)
+
+    def _as_node_def_input(self) -> str:
+        return self._op._name if self._value_index == 0 else self.name
+
+    def __repr__(self) -> str:
+        return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
+
+    def __str__(self) -> str:
+        return f'Tensor("{self.name}", shape={self._shape}, dtype={self._dtype.name})'
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            "Using a `tf.Tensor` as a Python `bool` is not allowed. Use `if t is not None:` "
+            "instead of `if t:` to test if a tensor is defined, and use TensorFlow ops such "
+            "as tf.cond to execute subgraphs conditioned on the value of a tensor."
+        )
+
+    def __iter__(self):
+        raise TypeError("'Tensor' object is not iterable.")
+
+    def __len__(self) -> int:
+        raise TypeError(
+            f"len is not well defined for symbolic Tensors. ({self.name}) Please call "
+            "`x.shape` rather than `len(x)` for shape information."
+        )
+
+
+class Operation:
+    """A node of the graph: an op type, its inputs, attributes and outputs."""
+
+    __slots__ = (
+        "__weakref__",
+        "_control_inputs",
+        "_device",
+        "_graph",
+        "_id",
+        "_inputs",
+        "_name",
+        "_outputs",
+        "_type",
+    )
+
+    def __init__(self, graph, node_id, name, op_type, inputs, control_inputs, device, specs):
+        self._graph = graph
+        self._id = node_id
+        self._name = name
+        self._type = op_type
+        self._inputs = tuple(inputs)
+        self._control_inputs = list(control_inputs)
+        self._device = device
+        self._outputs = [
+            Tensor(
+                self,
+                i,
+                dtypes.as_dtype(code + 100 if is_ref else code),
+                tensor_shape._from_native(dims),
+            )
+            for i, (code, dims, is_ref) in enumerate(specs)
+        ]
+
+    @property
+    def name(self) -> str:
+        """The op's unique name."""
+        return self._name
+
+    @property
+    def type(self) -> str:
+        """The op type (`"MatMul"`)."""
+        return self._type
+
+    @property
+    def graph(self) -> Graph:
+        """The graph that contains this op."""
+        return self._graph
+
+    @property
+    def inputs(self) -> tuple[Tensor, ...]:
+        """The data inputs."""
+        return self._inputs
+
+    @property
+    def control_inputs(self) -> list[Operation]:
+        """The ops that must run before this one."""
+        return list(self._control_inputs)
+
+    @property
+    def outputs(self) -> list[Tensor]:
+        """The output tensors."""
+        return list(self._outputs)
+
+    @property
+    def device(self) -> str:
+        """The requested device (canonical form), or `""`."""
+        return self._device
+
+    @property
+    def node_def(self):
+        """The op as a `NodeDef` message."""
+        from .. import protos
+
+        node = protos.NodeDef(name=self._name, op=self._type, device=self._device)
+        node.input.extend(t._as_node_def_input() for t in self._inputs)
+        node.input.extend("^" + c._name for c in self._control_inputs)
+        graph_def = protos.GraphDef.FromString(self._graph._native.graph_def(self._id + 1))
+        for k, v in graph_def.node[self._id].attr.items():
+            node.attr[k].CopyFrom(v)
+        return node
+
+    def get_attr(self, name: str):
+        """The value of attribute `name` (`ValueError` if the op has none of that name)."""
+        found = self._graph._native.get_attr(self._id, name)
+        if found is None:
+            raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.")
+        return _attr_from_native(*found)
+
+    def values(self) -> tuple[Tensor, ...]:
+        """The outputs, as a tuple."""
+        return tuple(self._outputs)
+
+    def run(self, feed_dict=None, session=None) -> None:
+        """Runs this op in `session` (or the default session)."""
+        from .session import _run_using_default_session
+
+        _run_using_default_session(self, feed_dict, self._graph, session)
+
+    def _add_control_input(self, op: Operation) -> None:
+        raise NotImplementedError(
+            "ferroflow graphs are append-only: add control inputs when the op is created"
+        )
+
+    def __repr__(self) -> str:
+        return f"<tf.Operation '{self._name}' type={self._type}>"
+
+    def __str__(self) -> str:
+        return str(self.node_def)
+
+
+def _attr_from_native(kind, value):
+    if kind == "type":
+        return dtypes.as_dtype(value)
+    if kind == "shape":
+        return tensor_shape._from_native(value)
+    if kind == "list(type)":
+        return [dtypes.as_dtype(v) for v in value]
+    if kind == "list(shape)":
+        return [tensor_shape._from_native(v) for v in value]
+    return value
+
+
+def _attr_to_native(value) -> tuple[str, Any]:
+    """The `(kind, value)` pair the native graph expects for an attr value."""
+    if isinstance(value, dtypes.DType):
+        return ("type", value.base_dtype.as_datatype_enum)
+    if isinstance(value, tensor_shape.TensorShape):
+        return ("shape", tensor_shape._to_native(value))
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, int):
+        return ("int", value)
+    if isinstance(value, float):
+        return ("float", value)
+    if isinstance(value, str):
+        return ("string", value.encode())
+    if isinstance(value, bytes):
+        return ("string", value)
+    if isinstance(value, np.ndarray):
+        return ("tensor", value)
+    if isinstance(value, list | tuple):
+        if all(isinstance(v, bool) for v in value) and value:
+            return ("list(bool)", list(value))
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+            return ("list(int)", list(value))
+        if all(isinstance(v, float | int) for v in value):
+            return ("list(float)", [float(v) for v in value])
+        if all(isinstance(v, dtypes.DType) for v in value):
+            return ("list(type)", [v.base_dtype.as_datatype_enum for v in value])
+        if all(isinstance(v, tensor_shape.TensorShape) for v in value):
+            return ("list(shape)", [tensor_shape._to_native(v) for v in value])
+        if all(isinstance(v, str | bytes) for v in value):
+            return ("list(string)", [v.encode() if isinstance(v, str) else v for v in value])
+    raise TypeError(f"Cannot use {value!r} as an op attribute")
+
+
+class _ControlDependencies:
+    """One `control_dependencies` context: its ops, and the ops created inside it."""
+
+    __slots__ = ("control_inputs", "created")
+
+    def __init__(self, control_inputs):
+        self.control_inputs = control_inputs
+        self.created: set[int] = set()
+
+
+class Graph:
+    """A TensorFlow computation graph.
+
+    Ops are added through the op functions (`tf.add`, `tf.matmul`, ...) to the default
+    graph, or to this graph inside `with g.as_default():`. A graph may be used by
+    several threads at once; once `finalize`d it is read-only.
+    """
+
+    def __init__(self):
+        self._native = _ferroflow.Graph()
+        self._lock = threading.RLock()
+        self._ops: list[Operation] = []
+        self._ops_by_name: dict[str, Operation] = {}
+        self._collections: dict[str, list] = {}
+        self._thread_local = threading.local()
+        self._seed = None
+        self._finalized = False
+
+    # -- per-thread construction state (TF keeps these per thread too) ------------
+    @property
+    def _name_stack(self) -> str:
+        return getattr(self._thread_local, "name_stack", "")
+
+    @_name_stack.setter
+    def _name_stack(self, value: str) -> None:
+        self._thread_local.name_stack = value
+
+    @property
+    def _control_stack(self) -> list[_ControlDependencies]:
+        stack = getattr(self._thread_local, "control_stack", None)
+        if stack is None:
+            stack = self._thread_local.control_stack = []
+        return stack
+
+    @_control_stack.setter
+    def _control_stack(self, value) -> None:
+        self._thread_local.control_stack = value
+
+    @property
+    def _device_stack(self) -> list:
+        stack = getattr(self._thread_local, "device_stack", None)
+        if stack is None:
+            stack = self._thread_local.device_stack = []
+        return stack
+
+    # -- basics ----------------------------------------------------------------
+    @property
+    def seed(self):
+        """The graph-level random seed (`tf.set_random_seed`)."""
+        return self._seed
+
+    @seed.setter
+    def seed(self, value) -> None:
+        self._seed = value
+
+    @property
+    def version(self) -> int:
+        """Number of ops in the graph; grows as ops are added."""
+        return len(self._ops)
+
+    @property
+    def finalized(self) -> bool:
+        """True if the graph is read-only."""
+        return self._finalized
+
+    @property
+    def building_function(self) -> bool:
+        """Always False: ferroflow has no function graphs."""
+        return False
+
+    @property
+    def graph_def_versions(self):
+        """The `VersionDef` written into this graph's GraphDefs."""
+        from .. import protos
+
+        return protos.GraphDef.FromString(self._native.graph_def(0)).versions
+
+    def finalize(self) -> None:
+        """Makes the graph read-only: adding an op afterwards raises `RuntimeError`."""
+        self._finalized = True
+        self._native.finalize()
+
+    def _unsafe_unfinalize(self) -> None:
+        raise RuntimeError("ferroflow graphs cannot be unfinalized")
+
+    def as_default(self):
+        """Returns a context manager that makes this graph the default graph."""
+        return _default_graph_stack.get_controller(self)
+
+    def as_graph_def(self, from_version=None, add_shapes=False):
+        """The graph as a `GraphDef` message.
+
+        Args:
+            from_version: If set, only ops added after `graph.version` was this value.
+            add_shapes: If True, each node gets an `_output_shapes` attr.
+
+        Returns:
+            A `GraphDef` protocol buffer.
+        """
+        from .. import protos
+
+        graph_def = protos.GraphDef.FromString(self._native.graph_def(None))
+        if from_version:
+            kept = graph_def.node[from_version:]
+            del graph_def.node[:]
+            graph_def.node.extend(kept)
+        if add_shapes:
+            start = from_version or 0
+            for node, op in zip(graph_def.node, self._ops[start:], strict=False):
+                shapes = node.attr["_output_shapes"].list.shape
+                for t in op._outputs:
+                    shapes.add().CopyFrom(t.shape.as_proto())
+        return graph_def
+
+    # -- lookup ------------------------------------------------------------------
+    def get_operations(self) -> list[Operation]:
+        """All ops, in creation order."""
+        return list(self._ops)
+
+    def get_operation_by_name(self, name: str) -> Operation:
+        """The op called `name` (`KeyError` if none, `TypeError` for a non-string)."""
+        if not isinstance(name, str):
+            raise TypeError(f"Operation names are strings (or similar), not {type(name).__name__}.")
+        return self.as_graph_element(name, allow_tensor=False, allow_operation=True)
+
+    def get_tensor_by_name(self, name: str) -> Tensor:
+        """The tensor called `name` (`"op:index"`)."""
+        if not isinstance(name, str):
+            raise TypeError(f"Tensor names are strings (or similar), not {type(name).__name__}.")
+        return self.as_graph_element(name, allow_tensor=True, allow_operation=False)
+
+    def as_graph_element(self, obj, allow_tensor=True, allow_operation=True):
+        """Resolves `obj` (a name, Tensor, Operation or variable) to an element of this graph."""
+        if allow_tensor and allow_operation:
+            types_str = "Tensor or Operation"
+        elif allow_tensor:
+            types_str = "Tensor"
+        else:
+            types_str = "Operation"
+        conv = getattr(obj, "_as_graph_element", None)
+        if conv is not None and callable(conv):
+            obj = conv()
+        if isinstance(obj, str):
+            if ":" in obj and allow_tensor:
+                op_name, _, out = obj.rpartition(":")
+                try:
+                    index = int(out)
+                except ValueError:
+                    raise ValueError(
+                        f"The name {obj!r} looks a like a Tensor name, but is not a valid one. "
+                        "Tensor names must be of the form \"<op_name>:<output_index>\"."
+                    ) from None
+                op = self._ops_by_name.get(op_name)
+                if op is None:
+                    raise KeyError(
+                        f"The name {obj!r} refers to a Tensor which does not exist. The "
+                        f"operation, {op_name!r}, does not exist in the graph."
+                    )
+                if index >= len(op._outputs):
+                    raise KeyError(
+                        f"The name {obj!r} refers to a Tensor which does not exist. The "
+                        f"operation, {op_name!r}, exists but only has "
+                        f"{len(op._outputs)} outputs."
+                    )
+                return op._outputs[index]
+            if ":" in obj:
+                raise ValueError(
+                    f"Name {obj!r} appears to refer to a Tensor, not a {types_str}."
+                )
+            op = self._ops_by_name.get(obj)
+            if op is None:
+                raise KeyError(f"The name {obj!r} refers to an Operation not in the graph.")
+            if not allow_operation:
+                raise ValueError(
+                    f"The name {obj!r} refers to an Operation, not a {types_str}. Tensor "
+                    "names must be of the form \"<op_name>:<output_index>\"."
+                )
+            return op
+        if isinstance(obj, Tensor) and allow_tensor:
+            if obj.graph is not self:
+                raise ValueError(f"Tensor {obj} is not an element of this graph.")
+            return obj
+        if isinstance(obj, Operation) and allow_operation:
+            if obj._graph is not self:
+                raise ValueError(f"Operation {obj} is not an element of this graph.")
+            return obj
+        raise TypeError(f"Can not convert a {type(obj).__name__} into a {types_str}.")
+
+    # -- names --------------------------------------------------------------------
+    def get_name_scope(self) -> str:
+        """The current name scope (without a trailing slash)."""
+        return self._name_stack
+
+    def unique_name(self, name: str, mark_as_used: bool = True) -> str:
+        """`name` inside the current scope, suffixed `_1`, `_2`, ... if already taken."""
+        if self._name_stack:
+            name = self._name_stack + "/" + name
+        return self._native.unique_name(name, mark_as_used)
+
+    @contextlib.contextmanager
+    def name_scope(self, name):
+        """Context manager that opens name scope `name` (see `tf.name_scope`).
+
+        A name ending in `/` re-enters that exact scope; `None` or `""` resets to the
+        top level. Yields the scope string with a trailing slash (or `""`).
+        """
+        if name:
+            if isinstance(name, bytes):
+                name = name.decode()
+            if not _VALID_SCOPE_NAME.match(name) or (
+                not self._name_stack and not _VALID_OP_NAME.match(name)
+            ):
+                raise ValueError(f"'{name}' is not a valid scope name")
+            new_stack = name[:-1] if name.endswith("/") else self.unique_name(name)
+        else:
+            new_stack = ""
+        old = self._name_stack
+        self._name_stack = new_stack
+        try:
+            yield new_stack + "/" if new_stack else ""
+        finally:
+            self._name_stack = old
+
+    # -- control dependencies -----------------------------------------------------
+    @contextlib.contextmanager
+    def control_dependencies(self, control_inputs):
+        """Ops created inside run only after every op in `control_inputs`.
+
+        Args:
+            control_inputs: Ops or tensors (their ops) that must run first, or `None`
+                to clear the enclosing control dependencies.
+
+        Raises:
+            TypeError: If an element is not an `Operation` or `Tensor`.
+        """
+        if control_inputs is None:
+            saved = self._control_stack
+            self._control_stack = []
+            try:
+                yield
+            finally:
+                self._control_stack = saved
+            return
+        current = {id(c) for ctl in self._control_stack for c in ctl.control_inputs}
+        ops = []
+        for c in control_inputs:
+            if hasattr(c, "_as_graph_element") and not isinstance(c, Tensor | Operation):
+                c = c._as_graph_element()
+            if isinstance(c, Tensor):
+                c = c.op
+            elif not isinstance(c, Operation):
+                raise TypeError(f"Control input must be Operation or Tensor: {c}")
+            if c._graph is not self:
+                raise ValueError(f"Control input {c.name} is not an element of this graph.")
+            if id(c) not in current:
+                current.add(id(c))
+                ops.append(c)
+        ctl = _ControlDependencies(ops)
+        self._control_stack.append(ctl)
+        try:
+            yield
+        finally:
+            self._control_stack.remove(ctl)
+
+    def _control_dependencies_for_inputs(self, input_ops) -> list[Operation]:
+        # As TF: a context adds its ops unless one of the inputs was created inside it
+        # (that input already depends on them).
+        ret: list[Operation] = []
+        input_ids = {id(op) for op in input_ops}
+        for ctl in self._control_stack:
+            if any(op._id in ctl.created for op in input_ops):
+                continue
+            for c in ctl.control_inputs:
+                if id(c) not in input_ids and all(c is not r for r in ret):
+                    ret.append(c)
+        return ret
+
+    # -- devices ------------------------------------------------------------------
+    @contextlib.contextmanager
+    def device(self, device_name_or_function):
+        """Ops created inside are placed on a device (a string, spec or function of the op)."""
+        if device_name_or_function is not None and not callable(device_name_or_function):
+            device_name_or_function = pydev.merge_device(device_name_or_function)
+        self._device_stack.append(device_name_or_function)
+        try:
+            yield
+        finally:
+            self._device_stack.pop()
+
+    def _device_for(self, pending) -> str:
+        device = ""
+        for fn in self._device_stack:
+            if fn is None:
+                device = ""
+                continue
+            pending.device = device
+            device = pydev.canonical_name(fn(pending))
+        return device
+
+    @contextlib.contextmanager
+    def colocate_with(self, op, ignore_existing=False):
+        """Accepted for compatibility; ferroflow places ops by device scopes only."""
+        yield
+
+    # -- collections --------------------------------------------------------------
+    def add_to_collection(self, name, value) -> None:
+        """Adds `value` to the collection `name`."""
+        with self._lock:
+            self._collections.setdefault(name, []).append(value)
+
+    def add_to_collections(self, names, value) -> None:
+        """Adds `value` to each collection in `names` (a string or iterable of strings)."""
+        names = (names,) if isinstance(names, str) else set(names)
+        for name in names:
+            self.add_to_collection(name, value)
+
+    def get_collection_ref(self, name) -> list:
+        """The collection `name` itself (a list that may be modified in place)."""
+        with self._lock:
+            return self._collections.setdefault(name, [])
+
+    def get_collection(self, name, scope=None) -> list:
+        """A copy of collection `name`, filtered to items whose `name` matches `scope`."""
+        with self._lock:
+            items = list(self._collections.get(name, []))
+        if scope is None:
+            return items
+        pattern = re.compile(scope)
+        return [i for i in items if hasattr(i, "name") and pattern.match(i.name)]
+
+    def get_all_collection_keys(self) -> list[str]:
+        """Names of the non-empty collections."""
+        with self._lock:
+            return [k for k, v in self._collections.items() if v]
+
+    def clear_collection(self, name) -> None:
+        """Empties collection `name`."""
+        with self._lock:
+            self._collections.pop(name, None)
+
+    # -- op creation ----------------------------------------------------------------
+    def _create_op(self, op_type, inputs, attrs=None, name=None) -> Operation:
+        if self._finalized:
+            raise RuntimeError("Graph is finalized and cannot be modified.")
+        name = name or op_type
+        if name.endswith("/"):
+            name = name[:-1]  # an exact (already unique) scope name, as TF's name_from_scope_name
+        else:
+            if not _VALID_OP_NAME.match(name.rpartition("/")[2] or name):
+                raise ValueError(f"'{name}' is not a valid node name")
+            name = self.unique_name(name)
+        input_ops = [t._op for t in inputs]
+        control = self._control_dependencies_for_inputs(input_ops)
+        device = self._device_for(_PendingOp(op_type, name)) if self._device_stack else ""
+        native_attrs = {k: _attr_to_native(v) for k, v in (attrs or {}).items()}
+        with self._lock:
+            node_id, specs = self._native.add_op(
+                op_type,
+                name,
+                [(t._op._id, t._value_index) for t in inputs],
+                [c._id for c in control],
+                native_attrs,
+                device,
+            )
+            op = Operation(self, node_id, name, op_type, inputs, control, device, specs)
+            self._ops.append(op)
+            self._ops_by_name[name] = op
+        for ctl in self._control_stack:
+            ctl.created.add(node_id)
+        return op
+
+
+class _PendingOp:
+    """What a device function sees of an op being created (`type`, `name`, `node_def`)."""
+
+    __slots__ = ("device", "name", "type")
+
+    def __init__(self, op_type, name):
+        self.type = op_type
+        self.name = name
+        self.device = ""
+
+    @property
+    def node_def(self):
+        """A `NodeDef` with the op type, name and current device."""
+        from .. import protos
+
+        return protos.NodeDef(name=self.name, op=self.type, device=self.device)
+
+
+class _DefaultGraphStack(threading.local):
+    """The per-thread stack of default graphs, above one process-wide global default."""
+
+    _global_default: Graph | None = None
+    _global_lock = threading.Lock()
+
+    def __init__(self):
+        super().__init__()
+        self.stack: list[Graph] = []
+
+    def get_default(self) -> Graph:
+        if self.stack:
+            return self.stack[-1]
+        cls = type(self)
+        if cls._global_default is None:
+            with cls._global_lock:
+                if cls._global_default is None:
+                    cls._global_default = Graph()
+        return cls._global_default
+
+    def reset(self) -> None:
+        type(self)._global_default = Graph()
+
+    @contextlib.contextmanager
+    def get_controller(self, graph: Graph):
+        self.stack.append(graph)
+        try:
+            yield graph
+        finally:
+            self.stack.remove(graph)
+
+
+_default_graph_stack = _DefaultGraphStack()
+
+
+def get_default_graph() -> Graph:
+    """The default graph of the current thread."""
+    return _default_graph_stack.get_default()
+
+
+def reset_default_graph() -> None:
+    """Replaces the global default graph with a new, empty one.
+
+    Raises:
+        AssertionError: If called inside a `with graph.as_default():` block.
+    """
+    if _default_graph_stack.stack:
+        raise AssertionError(
+            "Do not use tf.reset_default_graph() to clear nested graphs. If you need a "
+            "cleared graph, exit the nesting and create a new graph."
+        )
+    _default_graph_stack.reset()
+
+
+def _graph_of(values, default=None) -> Graph:
+    """The one graph that all tensors/ops in `values` belong to (or the default graph)."""
+    graph = None
+    for v in values:
+        g = getattr(v, "graph", None) if isinstance(v, Tensor | Operation) else None
+        if g is None and hasattr(v, "_as_graph_element") and not isinstance(v, str):
+            g = v._as_graph_element().graph
+        if g is None:
+            continue
+        if graph is None:
+            graph = g
+        elif g is not graph:
+            raise ValueError(f"{v!r} must be from the same graph as {values[0]!r}.")
+    return graph or default or get_default_graph()
+
+
+def name_scope(name, default_name=None, values=None):
+    """Context manager for a name scope (TF-1.x `tf.name_scope`).
+
+    Args:
+        name: The scope name; `None` uses `default_name`.
+        default_name: The name to use when `name` is None.
+        values: Tensors passed to the op function, used to pick their graph.
+
+    Returns:
+        A context manager yielding the scope string (with a trailing slash).
+    """
+    if values is None:
+        values = []
+    g = _graph_of(list(values))
+    n = name if name is not None else default_name
+    if n is None and values:
+        raise ValueError(
+            f"At least one of name ({name}) and default_name ({default_name}) must be provided."
+        )
+    return _scoped(g, n)
+
+
+@contextlib.contextmanager
+def _scoped(g: Graph, name):
+    with g.as_default(), g.name_scope(name) as scope:
+        yield scope
+
+
+def control_dependencies(control_inputs):
+    """`Graph.control_dependencies` on the default graph."""
+    return get_default_graph().control_dependencies(control_inputs)
+
+
+def device(device_name_or_function):
+    """`Graph.device` on the default graph."""
+    return get_default_graph().device(device_name_or_function)
+
+
+def colocate_with(op, ignore_existing=False):
+    """`Graph.colocate_with` on the default graph."""
+    return get_default_graph().colocate_with(op, ignore_existing)
+
+
+def add_to_collection(name, value) -> None:
+    """Adds `value` to collection `name` of the default graph."""
+    get_default_graph().add_to_collection(name, value)
+
+
+def add_to_collections(names, value) -> None:
+    """Adds `value` to collections `names` of the default graph."""
+    get_default_graph().add_to_collections(names, value)
+
+
+def get_collection(key, scope=None) -> list:
+    """A copy of collection `key` of the default graph."""
+    return get_default_graph().get_collection(key, scope)
+
+
+def get_collection_ref(key) -> list:
+    """Collection `key` of the default graph itself."""
+    return get_default_graph().get_collection_ref(key)
+
+
+# -- conversion to tensors -------------------------------------------------------------
+_conversion_registry: list[tuple[int, type, Any]] = []
+
+
+def register_tensor_conversion_function(base_type, conversion_func, priority=100) -> None:
+    """Registers `conversion_func(value, dtype=None, name=None, as_ref=False)` for `base_type`."""
+    _conversion_registry.append((priority, base_type, conversion_func))
+    _conversion_registry.sort(key=lambda e: e[0])
+
+
+def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref=False):
+    """Converts `value` (a Tensor, variable, numpy array or Python value) to a Tensor.
+
+    Args:
+        value: The object to convert.
+        dtype: Required element type, or None.
+        name: Name of a new constant, if one is created.
+        preferred_dtype: Element type to try when `dtype` is None.
+        as_ref: Return a variable reference rather than its value.
+
+    Returns:
+        A `Tensor`.
+
+    Raises:
+        TypeError: If `value` cannot be converted.
+        ValueError: If `value` is a Tensor of another dtype than `dtype`.
+    """
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype)
+    if isinstance(value, Tensor):
+        if dtype is not None and not dtype.is_compatible_with(value.dtype.base_dtype):
+            raise ValueError(
+                f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
+                f"{value.dtype.base_dtype.name}: {value!r}"
+            )
+        return value
+    if isinstance(value, Operation):
+        raise TypeError(
+            f"Can't convert Operation '{value.name}' to Tensor (target dtype={dtype}, "
+            f"name={name}, as_ref={as_ref})"
+        )
+    for _, base_type, fn in _conversion_registry:
+        if isinstance(value, base_type):
+            t = fn(value, dtype=dtype, name=name, as_ref=as_ref)
+            if dtype is not None and not dtype.is_compatible_with(t.dtype.base_dtype):
+                raise ValueError(
+                    f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
+                    f"{t.dtype.base_dtype.name}: {t!r}"
+                )
+            return t
+    from . import constant_op
+
+    if dtype is None and preferred_dtype is not None:
+        try:
+            return constant_op.constant(value, dtype=preferred_dtype, name=name or "Const")
+        except (TypeError, ValueError):
+            pass
+    return constant_op.constant(value, dtype=dtype, name=name or "Const")
+
+
+def convert_n_to_tensor(values, dtype=None, name=None, preferred_dtype=None):
+    """Converts each of `values` with `convert_to_tensor`."""
+    return [
+        convert_to_tensor(v, dtype=dtype, preferred_dtype=preferred_dtype,
+                          name=None if name is None else f"{name}_{i}")
+        for i, v in enumerate(values)
+    ]
+
+
+def internal_convert_to_tensor(value, dtype=None, name=None, as_ref=False, preferred_dtype=None):
+    """`convert_to_tensor` with TF's internal argument order."""
+    return convert_to_tensor(value, dtype=dtype, name=name, preferred_dtype=preferred_dtype,
+                             as_ref=as_ref)
+
+
+def create_op(op_type, inputs, attrs=None, name=None) -> Operation:
+    """Adds an op to the graph of its inputs (or the default graph) and returns it."""
+    g = _graph_of(inputs)
+    return g._create_op(op_type, inputs, attrs, name)

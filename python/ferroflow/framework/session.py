@@ -1,0 +1,428 @@
+"""`tf.Session`: runs graph fragments in Rust.
+
+`Session.run` maps a fetch structure (nested lists, tuples, namedtuples and dicts of
+tensors, ops, variables and names) and a feed set onto a native plan, which is
+compiled once per signature and cached; each later call only converts the feed values
+and calls the plan, which runs with the GIL released.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import threading
+
+import numpy as np
+
+from .. import _ferroflow
+from .. import errors as _errors
+from . import dtypes, ops
+
+
+class _FetchPlan:
+    """A compiled fetch structure: the flat tensors/targets and how to rebuild results."""
+
+    __slots__ = ("build", "feed_dtypes", "feed_tensors", "native")
+
+    def __init__(self, native, feed_tensors, build):
+        self.native = native
+        self.feed_tensors = feed_tensors
+        self.feed_dtypes = [t.dtype.base_dtype for t in feed_tensors]
+        self.build = build
+
+
+def _structure_key(fetches):
+    """A hashable key for a fetch structure (None when it has unhashable leaves)."""
+    if isinstance(fetches, ops.Tensor | ops.Operation | str):
+        return fetches
+    if isinstance(fetches, list | tuple):
+        return (type(fetches), *(_structure_key(f) for f in fetches))
+    if isinstance(fetches, dict):
+        return (type(fetches), *((k, _structure_key(v)) for k, v in fetches.items()))
+    try:
+        hash(fetches)
+    except TypeError:
+        return None
+    return fetches
+
+
+class _FetchCollector:
+    """Flattens a fetch structure into unique tensors and target ops."""
+
+    def __init__(self, graph):
+        self.graph = graph
+        self.tensors: list[ops.Tensor] = []
+        self.targets: list[ops.Operation] = []
+        self._index: dict[int, int] = {}
+
+    def _tensor_index(self, t: ops.Tensor) -> int:
+        i = self._index.get(id(t))
+        if i is None:
+            i = self._index[id(t)] = len(self.tensors)
+            self.tensors.append(t)
+        return i
+
+    def compile(self, fetch):
+        """A function from the flat results to the structure of `fetch`."""
+        if fetch is None:
+            raise TypeError(f"Fetch argument None has invalid type {type(None)}")
+        if isinstance(fetch, list | tuple):
+            builders = [self.compile(f) for f in fetch]
+            if isinstance(fetch, list):
+                return lambda r: [b(r) for b in builders]
+            if hasattr(fetch, "_fields"):  # namedtuple
+                cls = type(fetch)
+                return lambda r: cls(*[b(r) for b in builders])
+            cls = type(fetch)
+            return lambda r: cls(b(r) for b in builders)
+        if isinstance(fetch, dict):
+            keys = list(fetch)
+            builders = [self.compile(fetch[k]) for k in keys]
+            cls = type(fetch) if type(fetch) in (dict, collections.OrderedDict) else dict
+            return lambda r: cls(zip(keys, [b(r) for b in builders], strict=True))
+        try:
+            element = self.graph.as_graph_element(fetch, allow_tensor=True, allow_operation=True)
+        except TypeError as e:
+            raise TypeError(
+                f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must be a string or "
+                f"Tensor. ({e})"
+            ) from None
+        except ValueError as e:
+            raise ValueError(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. "
+                             f"({e})") from None
+        except KeyError as e:
+            raise ValueError(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. "
+                             f"({e.args[0]})") from None
+        if isinstance(element, ops.Operation):
+            self.targets.append(element)
+            return lambda r: None
+        i = self._tensor_index(element)
+        return lambda r: r[i]
+
+
+def _feed_tensor(graph, key) -> ops.Tensor:
+    try:
+        t = graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
+    except Exception as e:
+        raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e}") from None
+    if not isinstance(t, ops.Tensor):
+        raise TypeError(f"Cannot interpret feed_dict key as Tensor: {key!r}")
+    return t
+
+
+def _feed_value(value, tensor: ops.Tensor, dtype: dtypes.DType):
+    """`value` as a numpy array of the tensor's dtype (TF's feed conversion rules)."""
+    np_dtype = dtype.as_numpy_dtype
+    if type(value) is np.ndarray and value.dtype == np_dtype:
+        return value
+    if isinstance(value, ops.Tensor | ops.Operation):
+        raise TypeError(
+            "The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
+            "Python scalars, strings, lists, numpy ndarrays, or TensorHandles. For reference, "
+            f"the tensor object was {value} which was passed to the feed with key {tensor}."
+        )
+    if dtype == dtypes.string:
+        return np.asarray(value, dtype=object)
+    array = np.asarray(value, dtype=np_dtype)
+    if isinstance(value, int) and not isinstance(value, bool) and array.item() != value:
+        raise TypeError(
+            f"Type of feed value {value} with type {type(value)} is not compatible with Tensor "
+            f"type {dtype!r}. Try explicitly setting the type of the feed tensor to a larger "
+            "type (e.g. int64)."
+        )
+    return array
+
+
+class BaseSession:
+    """The shared implementation of `Session` and `InteractiveSession`."""
+
+    def __init__(self, target="", graph=None, config=None):
+        if graph is None:
+            graph = ops.get_default_graph()
+        if not isinstance(graph, ops.Graph):
+            raise TypeError(f"graph must be a tf.Graph, but got {type(graph)}")
+        if target not in ("", None) and not str(target).startswith("local"):
+            raise NotImplementedError(
+                f"Session target {target!r}: remote sessions arrive with tf.train.Server"
+            )
+        self._graph = graph
+        self._target = target or ""
+        self._config = config
+        inter = intra = 0
+        if config is not None:
+            inter = int(config.inter_op_parallelism_threads)
+            intra = int(config.intra_op_parallelism_threads)
+        self._native = _ferroflow.Session(graph._native, inter, intra)
+        self._closed = False
+        self._cache: dict = {}
+        self._cache_lock = threading.Lock()
+        self._default_session_context = None
+
+    @property
+    def graph(self) -> ops.Graph:
+        """The graph this session runs."""
+        return self._graph
+
+    @property
+    def graph_def(self):
+        """The session graph as a `GraphDef`."""
+        return self._graph.as_graph_def()
+
+    @property
+    def sess_str(self) -> str:
+        """The target this session connects to (`""` for an in-process session)."""
+        return self._target
+
+    def as_default(self):
+        """A context manager that makes this the default session (for `Tensor.eval`)."""
+        return _default_session_stack.get_controller(self)
+
+    def close(self) -> None:
+        """Closes the session, releasing its variable values. Safe to call twice."""
+        if not self._closed:
+            self._closed = True
+            self._native.close()
+
+    def __enter__(self):
+        if self._default_session_context is None:
+            self._default_session_context = self.as_default()
+        self._default_session_context.__enter__()
+        return self
+
+    def __exit__(self, exc_type, exc_value, tb):
+        ctx, self._default_session_context = self._default_session_context, None
+        if ctx is not None:
+            ctx.__exit__(exc_type, exc_value, tb)
+        self.close()
+
+    def __del__(self):
+        with contextlib.suppress(Exception):
+            self.close()
+
+    # -- running ----------------------------------------------------------------------
+    def _compile(self, fetches, feed_tensors) -> _FetchPlan:
+        collector = _FetchCollector(self._graph)
+        build = collector.compile(fetches)
+        if len(collector.tensors) == 1 and not collector.targets and \
+                not isinstance(fetches, list | tuple | dict):
+            build = _first
+        native = self._native.prepare(
+            [(t._op._id, t._value_index) for t in feed_tensors],
+            [(t._op._id, t._value_index) for t in collector.tensors],
+            [op._id for op in collector.targets],
+        )
+        return _FetchPlan(native, feed_tensors, build)
+
+    def _plan_for(self, fetches, feed_dict):
+        feed_keys = tuple(feed_dict) if feed_dict else ()
+        fetch_key = _structure_key(fetches)
+        key = None if fetch_key is None else (fetch_key, feed_keys)
+        plan = self._cache.get(key) if key is not None else None
+        if plan is None:
+            feed_tensors = [_feed_tensor(self._graph, k) for k in feed_keys]
+            plan = self._compile(fetches, feed_tensors)
+            if key is not None:
+                with self._cache_lock:
+                    self._cache[key] = plan
+        return plan
+
+    def _call(self, plan: _FetchPlan, values):
+        try:
+            return plan.build(plan.native.run(*values))
+        except _errors.OpError as e:
+            self._attach_op(e)
+            raise
+
+    def _attach_op(self, e: _errors.OpError) -> None:
+        """Points `e.op` at the failing op named by the native error."""
+        node = getattr(e, "_node_name", None)
+        if node is not None:
+            with contextlib.suppress(KeyError, ValueError):
+                e._op = self._graph.get_operation_by_name(node)
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """Runs the ops and evaluates the tensors in `fetches`.
+
+        Args:
+            fetches: A tensor, op, variable or tensor/op name, or a nested list, tuple,
+                namedtuple or dict of them.
+            feed_dict: Maps tensors (or their names) to values that replace them.
+            options: A `RunOptions` message (accepted; tracing is not recorded yet).
+            run_metadata: A `RunMetadata` message, cleared by the run.
+
+        Returns:
+            The values, in the structure of `fetches`: numpy arrays (numpy scalars for
+            rank 0, bytes for a string scalar) and `None` for ops.
+
+        Raises:
+            RuntimeError: If the session is closed.
+            TypeError: If a fetch or feed has a type that cannot be used.
+            ValueError: If a fed value has the wrong shape or a fetch does not exist.
+            tf.errors.OpError: If an op fails while running.
+        """
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        plan = self._plan_for(fetches, feed_dict)
+        if feed_dict:
+            values = [
+                _feed_value(v, t, d)
+                for v, t, d in zip(feed_dict.values(), plan.feed_tensors, plan.feed_dtypes,
+                                   strict=True)
+            ]
+        else:
+            values = ()
+        if run_metadata is not None:
+            run_metadata.Clear()
+        return self._call(plan, values)
+
+    def make_callable(self, fetches, feed_list=None, accept_options=False):
+        """A function that runs `fetches` with feeds given positionally for `feed_list`.
+
+        Args:
+            fetches: As for `run`.
+            feed_list: Tensors (or names) fed, in the order the callable takes them.
+            accept_options: If True the callable also takes `options` and
+                `run_metadata` keyword arguments.
+
+        Returns:
+            A function `callable(*feed_values)` returning what `run` would.
+        """
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        feed_tensors = [_feed_tensor(self._graph, k) for k in (feed_list or [])]
+        plan = self._compile(fetches, feed_tensors)
+        native_run, build = plan.native.run, plan.build
+        if not feed_tensors and not accept_options:
+            def run_no_feeds():
+                if self._closed:
+                    raise RuntimeError("Attempted to use a closed Session.")
+                try:
+                    return build(native_run())
+                except _errors.OpError as e:
+                    self._attach_op(e)
+                    raise
+
+            return run_no_feeds
+        conversions = list(zip(plan.feed_tensors, plan.feed_dtypes, strict=True))
+
+        def run_with_feeds(*args, options=None, run_metadata=None):
+            if self._closed:
+                raise RuntimeError("Attempted to use a closed Session.")
+            if len(args) != len(conversions):
+                raise TypeError(f"Expected {len(conversions)} feed values, got {len(args)}")
+            values = [_feed_value(v, t, d) for v, (t, d) in zip(args, conversions, strict=True)]
+            return self._call(plan, values)
+
+        return run_with_feeds
+
+    def partial_run_setup(self, fetches, feeds=None):
+        """Not supported by ferroflow."""
+        raise NotImplementedError("partial_run is not supported by ferroflow")
+
+
+def _first(results):
+    return results[0]
+
+
+class Session(BaseSession):
+    """A TF-1.x session: runs graph fragments with its own variable values.
+
+    Example:
+        ```python
+        a = tf.constant(5.0)
+        b = tf.constant(6.0)
+        with tf.Session() as sess:
+            print(sess.run(a * b))  # 30.0
+        ```
+    """
+
+    def __init__(self, target="", graph=None, config=None):
+        """Creates a session on `graph` (default: the default graph).
+
+        Args:
+            target: `""` for an in-process session.
+            graph: The graph to run.
+            config: A `ConfigProto`; its thread-pool sizes are honoured.
+        """
+        super().__init__(target, graph, config)
+
+    @staticmethod
+    def reset(target, containers=None, config=None):
+        """Resets resource containers on a server (not supported yet)."""
+        raise NotImplementedError("Session.reset arrives with tf.train.Server")
+
+
+class InteractiveSession(BaseSession):
+    """A session that installs itself as the default session when created (for shells)."""
+
+    def __init__(self, target="", graph=None, config=None):
+        """Creates the session and makes it the default session."""
+        super().__init__(target, graph, config)
+        self._default_context = self.as_default()
+        self._default_context.__enter__()
+        self._explicitly_closed = False
+
+    def close(self) -> None:
+        """Closes the session and removes it from the default-session stack."""
+        super().close()
+        ctx, self._default_context = getattr(self, "_default_context", None), None
+        if ctx is not None:
+            with contextlib.suppress(Exception):
+                ctx.__exit__(None, None, None)
+
+
+class _DefaultSessionStack(threading.local):
+    def __init__(self):
+        super().__init__()
+        self.stack: list[BaseSession] = []
+
+    def get_default(self):
+        return self.stack[-1] if self.stack else None
+
+    @contextlib.contextmanager
+    def get_controller(self, session):
+        self.stack.append(session)
+        try:
+            with session.graph.as_default():
+                yield session
+        finally:
+            if session in self.stack:
+                self.stack.remove(session)
+
+
+_default_session_stack = _DefaultSessionStack()
+
+
+def get_default_session():
+    """The innermost session entered with `as_default()` (or `with sess:`), or None."""
+    return _default_session_stack.get_default()
+
+
+def _session_for(graph, session, what):
+    if session is None:
+        session = get_default_session()
+        if session is None:
+            raise ValueError(
+                f"Cannot evaluate {what} using `eval()`: No default session is registered. Use "
+                "`with sess.as_default()` or pass an explicit session to `eval(session=sess)`"
+            )
+        if session.graph is not graph:
+            raise ValueError(
+                f"Cannot use the default session to evaluate {what}: the {what}'s graph is "
+                "different from the session's graph. Pass an explicit session to "
+                "`eval(session=sess)`."
+            )
+    elif session.graph is not graph:
+        raise ValueError(
+            f"Cannot use the given session to evaluate {what}: the {what}'s graph is different "
+            "from the session's graph."
+        )
+    return session
+
+
+def _eval_using_default_session(tensors, feed_dict, graph, session=None):
+    return _session_for(graph, session, "tensor").run(tensors, feed_dict)
+
+
+def _run_using_default_session(operation, feed_dict, graph, session=None):
+    _session_for(graph, session, "operation").run(operation, feed_dict)

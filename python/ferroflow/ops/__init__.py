@@ -1,0 +1,1 @@
+"""Op-building functions, grouped as in TensorFlow (array, math, state, control flow)."""

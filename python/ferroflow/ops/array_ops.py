@@ -1,0 +1,215 @@
+"""Array ops: placeholders, identity, shapes, reshapes, fills, casts, stacking, masks."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework import constant_op, dtypes, ops, tensor_shape
+from ._op_util import make_op, unary
+
+
+def placeholder(dtype, shape=None, name=None):
+    """A tensor whose value must be fed to `Session.run`.
+
+    Args:
+        dtype: The element type.
+        shape: Static shape; `None` (any shape) or with `None` dimensions.
+        name: Name of the op.
+
+    Returns:
+        A `Tensor`; running a plan that needs it without a feed raises
+        `InvalidArgumentError`.
+    """
+    dtype = dtypes.as_dtype(dtype)
+    shape = tensor_shape.as_shape(shape) if shape is not None else tensor_shape.unknown_shape()
+    return ops.get_default_graph()._create_op(
+        "Placeholder", [], {"dtype": dtype, "shape": shape}, name=name or "Placeholder"
+    ).outputs[0]
+
+
+def placeholder_with_default(input, shape, name=None):  # noqa: A002 (TF's argument name)
+    """A placeholder that yields `input` when it is not fed."""
+    with ops.name_scope(name, "PlaceholderWithDefault", [input]) as scope:
+        input = ops.convert_to_tensor(input, name="input")
+        attrs = {"shape": tensor_shape.as_shape(shape), "dtype": input.dtype.base_dtype}
+        return make_op("PlaceholderWithDefault", [input], attrs, scope=scope).outputs[0]
+
+
+def identity(input, name=None):  # noqa: A002
+    """A tensor with the same value as `input` (a variable's current value for a variable)."""
+    return unary("Identity", input, name)
+
+
+def _int_vector(values, name, dtype=dtypes.int32):
+    if isinstance(values, ops.Tensor) or hasattr(values, "_as_graph_element"):
+        return ops.convert_to_tensor(values, name=name)
+    if isinstance(values, tensor_shape.TensorShape):
+        values = values.as_list()
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "iu" and arr.size:
+        raise TypeError(f"Expected int32 for argument '{name}', got {values!r}.")
+    return constant_op.constant(arr.astype(np.int64 if dtype == dtypes.int64 else np.int32),
+                                name=name)
+
+
+def reshape(tensor, shape, name=None):
+    """`tensor`'s elements in a new shape; one dimension may be -1."""
+    with ops.name_scope(name, "Reshape", [tensor, shape]) as scope:
+        tensor = ops.convert_to_tensor(tensor, name="tensor")
+        shape = _int_vector(shape, "shape")
+        return make_op("Reshape", [tensor, shape], scope=scope).outputs[0]
+
+
+def fill(dims, value, name=None):
+    """A tensor of shape `dims` filled with the scalar `value`."""
+    with ops.name_scope(name, "Fill", [dims, value]) as scope:
+        dims = _int_vector(dims, "dims")
+        value = ops.convert_to_tensor(value, name="value")
+        return make_op("Fill", [dims, value], scope=scope).outputs[0]
+
+
+def _filled(value, shape, dtype, name):
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    if isinstance(shape, ops.Tensor):
+        with ops.name_scope(name, "zeros" if value == 0 else "ones", [shape]) as scope:
+            one = constant_op.constant(value, dtype=dtype)
+            return make_op("Fill", [shape, one], scope=scope).outputs[0]
+    shape = tensor_shape.as_shape(shape)
+    fill_value = b"" if dtype == dtypes.string else value
+    return constant_op.constant(np.full(shape.as_list(), fill_value,
+                                        dtype=dtype.as_numpy_dtype), name=name)
+
+
+def zeros(shape, dtype=dtypes.float32, name=None):
+    """A tensor of zeros."""
+    return _filled(0, shape, dtype, name or "zeros")
+
+
+def ones(shape, dtype=dtypes.float32, name=None):
+    """A tensor of ones."""
+    return _filled(1, shape, dtype, name or "ones")
+
+
+def _like(op_type, default, tensor, dtype, name, optimize):
+    with ops.name_scope(name, default, [tensor]) as scope:
+        tensor = ops.convert_to_tensor(tensor, name="tensor")
+        if dtype is not None and dtypes.as_dtype(dtype) != tensor.dtype.base_dtype:
+            value = 0 if op_type == "ZerosLike" else 1
+            if optimize and tensor.shape.is_fully_defined():
+                return _filled(value, tensor.shape, dtype, scope[:-1] + "/")
+            return fill(shape(tensor), constant_op.constant(value, dtype=dtype), name=scope)
+        return make_op(op_type, [tensor], scope=scope).outputs[0]
+
+
+def zeros_like(tensor, dtype=None, name=None, optimize=True):
+    """Zeros with the shape (and, unless `dtype` is given, the type) of `tensor`."""
+    return _like("ZerosLike", "zeros_like", tensor, dtype, name, optimize)
+
+
+def ones_like(tensor, dtype=None, name=None, optimize=True):
+    """Ones with the shape (and, unless `dtype` is given, the type) of `tensor`."""
+    return _like("OnesLike", "ones_like", tensor, dtype, name, optimize)
+
+
+def shape(input, name=None, out_type=dtypes.int32):  # noqa: A002
+    """The shape of `input` as a 1-D int tensor."""
+    with ops.name_scope(name, "Shape", [input]) as scope:
+        input = ops.convert_to_tensor(input, name="input")
+        return make_op("Shape", [input], {"out_type": dtypes.as_dtype(out_type)},
+                       scope=scope).outputs[0]
+
+
+def size(input, name=None, out_type=dtypes.int32):  # noqa: A002
+    """The number of elements of `input`."""
+    with ops.name_scope(name, "Size", [input]) as scope:
+        input = ops.convert_to_tensor(input, name="input")
+        return make_op("Size", [input], {"out_type": dtypes.as_dtype(out_type)},
+                       scope=scope).outputs[0]
+
+
+def rank(input, name=None):  # noqa: A002
+    """The rank of `input`."""
+    return unary("Rank", input, name)
+
+
+def stack(values, axis=0, name="stack"):
+    """Stacks same-shaped tensors along a new axis (TF's `Pack`)."""
+    with ops.name_scope(name) as scope:
+        from ._op_util import convert_same_type
+
+        values = convert_same_type(list(values), [f"values_{i}" for i in range(len(values))])
+        if not values:
+            raise ValueError("stack requires at least one value")
+        return make_op("Pack", values, {"axis": int(axis)}, scope=scope).outputs[0]
+
+
+def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
+    """Removes size-1 dimensions (all of them, or those listed in `axis`)."""
+    axis = squeeze_dims if axis is None else axis
+    if isinstance(axis, int):
+        axis = [axis]
+    with ops.name_scope(name, "Squeeze", [input]) as scope:
+        input = ops.convert_to_tensor(input, name="input")
+        return make_op("Squeeze", [input], {"squeeze_dims": [int(a) for a in axis or []]},
+                       scope=scope).outputs[0]
+
+
+def gather(params, indices, validate_indices=None, name=None, axis=0):
+    """Slices of `params` along `axis` at `indices`."""
+    with ops.name_scope(name, "GatherV2", [params, indices]) as scope:
+        params = ops.convert_to_tensor(params, name="params")
+        indices = ops.convert_to_tensor(indices, name="indices")
+        axis = ops.convert_to_tensor(axis, dtype=dtypes.int32, name="axis")
+        return make_op("GatherV2", [params, indices, axis], scope=scope).outputs[0]
+
+
+def where(condition, x=None, y=None, name=None):
+    """With only `condition`: the coordinates of its true elements (int64 `[n, rank]`)."""
+    if x is not None or y is not None:
+        raise NotImplementedError("tf.where(condition, x, y) arrives with the full op library")
+    with ops.name_scope(name, "Where", [condition]) as scope:
+        condition = ops.convert_to_tensor(condition, dtype=dtypes.bool, name="condition")
+        return make_op("Where", [condition], scope=scope).outputs[0]
+
+
+def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
+    """The elements of `tensor` (along its first dimension) where the 1-D `mask` is true."""
+    if axis not in (None, 0):
+        raise NotImplementedError("boolean_mask supports axis=0")
+    with ops.name_scope(name, values=[tensor, mask]):
+        tensor = ops.convert_to_tensor(tensor, name="tensor")
+        mask = ops.convert_to_tensor(mask, dtype=dtypes.bool, name="mask")
+        if mask.shape.ndims is not None and mask.shape.ndims != 1:
+            raise ValueError("boolean_mask supports a 1-D mask")
+        indices = squeeze(where(mask), axis=[1])
+        return gather(tensor, indices, axis=0)
+
+
+def cast(x, dtype, name=None):
+    """`x` converted to `dtype` (C++ `static_cast` semantics; bools become 0/1)."""
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    with ops.name_scope(name, "Cast", [x]) as scope:
+        x = ops.convert_to_tensor(x, name="x")
+        if x.dtype.base_dtype == dtype:
+            return x
+        return make_op("Cast", [x], {"DstT": dtype}, scope=scope).outputs[0]
+
+
+def to_float(x, name="ToFloat"):
+    """`cast(x, float32)`."""
+    return cast(x, dtypes.float32, name=name)
+
+
+def to_double(x, name="ToDouble"):
+    """`cast(x, float64)`."""
+    return cast(x, dtypes.float64, name=name)
+
+
+def to_int32(x, name="ToInt32"):
+    """`cast(x, int32)`."""
+    return cast(x, dtypes.int32, name=name)
+
+
+def to_int64(x, name="ToInt64"):
+    """`cast(x, int64)`."""
+    return cast(x, dtypes.int64, name=name)

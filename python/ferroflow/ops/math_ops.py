@@ -1,0 +1,290 @@
+"""Math ops: elementwise arithmetic with broadcasting, unary functions, matmul,
+reductions, ranges, and the `Tensor` operator overloads."""
+
+from __future__ import annotations
+
+import builtins
+
+from ..framework import constant_op, dtypes, ops
+from . import array_ops
+from ._op_util import binary, convert_same_type, make_op, unary
+
+
+def add(x, y, name=None):
+    """`x + y` elementwise with broadcasting."""
+    return binary("AddV2", x, y, name, default_name="Add")
+
+
+def subtract(x, y, name=None):
+    """`x - y` elementwise with broadcasting."""
+    return binary("Sub", x, y, name)
+
+
+def multiply(x, y, name=None):
+    """`x * y` elementwise with broadcasting."""
+    return binary("Mul", x, y, name)
+
+
+def maximum(x, y, name=None):
+    """The elementwise maximum (NaN-propagating)."""
+    return binary("Maximum", x, y, name)
+
+
+def minimum(x, y, name=None):
+    """The elementwise minimum (NaN-propagating)."""
+    return binary("Minimum", x, y, name)
+
+
+_TRUEDIV_FLOAT = {
+    dtypes.uint8: dtypes.float32,
+    dtypes.int32: dtypes.float64,
+    dtypes.int64: dtypes.float64,
+}
+
+
+def truediv(x, y, name=None):
+    """`x / y` as floating-point division; integers are cast to float first (as TF)."""
+    with ops.name_scope(name, "truediv", [x, y]) as scope:
+        return _truediv_scoped(x, y, scope)
+
+
+def divide(x, y, name=None):
+    """`x / y` (Python 3 semantics: `truediv`)."""
+    return truediv(x, y, name=name)
+
+
+def div(x, y, name=None):
+    """TF-1.x `tf.div`: C-style division (truncating for integers)."""
+    return binary("Div", x, y, name)
+
+
+def negative(x, name=None):
+    """`-x`."""
+    return unary("Neg", x, name)
+
+
+def square(x, name=None):
+    """`x * x`."""
+    return unary("Square", x, name)
+
+
+def abs(x, name=None):  # noqa: A001 (TF's name)
+    """`|x|`."""
+    return unary("Abs", x, name)
+
+
+def sign(x, name=None):
+    """-1, 0 or 1 by the sign of `x`."""
+    return unary("Sign", x, name)
+
+
+def sqrt(x, name=None):
+    """Square root (floating types)."""
+    return unary("Sqrt", x, name)
+
+
+def rsqrt(x, name=None):
+    """`1 / sqrt(x)`."""
+    return unary("Rsqrt", x, name)
+
+
+def reciprocal(x, name=None):
+    """`1 / x`."""
+    return unary("Reciprocal", x, name)
+
+
+def exp(x, name=None):
+    """`e ** x`."""
+    return unary("Exp", x, name)
+
+
+def log(x, name=None):
+    """Natural logarithm."""
+    return unary("Log", x, name)
+
+
+def log1p(x, name=None):
+    """`log(1 + x)`, accurate for small `x`."""
+    return unary("Log1p", x, name)
+
+
+def tanh(x, name=None):
+    """Hyperbolic tangent."""
+    return unary("Tanh", x, name)
+
+
+def sigmoid(x, name=None):
+    """`1 / (1 + exp(-x))`."""
+    return unary("Sigmoid", x, name)
+
+
+def sin(x, name=None):
+    """Sine."""
+    return unary("Sin", x, name)
+
+
+def cos(x, name=None):
+    """Cosine."""
+    return unary("Cos", x, name)
+
+
+def logical_not(x, name=None):
+    """Elementwise NOT of a bool tensor."""
+    return unary("LogicalNot", x, name, dtype=dtypes.bool)
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
+           a_is_sparse=False, b_is_sparse=False, name=None):
+    """The matrix product of rank-2 `a` and `b`, optionally transposing either first.
+
+    Raises:
+        ValueError: If the inner dimensions are known and differ, or a rank is not 2.
+    """
+    with ops.name_scope(name, "MatMul", [a, b]) as scope:
+        a, b = convert_same_type([a, b], ["a", "b"])
+        attrs = {"transpose_a": bool(transpose_a or adjoint_a),
+                 "transpose_b": bool(transpose_b or adjoint_b)}
+        return make_op("MatMul", [a, b], attrs, scope=scope).outputs[0]
+
+
+def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
+    """The sequence `start, start + delta, ...` below `limit` (TF's `tf.range`)."""
+    if limit is None:
+        start, limit = 0, start
+    with ops.name_scope(name, "Range", [start, limit, delta]) as scope:
+        values = [start, limit, delta]
+        if dtype is None:
+            kinds = [ops.convert_to_tensor(v).dtype.base_dtype if isinstance(v, ops.Tensor)
+                     else None for v in values]
+            floats = [k for k in kinds if k is not None and k.is_floating]
+            if floats:
+                dtype = floats[0]
+            elif any(isinstance(v, float) for v in values):
+                dtype = dtypes.float32
+            else:
+                dtype = next((k for k in kinds if k is not None), dtypes.int32)
+        tensors = [array_ops.cast(ops.convert_to_tensor(v, name=n), dtype)
+                   if isinstance(v, ops.Tensor) else constant_op.constant(v, dtype=dtype, name=n)
+                   for v, n in zip(values, ("start", "limit", "delta"), strict=True)]
+        return make_op("Range", tensors, scope=scope).outputs[0]
+
+
+def _reduction(op_type, input_tensor, axis, keepdims, name, reduction_indices, keep_dims):
+    if reduction_indices is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'reduction_indices'.")
+        axis = reduction_indices
+    if keep_dims is not None:
+        if keepdims is not None:
+            raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'.")
+        keepdims = keep_dims
+    x = ops.convert_to_tensor(input_tensor, name="input")
+    if axis is None:
+        # As TF, the all-axes vector is made before the op's name scope opens.
+        if x.shape.ndims is not None:
+            axes = constant_op.constant(list(builtins.range(x.shape.ndims)),
+                                        dtype=dtypes.int32)
+        else:
+            axes = range(0, array_ops.rank(x), 1)
+    with ops.name_scope(name, op_type, [x]) as scope:
+        if isinstance(axis, ops.Tensor):
+            axes = axis
+        elif axis is not None:
+            axes = constant_op.constant(axis, dtype=dtypes.int32, name="reduction_indices")
+        return make_op(op_type, [x, axes], {"keep_dims": bool(keepdims)},
+                       scope=scope).outputs[0]
+
+
+def reduce_sum(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None):
+    """Sum over `axis` (all axes when None)."""
+    return _reduction("Sum", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_mean(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+                keep_dims=None):
+    """Mean over `axis` (integer division for integer tensors, as TF)."""
+    return _reduction("Mean", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_max(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None):
+    """Maximum over `axis`."""
+    return _reduction("Max", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_min(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None):
+    """Minimum over `axis`."""
+    return _reduction("Min", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_prod(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+                keep_dims=None):
+    """Product over `axis`."""
+    return _reduction("Prod", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+# -- operator overloads ---------------------------------------------------------------
+
+
+def _binary_operator(func, scope_name):
+    def forward(x, y):
+        with ops.name_scope(None, scope_name, [x, y]) as scope:
+            if not isinstance(y, ops.Tensor | ops.Operation) and not hasattr(
+                y, "_as_graph_element"
+            ):
+                y = ops.convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+            return func(x, y, name=scope)
+
+    def reverse(y, x):
+        with ops.name_scope(None, scope_name, [x, y]) as scope:
+            x = ops.convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x")
+            return func(x, y, name=scope)
+
+    return forward, reverse
+
+
+def _scoped_binary(op_type):
+    def op(x, y, name):
+        x, y = convert_same_type([x, y], ["x", "y"])
+        return make_op(op_type, [x, y], scope=name).outputs[0]
+
+    return op
+
+
+def _truediv_scoped(x, y, name):
+    x, y = convert_same_type([x, y], ["x", "y"])
+    to = _TRUEDIV_FLOAT.get(x.dtype.base_dtype)
+    if to is not None:
+        x, y = array_ops.cast(x, to), array_ops.cast(y, to)
+    return make_op("RealDiv", [x, y], scope=name).outputs[0]
+
+
+def _matmul_scoped(a, b, name):
+    a, b = convert_same_type([a, b], ["a", "b"])
+    return make_op("MatMul", [a, b], {"transpose_a": False, "transpose_b": False},
+                   scope=name).outputs[0]
+
+
+OVERLOADS = {
+    "add": (_scoped_binary("AddV2"), "add"),
+    "sub": (_scoped_binary("Sub"), "sub"),
+    "mul": (_scoped_binary("Mul"), "mul"),
+    "truediv": (_truediv_scoped, "truediv"),
+    "matmul": (_matmul_scoped, "matmul"),
+}
+
+
+def _install_operators(cls) -> None:
+    for dunder, key in (("add", "add"), ("sub", "sub"), ("mul", "mul"),
+                        ("truediv", "truediv"), ("matmul", "matmul")):
+        fwd, rev = _binary_operator(*OVERLOADS[key])
+        setattr(cls, f"__{dunder}__", fwd)
+        setattr(cls, f"__r{dunder}__", rev)
+    cls.__neg__ = lambda self: negative(self)
+    cls.__abs__ = lambda self: abs(self)
+    cls.__invert__ = lambda self: logical_not(self)
+
+
+_install_operators(ops.Tensor)

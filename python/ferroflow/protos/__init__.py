@@ -1,0 +1,61 @@
+"""Protocol-buffer message classes (`GraphDef`, `ConfigProto`, ...).
+
+The classes are built at import time from the descriptor set compiled into the native
+module, in a private descriptor pool: the messages are wire-compatible with
+TensorFlow's (same field numbers) but live in the package `ferroflow.proto`, so
+ferroflow can be imported beside TensorFlow or TensorBoard in one process.
+"""
+
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+from .. import _ferroflow
+
+_POOL = descriptor_pool.DescriptorPool()
+_FDS = descriptor_pb2.FileDescriptorSet.FromString(_ferroflow.FILE_DESCRIPTOR_SET)
+for _file in _FDS.file:
+    _POOL.Add(_file)
+
+
+def _message(name):
+    return message_factory.GetMessageClass(_POOL.FindMessageTypeByName("ferroflow.proto." + name))
+
+
+DataType = _POOL.FindEnumTypeByName("ferroflow.proto.DataType")
+TensorShapeProto = _message("TensorShapeProto")
+TensorProto = _message("TensorProto")
+AttrValue = _message("AttrValue")
+NameAttrList = _message("NameAttrList")
+NodeDef = _message("NodeDef")
+VersionDef = _message("VersionDef")
+GraphDef = _message("GraphDef")
+GPUOptions = _message("GPUOptions")
+OptimizerOptions = _message("OptimizerOptions")
+GraphOptions = _message("GraphOptions")
+ThreadPoolOptionProto = _message("ThreadPoolOptionProto")
+ConfigProto = _message("ConfigProto")
+RunOptions = _message("RunOptions")
+RunMetadata = _message("RunMetadata")
+StepStats = _message("StepStats")
+DeviceStepStats = _message("DeviceStepStats")
+NodeExecStats = _message("NodeExecStats")
+
+__all__ = [
+    "AttrValue",
+    "ConfigProto",
+    "DataType",
+    "DeviceStepStats",
+    "GPUOptions",
+    "GraphDef",
+    "GraphOptions",
+    "NameAttrList",
+    "NodeDef",
+    "NodeExecStats",
+    "OptimizerOptions",
+    "RunMetadata",
+    "RunOptions",
+    "StepStats",
+    "TensorProto",
+    "TensorShapeProto",
+    "ThreadPoolOptionProto",
+    "VersionDef",
+]

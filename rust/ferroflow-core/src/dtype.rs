@@ -1,0 +1,183 @@
+//! Tensor element types, with TensorFlow's `DataType` numbers.
+use crate::error::{Error, Result};
+
+/// The element type of a tensor. The discriminants are TensorFlow's `DataType` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(i32)]
+pub enum DType {
+    /// 32-bit IEEE float (`DT_FLOAT`).
+    Float32 = 1,
+    /// 64-bit IEEE float (`DT_DOUBLE`).
+    Float64 = 2,
+    /// 32-bit signed integer.
+    Int32 = 3,
+    /// 8-bit unsigned integer.
+    UInt8 = 4,
+    /// Variable-length byte strings.
+    String = 7,
+    /// 64-bit signed integer.
+    Int64 = 9,
+    /// Boolean, one byte per element.
+    Bool = 10,
+    /// 16-bit IEEE float (storage only for now).
+    Float16 = 19,
+}
+
+impl DType {
+    /// Every dtype ferroflow knows.
+    pub const ALL: [DType; 8] = [
+        DType::Float32,
+        DType::Float64,
+        DType::Int32,
+        DType::UInt8,
+        DType::String,
+        DType::Int64,
+        DType::Bool,
+        DType::Float16,
+    ];
+
+    /// The dtype with TensorFlow `DataType` number `code` (ref types, base + 100, map to their base).
+    pub fn from_code(code: i32) -> Result<DType> {
+        let base = if code > 100 { code - 100 } else { code };
+        DType::ALL
+            .into_iter()
+            .find(|d| *d as i32 == base)
+            .ok_or_else(|| Error::type_error(format!("ferroflow does not support DataType {code}")))
+    }
+
+    /// TensorFlow's Python name (`float32`).
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::Float32 => "float32",
+            DType::Float64 => "float64",
+            DType::Int32 => "int32",
+            DType::UInt8 => "uint8",
+            DType::String => "string",
+            DType::Int64 => "int64",
+            DType::Bool => "bool",
+            DType::Float16 => "float16",
+        }
+    }
+
+    /// Bytes per element in a dense buffer (0 for strings, which are stored apart).
+    pub fn size(self) -> usize {
+        match self {
+            DType::Float64 | DType::Int64 => 8,
+            DType::Float32 | DType::Int32 => 4,
+            DType::Float16 => 2,
+            DType::UInt8 | DType::Bool => 1,
+            DType::String => 0,
+        }
+    }
+
+    /// Whether this is a floating-point type.
+    pub fn is_floating(self) -> bool {
+        matches!(self, DType::Float32 | DType::Float64 | DType::Float16)
+    }
+
+    /// Whether this is an integer type.
+    pub fn is_integer(self) -> bool {
+        matches!(self, DType::Int32 | DType::Int64 | DType::UInt8)
+    }
+
+    /// Whether arithmetic kernels exist for this type.
+    pub fn is_numeric(self) -> bool {
+        matches!(
+            self,
+            DType::Float32 | DType::Float64 | DType::Int32 | DType::Int64 | DType::UInt8
+        )
+    }
+}
+
+impl std::fmt::Display for DType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A Rust type that is the element type of a dense tensor.
+pub trait Element: Copy + Send + Sync + Default + PartialEq + std::fmt::Debug + 'static {
+    /// The matching dtype.
+    const DTYPE: DType;
+}
+
+macro_rules! element {
+    ($($t:ty => $d:ident),*) => { $(impl Element for $t { const DTYPE: DType = DType::$d; })* };
+}
+element!(f32 => Float32, f64 => Float64, i32 => Int32, i64 => Int64, u8 => UInt8, bool => Bool);
+
+/// Runs `$body` with `$T` bound to the Rust type of a numeric `$dtype`; other dtypes
+/// run `$otherwise`.
+#[macro_export]
+macro_rules! dispatch_numeric {
+    ($dtype:expr, $T:ident => $body:expr, _ => $otherwise:expr) => {
+        match $dtype {
+            $crate::dtype::DType::Float32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::dtype::DType::Float64 => {
+                type $T = f64;
+                $body
+            }
+            $crate::dtype::DType::Int32 => {
+                type $T = i32;
+                $body
+            }
+            $crate::dtype::DType::Int64 => {
+                type $T = i64;
+                $body
+            }
+            $crate::dtype::DType::UInt8 => {
+                type $T = u8;
+                $body
+            }
+            #[allow(unreachable_patterns)]
+            _ => $otherwise,
+        }
+    };
+}
+
+/// Like [`dispatch_numeric!`] but also covers `bool`.
+#[macro_export]
+macro_rules! dispatch_pod {
+    ($dtype:expr, $T:ident => $body:expr, _ => $otherwise:expr) => {
+        match $dtype {
+            $crate::dtype::DType::Bool => { type $T = bool; $body }
+            other => $crate::dispatch_numeric!(other, $T => $body, _ => $otherwise),
+        }
+    };
+}
+
+/// Runs `$body` with `$T` bound to the Rust type of a floating `$dtype`.
+#[macro_export]
+macro_rules! dispatch_float {
+    ($dtype:expr, $T:ident => $body:expr, _ => $otherwise:expr) => {
+        match $dtype {
+            $crate::dtype::DType::Float32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::dtype::DType::Float64 => {
+                type $T = f64;
+                $body
+            }
+            #[allow(unreachable_patterns)]
+            _ => $otherwise,
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_round_trip_and_refs_map_to_base() {
+        for d in DType::ALL {
+            assert_eq!(DType::from_code(d as i32).unwrap(), d);
+        }
+        assert_eq!(DType::from_code(101).unwrap(), DType::Float32);
+        assert!(DType::from_code(8).is_err());
+    }
+}

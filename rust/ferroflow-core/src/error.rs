@@ -1,0 +1,177 @@
+//! One error type for the whole core: a TensorFlow canonical status code, a message
+//! and (when an op raised it) the op's name. The bindings map each code to the
+//! `ferroflow.errors` class of the same name.
+use std::fmt;
+
+/// TensorFlow's canonical error codes (`tensorflow/core/protobuf/error_codes.proto`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(i32)]
+pub enum Code {
+    /// Not an error; never carried by an [`Error`].
+    Ok = 0,
+    /// The operation was cancelled (a closed session, a cancelled queue wait).
+    Cancelled = 1,
+    /// Unknown error.
+    Unknown = 2,
+    /// The caller gave a bad argument (a bad feed, an out-of-range index).
+    InvalidArgument = 3,
+    /// A deadline expired before the operation finished.
+    DeadlineExceeded = 4,
+    /// Some requested entity (a file, a tensor name) was not found.
+    NotFound = 5,
+    /// An entity that the caller tried to create already exists.
+    AlreadyExists = 6,
+    /// The caller lacks permission.
+    PermissionDenied = 7,
+    /// Some resource (memory, queue capacity) is exhausted.
+    ResourceExhausted = 8,
+    /// The system is not in the state the operation needs (an uninitialized variable).
+    FailedPrecondition = 9,
+    /// The operation was aborted (a concurrency conflict).
+    Aborted = 10,
+    /// The operation ran past the valid range (a closed, empty queue).
+    OutOfRange = 11,
+    /// The operation is not implemented or not supported.
+    Unimplemented = 12,
+    /// An internal invariant broke (a bug in ferroflow).
+    Internal = 13,
+    /// The service is unavailable.
+    Unavailable = 14,
+    /// Unrecoverable data loss or corruption.
+    DataLoss = 15,
+    /// The request lacks valid authentication.
+    Unauthenticated = 16,
+}
+
+impl Code {
+    /// TensorFlow's upper-case name of this code (`INVALID_ARGUMENT`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Code::Ok => "OK",
+            Code::Cancelled => "CANCELLED",
+            Code::Unknown => "UNKNOWN",
+            Code::InvalidArgument => "INVALID_ARGUMENT",
+            Code::DeadlineExceeded => "DEADLINE_EXCEEDED",
+            Code::NotFound => "NOT_FOUND",
+            Code::AlreadyExists => "ALREADY_EXISTS",
+            Code::PermissionDenied => "PERMISSION_DENIED",
+            Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
+            Code::FailedPrecondition => "FAILED_PRECONDITION",
+            Code::Aborted => "ABORTED",
+            Code::OutOfRange => "OUT_OF_RANGE",
+            Code::Unimplemented => "UNIMPLEMENTED",
+            Code::Internal => "INTERNAL",
+            Code::Unavailable => "UNAVAILABLE",
+            Code::DataLoss => "DATA_LOSS",
+            Code::Unauthenticated => "UNAUTHENTICATED",
+        }
+    }
+}
+
+/// Whether an error was found while building a graph (raised in Python as
+/// `ValueError`/`TypeError`, as TensorFlow does) or while running it (`OpError`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A run-time status with a TF code.
+    Status,
+    /// A construction-time shape or value problem: Python `ValueError`.
+    Value,
+    /// A construction-time dtype problem: Python `TypeError`.
+    Type,
+}
+
+/// The core's error: a code, a message, and the name of the op that raised it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    /// TensorFlow canonical code.
+    pub code: Code,
+    /// Construction-time or run-time.
+    pub kind: Kind,
+    /// Human-readable message, in TensorFlow's wording where TF has one.
+    pub message: String,
+    /// Name of the node whose kernel failed, if any.
+    pub node: Option<String>,
+}
+
+impl Error {
+    /// A run-time error with `code`.
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
+        Error {
+            code,
+            kind: Kind::Status,
+            message: message.into(),
+            node: None,
+        }
+    }
+    /// A construction-time `ValueError`.
+    pub fn value(message: impl Into<String>) -> Self {
+        Error {
+            code: Code::InvalidArgument,
+            kind: Kind::Value,
+            message: message.into(),
+            node: None,
+        }
+    }
+    /// A construction-time `TypeError`.
+    pub fn type_error(message: impl Into<String>) -> Self {
+        Error {
+            code: Code::InvalidArgument,
+            kind: Kind::Type,
+            message: message.into(),
+            node: None,
+        }
+    }
+    /// Attaches the failing node's name unless one is already there.
+    #[must_use]
+    pub fn with_node(mut self, node: &str) -> Self {
+        if self.node.is_none() {
+            self.node = Some(node.to_string());
+        }
+        self
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.node {
+            Some(n) => write!(f, "{}\n\t [[node {n}]]", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// The core's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Returns early with a run-time error: `ff_bail!(InvalidArgument, "bad {x}")`.
+#[macro_export]
+macro_rules! ff_bail {
+    ($code:ident, $($arg:tt)*) => {
+        return Err($crate::error::Error::new($crate::error::Code::$code, format!($($arg)*)))
+    };
+}
+
+/// Returns early with a run-time error unless `cond` holds.
+#[macro_export]
+macro_rules! ff_ensure {
+    ($cond:expr, $code:ident, $($arg:tt)*) => {
+        if !$cond {
+            $crate::ff_bail!($code, $($arg)*);
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_names_the_node() {
+        let e = Error::new(Code::InvalidArgument, "bad").with_node("x");
+        assert_eq!(e.to_string(), "bad\n\t [[node x]]");
+        assert_eq!(Code::OutOfRange as i32, 11);
+        assert_eq!(Code::DataLoss.name(), "DATA_LOSS");
+    }
+}

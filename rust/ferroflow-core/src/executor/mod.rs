@@ -1,0 +1,335 @@
+//! Sessions: own the variable values of one graph, compile run signatures into
+//! cached plans, and execute them: small plans straight-line on the calling
+//! thread, plans with enough independent work on the shared thread pool.
+mod plan;
+pub mod pool;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use parking_lot::{Mutex, RwLock};
+use smallvec::SmallVec;
+
+pub use plan::Plan;
+
+/// The lock that guards a graph shared by Python handles and sessions.
+pub type GraphLock<T> = RwLock<T>;
+
+use crate::error::{Code, Error, Result};
+use crate::graph::{Graph, NodeId, Output};
+use crate::kernels::{ExecEnv, OpContext, Value};
+use crate::resource::ResourceMgr;
+use crate::shape::PartialShape;
+use crate::tensor::Tensor;
+
+/// Thread settings of a session (from `ConfigProto`; 0 means the default).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SessionOptions {
+    /// Threads that run independent ops at once.
+    pub inter_op_threads: usize,
+    /// Threads one large kernel may split its work across.
+    pub intra_op_threads: usize,
+}
+
+type PlanKey = (Vec<Output>, Vec<Output>, Vec<NodeId>);
+
+/// A direct session on one graph.
+pub struct Session {
+    graph: Arc<RwLock<Graph>>,
+    resources: ResourceMgr,
+    plans: Mutex<HashMap<PlanKey, Arc<Plan>>>,
+    closed: AtomicBool,
+    inter_pool: Option<Arc<rayon::ThreadPool>>,
+    env: ExecEnv,
+}
+
+/// TF-1.x Python's rendering of a static shape in feed errors: `(?, 3)`.
+fn py_shape(s: &PartialShape) -> String {
+    match s.dims() {
+        None => "<unknown>".into(),
+        Some([d]) => format!("({},)", d.map_or("?".into(), |v| v.to_string())),
+        Some(d) => {
+            let parts: Vec<String> = d
+                .iter()
+                .map(|x| x.map_or("?".into(), |v| v.to_string()))
+                .collect();
+            format!("({})", parts.join(", "))
+        }
+    }
+}
+
+impl Session {
+    /// A session over `graph` with its own resources.
+    pub fn new(graph: Arc<RwLock<Graph>>, options: SessionOptions) -> Self {
+        let or_default = |n: usize| if n == 0 { pool::default_threads() } else { n };
+        let inter = or_default(options.inter_op_threads);
+        let intra = or_default(options.intra_op_threads);
+        Session {
+            graph,
+            resources: ResourceMgr::new(),
+            plans: Mutex::new(HashMap::new()),
+            closed: AtomicBool::new(false),
+            inter_pool: pool::shared_pool(inter),
+            env: ExecEnv {
+                intra_pool: pool::shared_pool(intra),
+            },
+        }
+    }
+
+    /// The graph this session runs.
+    pub fn graph(&self) -> &Arc<RwLock<Graph>> {
+        &self.graph
+    }
+
+    /// The compiled plan for a run signature, from the cache or freshly compiled.
+    pub fn prepare(
+        &self,
+        feeds: &[Output],
+        fetches: &[Output],
+        targets: &[NodeId],
+    ) -> Result<Arc<Plan>> {
+        self.check_open()?;
+        let key = (feeds.to_vec(), fetches.to_vec(), targets.to_vec());
+        if let Some(p) = self.plans.lock().get(&key) {
+            return Ok(Arc::clone(p));
+        }
+        let threads = self
+            .inter_pool
+            .as_ref()
+            .map_or(1, |p| p.current_num_threads());
+        let plan = Arc::new(Plan::compile(
+            &self.graph.read(),
+            &self.resources,
+            feeds,
+            fetches,
+            targets,
+            threads,
+        )?);
+        self.plans.lock().insert(key, Arc::clone(&plan));
+        Ok(plan)
+    }
+
+    fn check_open(&self) -> Result<()> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(Error::new(Code::Cancelled, "Session has been closed."));
+        }
+        Ok(())
+    }
+
+    /// Runs `plan` with one value per fed tensor (in the plan's feed order) and returns
+    /// the fetched values.
+    pub fn run(&self, plan: &Plan, feeds: Vec<Tensor>) -> Result<Vec<Tensor>> {
+        self.check_open()?;
+        if feeds.len() != plan.feeds.len() {
+            ff_bail!(
+                Internal,
+                "plan expects {} feeds, got {}",
+                plan.feeds.len(),
+                feeds.len()
+            );
+        }
+        for (t, f) in feeds.iter().zip(&plan.feeds) {
+            if t.dtype() != f.dtype {
+                ff_bail!(
+                    InvalidArgument,
+                    "Cannot feed a {} value to Tensor '{}' of dtype {}",
+                    t.dtype(),
+                    f.name,
+                    f.dtype
+                );
+            }
+            if !f.shape.is_compatible_with(t.shape()) {
+                return Err(Error::value(format!(
+                    "Cannot feed value of shape {} for Tensor '{}', which has shape '{}'",
+                    py_shape(&PartialShape::known(t.shape())),
+                    f.name,
+                    py_shape(&f.shape)
+                )));
+            }
+        }
+        let mut values: Vec<Option<Value>> = vec![None; plan.num_slots];
+        for (i, t) in feeds.into_iter().enumerate() {
+            values[i] = Some(Value::Tensor(t));
+        }
+        let values = match &self.inter_pool {
+            Some(pool) if plan.parallel => run_parallel(plan, values, pool, &self.env)?,
+            _ => run_inline(plan, values, &self.env)?,
+        };
+        plan.fetches
+            .iter()
+            .map(|&s| match &values[s] {
+                Some(v) => v.clone().into_tensor(),
+                None => Err(Error::new(Code::Internal, "fetched value was not produced")),
+            })
+            .collect()
+    }
+
+    /// Convenience: prepare and run.
+    pub fn run_once(
+        &self,
+        feeds: &[(Output, Tensor)],
+        fetches: &[Output],
+        targets: &[NodeId],
+    ) -> Result<Vec<Tensor>> {
+        let names: Vec<Output> = feeds.iter().map(|(o, _)| *o).collect();
+        let plan = self.prepare(&names, fetches, targets)?;
+        self.run(&plan, feeds.iter().map(|(_, t)| t.clone()).collect())
+    }
+
+    /// Closes the session: later runs fail and variable values are released.
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        self.plans.lock().clear();
+        self.resources.clear();
+    }
+
+    /// Whether `close` was called.
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+}
+
+fn gather_input(v: Option<Value>, deref: bool) -> Result<Option<Value>> {
+    match v {
+        Some(Value::Ref(var)) if deref => Ok(Some(Value::Tensor(var.read()?))),
+        other => Ok(other),
+    }
+}
+
+fn store_outputs(
+    step: &plan::Step,
+    outs: SmallVec<[Option<Value>; 2]>,
+    mut put: impl FnMut(usize, Option<Value>),
+) {
+    for (i, v) in outs.into_iter().enumerate().take(step.num_outputs) {
+        put(step.out_base + i, v);
+    }
+}
+
+/// Straight-line execution on the calling thread.
+fn run_inline(
+    plan: &Plan,
+    mut values: Vec<Option<Value>>,
+    env: &ExecEnv,
+) -> Result<Vec<Option<Value>>> {
+    for step in &plan.steps {
+        let mut inputs: SmallVec<[Option<Value>; 4]> = SmallVec::with_capacity(step.inputs.len());
+        for i in &step.inputs {
+            let v = if i.take {
+                values[i.slot].take()
+            } else {
+                values[i.slot].clone()
+            };
+            inputs.push(gather_input(v, i.deref).map_err(|e| e.with_node(&step.name))?);
+        }
+        let mut ctx = OpContext::new(inputs, step.num_outputs, env);
+        step.kernel
+            .compute(&mut ctx)
+            .map_err(|e| e.with_node(&step.name))?;
+        let outs = ctx.into_outputs().map_err(|e| e.with_node(&step.name))?;
+        store_outputs(step, outs, |slot, v| values[slot] = v);
+    }
+    Ok(values)
+}
+
+/// State shared by the pool threads during one parallel run.
+struct ParallelRun<'a> {
+    plan: &'a Plan,
+    env: &'a ExecEnv,
+    values: Vec<Mutex<Option<Value>>>,
+    pending: Vec<AtomicUsize>,
+    uses_left: Vec<AtomicUsize>,
+    failed: AtomicBool,
+    error: Mutex<Option<Error>>,
+}
+
+impl ParallelRun<'_> {
+    fn fail(&self, e: Error) {
+        let mut slot = self.error.lock();
+        if slot.is_none() {
+            *slot = Some(e);
+        }
+        self.failed.store(true, Ordering::Release);
+    }
+
+    fn compute(&self, idx: usize) -> Result<()> {
+        let step = &self.plan.steps[idx];
+        let mut inputs: SmallVec<[Option<Value>; 4]> = SmallVec::with_capacity(step.inputs.len());
+        for i in &step.inputs {
+            // The consumer that brings the count to zero moves the value; others clone.
+            let last = self.uses_left[i.slot].fetch_sub(1, Ordering::AcqRel) == 1;
+            let mut cell = self.values[i.slot].lock();
+            let v = if last { cell.take() } else { cell.clone() };
+            drop(cell);
+            inputs.push(gather_input(v, i.deref)?);
+        }
+        let mut ctx = OpContext::new(inputs, step.num_outputs, self.env);
+        step.kernel.compute(&mut ctx)?;
+        store_outputs(step, ctx.into_outputs()?, |slot, v| {
+            *self.values[slot].lock() = v
+        });
+        Ok(())
+    }
+
+    /// Runs `idx`, then keeps going with one ready successor on this thread and
+    /// spawns the others, so a chain never bounces between threads.
+    fn run_from<'s>(&'s self, mut idx: usize, scope: &rayon::Scope<'s>) {
+        loop {
+            if self.failed.load(Ordering::Acquire) {
+                return;
+            }
+            if let Err(e) = self.compute(idx) {
+                self.fail(e.with_node(&self.plan.steps[idx].name));
+                return;
+            }
+            let mut next = None;
+            for &s in &self.plan.steps[idx].successors {
+                if self.pending[s].fetch_sub(1, Ordering::AcqRel) == 1 {
+                    if let Some(prev) = next.replace(s) {
+                        scope.spawn(move |sc| self.run_from(prev, sc));
+                    }
+                }
+            }
+            match next {
+                Some(n) => idx = n,
+                None => return,
+            }
+        }
+    }
+}
+
+fn run_parallel(
+    plan: &Plan,
+    values: Vec<Option<Value>>,
+    pool: &rayon::ThreadPool,
+    env: &ExecEnv,
+) -> Result<Vec<Option<Value>>> {
+    let state = ParallelRun {
+        plan,
+        env,
+        values: values.into_iter().map(Mutex::new).collect(),
+        pending: plan
+            .steps
+            .iter()
+            .map(|s| AtomicUsize::new(s.num_predecessors))
+            .collect(),
+        // Fetched slots keep one extra use, so no consumer moves them out.
+        uses_left: plan.uses.iter().map(|&u| AtomicUsize::new(u)).collect(),
+        failed: AtomicBool::new(false),
+        error: Mutex::new(None),
+    };
+    let roots: Vec<usize> = (0..plan.steps.len())
+        .filter(|&i| plan.steps[i].num_predecessors == 0)
+        .collect();
+    let st = &state;
+    pool.scope(|scope| {
+        for r in roots {
+            scope.spawn(move |sc| st.run_from(r, sc));
+        }
+    });
+    if let Some(e) = state.error.into_inner() {
+        return Err(e);
+    }
+    Ok(state.values.into_iter().map(Mutex::into_inner).collect())
+}

@@ -1,0 +1,263 @@
+//! Compiling a run signature (feeds, fetches, targets) into a plan: the pruned
+//! subgraph in topological order, one kernel per node, value slots, which input
+//! occurrence is a value's last use (so it is moved, not cloned, and its buffer can
+//! be reused in place), and whether the plan has enough independent work to be
+//! worth spreading over the thread pool.
+use std::collections::HashMap;
+
+use smallvec::SmallVec;
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::graph::{Graph, NodeId, Output};
+use crate::kernels::{KernelBuild, OpKernel};
+use crate::resource::ResourceMgr;
+use crate::shape::PartialShape;
+
+/// Independent work (in element-ops) a plan must have before it is run on the pool:
+/// waking a parked thread costs ~25 µs here, so smaller plans run inline.
+const PARALLEL_MIN_WORK: f64 = (1u64 << 18) as f64;
+/// Assumed size of a dimension unknown at compile time, for cost estimates only.
+const UNKNOWN_DIM_GUESS: f64 = 64.0;
+
+/// Where a step reads one input from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct InputRef {
+    /// The value slot.
+    pub slot: usize,
+    /// Last use in the sequential order: move the value out instead of cloning it.
+    pub take: bool,
+    /// Dereference a variable reference (every input but a kernel's `ref` inputs).
+    pub deref: bool,
+}
+
+/// One node of the plan.
+pub(crate) struct Step {
+    pub name: String,
+    pub kernel: Box<dyn OpKernel>,
+    pub inputs: SmallVec<[InputRef; 4]>,
+    pub out_base: usize,
+    pub num_outputs: usize,
+    /// Steps that wait for this one (data or control), for the parallel executor.
+    pub successors: Vec<usize>,
+    /// Number of distinct steps this one waits for.
+    pub num_predecessors: usize,
+}
+
+/// A fed tensor: the slot it fills and the static type the fed value must have.
+pub(crate) struct FeedSlot {
+    pub name: String,
+    pub dtype: DType,
+    pub shape: PartialShape,
+}
+
+/// A compiled, immutable run signature. Shared by concurrent runs.
+pub struct Plan {
+    pub(crate) steps: Vec<Step>,
+    pub(crate) num_slots: usize,
+    pub(crate) feeds: Vec<FeedSlot>,
+    pub(crate) fetches: Vec<usize>,
+    /// Uses of each slot (input occurrences plus fetches), for the parallel executor.
+    pub(crate) uses: Vec<usize>,
+    /// Whether to dispatch on the pool.
+    pub(crate) parallel: bool,
+}
+
+impl Plan {
+    /// Number of nodes the plan runs.
+    pub fn num_steps(&self) -> usize {
+        self.steps.len()
+    }
+    /// Whether the plan runs its independent branches on the thread pool.
+    pub fn is_parallel(&self) -> bool {
+        self.parallel
+    }
+
+    /// Compiles a plan. `pool_threads` > 1 allows a parallel plan.
+    pub fn compile(
+        graph: &Graph,
+        resources: &ResourceMgr,
+        feeds: &[Output],
+        fetches: &[Output],
+        targets: &[NodeId],
+        pool_threads: usize,
+    ) -> Result<Plan> {
+        let mut feed_slot: HashMap<Output, usize> = HashMap::new();
+        let mut feed_slots = Vec::with_capacity(feeds.len());
+        for (i, f) in feeds.iter().enumerate() {
+            let spec = graph.output_spec(*f)?;
+            let name = format!("{}:{}", graph.node(f.node)?.name, f.index);
+            if feed_slot.insert(*f, i).is_some() {
+                return Err(Error::value(format!("Tensor {name} is fed more than once")));
+            }
+            feed_slots.push(FeedSlot {
+                name,
+                dtype: spec.dtype,
+                shape: spec.shape.clone(),
+            });
+        }
+        for f in fetches {
+            graph.output_spec(*f)?;
+        }
+
+        // Prune: every node reachable backwards from the fetches and targets, not
+        // crossing fed edges. Nodes are appended after their inputs, so id order is a
+        // topological order.
+        let mut needed = vec![false; graph.len()];
+        let mut stack: Vec<NodeId> = fetches
+            .iter()
+            .filter(|f| !feed_slot.contains_key(f))
+            .map(|f| f.node)
+            .chain(targets.iter().copied())
+            .collect();
+        while let Some(n) = stack.pop() {
+            if std::mem::replace(&mut needed[n], true) {
+                continue;
+            }
+            let node = graph.node(n)?;
+            stack.extend(
+                node.inputs
+                    .iter()
+                    .filter(|i| !feed_slot.contains_key(i))
+                    .map(|i| i.node),
+            );
+            stack.extend(node.control_inputs.iter().copied());
+        }
+        let order: Vec<NodeId> = (0..graph.len()).filter(|&n| needed[n]).collect();
+
+        let mut step_of = vec![usize::MAX; graph.len()];
+        let mut out_base = vec![0usize; graph.len()];
+        let mut next_slot = feeds.len();
+        for (s, &n) in order.iter().enumerate() {
+            step_of[n] = s;
+            out_base[n] = next_slot;
+            next_slot += graph.node(n)?.outputs.len();
+        }
+        let slot_of = |o: &Output| {
+            feed_slot
+                .get(o)
+                .copied()
+                .unwrap_or(out_base[o.node] + o.index)
+        };
+
+        let mut steps = Vec::with_capacity(order.len());
+        for &n in &order {
+            let node = graph.node(n)?;
+            let kernel = (node.def.kernel)(&KernelBuild {
+                node,
+                graph,
+                resources,
+            })
+            .map_err(|e| e.with_node(&node.name))?;
+            let inputs = node
+                .inputs
+                .iter()
+                .enumerate()
+                .map(|(i, o)| InputRef {
+                    slot: slot_of(o),
+                    take: false,
+                    deref: !node.def.ref_inputs.contains(&i),
+                })
+                .collect();
+            let mut preds: Vec<usize> = node
+                .inputs
+                .iter()
+                .filter(|o| !feed_slot.contains_key(o))
+                .map(|o| step_of[o.node])
+                .chain(node.control_inputs.iter().map(|&c| step_of[c]))
+                .collect();
+            preds.sort_unstable();
+            preds.dedup();
+            steps.push(Step {
+                name: node.name.clone(),
+                kernel,
+                inputs,
+                out_base: out_base[n],
+                num_outputs: node.outputs.len(),
+                successors: Vec::new(),
+                num_predecessors: preds.len(),
+            });
+            let me = steps.len() - 1;
+            for p in preds {
+                steps[p].successors.push(me);
+            }
+        }
+
+        let fetch_slots: Vec<usize> = fetches.iter().map(slot_of).collect();
+        let mut uses = vec![0usize; next_slot];
+        for st in &steps {
+            for i in &st.inputs {
+                uses[i.slot] += 1;
+            }
+        }
+        let mut fetched = vec![false; next_slot];
+        for &f in &fetch_slots {
+            uses[f] += 1;
+            fetched[f] = true;
+        }
+        // The last input occurrence of an unfetched value moves it.
+        let mut remaining = uses.clone();
+        for st in &mut steps {
+            for i in &mut st.inputs {
+                remaining[i.slot] -= 1;
+                i.take = remaining[i.slot] == 0 && !fetched[i.slot];
+            }
+        }
+
+        let parallel =
+            pool_threads > 1 && overlappable_work(graph, &order, &steps) >= PARALLEL_MIN_WORK;
+        Ok(Plan {
+            steps,
+            num_slots: next_slot,
+            feeds: feed_slots,
+            fetches: fetch_slots,
+            uses,
+            parallel,
+        })
+    }
+}
+
+/// Estimated element-ops of a node from its static shapes.
+fn node_cost(graph: &Graph, n: NodeId) -> f64 {
+    let Ok(node) = graph.node(n) else { return 0.0 };
+    let elems = |s: &PartialShape| -> f64 {
+        s.dims().map_or(UNKNOWN_DIM_GUESS, |d| {
+            d.iter()
+                .map(|x| x.map_or(UNKNOWN_DIM_GUESS, |v| v as f64))
+                .product()
+        })
+    };
+    let out: f64 = node.outputs.iter().map(|o| elems(&o.shape)).sum();
+    let inp: f64 = node
+        .inputs
+        .iter()
+        .filter_map(|o| graph.output_spec(*o).ok())
+        .map(|s| elems(&s.shape))
+        .sum();
+    if node.op_type() == "MatMul" {
+        // m*n outputs, each a k-long dot product.
+        let k = node
+            .inputs
+            .first()
+            .and_then(|o| graph.output_spec(*o).ok())
+            .and_then(|s| s.shape.dims().map(|d| d.len()));
+        return out * k.map_or(UNKNOWN_DIM_GUESS, |_| inp.sqrt().max(1.0));
+    }
+    out.max(inp)
+}
+
+/// Total work minus the critical path: what threads could overlap.
+fn overlappable_work(graph: &Graph, order: &[NodeId], steps: &[Step]) -> f64 {
+    let costs: Vec<f64> = order.iter().map(|&n| node_cost(graph, n)).collect();
+    let total: f64 = costs.iter().sum();
+    let mut finish = vec![0.0f64; steps.len()];
+    let mut start = vec![0.0f64; steps.len()];
+    for (i, st) in steps.iter().enumerate() {
+        finish[i] = start[i] + costs[i];
+        for &s in &st.successors {
+            start[s] = start[s].max(finish[i]);
+        }
+    }
+    let critical = finish.iter().copied().fold(0.0, f64::max);
+    total - critical
+}

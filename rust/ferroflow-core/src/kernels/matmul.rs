@@ -1,0 +1,198 @@
+//! Matrix multiplication. float32/float64 go through the `gemm` crate (runtime
+//! AVX2/AVX-512/NEON dispatch, strided operands so transposes are free, rayon
+//! threads from the session's intra-op pool for large products); integer types
+//! use a plain cache-friendly loop.
+use gemm::Parallelism;
+
+use super::ExecEnv;
+use super::num::Num;
+use crate::dtype::{DType, Element};
+use crate::error::Result;
+use crate::shape::fmt_shape;
+use crate::tensor::Tensor;
+
+/// Below this many multiply-adds a product runs on the calling thread: waking pool
+/// threads (~25 µs each here) costs more than it saves.
+const PARALLEL_MIN_FLOPS: usize = 1 << 21;
+
+/// `op(a) @ op(b)` for rank-2 tensors, where `op` transposes when asked.
+pub fn matmul(
+    a: &Tensor,
+    b: &Tensor,
+    transpose_a: bool,
+    transpose_b: bool,
+    env: &ExecEnv,
+) -> Result<Tensor> {
+    let (sa, sb) = (a.shape(), b.shape());
+    if sa.len() != 2 || sb.len() != 2 {
+        ff_bail!(
+            InvalidArgument,
+            "In[0] and In[1] must be matrices: {} {}",
+            fmt_shape(sa),
+            fmt_shape(sb)
+        );
+    }
+    let (m, k) = if transpose_a {
+        (sa[1], sa[0])
+    } else {
+        (sa[0], sa[1])
+    };
+    let (k2, n) = if transpose_b {
+        (sb[1], sb[0])
+    } else {
+        (sb[0], sb[1])
+    };
+    if k != k2 {
+        ff_bail!(
+            InvalidArgument,
+            "Matrix size-incompatible: In[0]: {}, In[1]: {}",
+            fmt_shape(sa),
+            fmt_shape(sb)
+        );
+    }
+    let mut out = Tensor::zeros(a.dtype(), &[m, n]);
+    if m == 0 || n == 0 || k == 0 {
+        return Ok(out);
+    }
+    // Element strides (row, column) of op(a) and op(b) over their row-major buffers.
+    let (a_rs, a_cs) = if transpose_a { (1, m) } else { (k, 1) };
+    let (b_rs, b_cs) = if transpose_b { (1, k) } else { (n, 1) };
+    let dims = Dims {
+        m,
+        n,
+        k,
+        a_rs,
+        a_cs,
+        b_rs,
+        b_cs,
+    };
+    match a.dtype() {
+        DType::Float32 => gemm_float::<f32>(&mut out, a, b, dims, env)?,
+        DType::Float64 => gemm_float::<f64>(&mut out, a, b, dims, env)?,
+        DType::Int32 => loop_matmul::<i32>(&mut out, a, b, dims)?,
+        DType::Int64 => loop_matmul::<i64>(&mut out, a, b, dims)?,
+        d => ff_bail!(InvalidArgument, "MatMul does not support {d}"),
+    }
+    Ok(out)
+}
+
+#[derive(Clone, Copy)]
+struct Dims {
+    m: usize,
+    n: usize,
+    k: usize,
+    a_rs: usize,
+    a_cs: usize,
+    b_rs: usize,
+    b_cs: usize,
+}
+
+#[allow(clippy::cast_possible_wrap)]
+fn gemm_float<T: Element + Num>(
+    out: &mut Tensor,
+    a: &Tensor,
+    b: &Tensor,
+    d: Dims,
+    env: &ExecEnv,
+) -> Result<()> {
+    let (x, y) = (a.as_slice::<T>()?, b.as_slice::<T>()?);
+    let dst = out.as_mut_slice::<T>()?;
+    let threads = env.intra_threads();
+    let big = d.m * d.n * d.k >= PARALLEL_MIN_FLOPS && threads > 1;
+    let mut run = |par: Parallelism| {
+        // SAFETY: the slices hold m*k, k*n and m*n elements laid out with the strides
+        // computed above (checked shapes), dst does not alias the inputs, and T is
+        // f32 or f64, which gemm supports.
+        unsafe {
+            gemm::gemm(
+                d.m,
+                d.n,
+                d.k,
+                dst.as_mut_ptr(),
+                1,
+                d.n as isize,
+                false,
+                x.as_ptr(),
+                d.a_cs as isize,
+                d.a_rs as isize,
+                y.as_ptr(),
+                d.b_cs as isize,
+                d.b_rs as isize,
+                T::ZERO,
+                T::ONE,
+                false,
+                false,
+                false,
+                par,
+            );
+        }
+    };
+    match (&env.intra_pool, big) {
+        (Some(pool), true) => pool.install(|| run(Parallelism::Rayon(threads))),
+        _ => run(Parallelism::None),
+    }
+    Ok(())
+}
+
+fn loop_matmul<T: Element + Num>(out: &mut Tensor, a: &Tensor, b: &Tensor, d: Dims) -> Result<()> {
+    let (x, y) = (a.as_slice::<T>()?, b.as_slice::<T>()?);
+    let dst = out.as_mut_slice::<T>()?;
+    for i in 0..d.m {
+        let row = &mut dst[i * d.n..(i + 1) * d.n];
+        for p in 0..d.k {
+            let av = x[i * d.a_rs + p * d.a_cs];
+            for (j, o) in row.iter_mut().enumerate() {
+                *o = o.add(av.mul(y[p * d.b_rs + j * d.b_cs]));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive(a: &[f64], b: &[f64], m: usize, k: usize, n: usize) -> Vec<f64> {
+        let mut c = vec![0.0; m * n];
+        for i in 0..m {
+            for j in 0..n {
+                c[i * n + j] = (0..k).map(|p| a[i * k + p] * b[p * n + j]).sum();
+            }
+        }
+        c
+    }
+
+    #[test]
+    fn matches_naive_with_transposes() {
+        let env = ExecEnv { intra_pool: None };
+        let (m, k, n) = (3, 4, 5);
+        let av: Vec<f64> = (0..m * k).map(|v| v as f64 * 0.5 - 1.0).collect();
+        let bv: Vec<f64> = (0..k * n).map(|v| (v as f64).sin()).collect();
+        let want = naive(&av, &bv, m, k, n);
+        let a = Tensor::from_slice(&[m, k], &av).unwrap();
+        let b = Tensor::from_slice(&[k, n], &bv).unwrap();
+        let c = matmul(&a, &b, false, false, &env).unwrap();
+        for (x, y) in c.as_slice::<f64>().unwrap().iter().zip(&want) {
+            assert!((x - y).abs() < 1e-12);
+        }
+        // Transposed storage of the same operands gives the same product.
+        let at: Vec<f64> = (0..k * m).map(|i| av[(i % m) * k + i / m]).collect();
+        let bt: Vec<f64> = (0..n * k).map(|i| bv[(i % k) * n + i / k]).collect();
+        let c2 = matmul(
+            &Tensor::from_slice(&[k, m], &at).unwrap(),
+            &Tensor::from_slice(&[n, k], &bt).unwrap(),
+            true,
+            true,
+            &env,
+        )
+        .unwrap();
+        for (x, y) in c2.as_slice::<f64>().unwrap().iter().zip(&want) {
+            assert!((x - y).abs() < 1e-12);
+        }
+        let ai = Tensor::from_slice(&[2, 2], &[1i32, 2, 3, 4]).unwrap();
+        let ci = matmul(&ai, &ai, false, false, &env).unwrap();
+        assert_eq!(ci.as_slice::<i32>().unwrap(), &[7, 10, 15, 22]);
+        assert!(matmul(&ai, &a, false, false, &env).is_err());
+    }
+}

@@ -1,0 +1,162 @@
+//! CPU kernels and the interface the executor drives them through. A kernel is built
+//! once per node per plan (parsing attrs, binding variables) and then computed on
+//! every run with the node's input values.
+pub(crate) mod array;
+pub(crate) mod elementwise;
+pub(crate) mod matmul;
+pub mod num;
+pub(crate) mod reduce;
+pub(crate) mod state;
+
+use std::sync::Arc;
+
+use smallvec::SmallVec;
+
+use crate::error::{Code, Error, Result};
+use crate::graph::{Graph, Node};
+use crate::resource::{ResourceMgr, Var};
+use crate::tensor::Tensor;
+
+/// A value flowing along a graph edge: a tensor, or a reference to a variable
+/// (TF-1.x ref edges, dereferenced by each consumer when it runs).
+#[derive(Clone)]
+pub enum Value {
+    /// A tensor.
+    Tensor(Tensor),
+    /// A variable reference.
+    Ref(Arc<Var>),
+}
+
+impl Value {
+    /// The tensor, reading the variable's current value for a reference.
+    pub fn into_tensor(self) -> Result<Tensor> {
+        match self {
+            Value::Tensor(t) => Ok(t),
+            Value::Ref(v) => v.read(),
+        }
+    }
+}
+
+/// Threads a kernel may split large work across (the session's intra-op pool).
+pub struct ExecEnv {
+    /// The intra-op pool, absent when the session runs single-threaded.
+    pub intra_pool: Option<Arc<rayon::ThreadPool>>,
+}
+
+impl ExecEnv {
+    /// Number of intra-op threads available (1 without a pool).
+    pub fn intra_threads(&self) -> usize {
+        self.intra_pool
+            .as_ref()
+            .map_or(1, |p| p.current_num_threads())
+    }
+}
+
+/// What a kernel sees while it runs: its inputs (owned, so a last consumer may reuse
+/// a buffer in place) and the outputs it must set.
+pub struct OpContext<'a> {
+    inputs: SmallVec<[Option<Value>; 4]>,
+    outputs: SmallVec<[Option<Value>; 2]>,
+    /// Threads for intra-op parallelism.
+    pub env: &'a ExecEnv,
+}
+
+fn missing(i: usize) -> Error {
+    Error::new(Code::Internal, format!("kernel input {i} is missing"))
+}
+
+impl<'a> OpContext<'a> {
+    /// A context over `inputs` expecting `num_outputs` outputs.
+    pub fn new(inputs: SmallVec<[Option<Value>; 4]>, num_outputs: usize, env: &'a ExecEnv) -> Self {
+        OpContext {
+            inputs,
+            outputs: smallvec::smallvec![None; num_outputs],
+            env,
+        }
+    }
+    /// Number of inputs.
+    pub fn num_inputs(&self) -> usize {
+        self.inputs.len()
+    }
+    /// Input `i` as a tensor.
+    pub fn input(&self, i: usize) -> Result<&Tensor> {
+        match self.inputs.get(i).and_then(Option::as_ref) {
+            Some(Value::Tensor(t)) => Ok(t),
+            Some(Value::Ref(_)) => Err(Error::new(
+                Code::Internal,
+                format!("kernel input {i} is a reference"),
+            )),
+            None => Err(missing(i)),
+        }
+    }
+    /// Takes input `i` out of the context (so its buffer can be reused when unique).
+    pub fn take_input(&mut self, i: usize) -> Result<Tensor> {
+        match self.inputs.get_mut(i).and_then(Option::take) {
+            Some(v) => v.into_tensor(),
+            None => Err(missing(i)),
+        }
+    }
+    /// Input `i` as a variable reference.
+    pub fn ref_input(&self, i: usize) -> Result<&Arc<Var>> {
+        match self.inputs.get(i).and_then(Option::as_ref) {
+            Some(Value::Ref(v)) => Ok(v),
+            _ => Err(Error::new(
+                Code::Internal,
+                format!("kernel input {i} is not a reference"),
+            )),
+        }
+    }
+    /// Sets output `i`.
+    pub fn set_output(&mut self, i: usize, t: Tensor) {
+        self.outputs[i] = Some(Value::Tensor(t));
+    }
+    /// Sets output `i` to a variable reference.
+    pub fn set_ref_output(&mut self, i: usize, v: Arc<Var>) {
+        self.outputs[i] = Some(Value::Ref(v));
+    }
+    /// The outputs; every one must have been set.
+    pub fn into_outputs(self) -> Result<SmallVec<[Option<Value>; 2]>> {
+        if let Some(i) = self.outputs.iter().position(Option::is_none) {
+            return Err(Error::new(
+                Code::Internal,
+                format!("kernel did not set output {i}"),
+            ));
+        }
+        Ok(self.outputs)
+    }
+}
+
+/// A node's compiled CPU kernel.
+pub trait OpKernel: Send + Sync {
+    /// Computes the outputs from the inputs.
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()>;
+    /// Whether the kernel may block waiting on other steps (queues); the executor never
+    /// runs those inline on a thread others depend on.
+    fn is_blocking(&self) -> bool {
+        false
+    }
+}
+
+/// What a kernel factory sees: the node, its graph, and the session's resources.
+pub struct KernelBuild<'a> {
+    /// The node to build a kernel for.
+    pub node: &'a Node,
+    /// Its graph.
+    pub graph: &'a Graph,
+    /// The session's variables and other resources.
+    pub resources: &'a ResourceMgr,
+}
+
+/// A kernel defined by a plain function (for ops with no per-node state).
+pub struct FnKernel(pub fn(&mut OpContext<'_>) -> Result<()>);
+
+impl OpKernel for FnKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        (self.0)(ctx)
+    }
+}
+
+/// Boxes a stateless kernel function (the common kernel factory).
+pub(crate) fn stateless(f: fn(&mut OpContext<'_>) -> Result<()>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(FnKernel(f)))
+}

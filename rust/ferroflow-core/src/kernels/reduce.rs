@@ -1,0 +1,154 @@
+//! Reductions over axes (sum, mean, max, min, prod). Consecutive reduced axes are
+//! merged so each pass is a `(outer, reduced, inner)` sweep over contiguous memory.
+use super::num::Num;
+use crate::error::Result;
+use crate::tensor::Tensor;
+
+/// Which reduction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduction {
+    /// Sum.
+    Sum,
+    /// Arithmetic mean (integer division for integer types, as TF).
+    Mean,
+    /// Maximum.
+    Max,
+    /// Minimum.
+    Min,
+    /// Product.
+    Prod,
+}
+
+impl Reduction {
+    fn init<T: Num>(self) -> T {
+        match self {
+            Reduction::Sum | Reduction::Mean => T::ZERO,
+            Reduction::Prod => T::ONE,
+            Reduction::Max => T::LOWEST,
+            Reduction::Min => T::HIGHEST,
+        }
+    }
+    fn combine<T: Num>(self) -> fn(T, T) -> T {
+        match self {
+            Reduction::Sum | Reduction::Mean => T::add,
+            Reduction::Prod => T::mul,
+            Reduction::Max => T::max,
+            Reduction::Min => T::min,
+        }
+    }
+}
+
+/// Folds a contiguous run with eight independent accumulators (so the loop vectorises
+/// and float sums lose less precision than one serial accumulator).
+fn fold_lanes<T: Num>(s: &[T], init: T, f: fn(T, T) -> T) -> T {
+    let mut acc = [init; 8];
+    let chunks = s.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for i in 0..8 {
+            acc[i] = f(acc[i], c[i]);
+        }
+    }
+    let mut total = rest.iter().fold(init, |a, &v| f(a, v));
+    for a in acc {
+        total = f(total, a);
+    }
+    total
+}
+
+fn reduce_run<T: Num>(data: &[T], outer: usize, r: usize, inner: usize, red: Reduction) -> Vec<T> {
+    let (init, f) = (red.init::<T>(), red.combine::<T>());
+    let mut out = vec![init; outer * inner];
+    if inner == 1 {
+        for (o, dst) in out.iter_mut().enumerate() {
+            *dst = fold_lanes(&data[o * r..(o + 1) * r], init, f);
+        }
+    } else {
+        for (o, dst) in out.chunks_exact_mut(inner).enumerate() {
+            for k in 0..r {
+                let src = &data[(o * r + k) * inner..(o * r + k + 1) * inner];
+                dst.iter_mut().zip(src).for_each(|(d, &s)| *d = f(*d, s));
+            }
+        }
+    }
+    out
+}
+
+/// Reduces `x` over `axes` (valid, sorted, distinct).
+pub fn reduce<T: Num>(
+    x: &Tensor,
+    axes: &[usize],
+    keep_dims: bool,
+    red: Reduction,
+) -> Result<Tensor> {
+    let in_shape = x.shape().to_vec();
+    let mut shape = in_shape.clone();
+    let mut data: Vec<T> = x.as_slice::<T>()?.to_vec();
+    let mut count = 1usize;
+    // Walk runs of consecutive axes from the last, so earlier axis numbers stay valid.
+    let mut i = axes.len();
+    while i > 0 {
+        let end = axes[i - 1];
+        let mut start = end;
+        i -= 1;
+        while i > 0 && axes[i - 1] + 1 == start {
+            start -= 1;
+            i -= 1;
+        }
+        let outer: usize = shape[..start].iter().product();
+        let r: usize = shape[start..=end].iter().product();
+        let inner: usize = shape[end + 1..].iter().product();
+        data = reduce_run(&data, outer, r, inner, red);
+        count *= r;
+        shape.splice(start..=end, std::iter::once(1));
+    }
+    if red == Reduction::Mean && count > 0 {
+        let n = T::from_usize(count);
+        data.iter_mut().for_each(|v| *v = v.div(n));
+    } else if red == Reduction::Mean {
+        // Mean over nothing: 0/0 (NaN for floats, as TF).
+        data.iter_mut().for_each(|v| *v = v.div(T::ZERO));
+    }
+    let out_shape: Vec<usize> = if keep_dims {
+        in_shape
+            .iter()
+            .enumerate()
+            .map(|(d, &s)| if axes.contains(&d) { 1 } else { s })
+            .collect()
+    } else {
+        in_shape
+            .iter()
+            .enumerate()
+            .filter(|(d, _)| !axes.contains(d))
+            .map(|(_, &s)| s)
+            .collect()
+    };
+    Tensor::from_slice(&out_shape, &data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reduces_runs_and_gaps() {
+        let x =
+            Tensor::from_slice(&[2, 3, 2], &(0..12).map(|v| v as f32).collect::<Vec<_>>()).unwrap();
+        let s = reduce::<f32>(&x, &[0, 2], false, Reduction::Sum).unwrap();
+        assert_eq!(s.shape(), &[3]);
+        assert_eq!(s.as_slice::<f32>().unwrap(), &[14., 22., 30.]);
+        let m = reduce::<f32>(&x, &[1], true, Reduction::Mean).unwrap();
+        assert_eq!(m.shape(), &[2, 1, 2]);
+        assert_eq!(m.as_slice::<f32>().unwrap(), &[2., 3., 8., 9.]);
+        let all = reduce::<f32>(&x, &[0, 1, 2], false, Reduction::Max).unwrap();
+        assert_eq!(all.as_slice::<f32>().unwrap(), &[11.]);
+        let i = Tensor::from_slice(&[3], &[1i32, 2, 4]).unwrap();
+        assert_eq!(
+            reduce::<i32>(&i, &[0], false, Reduction::Mean)
+                .unwrap()
+                .as_slice::<i32>()
+                .unwrap(),
+            &[2]
+        );
+    }
+}

@@ -1,0 +1,27 @@
+//! ferroflow-core: TensorFlow 1.x's graph/Session runtime in pure Rust.
+//!
+//! - [`graph`]: the dataflow graph, built node by node through the op registry
+//!   ([`ops`]), which infers dtypes and static shapes and raises TF's
+//!   construction-time errors.
+//! - [`executor`]: sessions that compile run signatures into cached plans and
+//!   execute them inline or on a thread pool.
+//! - [`kernels`]: CPU kernels; [`resource`]: per-session variables.
+//! - [`tensor`], [`shape`], [`dtype`], [`error`]: the value types underneath.
+#[macro_use]
+pub mod error;
+pub mod dtype;
+pub mod executor;
+pub mod graph;
+pub mod kernels;
+pub mod ops;
+pub mod resource;
+pub mod shape;
+pub mod tensor;
+
+pub use dtype::DType;
+pub use error::{Code, Error, Result};
+pub use executor::{Plan, Session, SessionOptions};
+pub use ferroflow_proto as proto;
+pub use graph::{AttrValue, Graph, NodeId, NodeSpec, Output};
+pub use shape::PartialShape;
+pub use tensor::Tensor;

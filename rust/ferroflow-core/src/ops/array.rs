@@ -1,0 +1,697 @@
+//! Array ops: constants, placeholders, identity, casts, reshapes, fills, shapes,
+//! stacking, gathering and masks.
+use super::{InferCtx, OpDef, Registry, int_values};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::graph::{AttrValue, OutputSpec};
+use crate::kernels::array::{cast, fill, gather, pack, where_true};
+use crate::kernels::{KernelBuild, OpContext, OpKernel, stateless};
+use crate::shape::{PartialShape, fmt_shape, normalize_axis};
+use crate::tensor::Tensor;
+
+pub(crate) fn register(r: &mut Registry) {
+    r.add(OpDef::new("Const", &[], infer_const, const_kernel));
+    r.add(OpDef::new(
+        "Placeholder",
+        &[],
+        infer_placeholder,
+        placeholder_kernel,
+    ));
+    r.add(OpDef::new(
+        "PlaceholderWithDefault",
+        &["input"],
+        infer_placeholder_with_default,
+        |_| stateless(pass_through),
+    ));
+    r.add(OpDef::new("Identity", &["input"], infer_identity, |_| {
+        stateless(pass_through)
+    }));
+    r.add(OpDef::new(
+        "NoOp",
+        &[],
+        |_| Ok(vec![]),
+        |_| stateless(|_| Ok(())),
+    ));
+    r.add(OpDef::new("Cast", &["x"], infer_cast, cast_kernel));
+    r.add(OpDef::new(
+        "Reshape",
+        &["tensor", "shape"],
+        infer_reshape,
+        |_| stateless(reshape_compute),
+    ));
+    r.add(OpDef::new("Fill", &["dims", "value"], infer_fill, |_| {
+        stateless(fill_compute)
+    }));
+    r.add(OpDef::new("ZerosLike", &["x"], infer_identity, |_| {
+        stateless(zeros_like_compute)
+    }));
+    r.add(OpDef::new("OnesLike", &["x"], infer_identity, |_| {
+        stateless(ones_like_compute)
+    }));
+    r.add(OpDef::new("Shape", &["input"], infer_shape_op, |_| {
+        stateless(shape_compute)
+    }));
+    r.add(OpDef::new("Size", &["input"], infer_scalar_int, |_| {
+        stateless(size_compute)
+    }));
+    r.add(OpDef::new("Rank", &["input"], infer_scalar_int, |_| {
+        stateless(rank_compute)
+    }));
+    r.add(OpDef::new(
+        "Range",
+        &["start", "limit", "delta"],
+        infer_range,
+        |_| stateless(range_compute),
+    ));
+    r.add(OpDef::new("Pack", &["values"], infer_pack, pack_kernel).variadic());
+    r.add(OpDef::new("LogicalNot", &["x"], infer_logical_not, |_| {
+        stateless(logical_not_compute)
+    }));
+    r.add(OpDef::new("Where", &["input"], infer_where, |_| {
+        stateless(where_compute)
+    }));
+    r.add(OpDef::new(
+        "GatherV2",
+        &["params", "indices", "axis"],
+        infer_gather,
+        |_| stateless(gather_compute),
+    ));
+    r.add(OpDef::new(
+        "Squeeze",
+        &["input"],
+        infer_squeeze,
+        squeeze_kernel,
+    ));
+}
+
+fn infer_const(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.attr_tensor("value")?;
+    let spec = OutputSpec::new(t.dtype(), PartialShape::known(t.shape()));
+    ctx.attrs
+        .insert("dtype".into(), AttrValue::Type(spec.dtype));
+    Ok(vec![spec])
+}
+
+struct ConstKernel(Tensor);
+
+impl OpKernel for ConstKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        ctx.set_output(0, self.0.clone());
+        Ok(())
+    }
+}
+
+fn const_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    match b.node.attr("value")? {
+        AttrValue::Tensor(t) => Ok(Box::new(ConstKernel(t.clone()))),
+        _ => Err(Error::value("Const value must be a tensor")),
+    }
+}
+
+fn infer_placeholder(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    Ok(vec![OutputSpec::new(
+        ctx.attr_type("dtype")?,
+        ctx.attr_shape("shape")?,
+    )])
+}
+
+/// TF's C++ name of a dtype, used in its run-time messages (`float`, `double`).
+fn cpp_name(d: DType) -> &'static str {
+    match d {
+        DType::Float32 => "float",
+        DType::Float64 => "double",
+        DType::Float16 => "half",
+        other => other.name(),
+    }
+}
+
+struct PlaceholderKernel(String);
+
+impl OpKernel for PlaceholderKernel {
+    fn compute(&self, _: &mut OpContext<'_>) -> Result<()> {
+        Err(Error::new(
+            crate::error::Code::InvalidArgument,
+            self.0.clone(),
+        ))
+    }
+}
+
+fn placeholder_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    let spec = &b.node.outputs[0];
+    let shape = if spec.shape.rank().is_some() {
+        format!(" and shape {}", spec.shape)
+    } else {
+        String::new()
+    };
+    Ok(Box::new(PlaceholderKernel(format!(
+        "You must feed a value for placeholder tensor '{}' with dtype {}{shape}",
+        b.node.name,
+        cpp_name(spec.dtype)
+    ))))
+}
+
+fn infer_placeholder_with_default(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.input(0).dtype;
+    ctx.attrs.insert("dtype".into(), AttrValue::Type(t));
+    let declared = ctx.attr_shape("shape")?;
+    if declared.merge(&ctx.input(0).shape).is_err() {
+        return Err(Error::value(format!(
+            "Incompatible shapes: default value has shape {} but the placeholder has shape {declared}",
+            ctx.input(0).shape
+        )));
+    }
+    ctx.attrs
+        .insert("shape".into(), AttrValue::Shape(declared.clone()));
+    Ok(vec![OutputSpec::new(t, declared)])
+}
+
+fn pass_through(ctx: &mut OpContext<'_>) -> Result<()> {
+    let x = ctx.take_input(0)?;
+    ctx.set_output(0, x);
+    Ok(())
+}
+
+fn infer_identity(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.same_type(&[0])?;
+    Ok(vec![OutputSpec::new(t, ctx.input(0).shape.clone())])
+}
+
+fn infer_cast(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let to = ctx.attr_type("DstT")?;
+    ctx.attrs
+        .insert("SrcT".into(), AttrValue::Type(ctx.input(0).dtype));
+    ctx.attrs
+        .entry("Truncate".into())
+        .or_insert(AttrValue::B(false));
+    Ok(vec![OutputSpec::new(to, ctx.input(0).shape.clone())])
+}
+
+struct CastKernel(DType);
+
+impl OpKernel for CastKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let out = cast(ctx.input(0)?, self.0)?;
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
+fn cast_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(CastKernel(b.node.outputs[0].dtype)))
+}
+
+/// Resolves a requested shape with at most one `-1` against `n` elements.
+fn resolve_shape(requested: &[i64], n: Option<usize>) -> Result<Vec<Option<usize>>> {
+    let mut unknown = None;
+    let mut known = 1usize;
+    let mut dims = Vec::with_capacity(requested.len());
+    for (i, &d) in requested.iter().enumerate() {
+        if d == -1 {
+            if unknown.replace(i).is_some() {
+                ff_bail!(
+                    InvalidArgument,
+                    "only one input size may be -1, not both {} and {i}",
+                    unknown.unwrap_or(0)
+                );
+            }
+            dims.push(None);
+        } else {
+            let d = usize::try_from(d).map_err(|_| {
+                Error::new(
+                    crate::error::Code::InvalidArgument,
+                    format!("size {i} must be non-negative, not {d}"),
+                )
+            })?;
+            known *= d;
+            dims.push(Some(d));
+        }
+    }
+    if let Some(n) = n {
+        match unknown {
+            Some(i) if known > 0 && n % known == 0 => dims[i] = Some(n / known),
+            Some(_) if n == 0 => {}
+            None if n == known => {}
+            _ => ff_bail!(
+                InvalidArgument,
+                "Input to reshape is a tensor with {n} values, but the requested shape {} {}",
+                if unknown.is_some() {
+                    "requires a multiple of"
+                } else {
+                    "has"
+                },
+                known
+            ),
+        }
+    }
+    Ok(dims)
+}
+
+fn infer_reshape(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.same_type(&[0])?;
+    ctx.check_type(1, &[DType::Int32, DType::Int64])?;
+    ctx.attrs
+        .insert("Tshape".into(), AttrValue::Type(ctx.input(1).dtype));
+    let shape = match ctx.constant_input(1) {
+        Some(s) => {
+            let dims =
+                resolve_shape(&int_values(s)?, ctx.input(0).shape.num_elements()).map_err(|e| {
+                    Error::value(format!(
+                        "Cannot reshape a tensor of shape {}: {}",
+                        ctx.input(0).shape,
+                        e.message
+                    ))
+                })?;
+            PartialShape::from_dims(dims)
+        }
+        None => match ctx.input(1).shape.dims() {
+            Some([Some(r)]) => PartialShape::unknown_of_rank(*r),
+            _ => PartialShape::unknown(),
+        },
+    };
+    Ok(vec![OutputSpec::new(t, shape)])
+}
+
+fn reshape_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let requested = int_values(ctx.input(1)?)?;
+    let x = ctx.take_input(0)?;
+    let dims = resolve_shape(&requested, Some(x.num_elements()))?;
+    let shape: Vec<usize> = dims.into_iter().map(|d| d.unwrap_or(0)).collect();
+    ctx.set_output(0, x.reshaped(&shape)?);
+    Ok(())
+}
+
+/// Element counts from an int vector that must be non-negative.
+fn dims_from(values: &[i64], what: &str) -> Result<Vec<usize>> {
+    values
+        .iter()
+        .map(|&d| {
+            usize::try_from(d).map_err(|_| {
+                Error::new(
+                    crate::error::Code::InvalidArgument,
+                    format!("{what} must be non-negative, got {d}"),
+                )
+            })
+        })
+        .collect()
+}
+
+fn infer_fill(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(0, &[DType::Int32, DType::Int64])?;
+    ctx.attrs
+        .insert("index_type".into(), AttrValue::Type(ctx.input(0).dtype));
+    let t = ctx.input(1).dtype;
+    ctx.attrs.insert("T".into(), AttrValue::Type(t));
+    if let Some(r) = ctx.input(1).shape.rank()
+        && r != 0
+    {
+        return Err(Error::value(format!(
+            "Shape must be rank 0 but is rank {r} for 'value' of Fill"
+        )));
+    }
+    let shape = match ctx.constant_input(0) {
+        Some(d) => PartialShape::known(
+            &dims_from(&int_values(d)?, "dims").map_err(|e| Error::value(e.message))?,
+        ),
+        None => match ctx.input(0).shape.dims() {
+            Some([Some(r)]) => PartialShape::unknown_of_rank(*r),
+            _ => PartialShape::unknown(),
+        },
+    };
+    Ok(vec![OutputSpec::new(t, shape)])
+}
+
+fn fill_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let dims = dims_from(&int_values(ctx.input(0)?)?, "dims")?;
+    let out = fill(&dims, ctx.input(1)?)?;
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+fn zeros_like_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let x = ctx.input(0)?;
+    let out = Tensor::zeros(x.dtype(), x.shape());
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+fn ones_like_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let x = ctx.input(0)?;
+    let one = crate::dispatch_pod!(x.dtype(), T => Tensor::scalar(<T as crate::kernels::array::Castable>::from_i64(1)),
+        _ => ff_bail!(InvalidArgument, "OnesLike does not support {}", x.dtype()));
+    let out = fill(x.shape(), &one)?;
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+fn out_type(ctx: &mut InferCtx<'_>) -> Result<DType> {
+    let t = match ctx.attrs.get("out_type") {
+        Some(AttrValue::Type(t)) => *t,
+        _ => DType::Int32,
+    };
+    ctx.attrs.insert("out_type".into(), AttrValue::Type(t));
+    ctx.attrs
+        .insert("T".into(), AttrValue::Type(ctx.input(0).dtype));
+    Ok(t)
+}
+
+fn infer_shape_op(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = out_type(&mut ctx)?;
+    Ok(vec![OutputSpec::new(
+        t,
+        PartialShape::from_dims([ctx.input(0).shape.rank()]),
+    )])
+}
+
+fn infer_scalar_int(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = out_type(&mut ctx)?;
+    let t = if ctx.def.name == "Rank" {
+        DType::Int32
+    } else {
+        t
+    };
+    Ok(vec![OutputSpec::new(t, PartialShape::scalar())])
+}
+
+/// An int32 or int64 tensor of `values` (the node's declared output type).
+fn int_tensor(dtype: DType, shape: &[usize], values: &[usize]) -> Result<Tensor> {
+    let v: Vec<i64> = values
+        .iter()
+        .map(|&x| i64::try_from(x).unwrap_or(i64::MAX))
+        .collect();
+    cast(&Tensor::from_slice(shape, &v)?, dtype)
+}
+
+fn shape_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let s = ctx.input(0)?.shape().to_vec();
+    ctx.set_output(0, int_tensor(DType::Int32, &[s.len()], &s)?);
+    Ok(())
+}
+
+fn size_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let n = ctx.input(0)?.num_elements();
+    ctx.set_output(0, int_tensor(DType::Int32, &[], &[n])?);
+    Ok(())
+}
+
+fn rank_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let r = ctx.input(0)?.shape().len();
+    ctx.set_output(0, int_tensor(DType::Int32, &[], &[r])?);
+    Ok(())
+}
+
+fn infer_range(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.same_type(&[0, 1, 2])?;
+    ctx.attrs.insert("Tidx".into(), AttrValue::Type(t));
+    ctx.attrs.remove("T");
+    ctx.check_type(
+        0,
+        &[DType::Int32, DType::Int64, DType::Float32, DType::Float64],
+    )?;
+    let len = match (
+        ctx.constant_input(0),
+        ctx.constant_input(1),
+        ctx.constant_input(2),
+    ) {
+        (Some(a), Some(b), Some(c)) => {
+            let f = |t: &Tensor| cast(t, DType::Float64).and_then(|x| x.scalar_value::<f64>());
+            range_len(f(a)?, f(b)?, f(c)?)
+                .map_err(|e| Error::value(e.message))?
+                .map(Some)
+                .unwrap_or(None)
+        }
+        _ => None,
+    };
+    Ok(vec![OutputSpec::new(t, PartialShape::from_dims([len]))])
+}
+
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+fn range_len(start: f64, limit: f64, delta: f64) -> Result<Option<usize>> {
+    ff_ensure!(
+        delta != 0.0,
+        InvalidArgument,
+        "Requires delta != 0: {delta}"
+    );
+    if delta > 0.0 {
+        ff_ensure!(
+            start <= limit,
+            InvalidArgument,
+            "Requires start <= limit when delta > 0: {start}/{limit}"
+        );
+    } else {
+        ff_ensure!(
+            start >= limit,
+            InvalidArgument,
+            "Requires start >= limit when delta < 0: {start}/{limit}"
+        );
+    }
+    Ok(Some(((limit - start) / delta).ceil() as usize))
+}
+
+fn range_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let dtype = ctx.input(0)?.dtype();
+    let f = |t: &Tensor| cast(t, DType::Float64).and_then(|x| x.scalar_value::<f64>());
+    let (start, limit, delta) = (f(ctx.input(0)?)?, f(ctx.input(1)?)?, f(ctx.input(2)?)?);
+    let n = range_len(start, limit, delta)?.unwrap_or(0);
+    #[allow(clippy::cast_precision_loss)]
+    let values: Vec<f64> = (0..n).map(|i| start + i as f64 * delta).collect();
+    ctx.set_output(0, cast(&Tensor::from_slice(&[n], &values)?, dtype)?);
+    Ok(())
+}
+
+fn axis_attr(attrs: &std::collections::BTreeMap<String, AttrValue>) -> i64 {
+    match attrs.get("axis") {
+        Some(AttrValue::I(a)) => *a,
+        _ => 0,
+    }
+}
+
+fn infer_pack(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let all: Vec<usize> = (0..ctx.inputs.len()).collect();
+    let t = ctx.same_type(&all)?;
+    let n = ctx.inputs.len();
+    ctx.attrs.insert(
+        "N".into(),
+        AttrValue::I(i64::try_from(n).unwrap_or(i64::MAX)),
+    );
+    let axis = axis_attr(ctx.attrs);
+    ctx.attrs.insert("axis".into(), AttrValue::I(axis));
+    let mut shape = PartialShape::unknown();
+    for s in ctx.inputs {
+        shape = shape.merge(&s.shape).map_err(|_| {
+            Error::value(format!(
+                "Shapes of all inputs must match: {} != {}",
+                ctx.inputs[0].shape, s.shape
+            ))
+        })?;
+    }
+    let out = match shape.dims() {
+        Some(d) => {
+            let ax = normalize_axis(axis, d.len() + 1).ok_or_else(|| {
+                Error::value(format!(
+                    "axis = {axis} not in [{}, {})",
+                    -(d.len() as i64) - 1,
+                    d.len() + 1
+                ))
+            })?;
+            let mut dims = d.to_vec();
+            dims.insert(ax, Some(n));
+            PartialShape::from_dims(dims)
+        }
+        None => PartialShape::unknown(),
+    };
+    Ok(vec![OutputSpec::new(t, out)])
+}
+
+struct PackKernel(i64);
+
+impl OpKernel for PackKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let values: Vec<&Tensor> = (0..ctx.num_inputs())
+            .map(|i| ctx.input(i))
+            .collect::<Result<_>>()?;
+        let rank = values[0].shape().len();
+        let Some(axis) = normalize_axis(self.0, rank + 1) else {
+            ff_bail!(
+                InvalidArgument,
+                "axis = {} not in [{}, {})",
+                self.0,
+                -(rank as i64) - 1,
+                rank + 1
+            );
+        };
+        let out = pack(&values, axis)?;
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
+fn pack_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(PackKernel(axis_attr(&b.node.attrs))))
+}
+
+fn infer_logical_not(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(0, &[DType::Bool])?;
+    Ok(vec![OutputSpec::new(
+        DType::Bool,
+        ctx.input(0).shape.clone(),
+    )])
+}
+
+fn logical_not_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let x = ctx.take_input(0)?;
+    ctx.set_output(0, crate::kernels::elementwise::unary::<bool>(x, |b| !b)?);
+    Ok(())
+}
+
+fn infer_where(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(0, &[DType::Bool])?;
+    ctx.attrs.insert("T".into(), AttrValue::Type(DType::Bool));
+    Ok(vec![OutputSpec::new(
+        DType::Int64,
+        PartialShape::from_dims([None, ctx.input(0).shape.rank()]),
+    )])
+}
+
+fn where_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let out = where_true(ctx.input(0)?)?;
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+fn infer_gather(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(1, &[DType::Int32, DType::Int64])?;
+    ctx.check_type(2, &[DType::Int32, DType::Int64])?;
+    for (name, i) in [("Tparams", 0), ("Tindices", 1), ("Taxis", 2)] {
+        ctx.attrs
+            .insert(name.into(), AttrValue::Type(ctx.input(i).dtype));
+    }
+    ctx.attrs
+        .entry("batch_dims".into())
+        .or_insert(AttrValue::I(0));
+    let t = ctx.input(0).dtype;
+    let (params, indices) = (&ctx.input(0).shape, &ctx.input(1).shape);
+    let axis = ctx
+        .constant_input(2)
+        .map(|a| int_values(a))
+        .transpose()?
+        .and_then(|v| v.first().copied());
+    let shape = match (params.dims(), indices.dims(), axis) {
+        (Some(p), Some(ix), Some(a)) => {
+            let ax = normalize_axis(a, p.len()).ok_or_else(|| {
+                Error::value(format!(
+                    "Shape must be at least rank {} but is rank {}",
+                    a + 1,
+                    p.len()
+                ))
+            })?;
+            let mut dims = p[..ax].to_vec();
+            dims.extend_from_slice(ix);
+            dims.extend_from_slice(&p[ax + 1..]);
+            PartialShape::from_dims(dims)
+        }
+        _ => PartialShape::unknown(),
+    };
+    Ok(vec![OutputSpec::new(t, shape)])
+}
+
+fn gather_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let params = ctx.input(0)?;
+    let indices = ctx.input(1)?;
+    let axis = int_values(ctx.input(2)?)?.first().copied().unwrap_or(0);
+    let Some(ax) = normalize_axis(axis, params.shape().len()) else {
+        ff_bail!(
+            InvalidArgument,
+            "Expected axis in the range [{}, {}), but got {axis}",
+            -(params.shape().len() as i64),
+            params.shape().len()
+        );
+    };
+    let out = gather(params, &int_values(indices)?, indices.shape(), ax)?;
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+fn squeeze_dims(attrs: &std::collections::BTreeMap<String, AttrValue>) -> Vec<i64> {
+    match attrs.get("squeeze_dims") {
+        Some(AttrValue::ListI(v)) => v.clone(),
+        _ => Vec::new(),
+    }
+}
+
+fn infer_squeeze(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.same_type(&[0])?;
+    let axes = squeeze_dims(ctx.attrs);
+    ctx.attrs
+        .insert("squeeze_dims".into(), AttrValue::ListI(axes.clone()));
+    let Some(d) = ctx.input(0).shape.dims() else {
+        return Ok(vec![OutputSpec::new(t, PartialShape::unknown())]);
+    };
+    let mut keep = Vec::new();
+    let wanted: Vec<usize> = axes
+        .iter()
+        .map(|&a| {
+            normalize_axis(a, d.len()).ok_or_else(|| {
+                Error::value(format!(
+                    "Tried to squeeze dim index {a} for tensor with {} dimensions.",
+                    d.len()
+                ))
+            })
+        })
+        .collect::<Result<_>>()?;
+    for (i, dim) in d.iter().enumerate() {
+        let listed = wanted.contains(&i);
+        match dim {
+            Some(1) if wanted.is_empty() || listed => {}
+            Some(n) if listed => {
+                return Err(Error::value(format!(
+                    "Can not squeeze dim[{i}], expected a dimension of 1, got {n}"
+                )));
+            }
+            None if wanted.is_empty() => {
+                return Ok(vec![OutputSpec::new(t, PartialShape::unknown())]);
+            }
+            None if listed => {}
+            other => keep.push(*other),
+        }
+    }
+    Ok(vec![OutputSpec::new(t, PartialShape::from_dims(keep))])
+}
+
+struct SqueezeKernel(Vec<i64>);
+
+impl OpKernel for SqueezeKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let x = ctx.take_input(0)?;
+        let rank = x.shape().len();
+        let mut wanted = Vec::new();
+        for &a in &self.0 {
+            match normalize_axis(a, rank) {
+                Some(v) => wanted.push(v),
+                None => ff_bail!(
+                    InvalidArgument,
+                    "Tried to squeeze dim index {a} for tensor with {rank} dimensions."
+                ),
+            }
+        }
+        let mut shape = Vec::new();
+        for (i, &d) in x.shape().iter().enumerate() {
+            let listed = wanted.contains(&i);
+            if listed && d != 1 {
+                ff_bail!(
+                    InvalidArgument,
+                    "Can not squeeze dim[{i}], expected a dimension of 1, got {d} for shape {}",
+                    fmt_shape(x.shape())
+                );
+            }
+            if !(d == 1 && (wanted.is_empty() || listed)) {
+                shape.push(d);
+            }
+        }
+        ctx.set_output(0, x.reshaped(&shape)?);
+        Ok(())
+    }
+}
+
+fn squeeze_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(SqueezeKernel(squeeze_dims(&b.node.attrs))))
+}

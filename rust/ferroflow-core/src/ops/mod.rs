@@ -1,0 +1,256 @@
+//! The op registry: for each op type its inputs, whether it is stateful, its
+//! shape-inference function and its CPU kernel factory. Adding an op is one
+//! `r.add(OpDef::new(...))` line in the module of its family plus the two functions.
+mod array;
+mod math;
+mod state;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::OnceLock;
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::graph::{AttrValue, OutputSpec};
+use crate::kernels::{KernelBuild, OpKernel};
+use crate::shape::PartialShape;
+use crate::tensor::Tensor;
+
+/// Shape-inference function: the output types of a node from its inputs and attrs.
+pub type InferFn = fn(InferCtx<'_>) -> Result<Vec<OutputSpec>>;
+/// Kernel factory: builds the CPU kernel of one node once per plan.
+pub type KernelFn = fn(&KernelBuild<'_>) -> Result<Box<dyn OpKernel>>;
+
+/// Definition of one op type.
+pub struct OpDef {
+    /// Type name, as in a GraphDef (`MatMul`).
+    pub name: &'static str,
+    /// Input names; with `variadic`, the last one repeats (`values` of `AddN`).
+    pub inputs: &'static [&'static str],
+    /// Whether the last input takes any number (at least one) of tensors.
+    pub variadic: bool,
+    /// Inputs that must be variable references (`ref` in TF's OpDef).
+    pub ref_inputs: &'static [usize],
+    /// Whether the op has side effects or reads state (never folded or cached).
+    pub stateful: bool,
+    /// Shape and dtype inference.
+    pub infer: InferFn,
+    /// CPU kernel factory.
+    pub kernel: KernelFn,
+}
+
+impl OpDef {
+    /// A stateless op with fixed inputs.
+    pub fn new(
+        name: &'static str,
+        inputs: &'static [&'static str],
+        infer: InferFn,
+        kernel: KernelFn,
+    ) -> Self {
+        OpDef {
+            name,
+            inputs,
+            variadic: false,
+            ref_inputs: &[],
+            stateful: false,
+            infer,
+            kernel,
+        }
+    }
+    /// Marks inputs that must be variable references.
+    #[must_use]
+    pub fn refs(mut self, ref_inputs: &'static [usize]) -> Self {
+        self.ref_inputs = ref_inputs;
+        self
+    }
+    /// Marks the op stateful.
+    #[must_use]
+    pub fn stateful(mut self) -> Self {
+        self.stateful = true;
+        self
+    }
+    /// Lets the last input repeat.
+    #[must_use]
+    pub fn variadic(mut self) -> Self {
+        self.variadic = true;
+        self
+    }
+    /// The name of input `i`.
+    pub fn input_name(&self, i: usize) -> &'static str {
+        self.inputs
+            .get(i)
+            .or(self.inputs.last())
+            .copied()
+            .unwrap_or("input")
+    }
+    pub(crate) fn check_arity(&self, n: usize) -> Result<()> {
+        let fixed = self.inputs.len();
+        let ok = if self.variadic {
+            n >= fixed
+        } else {
+            n == fixed
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::value(format!(
+                "{} op expects {} inputs but got {n}",
+                self.name, fixed
+            )))
+        }
+    }
+}
+
+/// The registry under construction (see each family's `register`).
+pub(crate) struct Registry(HashMap<&'static str, &'static OpDef>);
+
+impl Registry {
+    pub(crate) fn add(&mut self, def: OpDef) {
+        let def: &'static OpDef = Box::leak(Box::new(def));
+        let previous = self.0.insert(def.name, def);
+        debug_assert!(previous.is_none(), "op {} registered twice", def.name);
+    }
+}
+
+fn registry() -> &'static HashMap<&'static str, &'static OpDef> {
+    static REGISTRY: OnceLock<HashMap<&'static str, &'static OpDef>> = OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        let mut r = Registry(HashMap::new());
+        array::register(&mut r);
+        math::register(&mut r);
+        state::register(&mut r);
+        r.0
+    })
+}
+
+/// The definition of op type `name`.
+pub fn lookup(name: &str) -> Result<&'static OpDef> {
+    registry()
+        .get(name)
+        .copied()
+        .ok_or_else(|| Error::value(format!("Op type not registered '{name}'")))
+}
+
+/// Every registered op type name, sorted.
+pub fn op_names() -> Vec<&'static str> {
+    let mut v: Vec<_> = registry().keys().copied().collect();
+    v.sort_unstable();
+    v
+}
+
+/// What a shape function sees: the node's inputs, and its attrs (which it may complete).
+pub struct InferCtx<'a> {
+    /// The op definition.
+    pub def: &'static OpDef,
+    /// The node's name.
+    pub name: &'a str,
+    /// Static types of the inputs.
+    pub inputs: &'a [OutputSpec],
+    /// Attributes (shape functions add inferred ones such as `T`).
+    pub attrs: &'a mut BTreeMap<String, AttrValue>,
+    /// For each input, its value when the producer is a `Const` node.
+    pub consts: &'a [Option<Tensor>],
+}
+
+impl InferCtx<'_> {
+    /// Static type of input `i`.
+    pub fn input(&self, i: usize) -> &OutputSpec {
+        &self.inputs[i]
+    }
+    /// Checks that the given inputs share one dtype, records it as attr `T` and returns it.
+    pub fn same_type(&mut self, indices: &[usize]) -> Result<DType> {
+        let first = indices[0];
+        let t = self.inputs[first].dtype;
+        for &i in &indices[1..] {
+            let d = self.inputs[i].dtype;
+            if d != t {
+                return Err(Error::type_error(format!(
+                    "Input '{}' of '{}' Op has type {d} that does not match type {t} of argument '{}'.",
+                    self.def.input_name(i),
+                    self.def.name,
+                    self.def.input_name(first)
+                )));
+            }
+        }
+        self.attrs.insert("T".into(), AttrValue::Type(t));
+        Ok(t)
+    }
+    /// Fails with TF's message unless `dtype` is one of `allowed`.
+    pub fn check_type(&self, input: usize, allowed: &[DType]) -> Result<()> {
+        let d = self.inputs[input].dtype;
+        if allowed.contains(&d) {
+            return Ok(());
+        }
+        let names: Vec<_> = allowed.iter().map(|a| a.name()).collect();
+        Err(Error::type_error(format!(
+            "Value passed to parameter '{}' has DataType {d} not in list of allowed values: {}",
+            self.def.input_name(input),
+            names.join(", ")
+        )))
+    }
+    /// A required attr.
+    pub fn attr(&self, name: &str) -> Result<&AttrValue> {
+        self.attrs.get(name).ok_or_else(|| {
+            Error::value(format!(
+                "{} op '{}' is missing attr '{name}'",
+                self.def.name, self.name
+            ))
+        })
+    }
+    /// A required `type` attr.
+    pub fn attr_type(&self, name: &str) -> Result<DType> {
+        match self.attr(name)? {
+            AttrValue::Type(t) => Ok(*t),
+            other => Err(Error::value(format!(
+                "attr '{name}' should be a type, got {other:?}"
+            ))),
+        }
+    }
+    /// A `shape` attr (unknown if absent).
+    pub fn attr_shape(&self, name: &str) -> Result<PartialShape> {
+        match self.attrs.get(name) {
+            None => Ok(PartialShape::unknown()),
+            Some(AttrValue::Shape(s)) => Ok(s.clone()),
+            Some(other) => Err(Error::value(format!(
+                "attr '{name}' should be a shape, got {other:?}"
+            ))),
+        }
+    }
+    /// A `bool` attr with a default (recorded on the node as TF does).
+    pub fn attr_bool(&mut self, name: &str, default: bool) -> Result<bool> {
+        match self
+            .attrs
+            .entry(name.into())
+            .or_insert(AttrValue::B(default))
+        {
+            AttrValue::B(b) => Ok(*b),
+            other => Err(Error::value(format!(
+                "attr '{name}' should be a bool, got {other:?}"
+            ))),
+        }
+    }
+    /// A required `tensor` attr.
+    pub fn attr_tensor(&self, name: &str) -> Result<&Tensor> {
+        match self.attr(name)? {
+            AttrValue::Tensor(t) => Ok(t),
+            other => Err(Error::value(format!(
+                "attr '{name}' should be a tensor, got {other:?}"
+            ))),
+        }
+    }
+    /// The value of input `i` when its producer is a constant known at construction
+    /// time (for shape functions of ops like Reshape and Sum).
+    pub fn constant_input(&self, i: usize) -> Option<&Tensor> {
+        self.consts.get(i)?.as_ref()
+    }
+}
+
+/// Reads an int vector from a constant int32/int64 tensor.
+pub(crate) fn int_values(t: &Tensor) -> Result<Vec<i64>> {
+    match t.dtype() {
+        DType::Int32 => Ok(t.as_slice::<i32>()?.iter().map(|&v| i64::from(v)).collect()),
+        DType::Int64 => Ok(t.as_slice::<i64>()?.to_vec()),
+        d => Err(Error::type_error(format!(
+            "expected an int32 or int64 tensor, got {d}"
+        ))),
+    }
+}

@@ -1,0 +1,444 @@
+//! Tensors: a dtype, a concrete shape and a reference-counted, 64-byte-aligned
+//! buffer. Clones share the buffer; writers copy only when it is shared.
+use std::alloc::{Layout, alloc_zeroed, dealloc};
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+use ferroflow_proto as pb;
+
+use crate::dtype::{DType, Element};
+use crate::error::{Code, Error, Result};
+use crate::shape::{PartialShape, Shape, fmt_shape};
+
+/// Alignment of every dense buffer: a cache line, and enough for AVX-512 loads.
+pub const ALIGN: usize = 64;
+
+/// An owned, zero-initialised, 64-byte-aligned byte buffer.
+pub struct AlignedBuf {
+    ptr: NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: AlignedBuf owns its allocation exclusively, like a Vec<u8>.
+unsafe impl Send for AlignedBuf {}
+// SAFETY: shared access only hands out `&[u8]`.
+unsafe impl Sync for AlignedBuf {}
+
+impl AlignedBuf {
+    /// A zeroed buffer of `len` bytes.
+    pub fn zeroed(len: usize) -> Self {
+        if len == 0 {
+            // A dangling but aligned pointer, as Vec does for empty buffers.
+            return AlignedBuf {
+                ptr: NonNull::<[u8; ALIGN]>::dangling().cast(),
+                len: 0,
+            };
+        }
+        let layout = Layout::from_size_align(len, ALIGN).expect("tensor byte size overflows isize");
+        // SAFETY: layout has non-zero size.
+        let raw = unsafe { alloc_zeroed(layout) };
+        let Some(ptr) = NonNull::new(raw) else {
+            std::alloc::handle_alloc_error(layout)
+        };
+        AlignedBuf { ptr, len }
+    }
+    /// A copy of `bytes` in an aligned buffer.
+    pub fn from_bytes(bytes: &[u8]) -> Self {
+        let mut b = Self::zeroed(bytes.len());
+        b.as_mut_bytes().copy_from_slice(bytes);
+        b
+    }
+    /// The bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        // SAFETY: ptr is valid for len bytes (or dangling with len 0) and initialised.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+    /// The bytes, mutably.
+    pub fn as_mut_bytes(&mut self) -> &mut [u8] {
+        // SAFETY: as above, and `&mut self` guarantees exclusive access.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl Drop for AlignedBuf {
+    fn drop(&mut self) {
+        if self.len > 0 {
+            let layout =
+                Layout::from_size_align(self.len, ALIGN).expect("layout was valid at allocation");
+            // SAFETY: allocated in `zeroed` with this exact layout.
+            unsafe { dealloc(self.ptr.as_ptr(), layout) };
+        }
+    }
+}
+
+impl Clone for AlignedBuf {
+    fn clone(&self) -> Self {
+        Self::from_bytes(self.as_bytes())
+    }
+}
+
+/// The storage behind a tensor.
+#[derive(Clone)]
+pub enum Storage {
+    /// Dense little-endian elements.
+    Dense(AlignedBuf),
+    /// One byte string per element (`DT_STRING`).
+    Strings(Vec<Vec<u8>>),
+}
+
+/// A dense or string tensor. Cloning is cheap (the buffer is shared).
+#[derive(Clone)]
+pub struct Tensor {
+    dtype: DType,
+    shape: Shape,
+    data: Arc<Storage>,
+}
+
+impl std::fmt::Debug for Tensor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Tensor<{}, {}>", self.dtype, fmt_shape(&self.shape))
+    }
+}
+
+fn type_mismatch(want: DType, have: DType) -> Error {
+    Error::new(
+        Code::Internal,
+        format!("tensor of type {have} accessed as {want}"),
+    )
+}
+
+impl Tensor {
+    /// A zero-filled tensor (empty strings for `string`).
+    pub fn zeros(dtype: DType, shape: &[usize]) -> Self {
+        let n: usize = shape.iter().product();
+        let data = if dtype == DType::String {
+            Storage::Strings(vec![Vec::new(); n])
+        } else {
+            Storage::Dense(AlignedBuf::zeroed(n * dtype.size()))
+        };
+        Tensor {
+            dtype,
+            shape: shape.into(),
+            data: Arc::new(data),
+        }
+    }
+    /// A tensor holding a copy of `values`.
+    pub fn from_slice<T: Element>(shape: &[usize], values: &[T]) -> Result<Self> {
+        let n: usize = shape.iter().product();
+        if n != values.len() {
+            return Err(Error::new(
+                Code::InvalidArgument,
+                format!(
+                    "{} values cannot fill a tensor of shape {}",
+                    values.len(),
+                    fmt_shape(shape)
+                ),
+            ));
+        }
+        let mut t = Tensor::zeros(T::DTYPE, shape);
+        t.as_mut_slice::<T>()?.copy_from_slice(values);
+        Ok(t)
+    }
+    /// A rank-0 tensor.
+    pub fn scalar<T: Element>(v: T) -> Self {
+        let mut t = Tensor::zeros(T::DTYPE, &[]);
+        if let Ok(s) = t.as_mut_slice::<T>() {
+            s[0] = v;
+        }
+        t
+    }
+    /// A tensor over a copy of raw little-endian `bytes`.
+    pub fn from_bytes(dtype: DType, shape: &[usize], bytes: &[u8]) -> Result<Self> {
+        let n: usize = shape.iter().product();
+        if dtype == DType::String || bytes.len() != n * dtype.size() {
+            return Err(Error::new(
+                Code::InvalidArgument,
+                format!(
+                    "{} bytes cannot hold a {dtype} tensor of shape {}",
+                    bytes.len(),
+                    fmt_shape(shape)
+                ),
+            ));
+        }
+        let mut buf = AlignedBuf::from_bytes(bytes);
+        if dtype == DType::Bool {
+            // Only 0 and 1 are valid bools.
+            for b in buf.as_mut_bytes() {
+                *b = u8::from(*b != 0);
+            }
+        }
+        Ok(Tensor {
+            dtype,
+            shape: shape.into(),
+            data: Arc::new(Storage::Dense(buf)),
+        })
+    }
+    /// A string tensor.
+    pub fn from_strings(shape: &[usize], values: Vec<Vec<u8>>) -> Result<Self> {
+        let n: usize = shape.iter().product();
+        if n != values.len() {
+            return Err(Error::new(
+                Code::InvalidArgument,
+                format!(
+                    "{} strings cannot fill a tensor of shape {}",
+                    values.len(),
+                    fmt_shape(shape)
+                ),
+            ));
+        }
+        Ok(Tensor {
+            dtype: DType::String,
+            shape: shape.into(),
+            data: Arc::new(Storage::Strings(values)),
+        })
+    }
+
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+    /// The shape.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+    /// The number of elements.
+    pub fn num_elements(&self) -> usize {
+        self.shape.iter().product()
+    }
+    /// Whether no other tensor shares this buffer (so writing needs no copy).
+    pub fn is_unique(&self) -> bool {
+        Arc::strong_count(&self.data) == 1
+    }
+    /// The same buffer under another shape with as many elements.
+    pub fn reshaped(&self, shape: &[usize]) -> Result<Tensor> {
+        let n: usize = shape.iter().product();
+        if n != self.num_elements() {
+            return Err(Error::new(
+                Code::InvalidArgument,
+                format!(
+                    "Input to reshape is a tensor with {} values, but the requested shape has {n}",
+                    self.num_elements()
+                ),
+            ));
+        }
+        Ok(Tensor {
+            dtype: self.dtype,
+            shape: shape.into(),
+            data: Arc::clone(&self.data),
+        })
+    }
+    /// The raw bytes of a dense tensor.
+    pub fn as_bytes(&self) -> Result<&[u8]> {
+        match &*self.data {
+            Storage::Dense(b) => Ok(b.as_bytes()),
+            Storage::Strings(_) => Err(type_mismatch(DType::UInt8, DType::String)),
+        }
+    }
+    /// The strings of a string tensor.
+    pub fn as_strings(&self) -> Result<&[Vec<u8>]> {
+        match &*self.data {
+            Storage::Strings(s) => Ok(s),
+            Storage::Dense(_) => Err(type_mismatch(DType::String, self.dtype)),
+        }
+    }
+    /// The elements as a typed slice.
+    pub fn as_slice<T: Element>(&self) -> Result<&[T]> {
+        if T::DTYPE != self.dtype {
+            return Err(type_mismatch(T::DTYPE, self.dtype));
+        }
+        let bytes = self.as_bytes()?;
+        // SAFETY: the buffer is 64-byte aligned, holds num_elements() values of T
+        // (checked by dtype), and every bit pattern written into it is a valid T.
+        Ok(unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), self.num_elements()) })
+    }
+    /// The elements as a mutable slice, copying the buffer first if it is shared.
+    pub fn as_mut_slice<T: Element>(&mut self) -> Result<&mut [T]> {
+        if T::DTYPE != self.dtype {
+            return Err(type_mismatch(T::DTYPE, self.dtype));
+        }
+        let n = self.num_elements();
+        match Arc::make_mut(&mut self.data) {
+            Storage::Dense(b) => {
+                let bytes = b.as_mut_bytes();
+                // SAFETY: as in `as_slice`, and the buffer is now exclusively ours.
+                Ok(unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<T>(), n) })
+            }
+            Storage::Strings(_) => Err(type_mismatch(T::DTYPE, DType::String)),
+        }
+    }
+    /// The single element of a one-element tensor.
+    pub fn scalar_value<T: Element>(&self) -> Result<T> {
+        let s = self.as_slice::<T>()?;
+        if s.len() != 1 {
+            return Err(Error::new(
+                Code::InvalidArgument,
+                format!("expected a scalar, got shape {}", fmt_shape(&self.shape)),
+            ));
+        }
+        Ok(s[0])
+    }
+
+    /// The TensorProto of this tensor (dense data as `tensor_content`).
+    pub fn to_proto(&self) -> pb::TensorProto {
+        let mut p = pb::TensorProto {
+            dtype: self.dtype as i32,
+            tensor_shape: Some(shape_to_proto(&PartialShape::known(&self.shape))),
+            ..Default::default()
+        };
+        match &*self.data {
+            Storage::Dense(b) => p.tensor_content = b.as_bytes().to_vec(),
+            Storage::Strings(s) => p.string_val.clone_from(s),
+        }
+        p
+    }
+
+    /// Decodes a TensorProto (either `tensor_content` or the typed `*_val` lists,
+    /// with TF's rule that one value fills the whole shape).
+    pub fn from_proto(p: &pb::TensorProto) -> Result<Tensor> {
+        let dtype =
+            DType::from_code(p.dtype).map_err(|e| Error::new(Code::InvalidArgument, e.message))?;
+        let shape = shape_from_proto(
+            p.tensor_shape
+                .as_ref()
+                .unwrap_or(&pb::TensorShapeProto::default()),
+        )
+        .to_shape()
+        .ok_or_else(|| {
+            Error::new(
+                Code::InvalidArgument,
+                "TensorProto shape is not fully defined",
+            )
+        })?;
+        let n: usize = shape.iter().product();
+        if dtype == DType::String {
+            let vals = match p.string_val.len() {
+                len if len == n => p.string_val.clone(),
+                1 => vec![p.string_val[0].clone(); n],
+                0 => vec![Vec::new(); n],
+                len => ff_bail!(
+                    InvalidArgument,
+                    "{len} strings for a tensor of {n} elements"
+                ),
+            };
+            return Tensor::from_strings(&shape, vals);
+        }
+        if !p.tensor_content.is_empty() {
+            return Tensor::from_bytes(dtype, &shape, &p.tensor_content);
+        }
+        fn fill<T: Element, S: Copy>(
+            shape: &[usize],
+            vals: &[S],
+            conv: impl Fn(S) -> T,
+        ) -> Result<Tensor> {
+            let n: usize = shape.iter().product();
+            let mut t = Tensor::zeros(T::DTYPE, shape);
+            let out = t.as_mut_slice::<T>()?;
+            match vals.len() {
+                0 => {}
+                len if len == n => out.iter_mut().zip(vals).for_each(|(o, v)| *o = conv(*v)),
+                // TF pads with the last value (a single value fills the tensor).
+                len if len < n => {
+                    out.iter_mut().zip(vals).for_each(|(o, v)| *o = conv(*v));
+                    let last = conv(vals[len - 1]);
+                    out[len..].iter_mut().for_each(|o| *o = last);
+                }
+                len => ff_bail!(InvalidArgument, "{len} values for a tensor of {n} elements"),
+            }
+            Ok(t)
+        }
+        match dtype {
+            DType::Float32 => fill::<f32, f32>(&shape, &p.float_val, |v| v),
+            DType::Float64 => fill::<f64, f64>(&shape, &p.double_val, |v| v),
+            DType::Int32 => fill::<i32, i32>(&shape, &p.int_val, |v| v),
+            // TF stores uint8 values in int_val; truncation is the format's rule.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            DType::UInt8 => fill::<u8, i32>(&shape, &p.int_val, |v| v as u8),
+            DType::Int64 => fill::<i64, i64>(&shape, &p.int64_val, |v| v),
+            DType::Bool => fill::<bool, bool>(&shape, &p.bool_val, |v| v),
+            DType::Float16 => {
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                let bits: Vec<u8> = p
+                    .half_val
+                    .iter()
+                    .flat_map(|v| (*v as u16).to_le_bytes())
+                    .collect();
+                if bits.is_empty() {
+                    Ok(Tensor::zeros(dtype, &shape))
+                } else {
+                    Tensor::from_bytes(dtype, &shape, &bits)
+                }
+            }
+            DType::String => unreachable!("handled above"),
+        }
+    }
+}
+
+/// A TensorShapeProto for a static shape (`-1` for unknown dimensions).
+pub fn shape_to_proto(s: &PartialShape) -> pb::TensorShapeProto {
+    match s.dims() {
+        None => pb::TensorShapeProto {
+            unknown_rank: true,
+            ..Default::default()
+        },
+        Some(d) => pb::TensorShapeProto {
+            dim: d
+                .iter()
+                .map(|x| pb::tensor_shape_proto::Dim {
+                    size: x.map_or(-1, |v| i64::try_from(v).unwrap_or(i64::MAX)),
+                    name: String::new(),
+                })
+                .collect(),
+            unknown_rank: false,
+        },
+    }
+}
+
+/// The static shape a TensorShapeProto describes.
+pub fn shape_from_proto(p: &pb::TensorShapeProto) -> PartialShape {
+    if p.unknown_rank {
+        return PartialShape::unknown();
+    }
+    PartialShape::from_dims(p.dim.iter().map(|d| usize::try_from(d.size).ok()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aligned_and_copy_on_write() {
+        let a = Tensor::from_slice(&[2, 2], &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
+        assert_eq!(a.as_bytes().unwrap().as_ptr() as usize % ALIGN, 0);
+        let mut b = a.clone();
+        assert!(!b.is_unique());
+        b.as_mut_slice::<f32>().unwrap()[0] = 9.0;
+        assert_eq!(a.as_slice::<f32>().unwrap()[0], 1.0);
+        assert_eq!(b.as_slice::<f32>().unwrap()[0], 9.0);
+        assert!(a.as_slice::<f64>().is_err());
+    }
+
+    #[test]
+    fn proto_round_trip_and_broadcast_fill() {
+        let a = Tensor::from_slice(&[3], &[1i64, -2, 3]).unwrap();
+        let b = Tensor::from_proto(&a.to_proto()).unwrap();
+        assert_eq!(b.as_slice::<i64>().unwrap(), &[1, -2, 3]);
+        let p = pb::TensorProto {
+            dtype: DType::Float32 as i32,
+            tensor_shape: Some(shape_to_proto(&PartialShape::known(&[2, 2]))),
+            float_val: vec![7.0],
+            ..Default::default()
+        };
+        assert_eq!(
+            Tensor::from_proto(&p).unwrap().as_slice::<f32>().unwrap(),
+            &[7.0; 4]
+        );
+        let s = Tensor::from_strings(&[2], vec![b"a".to_vec(), b"bc".to_vec()]).unwrap();
+        assert_eq!(
+            Tensor::from_proto(&s.to_proto())
+                .unwrap()
+                .as_strings()
+                .unwrap()[1],
+            b"bc"
+        );
+    }
+}

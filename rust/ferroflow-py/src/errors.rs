@@ -1,0 +1,79 @@
+//! Maps core errors to Python exceptions, once: construction-time errors become
+//! `ValueError`/`TypeError` (as TensorFlow raises them), run-time statuses become
+//! the `ferroflow.errors` class of their code, carrying the failing node's name.
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyDict;
+
+use ferroflow_core::error::{Code, Error, Kind};
+
+/// Converts a core error to the matching Python exception.
+pub fn to_pyerr(py: Python<'_>, e: Error) -> PyErr {
+    match e.kind {
+        Kind::Value => PyValueError::new_err(e.message),
+        Kind::Type => PyTypeError::new_err(e.message),
+        Kind::Status => status_error(py, e.code, &e.message, e.node.as_deref())
+            .unwrap_or_else(|import_failure| import_failure),
+    }
+}
+
+/// An instance of `ferroflow.errors.<Class>(None, None, message)` for `code`.
+fn status_error(py: Python<'_>, code: Code, message: &str, node: Option<&str>) -> PyResult<PyErr> {
+    static BY_CODE: PyOnceLock<Py<PyDict>> = PyOnceLock::new();
+    let table = BY_CODE.get_or_try_init(py, || -> PyResult<Py<PyDict>> {
+        let m = py.import("ferroflow.errors")?;
+        Ok(m.getattr("_CODE_TO_EXCEPTION")?
+            .cast_into::<PyDict>()?
+            .unbind())
+    })?;
+    let cls = match table.bind(py).get_item(code as i32)? {
+        Some(c) => c,
+        None => table
+            .bind(py)
+            .get_item(Code::Unknown as i32)?
+            .unwrap_or_else(|| py.None().into_bound(py)),
+    };
+    let exc = cls.call1((py.None(), py.None(), message))?;
+    if let Some(n) = node {
+        exc.setattr("_node_name", n)?;
+    }
+    Ok(PyErr::from_value(exc))
+}
+
+/// An `InternalError` for a Rust panic caught at the boundary.
+pub fn panic_to_pyerr(py: Python<'_>, payload: &(dyn std::any::Any + Send)) -> PyErr {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    to_pyerr(
+        py,
+        Error::new(
+            Code::Internal,
+            format!("ferroflow internal error (Rust panic): {what}"),
+        ),
+    )
+}
+
+/// Runs `f` with the GIL released, turning core errors and panics into Python exceptions.
+pub fn run_detached<T: Send>(
+    py: Python<'_>,
+    f: impl FnOnce() -> ferroflow_core::Result<T> + Send,
+) -> PyResult<T> {
+    match py.detach(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(to_pyerr(py, e)),
+        Err(payload) => Err(panic_to_pyerr(py, &*payload)),
+    }
+}
+
+/// Like [`run_detached`] for quick calls that keep the GIL (graph construction).
+pub fn guarded<T>(py: Python<'_>, f: impl FnOnce() -> ferroflow_core::Result<T>) -> PyResult<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(to_pyerr(py, e)),
+        Err(payload) => Err(panic_to_pyerr(py, &*payload)),
+    }
+}

@@ -1,0 +1,245 @@
+//! `Graph` handle: node creation (validated and shape-inferred in the core),
+//! unique names, static shapes, attrs and GraphDef export.
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use parking_lot_shim::RwLock;
+use prost::Message;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+
+use ferroflow_core::graph::{AttrValue, Graph, NodeSpec, Output, OutputSpec};
+use ferroflow_core::{DType, PartialShape};
+
+use crate::errors::guarded;
+use crate::tensor::{tensor_from_py, tensor_to_py};
+
+/// The core's lock type, re-exported so the bindings need no direct parking_lot dependency.
+pub(crate) mod parking_lot_shim {
+    pub use ferroflow_core::executor::GraphLock as RwLock;
+}
+
+/// A static shape from Python: `None` (unknown rank) or a list of ints/`None` (`-1` is unknown too).
+fn shape_from_py(obj: &Bound<'_, PyAny>) -> PyResult<PartialShape> {
+    if obj.is_none() {
+        return Ok(PartialShape::unknown());
+    }
+    let dims: Vec<Option<i64>> = obj.extract()?;
+    Ok(PartialShape::from_dims(
+        dims.into_iter()
+            .map(|d| d.and_then(|v| usize::try_from(v).ok())),
+    ))
+}
+
+/// A static shape for Python: `None` or a list of ints/`None`.
+fn shape_to_py<'py>(py: Python<'py>, s: &PartialShape) -> PyResult<Bound<'py, PyAny>> {
+    match s.dims() {
+        None => Ok(py.None().into_bound(py)),
+        Some(d) => Ok(PyList::new(py, d.iter().copied())?.into_any()),
+    }
+}
+
+fn dtype_from_py(v: &Bound<'_, PyAny>) -> PyResult<DType> {
+    DType::from_code(v.extract()?).map_err(|e| PyTypeError::new_err(e.message))
+}
+
+/// An attr from its `(kind, value)` pair as the Python op builders pass it.
+fn attr_from_py(kind: &str, v: &Bound<'_, PyAny>) -> PyResult<AttrValue> {
+    fn list<'py>(v: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        v.try_iter()?.collect()
+    }
+    Ok(match kind {
+        "int" => AttrValue::I(v.extract()?),
+        "float" => AttrValue::F(v.extract()?),
+        "bool" => AttrValue::B(v.extract()?),
+        "string" => AttrValue::S(v.extract()?),
+        "type" => AttrValue::Type(dtype_from_py(v)?),
+        "shape" => AttrValue::Shape(shape_from_py(v)?),
+        "tensor" => AttrValue::Tensor(tensor_from_py(v)?),
+        "list(int)" => AttrValue::ListI(v.extract()?),
+        "list(float)" => AttrValue::ListF(v.extract()?),
+        "list(bool)" => AttrValue::ListB(v.extract()?),
+        "list(string)" => AttrValue::ListS(v.extract()?),
+        "list(type)" => AttrValue::ListType(
+            list(v)?
+                .iter()
+                .map(dtype_from_py)
+                .collect::<PyResult<_>>()?,
+        ),
+        "list(shape)" => AttrValue::ListShape(
+            list(v)?
+                .iter()
+                .map(shape_from_py)
+                .collect::<PyResult<_>>()?,
+        ),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unknown attr kind '{other}'"
+            )));
+        }
+    })
+}
+
+/// An attr as a `(kind, value)` pair for Python.
+fn attr_to_py<'py>(py: Python<'py>, a: &AttrValue) -> PyResult<Bound<'py, PyTuple>> {
+    let pair =
+        |k: &str, v: Bound<'py, PyAny>| PyTuple::new(py, [k.into_pyobject(py)?.into_any(), v]);
+    let any = |v: Bound<'py, PyAny>| v;
+    match a {
+        AttrValue::I(i) => pair("int", any(i.into_pyobject(py)?.into_any())),
+        AttrValue::F(f) => pair("float", any(f.into_pyobject(py)?.into_any())),
+        AttrValue::B(b) => pair("bool", any(b.into_pyobject(py)?.to_owned().into_any())),
+        AttrValue::S(s) => pair("string", PyBytes::new(py, s).into_any()),
+        AttrValue::Type(t) => pair("type", (*t as i32).into_pyobject(py)?.into_any()),
+        AttrValue::Shape(s) => pair("shape", shape_to_py(py, s)?),
+        AttrValue::Tensor(t) => pair("tensor", tensor_to_py(py, t.clone())?),
+        AttrValue::ListI(v) => pair("list(int)", PyList::new(py, v)?.into_any()),
+        AttrValue::ListF(v) => pair("list(float)", PyList::new(py, v)?.into_any()),
+        AttrValue::ListB(v) => pair("list(bool)", PyList::new(py, v)?.into_any()),
+        AttrValue::ListS(v) => pair(
+            "list(string)",
+            PyList::new(py, v.iter().map(|s| PyBytes::new(py, s)))?.into_any(),
+        ),
+        AttrValue::ListType(v) => pair(
+            "list(type)",
+            PyList::new(py, v.iter().map(|t| *t as i32))?.into_any(),
+        ),
+        AttrValue::ListShape(v) => {
+            let items = v
+                .iter()
+                .map(|s| shape_to_py(py, s))
+                .collect::<PyResult<Vec<_>>>()?;
+            pair("list(shape)", PyList::new(py, items)?.into_any())
+        }
+    }
+}
+
+fn spec_to_py<'py>(py: Python<'py>, s: &OutputSpec) -> PyResult<Bound<'py, PyTuple>> {
+    PyTuple::new(
+        py,
+        [
+            (s.dtype as i32).into_pyobject(py)?.into_any(),
+            shape_to_py(py, &s.shape)?,
+            s.is_ref.into_pyobject(py)?.to_owned().into_any(),
+        ],
+    )
+}
+
+/// The native half of `ferroflow.Graph`.
+#[pyclass(frozen, name = "Graph", module = "ferroflow._ferroflow")]
+pub struct PyGraph {
+    pub(crate) inner: Arc<RwLock<Graph>>,
+}
+
+#[pymethods]
+impl PyGraph {
+    #[new]
+    fn new() -> Self {
+        PyGraph {
+            inner: Arc::new(RwLock::new(Graph::new())),
+        }
+    }
+
+    /// Adds a node; returns `(node_id, [(dtype_code, shape, is_ref), ...])`.
+    #[pyo3(signature = (op_type, name, inputs, control_inputs, attrs, device))]
+    fn add_op<'py>(
+        &self,
+        py: Python<'py>,
+        op_type: String,
+        name: String,
+        inputs: Vec<(usize, usize)>,
+        control_inputs: Vec<usize>,
+        attrs: &Bound<'py, PyDict>,
+        device: String,
+    ) -> PyResult<(usize, Bound<'py, PyList>)> {
+        let mut parsed = BTreeMap::new();
+        for (k, v) in attrs.iter() {
+            let (kind, value): (String, Bound<'py, PyAny>) = v.extract()?;
+            parsed.insert(k.extract::<String>()?, attr_from_py(&kind, &value)?);
+        }
+        let spec = NodeSpec {
+            name,
+            op: op_type,
+            inputs: inputs
+                .into_iter()
+                .map(|(node, index)| Output { node, index })
+                .collect(),
+            control_inputs,
+            attrs: parsed,
+            device,
+        };
+        let mut g = self.inner.write();
+        let id = guarded(py, || g.add_node(spec))?;
+        let outs = g.nodes()[id]
+            .outputs
+            .iter()
+            .map(|s| spec_to_py(py, s))
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok((id, PyList::new(py, outs)?))
+    }
+
+    /// TensorFlow's `unique_name` (`name`, `name_1`, ...).
+    #[pyo3(signature = (name, mark_as_used = true))]
+    fn unique_name(&self, name: &str, mark_as_used: bool) -> String {
+        self.inner.write().unique_name(name, mark_as_used)
+    }
+
+    /// Merges `shape` into the static shape of output `index` of `node`.
+    fn set_shape(
+        &self,
+        py: Python<'_>,
+        node: usize,
+        index: usize,
+        shape: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let s = shape_from_py(shape)?;
+        let mut g = self.inner.write();
+        guarded(py, || g.set_output_shape(Output { node, index }, &s))
+    }
+
+    /// `(kind, value)` of attr `name` of `node`, or `None`.
+    fn get_attr<'py>(
+        &self,
+        py: Python<'py>,
+        node: usize,
+        name: &str,
+    ) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        let g = self.inner.read();
+        let n = guarded(py, || g.node(node))?;
+        n.attrs.get(name).map(|a| attr_to_py(py, a)).transpose()
+    }
+
+    /// Names of the attrs of `node`, sorted.
+    fn attr_names(&self, py: Python<'_>, node: usize) -> PyResult<Vec<String>> {
+        let g = self.inner.read();
+        Ok(guarded(py, || g.node(node))?
+            .attrs
+            .keys()
+            .cloned()
+            .collect())
+    }
+
+    /// Marks the graph read-only.
+    fn finalize(&self) {
+        self.inner.write().finalize();
+    }
+
+    /// Whether the graph is read-only.
+    #[getter]
+    fn finalized(&self) -> bool {
+        self.inner.read().finalized()
+    }
+
+    /// Number of nodes.
+    fn num_nodes(&self) -> usize {
+        self.inner.read().len()
+    }
+
+    /// The serialized GraphDef of the first `upto` nodes (all when `None`).
+    #[pyo3(signature = (upto = None))]
+    fn graph_def<'py>(&self, py: Python<'py>, upto: Option<usize>) -> Bound<'py, PyBytes> {
+        let bytes = self.inner.read().to_graph_def(upto).encode_to_vec();
+        PyBytes::new(py, &bytes)
+    }
+}

@@ -1,0 +1,32 @@
+//! `ferroflow._ferroflow`: the native module behind `import ferroflow`. This crate
+//! only converts values, manages the GIL and maps errors; all semantics live in
+//! `ferroflow-core`.
+mod errors;
+mod graph;
+mod session;
+mod tensor;
+
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+/// Names of every registered op type.
+#[pyfunction]
+fn op_names() -> Vec<&'static str> {
+    ferroflow_core::ops::op_names()
+}
+
+/// The native module.
+#[pymodule(gil_used = true)]
+fn _ferroflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add(
+        "FILE_DESCRIPTOR_SET",
+        PyBytes::new(m.py(), ferroflow_proto::FILE_DESCRIPTOR_SET),
+    )?;
+    m.add_class::<graph::PyGraph>()?;
+    m.add_class::<session::PySession>()?;
+    m.add_class::<session::PyPlan>()?;
+    m.add_class::<tensor::TensorBuffer>()?;
+    m.add_function(wrap_pyfunction!(op_names, m)?)?;
+    Ok(())
+}

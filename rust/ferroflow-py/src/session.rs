@@ -1,0 +1,114 @@
+//! `Session` and compiled `Plan` handles. `Plan.run` is the hot path: feeds are
+//! copied into tensors, then the whole run happens with the GIL released.
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+
+use ferroflow_core::graph::Output;
+use ferroflow_core::{Plan, Session, SessionOptions};
+
+use crate::errors::{guarded, run_detached};
+use crate::graph::PyGraph;
+use crate::tensor::{tensor_from_py, tensor_to_py};
+
+/// The native half of `ferroflow.Session`.
+#[pyclass(frozen, name = "Session", module = "ferroflow._ferroflow")]
+pub struct PySession {
+    inner: Arc<Session>,
+}
+
+fn outputs(v: Vec<(usize, usize)>) -> Vec<Output> {
+    v.into_iter()
+        .map(|(node, index)| Output { node, index })
+        .collect()
+}
+
+#[pymethods]
+impl PySession {
+    #[new]
+    #[pyo3(signature = (graph, inter_op_threads = 0, intra_op_threads = 0))]
+    fn new(graph: &PyGraph, inter_op_threads: usize, intra_op_threads: usize) -> Self {
+        let options = SessionOptions {
+            inter_op_threads,
+            intra_op_threads,
+        };
+        PySession {
+            inner: Arc::new(Session::new(Arc::clone(&graph.inner), options)),
+        }
+    }
+
+    /// Compiles (or fetches from the cache) the plan for a run signature.
+    fn prepare(
+        &self,
+        py: Python<'_>,
+        feeds: Vec<(usize, usize)>,
+        fetches: Vec<(usize, usize)>,
+        targets: Vec<usize>,
+    ) -> PyResult<PyPlan> {
+        let (feeds, fetches) = (outputs(feeds), outputs(fetches));
+        let session = Arc::clone(&self.inner);
+        let plan = run_detached(py, move || session.prepare(&feeds, &fetches, &targets))?;
+        Ok(PyPlan {
+            session: Arc::clone(&self.inner),
+            plan,
+        })
+    }
+
+    /// Closes the session and releases its variable values.
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        let s = Arc::clone(&self.inner);
+        guarded(py, move || {
+            s.close();
+            Ok(())
+        })
+    }
+
+    /// Whether `close` was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.inner.is_closed()
+    }
+}
+
+/// A compiled run signature of one session.
+#[pyclass(frozen, name = "Plan", module = "ferroflow._ferroflow")]
+pub struct PyPlan {
+    session: Arc<Session>,
+    plan: Arc<Plan>,
+}
+
+#[pymethods]
+impl PyPlan {
+    /// Runs the plan with one value per feed; returns the fetched values in order.
+    #[pyo3(signature = (*feeds))]
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        feeds: &Bound<'py, PyTuple>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let values = feeds
+            .iter()
+            .map(|f| tensor_from_py(&f))
+            .collect::<PyResult<Vec<_>>>()?;
+        let (session, plan) = (&self.session, &self.plan);
+        let results = run_detached(py, || session.run(plan, values))?;
+        let items = results
+            .into_iter()
+            .map(|t| tensor_to_py(py, t))
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, items)
+    }
+
+    /// Number of nodes the plan runs.
+    #[getter]
+    fn num_steps(&self) -> usize {
+        self.plan.num_steps()
+    }
+
+    /// Whether the plan spreads independent branches over the thread pool.
+    #[getter]
+    fn is_parallel(&self) -> bool {
+        self.plan.is_parallel()
+    }
+}

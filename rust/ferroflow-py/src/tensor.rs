@@ -1,0 +1,166 @@
+//! numpy <-> Tensor. Fetched tensors become numpy arrays without a copy when the
+//! result buffer is not shared (the array keeps the Rust buffer alive); shared
+//! buffers (a variable's value, a constant) are copied so the caller may write to
+//! the array freely. Rank-0 results become numpy scalars, as in TensorFlow.
+use numpy::ndarray::{ArrayViewD, IxDyn};
+use numpy::npyffi::{PY_ARRAY_API, PyArrayObject};
+use numpy::{PyArray, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyList, PyString};
+
+use ferroflow_core::DType;
+use ferroflow_core::dispatch_pod;
+use ferroflow_core::dtype::Element;
+use ferroflow_core::tensor::Tensor;
+
+/// Keeps a tensor's buffer alive while numpy arrays view it.
+#[pyclass(frozen, name = "_TensorBuffer", module = "ferroflow._ferroflow")]
+pub struct TensorBuffer(Tensor);
+
+fn numpy_module(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
+    static NP: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+    Ok(NP
+        .get_or_try_init(py, || py.import("numpy").map(Bound::unbind))?
+        .bind(py))
+}
+
+fn typed_to_numpy<'py, T: Element + numpy::Element>(
+    py: Python<'py>,
+    t: Tensor,
+) -> PyResult<Bound<'py, PyAny>> {
+    let shape = t.shape().to_vec();
+    if shape.is_empty() {
+        let v = t
+            .as_slice::<T>()
+            .map_err(|e| PyTypeError::new_err(e.message))?[0];
+        let arr = PyArray::from_owned_array(py, numpy::ndarray::arr0(v));
+        // SAFETY: PyArray_Return takes the (new) reference we hand it and returns a
+        // new reference to a numpy scalar.
+        return unsafe {
+            let ret = PY_ARRAY_API.PyArray_Return(py, arr.into_ptr().cast::<PyArrayObject>());
+            Bound::from_owned_ptr_or_err(py, ret)
+        };
+    }
+    if t.is_unique() && t.num_elements() > 0 {
+        let holder = Bound::new(py, TensorBuffer(t))?;
+        let ptr = holder
+            .get()
+            .0
+            .as_slice::<T>()
+            .map_err(|e| PyTypeError::new_err(e.message))?
+            .as_ptr();
+        // SAFETY: ptr addresses num_elements() contiguous T values, owned by the
+        // tensor inside `holder`, which becomes the array's base object and is never
+        // mutated or reallocated while it lives.
+        let arr = unsafe {
+            let view = ArrayViewD::from_shape_ptr(IxDyn(&shape), ptr);
+            PyArrayDyn::<T>::borrow_from_array(&view, holder.into_any())
+        };
+        return Ok(arr.into_any());
+    }
+    let data = t
+        .as_slice::<T>()
+        .map_err(|e| PyTypeError::new_err(e.message))?;
+    Ok(PyArray::from_slice(py, data)
+        .reshape(IxDyn(&shape))?
+        .into_any())
+}
+
+/// A fetched tensor as a numpy array (or numpy scalar, or `bytes` for a string scalar).
+pub fn tensor_to_py(py: Python<'_>, t: Tensor) -> PyResult<Bound<'_, PyAny>> {
+    if t.dtype() == DType::String {
+        let strings = t
+            .as_strings()
+            .map_err(|e| PyTypeError::new_err(e.message))?;
+        if t.shape().is_empty() {
+            return Ok(PyBytes::new(py, &strings[0]).into_any());
+        }
+        let items = PyList::new(py, strings.iter().map(|s| PyBytes::new(py, s)))?;
+        let np = numpy_module(py)?;
+        let arr = np.call_method1("array", (items, np.getattr("object_")?))?;
+        return arr.call_method1("reshape", (t.shape().to_vec(),));
+    }
+    if t.dtype() == DType::Float16 {
+        let bytes = t.as_bytes().map_err(|e| PyTypeError::new_err(e.message))?;
+        let np = numpy_module(py)?;
+        let arr = np.call_method1("frombuffer", (PyBytes::new(py, bytes), "<f2"))?;
+        return arr
+            .call_method1("reshape", (t.shape().to_vec(),))?
+            .call_method0("copy");
+    }
+    dispatch_pod!(t.dtype(), T => typed_to_numpy::<T>(py, t),
+        _ => Err(PyTypeError::new_err(format!("cannot convert a {} tensor to numpy", t.dtype()))))
+}
+
+fn typed_from_numpy<T: Element + numpy::Element>(a: &Bound<'_, PyArrayDyn<T>>) -> PyResult<Tensor> {
+    let ro = a.readonly();
+    let shape = ro.shape().to_vec();
+    // `as_slice` also accepts Fortran order (memory order), so check C order first.
+    let r = match ro.as_slice() {
+        Ok(s) if a.is_c_contiguous() => Tensor::from_slice(&shape, s),
+        _ => Tensor::from_slice(&shape, &ro.as_array().iter().copied().collect::<Vec<_>>()),
+    };
+    r.map_err(|e| PyTypeError::new_err(e.message))
+}
+
+fn string_tensor(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    let np = numpy_module(obj.py())?;
+    let arr = np.call_method1("asarray", (obj, np.getattr("object_")?))?;
+    let shape: Vec<usize> = arr.getattr("shape")?.extract()?;
+    let flat = arr.call_method1("reshape", (-1,))?.call_method0("tolist")?;
+    let mut values = Vec::new();
+    for item in flat.cast::<PyList>()?.iter() {
+        if let Ok(b) = item.cast::<PyBytes>() {
+            values.push(b.as_bytes().to_vec());
+        } else if let Ok(s) = item.cast::<PyString>() {
+            values.push(s.to_str()?.as_bytes().to_vec());
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "Expected bytes or str for a string tensor, got {}",
+                item.get_type().name()?
+            )));
+        }
+    }
+    Tensor::from_strings(&shape, values).map_err(|e| PyTypeError::new_err(e.message))
+}
+
+/// A tensor copied from a numpy array (any layout) of a supported dtype; `string`
+/// accepts arrays of bytes/str (object, `S` or `U` kinds).
+pub fn tensor_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    macro_rules! try_typed {
+        ($($t:ty),*) => {$(
+            if let Ok(a) = obj.cast::<PyArrayDyn<$t>>() {
+                return typed_from_numpy::<$t>(a);
+            }
+        )*};
+    }
+    try_typed!(f32, f64, i32, i64, u8, bool);
+    if let Ok(kind) = obj
+        .getattr("dtype")
+        .and_then(|d| d.getattr("kind"))
+        .and_then(|k| k.extract::<String>())
+        && matches!(kind.as_str(), "O" | "S" | "U")
+    {
+        return string_tensor(obj);
+    }
+    if let Ok(name) = obj
+        .getattr("dtype")
+        .and_then(|d| d.getattr("name"))
+        .and_then(|k| k.extract::<String>())
+        && name == "float16"
+    {
+        let np = numpy_module(obj.py())?;
+        let c = np.call_method1("ascontiguousarray", (obj,))?;
+        let shape: Vec<usize> = c.getattr("shape")?.extract()?;
+        let bytes: Vec<u8> = c.call_method0("tobytes")?.extract()?;
+        return Tensor::from_bytes(DType::Float16, &shape, &bytes)
+            .map_err(|e| PyTypeError::new_err(e.message));
+    }
+    Err(PyTypeError::new_err(format!(
+        "ferroflow cannot make a tensor from {}",
+        obj.getattr("dtype")
+            .map_or_else(|_| obj.get_type().to_string(), |d| d.to_string())
+    )))
+}

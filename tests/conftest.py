@@ -1,0 +1,39 @@
+"""Shared fixtures: a fresh default graph per test, and TensorFlow as the oracle."""
+
+import pytest
+
+import ferroflow as ff
+
+
+@pytest.fixture(autouse=True)
+def _fresh_default_graph():
+    ff.reset_default_graph()
+    yield
+
+
+@pytest.fixture(scope="session")
+def tf1():
+    """`tensorflow.compat.v1` in TF-1.x mode (graphs, ref variables); skips if absent."""
+    tf = pytest.importorskip("tensorflow.compat.v1")
+    tf.disable_v2_behavior()
+    return tf
+
+
+def run_tf(tf1, build, feeds=None):
+    """Builds a graph with `build(tf)` in a fresh TF graph and runs what it returns."""
+    g = tf1.Graph()
+    with g.as_default():
+        fetches = build(tf1)
+        with tf1.Session(graph=g) as sess:
+            sess.run(tf1.global_variables_initializer())
+            return sess.run(fetches, feeds(g) if feeds else None)
+
+
+def run_ff(build, feeds=None):
+    """Builds a graph with `build(ferroflow)` in a fresh graph and runs what it returns."""
+    g = ff.Graph()
+    with g.as_default():
+        fetches = build(ff)
+        with ff.Session(graph=g) as sess:
+            sess.run(ff.global_variables_initializer())
+            return sess.run(fetches, feeds(g) if feeds else None)
