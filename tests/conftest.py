@@ -1,8 +1,7 @@
 """Shared fixtures: a fresh default graph per test, and TensorFlow as the oracle."""
 
-import pytest
-
 import ferroflow as ff
+import pytest
 
 
 @pytest.fixture(autouse=True)

@@ -1,16 +1,16 @@
 """Run-time errors reach Python as TensorFlow's exception classes, naming the op."""
 
+import ferroflow as ff
 import numpy as np
 import pytest
-
-import ferroflow as ff
 
 
 def test_uninitialized_variable_is_failed_precondition():
     v = ff.Variable(1.0, name="weights")
     with ff.Session() as sess:
-        with pytest.raises(ff.errors.FailedPreconditionError,
-                           match="Attempting to use uninitialized value weights") as e:
+        with pytest.raises(
+            ff.errors.FailedPreconditionError, match="Attempting to use uninitialized value weights"
+        ) as e:
             sess.run(v + 1.0)
     assert e.value.error_code == ff.errors.FAILED_PRECONDITION
     assert e.value.op is not None
@@ -40,6 +40,8 @@ def test_reshape_errors():
         ff.reshape(ff.zeros([2, 3]), [4, 2])
     p = ff.placeholder(ff.float32)
     r = ff.reshape(p, [-1, 4])
-    with ff.Session() as sess, pytest.raises(ff.errors.InvalidArgumentError,
-                                             match="Input to reshape"):
+    with (
+        ff.Session() as sess,
+        pytest.raises(ff.errors.InvalidArgumentError, match="Input to reshape"),
+    ):
         sess.run(r, {p: np.zeros(6)})

@@ -3,10 +3,9 @@
 import collections
 import threading
 
+import ferroflow as ff
 import numpy as np
 import pytest
-
-import ferroflow as ff
 
 
 def test_nested_fetch_structures():
@@ -46,7 +45,7 @@ def test_bad_fetches():
         with pytest.raises(ValueError, match="cannot be interpreted"):
             sess.run("nothere:0")
         with pytest.raises(ValueError):
-            sess.run(ff.Graph().as_default().__enter__() and None or "a:5")
+            sess.run("a:5")
 
 
 def test_feeds_are_checked_and_converted():
@@ -55,10 +54,13 @@ def test_feeds_are_checked_and_converted():
     with ff.Session() as sess:
         assert sess.run(s, {p: [[1, 2], [3, 4]]}) == 20.0
         assert sess.run(s, {"p:0": np.ones((3, 2), np.float64)}) == 12.0
-        with pytest.raises(ValueError, match=r"Cannot feed value of shape \(3,\) for Tensor "
-                                             r"'p:0', which has shape '\(\?, 2\)'"):
+        with pytest.raises(
+            ValueError,
+            match=r"Cannot feed value of shape \(3,\) for Tensor "
+            r"'p:0', which has shape '\(\?, 2\)'",
+        ):
             sess.run(s, {p: [1.0, 2.0, 3.0]})
-        with pytest.raises(TypeError, match="cannot be a tf.Tensor"):
+        with pytest.raises(TypeError, match=r"cannot be a tf\.Tensor"):
             sess.run(s, {p: ff.constant([[1.0, 2.0]])})
         with pytest.raises(ValueError):
             sess.run(s, {p: [["a", "b"]]})
@@ -71,9 +73,10 @@ def test_feeding_an_intermediate_tensor_cuts_its_producer():
     with ff.Session() as sess:
         # p is never fed: feeding `mid` prunes everything upstream of it.
         assert sess.run(out, {mid: 5.0}) == 6.0
-        with pytest.raises(ff.errors.InvalidArgumentError,
-                           match="You must feed a value for placeholder tensor 'p' with "
-                                 "dtype float and shape"):
+        with pytest.raises(
+            ff.errors.InvalidArgumentError,
+            match="You must feed a value for placeholder tensor 'p' with dtype float and shape",
+        ):
             sess.run(out)
 
 
@@ -168,6 +171,7 @@ def test_config_proto_threads_and_concurrent_runs():
     results = {}
     errors = []
     with ff.Session(config=config) as sess:
+
         def work(i):
             try:
                 x = np.arange(i, dtype=np.float64)
@@ -221,5 +225,9 @@ def test_run_metadata_and_options_are_accepted():
     c = ff.constant(1.0)
     meta = ff.RunMetadata()
     with ff.Session() as sess:
-        assert sess.run(c, options=ff.RunOptions(trace_level=ff.RunOptions.FULL_TRACE),
-                        run_metadata=meta) == 1.0
+        assert (
+            sess.run(
+                c, options=ff.RunOptions(trace_level=ff.RunOptions.FULL_TRACE), run_metadata=meta
+            )
+            == 1.0
+        )

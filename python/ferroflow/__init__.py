@@ -15,14 +15,13 @@ Use it as TensorFlow 1.x::
 ports by changing the import alone.
 """
 
-from . import _ferroflow
-from . import errors
+from . import _ferroflow, errors
 from .framework import dtypes
 from .framework.constant_op import constant
 from .framework.dtypes import (
     DType,
     as_dtype,
-    bool,  # noqa: A004 (TF's name)
+    bool,
     double,
     float16,
     float32,
@@ -77,9 +76,9 @@ from .ops.array_ops import (
     zeros,
     zeros_like,
 )
-from .ops.control_flow_ops import group, no_op, tuple  # noqa: A004
+from .ops.control_flow_ops import group, no_op, tuple
 from .ops.math_ops import (
-    abs,  # noqa: A004
+    abs,
     add,
     cos,
     div,
@@ -93,7 +92,7 @@ from .ops.math_ops import (
     minimum,
     multiply,
     negative,
-    range,  # noqa: A004
+    range,
     reciprocal,
     reduce_max,
     reduce_mean,
@@ -131,7 +130,7 @@ from .protos import ConfigProto, GPUOptions, GraphDef, GraphOptions, RunMetadata
 
 __version__ = _ferroflow.__version__
 
-from . import compat  # noqa: E402 (needs the names above)
+from . import compat
 
 __all__ = [
     "ConfigProto",

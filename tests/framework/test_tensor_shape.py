@@ -5,11 +5,10 @@ import pickle
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from ferroflow.framework import tensor_shape as ts
 from ferroflow.framework.tensor_shape import Dimension, TensorShape
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 FAST = settings(max_examples=100, deadline=None, database=None)
 
@@ -124,9 +123,9 @@ def test_shape_basics():
 
 def test_shape_errors():
     unknown = TensorShape(None)
-    with pytest.raises(ValueError, match="Cannot take the length of shape with unknown rank."):
+    with pytest.raises(ValueError, match=r"Cannot take the length of shape with unknown rank\."):
         len(unknown)
-    with pytest.raises(ValueError, match="Cannot iterate over a shape with unknown rank."):
+    with pytest.raises(ValueError, match=r"Cannot iterate over a shape with unknown rank\."):
         iter(unknown)
     with pytest.raises(ValueError, match=r"as_list\(\) is not defined on an unknown TensorShape."):
         unknown.as_list()

@@ -1,12 +1,11 @@
 """Math ops: values against numpy, static shapes and errors against TensorFlow."""
 
+import ferroflow as ff
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-
-import ferroflow as ff
 
 BINARY = {
     "add": np.add,
@@ -59,8 +58,11 @@ def test_binary_broadcasting_matches_numpy(data, name, dtype):
 @settings(max_examples=40, deadline=None)
 @given(
     name=st.sampled_from(sorted(UNARY_FLOAT)),
-    x=hnp.arrays(np.float64, hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=5),
-                 elements=st.floats(0.01, 50.0)),
+    x=hnp.arrays(
+        np.float64,
+        hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=5),
+        elements=st.floats(0.01, 50.0),
+    ),
 )
 def test_unary_float_matches_numpy(name, x):
     got = _run(getattr(ff, name)(ff.constant(x)))
@@ -104,8 +106,12 @@ def test_integer_division_by_zero_is_an_op_error():
 
 @settings(max_examples=40, deadline=None)
 @given(
-    m=st.integers(0, 7), k=st.integers(1, 7), n=st.integers(0, 7),
-    ta=st.booleans(), tb=st.booleans(), dtype=st.sampled_from([np.float32, np.float64]),
+    m=st.integers(0, 7),
+    k=st.integers(1, 7),
+    n=st.integers(0, 7),
+    ta=st.booleans(),
+    tb=st.booleans(),
+    dtype=st.sampled_from([np.float32, np.float64]),
 )
 def test_matmul_matches_numpy(m, k, n, ta, tb, dtype):
     rng = np.random.default_rng(m * 100 + k * 10 + n)
@@ -166,8 +172,12 @@ REDUCE = {
 def test_reductions_match_numpy(data, name, keepdims):
     shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=4, min_side=1, max_side=4))
     x = data.draw(hnp.arrays(np.float64, shape, elements=st.floats(-2, 2)))
-    axis = data.draw(st.none() | st.lists(st.integers(-len(shape), len(shape) - 1),
-                                          min_size=1, max_size=len(shape), unique=True))
+    axis = data.draw(
+        st.none()
+        | st.lists(
+            st.integers(-len(shape), len(shape) - 1), min_size=1, max_size=len(shape), unique=True
+        )
+    )
     if axis is not None and len({a % len(shape) for a in axis}) != len(axis):
         axis = sorted({a % len(shape) for a in axis})
     out = getattr(ff, name)(x, axis=axis, keepdims=keepdims)

@@ -41,20 +41,24 @@ def _check_compatible(value, arr: np.ndarray, dtype: dtypes.DType) -> np.ndarray
     target = dtype.as_numpy_dtype
     if dtype == dtypes.string:
         if arr.dtype.kind not in "OUS":
-            raise TypeError(f"Expected string, got {value!r} of type '{type(value).__name__}' "
-                            "instead.")
+            raise TypeError(
+                f"Expected string, got {value!r} of type '{type(value).__name__}' instead."
+            )
         return _infer_numpy(arr)
     if arr.dtype.kind in "OUS":
-        raise TypeError(f"Expected {dtype.name}, got {value!r} of type "
-                        f"'{type(value).__name__}' instead.")
+        raise TypeError(
+            f"Expected {dtype.name}, got {value!r} of type '{type(value).__name__}' instead."
+        )
     if dtype.is_integer and arr.dtype.kind == "f":
-        raise TypeError(f"Expected {dtype.name}, got {value!r} of type "
-                        f"'{type(value).__name__}' instead.")
+        raise TypeError(
+            f"Expected {dtype.name}, got {value!r} of type '{type(value).__name__}' instead."
+        )
     if dtype.is_integer and arr.size and arr.dtype.kind in "iu":
         info = np.iinfo(target)
         if arr.min() < info.min or arr.max() > info.max:
-            raise TypeError(f"Expected {dtype.name}, got {value!r} of type "
-                            f"'{type(value).__name__}' instead.")
+            raise TypeError(
+                f"Expected {dtype.name}, got {value!r} of type '{type(value).__name__}' instead."
+            )
     return arr.astype(target)
 
 
@@ -80,8 +84,7 @@ def _reshape_for(arr: np.ndarray, shape, verify_shape: bool) -> np.ndarray:
     if arr.size == n:
         return arr.reshape(dims)
     if arr.size > n:
-        raise TypeError(f"Too many elements provided. Needed at most {n}, but received "
-                        f"{arr.size}")
+        raise TypeError(f"Too many elements provided. Needed at most {n}, but received {arr.size}")
     if arr.size == 0:
         raise ValueError(f"Cannot make a tensor of shape {tuple(dims)} from an empty value")
     # TF-1.x pads with the last value (a single value fills the whole tensor).

@@ -16,8 +16,7 @@ import numpy as np
 
 from .. import _ferroflow
 from . import device as pydev
-from . import dtypes
-from . import tensor_shape
+from . import dtypes, tensor_shape
 
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*$")
@@ -501,7 +500,7 @@ class Graph:
                 except ValueError:
                     raise ValueError(
                         f"The name {obj!r} looks a like a Tensor name, but is not a valid one. "
-                        "Tensor names must be of the form \"<op_name>:<output_index>\"."
+                        'Tensor names must be of the form "<op_name>:<output_index>".'
                     ) from None
                 op = self._ops_by_name.get(op_name)
                 if op is None:
@@ -517,16 +516,14 @@ class Graph:
                     )
                 return op._outputs[index]
             if ":" in obj:
-                raise ValueError(
-                    f"Name {obj!r} appears to refer to a Tensor, not a {types_str}."
-                )
+                raise ValueError(f"Name {obj!r} appears to refer to a Tensor, not a {types_str}.")
             op = self._ops_by_name.get(obj)
             if op is None:
                 raise KeyError(f"The name {obj!r} refers to an Operation not in the graph.")
             if not allow_operation:
                 raise ValueError(
                     f"The name {obj!r} refers to an Operation, not a {types_str}. Tensor "
-                    "names must be of the form \"<op_name>:<output_index>\"."
+                    'names must be of the form "<op_name>:<output_index>".'
                 )
             return op
         if isinstance(obj, Tensor) and allow_tensor:
@@ -937,16 +934,21 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
 def convert_n_to_tensor(values, dtype=None, name=None, preferred_dtype=None):
     """Converts each of `values` with `convert_to_tensor`."""
     return [
-        convert_to_tensor(v, dtype=dtype, preferred_dtype=preferred_dtype,
-                          name=None if name is None else f"{name}_{i}")
+        convert_to_tensor(
+            v,
+            dtype=dtype,
+            preferred_dtype=preferred_dtype,
+            name=None if name is None else f"{name}_{i}",
+        )
         for i, v in enumerate(values)
     ]
 
 
 def internal_convert_to_tensor(value, dtype=None, name=None, as_ref=False, preferred_dtype=None):
     """`convert_to_tensor` with TF's internal argument order."""
-    return convert_to_tensor(value, dtype=dtype, name=name, preferred_dtype=preferred_dtype,
-                             as_ref=as_ref)
+    return convert_to_tensor(
+        value, dtype=dtype, name=name, preferred_dtype=preferred_dtype, as_ref=as_ref
+    )
 
 
 def create_op(op_type, inputs, attrs=None, name=None) -> Operation:

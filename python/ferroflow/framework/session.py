@@ -88,11 +88,13 @@ class _FetchCollector:
                 f"Tensor. ({e})"
             ) from None
         except ValueError as e:
-            raise ValueError(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. "
-                             f"({e})") from None
+            raise ValueError(
+                f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. ({e})"
+            ) from None
         except KeyError as e:
-            raise ValueError(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. "
-                             f"({e.args[0]})") from None
+            raise ValueError(
+                f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. ({e.args[0]})"
+            ) from None
         if isinstance(element, ops.Operation):
             self.targets.append(element)
             return lambda r: None
@@ -203,8 +205,11 @@ class BaseSession:
     def _compile(self, fetches, feed_tensors) -> _FetchPlan:
         collector = _FetchCollector(self._graph)
         build = collector.compile(fetches)
-        if len(collector.tensors) == 1 and not collector.targets and \
-                not isinstance(fetches, list | tuple | dict):
+        if (
+            len(collector.tensors) == 1
+            and not collector.targets
+            and not isinstance(fetches, list | tuple | dict)
+        ):
             build = _first
         native = self._native.prepare(
             [(t._op._id, t._value_index) for t in feed_tensors],
@@ -266,8 +271,9 @@ class BaseSession:
         if feed_dict:
             values = [
                 _feed_value(v, t, d)
-                for v, t, d in zip(feed_dict.values(), plan.feed_tensors, plan.feed_dtypes,
-                                   strict=True)
+                for v, t, d in zip(
+                    feed_dict.values(), plan.feed_tensors, plan.feed_dtypes, strict=True
+                )
             ]
         else:
             values = ()
@@ -293,6 +299,7 @@ class BaseSession:
         plan = self._compile(fetches, feed_tensors)
         native_run, build = plan.native.run, plan.build
         if not feed_tensors and not accept_options:
+
             def run_no_feeds():
                 if self._closed:
                     raise RuntimeError("Attempted to use a closed Session.")

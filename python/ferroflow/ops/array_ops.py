@@ -22,12 +22,14 @@ def placeholder(dtype, shape=None, name=None):
     """
     dtype = dtypes.as_dtype(dtype)
     shape = tensor_shape.as_shape(shape) if shape is not None else tensor_shape.unknown_shape()
-    return ops.get_default_graph()._create_op(
-        "Placeholder", [], {"dtype": dtype, "shape": shape}, name=name or "Placeholder"
-    ).outputs[0]
+    return (
+        ops.get_default_graph()
+        ._create_op("Placeholder", [], {"dtype": dtype, "shape": shape}, name=name or "Placeholder")
+        .outputs[0]
+    )
 
 
-def placeholder_with_default(input, shape, name=None):  # noqa: A002 (TF's argument name)
+def placeholder_with_default(input, shape, name=None):
     """A placeholder that yields `input` when it is not fed."""
     with ops.name_scope(name, "PlaceholderWithDefault", [input]) as scope:
         input = ops.convert_to_tensor(input, name="input")
@@ -35,7 +37,7 @@ def placeholder_with_default(input, shape, name=None):  # noqa: A002 (TF's argum
         return make_op("PlaceholderWithDefault", [input], attrs, scope=scope).outputs[0]
 
 
-def identity(input, name=None):  # noqa: A002
+def identity(input, name=None):
     """A tensor with the same value as `input` (a variable's current value for a variable)."""
     return unary("Identity", input, name)
 
@@ -48,8 +50,9 @@ def _int_vector(values, name, dtype=dtypes.int32):
     arr = np.asarray(values)
     if arr.dtype.kind not in "iu" and arr.size:
         raise TypeError(f"Expected int32 for argument '{name}', got {values!r}.")
-    return constant_op.constant(arr.astype(np.int64 if dtype == dtypes.int64 else np.int32),
-                                name=name)
+    return constant_op.constant(
+        arr.astype(np.int64 if dtype == dtypes.int64 else np.int32), name=name
+    )
 
 
 def reshape(tensor, shape, name=None):
@@ -76,8 +79,9 @@ def _filled(value, shape, dtype, name):
             return make_op("Fill", [shape, one], scope=scope).outputs[0]
     shape = tensor_shape.as_shape(shape)
     fill_value = b"" if dtype == dtypes.string else value
-    return constant_op.constant(np.full(shape.as_list(), fill_value,
-                                        dtype=dtype.as_numpy_dtype), name=name)
+    return constant_op.constant(
+        np.full(shape.as_list(), fill_value, dtype=dtype.as_numpy_dtype), name=name
+    )
 
 
 def zeros(shape, dtype=dtypes.float32, name=None):
@@ -111,23 +115,25 @@ def ones_like(tensor, dtype=None, name=None, optimize=True):
     return _like("OnesLike", "ones_like", tensor, dtype, name, optimize)
 
 
-def shape(input, name=None, out_type=dtypes.int32):  # noqa: A002
+def shape(input, name=None, out_type=dtypes.int32):
     """The shape of `input` as a 1-D int tensor."""
     with ops.name_scope(name, "Shape", [input]) as scope:
         input = ops.convert_to_tensor(input, name="input")
-        return make_op("Shape", [input], {"out_type": dtypes.as_dtype(out_type)},
-                       scope=scope).outputs[0]
+        return make_op(
+            "Shape", [input], {"out_type": dtypes.as_dtype(out_type)}, scope=scope
+        ).outputs[0]
 
 
-def size(input, name=None, out_type=dtypes.int32):  # noqa: A002
+def size(input, name=None, out_type=dtypes.int32):
     """The number of elements of `input`."""
     with ops.name_scope(name, "Size", [input]) as scope:
         input = ops.convert_to_tensor(input, name="input")
-        return make_op("Size", [input], {"out_type": dtypes.as_dtype(out_type)},
-                       scope=scope).outputs[0]
+        return make_op(
+            "Size", [input], {"out_type": dtypes.as_dtype(out_type)}, scope=scope
+        ).outputs[0]
 
 
-def rank(input, name=None):  # noqa: A002
+def rank(input, name=None):
     """The rank of `input`."""
     return unary("Rank", input, name)
 
@@ -143,15 +149,16 @@ def stack(values, axis=0, name="stack"):
         return make_op("Pack", values, {"axis": int(axis)}, scope=scope).outputs[0]
 
 
-def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
+def squeeze(input, axis=None, name=None, squeeze_dims=None):
     """Removes size-1 dimensions (all of them, or those listed in `axis`)."""
     axis = squeeze_dims if axis is None else axis
     if isinstance(axis, int):
         axis = [axis]
     with ops.name_scope(name, "Squeeze", [input]) as scope:
         input = ops.convert_to_tensor(input, name="input")
-        return make_op("Squeeze", [input], {"squeeze_dims": [int(a) for a in axis or []]},
-                       scope=scope).outputs[0]
+        return make_op(
+            "Squeeze", [input], {"squeeze_dims": [int(a) for a in axis or []]}, scope=scope
+        ).outputs[0]
 
 
 def gather(params, indices, validate_indices=None, name=None, axis=0):

@@ -21,8 +21,9 @@ def _ops_of(inputs):
         if isinstance(i, ops.Tensor):
             i = i.op
         if not isinstance(i, ops.Operation):
-            raise TypeError(f"Expected tf.group() expected Tensor arguments not '{i!r}' with "
-                            f"type '{type(i)}'")
+            raise TypeError(
+                f"Expected tf.group() expected Tensor arguments not '{i!r}' with type '{type(i)}'"
+            )
         out.append(i)
     return out
 
@@ -46,7 +47,7 @@ def group(*inputs, **kwargs):
             return no_op(name=scope)
 
 
-def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 (TF's name)
+def tuple(tensors, name=None, control_inputs=None):
     """Tensors with the same values as `tensors`, each available only after all are computed."""
     with ops.name_scope(name, "tuple", tensors):
         tensors = [ops.convert_to_tensor(t) if t is not None else None for t in tensors]
@@ -61,4 +62,3 @@ def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 (TF's name)
             with ops.control_dependencies([gate]):
                 out.append(array_ops.identity(t, name="control_dependency"))
         return out
-

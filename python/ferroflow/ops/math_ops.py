@@ -1,5 +1,4 @@
-"""Math ops: elementwise arithmetic with broadcasting, unary functions, matmul,
-reductions, ranges, and the `Tensor` operator overloads."""
+"""Math ops: broadcasting arithmetic, unary functions, matmul, reductions, operators."""
 
 from __future__ import annotations
 
@@ -68,7 +67,7 @@ def square(x, name=None):
     return unary("Square", x, name)
 
 
-def abs(x, name=None):  # noqa: A001 (TF's name)
+def abs(x, name=None):
     """`|x|`."""
     return unary("Abs", x, name)
 
@@ -133,8 +132,17 @@ def logical_not(x, name=None):
     return unary("LogicalNot", x, name, dtype=dtypes.bool)
 
 
-def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
-           a_is_sparse=False, b_is_sparse=False, name=None):
+def matmul(
+    a,
+    b,
+    transpose_a=False,
+    transpose_b=False,
+    adjoint_a=False,
+    adjoint_b=False,
+    a_is_sparse=False,
+    b_is_sparse=False,
+    name=None,
+):
     """The matrix product of rank-2 `a` and `b`, optionally transposing either first.
 
     Raises:
@@ -142,20 +150,24 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     """
     with ops.name_scope(name, "MatMul", [a, b]) as scope:
         a, b = convert_same_type([a, b], ["a", "b"])
-        attrs = {"transpose_a": bool(transpose_a or adjoint_a),
-                 "transpose_b": bool(transpose_b or adjoint_b)}
+        attrs = {
+            "transpose_a": bool(transpose_a or adjoint_a),
+            "transpose_b": bool(transpose_b or adjoint_b),
+        }
         return make_op("MatMul", [a, b], attrs, scope=scope).outputs[0]
 
 
-def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
+def range(start, limit=None, delta=1, dtype=None, name="range"):
     """The sequence `start, start + delta, ...` below `limit` (TF's `tf.range`)."""
     if limit is None:
         start, limit = 0, start
     with ops.name_scope(name, "Range", [start, limit, delta]) as scope:
         values = [start, limit, delta]
         if dtype is None:
-            kinds = [ops.convert_to_tensor(v).dtype.base_dtype if isinstance(v, ops.Tensor)
-                     else None for v in values]
+            kinds = [
+                ops.convert_to_tensor(v).dtype.base_dtype if isinstance(v, ops.Tensor) else None
+                for v in values
+            ]
             floats = [k for k in kinds if k is not None and k.is_floating]
             if floats:
                 dtype = floats[0]
@@ -163,9 +175,12 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
                 dtype = dtypes.float32
             else:
                 dtype = next((k for k in kinds if k is not None), dtypes.int32)
-        tensors = [array_ops.cast(ops.convert_to_tensor(v, name=n), dtype)
-                   if isinstance(v, ops.Tensor) else constant_op.constant(v, dtype=dtype, name=n)
-                   for v, n in zip(values, ("start", "limit", "delta"), strict=True)]
+        tensors = [
+            array_ops.cast(ops.convert_to_tensor(v, name=n), dtype)
+            if isinstance(v, ops.Tensor)
+            else constant_op.constant(v, dtype=dtype, name=n)
+            for v, n in zip(values, ("start", "limit", "delta"), strict=True)
+        ]
         return make_op("Range", tensors, scope=scope).outputs[0]
 
 
@@ -182,8 +197,7 @@ def _reduction(op_type, input_tensor, axis, keepdims, name, reduction_indices, k
     if axis is None:
         # As TF, the all-axes vector is made before the op's name scope opens.
         if x.shape.ndims is not None:
-            axes = constant_op.constant(list(builtins.range(x.shape.ndims)),
-                                        dtype=dtypes.int32)
+            axes = constant_op.constant(list(builtins.range(x.shape.ndims)), dtype=dtypes.int32)
         else:
             axes = range(0, array_ops.rank(x), 1)
     with ops.name_scope(name, op_type, [x]) as scope:
@@ -191,36 +205,40 @@ def _reduction(op_type, input_tensor, axis, keepdims, name, reduction_indices, k
             axes = axis
         elif axis is not None:
             axes = constant_op.constant(axis, dtype=dtypes.int32, name="reduction_indices")
-        return make_op(op_type, [x, axes], {"keep_dims": bool(keepdims)},
-                       scope=scope).outputs[0]
+        return make_op(op_type, [x, axes], {"keep_dims": bool(keepdims)}, scope=scope).outputs[0]
 
 
-def reduce_sum(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
-               keep_dims=None):
+def reduce_sum(
+    input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
+):
     """Sum over `axis` (all axes when None)."""
     return _reduction("Sum", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
-def reduce_mean(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
-                keep_dims=None):
+def reduce_mean(
+    input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
+):
     """Mean over `axis` (integer division for integer tensors, as TF)."""
     return _reduction("Mean", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
-def reduce_max(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
-               keep_dims=None):
+def reduce_max(
+    input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
+):
     """Maximum over `axis`."""
     return _reduction("Max", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
-def reduce_min(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
-               keep_dims=None):
+def reduce_min(
+    input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
+):
     """Minimum over `axis`."""
     return _reduction("Min", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
-def reduce_prod(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
-                keep_dims=None):
+def reduce_prod(
+    input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
+):
     """Product over `axis`."""
     return _reduction("Prod", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
@@ -263,8 +281,9 @@ def _truediv_scoped(x, y, name):
 
 def _matmul_scoped(a, b, name):
     a, b = convert_same_type([a, b], ["a", "b"])
-    return make_op("MatMul", [a, b], {"transpose_a": False, "transpose_b": False},
-                   scope=name).outputs[0]
+    return make_op(
+        "MatMul", [a, b], {"transpose_a": False, "transpose_b": False}, scope=name
+    ).outputs[0]
 
 
 OVERLOADS = {
@@ -277,8 +296,13 @@ OVERLOADS = {
 
 
 def _install_operators(cls) -> None:
-    for dunder, key in (("add", "add"), ("sub", "sub"), ("mul", "mul"),
-                        ("truediv", "truediv"), ("matmul", "matmul")):
+    for dunder, key in (
+        ("add", "add"),
+        ("sub", "sub"),
+        ("mul", "mul"),
+        ("truediv", "truediv"),
+        ("matmul", "matmul"),
+    ):
         fwd, rev = _binary_operator(*OVERLOADS[key])
         setattr(cls, f"__{dunder}__", fwd)
         setattr(cls, f"__r{dunder}__", rev)

@@ -22,8 +22,10 @@ def _ref(x):
         return x._ref()
     if isinstance(x, ops.Tensor) and x.dtype._is_ref_dtype:
         return x
-    raise TypeError(f"'Assign' Op requires that input 'ref' be a mutable tensor (e.g.: a "
-                    f"tf.Variable), got {x!r}")
+    raise TypeError(
+        f"'Assign' Op requires that input 'ref' be a mutable tensor (e.g.: a "
+        f"tf.Variable), got {x!r}"
+    )
 
 
 def _update(op_type, ref, value, attrs, name):
@@ -35,8 +37,10 @@ def _update(op_type, ref, value, attrs, name):
 
 def assign(ref, value, validate_shape=None, use_locking=None, name=None):
     """Assigns `value` to the variable `ref`; returns the variable reference after it."""
-    attrs = {"validate_shape": True if validate_shape is None else bool(validate_shape),
-             "use_locking": True if use_locking is None else bool(use_locking)}
+    attrs = {
+        "validate_shape": True if validate_shape is None else bool(validate_shape),
+        "use_locking": True if use_locking is None else bool(use_locking),
+    }
     return _update("Assign", ref, value, attrs, name)
 
 

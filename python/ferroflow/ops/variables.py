@@ -22,10 +22,24 @@ class Variable:
         ```
     """
 
-    def __init__(self, initial_value=None, trainable=True, collections=None,
-                 validate_shape=True, caching_device=None, name=None, variable_def=None,
-                 dtype=None, expected_shape=None, import_scope=None, constraint=None,
-                 use_resource=None, synchronization=None, aggregation=None, shape=None):
+    def __init__(
+        self,
+        initial_value=None,
+        trainable=True,
+        collections=None,
+        validate_shape=True,
+        caching_device=None,
+        name=None,
+        variable_def=None,
+        dtype=None,
+        expected_shape=None,
+        import_scope=None,
+        constraint=None,
+        use_resource=None,
+        synchronization=None,
+        aggregation=None,
+        shape=None,
+    ):
         """Creates a variable.
 
         Args:
@@ -56,8 +70,10 @@ class Variable:
         if collections is None:
             collections = [ops.GraphKeys.GLOBAL_VARIABLES]
         if not isinstance(collections, list | tuple | set):
-            raise ValueError(f"collections argument to Variable constructor must be a list, "
-                             f"tuple, or set. Got {collections} of type {type(collections)}")
+            raise ValueError(
+                f"collections argument to Variable constructor must be a list, "
+                f"tuple, or set. Got {collections} of type {type(collections)}"
+            )
         collections = list(collections)
         if trainable and ops.GraphKeys.TRAINABLE_VARIABLES not in collections:
             collections.append(ops.GraphKeys.TRAINABLE_VARIABLES)
@@ -65,15 +81,16 @@ class Variable:
         self._constraint = constraint
         values = [] if init_from_fn else [initial_value]
         # TF-1.x creates variables outside any enclosing control-dependency context.
-        with ops.control_dependencies(None), \
-                ops.name_scope(name, "Variable", values) as scope:
+        with ops.control_dependencies(None), ops.name_scope(name, "Variable", values) as scope:
             if init_from_fn:
                 with ops.name_scope("Initializer"):
-                    initial_value = ops.convert_to_tensor(initial_value(), name="initial_value",
-                                                          dtype=dtype)
+                    initial_value = ops.convert_to_tensor(
+                        initial_value(), name="initial_value", dtype=dtype
+                    )
             else:
-                initial_value = ops.convert_to_tensor(initial_value, name="initial_value",
-                                                      dtype=dtype)
+                initial_value = ops.convert_to_tensor(
+                    initial_value, name="initial_value", dtype=dtype
+                )
             self._initial_value = initial_value
             if shape is not None:
                 var_shape = tensor_shape.as_shape(shape)
@@ -178,8 +195,10 @@ class Variable:
 
         session = session or get_default_session()
         if session is None:
-            raise ValueError("Either session argument should be provided or default session "
-                             "should be established")
+            raise ValueError(
+                "Either session argument should be provided or default session "
+                "should be established"
+            )
         session.run(self._initializer_op, {self._initializer_op.inputs[1]: value})
 
     # -- updates ----------------------------------------------------------------------
@@ -199,8 +218,7 @@ class Variable:
         return t if read_value else t.op
 
     def __repr__(self) -> str:
-        return (f"<tf.Variable '{self.name}' shape={self.shape} "
-                f"dtype={self.dtype.name}>")
+        return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
 
 
 def _variable_to_tensor(v, dtype=None, name=None, as_ref=False):
@@ -218,9 +236,20 @@ def _delegate_operator(dunder):
     return method
 
 
-for _dunder in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
-                "__truediv__", "__rtruediv__", "__matmul__", "__rmatmul__", "__neg__",
-                "__abs__"):
+for _dunder in (
+    "__add__",
+    "__radd__",
+    "__sub__",
+    "__rsub__",
+    "__mul__",
+    "__rmul__",
+    "__truediv__",
+    "__rtruediv__",
+    "__matmul__",
+    "__rmatmul__",
+    "__neg__",
+    "__abs__",
+):
     setattr(Variable, _dunder, _delegate_operator(_dunder))
 Variable.__array_priority__ = 100
 
@@ -309,8 +338,11 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
     if var_list is None:
         var_list = global_variables() + local_variables()
         if not var_list:
-            var_list = [op.outputs[0] for op in ops.get_default_graph().get_operations()
-                        if op.type in ("Variable", "VariableV2", "AutoReloadVariable")]
+            var_list = [
+                op.outputs[0]
+                for op in ops.get_default_graph().get_operations()
+                if op.type in ("Variable", "VariableV2", "AutoReloadVariable")
+            ]
     from ..framework import constant_op
 
     with ops.name_scope(name):

@@ -142,6 +142,8 @@ impl PyGraph {
     }
 
     /// Adds a node; returns `(node_id, [(dtype_code, shape, is_ref), ...])`.
+    // The arguments are the fields of a NodeDef, passed positionally from Python.
+    #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (op_type, name, inputs, control_inputs, attrs, device))]
     fn add_op<'py>(
         &self,

@@ -285,10 +285,10 @@ impl ParallelRun<'_> {
             }
             let mut next = None;
             for &s in &self.plan.steps[idx].successors {
-                if self.pending[s].fetch_sub(1, Ordering::AcqRel) == 1 {
-                    if let Some(prev) = next.replace(s) {
-                        scope.spawn(move |sc| self.run_from(prev, sc));
-                    }
+                if self.pending[s].fetch_sub(1, Ordering::AcqRel) == 1
+                    && let Some(prev) = next.replace(s)
+                {
+                    scope.spawn(move |sc| self.run_from(prev, sc));
                 }
             }
             match next {

@@ -177,11 +177,10 @@ pub fn where_true(x: &Tensor) -> Result<Tensor> {
         }
     }
     let rank = x.shape().len();
-    let n = if rank == 0 {
-        usize::from(mask.first() == Some(&true))
-    } else {
-        coords.len() / rank
-    };
+    let n = coords
+        .len()
+        .checked_div(rank)
+        .unwrap_or(usize::from(mask.first() == Some(&true)));
     Tensor::from_slice(&[n, x.shape().len()], &coords)
 }
 

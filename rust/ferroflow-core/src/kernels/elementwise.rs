@@ -37,11 +37,11 @@ pub fn binary<T: Element>(a: Tensor, b: Tensor, f: impl Fn(T, T) -> T) -> Result
     let out_shape = broadcast_shapes(a.shape(), b.shape())?;
     if b.num_elements() == 1 && out_shape.as_slice() == a.shape() {
         let y = b.as_slice::<T>()?[0];
-        return Ok(unary(a, |x| f(x, y))?);
+        return unary(a, |x| f(x, y));
     }
     if a.num_elements() == 1 && out_shape.as_slice() == b.shape() {
         let x = a.as_slice::<T>()?[0];
-        return Ok(unary(b, |y| f(x, y))?);
+        return unary(b, |y| f(x, y));
     }
     let mut out = Tensor::zeros(T::DTYPE, &out_shape);
     broadcast_into(out.as_mut_slice::<T>()?, &out_shape, &a, &b, f)?;

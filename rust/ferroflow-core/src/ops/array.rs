@@ -414,10 +414,7 @@ fn infer_range(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ) {
         (Some(a), Some(b), Some(c)) => {
             let f = |t: &Tensor| cast(t, DType::Float64).and_then(|x| x.scalar_value::<f64>());
-            range_len(f(a)?, f(b)?, f(c)?)
-                .map_err(|e| Error::value(e.message))?
-                .map(Some)
-                .unwrap_or(None)
+            Some(range_len(f(a)?, f(b)?, f(c)?).map_err(|e| Error::value(e.message))?)
         }
         _ => None,
     };
@@ -425,33 +422,30 @@ fn infer_range(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 }
 
 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-fn range_len(start: f64, limit: f64, delta: f64) -> Result<Option<usize>> {
-    ff_ensure!(
-        delta != 0.0,
-        InvalidArgument,
-        "Requires delta != 0: {delta}"
-    );
-    if delta > 0.0 {
-        ff_ensure!(
-            start <= limit,
+fn range_len(start: f64, limit: f64, delta: f64) -> Result<usize> {
+    if delta == 0.0 || delta.is_nan() {
+        ff_bail!(InvalidArgument, "Requires delta != 0: {delta}");
+    }
+    if delta > 0.0 && start > limit {
+        ff_bail!(
             InvalidArgument,
             "Requires start <= limit when delta > 0: {start}/{limit}"
         );
-    } else {
-        ff_ensure!(
-            start >= limit,
+    }
+    if delta < 0.0 && start < limit {
+        ff_bail!(
             InvalidArgument,
             "Requires start >= limit when delta < 0: {start}/{limit}"
         );
     }
-    Ok(Some(((limit - start) / delta).ceil() as usize))
+    Ok(((limit - start) / delta).ceil() as usize)
 }
 
 fn range_compute(ctx: &mut OpContext<'_>) -> Result<()> {
     let dtype = ctx.input(0)?.dtype();
     let f = |t: &Tensor| cast(t, DType::Float64).and_then(|x| x.scalar_value::<f64>());
     let (start, limit, delta) = (f(ctx.input(0)?)?, f(ctx.input(1)?)?, f(ctx.input(2)?)?);
-    let n = range_len(start, limit, delta)?.unwrap_or(0);
+    let n = range_len(start, limit, delta)?;
     #[allow(clippy::cast_precision_loss)]
     let values: Vec<f64> = (0..n).map(|i| start + i as f64 * delta).collect();
     ctx.set_output(0, cast(&Tensor::from_slice(&[n], &values)?, dtype)?);
@@ -572,7 +566,7 @@ fn infer_gather(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let (params, indices) = (&ctx.input(0).shape, &ctx.input(1).shape);
     let axis = ctx
         .constant_input(2)
-        .map(|a| int_values(a))
+        .map(int_values)
         .transpose()?
         .and_then(|v| v.first().copied());
     let shape = match (params.dims(), indices.dims(), axis) {
