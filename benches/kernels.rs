@@ -1,1 +1,68 @@
-fn main() {}
+//! Criterion benchmarks of the CPU kernels: matmul (gemm) and elementwise/reduction
+//! loops. Run: `cargo bench -p ferroflow-benches`.
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+
+use ferroflow_core::Tensor;
+use ferroflow_core::kernels::ExecEnv;
+use ferroflow_core::kernels::elementwise::{binary, unary};
+use ferroflow_core::kernels::matmul::matmul;
+use ferroflow_core::kernels::reduce::{Reduction, reduce};
+
+fn filled(shape: &[usize]) -> Tensor {
+    let n: usize = shape.iter().product();
+    let v: Vec<f32> = (0..n).map(|i| ((i % 1013) as f32) * 1e-3).collect();
+    Tensor::from_slice(shape, &v).expect("shape matches data")
+}
+
+fn bench_matmul(c: &mut Criterion) {
+    let mut group = c.benchmark_group("matmul_f32");
+    let single = ExecEnv { intra_pool: None };
+    let pooled = ExecEnv { intra_pool: ferroflow_core::executor::pool::shared_pool(2) };
+    for n in [64usize, 256, 1024] {
+        let (a, b) = (filled(&[n, n]), filled(&[n, n]));
+        group.throughput(Throughput::Elements((2 * n * n * n) as u64));
+        group.bench_with_input(BenchmarkId::new("1-thread", n), &n, |bench, _| {
+            bench.iter(|| matmul(&a, &b, false, false, &single).expect("valid shapes"));
+        });
+        group.bench_with_input(BenchmarkId::new("2-threads", n), &n, |bench, _| {
+            bench.iter(|| matmul(&a, &b, false, false, &pooled).expect("valid shapes"));
+        });
+    }
+    group.finish();
+}
+
+fn bench_elementwise(c: &mut Criterion) {
+    let mut group = c.benchmark_group("elementwise_f32");
+    let n = 1 << 20;
+    let (a, b) = (filled(&[n]), filled(&[n]));
+    let row = filled(&[1024]);
+    let m = filled(&[n / 1024, 1024]);
+    group.throughput(Throughput::Elements(n as u64));
+    // `a.clone()` shares the buffer, so each call allocates its output as a real step would.
+    group.bench_function("add_same_shape", |bench| {
+        bench.iter(|| binary::<f32>(a.clone(), b.clone(), |x, y| x + y).expect("same shape"));
+    });
+    group.bench_function("add_broadcast_row", |bench| {
+        bench.iter(|| binary::<f32>(m.clone(), row.clone(), |x, y| x + y).expect("broadcastable"));
+    });
+    group.bench_function("add_in_place", |bench| {
+        bench.iter_batched(
+            || filled(&[n]),
+            |x| binary::<f32>(x, b.clone(), |x, y| x + y).expect("same shape"),
+            criterion::BatchSize::LargeInput,
+        );
+    });
+    group.bench_function("exp", |bench| {
+        bench.iter(|| unary::<f32>(a.clone(), f32::exp).expect("float"));
+    });
+    group.bench_function("reduce_sum_all", |bench| {
+        bench.iter(|| reduce::<f32>(&a, &[0], false, Reduction::Sum).expect("valid axis"));
+    });
+    group.bench_function("reduce_sum_rows", |bench| {
+        bench.iter(|| reduce::<f32>(&m, &[0], false, Reduction::Sum).expect("valid axis"));
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_matmul, bench_elementwise);
+criterion_main!(benches);

@@ -9,8 +9,9 @@ Run: python examples/linear_regression.py [--steps N]
 
 import argparse
 
-import ferroflow as tf
 import numpy as np
+
+import ferroflow as tf
 
 
 def main(steps: int = 200, learning_rate: float = 0.1) -> float:

@@ -1,7 +1,8 @@
 """Shared fixtures: a fresh default graph per test, and TensorFlow as the oracle."""
 
-import ferroflow as ff
 import pytest
+
+import ferroflow as ff
 
 
 @pytest.fixture(autouse=True)

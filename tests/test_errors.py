@@ -4,6 +4,7 @@ import inspect
 import pickle
 
 import pytest
+
 from ferroflow import errors
 
 CODES = {

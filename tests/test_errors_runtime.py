@@ -1,8 +1,9 @@
 """Run-time errors reach Python as TensorFlow's exception classes, naming the op."""
 
-import ferroflow as ff
 import numpy as np
 import pytest
+
+import ferroflow as ff
 
 
 def test_uninitialized_variable_is_failed_precondition():

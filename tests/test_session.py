@@ -3,9 +3,10 @@
 import collections
 import threading
 
-import ferroflow as ff
 import numpy as np
 import pytest
+
+import ferroflow as ff
 
 
 def test_nested_fetch_structures():

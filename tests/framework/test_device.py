@@ -1,10 +1,11 @@
 """Tests for ferroflow.framework.device, with TensorFlow's DeviceSpecV1 as the oracle."""
 
 import pytest
-from ferroflow.framework import device as pydev
-from ferroflow.framework.device import DeviceSpec
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from ferroflow.framework import device as pydev
+from ferroflow.framework.device import DeviceSpec
 
 FAST = settings(max_examples=100, deadline=None, database=None)
 

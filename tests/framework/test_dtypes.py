@@ -4,9 +4,10 @@ import pickle
 
 import numpy as np
 import pytest
-from ferroflow.framework import dtypes
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from ferroflow.framework import dtypes
 
 SUPPORTED = {
     "float16": 19,

@@ -5,10 +5,11 @@ import pickle
 
 import numpy as np
 import pytest
-from ferroflow.framework import tensor_shape as ts
-from ferroflow.framework.tensor_shape import Dimension, TensorShape
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from ferroflow.framework import tensor_shape as ts
+from ferroflow.framework.tensor_shape import Dimension, TensorShape
 
 FAST = settings(max_examples=100, deadline=None, database=None)
 

@@ -1,11 +1,12 @@
 """Math ops: values against numpy, static shapes and errors against TensorFlow."""
 
-import ferroflow as ff
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+
+import ferroflow as ff
 
 BINARY = {
     "add": np.add,

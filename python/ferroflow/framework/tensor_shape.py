@@ -567,6 +567,16 @@ class TensorShape:
         if not self.is_fully_defined():
             raise ValueError(f"Shape {self} is not fully defined")
 
+    def as_proto(self):
+        """The shape as a `TensorShapeProto` (`-1` for unknown dimensions)."""
+        from ..protos import TensorShapeProto
+
+        if self._dims is None:
+            return TensorShapeProto(unknown_rank=True)
+        return TensorShapeProto(
+            dim=[TensorShapeProto.Dim(size=-1 if d is None else d) for d in self.as_list()]
+        )
+
     def as_list(self) -> list[int | None]:
         """Return the dimensions as a list of `int | None`.
 

@@ -1,11 +1,11 @@
 //! CPU kernels and the interface the executor drives them through. A kernel is built
 //! once per node per plan (parsing attrs, binding variables) and then computed on
 //! every run with the node's input values.
-pub(crate) mod array;
-pub(crate) mod elementwise;
-pub(crate) mod matmul;
+pub mod array;
+pub mod elementwise;
+pub mod matmul;
 pub mod num;
-pub(crate) mod reduce;
+pub mod reduce;
 pub(crate) mod state;
 
 use std::sync::Arc;

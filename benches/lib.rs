@@ -1,1 +1,0 @@
-//! Placeholder library target so the benches package builds; benchmarks live in `kernels.rs`.

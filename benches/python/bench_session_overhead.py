@@ -1,0 +1,118 @@
+"""Per-call `Session.run` overhead: ferroflow vs TensorFlow (compat.v1) in the same run.
+
+Four cases from the foundation issue: (a) run a no_op, (b) fetch a scalar add,
+(c) a 10-op scalar chain, (d) feed 100 floats and fetch their sum. Each is timed
+through `Session.run` and through `make_callable` (TF's fastest path), with both
+libraries given a 2-thread pool. Also times a 1024x1024 float32 matmul against numpy.
+
+Run: python benches/python/bench_session_overhead.py [--repeat N]
+"""
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+
+def best_per_call(fn, number, repeat):
+    """Best mean time per call (seconds) over `repeat` rounds of `number` calls."""
+    for _ in range(min(number, 200)):
+        fn()
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / number)
+    return best
+
+
+def build_cases(tf):
+    """The four graphs; returns {case: (fetch, feed_tensor_or_None, feed_value)}."""
+    noop = tf.no_op()
+    add = tf.constant(1.0) + tf.constant(2.0)
+    chain = tf.constant(1.0)
+    for _ in range(10):
+        chain = chain * 1.0001
+    p = tf.placeholder(tf.float32, [100])
+    total = tf.reduce_sum(p)
+    feed = np.arange(100, dtype=np.float32)
+    return {
+        "a no_op": (noop, None, None),
+        "b scalar add": (add, None, None),
+        "c 10-op chain": (chain, None, None),
+        "d feed 100, sum": (total, p, feed),
+    }
+
+
+def time_library(tf, config, number, repeat):
+    g = tf.Graph()
+    results = {}
+    with g.as_default():
+        cases = build_cases(tf)
+        with tf.Session(graph=g, config=config) as sess:
+            for name, (fetch, ph, value) in cases.items():
+                feed = {ph: value} if ph is not None else None
+                run_t = best_per_call(lambda f=fetch, d=feed: sess.run(f, d), number, repeat)
+                call = sess.make_callable(fetch, [ph] if ph is not None else None)
+                args = (value,) if ph is not None else ()
+                fast_t = best_per_call(lambda c=call, a=args: c(*a), number, repeat)
+                results[name] = (run_t, fast_t)
+    return results
+
+
+def time_matmul(tf, config, repeat):
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=(1024, 1024)).astype(np.float32)
+    b = rng.normal(size=(1024, 1024)).astype(np.float32)
+    np_t = best_per_call(lambda: a @ b, 5, repeat)
+    g = tf.Graph()
+    with g.as_default():
+        ca, cb = tf.constant(a), tf.constant(b)
+        prod = tf.matmul(ca, cb)
+        with tf.Session(graph=g, config=config) as sess:
+            run = sess.make_callable(prod)
+            ff_t = best_per_call(run, 5, repeat)
+            np.testing.assert_allclose(run(), a @ b, rtol=1e-3, atol=1e-2)
+    return np_t, ff_t
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--number", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--no-tf", action="store_true", help="skip TensorFlow")
+    args = parser.parse_args()
+
+    import ferroflow as ff
+
+    ff_cfg = ff.ConfigProto(inter_op_parallelism_threads=2, intra_op_parallelism_threads=2)
+    ours = time_library(ff, ff_cfg, args.number, args.repeat)
+    theirs = None
+    if not args.no_tf:
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+        import tensorflow.compat.v1 as tf1
+
+        tf1.disable_v2_behavior()
+        tf_cfg = tf1.ConfigProto(inter_op_parallelism_threads=2, intra_op_parallelism_threads=2)
+        theirs = time_library(tf1, tf_cfg, max(args.number // 4, 200), args.repeat)
+
+    print(f"{'case':18s} {'ferroflow run':>14s} {'ff callable':>12s}", end="")
+    print(f" {'TF run':>10s} {'TF callable':>12s} {'TF/ff run':>10s}" if theirs else "")
+    for name, (run_t, fast_t) in ours.items():
+        line = f"{name:18s} {run_t * 1e6:11.2f} us {fast_t * 1e6:9.2f} us"
+        if theirs:
+            trun, tfast = theirs[name]
+            line += f" {trun * 1e6:7.1f} us {tfast * 1e6:9.2f} us {trun / run_t:9.1f}x"
+        print(line)
+
+    np_t, ff_t = time_matmul(ff, ff_cfg, args.repeat)
+    print(
+        f"matmul 1024^2 f32: numpy {np_t * 1e3:.2f} ms, ferroflow {ff_t * 1e3:.2f} ms, "
+        f"ferroflow speed = {np_t / ff_t:.2f}x numpy"
+    )
+
+
+if __name__ == "__main__":
+    main()

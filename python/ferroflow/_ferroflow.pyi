@@ -1,0 +1,80 @@
+"""Type stub of the native module `ferroflow._ferroflow` (built from rust/ferroflow-py)."""
+
+from typing import Any
+
+import numpy as np
+
+__version__: str
+FILE_DESCRIPTOR_SET: bytes
+
+_Shape = list[int | None] | None
+_OutputSpec = tuple[int, _Shape, bool]
+
+def op_names() -> list[str]:
+    """Names of every registered op type."""
+
+class Graph:
+    """The native half of `ferroflow.Graph`: nodes, shape inference and unique names."""
+
+    def __init__(self) -> None: ...
+    def add_op(
+        self,
+        op_type: str,
+        name: str,
+        inputs: list[tuple[int, int]],
+        control_inputs: list[int],
+        attrs: dict[str, tuple[str, Any]],
+        device: str,
+    ) -> tuple[int, list[_OutputSpec]]:
+        """Adds a node; returns its id and `(dtype_code, shape, is_ref)` per output."""
+    def unique_name(self, name: str, mark_as_used: bool = True) -> str:
+        """TensorFlow's `unique_name`."""
+    def set_shape(self, node: int, index: int, shape: _Shape) -> None:
+        """Merges `shape` into the static shape of an output."""
+    def get_attr(self, node: int, name: str) -> tuple[str, Any] | None:
+        """`(kind, value)` of an attribute, or None."""
+    def attr_names(self, node: int) -> list[str]:
+        """Sorted attribute names of a node."""
+    def finalize(self) -> None:
+        """Makes the graph read-only."""
+    @property
+    def finalized(self) -> bool:
+        """Whether the graph is read-only."""
+    def num_nodes(self) -> int:
+        """Number of nodes."""
+    def graph_def(self, upto: int | None = None) -> bytes:
+        """The serialized GraphDef of the first `upto` nodes (all when None)."""
+
+class Session:
+    """The native half of `ferroflow.Session`: per-session state and plan cache."""
+
+    def __init__(
+        self, graph: Graph, inter_op_threads: int = 0, intra_op_threads: int = 0
+    ) -> None: ...
+    def prepare(
+        self,
+        feeds: list[tuple[int, int]],
+        fetches: list[tuple[int, int]],
+        targets: list[int],
+    ) -> Plan:
+        """Compiles (or fetches from the cache) the plan for a run signature."""
+    def close(self) -> None:
+        """Closes the session and releases its variable values."""
+    @property
+    def closed(self) -> bool:
+        """Whether `close` was called."""
+
+class Plan:
+    """A compiled run signature."""
+
+    def run(self, *feeds: np.ndarray) -> list[Any]:
+        """Runs with one value per feed; returns the fetched values."""
+    @property
+    def num_steps(self) -> int:
+        """Number of nodes the plan runs."""
+    @property
+    def is_parallel(self) -> bool:
+        """Whether independent branches run on the thread pool."""
+
+class _TensorBuffer:
+    """Keeps a tensor buffer alive while numpy arrays view it."""

@@ -1,0 +1,103 @@
+"""Our .proto files against TensorFlow's wire format.
+
+Every field of every ferroflow message must exist in TensorBoard's compiled copy of
+TensorFlow's protos (same number, type and label), so our bytes parse as TF's and
+theirs as ours; enums must agree value for value.
+"""
+
+import importlib
+
+import pytest
+
+import ferroflow as ff
+from ferroflow import protos
+
+TB_MODULES = [
+    "types_pb2",
+    "tensor_shape_pb2",
+    "resource_handle_pb2",
+    "tensor_pb2",
+    "attr_value_pb2",
+    "node_def_pb2",
+    "versions_pb2",
+    "graph_pb2",
+    "config_pb2",
+    "step_stats_pb2",
+]
+
+
+def _tensorboard_descriptors():
+    pool = {}
+    for name in TB_MODULES:
+        try:
+            mod = importlib.import_module(f"tensorboard.compat.proto.{name}")
+        except ImportError:
+            pytest.skip("tensorboard is not installed")
+        for msg in mod.DESCRIPTOR.message_types_by_name.values():
+            stack = [msg]
+            while stack:
+                m = stack.pop()
+                pool[m.full_name.removeprefix("tensorboard.")] = m
+                stack.extend(m.nested_types)
+        for enum in mod.DESCRIPTOR.enum_types_by_name.values():
+            pool[enum.full_name.removeprefix("tensorboard.")] = enum
+    return pool
+
+
+def _ours():
+    out = {}
+    for f in protos._FDS.file:
+        fd = protos._POOL.FindFileByName(f.name)
+        for msg in fd.message_types_by_name.values():
+            stack = [msg]
+            while stack:
+                m = stack.pop()
+                out[m.full_name.removeprefix("ferroflow.proto.")] = m
+                stack.extend(m.nested_types)
+        for enum in fd.enum_types_by_name.values():
+            out[enum.full_name.removeprefix("ferroflow.proto.")] = enum
+    return out
+
+
+def test_every_field_matches_tensorflow():
+    theirs = _tensorboard_descriptors()
+    ours = _ours()
+    assert len(ours) > 20
+    for name, desc in ours.items():
+        assert name in theirs, f"{name} is not a TensorFlow message"
+        ref = theirs[name]
+        if hasattr(desc, "values_by_number"):
+            for number, value in desc.values_by_number.items():
+                assert ref.values_by_number[number].name == value.name, (name, number)
+            continue
+        for field in desc.fields:
+            assert field.number in ref.fields_by_number, f"{name}.{field.name}"
+            other = ref.fields_by_number[field.number]
+            assert other.name == field.name, (name, field.number)
+            assert other.type == field.type, (name, field.name)
+            assert other.is_repeated == field.is_repeated, (name, field.name)
+
+
+def test_graph_def_round_trips_through_tensorboard_protos():
+    graph_pb2 = pytest.importorskip("tensorboard.compat.proto.graph_pb2")
+    ff.placeholder(ff.float32, [None, 3], name="x")
+    ff.constant([[1.0, 2.0]], name="c")
+    ours = ff.get_default_graph().as_graph_def()
+    theirs = graph_pb2.GraphDef.FromString(ours.SerializeToString())
+    assert [n.name for n in theirs.node] == ["x", "c"]
+    assert theirs.node[0].attr["shape"].shape.dim[0].size == -1
+    back = protos.GraphDef.FromString(theirs.SerializeToString())
+    assert back == ours
+
+
+def test_config_proto_fields():
+    c = ff.ConfigProto(
+        inter_op_parallelism_threads=3,
+        allow_soft_placement=True,
+        gpu_options=ff.GPUOptions(allow_growth=True),
+    )
+    c.device_count["GPU"] = 0
+    config_pb2 = pytest.importorskip("tensorboard.compat.proto.config_pb2")
+    t = config_pb2.ConfigProto.FromString(c.SerializeToString())
+    assert t.inter_op_parallelism_threads == 3 and t.gpu_options.allow_growth
+    assert dict(t.device_count) == {"GPU": 0}
