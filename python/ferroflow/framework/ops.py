@@ -164,8 +164,8 @@ class Tensor:
     def __str__(self) -> str:
         return f'Tensor("{self.name}", shape={self._shape}, dtype={self._dtype.name})'
 
-    def __hash__(self) -> int:
-        return id(self)
+    # Tensors compare and hash by identity (TF-1.x); the default object hash is the
+    # fastest for the session's plan-cache lookups.
 
     def __bool__(self) -> bool:
         raise TypeError(

@@ -31,6 +31,9 @@ class _FetchPlan:
         self.build = build
 
 
+_LEAF_TYPES = frozenset({ops.Tensor, ops.Operation, str})
+
+
 def _structure_key(fetches):
     """A hashable key for a fetch structure (None when it has unhashable leaves)."""
     if isinstance(fetches, ops.Tensor | ops.Operation | str):
@@ -219,14 +222,14 @@ class BaseSession:
         return _FetchPlan(native, feed_tensors, build)
 
     def _plan_for(self, fetches, feed_dict):
-        feed_keys = tuple(feed_dict) if feed_dict else ()
-        fetch_key = _structure_key(fetches)
-        key = None if fetch_key is None else (fetch_key, feed_keys)
-        plan = self._cache.get(key) if key is not None else None
+        """The cached `_FetchPlan` for this fetch structure and feed set."""
+        fetch_key = fetches if type(fetches) in _LEAF_TYPES else _structure_key(fetches)
+        key = (fetch_key, tuple(feed_dict)) if feed_dict else fetch_key
+        plan = self._cache.get(key) if fetch_key is not None else None
         if plan is None:
-            feed_tensors = [_feed_tensor(self._graph, k) for k in feed_keys]
+            feed_tensors = [_feed_tensor(self._graph, k) for k in feed_dict or ()]
             plan = self._compile(fetches, feed_tensors)
-            if key is not None:
+            if fetch_key is not None:
                 with self._cache_lock:
                     self._cache[key] = plan
         return plan
@@ -279,7 +282,11 @@ class BaseSession:
             values = ()
         if run_metadata is not None:
             run_metadata.Clear()
-        return self._call(plan, values)
+        try:
+            return plan.build(plan.native.run(*values))
+        except _errors.OpError as e:
+            self._attach_op(e)
+            raise
 
     def make_callable(self, fetches, feed_list=None, accept_options=False):
         """A function that runs `fetches` with feeds given positionally for `feed_list`.

@@ -3,7 +3,7 @@
 //! buffers (a variable's value, a constant) are copied so the caller may write to
 //! the array freely. Rank-0 results become numpy scalars, as in TensorFlow.
 use numpy::ndarray::{ArrayViewD, IxDyn};
-use numpy::npyffi::{PY_ARRAY_API, PyArrayObject};
+use numpy::npyffi::PY_ARRAY_API;
 use numpy::{PyArray, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -32,14 +32,20 @@ fn typed_to_numpy<'py, T: Element + numpy::Element>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let shape = t.shape().to_vec();
     if shape.is_empty() {
-        let v = t
+        let mut v = t
             .as_slice::<T>()
             .map_err(|e| PyTypeError::new_err(e.message))?[0];
-        let arr = PyArray::from_owned_array(py, numpy::ndarray::arr0(v));
-        // SAFETY: PyArray_Return takes the (new) reference we hand it and returns a
-        // new reference to a numpy scalar.
+        let descr = <T as numpy::Element>::get_dtype(py);
+        // SAFETY: `v` is a valid T for the duration of the call and `descr` is T's numpy
+        // dtype; PyArray_Scalar copies the value into a new numpy scalar (a new
+        // reference) and keeps neither pointer.
         return unsafe {
-            let ret = PY_ARRAY_API.PyArray_Return(py, arr.into_ptr().cast::<PyArrayObject>());
+            let ret = PY_ARRAY_API.PyArray_Scalar(
+                py,
+                (&raw mut v).cast(),
+                descr.as_ptr().cast(),
+                std::ptr::null_mut(),
+            );
             Bound::from_owned_ptr_or_err(py, ret)
         };
     }

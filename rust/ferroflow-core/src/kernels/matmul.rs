@@ -87,7 +87,61 @@ struct Dims {
     b_cs: usize,
 }
 
+/// A raw output pointer handed to the threads that fill disjoint column blocks.
+#[derive(Clone, Copy)]
+struct OutPtr<T>(*mut T);
+// SAFETY: each thread writes a disjoint set of columns through the pointer, and the
+// scope that spawns them outlives every write.
+unsafe impl<T> Send for OutPtr<T> {}
+// SAFETY: as above; the pointer itself is only copied.
+unsafe impl<T> Sync for OutPtr<T> {}
+
+/// One single-threaded gemm call computing columns `cols` of the product.
+///
+/// # Safety
+/// `dst` must point to the m*n row-major output, and no other thread may write
+/// columns `cols` at the same time.
 #[allow(clippy::cast_possible_wrap)]
+unsafe fn gemm_cols<T: Element + Num>(
+    dst: OutPtr<T>,
+    x: &[T],
+    y: &[T],
+    d: Dims,
+    cols: std::ops::Range<usize>,
+) {
+    let n = cols.len();
+    if n == 0 {
+        return;
+    }
+    // SAFETY: `x` holds m*k elements with strides (a_rs, a_cs); `y` holds k*n_total
+    // elements with strides (b_rs, b_cs), so the block starting at column `cols.start`
+    // is in bounds for n columns; the caller guarantees `dst` and exclusive columns;
+    // T is f32 or f64, which gemm supports.
+    unsafe {
+        gemm::gemm(
+            d.m,
+            n,
+            d.k,
+            dst.0.add(cols.start),
+            1,
+            d.n as isize,
+            false,
+            x.as_ptr(),
+            d.a_cs as isize,
+            d.a_rs as isize,
+            y.as_ptr().add(cols.start * d.b_cs),
+            d.b_cs as isize,
+            d.b_rs as isize,
+            T::ZERO,
+            T::ONE,
+            false,
+            false,
+            false,
+            Parallelism::None,
+        );
+    }
+}
+
 fn gemm_float<T: Element + Num>(
     out: &mut Tensor,
     a: &Tensor,
@@ -96,40 +150,24 @@ fn gemm_float<T: Element + Num>(
     env: &ExecEnv,
 ) -> Result<()> {
     let (x, y) = (a.as_slice::<T>()?, b.as_slice::<T>()?);
-    let dst = out.as_mut_slice::<T>()?;
-    let threads = env.intra_threads();
-    let big = d.m * d.n * d.k >= PARALLEL_MIN_FLOPS && threads > 1;
-    let mut run = |par: Parallelism| {
-        // SAFETY: the slices hold m*k, k*n and m*n elements laid out with the strides
-        // computed above (checked shapes), dst does not alias the inputs, and T is
-        // f32 or f64, which gemm supports.
-        unsafe {
-            gemm::gemm(
-                d.m,
-                d.n,
-                d.k,
-                dst.as_mut_ptr(),
-                1,
-                d.n as isize,
-                false,
-                x.as_ptr(),
-                d.a_cs as isize,
-                d.a_rs as isize,
-                y.as_ptr(),
-                d.b_cs as isize,
-                d.b_rs as isize,
-                T::ZERO,
-                T::ONE,
-                false,
-                false,
-                false,
-                par,
-            );
+    let dst = OutPtr(out.as_mut_slice::<T>()?.as_mut_ptr());
+    let threads = env.intra_threads().min(d.n);
+    match &env.intra_pool {
+        Some(pool) if threads > 1 && d.m * d.n * d.k >= PARALLEL_MIN_FLOPS => {
+            // One column block per thread, each an independent single-threaded gemm.
+            let per = d.n.div_ceil(threads);
+            pool.install(|| {
+                rayon::scope(|s| {
+                    for start in (0..d.n).step_by(per) {
+                        let cols = start..(start + per).min(d.n);
+                        // SAFETY: the column blocks are disjoint.
+                        s.spawn(move |_| unsafe { gemm_cols(dst, x, y, d, cols) });
+                    }
+                });
+            });
         }
-    };
-    match (&env.intra_pool, big) {
-        (Some(pool), true) => pool.install(|| run(Parallelism::Rayon(threads))),
-        _ => run(Parallelism::None),
+        // SAFETY: a single call owns every column.
+        _ => unsafe { gemm_cols(dst, x, y, d, 0..d.n) },
     }
     Ok(())
 }
