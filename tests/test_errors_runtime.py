@@ -46,3 +46,14 @@ def test_reshape_errors():
         pytest.raises(ff.errors.InvalidArgumentError, match="Input to reshape"),
     ):
         sess.run(r, {p: np.zeros(6)})
+
+
+def test_rust_panic_becomes_internal_error_not_a_crash():
+    g = ff.get_default_graph()
+    boom = g._create_op("_PanicForTesting", [], name="boom")
+    with ff.Session() as sess:
+        with pytest.raises(ff.errors.InternalError, match="Rust panic") as e:
+            sess.run(boom)
+        assert e.value.op is boom
+        # The session still works afterwards.
+        assert sess.run(ff.constant(1)) == 1

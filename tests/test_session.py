@@ -232,3 +232,41 @@ def test_run_metadata_and_options_are_accepted():
             )
             == 1.0
         )
+
+
+def test_gil_is_released_during_run():
+    rng = np.random.default_rng(0)
+    a = ff.constant(rng.normal(size=(512, 512)).astype(np.float32))
+    prod = a
+    for _ in range(12):
+        prod = ff.matmul(prod, a) * 0.01
+    ticks = []
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            ticks.append(1)
+
+    config = ff.ConfigProto(inter_op_parallelism_threads=1, intra_op_parallelism_threads=1)
+    with ff.Session(config=config) as sess:
+        sess.run(prod)  # compile the plan first
+        t = threading.Thread(target=spin)
+        t.start()
+        before = len(ticks)
+        for _ in range(3):
+            sess.run(prod)
+        during = len(ticks) - before
+        stop.set()
+        t.join()
+    # With the GIL held for the whole run the spinner could only run between runs.
+    assert during > 1000
+
+
+def test_fetched_results_are_zero_copy_when_unshared():
+    x = ff.placeholder(ff.float32, [None])
+    y = x * 2.0
+    with ff.Session() as sess:
+        out = sess.run(y, {x: np.arange(1000, dtype=np.float32)})
+    assert type(out.base).__name__ == "_TensorBuffer"
+    assert out.flags.writeable and out.flags.c_contiguous
+    np.testing.assert_array_equal(out, np.arange(1000) * 2.0)

@@ -190,6 +190,25 @@ impl Session {
     }
 }
 
+/// Runs one kernel, turning a panic inside it into an `Internal` error for that step
+/// (so the failing op is named and no panic crosses into the pool or the bindings).
+fn compute(step: &plan::Step, ctx: &mut OpContext<'_>) -> Result<()> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| step.kernel.compute(ctx))) {
+        Ok(r) => r,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(Error::new(
+                Code::Internal,
+                format!("ferroflow internal error (Rust panic): {what}"),
+            ))
+        }
+    }
+}
+
 fn gather_input(v: Option<Value>, deref: bool) -> Result<Option<Value>> {
     match v {
         Some(Value::Ref(var)) if deref => Ok(Some(Value::Tensor(var.read()?))),
@@ -224,9 +243,7 @@ fn run_inline(
             inputs.push(gather_input(v, i.deref).map_err(|e| e.with_node(&step.name))?);
         }
         let mut ctx = OpContext::new(inputs, step.num_outputs, env);
-        step.kernel
-            .compute(&mut ctx)
-            .map_err(|e| e.with_node(&step.name))?;
+        compute(step, &mut ctx).map_err(|e| e.with_node(&step.name))?;
         let outs = ctx.into_outputs().map_err(|e| e.with_node(&step.name))?;
         store_outputs(step, outs, |slot, v| values[slot] = v);
     }
@@ -253,7 +270,7 @@ impl ParallelRun<'_> {
         self.failed.store(true, Ordering::Release);
     }
 
-    fn compute(&self, idx: usize) -> Result<()> {
+    fn run_step(&self, idx: usize) -> Result<()> {
         let step = &self.plan.steps[idx];
         let mut inputs: SmallVec<[Option<Value>; 4]> = SmallVec::with_capacity(step.inputs.len());
         for i in &step.inputs {
@@ -265,7 +282,7 @@ impl ParallelRun<'_> {
             inputs.push(gather_input(v, i.deref)?);
         }
         let mut ctx = OpContext::new(inputs, step.num_outputs, self.env);
-        step.kernel.compute(&mut ctx)?;
+        compute(step, &mut ctx)?;
         store_outputs(step, ctx.into_outputs()?, |slot, v| {
             *self.values[slot].lock() = v
         });
@@ -279,7 +296,7 @@ impl ParallelRun<'_> {
             if self.failed.load(Ordering::Acquire) {
                 return;
             }
-            if let Err(e) = self.compute(idx) {
+            if let Err(e) = self.run_step(idx) {
                 self.fail(e.with_node(&self.plan.steps[idx].name));
                 return;
             }

@@ -220,6 +220,10 @@ impl Plan {
 /// Estimated element-ops of a node from its static shapes.
 fn node_cost(graph: &Graph, n: NodeId) -> f64 {
     let Ok(node) = graph.node(n) else { return 0.0 };
+    if node.inputs.is_empty() {
+        // Sources (constants, placeholders, variables) only hand out a buffer.
+        return 0.0;
+    }
     let elems = |s: &PartialShape| -> f64 {
         s.dims().map_or(UNKNOWN_DIM_GUESS, |d| {
             d.iter()

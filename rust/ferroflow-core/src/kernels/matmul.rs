@@ -108,6 +108,7 @@ unsafe fn gemm_cols<T: Element + Num>(
     y: &[T],
     d: Dims,
     cols: std::ops::Range<usize>,
+    par: Parallelism,
 ) {
     let n = cols.len();
     if n == 0 {
@@ -137,7 +138,7 @@ unsafe fn gemm_cols<T: Element + Num>(
             false,
             false,
             false,
-            Parallelism::None,
+            par,
         );
     }
 }
@@ -161,13 +162,15 @@ fn gemm_float<T: Element + Num>(
                     for start in (0..d.n).step_by(per) {
                         let cols = start..(start + per).min(d.n);
                         // SAFETY: the column blocks are disjoint.
-                        s.spawn(move |_| unsafe { gemm_cols(dst, x, y, d, cols) });
+                        s.spawn(move |_| unsafe {
+                            gemm_cols(dst, x, y, d, cols, Parallelism::None)
+                        });
                     }
                 });
             });
         }
         // SAFETY: a single call owns every column.
-        _ => unsafe { gemm_cols(dst, x, y, d, 0..d.n) },
+        _ => unsafe { gemm_cols(dst, x, y, d, 0..d.n, Parallelism::None) },
     }
     Ok(())
 }

@@ -82,6 +82,20 @@ pub(crate) fn register(r: &mut Registry) {
         infer_squeeze,
         squeeze_kernel,
     ));
+    // Panics in its kernel: lets tests prove a Rust panic surfaces as InternalError.
+    r.add(
+        OpDef::new(
+            "_PanicForTesting",
+            &[],
+            |_| Ok(vec![]),
+            |_| stateless(panic_compute),
+        )
+        .stateful(),
+    );
+}
+
+fn panic_compute(_: &mut OpContext<'_>) -> Result<()> {
+    panic!("_PanicForTesting kernel ran")
 }
 
 fn infer_const(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
