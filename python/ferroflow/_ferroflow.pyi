@@ -1,9 +1,10 @@
 """Type stub of the native module `ferroflow._ferroflow` (built from rust/ferroflow-py)."""
 
-from typing import Any
+from typing import Any, final
 
 import numpy as np
 
+__all__: list[str]
 __version__: str
 FILE_DESCRIPTOR_SET: bytes
 
@@ -13,10 +14,11 @@ _OutputSpec = tuple[int, _Shape, bool]
 def op_names() -> list[str]:
     """Names of every registered op type."""
 
+@final
 class Graph:
     """The native half of `ferroflow.Graph`: nodes, shape inference and unique names."""
 
-    def __init__(self) -> None: ...
+    def __new__(cls) -> Graph: ...
     def add_op(
         self,
         op_type: str,
@@ -45,12 +47,13 @@ class Graph:
     def graph_def(self, upto: int | None = None) -> bytes:
         """The serialized GraphDef of the first `upto` nodes (all when None)."""
 
+@final
 class Session:
     """The native half of `ferroflow.Session`: per-session state and plan cache."""
 
-    def __init__(
-        self, graph: Graph, inter_op_threads: int = 0, intra_op_threads: int = 0
-    ) -> None: ...
+    def __new__(
+        cls, graph: Graph, inter_op_threads: int = 0, intra_op_threads: int = 0
+    ) -> Session: ...
     def prepare(
         self,
         feeds: list[tuple[int, int]],
@@ -64,6 +67,7 @@ class Session:
     def closed(self) -> bool:
         """Whether `close` was called."""
 
+@final
 class Plan:
     """A compiled run signature."""
 
@@ -76,5 +80,6 @@ class Plan:
     def is_parallel(self) -> bool:
         """Whether independent branches run on the thread pool."""
 
+@final
 class _TensorBuffer:
     """Keeps a tensor buffer alive while numpy arrays view it."""
