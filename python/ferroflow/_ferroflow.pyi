@@ -4,7 +4,15 @@ from typing import Any, final
 
 import numpy as np
 
-__all__: list[str]
+__all__ = [
+    "FILE_DESCRIPTOR_SET",
+    "Graph",
+    "Plan",
+    "Session",
+    "_TensorBuffer",
+    "__version__",
+    "op_names",
+]
 __version__: str
 FILE_DESCRIPTOR_SET: bytes
 
