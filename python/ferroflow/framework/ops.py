@@ -720,6 +720,25 @@ class Graph:
         return op
 
 
+def _sync_native_ops(g: Graph) -> None:
+    """Wraps nodes that Rust added to `g` (e.g. by `tf.gradients`) in `Operation`s."""
+    with g._lock:
+        for node_id in range(len(g._ops), g._native.num_nodes()):
+            name, op_type, inputs, control, device, specs = g._native.node_info(node_id)
+            op = Operation(
+                g,
+                node_id,
+                name,
+                op_type,
+                [g._ops[n]._outputs[i] for n, i in inputs],
+                [g._ops[c] for c in control],
+                device,
+                specs,
+            )
+            g._ops.append(op)
+            g._ops_by_name[name] = op
+
+
 class _PendingOp:
     """What a device function sees of an op being created (`type`, `name`, `node_def`)."""
 

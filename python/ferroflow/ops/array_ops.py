@@ -171,9 +171,12 @@ def gather(params, indices, validate_indices=None, name=None, axis=0):
 
 
 def where(condition, x=None, y=None, name=None):
-    """With only `condition`: the coordinates of its true elements (int64 `[n, rank]`)."""
-    if x is not None or y is not None:
-        raise NotImplementedError("tf.where(condition, x, y) arrives with the full op library")
+    """`x` where `condition` else `y` (broadcasting); with only `condition`, the
+    coordinates of its true elements (int64 `[n, rank]`)."""
+    if (x is None) != (y is None):
+        raise ValueError("x and y must both be non-None or both be None.")
+    if x is not None:
+        return select(condition, x, y, name=name)
     with ops.name_scope(name, "Where", [condition]) as scope:
         condition = ops.convert_to_tensor(condition, dtype=dtypes.bool, name="condition")
         return make_op("Where", [condition], scope=scope).outputs[0]
@@ -220,3 +223,95 @@ def to_int32(x, name="ToInt32"):
 def to_int64(x, name="ToInt64"):
     """`cast(x, int64)`."""
     return cast(x, dtypes.int64, name=name)
+
+
+def select(condition, x, y, name=None):
+    """`x` where `condition`, else `y`, with numpy broadcasting (TF's `SelectV2`)."""
+    from ._op_util import convert_same_type
+
+    with ops.name_scope(name, "Select", [condition, x, y]) as scope:
+        c = ops.convert_to_tensor(condition, dtype=dtypes.bool, name="condition")
+        x, y = convert_same_type([x, y], ["t", "e"])
+        return make_op("SelectV2", [c, x, y], scope=scope).outputs[0]
+
+
+def stop_gradient(input, name=None):  # noqa: A002
+    """`input`, with no gradient flowing through it."""
+    return unary("StopGradient", input, name)
+
+
+def concat(values, axis, name="concat"):
+    """Concatenates tensors along `axis`."""
+    from ._op_util import convert_same_type
+
+    values = list(values)
+    if len(values) == 1:
+        with ops.name_scope(name) as scope:
+            return identity(values[0], name=scope)
+    with ops.name_scope(name) as scope:
+        tensors = convert_same_type(values, [f"values_{i}" for i in range(len(values))])
+        a = ops.convert_to_tensor(axis, dtype=dtypes.int32, name="concat_dim")
+        return make_op("ConcatV2", [*tensors, a], scope=scope).outputs[0]
+
+
+def transpose(a, perm=None, name="transpose", conjugate=False):
+    """Permutes dimensions; by default reverses them."""
+    with ops.name_scope(name, "transpose", [a]) as scope:
+        a = ops.convert_to_tensor(a, name="a")
+        if perm is None:
+            if a.shape.ndims is None:
+                r = rank(a)
+                perm = math_ops_range_reverse(r)
+            else:
+                perm = list(range(a.shape.ndims))[::-1]
+        perm = _int_vector(perm, "perm")
+        return make_op("Transpose", [a, perm], scope=scope).outputs[0]
+
+
+def math_ops_range_reverse(r):
+    """`range(r - 1, -1, -1)` as a tensor (for `transpose` of unknown rank)."""
+    from . import math_ops
+
+    return math_ops.range(r - 1, -1, -1)
+
+
+def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002
+    """Inserts a size-1 dimension at `axis`."""
+    if dim is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'dim'")
+        axis = dim
+    if axis is None:
+        raise ValueError("Must specify an axis argument to tf.expand_dims()")
+    with ops.name_scope(name, "ExpandDims", [input]) as scope:
+        input = ops.convert_to_tensor(input, name="input")
+        a = ops.convert_to_tensor(axis, dtype=dtypes.int32, name="dim")
+        return make_op("ExpandDims", [input, a], scope=scope).outputs[0]
+
+
+def unstack(value, num=None, axis=0, name="unstack"):
+    """Splits `value` along `axis` into a list of tensors."""
+    with ops.name_scope(name) as scope:
+        value = ops.convert_to_tensor(value, name="value")
+        attrs = {"axis": int(axis)}
+        if num is not None:
+            attrs["num"] = int(num)
+        op = make_op("Unpack", [value], attrs, scope=scope)
+        return op.outputs
+
+
+def slice(input_, begin, size, name=None):  # noqa: A001 (TF's name)
+    """The block of `input_` starting at `begin` with extent `size` (-1: to the end)."""
+    with ops.name_scope(name, "Slice", [input_, begin, size]) as scope:
+        x = ops.convert_to_tensor(input_, name="input")
+        b = _int_vector(begin, "begin")
+        s = _int_vector(size, "size")
+        return make_op("Slice", [x, b, s], scope=scope).outputs[0]
+
+
+def broadcast_to(input, shape, name=None):  # noqa: A002
+    """`input` broadcast (numpy rules) to `shape`."""
+    with ops.name_scope(name, "BroadcastTo", [input, shape]) as scope:
+        x = ops.convert_to_tensor(input, name="input")
+        s = _int_vector(shape, "shape")
+        return make_op("BroadcastTo", [x, s], scope=scope).outputs[0]

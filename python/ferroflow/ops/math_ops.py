@@ -57,6 +57,117 @@ def div(x, y, name=None):
     return binary("Div", x, y, name)
 
 
+def floordiv(x, y, name=None):
+    """`x // y` rounded toward negative infinity (Python semantics)."""
+    return binary("FloorDiv", x, y, name)
+
+
+def floormod(x, y, name=None):
+    """`x % y` with the sign of `y` (Python semantics)."""
+    return binary("FloorMod", x, y, name)
+
+
+mod = floormod
+
+
+def pow(x, y, name=None):  # noqa: A001 (TF's name)
+    """`x ** y` elementwise."""
+    return binary("Pow", x, y, name)
+
+
+def add_n(inputs, name=None):
+    """The sum of a list of same-shaped tensors (one `AddN` op)."""
+    if not inputs or not isinstance(inputs, list | tuple):
+        raise ValueError("inputs must be a list of at least one Tensor with the same dtype and shape")
+    with ops.name_scope(name, "AddN", inputs) as scope:
+        tensors = convert_same_type(list(inputs), [f"inputs_{i}" for i in builtins.range(len(inputs))])
+        if len(tensors) == 1:
+            return array_ops.identity(tensors[0], name=scope)
+        return make_op("AddN", tensors, scope=scope).outputs[0]
+
+
+def equal(x, y, name=None):
+    """`x == y` elementwise (bool)."""
+    return binary("Equal", x, y, name)
+
+
+def not_equal(x, y, name=None):
+    """`x != y` elementwise (bool)."""
+    return binary("NotEqual", x, y, name)
+
+
+def less(x, y, name=None):
+    """`x < y` elementwise (bool)."""
+    return binary("Less", x, y, name)
+
+
+def less_equal(x, y, name=None):
+    """`x <= y` elementwise (bool)."""
+    return binary("LessEqual", x, y, name)
+
+
+def greater(x, y, name=None):
+    """`x > y` elementwise (bool)."""
+    return binary("Greater", x, y, name)
+
+
+def greater_equal(x, y, name=None):
+    """`x >= y` elementwise (bool)."""
+    return binary("GreaterEqual", x, y, name)
+
+
+def logical_and(x, y, name=None):
+    """Elementwise AND of bool tensors."""
+    return binary("LogicalAnd", x, y, name)
+
+
+def logical_or(x, y, name=None):
+    """Elementwise OR of bool tensors."""
+    return binary("LogicalOr", x, y, name)
+
+
+def is_finite(x, name=None):
+    """Whether each element is finite."""
+    return unary("IsFinite", x, name)
+
+
+def is_nan(x, name=None):
+    """Whether each element is NaN."""
+    return unary("IsNan", x, name)
+
+
+def _arg(op_type, input, axis, name, dimension, output_type):  # noqa: A002
+    if dimension is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'dimension'")
+        axis = dimension
+    axis = 0 if axis is None else axis
+    with ops.name_scope(name, op_type, [input]) as scope:
+        x = ops.convert_to_tensor(input, name="input")
+        a = ops.convert_to_tensor(axis, dtype=dtypes.int32, name="dimension")
+        return make_op(op_type, [x, a], {"output_type": dtypes.as_dtype(output_type)},
+                       scope=scope).outputs[0]
+
+
+def argmax(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):  # noqa: A002
+    """Index of the largest value along `axis` (first on ties)."""
+    return _arg("ArgMax", input, axis, name, dimension, output_type)
+
+
+def argmin(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):  # noqa: A002
+    """Index of the smallest value along `axis` (first on ties)."""
+    return _arg("ArgMin", input, axis, name, dimension, output_type)
+
+
+def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
+    """Sums the rows of `data` into `num_segments` buckets given by `segment_ids`."""
+    with ops.name_scope(name, "UnsortedSegmentSum", [data, segment_ids, num_segments]) as scope:
+        data = ops.convert_to_tensor(data, name="data")
+        ids = ops.convert_to_tensor(segment_ids, name="segment_ids")
+        n = ops.convert_to_tensor(num_segments, name="num_segments")
+        return make_op("UnsortedSegmentSum", [data, ids, n], scope=scope).outputs[0]
+
+
 def negative(x, name=None):
     """`-x`."""
     return unary("Neg", x, name)

@@ -82,10 +82,7 @@ impl DType {
 
     /// Whether arithmetic kernels exist for this type.
     pub fn is_numeric(self) -> bool {
-        matches!(
-            self,
-            DType::Float32 | DType::Float64 | DType::Int32 | DType::Int64 | DType::UInt8
-        )
+        matches!(self, DType::Float32 | DType::Float64 | DType::Int32 | DType::Int64 | DType::UInt8)
     }
 }
 

@@ -78,6 +78,8 @@ pub enum Kind {
     Value,
     /// A construction-time dtype problem: Python `TypeError`.
     Type,
+    /// A missing registration (no gradient for an op): Python `LookupError`.
+    Lookup,
 }
 
 /// The core's error: a code, a message, and the name of the op that raised it.
@@ -96,30 +98,19 @@ pub struct Error {
 impl Error {
     /// A run-time error with `code`.
     pub fn new(code: Code, message: impl Into<String>) -> Self {
-        Error {
-            code,
-            kind: Kind::Status,
-            message: message.into(),
-            node: None,
-        }
+        Error { code, kind: Kind::Status, message: message.into(), node: None }
     }
     /// A construction-time `ValueError`.
     pub fn value(message: impl Into<String>) -> Self {
-        Error {
-            code: Code::InvalidArgument,
-            kind: Kind::Value,
-            message: message.into(),
-            node: None,
-        }
+        Error { code: Code::InvalidArgument, kind: Kind::Value, message: message.into(), node: None }
     }
     /// A construction-time `TypeError`.
     pub fn type_error(message: impl Into<String>) -> Self {
-        Error {
-            code: Code::InvalidArgument,
-            kind: Kind::Type,
-            message: message.into(),
-            node: None,
-        }
+        Error { code: Code::InvalidArgument, kind: Kind::Type, message: message.into(), node: None }
+    }
+    /// A construction-time `LookupError`.
+    pub fn lookup(message: impl Into<String>) -> Self {
+        Error { code: Code::NotFound, kind: Kind::Lookup, message: message.into(), node: None }
     }
     /// Attaches the failing node's name unless one is already there.
     #[must_use]

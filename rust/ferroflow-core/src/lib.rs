@@ -9,6 +9,7 @@
 //! - [`tensor`], [`shape`], [`dtype`], [`error`]: the value types underneath.
 #[macro_use]
 pub mod error;
+pub mod autodiff;
 pub mod dtype;
 pub mod executor;
 pub mod graph;

@@ -33,28 +33,16 @@ impl Var {
     }
     /// The current value (shares the buffer; a later in-place update copies first).
     pub fn read(&self) -> Result<Tensor> {
-        self.value
-            .read()
-            .clone()
-            .ok_or_else(|| self.uninitialized())
+        self.value.read().clone().ok_or_else(|| self.uninitialized())
     }
     fn uninitialized(&self) -> Error {
-        Error::new(
-            Code::FailedPrecondition,
-            format!("Attempting to use uninitialized value {}", self.name),
-        )
+        Error::new(Code::FailedPrecondition, format!("Attempting to use uninitialized value {}", self.name))
     }
     /// TF's `Assign`: replaces the value; with `validate_shape`, an initialised variable
     /// keeps its shape and an uninitialised one must match its declared shape.
     pub fn assign(&self, value: Tensor, validate_shape: bool) -> Result<()> {
         if value.dtype() != self.dtype {
-            ff_bail!(
-                InvalidArgument,
-                "Assign of a {} value to {} variable {}",
-                value.dtype(),
-                self.dtype,
-                self.name
-            );
+            ff_bail!(InvalidArgument, "Assign of a {} value to {} variable {}", value.dtype(), self.dtype, self.name);
         }
         let mut slot = self.value.write();
         if validate_shape {
@@ -63,9 +51,7 @@ impl Var {
                 None => self.shape.is_compatible_with(value.shape()),
             };
             if !ok {
-                let lhs = slot
-                    .as_ref()
-                    .map_or_else(|| self.shape.to_string(), |t| fmt_shape(t.shape()));
+                let lhs = slot.as_ref().map_or_else(|| self.shape.to_string(), |t| fmt_shape(t.shape()));
                 ff_bail!(
                     InvalidArgument,
                     "Assign requires shapes of both tensors to match. lhs shape= {lhs} rhs shape= {}",
@@ -98,31 +84,16 @@ impl ResourceMgr {
     }
     /// The variable `container/name`, created uninitialised on first use. A variable
     /// that exists with another dtype is an error.
-    pub fn variable(
-        &self,
-        container: &str,
-        name: &str,
-        dtype: DType,
-        shape: &PartialShape,
-    ) -> Result<Arc<Var>> {
+    pub fn variable(&self, container: &str, name: &str, dtype: DType, shape: &PartialShape) -> Result<Arc<Var>> {
         let key = format!("{container}/{name}");
         let mut vars = self.vars.lock();
         if let Some(v) = vars.get(&key) {
             if v.dtype != dtype {
-                ff_bail!(
-                    InvalidArgument,
-                    "Variable {name} exists with dtype {} but was requested as {dtype}",
-                    v.dtype
-                );
+                ff_bail!(InvalidArgument, "Variable {name} exists with dtype {} but was requested as {dtype}", v.dtype);
             }
             return Ok(Arc::clone(v));
         }
-        let v = Arc::new(Var {
-            name: name.to_string(),
-            dtype,
-            shape: shape.clone(),
-            value: RwLock::new(None),
-        });
+        let v = Arc::new(Var { name: name.to_string(), dtype, shape: shape.clone(), value: RwLock::new(None) });
         vars.insert(key, Arc::clone(&v));
         Ok(v)
     }
@@ -141,20 +112,13 @@ mod tests {
         let rm = ResourceMgr::new();
         let s = PartialShape::known(&[2]);
         let v = rm.variable("", "v", DType::Float32, &s).unwrap();
-        assert!(Arc::ptr_eq(
-            &v,
-            &rm.variable("", "v", DType::Float32, &s).unwrap()
-        ));
+        assert!(Arc::ptr_eq(&v, &rm.variable("", "v", DType::Float32, &s).unwrap()));
         assert!(rm.variable("", "v", DType::Int32, &s).is_err());
         let e = v.read().unwrap_err();
         assert_eq!(e.code, Code::FailedPrecondition);
         assert!(e.message.contains("uninitialized value v"));
-        assert!(
-            v.assign(Tensor::from_slice(&[3], &[1f32, 2., 3.]).unwrap(), true)
-                .is_err()
-        );
-        v.assign(Tensor::from_slice(&[2], &[1f32, 2.]).unwrap(), true)
-            .unwrap();
+        assert!(v.assign(Tensor::from_slice(&[3], &[1f32, 2., 3.]).unwrap(), true).is_err());
+        v.assign(Tensor::from_slice(&[2], &[1f32, 2.]).unwrap(), true).unwrap();
         let before = v.read().unwrap();
         v.update(|t| {
             t.as_mut_slice::<f32>()?[0] = 5.0;

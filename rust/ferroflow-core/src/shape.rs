@@ -25,15 +25,11 @@ impl PartialShape {
     }
     /// A rank-0 shape.
     pub fn scalar() -> Self {
-        PartialShape {
-            dims: Some(SmallVec::new()),
-        }
+        PartialShape { dims: Some(SmallVec::new()) }
     }
     /// A shape of known rank whose dimensions may be unknown.
     pub fn from_dims(dims: impl IntoIterator<Item = Dim>) -> Self {
-        PartialShape {
-            dims: Some(dims.into_iter().collect()),
-        }
+        PartialShape { dims: Some(dims.into_iter().collect()) }
     }
     /// A fully-known shape.
     pub fn known(dims: &[usize]) -> Self {
@@ -53,9 +49,7 @@ impl PartialShape {
     }
     /// Whether rank and every dimension are known.
     pub fn is_fully_defined(&self) -> bool {
-        self.dims
-            .as_ref()
-            .is_some_and(|d| d.iter().all(Option::is_some))
+        self.dims.as_ref().is_some_and(|d| d.iter().all(Option::is_some))
     }
     /// The concrete shape when fully defined.
     pub fn to_shape(&self) -> Option<Shape> {
@@ -69,10 +63,7 @@ impl PartialShape {
     pub fn is_compatible_with(&self, shape: &[usize]) -> bool {
         match &self.dims {
             None => true,
-            Some(d) => {
-                d.len() == shape.len()
-                    && d.iter().zip(shape).all(|(a, b)| a.is_none_or(|a| a == *b))
-            }
+            Some(d) => d.len() == shape.len() && d.iter().zip(shape).all(|(a, b)| a.is_none_or(|a| a == *b)),
         }
     }
     /// The most specific shape compatible with both, or an error if they conflict.
@@ -82,17 +73,13 @@ impl PartialShape {
             (_, None) => Ok(self.clone()),
             (Some(a), Some(b)) => {
                 if a.len() != b.len() {
-                    return Err(Error::value(format!(
-                        "Shapes {self} and {other} are not compatible"
-                    )));
+                    return Err(Error::value(format!("Shapes {self} and {other} are not compatible")));
                 }
                 let mut out = SmallVec::new();
                 for (x, y) in a.iter().zip(b) {
                     out.push(match (x, y) {
                         (Some(x), Some(y)) if x != y => {
-                            return Err(Error::value(format!(
-                                "Shapes {self} and {other} are not compatible"
-                            )));
+                            return Err(Error::value(format!("Shapes {self} and {other} are not compatible")));
                         }
                         (Some(x), _) => Some(*x),
                         (None, y) => *y,
@@ -138,16 +125,8 @@ pub fn broadcast_partial(a: &PartialShape, b: &PartialShape) -> Result<PartialSh
     let n = x.len().max(y.len());
     let mut out = SmallVec::<[Dim; 4]>::with_capacity(n);
     for i in 0..n {
-        let dx = if i + x.len() >= n {
-            x[i + x.len() - n]
-        } else {
-            Some(1)
-        };
-        let dy = if i + y.len() >= n {
-            y[i + y.len() - n]
-        } else {
-            Some(1)
-        };
+        let dx = if i + x.len() >= n { x[i + x.len() - n] } else { Some(1) };
+        let dy = if i + y.len() >= n { y[i + y.len() - n] } else { Some(1) };
         out.push(match (dx, dy) {
             (Some(1), d) | (d, Some(1)) => d,
             (Some(p), Some(q)) if p == q => Some(p),
@@ -169,16 +148,8 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Shape> {
     let n = a.len().max(b.len());
     let mut out = Shape::with_capacity(n);
     for i in 0..n {
-        let da = if i + a.len() >= n {
-            a[i + a.len() - n]
-        } else {
-            1
-        };
-        let db = if i + b.len() >= n {
-            b[i + b.len() - n]
-        } else {
-            1
-        };
+        let da = if i + a.len() >= n { a[i + a.len() - n] } else { 1 };
+        let db = if i + b.len() >= n { b[i + b.len() - n] } else { 1 };
         out.push(match (da, db) {
             (1, d) | (d, 1) => d,
             (p, q) if p == q => p,
@@ -208,10 +179,7 @@ pub fn strides(shape: &[usize]) -> Shape {
 pub fn normalize_axis(axis: i64, rank: usize) -> Option<usize> {
     let r = i64::try_from(rank).ok()?;
     let a = if axis < 0 { axis + r } else { axis };
-    (0..r)
-        .contains(&a)
-        .then(|| usize::try_from(a).ok())
-        .flatten()
+    (0..r).contains(&a).then(|| usize::try_from(a).ok()).flatten()
 }
 
 #[cfg(test)]
@@ -220,19 +188,13 @@ mod tests {
 
     #[test]
     fn broadcasting() {
-        assert_eq!(
-            broadcast_shapes(&[2, 1, 3], &[4, 1]).unwrap().as_slice(),
-            &[2, 4, 3]
-        );
+        assert_eq!(broadcast_shapes(&[2, 1, 3], &[4, 1]).unwrap().as_slice(), &[2, 4, 3]);
         assert!(broadcast_shapes(&[2], &[3]).is_err());
         let a = PartialShape::from_dims([None, Some(3)]);
         let b = PartialShape::known(&[3]);
         assert_eq!(broadcast_partial(&a, &b).unwrap(), a);
         assert!(broadcast_partial(&PartialShape::known(&[2]), &b).is_err());
-        assert_eq!(
-            broadcast_partial(&PartialShape::unknown(), &b).unwrap(),
-            PartialShape::unknown()
-        );
+        assert_eq!(broadcast_partial(&PartialShape::unknown(), &b).unwrap(), PartialShape::unknown());
     }
 
     #[test]

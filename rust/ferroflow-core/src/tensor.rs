@@ -29,17 +29,12 @@ impl AlignedBuf {
     pub fn zeroed(len: usize) -> Self {
         if len == 0 {
             // A dangling but aligned pointer, as Vec does for empty buffers.
-            return AlignedBuf {
-                ptr: NonNull::<[u8; ALIGN]>::dangling().cast(),
-                len: 0,
-            };
+            return AlignedBuf { ptr: NonNull::<[u8; ALIGN]>::dangling().cast(), len: 0 };
         }
         let layout = Layout::from_size_align(len, ALIGN).expect("tensor byte size overflows isize");
         // SAFETY: layout has non-zero size.
         let raw = unsafe { alloc_zeroed(layout) };
-        let Some(ptr) = NonNull::new(raw) else {
-            std::alloc::handle_alloc_error(layout)
-        };
+        let Some(ptr) = NonNull::new(raw) else { std::alloc::handle_alloc_error(layout) };
         AlignedBuf { ptr, len }
     }
     /// A copy of `bytes` in an aligned buffer.
@@ -63,8 +58,7 @@ impl AlignedBuf {
 impl Drop for AlignedBuf {
     fn drop(&mut self) {
         if self.len > 0 {
-            let layout =
-                Layout::from_size_align(self.len, ALIGN).expect("layout was valid at allocation");
+            let layout = Layout::from_size_align(self.len, ALIGN).expect("layout was valid at allocation");
             // SAFETY: allocated in `zeroed` with this exact layout.
             unsafe { dealloc(self.ptr.as_ptr(), layout) };
         }
@@ -101,10 +95,7 @@ impl std::fmt::Debug for Tensor {
 }
 
 fn type_mismatch(want: DType, have: DType) -> Error {
-    Error::new(
-        Code::Internal,
-        format!("tensor of type {have} accessed as {want}"),
-    )
+    Error::new(Code::Internal, format!("tensor of type {have} accessed as {want}"))
 }
 
 impl Tensor {
@@ -116,11 +107,7 @@ impl Tensor {
         } else {
             Storage::Dense(AlignedBuf::zeroed(n * dtype.size()))
         };
-        Tensor {
-            dtype,
-            shape: shape.into(),
-            data: Arc::new(data),
-        }
+        Tensor { dtype, shape: shape.into(), data: Arc::new(data) }
     }
     /// A tensor holding a copy of `values`.
     pub fn from_slice<T: Element>(shape: &[usize], values: &[T]) -> Result<Self> {
@@ -128,11 +115,7 @@ impl Tensor {
         if n != values.len() {
             return Err(Error::new(
                 Code::InvalidArgument,
-                format!(
-                    "{} values cannot fill a tensor of shape {}",
-                    values.len(),
-                    fmt_shape(shape)
-                ),
+                format!("{} values cannot fill a tensor of shape {}", values.len(), fmt_shape(shape)),
             ));
         }
         let mut t = Tensor::zeros(T::DTYPE, shape);
@@ -153,11 +136,7 @@ impl Tensor {
         if dtype == DType::String || bytes.len() != n * dtype.size() {
             return Err(Error::new(
                 Code::InvalidArgument,
-                format!(
-                    "{} bytes cannot hold a {dtype} tensor of shape {}",
-                    bytes.len(),
-                    fmt_shape(shape)
-                ),
+                format!("{} bytes cannot hold a {dtype} tensor of shape {}", bytes.len(), fmt_shape(shape)),
             ));
         }
         let mut buf = AlignedBuf::from_bytes(bytes);
@@ -167,11 +146,7 @@ impl Tensor {
                 *b = u8::from(*b != 0);
             }
         }
-        Ok(Tensor {
-            dtype,
-            shape: shape.into(),
-            data: Arc::new(Storage::Dense(buf)),
-        })
+        Ok(Tensor { dtype, shape: shape.into(), data: Arc::new(Storage::Dense(buf)) })
     }
     /// A string tensor.
     pub fn from_strings(shape: &[usize], values: Vec<Vec<u8>>) -> Result<Self> {
@@ -179,18 +154,10 @@ impl Tensor {
         if n != values.len() {
             return Err(Error::new(
                 Code::InvalidArgument,
-                format!(
-                    "{} strings cannot fill a tensor of shape {}",
-                    values.len(),
-                    fmt_shape(shape)
-                ),
+                format!("{} strings cannot fill a tensor of shape {}", values.len(), fmt_shape(shape)),
             ));
         }
-        Ok(Tensor {
-            dtype: DType::String,
-            shape: shape.into(),
-            data: Arc::new(Storage::Strings(values)),
-        })
+        Ok(Tensor { dtype: DType::String, shape: shape.into(), data: Arc::new(Storage::Strings(values)) })
     }
 
     /// The element type.
@@ -221,11 +188,7 @@ impl Tensor {
                 ),
             ));
         }
-        Ok(Tensor {
-            dtype: self.dtype,
-            shape: shape.into(),
-            data: Arc::clone(&self.data),
-        })
+        Ok(Tensor { dtype: self.dtype, shape: shape.into(), data: Arc::clone(&self.data) })
     }
     /// The raw bytes of a dense tensor.
     pub fn as_bytes(&self) -> Result<&[u8]> {
@@ -295,41 +258,24 @@ impl Tensor {
     /// Decodes a TensorProto (either `tensor_content` or the typed `*_val` lists,
     /// with TF's rule that one value fills the whole shape).
     pub fn from_proto(p: &pb::TensorProto) -> Result<Tensor> {
-        let dtype =
-            DType::from_code(p.dtype).map_err(|e| Error::new(Code::InvalidArgument, e.message))?;
-        let shape = shape_from_proto(
-            p.tensor_shape
-                .as_ref()
-                .unwrap_or(&pb::TensorShapeProto::default()),
-        )
-        .to_shape()
-        .ok_or_else(|| {
-            Error::new(
-                Code::InvalidArgument,
-                "TensorProto shape is not fully defined",
-            )
-        })?;
+        let dtype = DType::from_code(p.dtype).map_err(|e| Error::new(Code::InvalidArgument, e.message))?;
+        let shape = shape_from_proto(p.tensor_shape.as_ref().unwrap_or(&pb::TensorShapeProto::default()))
+            .to_shape()
+            .ok_or_else(|| Error::new(Code::InvalidArgument, "TensorProto shape is not fully defined"))?;
         let n: usize = shape.iter().product();
         if dtype == DType::String {
             let vals = match p.string_val.len() {
                 len if len == n => p.string_val.clone(),
                 1 => vec![p.string_val[0].clone(); n],
                 0 => vec![Vec::new(); n],
-                len => ff_bail!(
-                    InvalidArgument,
-                    "{len} strings for a tensor of {n} elements"
-                ),
+                len => ff_bail!(InvalidArgument, "{len} strings for a tensor of {n} elements"),
             };
             return Tensor::from_strings(&shape, vals);
         }
         if !p.tensor_content.is_empty() {
             return Tensor::from_bytes(dtype, &shape, &p.tensor_content);
         }
-        fn fill<T: Element, S: Copy>(
-            shape: &[usize],
-            vals: &[S],
-            conv: impl Fn(S) -> T,
-        ) -> Result<Tensor> {
+        fn fill<T: Element, S: Copy>(shape: &[usize], vals: &[S], conv: impl Fn(S) -> T) -> Result<Tensor> {
             let n: usize = shape.iter().product();
             let mut t = Tensor::zeros(T::DTYPE, shape);
             let out = t.as_mut_slice::<T>()?;
@@ -357,11 +303,7 @@ impl Tensor {
             DType::Bool => fill::<bool, bool>(&shape, &p.bool_val, |v| v),
             DType::Float16 => {
                 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                let bits: Vec<u8> = p
-                    .half_val
-                    .iter()
-                    .flat_map(|v| (*v as u16).to_le_bytes())
-                    .collect();
+                let bits: Vec<u8> = p.half_val.iter().flat_map(|v| (*v as u16).to_le_bytes()).collect();
                 if bits.is_empty() {
                     Ok(Tensor::zeros(dtype, &shape))
                 } else {
@@ -376,10 +318,7 @@ impl Tensor {
 /// A TensorShapeProto for a static shape (`-1` for unknown dimensions).
 pub fn shape_to_proto(s: &PartialShape) -> pb::TensorShapeProto {
     match s.dims() {
-        None => pb::TensorShapeProto {
-            unknown_rank: true,
-            ..Default::default()
-        },
+        None => pb::TensorShapeProto { unknown_rank: true, ..Default::default() },
         Some(d) => pb::TensorShapeProto {
             dim: d
                 .iter()
@@ -428,17 +367,8 @@ mod tests {
             float_val: vec![7.0],
             ..Default::default()
         };
-        assert_eq!(
-            Tensor::from_proto(&p).unwrap().as_slice::<f32>().unwrap(),
-            &[7.0; 4]
-        );
+        assert_eq!(Tensor::from_proto(&p).unwrap().as_slice::<f32>().unwrap(), &[7.0; 4]);
         let s = Tensor::from_strings(&[2], vec![b"a".to_vec(), b"bc".to_vec()]).unwrap();
-        assert_eq!(
-            Tensor::from_proto(&s.to_proto())
-                .unwrap()
-                .as_strings()
-                .unwrap()[1],
-            b"bc"
-        );
+        assert_eq!(Tensor::from_proto(&s.to_proto()).unwrap().as_strings().unwrap()[1], b"bc");
     }
 }

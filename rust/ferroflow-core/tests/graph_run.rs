@@ -4,9 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use ferroflow_core::executor::GraphLock;
-use ferroflow_core::{
-    AttrValue, Code, DType, Graph, NodeSpec, Output, PartialShape, Session, SessionOptions, Tensor,
-};
+use ferroflow_core::{AttrValue, Code, DType, Graph, NodeSpec, Output, PartialShape, Session, SessionOptions, Tensor};
 
 struct Builder {
     graph: Arc<GraphLock<Graph>>,
@@ -14,9 +12,7 @@ struct Builder {
 
 impl Builder {
     fn new() -> Self {
-        Builder {
-            graph: Arc::new(GraphLock::new(Graph::new())),
-        }
+        Builder { graph: Arc::new(GraphLock::new(Graph::new())) }
     }
 
     fn op(&self, op: &str, name: &str, inputs: &[Output], attrs: Vec<(&str, AttrValue)>) -> Output {
@@ -33,8 +29,7 @@ impl Builder {
     ) -> ferroflow_core::Result<Output> {
         let mut g = self.graph.write();
         let name = g.unique_name(name, true);
-        let attrs: BTreeMap<String, AttrValue> =
-            attrs.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        let attrs: BTreeMap<String, AttrValue> = attrs.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
         let id = g.add_node(NodeSpec {
             name,
             op: op.to_string(),
@@ -51,13 +46,7 @@ impl Builder {
     }
 
     fn session(&self, inter: usize) -> Session {
-        Session::new(
-            Arc::clone(&self.graph),
-            SessionOptions {
-                inter_op_threads: inter,
-                intra_op_threads: 1,
-            },
-        )
+        Session::new(Arc::clone(&self.graph), SessionOptions { inter_op_threads: inter, intra_op_threads: 1 })
     }
 }
 
@@ -68,40 +57,22 @@ fn arithmetic_with_feeds_and_fetches() {
         "Placeholder",
         "x",
         &[],
-        vec![
-            ("dtype", AttrValue::Type(DType::Float32)),
-            ("shape", AttrValue::Shape(PartialShape::from_dims([None]))),
-        ],
+        vec![("dtype", AttrValue::Type(DType::Float32)), ("shape", AttrValue::Shape(PartialShape::from_dims([None])))],
     );
     let two = b.constant(Tensor::scalar(2.0f32));
     let y = b.op("Mul", "mul", &[x, two], vec![]);
     let axes = b.constant(Tensor::from_slice(&[1], &[0i32]).unwrap());
     let s = b.op("Sum", "sum", &[y, axes], vec![]);
-    assert_eq!(
-        b.graph.read().output_spec(s).unwrap().shape,
-        PartialShape::scalar()
-    );
+    assert_eq!(b.graph.read().output_spec(s).unwrap().shape, PartialShape::scalar());
     let sess = b.session(1);
-    let out = sess
-        .run_once(
-            &[(x, Tensor::from_slice(&[3], &[1f32, 2., 3.]).unwrap())],
-            &[s, y],
-            &[],
-        )
-        .unwrap();
+    let out = sess.run_once(&[(x, Tensor::from_slice(&[3], &[1f32, 2., 3.]).unwrap())], &[s, y], &[]).unwrap();
     assert_eq!(out[0].as_slice::<f32>().unwrap(), &[12.0]);
     assert_eq!(out[1].as_slice::<f32>().unwrap(), &[2.0, 4.0, 6.0]);
     let err = sess.run_once(&[], &[s], &[]).unwrap_err();
     assert_eq!(err.code, Code::InvalidArgument);
     assert_eq!(err.node.as_deref(), Some("x"));
-    let shape_err = sess
-        .run_once(&[(x, Tensor::scalar(1f32))], &[s], &[])
-        .unwrap_err();
-    assert!(
-        shape_err.message.contains("Cannot feed value of shape"),
-        "{}",
-        shape_err.message
-    );
+    let shape_err = sess.run_once(&[(x, Tensor::scalar(1f32))], &[s], &[]).unwrap_err();
+    assert!(shape_err.message.contains("Cannot feed value of shape"), "{}", shape_err.message);
 }
 
 #[test]
@@ -127,18 +98,13 @@ fn variables_live_in_sessions_and_control_deps_order_reads() {
         "VariableV2",
         "v",
         &[],
-        vec![
-            ("dtype", AttrValue::Type(DType::Int64)),
-            ("shape", AttrValue::Shape(PartialShape::scalar())),
-        ],
+        vec![("dtype", AttrValue::Type(DType::Int64)), ("shape", AttrValue::Shape(PartialShape::scalar()))],
     );
     let init_value = b.constant(Tensor::scalar(10i64));
     let init = b.op("Assign", "init", &[v, init_value], vec![]);
     let one = b.constant(Tensor::scalar(1i64));
     let inc = b.op("AssignAdd", "inc", &[v, one], vec![]);
-    let read = b
-        .try_op("Identity", "read", &[v], &[inc.node], vec![])
-        .unwrap();
+    let read = b.try_op("Identity", "read", &[v], &[inc.node], vec![]).unwrap();
     let s1 = b.session(1);
     let s2 = b.session(1);
     let uninit = s1.run_once(&[], &[read], &[]).unwrap_err();
@@ -150,17 +116,9 @@ fn variables_live_in_sessions_and_control_deps_order_reads() {
         let out = s1.run_once(&[], &[read], &[]).unwrap();
         assert_eq!(out[0].scalar_value::<i64>().unwrap(), expected);
     }
-    assert_eq!(
-        s2.run_once(&[], &[v], &[]).unwrap()[0]
-            .scalar_value::<i64>()
-            .unwrap(),
-        10
-    );
+    assert_eq!(s2.run_once(&[], &[v], &[]).unwrap()[0].scalar_value::<i64>().unwrap(), 10);
     s1.close();
-    assert_eq!(
-        s1.run_once(&[], &[v], &[]).unwrap_err().code,
-        Code::Cancelled
-    );
+    assert_eq!(s1.run_once(&[], &[v], &[]).unwrap_err().code, Code::Cancelled);
 }
 
 #[test]
@@ -189,10 +147,7 @@ fn parallel_and_inline_plans_agree() {
     assert!(!plan1.is_parallel());
     let want = inline.run(&plan1, vec![]).unwrap();
     for (g, w) in got.iter().zip(&want) {
-        let (g, w) = (
-            g.scalar_value::<f32>().unwrap(),
-            w.scalar_value::<f32>().unwrap(),
-        );
+        let (g, w) = (g.scalar_value::<f32>().unwrap(), w.scalar_value::<f32>().unwrap());
         assert!((g - w).abs() <= 1e-3 * w.abs(), "{g} vs {w}");
     }
 }
@@ -204,10 +159,7 @@ fn pruning_skips_unfetched_nodes_and_plans_are_cached() {
         "Placeholder",
         "unfed",
         &[],
-        vec![
-            ("dtype", AttrValue::Type(DType::Float32)),
-            ("shape", AttrValue::Shape(PartialShape::unknown())),
-        ],
+        vec![("dtype", AttrValue::Type(DType::Float32)), ("shape", AttrValue::Shape(PartialShape::unknown()))],
     );
     let c = b.constant(Tensor::scalar(3i32));
     let d = b.op("Neg", "neg", &[c], vec![]);
@@ -216,10 +168,5 @@ fn pruning_skips_unfetched_nodes_and_plans_are_cached() {
     let p2 = sess.prepare(&[], &[d], &[]).unwrap();
     assert!(Arc::ptr_eq(&p1, &p2));
     assert_eq!(p1.num_steps(), 2);
-    assert_eq!(
-        sess.run(&p1, vec![]).unwrap()[0]
-            .scalar_value::<i32>()
-            .unwrap(),
-        -3
-    );
+    assert_eq!(sess.run(&p1, vec![]).unwrap()[0].scalar_value::<i32>().unwrap(), -3);
 }

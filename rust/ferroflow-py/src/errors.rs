@@ -1,7 +1,7 @@
 //! Maps core errors to Python exceptions, once: construction-time errors become
 //! `ValueError`/`TypeError` (as TensorFlow raises them), run-time statuses become
 //! the `ferroflow.errors` class of their code, carrying the failing node's name.
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyLookupError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyDict;
@@ -13,8 +13,10 @@ pub fn to_pyerr(py: Python<'_>, e: Error) -> PyErr {
     match e.kind {
         Kind::Value => PyValueError::new_err(e.message),
         Kind::Type => PyTypeError::new_err(e.message),
-        Kind::Status => status_error(py, e.code, &e.message, e.node.as_deref())
-            .unwrap_or_else(|import_failure| import_failure),
+        Kind::Lookup => PyLookupError::new_err(e.message),
+        Kind::Status => {
+            status_error(py, e.code, &e.message, e.node.as_deref()).unwrap_or_else(|import_failure| import_failure)
+        }
     }
 }
 
@@ -23,16 +25,11 @@ fn status_error(py: Python<'_>, code: Code, message: &str, node: Option<&str>) -
     static BY_CODE: PyOnceLock<Py<PyDict>> = PyOnceLock::new();
     let table = BY_CODE.get_or_try_init(py, || -> PyResult<Py<PyDict>> {
         let m = py.import("ferroflow.errors")?;
-        Ok(m.getattr("_CODE_TO_EXCEPTION")?
-            .cast_into::<PyDict>()?
-            .unbind())
+        Ok(m.getattr("_CODE_TO_EXCEPTION")?.cast_into::<PyDict>()?.unbind())
     })?;
     let cls = match table.bind(py).get_item(code as i32)? {
         Some(c) => c,
-        None => table
-            .bind(py)
-            .get_item(Code::Unknown as i32)?
-            .unwrap_or_else(|| py.None().into_bound(py)),
+        None => table.bind(py).get_item(Code::Unknown as i32)?.unwrap_or_else(|| py.None().into_bound(py)),
     };
     let exc = cls.call1((py.None(), py.None(), message))?;
     if let Some(n) = node {
@@ -48,20 +45,11 @@ pub fn panic_to_pyerr(py: Python<'_>, payload: &(dyn std::any::Any + Send)) -> P
         .map(|s| (*s).to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".into());
-    to_pyerr(
-        py,
-        Error::new(
-            Code::Internal,
-            format!("ferroflow internal error (Rust panic): {what}"),
-        ),
-    )
+    to_pyerr(py, Error::new(Code::Internal, format!("ferroflow internal error (Rust panic): {what}")))
 }
 
 /// Runs `f` with the GIL released, turning core errors and panics into Python exceptions.
-pub fn run_detached<T: Send>(
-    py: Python<'_>,
-    f: impl FnOnce() -> ferroflow_core::Result<T> + Send,
-) -> PyResult<T> {
+pub fn run_detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> ferroflow_core::Result<T> + Send) -> PyResult<T> {
     match py.detach(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))) {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(to_pyerr(py, e)),

@@ -9,6 +9,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
+use ferroflow_core::autodiff::{Aggregation, Grad, Gradients};
 use ferroflow_core::graph::{AttrValue, Graph, NodeSpec, Output, OutputSpec};
 use ferroflow_core::{DType, PartialShape};
 
@@ -26,10 +27,7 @@ fn shape_from_py(obj: &Bound<'_, PyAny>) -> PyResult<PartialShape> {
         return Ok(PartialShape::unknown());
     }
     let dims: Vec<Option<i64>> = obj.extract()?;
-    Ok(PartialShape::from_dims(
-        dims.into_iter()
-            .map(|d| d.and_then(|v| usize::try_from(v).ok())),
-    ))
+    Ok(PartialShape::from_dims(dims.into_iter().map(|d| d.and_then(|v| usize::try_from(v).ok()))))
 }
 
 /// A static shape for Python: `None` or a list of ints/`None`.
@@ -61,30 +59,17 @@ fn attr_from_py(kind: &str, v: &Bound<'_, PyAny>) -> PyResult<AttrValue> {
         "list(float)" => AttrValue::ListF(v.extract()?),
         "list(bool)" => AttrValue::ListB(v.extract()?),
         "list(string)" => AttrValue::ListS(v.extract()?),
-        "list(type)" => AttrValue::ListType(
-            list(v)?
-                .iter()
-                .map(dtype_from_py)
-                .collect::<PyResult<_>>()?,
-        ),
-        "list(shape)" => AttrValue::ListShape(
-            list(v)?
-                .iter()
-                .map(shape_from_py)
-                .collect::<PyResult<_>>()?,
-        ),
+        "list(type)" => AttrValue::ListType(list(v)?.iter().map(dtype_from_py).collect::<PyResult<_>>()?),
+        "list(shape)" => AttrValue::ListShape(list(v)?.iter().map(shape_from_py).collect::<PyResult<_>>()?),
         other => {
-            return Err(PyValueError::new_err(format!(
-                "unknown attr kind '{other}'"
-            )));
+            return Err(PyValueError::new_err(format!("unknown attr kind '{other}'")));
         }
     })
 }
 
 /// An attr as a `(kind, value)` pair for Python.
 fn attr_to_py<'py>(py: Python<'py>, a: &AttrValue) -> PyResult<Bound<'py, PyTuple>> {
-    let pair =
-        |k: &str, v: Bound<'py, PyAny>| PyTuple::new(py, [k.into_pyobject(py)?.into_any(), v]);
+    let pair = |k: &str, v: Bound<'py, PyAny>| PyTuple::new(py, [k.into_pyobject(py)?.into_any(), v]);
     let any = |v: Bound<'py, PyAny>| v;
     match a {
         AttrValue::I(i) => pair("int", any(i.into_pyobject(py)?.into_any())),
@@ -97,19 +82,10 @@ fn attr_to_py<'py>(py: Python<'py>, a: &AttrValue) -> PyResult<Bound<'py, PyTupl
         AttrValue::ListI(v) => pair("list(int)", PyList::new(py, v)?.into_any()),
         AttrValue::ListF(v) => pair("list(float)", PyList::new(py, v)?.into_any()),
         AttrValue::ListB(v) => pair("list(bool)", PyList::new(py, v)?.into_any()),
-        AttrValue::ListS(v) => pair(
-            "list(string)",
-            PyList::new(py, v.iter().map(|s| PyBytes::new(py, s)))?.into_any(),
-        ),
-        AttrValue::ListType(v) => pair(
-            "list(type)",
-            PyList::new(py, v.iter().map(|t| *t as i32))?.into_any(),
-        ),
+        AttrValue::ListS(v) => pair("list(string)", PyList::new(py, v.iter().map(|s| PyBytes::new(py, s)))?.into_any()),
+        AttrValue::ListType(v) => pair("list(type)", PyList::new(py, v.iter().map(|t| *t as i32))?.into_any()),
         AttrValue::ListShape(v) => {
-            let items = v
-                .iter()
-                .map(|s| shape_to_py(py, s))
-                .collect::<PyResult<Vec<_>>>()?;
+            let items = v.iter().map(|s| shape_to_py(py, s)).collect::<PyResult<Vec<_>>>()?;
             pair("list(shape)", PyList::new(py, items)?.into_any())
         }
     }
@@ -136,9 +112,7 @@ pub struct PyGraph {
 impl PyGraph {
     #[new]
     fn new() -> Self {
-        PyGraph {
-            inner: Arc::new(RwLock::new(Graph::new())),
-        }
+        PyGraph { inner: Arc::new(RwLock::new(Graph::new())) }
     }
 
     /// Adds a node; returns `(node_id, [(dtype_code, shape, is_ref), ...])`.
@@ -163,21 +137,14 @@ impl PyGraph {
         let spec = NodeSpec {
             name,
             op: op_type,
-            inputs: inputs
-                .into_iter()
-                .map(|(node, index)| Output { node, index })
-                .collect(),
+            inputs: inputs.into_iter().map(|(node, index)| Output { node, index }).collect(),
             control_inputs,
             attrs: parsed,
             device,
         };
         let mut g = self.inner.write();
         let id = guarded(py, || g.add_node(spec))?;
-        let outs = g.nodes()[id]
-            .outputs
-            .iter()
-            .map(|s| spec_to_py(py, s))
-            .collect::<PyResult<Vec<_>>>()?;
+        let outs = g.nodes()[id].outputs.iter().map(|s| spec_to_py(py, s)).collect::<PyResult<Vec<_>>>()?;
         Ok((id, PyList::new(py, outs)?))
     }
 
@@ -188,25 +155,14 @@ impl PyGraph {
     }
 
     /// Merges `shape` into the static shape of output `index` of `node`.
-    fn set_shape(
-        &self,
-        py: Python<'_>,
-        node: usize,
-        index: usize,
-        shape: &Bound<'_, PyAny>,
-    ) -> PyResult<()> {
+    fn set_shape(&self, py: Python<'_>, node: usize, index: usize, shape: &Bound<'_, PyAny>) -> PyResult<()> {
         let s = shape_from_py(shape)?;
         let mut g = self.inner.write();
         guarded(py, || g.set_output_shape(Output { node, index }, &s))
     }
 
     /// `(kind, value)` of attr `name` of `node`, or `None`.
-    fn get_attr<'py>(
-        &self,
-        py: Python<'py>,
-        node: usize,
-        name: &str,
-    ) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    fn get_attr<'py>(&self, py: Python<'py>, node: usize, name: &str) -> PyResult<Option<Bound<'py, PyTuple>>> {
         let g = self.inner.read();
         let n = guarded(py, || g.node(node))?;
         n.attrs.get(name).map(|a| attr_to_py(py, a)).transpose()
@@ -215,11 +171,64 @@ impl PyGraph {
     /// Names of the attrs of `node`, sorted.
     fn attr_names(&self, py: Python<'_>, node: usize) -> PyResult<Vec<String>> {
         let g = self.inner.read();
-        Ok(guarded(py, || g.node(node))?
-            .attrs
-            .keys()
-            .cloned()
-            .collect())
+        Ok(guarded(py, || g.node(node))?.attrs.keys().cloned().collect())
+    }
+
+    /// `tf.gradients`: adds the gradient nodes under `scope` and returns, per x, None,
+    /// `("dense", (node, index))` or `("sparse", values, indices, dense_shape)`.
+    #[pyo3(signature = (ys, xs, grad_ys, scope, device, aggregation = 0))]
+    fn gradients<'py>(
+        &self,
+        py: Python<'py>,
+        ys: Vec<(usize, usize)>,
+        xs: Vec<(usize, usize)>,
+        grad_ys: Vec<Option<(usize, usize)>>,
+        scope: &str,
+        device: &str,
+        aggregation: u8,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let out = |(node, index): (usize, usize)| Output { node, index };
+        let ys: Vec<Output> = ys.into_iter().map(out).collect();
+        let xs: Vec<Output> = xs.into_iter().map(out).collect();
+        let grad_ys: Vec<Option<Output>> = grad_ys.into_iter().map(|g| g.map(out)).collect();
+        let aggregation = if aggregation == 0 { Aggregation::AddN } else { Aggregation::Tree };
+        let mut g = self.inner.write();
+        let grads = guarded(py, || Gradients::new(&mut g, scope, device, aggregation).compute(&ys, &xs, &grad_ys))?;
+        let pair = |o: Output| (o.node, o.index);
+        let items = grads
+            .into_iter()
+            .map(|gr| -> PyResult<Bound<'py, PyAny>> {
+                Ok(match gr {
+                    None => py.None().into_bound(py),
+                    Some(Grad::Dense(o)) => ("dense", pair(o)).into_pyobject(py)?.into_any(),
+                    Some(Grad::Sparse { values, indices, dense_shape }) => {
+                        ("sparse", pair(values), pair(indices), pair(dense_shape)).into_pyobject(py)?.into_any()
+                    }
+                })
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, items)
+    }
+
+    /// `(name, op_type, inputs, control_inputs, device, output specs)` of node `id`
+    /// (used to wrap nodes that Rust added, such as gradients).
+    #[allow(clippy::type_complexity)]
+    fn node_info<'py>(
+        &self,
+        py: Python<'py>,
+        id: usize,
+    ) -> PyResult<(String, &'static str, Vec<(usize, usize)>, Vec<usize>, String, Bound<'py, PyList>)> {
+        let g = self.inner.read();
+        let n = guarded(py, || g.node(id))?;
+        let specs = n.outputs.iter().map(|s| spec_to_py(py, s)).collect::<PyResult<Vec<_>>>()?;
+        Ok((
+            n.name.clone(),
+            n.op_type(),
+            n.inputs.iter().map(|o| (o.node, o.index)).collect(),
+            n.control_inputs.clone(),
+            n.device.clone(),
+            PyList::new(py, specs)?,
+        ))
     }
 
     /// Marks the graph read-only.

@@ -19,10 +19,7 @@ fn op_names() -> Vec<&'static str> {
 #[pymodule(gil_used = true)]
 fn _ferroflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add(
-        "FILE_DESCRIPTOR_SET",
-        PyBytes::new(m.py(), ferroflow_proto::FILE_DESCRIPTOR_SET),
-    )?;
+    m.add("FILE_DESCRIPTOR_SET", PyBytes::new(m.py(), ferroflow_proto::FILE_DESCRIPTOR_SET))?;
     m.add_class::<graph::PyGraph>()?;
     m.add_class::<session::PySession>()?;
     m.add_class::<session::PyPlan>()?;

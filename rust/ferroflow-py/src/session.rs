@@ -19,9 +19,7 @@ pub struct PySession {
 }
 
 fn outputs(v: Vec<(usize, usize)>) -> Vec<Output> {
-    v.into_iter()
-        .map(|(node, index)| Output { node, index })
-        .collect()
+    v.into_iter().map(|(node, index)| Output { node, index }).collect()
 }
 
 #[pymethods]
@@ -29,13 +27,8 @@ impl PySession {
     #[new]
     #[pyo3(signature = (graph, inter_op_threads = 0, intra_op_threads = 0))]
     fn new(graph: &PyGraph, inter_op_threads: usize, intra_op_threads: usize) -> Self {
-        let options = SessionOptions {
-            inter_op_threads,
-            intra_op_threads,
-        };
-        PySession {
-            inner: Arc::new(Session::new(Arc::clone(&graph.inner), options)),
-        }
+        let options = SessionOptions { inter_op_threads, intra_op_threads };
+        PySession { inner: Arc::new(Session::new(Arc::clone(&graph.inner), options)) }
     }
 
     /// Compiles (or fetches from the cache) the plan for a run signature.
@@ -49,10 +42,7 @@ impl PySession {
         let (feeds, fetches) = (outputs(feeds), outputs(fetches));
         let session = Arc::clone(&self.inner);
         let plan = run_detached(py, move || session.prepare(&feeds, &fetches, &targets))?;
-        Ok(PyPlan {
-            session: Arc::clone(&self.inner),
-            plan,
-        })
+        Ok(PyPlan { session: Arc::clone(&self.inner), plan })
     }
 
     /// Closes the session and releases its variable values.
@@ -82,21 +72,11 @@ pub struct PyPlan {
 impl PyPlan {
     /// Runs the plan with one value per feed; returns the fetched values in order.
     #[pyo3(signature = (*feeds))]
-    fn run<'py>(
-        &self,
-        py: Python<'py>,
-        feeds: &Bound<'py, PyTuple>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let values = feeds
-            .iter()
-            .map(|f| tensor_from_py(&f))
-            .collect::<PyResult<Vec<_>>>()?;
+    fn run<'py>(&self, py: Python<'py>, feeds: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyList>> {
+        let values = feeds.iter().map(|f| tensor_from_py(&f)).collect::<PyResult<Vec<_>>>()?;
         let (session, plan) = (&self.session, &self.plan);
         let results = run_detached(py, || session.run(plan, values))?;
-        let items = results
-            .into_iter()
-            .map(|t| tensor_to_py(py, t))
-            .collect::<PyResult<Vec<_>>>()?;
+        let items = results.into_iter().map(|t| tensor_to_py(py, t)).collect::<PyResult<Vec<_>>>()?;
         PyList::new(py, items)
     }
 

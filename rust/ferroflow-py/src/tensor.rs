@@ -21,42 +21,25 @@ pub struct TensorBuffer(Tensor);
 
 fn numpy_module(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
     static NP: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
-    Ok(NP
-        .get_or_try_init(py, || py.import("numpy").map(Bound::unbind))?
-        .bind(py))
+    Ok(NP.get_or_try_init(py, || py.import("numpy").map(Bound::unbind))?.bind(py))
 }
 
-fn typed_to_numpy<'py, T: Element + numpy::Element>(
-    py: Python<'py>,
-    t: Tensor,
-) -> PyResult<Bound<'py, PyAny>> {
+fn typed_to_numpy<'py, T: Element + numpy::Element>(py: Python<'py>, t: Tensor) -> PyResult<Bound<'py, PyAny>> {
     let shape = t.shape().to_vec();
     if shape.is_empty() {
-        let mut v = t
-            .as_slice::<T>()
-            .map_err(|e| PyTypeError::new_err(e.message))?[0];
+        let mut v = t.as_slice::<T>().map_err(|e| PyTypeError::new_err(e.message))?[0];
         let descr = <T as numpy::Element>::get_dtype(py);
         // SAFETY: `v` is a valid T for the duration of the call and `descr` is T's numpy
         // dtype; PyArray_Scalar copies the value into a new numpy scalar (a new
         // reference) and keeps neither pointer.
         return unsafe {
-            let ret = PY_ARRAY_API.PyArray_Scalar(
-                py,
-                (&raw mut v).cast(),
-                descr.as_ptr().cast(),
-                std::ptr::null_mut(),
-            );
+            let ret = PY_ARRAY_API.PyArray_Scalar(py, (&raw mut v).cast(), descr.as_ptr().cast(), std::ptr::null_mut());
             Bound::from_owned_ptr_or_err(py, ret)
         };
     }
     if t.is_unique() && t.num_elements() > 0 {
         let holder = Bound::new(py, TensorBuffer(t))?;
-        let ptr = holder
-            .get()
-            .0
-            .as_slice::<T>()
-            .map_err(|e| PyTypeError::new_err(e.message))?
-            .as_ptr();
+        let ptr = holder.get().0.as_slice::<T>().map_err(|e| PyTypeError::new_err(e.message))?.as_ptr();
         // SAFETY: ptr addresses num_elements() contiguous T values, owned by the
         // tensor inside `holder`, which becomes the array's base object and is never
         // mutated or reallocated while it lives.
@@ -66,20 +49,14 @@ fn typed_to_numpy<'py, T: Element + numpy::Element>(
         };
         return Ok(arr.into_any());
     }
-    let data = t
-        .as_slice::<T>()
-        .map_err(|e| PyTypeError::new_err(e.message))?;
-    Ok(PyArray::from_slice(py, data)
-        .reshape(IxDyn(&shape))?
-        .into_any())
+    let data = t.as_slice::<T>().map_err(|e| PyTypeError::new_err(e.message))?;
+    Ok(PyArray::from_slice(py, data).reshape(IxDyn(&shape))?.into_any())
 }
 
 /// A fetched tensor as a numpy array (or numpy scalar, or `bytes` for a string scalar).
 pub fn tensor_to_py(py: Python<'_>, t: Tensor) -> PyResult<Bound<'_, PyAny>> {
     if t.dtype() == DType::String {
-        let strings = t
-            .as_strings()
-            .map_err(|e| PyTypeError::new_err(e.message))?;
+        let strings = t.as_strings().map_err(|e| PyTypeError::new_err(e.message))?;
         if t.shape().is_empty() {
             return Ok(PyBytes::new(py, &strings[0]).into_any());
         }
@@ -92,9 +69,7 @@ pub fn tensor_to_py(py: Python<'_>, t: Tensor) -> PyResult<Bound<'_, PyAny>> {
         let bytes = t.as_bytes().map_err(|e| PyTypeError::new_err(e.message))?;
         let np = numpy_module(py)?;
         let arr = np.call_method1("frombuffer", (PyBytes::new(py, bytes), "<f2"))?;
-        return arr
-            .call_method1("reshape", (t.shape().to_vec(),))?
-            .call_method0("copy");
+        return arr.call_method1("reshape", (t.shape().to_vec(),))?.call_method0("copy");
     }
     dispatch_pod!(t.dtype(), T => typed_to_numpy::<T>(py, t),
         _ => Err(PyTypeError::new_err(format!("cannot convert a {} tensor to numpy", t.dtype()))))
@@ -143,30 +118,22 @@ pub fn tensor_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
         )*};
     }
     try_typed!(f32, f64, i32, i64, u8, bool);
-    if let Ok(kind) = obj
-        .getattr("dtype")
-        .and_then(|d| d.getattr("kind"))
-        .and_then(|k| k.extract::<String>())
+    if let Ok(kind) = obj.getattr("dtype").and_then(|d| d.getattr("kind")).and_then(|k| k.extract::<String>())
         && matches!(kind.as_str(), "O" | "S" | "U")
     {
         return string_tensor(obj);
     }
-    if let Ok(name) = obj
-        .getattr("dtype")
-        .and_then(|d| d.getattr("name"))
-        .and_then(|k| k.extract::<String>())
+    if let Ok(name) = obj.getattr("dtype").and_then(|d| d.getattr("name")).and_then(|k| k.extract::<String>())
         && name == "float16"
     {
         let np = numpy_module(obj.py())?;
         let c = np.call_method1("ascontiguousarray", (obj,))?;
         let shape: Vec<usize> = c.getattr("shape")?.extract()?;
         let bytes: Vec<u8> = c.call_method0("tobytes")?.extract()?;
-        return Tensor::from_bytes(DType::Float16, &shape, &bytes)
-            .map_err(|e| PyTypeError::new_err(e.message));
+        return Tensor::from_bytes(DType::Float16, &shape, &bytes).map_err(|e| PyTypeError::new_err(e.message));
     }
     Err(PyTypeError::new_err(format!(
         "ferroflow cannot make a tensor from {}",
-        obj.getattr("dtype")
-            .map_or_else(|_| obj.get_type().to_string(), |d| d.to_string())
+        obj.getattr("dtype").map_or_else(|_| obj.get_type().to_string(), |d| d.to_string())
     )))
 }

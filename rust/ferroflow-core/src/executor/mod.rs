@@ -50,10 +50,7 @@ fn py_shape(s: &PartialShape) -> String {
         None => "<unknown>".into(),
         Some([d]) => format!("({},)", d.map_or("?".into(), |v| v.to_string())),
         Some(d) => {
-            let parts: Vec<String> = d
-                .iter()
-                .map(|x| x.map_or("?".into(), |v| v.to_string()))
-                .collect();
+            let parts: Vec<String> = d.iter().map(|x| x.map_or("?".into(), |v| v.to_string())).collect();
             format!("({})", parts.join(", "))
         }
     }
@@ -71,9 +68,7 @@ impl Session {
             plans: Mutex::new(HashMap::new()),
             closed: AtomicBool::new(false),
             inter_pool: pool::shared_pool(inter),
-            env: ExecEnv {
-                intra_pool: pool::shared_pool(intra),
-            },
+            env: ExecEnv { intra_pool: pool::shared_pool(intra) },
         }
     }
 
@@ -83,29 +78,14 @@ impl Session {
     }
 
     /// The compiled plan for a run signature, from the cache or freshly compiled.
-    pub fn prepare(
-        &self,
-        feeds: &[Output],
-        fetches: &[Output],
-        targets: &[NodeId],
-    ) -> Result<Arc<Plan>> {
+    pub fn prepare(&self, feeds: &[Output], fetches: &[Output], targets: &[NodeId]) -> Result<Arc<Plan>> {
         self.check_open()?;
         let key = (feeds.to_vec(), fetches.to_vec(), targets.to_vec());
         if let Some(p) = self.plans.lock().get(&key) {
             return Ok(Arc::clone(p));
         }
-        let threads = self
-            .inter_pool
-            .as_ref()
-            .map_or(1, |p| p.current_num_threads());
-        let plan = Arc::new(Plan::compile(
-            &self.graph.read(),
-            &self.resources,
-            feeds,
-            fetches,
-            targets,
-            threads,
-        )?);
+        let threads = self.inter_pool.as_ref().map_or(1, |p| p.current_num_threads());
+        let plan = Arc::new(Plan::compile(&self.graph.read(), &self.resources, feeds, fetches, targets, threads)?);
         self.plans.lock().insert(key, Arc::clone(&plan));
         Ok(plan)
     }
@@ -122,12 +102,7 @@ impl Session {
     pub fn run(&self, plan: &Plan, feeds: Vec<Tensor>) -> Result<Vec<Tensor>> {
         self.check_open()?;
         if feeds.len() != plan.feeds.len() {
-            ff_bail!(
-                Internal,
-                "plan expects {} feeds, got {}",
-                plan.feeds.len(),
-                feeds.len()
-            );
+            ff_bail!(Internal, "plan expects {} feeds, got {}", plan.feeds.len(), feeds.len());
         }
         for (t, f) in feeds.iter().zip(&plan.feeds) {
             if t.dtype() != f.dtype {
@@ -166,12 +141,7 @@ impl Session {
     }
 
     /// Convenience: prepare and run.
-    pub fn run_once(
-        &self,
-        feeds: &[(Output, Tensor)],
-        fetches: &[Output],
-        targets: &[NodeId],
-    ) -> Result<Vec<Tensor>> {
+    pub fn run_once(&self, feeds: &[(Output, Tensor)], fetches: &[Output], targets: &[NodeId]) -> Result<Vec<Tensor>> {
         let names: Vec<Output> = feeds.iter().map(|(o, _)| *o).collect();
         let plan = self.prepare(&names, fetches, targets)?;
         self.run(&plan, feeds.iter().map(|(_, t)| t.clone()).collect())
@@ -201,10 +171,7 @@ fn compute(step: &plan::Step, ctx: &mut OpContext<'_>) -> Result<()> {
                 .map(|s| (*s).to_string())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
-            Err(Error::new(
-                Code::Internal,
-                format!("ferroflow internal error (Rust panic): {what}"),
-            ))
+            Err(Error::new(Code::Internal, format!("ferroflow internal error (Rust panic): {what}")))
         }
     }
 }
@@ -216,30 +183,18 @@ fn gather_input(v: Option<Value>, deref: bool) -> Result<Option<Value>> {
     }
 }
 
-fn store_outputs(
-    step: &plan::Step,
-    outs: SmallVec<[Option<Value>; 2]>,
-    mut put: impl FnMut(usize, Option<Value>),
-) {
+fn store_outputs(step: &plan::Step, outs: SmallVec<[Option<Value>; 2]>, mut put: impl FnMut(usize, Option<Value>)) {
     for (i, v) in outs.into_iter().enumerate().take(step.num_outputs) {
         put(step.out_base + i, v);
     }
 }
 
 /// Straight-line execution on the calling thread.
-fn run_inline(
-    plan: &Plan,
-    mut values: Vec<Option<Value>>,
-    env: &ExecEnv,
-) -> Result<Vec<Option<Value>>> {
+fn run_inline(plan: &Plan, mut values: Vec<Option<Value>>, env: &ExecEnv) -> Result<Vec<Option<Value>>> {
     for step in &plan.steps {
         let mut inputs: SmallVec<[Option<Value>; 4]> = SmallVec::with_capacity(step.inputs.len());
         for i in &step.inputs {
-            let v = if i.take {
-                values[i.slot].take()
-            } else {
-                values[i.slot].clone()
-            };
+            let v = if i.take { values[i.slot].take() } else { values[i.slot].clone() };
             inputs.push(gather_input(v, i.deref).map_err(|e| e.with_node(&step.name))?);
         }
         let mut ctx = OpContext::new(inputs, step.num_outputs, env);
@@ -283,9 +238,7 @@ impl ParallelRun<'_> {
         }
         let mut ctx = OpContext::new(inputs, step.num_outputs, self.env);
         compute(step, &mut ctx)?;
-        store_outputs(step, ctx.into_outputs()?, |slot, v| {
-            *self.values[slot].lock() = v
-        });
+        store_outputs(step, ctx.into_outputs()?, |slot, v| *self.values[slot].lock() = v);
         Ok(())
     }
 
@@ -326,19 +279,13 @@ fn run_parallel(
         plan,
         env,
         values: values.into_iter().map(Mutex::new).collect(),
-        pending: plan
-            .steps
-            .iter()
-            .map(|s| AtomicUsize::new(s.num_predecessors))
-            .collect(),
+        pending: plan.steps.iter().map(|s| AtomicUsize::new(s.num_predecessors)).collect(),
         // Fetched slots keep one extra use, so no consumer moves them out.
         uses_left: plan.uses.iter().map(|&u| AtomicUsize::new(u)).collect(),
         failed: AtomicBool::new(false),
         error: Mutex::new(None),
     };
-    let roots: Vec<usize> = (0..plan.steps.len())
-        .filter(|&i| plan.steps[i].num_predecessors == 0)
-        .collect();
+    let roots: Vec<usize> = (0..plan.steps.len()).filter(|&i| plan.steps[i].num_predecessors == 0).collect();
     let st = &state;
     pool.scope(|scope| {
         for r in roots {

@@ -90,11 +90,7 @@ impl Plan {
             if feed_slot.insert(*f, i).is_some() {
                 return Err(Error::value(format!("Tensor {name} is fed more than once")));
             }
-            feed_slots.push(FeedSlot {
-                name,
-                dtype: spec.dtype,
-                shape: spec.shape.clone(),
-            });
+            feed_slots.push(FeedSlot { name, dtype: spec.dtype, shape: spec.shape.clone() });
         }
         for f in fetches {
             graph.output_spec(*f)?;
@@ -115,12 +111,7 @@ impl Plan {
                 continue;
             }
             let node = graph.node(n)?;
-            stack.extend(
-                node.inputs
-                    .iter()
-                    .filter(|i| !feed_slot.contains_key(i))
-                    .map(|i| i.node),
-            );
+            stack.extend(node.inputs.iter().filter(|i| !feed_slot.contains_key(i)).map(|i| i.node));
             stack.extend(node.control_inputs.iter().copied());
         }
         let order: Vec<NodeId> = (0..graph.len()).filter(|&n| needed[n]).collect();
@@ -133,31 +124,18 @@ impl Plan {
             out_base[n] = next_slot;
             next_slot += graph.node(n)?.outputs.len();
         }
-        let slot_of = |o: &Output| {
-            feed_slot
-                .get(o)
-                .copied()
-                .unwrap_or(out_base[o.node] + o.index)
-        };
+        let slot_of = |o: &Output| feed_slot.get(o).copied().unwrap_or(out_base[o.node] + o.index);
 
         let mut steps = Vec::with_capacity(order.len());
         for &n in &order {
             let node = graph.node(n)?;
-            let kernel = (node.def.kernel)(&KernelBuild {
-                node,
-                graph,
-                resources,
-            })
-            .map_err(|e| e.with_node(&node.name))?;
+            let kernel =
+                (node.def.kernel)(&KernelBuild { node, graph, resources }).map_err(|e| e.with_node(&node.name))?;
             let inputs = node
                 .inputs
                 .iter()
                 .enumerate()
-                .map(|(i, o)| InputRef {
-                    slot: slot_of(o),
-                    take: false,
-                    deref: !node.def.ref_inputs.contains(&i),
-                })
+                .map(|(i, o)| InputRef { slot: slot_of(o), take: false, deref: !node.def.ref_inputs.contains(&i) })
                 .collect();
             let mut preds: Vec<usize> = node
                 .inputs
@@ -204,16 +182,8 @@ impl Plan {
             }
         }
 
-        let parallel =
-            pool_threads > 1 && overlappable_work(graph, &order, &steps) >= PARALLEL_MIN_WORK;
-        Ok(Plan {
-            steps,
-            num_slots: next_slot,
-            feeds: feed_slots,
-            fetches: fetch_slots,
-            uses,
-            parallel,
-        })
+        let parallel = pool_threads > 1 && overlappable_work(graph, &order, &steps) >= PARALLEL_MIN_WORK;
+        Ok(Plan { steps, num_slots: next_slot, feeds: feed_slots, fetches: fetch_slots, uses, parallel })
     }
 }
 
@@ -225,26 +195,14 @@ fn node_cost(graph: &Graph, n: NodeId) -> f64 {
         return 0.0;
     }
     let elems = |s: &PartialShape| -> f64 {
-        s.dims().map_or(UNKNOWN_DIM_GUESS, |d| {
-            d.iter()
-                .map(|x| x.map_or(UNKNOWN_DIM_GUESS, |v| v as f64))
-                .product()
-        })
+        s.dims().map_or(UNKNOWN_DIM_GUESS, |d| d.iter().map(|x| x.map_or(UNKNOWN_DIM_GUESS, |v| v as f64)).product())
     };
     let out: f64 = node.outputs.iter().map(|o| elems(&o.shape)).sum();
-    let inp: f64 = node
-        .inputs
-        .iter()
-        .filter_map(|o| graph.output_spec(*o).ok())
-        .map(|s| elems(&s.shape))
-        .sum();
+    let inp: f64 = node.inputs.iter().filter_map(|o| graph.output_spec(*o).ok()).map(|s| elems(&s.shape)).sum();
     if node.op_type() == "MatMul" {
         // m*n outputs, each a k-long dot product.
-        let k = node
-            .inputs
-            .first()
-            .and_then(|o| graph.output_spec(*o).ok())
-            .and_then(|s| s.shape.dims().map(|d| d.len()));
+        let k =
+            node.inputs.first().and_then(|o| graph.output_spec(*o).ok()).and_then(|s| s.shape.dims().map(|d| d.len()));
         return out * k.map_or(UNKNOWN_DIM_GUESS, |_| inp.sqrt().max(1.0));
     }
     out.max(inp)

@@ -21,9 +21,7 @@ pub fn shared_pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
     }
     static POOLS: OnceLock<Pools> = OnceLock::new();
     let pools = POOLS.get_or_init(|| Mutex::new((std::process::id(), HashMap::new())));
-    let mut guard = pools
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut guard = pools.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let pid = std::process::id();
     if guard.0 != pid {
         // Forked: the parent's worker threads do not exist here. Leak the old pools

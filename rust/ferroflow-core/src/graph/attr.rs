@@ -49,30 +49,16 @@ impl AttrValue {
             AttrValue::Type(t) => Some(Value::Type(*t as i32)),
             AttrValue::Shape(s) => Some(Value::Shape(shape_to_proto(s))),
             AttrValue::Tensor(t) => Some(Value::Tensor(t.to_proto())),
-            AttrValue::ListS(v) => list(ListValue {
-                s: v.clone(),
-                ..Default::default()
-            }),
-            AttrValue::ListI(v) => list(ListValue {
-                i: v.clone(),
-                ..Default::default()
-            }),
-            AttrValue::ListF(v) => list(ListValue {
-                f: v.clone(),
-                ..Default::default()
-            }),
-            AttrValue::ListB(v) => list(ListValue {
-                b: v.clone(),
-                ..Default::default()
-            }),
-            AttrValue::ListType(v) => list(ListValue {
-                r#type: v.iter().map(|t| *t as i32).collect(),
-                ..Default::default()
-            }),
-            AttrValue::ListShape(v) => list(ListValue {
-                shape: v.iter().map(shape_to_proto).collect(),
-                ..Default::default()
-            }),
+            AttrValue::ListS(v) => list(ListValue { s: v.clone(), ..Default::default() }),
+            AttrValue::ListI(v) => list(ListValue { i: v.clone(), ..Default::default() }),
+            AttrValue::ListF(v) => list(ListValue { f: v.clone(), ..Default::default() }),
+            AttrValue::ListB(v) => list(ListValue { b: v.clone(), ..Default::default() }),
+            AttrValue::ListType(v) => {
+                list(ListValue { r#type: v.iter().map(|t| *t as i32).collect(), ..Default::default() })
+            }
+            AttrValue::ListShape(v) => {
+                list(ListValue { shape: v.iter().map(shape_to_proto).collect(), ..Default::default() })
+            }
         };
         pb::AttrValue { value }
     }
@@ -96,12 +82,7 @@ impl AttrValue {
                 } else if !l.b.is_empty() {
                     AttrValue::ListB(l.b.clone())
                 } else if !l.r#type.is_empty() {
-                    AttrValue::ListType(
-                        l.r#type
-                            .iter()
-                            .filter_map(|t| DType::from_code(*t).ok())
-                            .collect(),
-                    )
+                    AttrValue::ListType(l.r#type.iter().filter_map(|t| DType::from_code(*t).ok()).collect())
                 } else if !l.shape.is_empty() {
                     AttrValue::ListShape(l.shape.iter().map(shape_from_proto).collect())
                 } else {

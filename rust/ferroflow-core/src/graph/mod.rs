@@ -40,11 +40,7 @@ pub struct OutputSpec {
 impl OutputSpec {
     /// A non-reference output.
     pub fn new(dtype: DType, shape: PartialShape) -> Self {
-        OutputSpec {
-            dtype,
-            shape,
-            is_ref: false,
-        }
+        OutputSpec { dtype, shape, is_ref: false }
     }
 }
 
@@ -73,12 +69,9 @@ impl Node {
     }
     /// An attribute, or a `ValueError` naming it.
     pub fn attr(&self, name: &str) -> Result<&AttrValue> {
-        self.attrs.get(name).ok_or_else(|| {
-            Error::value(format!(
-                "Op '{}' ({}) is missing attr '{name}'",
-                self.name, self.def.name
-            ))
-        })
+        self.attrs
+            .get(name)
+            .ok_or_else(|| Error::value(format!("Op '{}' ({}) is missing attr '{name}'", self.name, self.def.name)))
     }
 }
 
@@ -125,9 +118,7 @@ impl Graph {
     }
     /// The node with id `id`.
     pub fn node(&self, id: NodeId) -> Result<&Node> {
-        self.nodes
-            .get(id)
-            .ok_or_else(|| Error::value(format!("no node with id {id} in this graph")))
+        self.nodes.get(id).ok_or_else(|| Error::value(format!("no node with id {id} in this graph")))
     }
     /// All nodes in creation order.
     pub fn nodes(&self) -> &[Node] {
@@ -190,16 +181,12 @@ impl Graph {
         }
         let def = ops::lookup(&spec.op)?;
         if self.by_name.contains_key(&spec.name) {
-            return Err(Error::value(format!(
-                "Duplicate node name in graph: '{}'",
-                spec.name
-            )));
+            return Err(Error::value(format!("Duplicate node name in graph: '{}'", spec.name)));
         }
         if spec.name.is_empty() {
             return Err(Error::value("Node name must not be empty"));
         }
-        def.check_arity(spec.inputs.len())
-            .map_err(|e| prefix(e, &spec.name))?;
+        def.check_arity(spec.inputs.len()).map_err(|e| prefix(e, &spec.name))?;
         let mut input_specs = Vec::with_capacity(spec.inputs.len());
         for (i, inp) in spec.inputs.iter().enumerate() {
             let s = self.output_spec(*inp).map_err(|e| prefix(e, &spec.name))?;
@@ -215,17 +202,9 @@ impl Graph {
         for &c in &spec.control_inputs {
             self.node(c)?;
         }
-        let consts: Vec<Option<Tensor>> = spec
-            .inputs
-            .iter()
-            .map(|o| {
-                if o.index == 0 {
-                    self.const_value(o.node).cloned()
-                } else {
-                    None
-                }
-            })
-            .collect();
+        let consts: Vec<Option<Tensor>> =
+            spec.inputs.iter().map(|o| if o.index == 0 { self.const_value(o.node).cloned() } else { None }).collect();
+        let shape_values: Vec<Option<PartialShape>> = spec.inputs.iter().map(|o| self.shape_value(*o)).collect();
         let mut attrs = spec.attrs;
         let ctx = InferCtx {
             def,
@@ -233,6 +212,7 @@ impl Graph {
             inputs: &input_specs,
             attrs: &mut attrs,
             consts: &consts,
+            shape_values: &shape_values,
         };
         let outputs = (def.infer)(ctx).map_err(|e| prefix(e, &spec.name))?;
         let id = self.nodes.len();
@@ -250,6 +230,27 @@ impl Graph {
             outputs,
         });
         Ok(id)
+    }
+
+    /// What is statically known about the value of an int vector used as a shape: a
+    /// `Const` (with -1 as unknown) or a `Shape` op of a tensor of known rank.
+    fn shape_value(&self, o: Output) -> Option<PartialShape> {
+        let node = self.nodes.get(o.node)?;
+        match node.def.name {
+            "Shape" => {
+                let s = &self.output_spec(node.inputs[0]).ok()?.shape;
+                s.rank().map(|_| s.clone())
+            }
+            "Const" if o.index == 0 => {
+                let t = self.const_value(o.node)?;
+                if t.shape().len() != 1 {
+                    return None;
+                }
+                let v = crate::ops::int_values(t).ok()?;
+                Some(PartialShape::from_dims(v.into_iter().map(|d| usize::try_from(d).ok())))
+            }
+            _ => None,
+        }
     }
 
     /// Overrides the static shape of an output (Python `Tensor.set_shape`), merging with the
@@ -273,33 +274,18 @@ impl Graph {
                     .iter()
                     .map(|o| {
                         let src = &self.nodes[o.node].name;
-                        if o.index == 0 {
-                            src.clone()
-                        } else {
-                            format!("{src}:{}", o.index)
-                        }
+                        if o.index == 0 { src.clone() } else { format!("{src}:{}", o.index) }
                     })
-                    .chain(
-                        node.control_inputs
-                            .iter()
-                            .map(|c| format!("^{}", self.nodes[*c].name)),
-                    )
+                    .chain(node.control_inputs.iter().map(|c| format!("^{}", self.nodes[*c].name)))
                     .collect(),
                 device: node.device.clone(),
-                attr: node
-                    .attrs
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.to_proto()))
-                    .collect(),
+                attr: node.attrs.iter().map(|(k, v)| (k.clone(), v.to_proto())).collect(),
                 experimental_debug_info: None,
             })
             .collect();
         pb::GraphDef {
             node,
-            versions: Some(pb::VersionDef {
-                producer: GRAPH_DEF_VERSION,
-                ..Default::default()
-            }),
+            versions: Some(pb::VersionDef { producer: GRAPH_DEF_VERSION, ..Default::default() }),
             ..Default::default()
         }
     }

@@ -49,13 +49,12 @@ impl Castable for bool {
 
 fn cast_typed<S: Castable, D: Castable>(x: &Tensor) -> Result<Tensor> {
     let via_float = S::DTYPE.is_floating();
-    super::elementwise::map_into::<S, D>(x, |v| {
-        if via_float {
-            D::from_f64(v.to_f64())
-        } else {
-            D::from_i64(v.to_i64())
-        }
-    })
+    super::elementwise::map_into::<S, D>(
+        x,
+        |v| {
+            if via_float { D::from_f64(v.to_f64()) } else { D::from_i64(v.to_i64()) }
+        },
+    )
 }
 
 /// Converts `x` to `to`.
@@ -105,9 +104,7 @@ fn gather_blocks(
     let mut out = Vec::with_capacity(count * block * esize);
     for i in 0..count {
         let (src, b) = pick(i);
-        out.extend_from_slice(
-            &sources[src].as_bytes()?[b * block * esize..(b + 1) * block * esize],
-        );
+        out.extend_from_slice(&sources[src].as_bytes()?[b * block * esize..(b + 1) * block * esize]);
     }
     Tensor::from_bytes(dtype, shape, &out)
 }
@@ -130,23 +127,11 @@ pub fn pack(values: &[&Tensor], axis: usize) -> Result<Tensor> {
     let outer: usize = first.shape()[..axis].iter().product();
     let block: usize = first.shape()[axis..].iter().product();
     let n = values.len();
-    gather_blocks(
-        first.dtype(),
-        &shape,
-        outer * n,
-        block,
-        |i| (i % n, i / n),
-        values,
-    )
+    gather_blocks(first.dtype(), &shape, outer * n, block, |i| (i % n, i / n), values)
 }
 
 /// Gathers slices of `params` along `axis` at `indices` (TF's `GatherV2`).
-pub fn gather(
-    params: &Tensor,
-    indices: &[i64],
-    indices_shape: &[usize],
-    axis: usize,
-) -> Result<Tensor> {
+pub fn gather(params: &Tensor, indices: &[i64], indices_shape: &[usize], axis: usize) -> Result<Tensor> {
     let dim = params.shape()[axis];
     for (i, &ix) in indices.iter().enumerate() {
         if usize::try_from(ix).map_or(true, |x| x >= dim) {
@@ -177,10 +162,7 @@ pub fn where_true(x: &Tensor) -> Result<Tensor> {
         }
     }
     let rank = x.shape().len();
-    let n = coords
-        .len()
-        .checked_div(rank)
-        .unwrap_or(usize::from(mask.first() == Some(&true)));
+    let n = coords.len().checked_div(rank).unwrap_or(usize::from(mask.first() == Some(&true)));
     Tensor::from_slice(&[n, x.shape().len()], &coords)
 }
 
@@ -191,33 +173,18 @@ mod tests {
     #[test]
     fn cast_pack_gather_where() {
         let x = Tensor::from_slice(&[3], &[1.7f32, -2.2, 0.0]).unwrap();
-        assert_eq!(
-            cast(&x, DType::Int32).unwrap().as_slice::<i32>().unwrap(),
-            &[1, -2, 0]
-        );
-        assert_eq!(
-            cast(&x, DType::Bool).unwrap().as_slice::<bool>().unwrap(),
-            &[true, true, false]
-        );
+        assert_eq!(cast(&x, DType::Int32).unwrap().as_slice::<i32>().unwrap(), &[1, -2, 0]);
+        assert_eq!(cast(&x, DType::Bool).unwrap().as_slice::<bool>().unwrap(), &[true, true, false]);
         let a = Tensor::from_slice(&[2], &[1i32, 2]).unwrap();
         let b = Tensor::from_slice(&[2], &[3i32, 4]).unwrap();
-        assert_eq!(
-            pack(&[&a, &b], 1).unwrap().as_slice::<i32>().unwrap(),
-            &[1, 3, 2, 4]
-        );
+        assert_eq!(pack(&[&a, &b], 1).unwrap().as_slice::<i32>().unwrap(), &[1, 3, 2, 4]);
         let p = Tensor::from_slice(&[3, 2], &[0i64, 1, 2, 3, 4, 5]).unwrap();
         let g = gather(&p, &[2, 0], &[2], 0).unwrap();
         assert_eq!(g.as_slice::<i64>().unwrap(), &[4, 5, 0, 1]);
         assert!(gather(&p, &[3], &[1], 0).is_err());
         let m = Tensor::from_slice(&[2, 2], &[true, false, false, true]).unwrap();
-        assert_eq!(
-            where_true(&m).unwrap().as_slice::<i64>().unwrap(),
-            &[0, 0, 1, 1]
-        );
+        assert_eq!(where_true(&m).unwrap().as_slice::<i64>().unwrap(), &[0, 0, 1, 1]);
         let s = Tensor::from_strings(&[2], vec![b"a".to_vec(), b"b".to_vec()]).unwrap();
-        assert_eq!(
-            gather(&s, &[1], &[1], 0).unwrap().as_strings().unwrap()[0],
-            b"b"
-        );
+        assert_eq!(gather(&s, &[1], &[1], 0).unwrap().as_strings().unwrap()[0], b"b");
     }
 }

@@ -11,27 +11,18 @@ pub fn binary<T: Element>(a: Tensor, b: Tensor, f: impl Fn(T, T) -> T) -> Result
         if a.is_unique() {
             let mut a = a;
             let ys = b.as_slice::<T>()?;
-            a.as_mut_slice::<T>()?
-                .iter_mut()
-                .zip(ys)
-                .for_each(|(x, &y)| *x = f(*x, y));
+            a.as_mut_slice::<T>()?.iter_mut().zip(ys).for_each(|(x, &y)| *x = f(*x, y));
             return Ok(a);
         }
         if b.is_unique() {
             let mut b = b;
             let xs = a.as_slice::<T>()?;
-            b.as_mut_slice::<T>()?
-                .iter_mut()
-                .zip(xs)
-                .for_each(|(y, &x)| *y = f(x, *y));
+            b.as_mut_slice::<T>()?.iter_mut().zip(xs).for_each(|(y, &x)| *y = f(x, *y));
             return Ok(b);
         }
         let mut out = Tensor::zeros(T::DTYPE, a.shape());
         let (xs, ys) = (a.as_slice::<T>()?, b.as_slice::<T>()?);
-        out.as_mut_slice::<T>()?
-            .iter_mut()
-            .zip(xs.iter().zip(ys))
-            .for_each(|(o, (&x, &y))| *o = f(x, y));
+        out.as_mut_slice::<T>()?.iter_mut().zip(xs.iter().zip(ys)).for_each(|(o, (&x, &y))| *o = f(x, y));
         return Ok(out);
     }
     let out_shape = broadcast_shapes(a.shape(), b.shape())?;
@@ -52,57 +43,48 @@ pub fn binary<T: Element>(a: Tensor, b: Tensor, f: impl Fn(T, T) -> T) -> Result
 fn broadcast_strides(shape: &[usize], out: &[usize]) -> Vec<usize> {
     let pad = out.len() - shape.len();
     let own = strides(shape);
-    (0..out.len())
-        .map(|i| {
-            if i < pad || shape[i - pad] == 1 {
-                0
-            } else {
-                own[i - pad]
-            }
-        })
-        .collect()
+    (0..out.len()).map(|i| if i < pad || shape[i - pad] == 1 { 0 } else { own[i - pad] }).collect()
+}
+
+/// `f(a, b)` elementwise with numpy broadcasting into a tensor of another type
+/// (comparisons, logical ops).
+pub fn binary_to<T: Element, R: Element>(a: &Tensor, b: &Tensor, f: impl Fn(T, T) -> R) -> Result<Tensor> {
+    let shape = broadcast_shapes(a.shape(), b.shape())?;
+    let mut out = Tensor::zeros(R::DTYPE, &shape);
+    broadcast_into(out.as_mut_slice::<R>()?, &shape, a, b, f)?;
+    Ok(out)
 }
 
 /// The general broadcast: an odometer over the outer dimensions, a strided inner loop.
-fn broadcast_into<T: Element>(
-    out: &mut [T],
+fn broadcast_into<T: Element, R: Element>(
+    out: &mut [R],
     shape: &[usize],
     a: &Tensor,
     b: &Tensor,
-    f: impl Fn(T, T) -> T,
+    f: impl Fn(T, T) -> R,
 ) -> Result<()> {
     let (xs, ys) = (a.as_slice::<T>()?, b.as_slice::<T>()?);
     if out.is_empty() {
         return Ok(());
     }
     let rank = shape.len();
-    let (sa, sb) = (
-        broadcast_strides(a.shape(), shape),
-        broadcast_strides(b.shape(), shape),
-    );
+    if rank == 0 {
+        out[0] = f(xs[0], ys[0]);
+        return Ok(());
+    }
+    let (sa, sb) = (broadcast_strides(a.shape(), shape), broadcast_strides(b.shape(), shape));
     let inner = shape[rank - 1];
     let (ia, ib) = (sa[rank - 1], sb[rank - 1]);
     let mut idx = vec![0usize; rank - 1];
     let (mut oa, mut ob) = (0usize, 0usize);
     for row in out.chunks_exact_mut(inner) {
         match (ia, ib) {
-            (1, 1) => row
-                .iter_mut()
-                .zip(&xs[oa..oa + inner])
-                .zip(&ys[ob..ob + inner])
-                .for_each(|((o, &x), &y)| *o = f(x, y)),
-            (1, 0) => row
-                .iter_mut()
-                .zip(&xs[oa..oa + inner])
-                .for_each(|(o, &x)| *o = f(x, ys[ob])),
-            (0, 1) => row
-                .iter_mut()
-                .zip(&ys[ob..ob + inner])
-                .for_each(|(o, &y)| *o = f(xs[oa], y)),
-            _ => row
-                .iter_mut()
-                .enumerate()
-                .for_each(|(j, o)| *o = f(xs[oa + j * ia], ys[ob + j * ib])),
+            (1, 1) => {
+                row.iter_mut().zip(&xs[oa..oa + inner]).zip(&ys[ob..ob + inner]).for_each(|((o, &x), &y)| *o = f(x, y))
+            }
+            (1, 0) => row.iter_mut().zip(&xs[oa..oa + inner]).for_each(|(o, &x)| *o = f(x, ys[ob])),
+            (0, 1) => row.iter_mut().zip(&ys[ob..ob + inner]).for_each(|(o, &y)| *o = f(xs[oa], y)),
+            _ => row.iter_mut().enumerate().for_each(|(j, o)| *o = f(xs[oa + j * ia], ys[ob + j * ib])),
         }
         // Advance the odometer over dimensions 0..rank-1.
         for d in (0..rank - 1).rev() {
@@ -128,20 +110,14 @@ pub fn unary<T: Element>(x: Tensor, f: impl Fn(T) -> T) -> Result<Tensor> {
         return Ok(x);
     }
     let mut out = Tensor::zeros(T::DTYPE, x.shape());
-    out.as_mut_slice::<T>()?
-        .iter_mut()
-        .zip(x.as_slice::<T>()?)
-        .for_each(|(o, &v)| *o = f(v));
+    out.as_mut_slice::<T>()?.iter_mut().zip(x.as_slice::<T>()?).for_each(|(o, &v)| *o = f(v));
     Ok(out)
 }
 
 /// `f(x)` elementwise into a tensor of another element type.
 pub fn map_into<T: Element, R: Element>(x: &Tensor, f: impl Fn(T) -> R) -> Result<Tensor> {
     let mut out = Tensor::zeros(R::DTYPE, x.shape());
-    out.as_mut_slice::<R>()?
-        .iter_mut()
-        .zip(x.as_slice::<T>()?)
-        .for_each(|(o, &v)| *o = f(v));
+    out.as_mut_slice::<R>()?.iter_mut().zip(x.as_slice::<T>()?).for_each(|(o, &v)| *o = f(v));
     Ok(out)
 }
 
@@ -155,10 +131,7 @@ mod tests {
         let b = Tensor::from_slice(&[2, 1], &[10f32, 20.]).unwrap();
         let c = binary::<f32>(a, b, |x, y| x + y).unwrap();
         assert_eq!(c.shape(), &[2, 2, 3]);
-        assert_eq!(
-            c.as_slice::<f32>().unwrap(),
-            &[11., 12., 13., 21., 22., 23., 14., 15., 16., 24., 25., 26.]
-        );
+        assert_eq!(c.as_slice::<f32>().unwrap(), &[11., 12., 13., 21., 22., 23., 14., 15., 16., 24., 25., 26.]);
     }
 
     #[test]
@@ -168,11 +141,7 @@ mod tests {
         let c = binary::<i32>(a, Tensor::scalar(5i32), |x, y| x * y).unwrap();
         assert_eq!(c.as_slice::<i32>().unwrap(), &[5, 10]);
         assert_eq!(keep.as_slice::<i32>().unwrap(), &[1, 2]);
-        let s = binary::<i32>(
-            Tensor::scalar(1i32),
-            Tensor::from_slice(&[3], &[1i32, 2, 3]).unwrap(),
-            |x, y| x - y,
-        );
+        let s = binary::<i32>(Tensor::scalar(1i32), Tensor::from_slice(&[3], &[1i32, 2, 3]).unwrap(), |x, y| x - y);
         assert_eq!(s.unwrap().as_slice::<i32>().unwrap(), &[0, -1, -2]);
     }
 }

@@ -16,39 +16,15 @@ use crate::tensor::Tensor;
 const PARALLEL_MIN_FLOPS: usize = 1 << 21;
 
 /// `op(a) @ op(b)` for rank-2 tensors, where `op` transposes when asked.
-pub fn matmul(
-    a: &Tensor,
-    b: &Tensor,
-    transpose_a: bool,
-    transpose_b: bool,
-    env: &ExecEnv,
-) -> Result<Tensor> {
+pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool, env: &ExecEnv) -> Result<Tensor> {
     let (sa, sb) = (a.shape(), b.shape());
     if sa.len() != 2 || sb.len() != 2 {
-        ff_bail!(
-            InvalidArgument,
-            "In[0] and In[1] must be matrices: {} {}",
-            fmt_shape(sa),
-            fmt_shape(sb)
-        );
+        ff_bail!(InvalidArgument, "In[0] and In[1] must be matrices: {} {}", fmt_shape(sa), fmt_shape(sb));
     }
-    let (m, k) = if transpose_a {
-        (sa[1], sa[0])
-    } else {
-        (sa[0], sa[1])
-    };
-    let (k2, n) = if transpose_b {
-        (sb[1], sb[0])
-    } else {
-        (sb[0], sb[1])
-    };
+    let (m, k) = if transpose_a { (sa[1], sa[0]) } else { (sa[0], sa[1]) };
+    let (k2, n) = if transpose_b { (sb[1], sb[0]) } else { (sb[0], sb[1]) };
     if k != k2 {
-        ff_bail!(
-            InvalidArgument,
-            "Matrix size-incompatible: In[0]: {}, In[1]: {}",
-            fmt_shape(sa),
-            fmt_shape(sb)
-        );
+        ff_bail!(InvalidArgument, "Matrix size-incompatible: In[0]: {}, In[1]: {}", fmt_shape(sa), fmt_shape(sb));
     }
     let mut out = Tensor::zeros(a.dtype(), &[m, n]);
     if m == 0 || n == 0 || k == 0 {
@@ -57,15 +33,7 @@ pub fn matmul(
     // Element strides (row, column) of op(a) and op(b) over their row-major buffers.
     let (a_rs, a_cs) = if transpose_a { (1, m) } else { (k, 1) };
     let (b_rs, b_cs) = if transpose_b { (1, k) } else { (n, 1) };
-    let dims = Dims {
-        m,
-        n,
-        k,
-        a_rs,
-        a_cs,
-        b_rs,
-        b_cs,
-    };
+    let dims = Dims { m, n, k, a_rs, a_cs, b_rs, b_cs };
     match a.dtype() {
         DType::Float32 => gemm_float::<f32>(&mut out, a, b, dims, env)?,
         DType::Float64 => gemm_float::<f64>(&mut out, a, b, dims, env)?,
@@ -143,13 +111,7 @@ unsafe fn gemm_cols<T: Element + Num>(
     }
 }
 
-fn gemm_float<T: Element + Num>(
-    out: &mut Tensor,
-    a: &Tensor,
-    b: &Tensor,
-    d: Dims,
-    env: &ExecEnv,
-) -> Result<()> {
+fn gemm_float<T: Element + Num>(out: &mut Tensor, a: &Tensor, b: &Tensor, d: Dims, env: &ExecEnv) -> Result<()> {
     let (x, y) = (a.as_slice::<T>()?, b.as_slice::<T>()?);
     let dst = OutPtr(out.as_mut_slice::<T>()?.as_mut_ptr());
     let threads = env.intra_threads().min(d.n);
@@ -162,9 +124,7 @@ fn gemm_float<T: Element + Num>(
                     for start in (0..d.n).step_by(per) {
                         let cols = start..(start + per).min(d.n);
                         // SAFETY: the column blocks are disjoint.
-                        s.spawn(move |_| unsafe {
-                            gemm_cols(dst, x, y, d, cols, Parallelism::None)
-                        });
+                        s.spawn(move |_| unsafe { gemm_cols(dst, x, y, d, cols, Parallelism::None) });
                     }
                 });
             });

@@ -3,7 +3,9 @@
 //! every run with the node's input values.
 pub mod array;
 pub mod elementwise;
+pub mod layout;
 pub mod matmul;
+pub mod nn;
 pub mod num;
 pub mod reduce;
 pub(crate) mod state;
@@ -46,9 +48,7 @@ pub struct ExecEnv {
 impl ExecEnv {
     /// Number of intra-op threads available (1 without a pool).
     pub fn intra_threads(&self) -> usize {
-        self.intra_pool
-            .as_ref()
-            .map_or(1, |p| p.current_num_threads())
+        self.intra_pool.as_ref().map_or(1, |p| p.current_num_threads())
     }
 }
 
@@ -68,11 +68,11 @@ fn missing(i: usize) -> Error {
 impl<'a> OpContext<'a> {
     /// A context over `inputs` expecting `num_outputs` outputs.
     pub fn new(inputs: SmallVec<[Option<Value>; 4]>, num_outputs: usize, env: &'a ExecEnv) -> Self {
-        OpContext {
-            inputs,
-            outputs: smallvec::smallvec![None; num_outputs],
-            env,
-        }
+        OpContext { inputs, outputs: smallvec::smallvec![None; num_outputs], env }
+    }
+    /// Number of outputs the node declares.
+    pub fn num_outputs(&self) -> usize {
+        self.outputs.len()
     }
     /// Number of inputs.
     pub fn num_inputs(&self) -> usize {
@@ -82,10 +82,7 @@ impl<'a> OpContext<'a> {
     pub fn input(&self, i: usize) -> Result<&Tensor> {
         match self.inputs.get(i).and_then(Option::as_ref) {
             Some(Value::Tensor(t)) => Ok(t),
-            Some(Value::Ref(_)) => Err(Error::new(
-                Code::Internal,
-                format!("kernel input {i} is a reference"),
-            )),
+            Some(Value::Ref(_)) => Err(Error::new(Code::Internal, format!("kernel input {i} is a reference"))),
             None => Err(missing(i)),
         }
     }
@@ -100,10 +97,7 @@ impl<'a> OpContext<'a> {
     pub fn ref_input(&self, i: usize) -> Result<&Arc<Var>> {
         match self.inputs.get(i).and_then(Option::as_ref) {
             Some(Value::Ref(v)) => Ok(v),
-            _ => Err(Error::new(
-                Code::Internal,
-                format!("kernel input {i} is not a reference"),
-            )),
+            _ => Err(Error::new(Code::Internal, format!("kernel input {i} is not a reference"))),
         }
     }
     /// Sets output `i`.
@@ -117,10 +111,7 @@ impl<'a> OpContext<'a> {
     /// The outputs; every one must have been set.
     pub fn into_outputs(self) -> Result<SmallVec<[Option<Value>; 2]>> {
         if let Some(i) = self.outputs.iter().position(Option::is_none) {
-            return Err(Error::new(
-                Code::Internal,
-                format!("kernel did not set output {i}"),
-            ));
+            return Err(Error::new(Code::Internal, format!("kernel did not set output {i}")));
         }
         Ok(self.outputs)
     }

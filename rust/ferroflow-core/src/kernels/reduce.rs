@@ -75,12 +75,7 @@ fn reduce_run<T: Num>(data: &[T], outer: usize, r: usize, inner: usize, red: Red
 }
 
 /// Reduces `x` over `axes` (valid, sorted, distinct).
-pub fn reduce<T: Num>(
-    x: &Tensor,
-    axes: &[usize],
-    keep_dims: bool,
-    red: Reduction,
-) -> Result<Tensor> {
+pub fn reduce<T: Num>(x: &Tensor, axes: &[usize], keep_dims: bool, red: Reduction) -> Result<Tensor> {
     let in_shape = x.shape().to_vec();
     let mut shape = in_shape.clone();
     let mut data: Vec<T> = x.as_slice::<T>()?.to_vec();
@@ -110,18 +105,9 @@ pub fn reduce<T: Num>(
         data.iter_mut().for_each(|v| *v = v.div(T::ZERO));
     }
     let out_shape: Vec<usize> = if keep_dims {
-        in_shape
-            .iter()
-            .enumerate()
-            .map(|(d, &s)| if axes.contains(&d) { 1 } else { s })
-            .collect()
+        in_shape.iter().enumerate().map(|(d, &s)| if axes.contains(&d) { 1 } else { s }).collect()
     } else {
-        in_shape
-            .iter()
-            .enumerate()
-            .filter(|(d, _)| !axes.contains(d))
-            .map(|(_, &s)| s)
-            .collect()
+        in_shape.iter().enumerate().filter(|(d, _)| !axes.contains(d)).map(|(_, &s)| s).collect()
     };
     Tensor::from_slice(&out_shape, &data)
 }
@@ -132,8 +118,7 @@ mod tests {
 
     #[test]
     fn reduces_runs_and_gaps() {
-        let x =
-            Tensor::from_slice(&[2, 3, 2], &(0..12).map(|v| v as f32).collect::<Vec<_>>()).unwrap();
+        let x = Tensor::from_slice(&[2, 3, 2], &(0..12).map(|v| v as f32).collect::<Vec<_>>()).unwrap();
         let s = reduce::<f32>(&x, &[0, 2], false, Reduction::Sum).unwrap();
         assert_eq!(s.shape(), &[3]);
         assert_eq!(s.as_slice::<f32>().unwrap(), &[14., 22., 30.]);
@@ -143,12 +128,6 @@ mod tests {
         let all = reduce::<f32>(&x, &[0, 1, 2], false, Reduction::Max).unwrap();
         assert_eq!(all.as_slice::<f32>().unwrap(), &[11.]);
         let i = Tensor::from_slice(&[3], &[1i32, 2, 4]).unwrap();
-        assert_eq!(
-            reduce::<i32>(&i, &[0], false, Reduction::Mean)
-                .unwrap()
-                .as_slice::<i32>()
-                .unwrap(),
-            &[2]
-        );
+        assert_eq!(reduce::<i32>(&i, &[0], false, Reduction::Mean).unwrap().as_slice::<i32>().unwrap(), &[2]);
     }
 }

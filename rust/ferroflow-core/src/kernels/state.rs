@@ -23,15 +23,9 @@ pub(crate) struct VariableKernel(Arc<Var>);
 
 pub(crate) fn variable_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     let shared = attr_str(b, "shared_name");
-    let name = if shared.is_empty() {
-        b.node.name.clone()
-    } else {
-        shared
-    };
+    let name = if shared.is_empty() { b.node.name.clone() } else { shared };
     let spec = &b.node.outputs[0];
-    let var = b
-        .resources
-        .variable(&attr_str(b, "container"), &name, spec.dtype, &spec.shape)?;
+    let var = b.resources.variable(&attr_str(b, "container"), &name, spec.dtype, &spec.shape)?;
     Ok(Box::new(VariableKernel(var)))
 }
 
@@ -48,10 +42,7 @@ pub(crate) struct AssignKernel {
 }
 
 pub(crate) fn assign_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    let validate_shape = !matches!(
-        b.node.attrs.get("validate_shape"),
-        Some(AttrValue::B(false))
-    );
+    let validate_shape = !matches!(b.node.attrs.get("validate_shape"), Some(AttrValue::B(false)));
     Ok(Box::new(AssignKernel { validate_shape }))
 }
 
@@ -70,9 +61,7 @@ pub(crate) struct AssignUpdateKernel {
 }
 
 pub(crate) fn assign_update_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    Ok(Box::new(AssignUpdateKernel {
-        subtract: b.node.op_type() == "AssignSub",
-    }))
+    Ok(Box::new(AssignUpdateKernel { subtract: b.node.op_type() == "AssignSub" }))
 }
 
 fn update_in_place<T: Num>(t: &mut Tensor, delta: &Tensor, subtract: bool) -> Result<()> {

@@ -1,6 +1,7 @@
 //! Array ops: constants, placeholders, identity, casts, reshapes, fills, shapes,
 //! stacking, gathering and masks.
 use super::{InferCtx, OpDef, Registry, int_values};
+use crate::autodiff::array_grad as g;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, OutputSpec};
@@ -10,88 +11,37 @@ use crate::shape::{PartialShape, fmt_shape, normalize_axis};
 use crate::tensor::Tensor;
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add(OpDef::new("Const", &[], infer_const, const_kernel));
-    r.add(OpDef::new(
-        "Placeholder",
-        &[],
-        infer_placeholder,
-        placeholder_kernel,
-    ));
-    r.add(OpDef::new(
-        "PlaceholderWithDefault",
-        &["input"],
-        infer_placeholder_with_default,
-        |_| stateless(pass_through),
-    ));
-    r.add(OpDef::new("Identity", &["input"], infer_identity, |_| {
-        stateless(pass_through)
-    }));
-    r.add(OpDef::new(
-        "NoOp",
-        &[],
-        |_| Ok(vec![]),
-        |_| stateless(|_| Ok(())),
-    ));
-    r.add(OpDef::new("Cast", &["x"], infer_cast, cast_kernel));
-    r.add(OpDef::new(
-        "Reshape",
-        &["tensor", "shape"],
-        infer_reshape,
-        |_| stateless(reshape_compute),
-    ));
-    r.add(OpDef::new("Fill", &["dims", "value"], infer_fill, |_| {
-        stateless(fill_compute)
-    }));
-    r.add(OpDef::new("ZerosLike", &["x"], infer_identity, |_| {
-        stateless(zeros_like_compute)
-    }));
-    r.add(OpDef::new("OnesLike", &["x"], infer_identity, |_| {
-        stateless(ones_like_compute)
-    }));
-    r.add(OpDef::new("Shape", &["input"], infer_shape_op, |_| {
-        stateless(shape_compute)
-    }));
-    r.add(OpDef::new("Size", &["input"], infer_scalar_int, |_| {
-        stateless(size_compute)
-    }));
-    r.add(OpDef::new("Rank", &["input"], infer_scalar_int, |_| {
-        stateless(rank_compute)
-    }));
-    r.add(OpDef::new(
-        "Range",
-        &["start", "limit", "delta"],
-        infer_range,
-        |_| stateless(range_compute),
-    ));
-    r.add(OpDef::new("Pack", &["values"], infer_pack, pack_kernel).variadic());
-    r.add(OpDef::new("LogicalNot", &["x"], infer_logical_not, |_| {
-        stateless(logical_not_compute)
-    }));
-    r.add(OpDef::new("Where", &["input"], infer_where, |_| {
-        stateless(where_compute)
-    }));
-    r.add(OpDef::new(
-        "GatherV2",
-        &["params", "indices", "axis"],
-        infer_gather,
-        |_| stateless(gather_compute),
-    ));
-    r.add(OpDef::new(
-        "Squeeze",
-        &["input"],
-        infer_squeeze,
-        squeeze_kernel,
-    ));
-    // Panics in its kernel: lets tests prove a Rust panic surfaces as InternalError.
+    r.add(OpDef::new("Const", &[], infer_const, const_kernel).no_grad());
+    r.add(OpDef::new("Placeholder", &[], infer_placeholder, placeholder_kernel).no_grad());
     r.add(
-        OpDef::new(
-            "_PanicForTesting",
-            &[],
-            |_| Ok(vec![]),
-            |_| stateless(panic_compute),
-        )
-        .stateful(),
+        OpDef::new("PlaceholderWithDefault", &["input"], infer_placeholder_with_default, |_| stateless(pass_through))
+            .grad(g::identity),
     );
+    r.add(OpDef::new("Identity", &["input"], infer_identity, |_| stateless(pass_through)).grad(g::identity));
+    r.add(OpDef::new("StopGradient", &["input"], infer_identity, |_| stateless(pass_through)).no_grad());
+    r.add(OpDef::new("NoOp", &[], |_| Ok(vec![]), |_| stateless(|_| Ok(()))).no_grad());
+    r.add(OpDef::new("Cast", &["x"], infer_cast, cast_kernel).grad(g::cast));
+    r.add(
+        OpDef::new("Reshape", &["tensor", "shape"], infer_reshape, |_| stateless(reshape_compute))
+            .grad(g::reshape_like_input),
+    );
+    r.add(OpDef::new("Fill", &["dims", "value"], infer_fill, |_| stateless(fill_compute)).grad(g::fill));
+    r.add(OpDef::new("ZerosLike", &["x"], infer_identity, |_| stateless(zeros_like_compute)).no_grad());
+    r.add(OpDef::new("OnesLike", &["x"], infer_identity, |_| stateless(ones_like_compute)).no_grad());
+    r.add(OpDef::new("Shape", &["input"], infer_shape_op, |_| stateless(shape_compute)).no_grad());
+    r.add(OpDef::new("Size", &["input"], infer_scalar_int, |_| stateless(size_compute)).no_grad());
+    r.add(OpDef::new("Rank", &["input"], infer_scalar_int, |_| stateless(rank_compute)).no_grad());
+    r.add(OpDef::new("Range", &["start", "limit", "delta"], infer_range, |_| stateless(range_compute)).no_grad());
+    r.add(OpDef::new("Pack", &["values"], infer_pack, pack_kernel).variadic().grad(g::pack));
+    r.add(OpDef::new("LogicalNot", &["x"], infer_logical_not, |_| stateless(logical_not_compute)).no_grad());
+    r.add(OpDef::new("Where", &["input"], infer_where, |_| stateless(where_compute)).no_grad());
+    r.add(
+        OpDef::new("GatherV2", &["params", "indices", "axis"], infer_gather, |_| stateless(gather_compute))
+            .grad(g::gather),
+    );
+    r.add(OpDef::new("Squeeze", &["input"], infer_squeeze, squeeze_kernel).grad(g::reshape_like_input));
+    // Panics in its kernel: lets tests prove a Rust panic surfaces as InternalError.
+    r.add(OpDef::new("_PanicForTesting", &[], |_| Ok(vec![]), |_| stateless(panic_compute)).stateful());
 }
 
 fn panic_compute(_: &mut OpContext<'_>) -> Result<()> {
@@ -101,8 +51,7 @@ fn panic_compute(_: &mut OpContext<'_>) -> Result<()> {
 fn infer_const(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.attr_tensor("value")?;
     let spec = OutputSpec::new(t.dtype(), PartialShape::known(t.shape()));
-    ctx.attrs
-        .insert("dtype".into(), AttrValue::Type(spec.dtype));
+    ctx.attrs.insert("dtype".into(), AttrValue::Type(spec.dtype));
     Ok(vec![spec])
 }
 
@@ -123,10 +72,7 @@ fn const_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
 }
 
 fn infer_placeholder(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
-    Ok(vec![OutputSpec::new(
-        ctx.attr_type("dtype")?,
-        ctx.attr_shape("shape")?,
-    )])
+    Ok(vec![OutputSpec::new(ctx.attr_type("dtype")?, ctx.attr_shape("shape")?)])
 }
 
 /// TF's C++ name of a dtype, used in its run-time messages (`float`, `double`).
@@ -143,20 +89,13 @@ struct PlaceholderKernel(String);
 
 impl OpKernel for PlaceholderKernel {
     fn compute(&self, _: &mut OpContext<'_>) -> Result<()> {
-        Err(Error::new(
-            crate::error::Code::InvalidArgument,
-            self.0.clone(),
-        ))
+        Err(Error::new(crate::error::Code::InvalidArgument, self.0.clone()))
     }
 }
 
 fn placeholder_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     let spec = &b.node.outputs[0];
-    let shape = if spec.shape.rank().is_some() {
-        format!(" and shape {}", spec.shape)
-    } else {
-        String::new()
-    };
+    let shape = if spec.shape.rank().is_some() { format!(" and shape {}", spec.shape) } else { String::new() };
     Ok(Box::new(PlaceholderKernel(format!(
         "You must feed a value for placeholder tensor '{}' with dtype {}{shape}",
         b.node.name,
@@ -174,8 +113,7 @@ fn infer_placeholder_with_default(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> 
             ctx.input(0).shape
         )));
     }
-    ctx.attrs
-        .insert("shape".into(), AttrValue::Shape(declared.clone()));
+    ctx.attrs.insert("shape".into(), AttrValue::Shape(declared.clone()));
     Ok(vec![OutputSpec::new(t, declared)])
 }
 
@@ -192,11 +130,8 @@ fn infer_identity(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 
 fn infer_cast(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let to = ctx.attr_type("DstT")?;
-    ctx.attrs
-        .insert("SrcT".into(), AttrValue::Type(ctx.input(0).dtype));
-    ctx.attrs
-        .entry("Truncate".into())
-        .or_insert(AttrValue::B(false));
+    ctx.attrs.insert("SrcT".into(), AttrValue::Type(ctx.input(0).dtype));
+    ctx.attrs.entry("Truncate".into()).or_insert(AttrValue::B(false));
     Ok(vec![OutputSpec::new(to, ctx.input(0).shape.clone())])
 }
 
@@ -222,19 +157,12 @@ fn resolve_shape(requested: &[i64], n: Option<usize>) -> Result<Vec<Option<usize
     for (i, &d) in requested.iter().enumerate() {
         if d == -1 {
             if unknown.replace(i).is_some() {
-                ff_bail!(
-                    InvalidArgument,
-                    "only one input size may be -1, not both {} and {i}",
-                    unknown.unwrap_or(0)
-                );
+                ff_bail!(InvalidArgument, "only one input size may be -1, not both {} and {i}", unknown.unwrap_or(0));
             }
             dims.push(None);
         } else {
             let d = usize::try_from(d).map_err(|_| {
-                Error::new(
-                    crate::error::Code::InvalidArgument,
-                    format!("size {i} must be non-negative, not {d}"),
-                )
+                Error::new(crate::error::Code::InvalidArgument, format!("size {i} must be non-negative, not {d}"))
             })?;
             known *= d;
             dims.push(Some(d));
@@ -248,11 +176,7 @@ fn resolve_shape(requested: &[i64], n: Option<usize>) -> Result<Vec<Option<usize
             _ => ff_bail!(
                 InvalidArgument,
                 "Input to reshape is a tensor with {n} values, but the requested shape {} {}",
-                if unknown.is_some() {
-                    "requires a multiple of"
-                } else {
-                    "has"
-                },
+                if unknown.is_some() { "requires a multiple of" } else { "has" },
                 known
             ),
         }
@@ -263,22 +187,17 @@ fn resolve_shape(requested: &[i64], n: Option<usize>) -> Result<Vec<Option<usize
 fn infer_reshape(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0])?;
     ctx.check_type(1, &[DType::Int32, DType::Int64])?;
-    ctx.attrs
-        .insert("Tshape".into(), AttrValue::Type(ctx.input(1).dtype));
+    ctx.attrs.insert("Tshape".into(), AttrValue::Type(ctx.input(1).dtype));
     let shape = match ctx.constant_input(1) {
         Some(s) => {
-            let dims =
-                resolve_shape(&int_values(s)?, ctx.input(0).shape.num_elements()).map_err(|e| {
-                    Error::value(format!(
-                        "Cannot reshape a tensor of shape {}: {}",
-                        ctx.input(0).shape,
-                        e.message
-                    ))
-                })?;
+            let dims = resolve_shape(&int_values(s)?, ctx.input(0).shape.num_elements()).map_err(|e| {
+                Error::value(format!("Cannot reshape a tensor of shape {}: {}", ctx.input(0).shape, e.message))
+            })?;
             PartialShape::from_dims(dims)
         }
-        None => match ctx.input(1).shape.dims() {
-            Some([Some(r)]) => PartialShape::unknown_of_rank(*r),
+        None => match (ctx.shape_value(1), ctx.input(1).shape.dims()) {
+            (Some(v), _) => v.clone(),
+            (None, Some([Some(r)])) => PartialShape::unknown_of_rank(*r),
             _ => PartialShape::unknown(),
         },
     };
@@ -300,10 +219,7 @@ fn dims_from(values: &[i64], what: &str) -> Result<Vec<usize>> {
         .iter()
         .map(|&d| {
             usize::try_from(d).map_err(|_| {
-                Error::new(
-                    crate::error::Code::InvalidArgument,
-                    format!("{what} must be non-negative, got {d}"),
-                )
+                Error::new(crate::error::Code::InvalidArgument, format!("{what} must be non-negative, got {d}"))
             })
         })
         .collect()
@@ -311,23 +227,19 @@ fn dims_from(values: &[i64], what: &str) -> Result<Vec<usize>> {
 
 fn infer_fill(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.check_type(0, &[DType::Int32, DType::Int64])?;
-    ctx.attrs
-        .insert("index_type".into(), AttrValue::Type(ctx.input(0).dtype));
+    ctx.attrs.insert("index_type".into(), AttrValue::Type(ctx.input(0).dtype));
     let t = ctx.input(1).dtype;
     ctx.attrs.insert("T".into(), AttrValue::Type(t));
     if let Some(r) = ctx.input(1).shape.rank()
         && r != 0
     {
-        return Err(Error::value(format!(
-            "Shape must be rank 0 but is rank {r} for 'value' of Fill"
-        )));
+        return Err(Error::value(format!("Shape must be rank 0 but is rank {r} for 'value' of Fill")));
     }
     let shape = match ctx.constant_input(0) {
-        Some(d) => PartialShape::known(
-            &dims_from(&int_values(d)?, "dims").map_err(|e| Error::value(e.message))?,
-        ),
-        None => match ctx.input(0).shape.dims() {
-            Some([Some(r)]) => PartialShape::unknown_of_rank(*r),
+        Some(d) => PartialShape::known(&dims_from(&int_values(d)?, "dims").map_err(|e| Error::value(e.message))?),
+        None => match (ctx.shape_value(0), ctx.input(0).shape.dims()) {
+            (Some(v), _) => v.clone(),
+            (None, Some([Some(r)])) => PartialShape::unknown_of_rank(*r),
             _ => PartialShape::unknown(),
         },
     };
@@ -363,35 +275,24 @@ fn out_type(ctx: &mut InferCtx<'_>) -> Result<DType> {
         _ => DType::Int32,
     };
     ctx.attrs.insert("out_type".into(), AttrValue::Type(t));
-    ctx.attrs
-        .insert("T".into(), AttrValue::Type(ctx.input(0).dtype));
+    ctx.attrs.insert("T".into(), AttrValue::Type(ctx.input(0).dtype));
     Ok(t)
 }
 
 fn infer_shape_op(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = out_type(&mut ctx)?;
-    Ok(vec![OutputSpec::new(
-        t,
-        PartialShape::from_dims([ctx.input(0).shape.rank()]),
-    )])
+    Ok(vec![OutputSpec::new(t, PartialShape::from_dims([ctx.input(0).shape.rank()]))])
 }
 
 fn infer_scalar_int(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = out_type(&mut ctx)?;
-    let t = if ctx.def.name == "Rank" {
-        DType::Int32
-    } else {
-        t
-    };
+    let t = if ctx.def.name == "Rank" { DType::Int32 } else { t };
     Ok(vec![OutputSpec::new(t, PartialShape::scalar())])
 }
 
 /// An int32 or int64 tensor of `values` (the node's declared output type).
 fn int_tensor(dtype: DType, shape: &[usize], values: &[usize]) -> Result<Tensor> {
-    let v: Vec<i64> = values
-        .iter()
-        .map(|&x| i64::try_from(x).unwrap_or(i64::MAX))
-        .collect();
+    let v: Vec<i64> = values.iter().map(|&x| i64::try_from(x).unwrap_or(i64::MAX)).collect();
     cast(&Tensor::from_slice(shape, &v)?, dtype)
 }
 
@@ -417,15 +318,8 @@ fn infer_range(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0, 1, 2])?;
     ctx.attrs.insert("Tidx".into(), AttrValue::Type(t));
     ctx.attrs.remove("T");
-    ctx.check_type(
-        0,
-        &[DType::Int32, DType::Int64, DType::Float32, DType::Float64],
-    )?;
-    let len = match (
-        ctx.constant_input(0),
-        ctx.constant_input(1),
-        ctx.constant_input(2),
-    ) {
+    ctx.check_type(0, &[DType::Int32, DType::Int64, DType::Float32, DType::Float64])?;
+    let len = match (ctx.constant_input(0), ctx.constant_input(1), ctx.constant_input(2)) {
         (Some(a), Some(b), Some(c)) => {
             let f = |t: &Tensor| cast(t, DType::Float64).and_then(|x| x.scalar_value::<f64>());
             Some(range_len(f(a)?, f(b)?, f(c)?).map_err(|e| Error::value(e.message))?)
@@ -441,16 +335,10 @@ fn range_len(start: f64, limit: f64, delta: f64) -> Result<usize> {
         ff_bail!(InvalidArgument, "Requires delta != 0: {delta}");
     }
     if delta > 0.0 && start > limit {
-        ff_bail!(
-            InvalidArgument,
-            "Requires start <= limit when delta > 0: {start}/{limit}"
-        );
+        ff_bail!(InvalidArgument, "Requires start <= limit when delta > 0: {start}/{limit}");
     }
     if delta < 0.0 && start < limit {
-        ff_bail!(
-            InvalidArgument,
-            "Requires start >= limit when delta < 0: {start}/{limit}"
-        );
+        ff_bail!(InvalidArgument, "Requires start >= limit when delta < 0: {start}/{limit}");
     }
     Ok(((limit - start) / delta).ceil() as usize)
 }
@@ -477,29 +365,19 @@ fn infer_pack(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let all: Vec<usize> = (0..ctx.inputs.len()).collect();
     let t = ctx.same_type(&all)?;
     let n = ctx.inputs.len();
-    ctx.attrs.insert(
-        "N".into(),
-        AttrValue::I(i64::try_from(n).unwrap_or(i64::MAX)),
-    );
+    ctx.attrs.insert("N".into(), AttrValue::I(i64::try_from(n).unwrap_or(i64::MAX)));
     let axis = axis_attr(ctx.attrs);
     ctx.attrs.insert("axis".into(), AttrValue::I(axis));
     let mut shape = PartialShape::unknown();
     for s in ctx.inputs {
         shape = shape.merge(&s.shape).map_err(|_| {
-            Error::value(format!(
-                "Shapes of all inputs must match: {} != {}",
-                ctx.inputs[0].shape, s.shape
-            ))
+            Error::value(format!("Shapes of all inputs must match: {} != {}", ctx.inputs[0].shape, s.shape))
         })?;
     }
     let out = match shape.dims() {
         Some(d) => {
             let ax = normalize_axis(axis, d.len() + 1).ok_or_else(|| {
-                Error::value(format!(
-                    "axis = {axis} not in [{}, {})",
-                    -(d.len() as i64) - 1,
-                    d.len() + 1
-                ))
+                Error::value(format!("axis = {axis} not in [{}, {})", -(d.len() as i64) - 1, d.len() + 1))
             })?;
             let mut dims = d.to_vec();
             dims.insert(ax, Some(n));
@@ -514,18 +392,10 @@ struct PackKernel(i64);
 
 impl OpKernel for PackKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let values: Vec<&Tensor> = (0..ctx.num_inputs())
-            .map(|i| ctx.input(i))
-            .collect::<Result<_>>()?;
+        let values: Vec<&Tensor> = (0..ctx.num_inputs()).map(|i| ctx.input(i)).collect::<Result<_>>()?;
         let rank = values[0].shape().len();
         let Some(axis) = normalize_axis(self.0, rank + 1) else {
-            ff_bail!(
-                InvalidArgument,
-                "axis = {} not in [{}, {})",
-                self.0,
-                -(rank as i64) - 1,
-                rank + 1
-            );
+            ff_bail!(InvalidArgument, "axis = {} not in [{}, {})", self.0, -(rank as i64) - 1, rank + 1);
         };
         let out = pack(&values, axis)?;
         ctx.set_output(0, out);
@@ -539,10 +409,7 @@ fn pack_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
 
 fn infer_logical_not(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.check_type(0, &[DType::Bool])?;
-    Ok(vec![OutputSpec::new(
-        DType::Bool,
-        ctx.input(0).shape.clone(),
-    )])
+    Ok(vec![OutputSpec::new(DType::Bool, ctx.input(0).shape.clone())])
 }
 
 fn logical_not_compute(ctx: &mut OpContext<'_>) -> Result<()> {
@@ -554,10 +421,7 @@ fn logical_not_compute(ctx: &mut OpContext<'_>) -> Result<()> {
 fn infer_where(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.check_type(0, &[DType::Bool])?;
     ctx.attrs.insert("T".into(), AttrValue::Type(DType::Bool));
-    Ok(vec![OutputSpec::new(
-        DType::Int64,
-        PartialShape::from_dims([None, ctx.input(0).shape.rank()]),
-    )])
+    Ok(vec![OutputSpec::new(DType::Int64, PartialShape::from_dims([None, ctx.input(0).shape.rank()]))])
 }
 
 fn where_compute(ctx: &mut OpContext<'_>) -> Result<()> {
@@ -570,27 +434,16 @@ fn infer_gather(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.check_type(1, &[DType::Int32, DType::Int64])?;
     ctx.check_type(2, &[DType::Int32, DType::Int64])?;
     for (name, i) in [("Tparams", 0), ("Tindices", 1), ("Taxis", 2)] {
-        ctx.attrs
-            .insert(name.into(), AttrValue::Type(ctx.input(i).dtype));
+        ctx.attrs.insert(name.into(), AttrValue::Type(ctx.input(i).dtype));
     }
-    ctx.attrs
-        .entry("batch_dims".into())
-        .or_insert(AttrValue::I(0));
+    ctx.attrs.entry("batch_dims".into()).or_insert(AttrValue::I(0));
     let t = ctx.input(0).dtype;
     let (params, indices) = (&ctx.input(0).shape, &ctx.input(1).shape);
-    let axis = ctx
-        .constant_input(2)
-        .map(int_values)
-        .transpose()?
-        .and_then(|v| v.first().copied());
+    let axis = ctx.constant_input(2).map(int_values).transpose()?.and_then(|v| v.first().copied());
     let shape = match (params.dims(), indices.dims(), axis) {
         (Some(p), Some(ix), Some(a)) => {
             let ax = normalize_axis(a, p.len()).ok_or_else(|| {
-                Error::value(format!(
-                    "Shape must be at least rank {} but is rank {}",
-                    a + 1,
-                    p.len()
-                ))
+                Error::value(format!("Shape must be at least rank {} but is rank {}", a + 1, p.len()))
             })?;
             let mut dims = p[..ax].to_vec();
             dims.extend_from_slice(ix);
@@ -629,8 +482,7 @@ fn squeeze_dims(attrs: &std::collections::BTreeMap<String, AttrValue>) -> Vec<i6
 fn infer_squeeze(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0])?;
     let axes = squeeze_dims(ctx.attrs);
-    ctx.attrs
-        .insert("squeeze_dims".into(), AttrValue::ListI(axes.clone()));
+    ctx.attrs.insert("squeeze_dims".into(), AttrValue::ListI(axes.clone()));
     let Some(d) = ctx.input(0).shape.dims() else {
         return Ok(vec![OutputSpec::new(t, PartialShape::unknown())]);
     };
@@ -639,10 +491,7 @@ fn infer_squeeze(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         .iter()
         .map(|&a| {
             normalize_axis(a, d.len()).ok_or_else(|| {
-                Error::value(format!(
-                    "Tried to squeeze dim index {a} for tensor with {} dimensions.",
-                    d.len()
-                ))
+                Error::value(format!("Tried to squeeze dim index {a} for tensor with {} dimensions.", d.len()))
             })
         })
         .collect::<Result<_>>()?;
@@ -651,9 +500,7 @@ fn infer_squeeze(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         match dim {
             Some(1) if wanted.is_empty() || listed => {}
             Some(n) if listed => {
-                return Err(Error::value(format!(
-                    "Can not squeeze dim[{i}], expected a dimension of 1, got {n}"
-                )));
+                return Err(Error::value(format!("Can not squeeze dim[{i}], expected a dimension of 1, got {n}")));
             }
             None if wanted.is_empty() => {
                 return Ok(vec![OutputSpec::new(t, PartialShape::unknown())]);
@@ -675,10 +522,7 @@ impl OpKernel for SqueezeKernel {
         for &a in &self.0 {
             match normalize_axis(a, rank) {
                 Some(v) => wanted.push(v),
-                None => ff_bail!(
-                    InvalidArgument,
-                    "Tried to squeeze dim index {a} for tensor with {rank} dimensions."
-                ),
+                None => ff_bail!(InvalidArgument, "Tried to squeeze dim index {a} for tensor with {rank} dimensions."),
             }
         }
         let mut shape = Vec::new();

@@ -2,185 +2,64 @@
 //! multiplication and reductions.
 use std::marker::PhantomData;
 
-use super::{InferCtx, OpDef, Registry, int_values};
+use super::{InferCtx, OpDef, Registry};
+use crate::autodiff::math_grad as g;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, OutputSpec};
+use crate::kernels::array::Castable;
 use crate::kernels::elementwise::{binary, unary};
 use crate::kernels::matmul::matmul;
 use crate::kernels::num::{Float, Num};
-use crate::kernels::reduce::{Reduction, reduce};
-use crate::kernels::{KernelBuild, OpContext, OpKernel};
-use crate::shape::{PartialShape, broadcast_partial, normalize_axis};
+use crate::kernels::{KernelBuild, OpContext, OpKernel, stateless};
+use crate::shape::{PartialShape, broadcast_partial};
+use crate::tensor::Tensor;
 use crate::{dispatch_float, dispatch_numeric};
 
-const NUMERIC: &[DType] = &[
-    DType::Float32,
-    DType::Float64,
-    DType::Int32,
-    DType::Int64,
-    DType::UInt8,
-];
-const FLOATS: &[DType] = &[DType::Float32, DType::Float64];
+pub(crate) const NUMERIC: &[DType] = &[DType::Float32, DType::Float64, DType::Int32, DType::Int64, DType::UInt8];
+pub(crate) const FLOATS: &[DType] = &[DType::Float32, DType::Float64];
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add(OpDef::new(
-        "Add",
-        &["x", "y"],
-        infer_binary,
-        binary_kernel::<AddFn>,
-    ));
-    r.add(OpDef::new(
-        "AddV2",
-        &["x", "y"],
-        infer_binary,
-        binary_kernel::<AddFn>,
-    ));
-    r.add(OpDef::new(
-        "Sub",
-        &["x", "y"],
-        infer_binary,
-        binary_kernel::<SubFn>,
-    ));
-    r.add(OpDef::new(
-        "Mul",
-        &["x", "y"],
-        infer_binary,
-        binary_kernel::<MulFn>,
-    ));
-    r.add(OpDef::new(
-        "Div",
-        &["x", "y"],
-        infer_binary,
-        binary_kernel::<DivFn>,
-    ));
-    r.add(OpDef::new(
-        "RealDiv",
-        &["x", "y"],
-        infer_binary,
-        binary_kernel::<DivFn>,
-    ));
-    r.add(OpDef::new(
-        "Maximum",
-        &["x", "y"],
-        infer_binary,
-        binary_kernel::<MaxFn>,
-    ));
-    r.add(OpDef::new(
-        "Minimum",
-        &["x", "y"],
-        infer_binary,
-        binary_kernel::<MinFn>,
-    ));
-    r.add(OpDef::new(
-        "Neg",
-        &["x"],
-        infer_unary_numeric,
-        unary_kernel::<NegFn>,
-    ));
-    r.add(OpDef::new(
-        "Square",
-        &["x"],
-        infer_unary_numeric,
-        unary_kernel::<SquareFn>,
-    ));
-    r.add(OpDef::new(
-        "Abs",
-        &["x"],
-        infer_unary_numeric,
-        unary_kernel::<AbsFn>,
-    ));
-    r.add(OpDef::new(
-        "Sign",
-        &["x"],
-        infer_unary_numeric,
-        unary_kernel::<SignFn>,
-    ));
-    r.add(OpDef::new(
-        "Sqrt",
-        &["x"],
-        infer_unary_float,
-        float_kernel::<SqrtFn>,
-    ));
-    r.add(OpDef::new(
-        "Rsqrt",
-        &["x"],
-        infer_unary_float,
-        float_kernel::<RsqrtFn>,
-    ));
-    r.add(OpDef::new(
-        "Reciprocal",
-        &["x"],
-        infer_unary_float,
-        float_kernel::<ReciprocalFn>,
-    ));
-    r.add(OpDef::new(
-        "Exp",
-        &["x"],
-        infer_unary_float,
-        float_kernel::<ExpFn>,
-    ));
-    r.add(OpDef::new(
-        "Log",
-        &["x"],
-        infer_unary_float,
-        float_kernel::<LogFn>,
-    ));
-    r.add(OpDef::new(
-        "Log1p",
-        &["x"],
-        infer_unary_float,
-        float_kernel::<Log1pFn>,
-    ));
-    r.add(OpDef::new(
-        "Tanh",
-        &["x"],
-        infer_unary_float,
-        float_kernel::<TanhFn>,
-    ));
-    r.add(OpDef::new(
-        "Sigmoid",
-        &["x"],
-        infer_unary_float,
-        float_kernel::<SigmoidFn>,
-    ));
-    r.add(OpDef::new(
-        "Sin",
-        &["x"],
-        infer_unary_float,
-        float_kernel::<SinFn>,
-    ));
-    r.add(OpDef::new(
-        "Cos",
-        &["x"],
-        infer_unary_float,
-        float_kernel::<CosFn>,
-    ));
-    r.add(OpDef::new(
-        "MatMul",
-        &["a", "b"],
-        infer_matmul,
-        matmul_kernel,
-    ));
-    for name in ["Sum", "Mean", "Max", "Min", "Prod"] {
-        r.add(OpDef::new(
-            name,
-            &["input", "reduction_indices"],
-            infer_reduce,
-            reduce_kernel,
-        ));
-    }
+    r.add(OpDef::new("Add", &["x", "y"], infer_binary, binary_kernel::<AddFn>).grad(g::add));
+    r.add(OpDef::new("AddV2", &["x", "y"], infer_binary, binary_kernel::<AddFn>).grad(g::add));
+    r.add(OpDef::new("Sub", &["x", "y"], infer_binary, binary_kernel::<SubFn>).grad(g::sub));
+    r.add(OpDef::new("Mul", &["x", "y"], infer_binary, binary_kernel::<MulFn>).grad(g::mul));
+    r.add(OpDef::new("Div", &["x", "y"], infer_binary, binary_kernel::<DivFn>).grad(g::div));
+    r.add(OpDef::new("RealDiv", &["x", "y"], infer_binary, binary_kernel::<DivFn>).grad(g::div));
+    r.add(OpDef::new("Maximum", &["x", "y"], infer_binary, binary_kernel::<MaxFn>).grad(g::maximum));
+    r.add(OpDef::new("Minimum", &["x", "y"], infer_binary, binary_kernel::<MinFn>).grad(g::minimum));
+    r.add(OpDef::new("FloorDiv", &["x", "y"], infer_binary, floor_kernel).no_grad());
+    r.add(OpDef::new("FloorMod", &["x", "y"], infer_binary, floor_kernel).grad(g::floor_mod));
+    r.add(OpDef::new("Pow", &["x", "y"], infer_binary, pow_kernel).grad(g::pow));
+    r.add(OpDef::new("AddN", &["inputs"], infer_add_n, |_| stateless(add_n)).variadic().grad(g::add_n));
+    r.add(OpDef::new("Neg", &["x"], infer_unary_numeric, unary_kernel::<NegFn>).grad(g::neg));
+    r.add(OpDef::new("Square", &["x"], infer_unary_numeric, unary_kernel::<SquareFn>).grad(g::square));
+    r.add(OpDef::new("Abs", &["x"], infer_unary_numeric, unary_kernel::<AbsFn>).grad(g::abs));
+    r.add(OpDef::new("Sign", &["x"], infer_unary_numeric, unary_kernel::<SignFn>).grad(g::sign));
+    r.add(OpDef::new("Sqrt", &["x"], infer_unary_float, float_kernel::<SqrtFn>).grad(g::sqrt));
+    r.add(OpDef::new("Rsqrt", &["x"], infer_unary_float, float_kernel::<RsqrtFn>).grad(g::rsqrt));
+    r.add(OpDef::new("Reciprocal", &["x"], infer_unary_float, float_kernel::<ReciprocalFn>).grad(g::reciprocal));
+    r.add(OpDef::new("Exp", &["x"], infer_unary_float, float_kernel::<ExpFn>).grad(g::exp));
+    r.add(OpDef::new("Log", &["x"], infer_unary_float, float_kernel::<LogFn>).grad(g::log));
+    r.add(OpDef::new("Log1p", &["x"], infer_unary_float, float_kernel::<Log1pFn>).grad(g::log1p));
+    r.add(OpDef::new("Tanh", &["x"], infer_unary_float, float_kernel::<TanhFn>).grad(g::tanh));
+    r.add(OpDef::new("Sigmoid", &["x"], infer_unary_float, float_kernel::<SigmoidFn>).grad(g::sigmoid));
+    r.add(OpDef::new("Sin", &["x"], infer_unary_float, float_kernel::<SinFn>).grad(g::sin));
+    r.add(OpDef::new("Cos", &["x"], infer_unary_float, float_kernel::<CosFn>).grad(g::cos));
+    // Fused gradient ops (TF's names): first input the forward output y, second dy.
+    r.add(OpDef::new("SqrtGrad", &["y", "dy"], infer_binary_float, binary_kernel::<SqrtGradFn>));
+    r.add(OpDef::new("RsqrtGrad", &["y", "dy"], infer_binary_float, binary_kernel::<RsqrtGradFn>));
+    r.add(OpDef::new("ReciprocalGrad", &["y", "dy"], infer_binary_float, binary_kernel::<ReciprocalGradFn>));
+    r.add(OpDef::new("TanhGrad", &["y", "dy"], infer_binary_float, binary_kernel::<TanhGradFn>));
+    r.add(OpDef::new("SigmoidGrad", &["y", "dy"], infer_binary_float, binary_kernel::<SigmoidGradFn>));
+    r.add(OpDef::new("MatMul", &["a", "b"], infer_matmul, matmul_kernel).grad(g::matmul));
 }
 
 fn infer_binary(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0, 1])?;
     ctx.check_type(0, NUMERIC)?;
-    let shape = broadcast_partial(&ctx.input(0).shape, &ctx.input(1).shape).map_err(|e| {
-        Error::value(format!(
-            "{} for '{}' (op: '{}')",
-            e.message, ctx.name, ctx.def.name
-        ))
-    })?;
+    let shape = broadcast_partial(&ctx.input(0).shape, &ctx.input(1).shape)
+        .map_err(|e| Error::value(format!("{} for '{}' (op: '{}')", e.message, ctx.name, ctx.def.name)))?;
     Ok(vec![OutputSpec::new(t, shape)])
 }
 
@@ -219,6 +98,12 @@ binary_fn!(MulFn, |a, b| a.mul(b));
 binary_fn!(DivFn, |a, b| a.div(b), true);
 binary_fn!(MaxFn, |a, b| a.max(b));
 binary_fn!(MinFn, |a, b| a.min(b));
+// Gradient helpers: (y, dy) -> dx, as TF's fused *Grad kernels.
+binary_fn!(SqrtGradFn, |y, dy| dy.div(y.add(y)));
+binary_fn!(RsqrtGradFn, |y, dy| dy.mul(y).mul(y).mul(y).neg().div(T::ONE.add(T::ONE)));
+binary_fn!(ReciprocalGradFn, |y, dy| dy.mul(y).mul(y).neg());
+binary_fn!(TanhGradFn, |y, dy| dy.mul(T::ONE.sub(y.mul(y))));
+binary_fn!(SigmoidGradFn, |y, dy| dy.mul(y).mul(T::ONE.sub(y)));
 
 struct BinaryKernel<F>(PhantomData<F>);
 
@@ -271,8 +156,7 @@ unary_fn!(FloatFn, Float, ExpFn, |x| x.exp());
 unary_fn!(FloatFn, Float, LogFn, |x| x.ln());
 unary_fn!(FloatFn, Float, Log1pFn, |x| x.ln_1p());
 unary_fn!(FloatFn, Float, TanhFn, |x| x.tanh());
-unary_fn!(FloatFn, Float, SigmoidFn, |x| T::ONE
-    .div(T::ONE.add(x.neg().exp())));
+unary_fn!(FloatFn, Float, SigmoidFn, |x| T::ONE.div(T::ONE.add(x.neg().exp())));
 unary_fn!(FloatFn, Float, SinFn, |x| x.sin());
 unary_fn!(FloatFn, Float, CosFn, |x| x.cos());
 
@@ -308,10 +192,7 @@ impl<F: FloatFn> OpKernel for FloatKernel<F> {
 
 fn infer_matmul(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0, 1])?;
-    ctx.check_type(
-        0,
-        &[DType::Float32, DType::Float64, DType::Int32, DType::Int64],
-    )?;
+    ctx.check_type(0, &[DType::Float32, DType::Float64, DType::Int32, DType::Int64])?;
     let ta = ctx.attr_bool("transpose_a", false)?;
     let tb = ctx.attr_bool("transpose_b", false)?;
     let (a, b) = (&ctx.input(0).shape, &ctx.input(1).shape);
@@ -348,102 +229,123 @@ struct MatMulKernel {
 
 fn matmul_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     let flag = |n: &str| matches!(b.node.attrs.get(n), Some(AttrValue::B(true)));
-    Ok(Box::new(MatMulKernel {
-        transpose_a: flag("transpose_a"),
-        transpose_b: flag("transpose_b"),
-    }))
+    Ok(Box::new(MatMulKernel { transpose_a: flag("transpose_a"), transpose_b: flag("transpose_b") }))
 }
 
 impl OpKernel for MatMulKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let out = matmul(
-            ctx.input(0)?,
-            ctx.input(1)?,
-            self.transpose_a,
-            self.transpose_b,
-            ctx.env,
-        )?;
+        let out = matmul(ctx.input(0)?, ctx.input(1)?, self.transpose_a, self.transpose_b, ctx.env)?;
         ctx.set_output(0, out);
         Ok(())
     }
 }
 
-/// Normalises, sorts and de-duplicates reduction axes for a tensor of rank `rank`.
-fn reduction_axes(axes: &[i64], rank: usize) -> Result<Vec<usize>> {
-    let mut out = Vec::with_capacity(axes.len());
-    for &a in axes {
-        match normalize_axis(a, rank) {
-            Some(x) => out.push(x),
-            None => ff_bail!(
-                InvalidArgument,
-                "Invalid reduction dimension ({a} for input with {rank} dimension(s)"
-            ),
-        }
-    }
-    out.sort_unstable();
-    out.dedup();
-    Ok(out)
+fn infer_binary_float(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.same_type(&[0, 1])?;
+    ctx.check_type(0, FLOATS)?;
+    let shape = ctx.input(0).shape.merge(&ctx.input(1).shape)?;
+    Ok(vec![OutputSpec::new(t, shape)])
 }
 
-fn infer_reduce(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
-    let t = ctx.same_type(&[0])?;
+fn infer_add_n(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let all: Vec<usize> = (0..ctx.inputs.len()).collect();
+    let t = ctx.same_type(&all)?;
     ctx.check_type(0, NUMERIC)?;
-    ctx.check_type(1, &[DType::Int32, DType::Int64])?;
-    let tidx = ctx.input(1).dtype;
-    ctx.attrs.insert("Tidx".into(), AttrValue::Type(tidx));
-    let keep = ctx.attr_bool("keep_dims", false)?;
-    let input = ctx.input(0).shape.clone();
-    let Some(rank) = input.rank() else {
-        return Ok(vec![OutputSpec::new(t, PartialShape::unknown())]);
-    };
-    let Some(axes) = ctx.constant_input(1) else {
-        let shape = if keep {
-            PartialShape::unknown_of_rank(rank)
-        } else {
-            PartialShape::unknown()
-        };
-        return Ok(vec![OutputSpec::new(t, shape)]);
-    };
-    let axes = reduction_axes(&int_values(axes)?, rank).map_err(|e| Error::value(e.message))?;
-    let dims = input.dims().unwrap_or_default();
-    let out = dims
-        .iter()
-        .enumerate()
-        .filter_map(|(i, d)| match (axes.contains(&i), keep) {
-            (true, true) => Some(Some(1)),
-            (true, false) => None,
-            (false, _) => Some(*d),
-        });
-    Ok(vec![OutputSpec::new(t, PartialShape::from_dims(out))])
+    ctx.attrs.insert("N".into(), AttrValue::I(i64::try_from(all.len()).unwrap_or(i64::MAX)));
+    let mut shape = PartialShape::unknown();
+    for s in ctx.inputs {
+        shape = shape
+            .merge(&s.shape)
+            .map_err(|e| Error::value(format!("AddN inputs must have the same shape: {}", e.message)))?;
+    }
+    Ok(vec![OutputSpec::new(t, shape)])
 }
 
-struct ReduceKernel {
-    reduction: Reduction,
-    keep_dims: bool,
+/// `AddN`: sums same-shaped tensors into the first input's buffer when it is unique.
+fn add_n(ctx: &mut OpContext<'_>) -> Result<()> {
+    let mut acc = ctx.take_input(0)?;
+    for i in 1..ctx.num_inputs() {
+        let x = ctx.take_input(i)?;
+        if x.shape() != acc.shape() {
+            ff_bail!(
+                InvalidArgument,
+                "Inputs to operation AddN must have the same size and shape.  Input 0: {} != input {i}: {}",
+                crate::shape::fmt_shape(acc.shape()),
+                crate::shape::fmt_shape(x.shape())
+            );
+        }
+        acc = dispatch_numeric!(acc.dtype(), T => binary::<T>(acc, x, T::add)?, _ => ff_bail!(InvalidArgument, "no AddN kernel for {}", acc.dtype()));
+    }
+    ctx.set_output(0, acc);
+    Ok(())
 }
 
-fn reduce_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    let reduction = match b.node.op_type() {
-        "Sum" => Reduction::Sum,
-        "Mean" => Reduction::Mean,
-        "Max" => Reduction::Max,
-        "Min" => Reduction::Min,
-        _ => Reduction::Prod,
-    };
-    let keep_dims = matches!(b.node.attrs.get("keep_dims"), Some(AttrValue::B(true)));
-    Ok(Box::new(ReduceKernel {
-        reduction,
-        keep_dims,
-    }))
+/// `FloorDiv` and `FloorMod` with Python semantics (integer division by zero is an error).
+struct FloorKernel {
+    modulo: bool,
 }
 
-impl OpKernel for ReduceKernel {
+fn floor_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(FloorKernel { modulo: b.node.op_type() == "FloorMod" }))
+}
+
+fn floor_int<T: Num + std::ops::Rem<Output = T>>(a: T, b: T, modulo: bool) -> T {
+    let q = a.div(b);
+    let r = a.sub(q.mul(b));
+    // Round the quotient toward negative infinity when the signs differ.
+    let adjust = r != T::ZERO && ((r < T::ZERO) != (b < T::ZERO));
+    match (modulo, adjust) {
+        (false, true) => q.sub(T::ONE),
+        (false, false) => q,
+        (true, true) => r.add(b),
+        (true, false) => r,
+    }
+}
+
+impl OpKernel for FloorKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let x = ctx.input(0)?;
-        let axes = reduction_axes(&int_values(ctx.input(1)?)?, x.shape().len())?;
-        let out = dispatch_numeric!(x.dtype(), T => reduce::<T>(x, &axes, self.keep_dims, self.reduction)?,
-            _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
+        let (a, b) = (ctx.take_input(0)?, ctx.take_input(1)?);
+        let m = self.modulo;
+        let out = match a.dtype() {
+            DType::Float32 => binary::<f32>(a, b, |x, y| if m { x - (x / y).floor() * y } else { (x / y).floor() })?,
+            DType::Float64 => binary::<f64>(a, b, |x, y| if m { x - (x / y).floor() * y } else { (x / y).floor() })?,
+            d => dispatch_numeric!(d, T => {
+                if b.as_slice::<T>()?.iter().any(|v| v.is_zero()) {
+                    ff_bail!(InvalidArgument, "Integer division by zero");
+                }
+                binary::<T>(a, b, |x, y| floor_int(x, y, m))?
+            }, _ => ff_bail!(InvalidArgument, "no kernel for {d}")),
+        };
         ctx.set_output(0, out);
         Ok(())
     }
+}
+
+/// `Pow`: `x ** y`; integer powers with negative exponents are an error, as in TF.
+fn pow_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|ctx| {
+        let (a, b) = (ctx.take_input(0)?, ctx.take_input(1)?);
+        let out = match a.dtype() {
+            DType::Float32 => binary::<f32>(a, b, f32::powf)?,
+            DType::Float64 => binary::<f64>(a, b, f64::powf)?,
+            DType::Int32 => int_pow::<i32>(&a, &b, i32::wrapping_pow)?,
+            DType::Int64 => int_pow::<i64>(&a, &b, i64::wrapping_pow)?,
+            d => ff_bail!(InvalidArgument, "no Pow kernel for {d}"),
+        };
+        ctx.set_output(0, out);
+        Ok(())
+    })
+}
+
+/// Integer `x ** y` by squaring (wrapping, as TF's C++); negative exponents are an error.
+fn int_pow<T: Num + Castable>(a: &Tensor, b: &Tensor, pow: fn(T, u32) -> T) -> Result<Tensor> {
+    if b.as_slice::<T>()?.iter().any(|e| e.to_i64() < 0) {
+        ff_bail!(InvalidArgument, "Integers to negative integer powers are not allowed");
+    }
+    crate::kernels::elementwise::binary_to::<T, T>(a, b, |x, y| {
+        // Clamp huge exponents to u32, keeping their parity (it decides the sign of (-1)**y).
+        let e = y.to_i64();
+        let e = u32::try_from(e).unwrap_or(u32::MAX - 1 + u32::from(e % 2 == 1));
+        pow(x, e)
+    })
 }

@@ -2,12 +2,17 @@
 //! shape-inference function and its CPU kernel factory. Adding an op is one
 //! `r.add(OpDef::new(...))` line in the module of its family plus the two functions.
 mod array;
+mod compare;
+mod layout;
 mod math;
+mod nn;
+mod reduce;
 mod state;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
 
+use crate::autodiff::GradFn;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, OutputSpec};
@@ -19,6 +24,18 @@ use crate::tensor::Tensor;
 pub type InferFn = fn(InferCtx<'_>) -> Result<Vec<OutputSpec>>;
 /// Kernel factory: builds the CPU kernel of one node once per plan.
 pub type KernelFn = fn(&KernelBuild<'_>) -> Result<Box<dyn OpKernel>>;
+
+/// How an op takes part in `tf.gradients`.
+#[derive(Clone, Copy)]
+pub enum Gradient {
+    /// No gradient registered: differentiating through the op is a `LookupError`.
+    Missing,
+    /// The op has no gradient by definition (shapes, comparisons, `StopGradient`):
+    /// its inputs receive none.
+    NotDifferentiable,
+    /// The function that adds the op's gradient to the graph.
+    Fn(GradFn),
+}
 
 /// Definition of one op type.
 pub struct OpDef {
@@ -36,16 +53,13 @@ pub struct OpDef {
     pub infer: InferFn,
     /// CPU kernel factory.
     pub kernel: KernelFn,
+    /// Gradient function (registered beside the op).
+    pub grad: Gradient,
 }
 
 impl OpDef {
     /// A stateless op with fixed inputs.
-    pub fn new(
-        name: &'static str,
-        inputs: &'static [&'static str],
-        infer: InferFn,
-        kernel: KernelFn,
-    ) -> Self {
+    pub fn new(name: &'static str, inputs: &'static [&'static str], infer: InferFn, kernel: KernelFn) -> Self {
         OpDef {
             name,
             inputs,
@@ -54,7 +68,20 @@ impl OpDef {
             stateful: false,
             infer,
             kernel,
+            grad: Gradient::Missing,
         }
+    }
+    /// Registers the op's gradient function.
+    #[must_use]
+    pub fn grad(mut self, f: GradFn) -> Self {
+        self.grad = Gradient::Fn(f);
+        self
+    }
+    /// Declares the op not differentiable (its inputs get no gradient).
+    #[must_use]
+    pub fn no_grad(mut self) -> Self {
+        self.grad = Gradient::NotDifferentiable;
+        self
     }
     /// Marks inputs that must be variable references.
     #[must_use]
@@ -76,27 +103,12 @@ impl OpDef {
     }
     /// The name of input `i`.
     pub fn input_name(&self, i: usize) -> &'static str {
-        self.inputs
-            .get(i)
-            .or(self.inputs.last())
-            .copied()
-            .unwrap_or("input")
+        self.inputs.get(i).or(self.inputs.last()).copied().unwrap_or("input")
     }
     pub(crate) fn check_arity(&self, n: usize) -> Result<()> {
         let fixed = self.inputs.len();
-        let ok = if self.variadic {
-            n >= fixed
-        } else {
-            n == fixed
-        };
-        if ok {
-            Ok(())
-        } else {
-            Err(Error::value(format!(
-                "{} op expects {} inputs but got {n}",
-                self.name, fixed
-            )))
-        }
+        let ok = if self.variadic { n >= fixed } else { n == fixed };
+        if ok { Ok(()) } else { Err(Error::value(format!("{} op expects {} inputs but got {n}", self.name, fixed))) }
     }
 }
 
@@ -116,7 +128,11 @@ fn registry() -> &'static HashMap<&'static str, &'static OpDef> {
     REGISTRY.get_or_init(|| {
         let mut r = Registry(HashMap::new());
         array::register(&mut r);
+        compare::register(&mut r);
+        layout::register(&mut r);
         math::register(&mut r);
+        nn::register(&mut r);
+        reduce::register(&mut r);
         state::register(&mut r);
         r.0
     })
@@ -124,10 +140,7 @@ fn registry() -> &'static HashMap<&'static str, &'static OpDef> {
 
 /// The definition of op type `name`.
 pub fn lookup(name: &str) -> Result<&'static OpDef> {
-    registry()
-        .get(name)
-        .copied()
-        .ok_or_else(|| Error::value(format!("Op type not registered '{name}'")))
+    registry().get(name).copied().ok_or_else(|| Error::value(format!("Op type not registered '{name}'")))
 }
 
 /// Every registered op type name, sorted.
@@ -149,6 +162,8 @@ pub struct InferCtx<'a> {
     pub attrs: &'a mut BTreeMap<String, AttrValue>,
     /// For each input, its value when the producer is a `Const` node.
     pub consts: &'a [Option<Tensor>],
+    /// For each int-vector input, what is known of its value as a shape.
+    pub shape_values: &'a [Option<PartialShape>],
 }
 
 impl InferCtx<'_> {
@@ -189,20 +204,15 @@ impl InferCtx<'_> {
     }
     /// A required attr.
     pub fn attr(&self, name: &str) -> Result<&AttrValue> {
-        self.attrs.get(name).ok_or_else(|| {
-            Error::value(format!(
-                "{} op '{}' is missing attr '{name}'",
-                self.def.name, self.name
-            ))
-        })
+        self.attrs
+            .get(name)
+            .ok_or_else(|| Error::value(format!("{} op '{}' is missing attr '{name}'", self.def.name, self.name)))
     }
     /// A required `type` attr.
     pub fn attr_type(&self, name: &str) -> Result<DType> {
         match self.attr(name)? {
             AttrValue::Type(t) => Ok(*t),
-            other => Err(Error::value(format!(
-                "attr '{name}' should be a type, got {other:?}"
-            ))),
+            other => Err(Error::value(format!("attr '{name}' should be a type, got {other:?}"))),
         }
     }
     /// A `shape` attr (unknown if absent).
@@ -210,37 +220,32 @@ impl InferCtx<'_> {
         match self.attrs.get(name) {
             None => Ok(PartialShape::unknown()),
             Some(AttrValue::Shape(s)) => Ok(s.clone()),
-            Some(other) => Err(Error::value(format!(
-                "attr '{name}' should be a shape, got {other:?}"
-            ))),
+            Some(other) => Err(Error::value(format!("attr '{name}' should be a shape, got {other:?}"))),
         }
     }
     /// A `bool` attr with a default (recorded on the node as TF does).
     pub fn attr_bool(&mut self, name: &str, default: bool) -> Result<bool> {
-        match self
-            .attrs
-            .entry(name.into())
-            .or_insert(AttrValue::B(default))
-        {
+        match self.attrs.entry(name.into()).or_insert(AttrValue::B(default)) {
             AttrValue::B(b) => Ok(*b),
-            other => Err(Error::value(format!(
-                "attr '{name}' should be a bool, got {other:?}"
-            ))),
+            other => Err(Error::value(format!("attr '{name}' should be a bool, got {other:?}"))),
         }
     }
     /// A required `tensor` attr.
     pub fn attr_tensor(&self, name: &str) -> Result<&Tensor> {
         match self.attr(name)? {
             AttrValue::Tensor(t) => Ok(t),
-            other => Err(Error::value(format!(
-                "attr '{name}' should be a tensor, got {other:?}"
-            ))),
+            other => Err(Error::value(format!("attr '{name}' should be a tensor, got {other:?}"))),
         }
     }
     /// The value of input `i` when its producer is a constant known at construction
     /// time (for shape functions of ops like Reshape and Sum).
     pub fn constant_input(&self, i: usize) -> Option<&Tensor> {
         self.consts.get(i)?.as_ref()
+    }
+    /// The static shape an int-vector input describes (partially known), e.g. the
+    /// output of `Shape(x)` is known to be `x`'s static shape.
+    pub fn shape_value(&self, i: usize) -> Option<&PartialShape> {
+        self.shape_values.get(i)?.as_ref()
     }
 }
 
@@ -249,8 +254,6 @@ pub(crate) fn int_values(t: &Tensor) -> Result<Vec<i64>> {
     match t.dtype() {
         DType::Int32 => Ok(t.as_slice::<i32>()?.iter().map(|&v| i64::from(v)).collect()),
         DType::Int64 => Ok(t.as_slice::<i64>()?.to_vec()),
-        d => Err(Error::type_error(format!(
-            "expected an int32 or int64 tensor, got {d}"
-        ))),
+        d => Err(Error::type_error(format!("expected an int32 or int64 tensor, got {d}"))),
     }
 }

@@ -10,40 +10,13 @@ use crate::shape::PartialShape;
 
 pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("VariableV2", &[], infer_variable, variable_kernel).stateful());
+    r.add(OpDef::new("Assign", &["ref", "value"], infer_assign, assign_kernel).refs(&[0]).stateful());
+    r.add(OpDef::new("AssignAdd", &["ref", "value"], infer_assign, assign_update_kernel).refs(&[0]).stateful());
+    r.add(OpDef::new("AssignSub", &["ref", "value"], infer_assign, assign_update_kernel).refs(&[0]).stateful());
     r.add(
-        OpDef::new("Assign", &["ref", "value"], infer_assign, assign_kernel)
+        OpDef::new("IsVariableInitialized", &["ref"], infer_is_initialized, |_| stateless(is_initialized))
             .refs(&[0])
             .stateful(),
-    );
-    r.add(
-        OpDef::new(
-            "AssignAdd",
-            &["ref", "value"],
-            infer_assign,
-            assign_update_kernel,
-        )
-        .refs(&[0])
-        .stateful(),
-    );
-    r.add(
-        OpDef::new(
-            "AssignSub",
-            &["ref", "value"],
-            infer_assign,
-            assign_update_kernel,
-        )
-        .refs(&[0])
-        .stateful(),
-    );
-    r.add(
-        OpDef::new(
-            "IsVariableInitialized",
-            &["ref"],
-            infer_is_initialized,
-            |_| stateless(is_initialized),
-        )
-        .refs(&[0])
-        .stateful(),
     );
 }
 
@@ -51,48 +24,29 @@ fn infer_variable(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let dtype = ctx.attr_type("dtype")?;
     let shape = ctx.attr_shape("shape")?;
     for k in ["container", "shared_name"] {
-        ctx.attrs
-            .entry(k.into())
-            .or_insert_with(|| AttrValue::S(Vec::new()));
+        ctx.attrs.entry(k.into()).or_insert_with(|| AttrValue::S(Vec::new()));
     }
-    ctx.attrs
-        .insert("shape".into(), AttrValue::Shape(shape.clone()));
-    Ok(vec![OutputSpec {
-        dtype,
-        shape,
-        is_ref: true,
-    }])
+    ctx.attrs.insert("shape".into(), AttrValue::Shape(shape.clone()));
+    Ok(vec![OutputSpec { dtype, shape, is_ref: true }])
 }
 
 fn infer_assign(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0, 1])?;
     let is_assign = ctx.def.name == "Assign";
-    let validate = if is_assign {
-        ctx.attr_bool("validate_shape", true)?
-    } else {
-        true
-    };
+    let validate = if is_assign { ctx.attr_bool("validate_shape", true)? } else { true };
     ctx.attr_bool("use_locking", is_assign)?;
     let (r, v) = (&ctx.input(0).shape, &ctx.input(1).shape);
     let shape = if validate {
         r.merge(v).map_err(|_| {
-            Error::value(format!(
-                "Shapes {r} and {v} are incompatible for '{}' (op: '{}')",
-                ctx.name, ctx.def.name
-            ))
+            Error::value(format!("Shapes {r} and {v} are incompatible for '{}' (op: '{}')", ctx.name, ctx.def.name))
         })?
     } else {
         v.clone()
     };
-    Ok(vec![OutputSpec {
-        dtype: t,
-        shape,
-        is_ref: true,
-    }])
+    Ok(vec![OutputSpec { dtype: t, shape, is_ref: true }])
 }
 
 fn infer_is_initialized(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
-    ctx.attrs
-        .insert("dtype".into(), AttrValue::Type(ctx.input(0).dtype));
+    ctx.attrs.insert("dtype".into(), AttrValue::Type(ctx.input(0).dtype));
     Ok(vec![OutputSpec::new(DType::Bool, PartialShape::scalar())])
 }

@@ -1,0 +1,104 @@
+"""`tf.gradients`: symbolic differentiation, done by the Rust graph transform.
+
+The Python side converts arguments and wraps the nodes Rust added; the walk over the
+graph, each op's gradient function, and the summing of contributions are in
+`rust/ferroflow-core/src/autodiff`.
+"""
+
+from __future__ import annotations
+
+from ..framework import ops
+from ..framework.indexed_slices import IndexedSlices
+
+
+class AggregationMethod:
+    """How `tf.gradients` sums several gradient contributions to one tensor.
+
+    `ADD_N` (the default) adds them with one `AddN` op; the experimental methods add
+    them pairwise, which ferroflow treats alike.
+    """
+
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
+
+def _as_list(x):
+    return list(x) if isinstance(x, list | tuple) else [x]
+
+
+def gradients(
+    ys,
+    xs,
+    grad_ys=None,
+    name="gradients",
+    colocate_gradients_with_ops=False,
+    gate_gradients=False,
+    aggregation_method=None,
+    stop_gradients=None,
+):
+    """Symbolic partial derivatives of `sum(ys)` with respect to each of `xs`.
+
+    Args:
+        ys: A tensor or list of tensors to differentiate.
+        xs: A tensor, variable, or list of them.
+        grad_ys: Optional tensors (one per y) holding the initial gradients; ones by
+            default.
+        name: Name scope of the gradient ops.
+        colocate_gradients_with_ops: Accepted for compatibility (placement follows the
+            current device scope).
+        gate_gradients: Accepted for compatibility.
+        aggregation_method: An `AggregationMethod` value.
+        stop_gradients: Tensors through which no gradient flows (as `tf.stop_gradient`).
+
+    Returns:
+        A list with one entry per x: a `Tensor`, an `IndexedSlices` (for gradients of
+        `gather`/`embedding_lookup`), or None when x does not affect ys.
+
+    Raises:
+        LookupError: If an op between xs and ys has no registered gradient.
+        ValueError: If `grad_ys` has the wrong length or dtype.
+    """
+    ys = [ops.convert_to_tensor(y, name="y") for y in _as_list(ys)]
+    xs = [x._ref() if hasattr(x, "_ref") else ops.convert_to_tensor(x, name="x")
+          for x in _as_list(xs)]
+    if grad_ys is None:
+        grad_ys = [None] * len(ys)
+    else:
+        grad_ys = _as_list(grad_ys)
+        if len(grad_ys) != len(ys):
+            raise ValueError(
+                f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys"
+            )
+        grad_ys = [None if g is None else ops.convert_to_tensor(g, name="grad_y")
+                   for g in grad_ys]
+    if stop_gradients is not None:
+        raise NotImplementedError(
+            "stop_gradients= is not supported yet; wrap tensors in tf.stop_gradient"
+        )
+    g = ops._graph_of(ys + xs)
+    with g.as_default(), g.name_scope(name) as scope:
+        device = g._device_for(ops._PendingOp("Gradients", scope)) if g._device_stack else ""
+        if g._finalized:
+            raise RuntimeError("Graph is finalized and cannot be modified.")
+        result = g._native.gradients(
+            [(t._op._id, t._value_index) for t in ys],
+            [(t._op._id, t._value_index) for t in xs],
+            [None if t is None else (t._op._id, t._value_index) for t in grad_ys],
+            scope,
+            device,
+            1 if aggregation_method in (AggregationMethod.EXPERIMENTAL_TREE,
+                                        AggregationMethod.EXPERIMENTAL_ACCUMULATE_N) else 0,
+        )
+        ops._sync_native_ops(g)
+    tensor = lambda pair: g._ops[pair[0]]._outputs[pair[1]]  # noqa: E731
+    out = []
+    for r in result:
+        if r is None:
+            out.append(None)
+        elif r[0] == "dense":
+            out.append(tensor(r[1]))
+        else:
+            out.append(IndexedSlices(tensor(r[1]), tensor(r[2]), tensor(r[3])))
+    return out

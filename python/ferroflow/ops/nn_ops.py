@@ -1,0 +1,180 @@
+"""Neural-network ops (`tf.nn`): activations, softmax, losses, bias add, moments."""
+
+from __future__ import annotations
+
+from ..framework import dtypes, ops
+from . import array_ops, math_ops
+from ._op_util import convert_same_type, make_op, unary
+
+
+def relu(features, name=None):
+    """`max(features, 0)`."""
+    return unary("Relu", features, name)
+
+
+def relu6(features, name=None):
+    """`min(max(features, 0), 6)`."""
+    return unary("Relu6", features, name)
+
+
+def elu(features, name=None):
+    """`features` if positive, else `exp(features) - 1`."""
+    return unary("Elu", features, name)
+
+
+def softplus(features, name=None):
+    """`log(exp(features) + 1)`."""
+    return unary("Softplus", features, name)
+
+
+def _last_axis_op(op_type, logits, axis, name):
+    logits = ops.convert_to_tensor(logits, name="logits")
+    ndims = logits.shape.ndims
+    if axis in (None, -1) or (ndims is not None and axis == ndims - 1):
+        return unary(op_type, logits, name)
+    if ndims is None:
+        raise ValueError(f"{op_type} along axis {axis} needs a known rank")
+    # Move `axis` last, apply, move it back (as TF does).
+    perm = list(range(ndims))
+    perm[axis], perm[-1] = perm[-1], perm[axis]
+    with ops.name_scope(name, op_type, [logits]):
+        t = array_ops.transpose(logits, perm)
+        return array_ops.transpose(unary(op_type, t), perm)
+
+
+def softmax(logits, axis=None, name=None, dim=None):
+    """`exp(logits) / sum(exp(logits), axis)` (last axis by default)."""
+    return _last_axis_op("Softmax", logits, dim if axis is None else axis, name)
+
+
+def log_softmax(logits, axis=None, name=None, dim=None):
+    """`logits - log(sum(exp(logits), axis))` (last axis by default)."""
+    return _last_axis_op("LogSoftmax", logits, dim if axis is None else axis, name)
+
+
+def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=-1, name=None, dim=None):
+    """Per-example `-sum(labels * log_softmax(logits))`; gradients flow into labels too."""
+    if labels is None or logits is None:
+        raise ValueError("Both labels and logits must be provided.")
+    axis = dim if dim is not None else axis
+    if axis not in (-1, None):
+        raise NotImplementedError("softmax_cross_entropy_with_logits supports the last axis")
+    with ops.name_scope(name, "softmax_cross_entropy_with_logits", [logits, labels]) as scope:
+        logits, labels = convert_same_type([logits, labels], ["logits", "labels"])
+        shape = logits.shape
+        if shape.ndims is not None and shape.ndims != 2:
+            # Flatten to [batch, classes] and restore the batch dims afterwards.
+            flat_logits = array_ops.reshape(logits, [-1, shape.as_list()[-1]])
+            flat_labels = array_ops.reshape(labels, [-1, shape.as_list()[-1]])
+            op = make_op("SoftmaxCrossEntropyWithLogits", [flat_logits, flat_labels])
+            return array_ops.reshape(op.outputs[0], array_ops.slice(
+                array_ops.shape(logits), [0], [shape.ndims - 1]), name=scope)
+        op = make_op("SoftmaxCrossEntropyWithLogits", [logits, labels], scope=scope)
+        return op.outputs[0]
+
+
+def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1,
+                                      name=None, axis=None):
+    """TF-1.x version: like `_v2` but no gradient flows into `labels`."""
+    if _sentinel is not None:
+        raise ValueError("Only call softmax_cross_entropy_with_logits with named arguments "
+                         "(labels=..., logits=..., ...)")
+    labels = array_ops.stop_gradient(labels, name="labels_stop_gradient")
+    return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits,
+                                                axis=dim if axis is None else axis, name=name)
+
+
+def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None,
+                                             name=None):
+    """Per-example cross entropy with integer class `labels` (no gradient into labels)."""
+    if _sentinel is not None:
+        raise ValueError("Only call sparse_softmax_cross_entropy_with_logits with named "
+                         "arguments (labels=..., logits=..., ...)")
+    if labels is None or logits is None:
+        raise ValueError("Both labels and logits must be provided.")
+    with ops.name_scope(name, "SparseSoftmaxCrossEntropyWithLogits", [labels, logits]) as scope:
+        labels = ops.convert_to_tensor(labels, name="labels")
+        logits = ops.convert_to_tensor(logits, name="logits")
+        if labels.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
+            raise TypeError(f"labels must be int32 or int64, got {labels.dtype.name}")
+        lr, gr = labels.shape.ndims, logits.shape.ndims
+        if lr is not None and gr is not None and lr != gr - 1:
+            raise ValueError(
+                f"Rank mismatch: Rank of labels (received {lr}) should equal rank of logits "
+                f"minus 1 (received {gr})."
+            )
+        if gr is not None and gr != 2:
+            classes = logits.shape.as_list()[-1]
+            flat = make_op("SparseSoftmaxCrossEntropyWithLogits",
+                           [array_ops.reshape(logits, [-1, classes]),
+                            array_ops.reshape(labels, [-1])])
+            return array_ops.reshape(flat.outputs[0], array_ops.shape(labels), name=scope)
+        return make_op("SparseSoftmaxCrossEntropyWithLogits", [logits, labels],
+                       scope=scope).outputs[0]
+
+
+def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+    """`max(x, 0) - x * z + log(1 + exp(-|x|))`, the stable logistic loss."""
+    if _sentinel is not None:
+        raise ValueError("Only call sigmoid_cross_entropy_with_logits with named arguments")
+    with ops.name_scope(name, "logistic_loss", [logits, labels]) as scope:
+        logits, labels = convert_same_type([logits, labels], ["logits", "labels"])
+        zeros = array_ops.zeros_like(logits)
+        cond = math_ops.greater_equal(logits, zeros)
+        relu_logits = array_ops.select(cond, logits, zeros)
+        neg_abs = array_ops.select(cond, -logits, logits)
+        return math_ops.add(relu_logits - logits * labels,
+                            math_ops.log1p(math_ops.exp(neg_abs)), name=scope)
+
+
+def bias_add(value, bias, data_format=None, name=None):
+    """`value + bias` along the last dimension (NHWC)."""
+    if data_format not in (None, "NHWC"):
+        raise NotImplementedError("bias_add supports data_format='NHWC'")
+    with ops.name_scope(name, "BiasAdd", [value, bias]) as scope:
+        value, bias = convert_same_type([value, bias], ["input", "bias"])
+        return make_op("BiasAdd", [value, bias], {"data_format": "NHWC"}, scope=scope).outputs[0]
+
+
+def l2_loss(t, name=None):
+    """`sum(t ** 2) / 2`."""
+    return unary("L2Loss", t, name)
+
+
+def zero_fraction(value, name=None):
+    """The fraction of zeros in `value` (a float32 scalar)."""
+    with ops.name_scope(name, "zero_fraction", [value]):
+        value = ops.convert_to_tensor(value, name="value")
+        zero = array_ops.zeros([], dtype=value.dtype.base_dtype)
+        return math_ops.reduce_mean(array_ops.cast(math_ops.equal(value, zero), dtypes.float32))
+
+
+def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
+    """Mean and variance of `x` over `axes`."""
+    keep = bool(keepdims if keepdims is not None else keep_dims)
+    with ops.name_scope(name, "moments", [x, axes]):
+        x = ops.convert_to_tensor(x, name="x")
+        mean = math_ops.reduce_mean(x, axes, keepdims=True, name="mean")
+        sq = math_ops.square(x - array_ops.stop_gradient(mean))
+        variance = math_ops.reduce_mean(sq, axes, keepdims=True, name="variance")
+        if not keep:
+            mean = array_ops.squeeze(mean, axes)
+            variance = array_ops.squeeze(variance, axes)
+        return mean, variance
+
+
+def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True,
+                     max_norm=None):
+    """Rows of `params` (a tensor, a variable, or a one-element list of them) at `ids`."""
+    if isinstance(params, list | tuple):
+        if len(params) != 1:
+            raise NotImplementedError("embedding_lookup over partitioned params")
+        params = params[0]
+    if max_norm is not None:
+        raise NotImplementedError("embedding_lookup(max_norm=...)")
+    with ops.name_scope(name, "embedding_lookup", [params, ids]):
+        return array_ops.gather(params, ids, name="embedding_lookup")
+
+
+sigmoid = math_ops.sigmoid
+tanh = math_ops.tanh

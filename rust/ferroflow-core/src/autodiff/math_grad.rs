@@ -1,0 +1,284 @@
+//! Gradients of the math ops (TF's `math_grad.py` formulas).
+use super::{Grad, GradCtx, dense_all, kept_dims_shape};
+use crate::error::Result;
+use crate::graph::{AttrValue, Output};
+
+type Grads = Result<Vec<Option<Grad>>>;
+
+fn binary(ctx: &mut GradCtx<'_>, gx: Output, gy: Output) -> Grads {
+    let (x, y) = (ctx.input(0), ctx.input(1));
+    Ok(dense_all(vec![ctx.sum_to(gx, x)?, ctx.sum_to(gy, y)?]))
+}
+
+pub(crate) fn add(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    binary(ctx, dy, dy)
+}
+
+pub(crate) fn sub(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let neg = ctx.op("Neg", &[dy], vec![])?;
+    binary(ctx, dy, neg)
+}
+
+pub(crate) fn mul(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let (x, y) = (ctx.input(0), ctx.input(1));
+    let gx = ctx.op("Mul", &[dy, y], vec![])?;
+    let gy = ctx.op("Mul", &[x, dy], vec![])?;
+    binary(ctx, gx, gy)
+}
+
+pub(crate) fn div(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let (x, y) = (ctx.input(0), ctx.input(1));
+    let op = ctx.op_type();
+    let gx = ctx.op(op, &[dy, y], vec![])?;
+    let negx = ctx.op("Neg", &[x], vec![])?;
+    let a = ctx.op(op, &[negx, y], vec![])?;
+    let b = ctx.op(op, &[a, y], vec![])?;
+    let gy = ctx.op("Mul", &[dy, b], vec![])?;
+    binary(ctx, gx, gy)
+}
+
+fn select_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>], selector: &str) -> Grads {
+    let dy = ctx.dy(g)?;
+    let (x, y) = (ctx.input(0), ctx.input(1));
+    let mask = ctx.op(selector, &[x, y], vec![])?;
+    let zeros = ctx.op("ZerosLike", &[dy], vec![])?;
+    let gx = ctx.op("SelectV2", &[mask, dy, zeros], vec![])?;
+    let gy = ctx.op("SelectV2", &[mask, zeros, dy], vec![])?;
+    binary(ctx, gx, gy)
+}
+
+pub(crate) fn maximum(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    select_grad(ctx, g, "GreaterEqual")
+}
+
+pub(crate) fn minimum(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    select_grad(ctx, g, "LessEqual")
+}
+
+pub(crate) fn floor_mod(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let (x, y) = (ctx.input(0), ctx.input(1));
+    let q = ctx.op("FloorDiv", &[x, y], vec![])?;
+    let negq = ctx.op("Neg", &[q], vec![])?;
+    let gy = ctx.op("Mul", &[dy, negq], vec![])?;
+    binary(ctx, dy, gy)
+}
+
+pub(crate) fn pow(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let (x, y, z) = (ctx.input(0), ctx.input(1), ctx.output(0));
+    let dtype = ctx.spec(x)?.dtype;
+    let one = ctx.scalar(dtype, 1.0)?;
+    let ym1 = ctx.op("Sub", &[y, one], vec![])?;
+    let p = ctx.op("Pow", &[x, ym1], vec![])?;
+    let yp = ctx.op("Mul", &[y, p], vec![])?;
+    let gx = ctx.op("Mul", &[dy, yp], vec![])?;
+    // d/dy x**y = x**y * log(x), taken as 0 where x <= 0 (as TF).
+    let zero = ctx.scalar(dtype, 0.0)?;
+    let mask = ctx.op("Greater", &[x, zero], vec![])?;
+    let ones = ctx.op("OnesLike", &[x], vec![])?;
+    let safe = ctx.op("SelectV2", &[mask, x, ones], vec![])?;
+    let logx = ctx.op("Log", &[safe], vec![])?;
+    let zeros = ctx.op("ZerosLike", &[x], vec![])?;
+    let logx = ctx.op("SelectV2", &[mask, logx, zeros], vec![])?;
+    let zl = ctx.op("Mul", &[z, logx], vec![])?;
+    let gy = ctx.op("Mul", &[dy, zl], vec![])?;
+    binary(ctx, gx, gy)
+}
+
+pub(crate) fn add_n(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let grad = g[0];
+    Ok(vec![grad; ctx.num_inputs()])
+}
+
+fn unary_with(
+    ctx: &mut GradCtx<'_>,
+    g: &[Option<Grad>],
+    build: impl FnOnce(&mut GradCtx<'_>, Output, Output, Output) -> Result<Output>,
+) -> Grads {
+    let dy = ctx.dy(g)?;
+    let (x, y) = (ctx.input(0), ctx.output(0));
+    Ok(dense_all(vec![build(ctx, dy, x, y)?]))
+}
+
+pub(crate) fn neg(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    unary_with(ctx, g, |c, dy, _, _| c.op("Neg", &[dy], vec![]))
+}
+
+pub(crate) fn square(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    unary_with(ctx, g, |c, dy, x, _| {
+        let two = c.scalar(c.spec(x)?.dtype, 2.0)?;
+        let x2 = c.op("Mul", &[x, two], vec![])?;
+        c.op("Mul", &[dy, x2], vec![])
+    })
+}
+
+pub(crate) fn abs(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    unary_with(ctx, g, |c, dy, x, _| {
+        let s = c.op("Sign", &[x], vec![])?;
+        c.op("Mul", &[dy, s], vec![])
+    })
+}
+
+pub(crate) fn sign(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    unary_with(ctx, g, |c, _, x, _| c.op("ZerosLike", &[x], vec![]))
+}
+
+fn fused(ctx: &mut GradCtx<'_>, g: &[Option<Grad>], op: &'static str) -> Grads {
+    unary_with(ctx, g, |c, dy, _, y| c.op(op, &[y, dy], vec![]))
+}
+
+pub(crate) fn sqrt(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    fused(ctx, g, "SqrtGrad")
+}
+
+pub(crate) fn rsqrt(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    fused(ctx, g, "RsqrtGrad")
+}
+
+pub(crate) fn reciprocal(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    fused(ctx, g, "ReciprocalGrad")
+}
+
+pub(crate) fn tanh(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    fused(ctx, g, "TanhGrad")
+}
+
+pub(crate) fn sigmoid(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    fused(ctx, g, "SigmoidGrad")
+}
+
+pub(crate) fn exp(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    unary_with(ctx, g, |c, dy, _, y| c.op("Mul", &[dy, y], vec![]))
+}
+
+pub(crate) fn log(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    unary_with(ctx, g, |c, dy, x, _| {
+        let r = c.op("Reciprocal", &[x], vec![])?;
+        c.op("Mul", &[dy, r], vec![])
+    })
+}
+
+pub(crate) fn log1p(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    unary_with(ctx, g, |c, dy, x, _| {
+        let one = c.scalar(c.spec(x)?.dtype, 1.0)?;
+        let xp1 = c.op("AddV2", &[one, x], vec![])?;
+        let r = c.op("Reciprocal", &[xp1], vec![])?;
+        c.op("Mul", &[dy, r], vec![])
+    })
+}
+
+pub(crate) fn sin(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    unary_with(ctx, g, |c, dy, x, _| {
+        let cx = c.op("Cos", &[x], vec![])?;
+        c.op("Mul", &[dy, cx], vec![])
+    })
+}
+
+pub(crate) fn cos(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    unary_with(ctx, g, |c, dy, x, _| {
+        let sx = c.op("Sin", &[x], vec![])?;
+        let m = c.op("Mul", &[dy, sx], vec![])?;
+        c.op("Neg", &[m], vec![])
+    })
+}
+
+pub(crate) fn matmul(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let (a, b) = (ctx.input(0), ctx.input(1));
+    let (ta, tb) = (ctx.attr_bool("transpose_a"), ctx.attr_bool("transpose_b"));
+    let mm = |c: &mut GradCtx<'_>, x: Output, y: Output, t1: bool, t2: bool| {
+        c.op("MatMul", &[x, y], vec![("transpose_a", AttrValue::B(t1)), ("transpose_b", AttrValue::B(t2))])
+    };
+    let (ga, gb) = match (ta, tb) {
+        (false, false) => (mm(ctx, dy, b, false, true)?, mm(ctx, a, dy, true, false)?),
+        (false, true) => (mm(ctx, dy, b, false, false)?, mm(ctx, dy, a, true, false)?),
+        (true, false) => (mm(ctx, b, dy, false, true)?, mm(ctx, a, dy, false, false)?),
+        (true, true) => (mm(ctx, b, dy, true, true)?, mm(ctx, dy, a, true, true)?),
+    };
+    Ok(dense_all(vec![ga, gb]))
+}
+
+/// Gradient of `Sum`: the output gradient reshaped to keep the reduced axes, then
+/// broadcast back to the input's shape.
+fn sum_grad(ctx: &mut GradCtx<'_>, dy: Output) -> Result<Output> {
+    let (x, axes) = (ctx.input(0), ctx.input(1));
+    let kept = kept_dims_shape(ctx, x, axes)?;
+    let r = ctx.op("Reshape", &[dy, kept], vec![])?;
+    let shape = ctx.shape_of(x)?;
+    ctx.op("BroadcastTo", &[r, shape], vec![])
+}
+
+pub(crate) fn sum(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    Ok(vec![Some(Grad::Dense(sum_grad(ctx, dy)?)), None])
+}
+
+pub(crate) fn mean(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let (x, y) = (ctx.input(0), ctx.output(0));
+    let dtype = ctx.spec(x)?.dtype;
+    let spread = sum_grad(ctx, dy)?;
+    let factor = match (ctx.spec(x)?.shape.num_elements(), ctx.spec(y)?.shape.num_elements()) {
+        #[allow(clippy::cast_precision_loss)]
+        (Some(nx), Some(ny)) => ctx.scalar(dtype, (nx / ny.max(1)) as f64)?,
+        _ => {
+            let sx = ctx.op("Size", &[x], vec![])?;
+            let sy = ctx.op("Size", &[y], vec![])?;
+            let one = ctx.constant(crate::tensor::Tensor::scalar(1i32))?;
+            let sy = ctx.op("Maximum", &[sy, one], vec![])?;
+            let q = ctx.op("FloorDiv", &[sx, sy], vec![])?;
+            ctx.op("Cast", &[q], vec![("DstT", AttrValue::Type(dtype))])?
+        }
+    };
+    let div = if dtype.is_floating() { "RealDiv" } else { "Div" };
+    Ok(vec![Some(Grad::Dense(ctx.op(div, &[spread, factor], vec![])?)), None])
+}
+
+/// Gradient of `Max`/`Min`: split evenly between the elements equal to the result.
+pub(crate) fn min_max(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let (x, axes, y) = (ctx.input(0), ctx.input(1), ctx.output(0));
+    let dtype = ctx.spec(x)?.dtype;
+    let kept = kept_dims_shape(ctx, x, axes)?;
+    let yr = ctx.op("Reshape", &[y, kept], vec![])?;
+    let gr = ctx.op("Reshape", &[dy, kept], vec![])?;
+    let eq = ctx.op("Equal", &[yr, x], vec![])?;
+    let ind = ctx.op("Cast", &[eq], vec![("DstT", AttrValue::Type(dtype))])?;
+    let count = ctx.op("Sum", &[ind, axes], vec![("keep_dims", AttrValue::B(false))])?;
+    let count = ctx.op("Reshape", &[count, kept], vec![])?;
+    let share = ctx.op("RealDiv", &[ind, count], vec![])?;
+    Ok(vec![Some(Grad::Dense(ctx.op("Mul", &[share, gr], vec![])?)), None])
+}
+
+/// Gradient of `Prod`: `prod / x` spread back (inputs must be non-zero; TF's
+/// exclusive-cumprod form for zeros is not implemented yet).
+pub(crate) fn prod(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let (x, axes, y) = (ctx.input(0), ctx.input(1), ctx.output(0));
+    let kept = kept_dims_shape(ctx, x, axes)?;
+    let yr = ctx.op("Reshape", &[y, kept], vec![])?;
+    let gr = ctx.op("Reshape", &[dy, kept], vec![])?;
+    let gy = ctx.op("Mul", &[gr, yr], vec![])?;
+    Ok(vec![Some(Grad::Dense(ctx.op("RealDiv", &[gy, x], vec![])?)), None])
+}
+
+pub(crate) fn unsorted_segment_sum(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let ids = ctx.input(1);
+    let zero = ctx.constant(crate::tensor::Tensor::scalar(0i32))?;
+    Ok(vec![Some(Grad::Dense(ctx.op("GatherV2", &[dy, ids, zero], vec![])?)), None, None])
+}
+
+pub(crate) fn select(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let (c, t, e) = (ctx.input(0), ctx.input(1), ctx.input(2));
+    let zeros = ctx.op("ZerosLike", &[dy], vec![])?;
+    let gt = ctx.op("SelectV2", &[c, dy, zeros], vec![])?;
+    let ge = ctx.op("SelectV2", &[c, zeros, dy], vec![])?;
+    Ok(vec![None, Some(Grad::Dense(ctx.sum_to(gt, t)?)), Some(Grad::Dense(ctx.sum_to(ge, e)?))])
+}

@@ -1,0 +1,426 @@
+//! `tf.gradients` as a graph-to-graph transform: walks backwards from `ys` through
+//! the ops that lie between `xs` and `ys`, calls each op's registered gradient
+//! function (which adds gradient nodes to the graph), sums the contributions that
+//! reach each tensor, and returns the gradient of `sum(ys)` for every `x`.
+pub(crate) mod array_grad;
+pub(crate) mod math_grad;
+pub(crate) mod nn_grad;
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::graph::{AttrValue, Graph, NodeId, NodeSpec, Output, OutputSpec};
+use crate::ops::Gradient;
+use crate::tensor::Tensor;
+
+/// A gradient flowing backwards: dense, or sparse rows of a dense tensor
+/// (`tf.IndexedSlices`, produced by `gather`/`embedding_lookup`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grad {
+    /// A dense tensor of the forward tensor's shape.
+    Dense(Output),
+    /// `values[i]` is the gradient of row `indices[i]` of a tensor of `dense_shape`.
+    Sparse {
+        /// Gradient rows.
+        values: Output,
+        /// Row indices (int32 or int64).
+        indices: Output,
+        /// Shape of the dense tensor.
+        dense_shape: Output,
+    },
+}
+
+/// A gradient function: given the gradients of an op's outputs (None where nothing
+/// flows back), returns one gradient (or None) per input.
+pub type GradFn = fn(&mut GradCtx<'_>, &[Option<Grad>]) -> Result<Vec<Option<Grad>>>;
+
+/// How multiple gradient contributions to one tensor are summed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Aggregation {
+    /// One `AddN` over all contributions (TF's `ADD_N` and `DEFAULT`).
+    #[default]
+    AddN,
+    /// Pairwise `AddV2` in arrival order (TF's `EXPERIMENTAL_TREE`/`ACCUMULATE_N`
+    /// reduce to the same sums; kept for API compatibility).
+    Tree,
+}
+
+/// What gradient functions see: the forward node, and a builder for new nodes
+/// named under `<scope><node name>_grad/`.
+pub struct GradCtx<'a> {
+    graph: &'a mut Graph,
+    node: NodeId,
+    prefix: String,
+    device: String,
+}
+
+impl GradCtx<'_> {
+    /// The forward node's `i`-th input.
+    pub fn input(&self, i: usize) -> Output {
+        self.graph.nodes()[self.node].inputs[i]
+    }
+    /// The forward node's `i`-th output.
+    pub fn output(&self, i: usize) -> Output {
+        Output { node: self.node, index: i }
+    }
+    /// The forward op's type.
+    pub fn op_type(&self) -> &'static str {
+        self.graph.nodes()[self.node].def.name
+    }
+    /// Number of forward inputs.
+    pub fn num_inputs(&self) -> usize {
+        self.graph.nodes()[self.node].inputs.len()
+    }
+    /// Static type of a tensor.
+    pub fn spec(&self, t: Output) -> Result<OutputSpec> {
+        self.graph.output_spec(t).cloned()
+    }
+    /// A forward attr.
+    pub fn attr(&self, name: &str) -> Option<&AttrValue> {
+        self.graph.nodes()[self.node].attrs.get(name)
+    }
+    /// A boolean forward attr (false when absent).
+    pub fn attr_bool(&self, name: &str) -> bool {
+        matches!(self.attr(name), Some(AttrValue::B(true)))
+    }
+    /// The constant value of a tensor produced by a `Const` node.
+    pub fn constant_value(&self, t: Output) -> Option<Tensor> {
+        if t.index == 0 { self.graph.const_value(t.node).cloned() } else { None }
+    }
+
+    /// Adds a node; returns the node id.
+    pub fn node(&mut self, op: &str, inputs: &[Output], attrs: Vec<(&str, AttrValue)>) -> Result<NodeId> {
+        let name = self.graph.unique_name(&format!("{}{op}", self.prefix), true);
+        let attrs: BTreeMap<String, AttrValue> = attrs.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        self.graph.add_node(NodeSpec {
+            name,
+            op: op.to_string(),
+            inputs: inputs.to_vec(),
+            control_inputs: Vec::new(),
+            attrs,
+            device: self.device.clone(),
+        })
+    }
+    /// Adds a node and returns its first output.
+    pub fn op(&mut self, op: &str, inputs: &[Output], attrs: Vec<(&str, AttrValue)>) -> Result<Output> {
+        Ok(Output { node: self.node(op, inputs, attrs)?, index: 0 })
+    }
+    /// A constant.
+    pub fn constant(&mut self, t: Tensor) -> Result<Output> {
+        self.op("Const", &[], vec![("value", AttrValue::Tensor(t))])
+    }
+    /// An int32 vector constant.
+    pub fn int_vector(&mut self, values: &[usize]) -> Result<Output> {
+        let v: Vec<i32> = values.iter().map(|&x| i32::try_from(x).unwrap_or(i32::MAX)).collect();
+        self.constant(Tensor::from_slice(&[v.len()], &v)?)
+    }
+    /// A scalar constant of a floating or integer dtype.
+    pub fn scalar(&mut self, dtype: DType, value: f64) -> Result<Output> {
+        let t = crate::kernels::array::cast(&Tensor::scalar(value), dtype)?;
+        self.constant(t)
+    }
+    /// The shape of `t`: a constant when static, else a `Shape` op.
+    pub fn shape_of(&mut self, t: Output) -> Result<Output> {
+        match self.spec(t)?.shape.to_shape() {
+            Some(s) => self.int_vector(&s),
+            None => self.op("Shape", &[t], vec![]),
+        }
+    }
+    /// The dense form of a gradient (sparse rows are summed with `UnsortedSegmentSum`).
+    pub fn dense(&mut self, g: Grad) -> Result<Output> {
+        match g {
+            Grad::Dense(o) => Ok(o),
+            Grad::Sparse { values, indices, dense_shape } => densify(self, values, indices, dense_shape),
+        }
+    }
+
+    /// Reduces `grad` (of a broadcast shape) to the shape of `x`: the gradient of numpy
+    /// broadcasting. Static shapes give constant reduction axes; otherwise
+    /// `BroadcastGradientArgs` finds the broadcast axes at run time.
+    pub fn sum_to(&mut self, grad: Output, x: Output) -> Result<Output> {
+        let (xs, gs) = (self.spec(x)?.shape, self.spec(grad)?.shape);
+        if xs.is_fully_defined() && xs == gs {
+            return Ok(grad);
+        }
+        if let (Some(xd), Some(gd)) = (xs.to_shape(), gs.to_shape()) {
+            let pad = gd.len() - xd.len();
+            let axes: Vec<usize> = (0..gd.len()).filter(|&i| i < pad || (xd[i - pad] == 1 && gd[i] != 1)).collect();
+            let summed = if axes.is_empty() {
+                grad
+            } else {
+                let a = self.int_vector(&axes)?;
+                self.op("Sum", &[grad, a], vec![("keep_dims", AttrValue::B(false))])?
+            };
+            let shape = self.int_vector(&xd)?;
+            return self.op("Reshape", &[summed, shape], vec![]);
+        }
+        let sx = self.op("Shape", &[x], vec![])?;
+        let sg = self.op("Shape", &[grad], vec![])?;
+        let args = self.node("BroadcastGradientArgs", &[sx, sg], vec![])?;
+        let summed =
+            self.op("Sum", &[grad, Output { node: args, index: 0 }], vec![("keep_dims", AttrValue::B(false))])?;
+        self.op("Reshape", &[summed, sx], vec![])
+    }
+    /// The dense gradient of output `i`, if any.
+    pub fn dense_out(&mut self, grads: &[Option<Grad>], i: usize) -> Result<Option<Output>> {
+        grads.get(i).copied().flatten().map(|g| self.dense(g)).transpose()
+    }
+    /// The dense gradient of output 0 (present whenever a single-output op's gradient runs).
+    pub fn dy(&mut self, grads: &[Option<Grad>]) -> Result<Output> {
+        self.dense_out(grads, 0)?.ok_or_else(|| {
+            Error::new(crate::error::Code::Internal, "gradient function called without an output gradient")
+        })
+    }
+    /// An all-axes int32 vector for `t` (constant when its rank is known).
+    pub fn all_axes(&mut self, t: Output) -> Result<Output> {
+        match self.spec(t)?.shape.rank() {
+            Some(r) => self.int_vector(&(0..r).collect::<Vec<_>>()),
+            None => {
+                let zero = self.constant(Tensor::scalar(0i32))?;
+                let one = self.constant(Tensor::scalar(1i32))?;
+                let rank = self.op("Rank", &[t], vec![])?;
+                self.op("Range", &[zero, rank, one], vec![])
+            }
+        }
+    }
+}
+
+/// One dense gradient per input.
+pub(crate) fn dense_all(grads: Vec<Output>) -> Vec<Option<Grad>> {
+    grads.into_iter().map(|g| Some(Grad::Dense(g))).collect()
+}
+
+fn densify(ctx: &mut GradCtx<'_>, values: Output, indices: Output, dense_shape: Output) -> Result<Output> {
+    // num_segments = dense_shape[0]
+    let zero = ctx.constant(Tensor::from_slice(&[1], &[0i32])?)?;
+    let one = ctx.constant(Tensor::from_slice(&[1], &[1i32])?)?;
+    let rows = ctx.op("Slice", &[dense_shape, zero, one], vec![])?;
+    let empty = ctx.constant(Tensor::from_slice::<i32>(&[0], &[])?)?;
+    let n = ctx.op("Reshape", &[rows, empty], vec![])?;
+    ctx.op("UnsortedSegmentSum", &[values, indices, n], vec![])
+}
+
+/// The graph-to-graph gradient transform.
+pub struct Gradients<'a> {
+    graph: &'a mut Graph,
+    /// Name scope of all new nodes, with a trailing slash (`gradients/`).
+    scope: String,
+    device: String,
+    aggregation: Aggregation,
+}
+
+impl<'a> Gradients<'a> {
+    /// A transform adding nodes under `scope` (e.g. `"gradients/"`) on `device`.
+    pub fn new(graph: &'a mut Graph, scope: &str, device: &str, aggregation: Aggregation) -> Self {
+        Gradients { graph, scope: scope.to_string(), device: device.to_string(), aggregation }
+    }
+
+    fn ctx(&mut self, node: NodeId, prefix: String) -> GradCtx<'_> {
+        GradCtx { graph: self.graph, node, prefix, device: self.device.clone() }
+    }
+
+    /// Sums gradient contributions for one tensor.
+    fn aggregate(&mut self, grads: Vec<Grad>) -> Result<Option<Grad>> {
+        if grads.len() <= 1 {
+            return Ok(grads.into_iter().next());
+        }
+        let scope = self.scope.clone();
+        let aggregation = self.aggregation;
+        let mut ctx = self.ctx(0, scope);
+        if grads.iter().all(|g| matches!(g, Grad::Sparse { .. })) {
+            // Sparse + sparse: concatenate the rows (as TF does for IndexedSlices).
+            let (mut vals, mut idxs, mut shape) = (Vec::new(), Vec::new(), None);
+            for g in &grads {
+                if let Grad::Sparse { values, indices, dense_shape } = *g {
+                    vals.push(values);
+                    idxs.push(indices);
+                    shape.get_or_insert(dense_shape);
+                }
+            }
+            let axis = ctx.constant(Tensor::scalar(0i32))?;
+            vals.push(axis);
+            idxs.push(axis);
+            let values = ctx.op("ConcatV2", &vals, vec![])?;
+            let idx_types: HashSet<DType> =
+                idxs[..idxs.len() - 1].iter().filter_map(|i| ctx.spec(*i).ok()).map(|s| s.dtype).collect();
+            if idx_types.len() > 1 {
+                for i in idxs.iter_mut().take(grads.len()) {
+                    *i = ctx.op("Cast", &[*i], vec![("DstT", AttrValue::Type(DType::Int64))])?;
+                }
+            }
+            let indices = ctx.op("ConcatV2", &idxs, vec![])?;
+            let dense_shape = shape.ok_or_else(|| Error::value("no sparse gradient"))?;
+            return Ok(Some(Grad::Sparse { values, indices, dense_shape }));
+        }
+        let dense: Vec<Output> = grads.into_iter().map(|g| ctx.dense(g)).collect::<Result<_>>()?;
+        let sum = match aggregation {
+            Aggregation::AddN => ctx.op("AddN", &dense, vec![])?,
+            Aggregation::Tree => {
+                let mut acc = dense[0];
+                for d in &dense[1..] {
+                    acc = ctx.op("AddV2", &[acc, *d], vec![])?;
+                }
+                acc
+            }
+        };
+        Ok(Some(Grad::Dense(sum)))
+    }
+
+    /// The gradients of `sum(ys)` with respect to each of `xs`; `grad_ys[i]` (or ones)
+    /// seeds `ys[i]`. Returns None for an `x` that no `y` depends on.
+    pub fn compute(mut self, ys: &[Output], xs: &[Output], grad_ys: &[Option<Output>]) -> Result<Vec<Option<Grad>>> {
+        let n = self.graph.len();
+        // Consumers of each node (data edges).
+        let mut consumers: Vec<Vec<NodeId>> = vec![Vec::new(); n];
+        for (id, node) in self.graph.nodes().iter().enumerate() {
+            for i in &node.inputs {
+                consumers[i.node].push(id);
+            }
+        }
+        // Forward-reachable from xs.
+        let mut reached = vec![false; n];
+        let mut queue: VecDeque<NodeId> = xs.iter().map(|x| x.node).collect();
+        while let Some(id) = queue.pop_front() {
+            if std::mem::replace(&mut reached[id], true) {
+                continue;
+            }
+            queue.extend(consumers[id].iter().copied());
+        }
+        // Between xs and ys: reached from xs and reaching ys.
+        let mut between = vec![false; n];
+        let mut queue: VecDeque<NodeId> = ys.iter().map(|y| y.node).collect();
+        while let Some(id) = queue.pop_front() {
+            if !reached[id] || std::mem::replace(&mut between[id], true) {
+                continue;
+            }
+            queue.extend(self.graph.nodes()[id].inputs.iter().map(|i| i.node));
+        }
+        // Pending = number of consumer edges inside the between set.
+        let mut pending = vec![0usize; n];
+        for (id, node) in self.graph.nodes().iter().enumerate() {
+            if between[id] {
+                for i in &node.inputs {
+                    if between[i.node] {
+                        pending[i.node] += 1;
+                    }
+                }
+            }
+        }
+        let mut grads: HashMap<Output, Vec<Grad>> = HashMap::new();
+        for (k, y) in ys.iter().enumerate() {
+            let seed = match grad_ys.get(k).copied().flatten() {
+                Some(g) => {
+                    let (gs, ys_spec) = (self.graph.output_spec(g)?.dtype, self.graph.output_spec(*y)?.dtype);
+                    if gs != ys_spec {
+                        return Err(Error::value(format!(
+                            "Gradient type {gs} generated for op {} does not match input type {ys_spec}",
+                            self.graph.node(y.node)?.name
+                        )));
+                    }
+                    g
+                }
+                None => {
+                    let scope = self.scope.clone();
+                    let mut ctx = self.ctx(y.node, scope);
+                    let dtype = ctx.spec(*y)?.dtype;
+                    let shape = ctx.shape_of(*y)?;
+                    let one = ctx.scalar(dtype, 1.0)?;
+                    ctx.op("Fill", &[shape, one], vec![])?
+                }
+            };
+            grads.entry(*y).or_default().push(Grad::Dense(seed));
+        }
+        let mut ready: VecDeque<NodeId> = {
+            let mut seen = HashSet::new();
+            ys.iter().map(|y| y.node).filter(|id| between[*id] && pending[*id] == 0 && seen.insert(*id)).collect()
+        };
+        while let Some(id) = ready.pop_front() {
+            let (num_out, inputs, def, name) = {
+                let node = self.graph.node(id)?;
+                (node.outputs.len(), node.inputs.clone(), node.def, node.name.clone())
+            };
+            let mut out_grads = Vec::with_capacity(num_out);
+            for i in 0..num_out {
+                let contributions = grads.remove(&Output { node: id, index: i }).unwrap_or_default();
+                let agg = self.aggregate(contributions)?;
+                if let Some(g) = agg {
+                    // Keep the aggregate: it is the answer if this tensor is an x.
+                    grads.insert(Output { node: id, index: i }, vec![g]);
+                }
+                out_grads.push(agg);
+            }
+            // Only ops with an input on a path from xs need their gradient.
+            let flows = inputs.iter().any(|i| between[i.node]);
+            let in_grads = if flows && out_grads.iter().any(Option::is_some) {
+                match def.grad {
+                    Gradient::Fn(f) => {
+                        let prefix = format!("{}{name}_grad/", self.scope);
+                        let mut ctx = self.ctx(id, prefix);
+                        let r = f(&mut ctx, &out_grads)?;
+                        if r.len() != inputs.len() {
+                            return Err(Error::new(
+                                crate::error::Code::Internal,
+                                format!(
+                                    "gradient of {} returned {} values for {} inputs",
+                                    def.name,
+                                    r.len(),
+                                    inputs.len()
+                                ),
+                            ));
+                        }
+                        r
+                    }
+                    Gradient::NotDifferentiable => vec![None; inputs.len()],
+                    Gradient::Missing => {
+                        return Err(Error::lookup(format!(
+                            "No gradient defined for operation '{name}' (op type: {})",
+                            def.name
+                        )));
+                    }
+                }
+            } else {
+                vec![None; inputs.len()]
+            };
+            for (inp, g) in inputs.iter().zip(in_grads) {
+                if !between[inp.node] {
+                    continue;
+                }
+                if let Some(g) = g {
+                    grads.entry(*inp).or_default().push(g);
+                }
+                pending[inp.node] -= 1;
+                if pending[inp.node] == 0 {
+                    ready.push_back(inp.node);
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(xs.len());
+        for x in xs {
+            let contributions = grads.get(x).cloned().unwrap_or_default();
+            let agg = self.aggregate(contributions)?;
+            if let Some(g) = agg {
+                grads.insert(*x, vec![g]);
+            }
+            out.push(agg);
+        }
+        Ok(out)
+    }
+}
+
+/// Shape of a reduction's input with the reduced axes set to 1 (static when possible).
+pub(crate) fn kept_dims_shape(ctx: &mut GradCtx<'_>, x: Output, axes: Output) -> Result<Output> {
+    let xs = ctx.spec(x)?.shape;
+    if let (Some(shape), Some(ax)) = (xs.to_shape(), ctx.constant_value(axes)) {
+        let axes = crate::ops::int_values(&ax)?;
+        let mut kept = shape.to_vec();
+        for a in axes {
+            if let Some(i) = crate::shape::normalize_axis(a, kept.len()) {
+                kept[i] = 1;
+            }
+        }
+        return ctx.int_vector(&kept);
+    }
+    let shape = ctx.op("Shape", &[x], vec![])?;
+    ctx.op("ReducedShape", &[shape, axes], vec![])
+}

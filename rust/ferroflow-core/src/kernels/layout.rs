@@ -1,0 +1,273 @@
+//! Kernels that only rearrange elements (broadcast, transpose, slice, concat, unstack).
+//! They work on bytes (one body for every dense dtype) or on string vectors, copying
+//! contiguous runs of the innermost dimension at a time.
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::shape::{fmt_shape, strides};
+use crate::tensor::Tensor;
+
+/// The elements of one tensor as bytes (dense) or strings, with the element size.
+enum Elems<'a> {
+    Bytes(&'a [u8]),
+    Strings(&'a [Vec<u8>]),
+}
+
+fn elems(t: &Tensor) -> Result<Elems<'_>> {
+    if t.dtype() == DType::String { Ok(Elems::Strings(t.as_strings()?)) } else { Ok(Elems::Bytes(t.as_bytes()?)) }
+}
+
+/// Output under construction: bytes or strings.
+enum Sink {
+    Bytes(Vec<u8>, usize),
+    Strings(Vec<Vec<u8>>),
+}
+
+impl Sink {
+    fn for_dtype(dtype: DType, capacity: usize) -> Sink {
+        if dtype == DType::String {
+            Sink::Strings(Vec::with_capacity(capacity))
+        } else {
+            Sink::Bytes(Vec::with_capacity(capacity * dtype.size()), dtype.size())
+        }
+    }
+    /// Appends elements `start..start + len` of `src` (same dtype).
+    fn extend(&mut self, src: &Elems<'_>, start: usize, len: usize) {
+        match (self, src) {
+            (Sink::Bytes(out, e), Elems::Bytes(b)) => out.extend_from_slice(&b[start * *e..(start + len) * *e]),
+            (Sink::Strings(out), Elems::Strings(s)) => out.extend_from_slice(&s[start..start + len]),
+            _ => unreachable!("source and sink dtypes agree"),
+        }
+    }
+    fn finish(self, dtype: DType, shape: &[usize]) -> Result<Tensor> {
+        match self {
+            Sink::Bytes(b, _) => Tensor::from_bytes(dtype, shape, &b),
+            Sink::Strings(s) => Tensor::from_strings(shape, s),
+        }
+    }
+}
+
+/// Calls `row(src_offset)` for each innermost-dimension row of an output of
+/// `out_shape`, where the source has element strides `src_strides` (per output dim).
+fn for_each_row(out_shape: &[usize], src_strides: &[usize], mut row: impl FnMut(usize)) {
+    let rank = out_shape.len();
+    if out_shape.contains(&0) {
+        return;
+    }
+    if rank <= 1 {
+        row(0);
+        return;
+    }
+    let mut idx = vec![0usize; rank - 1];
+    let mut offset = 0usize;
+    loop {
+        row(offset);
+        let mut d = rank - 1;
+        loop {
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            idx[d] += 1;
+            offset += src_strides[d];
+            if idx[d] < out_shape[d] {
+                break;
+            }
+            offset -= src_strides[d] * out_shape[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+/// Copies `x` broadcast (numpy rules) to `shape`.
+pub fn broadcast_to(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    let xs = x.shape();
+    if xs.len() > shape.len() {
+        ff_bail!(
+            InvalidArgument,
+            "Unable to broadcast tensor of shape {} to tensor of shape {}",
+            fmt_shape(xs),
+            fmt_shape(shape)
+        );
+    }
+    let pad = shape.len() - xs.len();
+    let own = strides(xs);
+    let mut st = vec![0usize; shape.len()];
+    for i in 0..shape.len() {
+        if i >= pad {
+            let d = xs[i - pad];
+            if d != shape[i] && d != 1 {
+                ff_bail!(
+                    InvalidArgument,
+                    "Unable to broadcast tensor of shape {} to tensor of shape {}",
+                    fmt_shape(xs),
+                    fmt_shape(shape)
+                );
+            }
+            st[i] = if d == 1 { 0 } else { own[i - pad] };
+        }
+    }
+    if xs == shape {
+        return Ok(x.clone());
+    }
+    let src = elems(x)?;
+    let n: usize = shape.iter().product();
+    let mut sink = Sink::for_dtype(x.dtype(), n);
+    let inner = shape.last().copied().unwrap_or(1);
+    let inner_stride = st.last().copied().unwrap_or(0);
+    for_each_row(shape, &st, |off| {
+        if inner_stride == 1 || inner == 1 {
+            sink.extend(&src, off, inner);
+        } else {
+            for _ in 0..inner {
+                sink.extend(&src, off, 1);
+            }
+        }
+    });
+    sink.finish(x.dtype(), shape)
+}
+
+/// Permutes the dimensions of `x`: output dim `i` is input dim `perm[i]`.
+pub fn transpose(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
+    let xs = x.shape();
+    let mut seen = vec![false; xs.len()];
+    if perm.len() != xs.len() || perm.iter().any(|&p| p >= xs.len() || std::mem::replace(&mut seen[p], true)) {
+        ff_bail!(InvalidArgument, "transpose expects a permutation of 0..{}, got {perm:?}", xs.len());
+    }
+    let out_shape: Vec<usize> = perm.iter().map(|&p| xs[p]).collect();
+    if perm.iter().enumerate().all(|(i, &p)| i == p) {
+        return Ok(x.clone());
+    }
+    let own = strides(xs);
+    let st: Vec<usize> = perm.iter().map(|&p| own[p]).collect();
+    let src = elems(x)?;
+    let mut sink = Sink::for_dtype(x.dtype(), x.num_elements());
+    let inner = out_shape.last().copied().unwrap_or(1);
+    let inner_stride = st.last().copied().unwrap_or(1);
+    for_each_row(&out_shape, &st, |off| {
+        if inner_stride == 1 {
+            sink.extend(&src, off, inner);
+        } else {
+            for j in 0..inner {
+                sink.extend(&src, off + j * inner_stride, 1);
+            }
+        }
+    });
+    sink.finish(x.dtype(), &out_shape)
+}
+
+/// The block of `x` starting at `begin` with extent `size` per dimension.
+pub fn slice(x: &Tensor, begin: &[usize], size: &[usize]) -> Result<Tensor> {
+    let xs = x.shape();
+    if begin.len() != xs.len() || size.len() != xs.len() {
+        ff_bail!(InvalidArgument, "Expected begin and size arguments to be 1-D tensors of size {}", xs.len());
+    }
+    for i in 0..xs.len() {
+        if begin[i] + size[i] > xs[i] {
+            ff_bail!(
+                InvalidArgument,
+                "Expected size[{i}] in [0, {}], but got {}",
+                xs[i].saturating_sub(begin[i]),
+                size[i]
+            );
+        }
+    }
+    let own = strides(xs);
+    let base: usize = begin.iter().zip(&own).map(|(b, s)| b * s).sum();
+    let src = elems(x)?;
+    let n: usize = size.iter().product();
+    let mut sink = Sink::for_dtype(x.dtype(), n);
+    let inner = size.last().copied().unwrap_or(1);
+    for_each_row(size, &own, |off| sink.extend(&src, base + off, inner));
+    sink.finish(x.dtype(), size)
+}
+
+/// Concatenates same-dtype tensors along `axis`.
+pub fn concat(values: &[&Tensor], axis: usize) -> Result<Tensor> {
+    let first = values[0];
+    let rank = first.shape().len();
+    let mut out_shape = first.shape().to_vec();
+    out_shape[axis] = 0;
+    for (i, v) in values.iter().enumerate() {
+        let s = v.shape();
+        if s.len() != rank || v.dtype() != first.dtype() {
+            ff_bail!(
+                InvalidArgument,
+                "ConcatOp : Ranks of all input tensors should match: shape[0] = {} vs. shape[{i}] = {}",
+                fmt_shape(first.shape()),
+                fmt_shape(s)
+            );
+        }
+        for d in 0..rank {
+            if d != axis && s[d] != first.shape()[d] {
+                ff_bail!(
+                    InvalidArgument,
+                    "ConcatOp : Dimension {d} in both shapes must be equal: shape[0] = {} vs. shape[{i}] = {}",
+                    fmt_shape(first.shape()),
+                    fmt_shape(s)
+                );
+            }
+        }
+        out_shape[axis] += s[axis];
+    }
+    let outer: usize = first.shape()[..axis].iter().product();
+    let blocks: Vec<usize> = values.iter().map(|v| v.shape()[axis..].iter().product()).collect();
+    let srcs: Vec<Elems<'_>> = values.iter().map(|v| elems(v)).collect::<Result<_>>()?;
+    let n: usize = out_shape.iter().product();
+    let mut sink = Sink::for_dtype(first.dtype(), n);
+    for o in 0..outer {
+        for (src, &b) in srcs.iter().zip(&blocks) {
+            sink.extend(src, o * b, b);
+        }
+    }
+    sink.finish(first.dtype(), &out_shape)
+}
+
+/// Splits `x` along `axis` into its `x.shape[axis]` slices (TF's `Unpack`).
+pub fn unstack(x: &Tensor, axis: usize) -> Result<Vec<Tensor>> {
+    let xs = x.shape();
+    let n = xs[axis];
+    let outer: usize = xs[..axis].iter().product();
+    let inner: usize = xs[axis + 1..].iter().product();
+    let mut out_shape = xs.to_vec();
+    out_shape.remove(axis);
+    let src = elems(x)?;
+    (0..n)
+        .map(|k| {
+            let mut sink = Sink::for_dtype(x.dtype(), outer * inner);
+            for o in 0..outer {
+                sink.extend(&src, (o * n + k) * inner, inner);
+            }
+            sink.finish(x.dtype(), &out_shape)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn iota(shape: &[usize]) -> Tensor {
+        let n: usize = shape.iter().product();
+        Tensor::from_slice(shape, &(0..n as i32).collect::<Vec<_>>()).unwrap()
+    }
+
+    #[test]
+    fn layout_ops() {
+        let x = iota(&[2, 3]);
+        let b = broadcast_to(&Tensor::from_slice(&[3], &[1i32, 2, 3]).unwrap(), &[2, 3]).unwrap();
+        assert_eq!(b.as_slice::<i32>().unwrap(), &[1, 2, 3, 1, 2, 3]);
+        let c = broadcast_to(&Tensor::from_slice(&[2, 1], &[7i32, 8]).unwrap(), &[2, 3]).unwrap();
+        assert_eq!(c.as_slice::<i32>().unwrap(), &[7, 7, 7, 8, 8, 8]);
+        let t = transpose(&x, &[1, 0]).unwrap();
+        assert_eq!(t.shape(), &[3, 2]);
+        assert_eq!(t.as_slice::<i32>().unwrap(), &[0, 3, 1, 4, 2, 5]);
+        let s = slice(&iota(&[3, 4]), &[1, 1], &[2, 2]).unwrap();
+        assert_eq!(s.as_slice::<i32>().unwrap(), &[5, 6, 9, 10]);
+        let cc = concat(&[&x, &iota(&[2, 1])], 1).unwrap();
+        assert_eq!(cc.as_slice::<i32>().unwrap(), &[0, 1, 2, 0, 3, 4, 5, 1]);
+        let parts = unstack(&x, 1).unwrap();
+        assert_eq!(parts[2].as_slice::<i32>().unwrap(), &[2, 5]);
+        assert!(broadcast_to(&x, &[3, 3]).is_err());
+        assert!(slice(&x, &[1, 0], &[2, 1]).is_err());
+    }
+}

@@ -1,0 +1,198 @@
+//! Neural-network kernels over the last dimension: softmax, log-softmax, the fused
+//! softmax cross-entropy losses (loss and backprop in one pass, as TF's kernels),
+//! bias add and its gradient, L2 loss.
+use super::num::Float;
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::shape::fmt_shape;
+use crate::tensor::Tensor;
+
+fn rows(t: &Tensor, what: &str) -> Result<(usize, usize)> {
+    let s = t.shape();
+    if s.is_empty() {
+        ff_bail!(InvalidArgument, "{what} must have at least one dimension, got shape []");
+    }
+    let c = s[s.len() - 1];
+    Ok((t.num_elements().checked_div(c).unwrap_or(0), c))
+}
+
+/// Writes `log(sum(exp(row - max))) + max` style stable log-softmax of `row` into `out`.
+fn log_softmax_row<T: Float>(row: &[T], out: &mut [T]) {
+    let max = row.iter().copied().fold(T::LOWEST, T::max);
+    let mut sum = T::ZERO;
+    for &v in row {
+        sum = sum.add(v.sub(max).exp());
+    }
+    let lse = sum.ln().add(max);
+    for (o, &v) in out.iter_mut().zip(row) {
+        *o = v.sub(lse);
+    }
+}
+
+/// Softmax (or log-softmax) over the last dimension.
+pub fn softmax<T: Float>(x: &Tensor, log: bool) -> Result<Tensor> {
+    let (_, c) = rows(x, "logits")?;
+    let mut out = Tensor::zeros(x.dtype(), x.shape());
+    if c == 0 {
+        return Ok(out);
+    }
+    let src = x.as_slice::<T>()?;
+    let dst = out.as_mut_slice::<T>()?;
+    for (r, o) in src.chunks_exact(c).zip(dst.chunks_exact_mut(c)) {
+        log_softmax_row(r, o);
+        if !log {
+            o.iter_mut().for_each(|v| *v = v.exp());
+        }
+    }
+    Ok(out)
+}
+
+/// `SoftmaxCrossEntropyWithLogits`: per-row loss `-sum(labels * log_softmax)` and
+/// backprop `softmax - labels`.
+pub fn softmax_xent<T: Float>(logits: &Tensor, labels: &Tensor) -> Result<(Tensor, Tensor)> {
+    if logits.shape() != labels.shape() || logits.shape().len() != 2 {
+        ff_bail!(
+            InvalidArgument,
+            "logits and labels must be 2-D and the same shape: logits_size={} labels_size={}",
+            fmt_shape(logits.shape()),
+            fmt_shape(labels.shape())
+        );
+    }
+    let (b, c) = rows(logits, "logits")?;
+    let mut loss = Tensor::zeros(logits.dtype(), &[b]);
+    let mut back = Tensor::zeros(logits.dtype(), logits.shape());
+    let (x, y) = (logits.as_slice::<T>()?, labels.as_slice::<T>()?);
+    let l = loss.as_mut_slice::<T>()?;
+    let g = back.as_mut_slice::<T>()?;
+    for i in 0..b {
+        let (row, lab, grad) = (&x[i * c..(i + 1) * c], &y[i * c..(i + 1) * c], &mut g[i * c..(i + 1) * c]);
+        log_softmax_row(row, grad);
+        let mut total = T::ZERO;
+        for (gv, &yv) in grad.iter_mut().zip(lab) {
+            total = total.sub(yv.mul(*gv));
+            *gv = gv.exp().sub(yv);
+        }
+        l[i] = total;
+    }
+    Ok((loss, back))
+}
+
+/// `SparseSoftmaxCrossEntropyWithLogits`: integer class labels.
+pub fn sparse_softmax_xent<T: Float>(logits: &Tensor, labels: &[i64]) -> Result<(Tensor, Tensor)> {
+    if logits.shape().len() != 2 || labels.len() != logits.shape()[0] {
+        ff_bail!(
+            InvalidArgument,
+            "logits must be 2-D and labels 1-D with as many rows: logits shape {} labels {}",
+            fmt_shape(logits.shape()),
+            labels.len()
+        );
+    }
+    let (b, c) = rows(logits, "logits")?;
+    let mut loss = Tensor::zeros(logits.dtype(), &[b]);
+    let mut back = Tensor::zeros(logits.dtype(), logits.shape());
+    let x = logits.as_slice::<T>()?;
+    let l = loss.as_mut_slice::<T>()?;
+    let g = back.as_mut_slice::<T>()?;
+    for i in 0..b {
+        let label = labels[i];
+        let Some(k) = usize::try_from(label).ok().filter(|&k| k < c) else {
+            ff_bail!(
+                InvalidArgument,
+                "Received a label value of {label} which is outside the valid range of [0, {c})."
+            );
+        };
+        let grad = &mut g[i * c..(i + 1) * c];
+        log_softmax_row(&x[i * c..(i + 1) * c], grad);
+        l[i] = grad[k].neg();
+        grad.iter_mut().for_each(|v| *v = v.exp());
+        grad[k] = grad[k].sub(T::ONE);
+    }
+    Ok((loss, back))
+}
+
+/// `BiasAdd` (NHWC): adds `bias` along the last dimension.
+pub fn bias_add<T: Float>(value: &Tensor, bias: &Tensor) -> Result<Tensor> {
+    let (_, c) = rows(value, "value")?;
+    if bias.shape() != [c] {
+        ff_bail!(
+            InvalidArgument,
+            "Must provide as many biases as the last dimension of the input tensor: {} vs. {}",
+            fmt_shape(bias.shape()),
+            fmt_shape(value.shape())
+        );
+    }
+    let mut out = value.clone();
+    let b = bias.as_slice::<T>()?;
+    if c > 0 {
+        for row in out.as_mut_slice::<T>()?.chunks_exact_mut(c) {
+            row.iter_mut().zip(b).for_each(|(o, &v)| *o = o.add(v));
+        }
+    }
+    Ok(out)
+}
+
+/// `BiasAddGrad` (NHWC): sums the gradient over every dimension but the last.
+pub fn bias_add_grad<T: Float>(grad: &Tensor) -> Result<Tensor> {
+    let (_, c) = rows(grad, "out_backprop")?;
+    let mut out = vec![T::ZERO; c];
+    if c > 0 {
+        for row in grad.as_slice::<T>()?.chunks_exact(c) {
+            out.iter_mut().zip(row).for_each(|(o, &v)| *o = o.add(v));
+        }
+    }
+    Tensor::from_slice(&[c], &out)
+}
+
+/// `L2Loss`: `sum(x ** 2) / 2`.
+pub fn l2_loss<T: Float>(x: &Tensor) -> Result<Tensor> {
+    let s = x.as_slice::<T>()?;
+    let mut acc = [T::ZERO; 8];
+    let chunks = s.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for i in 0..8 {
+            acc[i] = acc[i].add(c[i].mul(c[i]));
+        }
+    }
+    let mut total = rest.iter().fold(T::ZERO, |a, &v| a.add(v.mul(v)));
+    for a in acc {
+        total = total.add(a);
+    }
+    let half = T::ONE.div(T::ONE.add(T::ONE));
+    let mut t = Tensor::zeros(x.dtype(), &[]);
+    t.as_mut_slice::<T>()?[0] = total.mul(half);
+    Ok(t)
+}
+
+/// Labels of any integer dtype as i64.
+pub fn labels_i64(t: &Tensor) -> Result<Vec<i64>> {
+    match t.dtype() {
+        DType::Int32 | DType::Int64 => crate::ops::int_values(t),
+        d => ff_bail!(InvalidArgument, "labels must be int32 or int64, got {d}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn softmax_and_losses() {
+        let x = Tensor::from_slice(&[2, 3], &[1.0f64, 2.0, 3.0, 0.0, 0.0, 0.0]).unwrap();
+        let s = softmax::<f64>(&x, false).unwrap();
+        let v = s.as_slice::<f64>().unwrap();
+        assert!((v[0..3].iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        assert!((v[3] - 1.0 / 3.0).abs() < 1e-12);
+        let (loss, back) = sparse_softmax_xent::<f64>(&x, &[2, 0]).unwrap();
+        let l = loss.as_slice::<f64>().unwrap();
+        assert!((l[1] - 3f64.ln()).abs() < 1e-12);
+        assert!((back.as_slice::<f64>().unwrap()[3] - (1.0 / 3.0 - 1.0)).abs() < 1e-12);
+        assert!(sparse_softmax_xent::<f64>(&x, &[3, 0]).is_err());
+        let labels = Tensor::from_slice(&[2, 3], &[0.0f64, 0.0, 1.0, 1.0, 0.0, 0.0]).unwrap();
+        let (loss2, _) = softmax_xent::<f64>(&x, &labels).unwrap();
+        assert!((loss2.as_slice::<f64>().unwrap()[0] - l[0]).abs() < 1e-12);
+        let b = bias_add_grad::<f64>(&x).unwrap();
+        assert_eq!(b.as_slice::<f64>().unwrap(), &[1.0, 2.0, 3.0]);
+        assert_eq!(l2_loss::<f64>(&x).unwrap().as_slice::<f64>().unwrap(), &[7.0]);
+    }
+}
