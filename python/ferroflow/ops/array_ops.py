@@ -171,8 +171,11 @@ def gather(params, indices, validate_indices=None, name=None, axis=0):
 
 
 def where(condition, x=None, y=None, name=None):
-    """`x` where `condition` else `y` (broadcasting); with only `condition`, the
-    coordinates of its true elements (int64 `[n, rank]`)."""
+    """`x` where `condition` else `y`; with only `condition`, its true coordinates.
+
+    With `x` and `y`, the three broadcast together (TF's `SelectV2`); with neither,
+    the result is the int64 `[n, rank]` coordinates of the true elements.
+    """
     if (x is None) != (y is None):
         raise ValueError("x and y must both be non-None or both be None.")
     if x is not None:
@@ -235,7 +238,7 @@ def select(condition, x, y, name=None):
         return make_op("SelectV2", [c, x, y], scope=scope).outputs[0]
 
 
-def stop_gradient(input, name=None):  # noqa: A002
+def stop_gradient(input, name=None):
     """`input`, with no gradient flowing through it."""
     return unary("StopGradient", input, name)
 
@@ -275,7 +278,7 @@ def math_ops_range_reverse(r):
     return math_ops.range(r - 1, -1, -1)
 
 
-def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002
+def expand_dims(input, axis=None, name=None, dim=None):
     """Inserts a size-1 dimension at `axis`."""
     if dim is not None:
         if axis is not None:
@@ -300,7 +303,7 @@ def unstack(value, num=None, axis=0, name="unstack"):
         return op.outputs
 
 
-def slice(input_, begin, size, name=None):  # noqa: A001 (TF's name)
+def slice(input_, begin, size, name=None):
     """The block of `input_` starting at `begin` with extent `size` (-1: to the end)."""
     with ops.name_scope(name, "Slice", [input_, begin, size]) as scope:
         x = ops.convert_to_tensor(input_, name="input")
@@ -309,7 +312,7 @@ def slice(input_, begin, size, name=None):  # noqa: A001 (TF's name)
         return make_op("Slice", [x, b, s], scope=scope).outputs[0]
 
 
-def broadcast_to(input, shape, name=None):  # noqa: A002
+def broadcast_to(input, shape, name=None):
     """`input` broadcast (numpy rules) to `shape`."""
     with ops.name_scope(name, "BroadcastTo", [input, shape]) as scope:
         x = ops.convert_to_tensor(input, name="input")

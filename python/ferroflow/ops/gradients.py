@@ -61,18 +61,16 @@ def gradients(
         ValueError: If `grad_ys` has the wrong length or dtype.
     """
     ys = [ops.convert_to_tensor(y, name="y") for y in _as_list(ys)]
-    xs = [x._ref() if hasattr(x, "_ref") else ops.convert_to_tensor(x, name="x")
-          for x in _as_list(xs)]
+    xs = [
+        x._ref() if hasattr(x, "_ref") else ops.convert_to_tensor(x, name="x") for x in _as_list(xs)
+    ]
     if grad_ys is None:
         grad_ys = [None] * len(ys)
     else:
         grad_ys = _as_list(grad_ys)
         if len(grad_ys) != len(ys):
-            raise ValueError(
-                f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys"
-            )
-        grad_ys = [None if g is None else ops.convert_to_tensor(g, name="grad_y")
-                   for g in grad_ys]
+            raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
+        grad_ys = [None if g is None else ops.convert_to_tensor(g, name="grad_y") for g in grad_ys]
     if stop_gradients is not None:
         raise NotImplementedError(
             "stop_gradients= is not supported yet; wrap tensors in tf.stop_gradient"
@@ -88,8 +86,10 @@ def gradients(
             [None if t is None else (t._op._id, t._value_index) for t in grad_ys],
             scope,
             device,
-            1 if aggregation_method in (AggregationMethod.EXPERIMENTAL_TREE,
-                                        AggregationMethod.EXPERIMENTAL_ACCUMULATE_N) else 0,
+            1
+            if aggregation_method
+            in (AggregationMethod.EXPERIMENTAL_TREE, AggregationMethod.EXPERIMENTAL_ACCUMULATE_N)
+            else 0,
         )
         ops._sync_native_ops(g)
     tensor = lambda pair: g._ops[pair[0]]._outputs[pair[1]]  # noqa: E731

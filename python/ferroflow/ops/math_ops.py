@@ -70,7 +70,7 @@ def floormod(x, y, name=None):
 mod = floormod
 
 
-def pow(x, y, name=None):  # noqa: A001 (TF's name)
+def pow(x, y, name=None):
     """`x ** y` elementwise."""
     return binary("Pow", x, y, name)
 
@@ -78,9 +78,12 @@ def pow(x, y, name=None):  # noqa: A001 (TF's name)
 def add_n(inputs, name=None):
     """The sum of a list of same-shaped tensors (one `AddN` op)."""
     if not inputs or not isinstance(inputs, list | tuple):
-        raise ValueError("inputs must be a list of at least one Tensor with the same dtype and shape")
+        raise ValueError(
+            "inputs must be a list of at least one Tensor with the same dtype and shape"
+        )
     with ops.name_scope(name, "AddN", inputs) as scope:
-        tensors = convert_same_type(list(inputs), [f"inputs_{i}" for i in builtins.range(len(inputs))])
+        names = [f"inputs_{i}" for i in builtins.range(len(inputs))]
+        tensors = convert_same_type(list(inputs), names)
         if len(tensors) == 1:
             return array_ops.identity(tensors[0], name=scope)
         return make_op("AddN", tensors, scope=scope).outputs[0]
@@ -136,7 +139,7 @@ def is_nan(x, name=None):
     return unary("IsNan", x, name)
 
 
-def _arg(op_type, input, axis, name, dimension, output_type):  # noqa: A002
+def _arg(op_type, input, axis, name, dimension, output_type):
     if dimension is not None:
         if axis is not None:
             raise ValueError("Cannot specify both 'axis' and 'dimension'")
@@ -145,16 +148,17 @@ def _arg(op_type, input, axis, name, dimension, output_type):  # noqa: A002
     with ops.name_scope(name, op_type, [input]) as scope:
         x = ops.convert_to_tensor(input, name="input")
         a = ops.convert_to_tensor(axis, dtype=dtypes.int32, name="dimension")
-        return make_op(op_type, [x, a], {"output_type": dtypes.as_dtype(output_type)},
-                       scope=scope).outputs[0]
+        return make_op(
+            op_type, [x, a], {"output_type": dtypes.as_dtype(output_type)}, scope=scope
+        ).outputs[0]
 
 
-def argmax(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):  # noqa: A002
+def argmax(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):
     """Index of the largest value along `axis` (first on ties)."""
     return _arg("ArgMax", input, axis, name, dimension, output_type)
 
 
-def argmin(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):  # noqa: A002
+def argmin(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):
     """Index of the smallest value along `axis` (first on ties)."""
     return _arg("ArgMin", input, axis, name, dimension, output_type)
 

@@ -67,29 +67,37 @@ def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=-1, name
             flat_logits = array_ops.reshape(logits, [-1, shape.as_list()[-1]])
             flat_labels = array_ops.reshape(labels, [-1, shape.as_list()[-1]])
             op = make_op("SoftmaxCrossEntropyWithLogits", [flat_logits, flat_labels])
-            return array_ops.reshape(op.outputs[0], array_ops.slice(
-                array_ops.shape(logits), [0], [shape.ndims - 1]), name=scope)
+            return array_ops.reshape(
+                op.outputs[0],
+                array_ops.slice(array_ops.shape(logits), [0], [shape.ndims - 1]),
+                name=scope,
+            )
         op = make_op("SoftmaxCrossEntropyWithLogits", [logits, labels], scope=scope)
         return op.outputs[0]
 
 
-def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1,
-                                      name=None, axis=None):
+def softmax_cross_entropy_with_logits(
+    _sentinel=None, labels=None, logits=None, dim=-1, name=None, axis=None
+):
     """TF-1.x version: like `_v2` but no gradient flows into `labels`."""
     if _sentinel is not None:
-        raise ValueError("Only call softmax_cross_entropy_with_logits with named arguments "
-                         "(labels=..., logits=..., ...)")
+        raise ValueError(
+            "Only call softmax_cross_entropy_with_logits with named arguments "
+            "(labels=..., logits=..., ...)"
+        )
     labels = array_ops.stop_gradient(labels, name="labels_stop_gradient")
-    return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits,
-                                                axis=dim if axis is None else axis, name=name)
+    return softmax_cross_entropy_with_logits_v2(
+        labels=labels, logits=logits, axis=dim if axis is None else axis, name=name
+    )
 
 
-def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None,
-                                             name=None):
+def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
     """Per-example cross entropy with integer class `labels` (no gradient into labels)."""
     if _sentinel is not None:
-        raise ValueError("Only call sparse_softmax_cross_entropy_with_logits with named "
-                         "arguments (labels=..., logits=..., ...)")
+        raise ValueError(
+            "Only call sparse_softmax_cross_entropy_with_logits with named "
+            "arguments (labels=..., logits=..., ...)"
+        )
     if labels is None or logits is None:
         raise ValueError("Both labels and logits must be provided.")
     with ops.name_scope(name, "SparseSoftmaxCrossEntropyWithLogits", [labels, logits]) as scope:
@@ -105,12 +113,14 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
             )
         if gr is not None and gr != 2:
             classes = logits.shape.as_list()[-1]
-            flat = make_op("SparseSoftmaxCrossEntropyWithLogits",
-                           [array_ops.reshape(logits, [-1, classes]),
-                            array_ops.reshape(labels, [-1])])
+            flat = make_op(
+                "SparseSoftmaxCrossEntropyWithLogits",
+                [array_ops.reshape(logits, [-1, classes]), array_ops.reshape(labels, [-1])],
+            )
             return array_ops.reshape(flat.outputs[0], array_ops.shape(labels), name=scope)
-        return make_op("SparseSoftmaxCrossEntropyWithLogits", [logits, labels],
-                       scope=scope).outputs[0]
+        return make_op(
+            "SparseSoftmaxCrossEntropyWithLogits", [logits, labels], scope=scope
+        ).outputs[0]
 
 
 def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
@@ -123,8 +133,9 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
         cond = math_ops.greater_equal(logits, zeros)
         relu_logits = array_ops.select(cond, logits, zeros)
         neg_abs = array_ops.select(cond, -logits, logits)
-        return math_ops.add(relu_logits - logits * labels,
-                            math_ops.log1p(math_ops.exp(neg_abs)), name=scope)
+        return math_ops.add(
+            relu_logits - logits * labels, math_ops.log1p(math_ops.exp(neg_abs)), name=scope
+        )
 
 
 def bias_add(value, bias, data_format=None, name=None):
@@ -163,8 +174,9 @@ def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
         return mean, variance
 
 
-def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True,
-                     max_norm=None):
+def embedding_lookup(
+    params, ids, partition_strategy="mod", name=None, validate_indices=True, max_norm=None
+):
     """Rows of `params` (a tensor, a variable, or a one-element list of them) at `ids`."""
     if isinstance(params, list | tuple):
         if len(params) != 1:
