@@ -13,8 +13,9 @@ def spirals(n_per_class=300, classes=3, noise=0.2, seed=0):
     xs, ys = [], []
     for c in range(classes):
         r = np.linspace(0.05, 1.0, n_per_class)
-        t = np.linspace(c * 4.0, (c + 1) * 4.0, n_per_class) + rng.normal(scale=noise,
-                                                                             size=n_per_class)
+        t = np.linspace(c * 4.0, (c + 1) * 4.0, n_per_class) + rng.normal(
+            scale=noise, size=n_per_class
+        )
         xs.append(np.stack([r * np.sin(t), r * np.cos(t)], axis=1))
         ys.append(np.full(n_per_class, c))
     x = np.concatenate(xs).astype(np.float32)

@@ -38,15 +38,14 @@ def main(steps=2000, learning_rate=0.5, hidden=64):
     accuracy = tf.reduce_mean(tf.cast(correct, tf.float32))
     params = tf.trainable_variables()
     grads = tf.gradients(loss, params)
-    train = tf.group(*[p.assign_sub(learning_rate * g) for p, g in zip(params, grads,
-                                                                       strict=True)])
+    train = tf.group(*[p.assign_sub(learning_rate * g) for p, g in zip(params, grads, strict=True)])
     feed = {x: features, y: labels}
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         for step in range(steps + 1):
             if step % 200 == 0:
-                l, a = sess.run([loss, accuracy], feed)
-                print(f"step {step:5d}  loss {l:.4f}  accuracy {a:.3f}")
+                loss_v, acc_v = sess.run([loss, accuracy], feed)
+                print(f"step {step:5d}  loss {loss_v:.4f}  accuracy {acc_v:.3f}")
             sess.run(train, feed)
         return float(sess.run(accuracy, feed))
 

@@ -19,18 +19,18 @@ def main(steps=300, learning_rate=0.5):
     b = tf.Variable(tf.zeros([classes]), name="b")
     logits = tf.matmul(x, w) + b
     loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
-    accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1, output_type=tf.int32), y),
-                                      tf.float32))
+    accuracy = tf.reduce_mean(
+        tf.cast(tf.equal(tf.argmax(logits, 1, output_type=tf.int32), y), tf.float32)
+    )
     grads = tf.gradients(loss, [w, b])
-    train = tf.group(*[v.assign_sub(learning_rate * g) for v, g in zip([w, b], grads,
-                                                                       strict=True)])
+    train = tf.group(*[v.assign_sub(learning_rate * g) for v, g in zip([w, b], grads, strict=True)])
     feed = {x: features, y: labels}
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         for step in range(steps + 1):
             if step % 50 == 0:
-                l, a = sess.run([loss, accuracy], feed)
-                print(f"step {step:4d}  loss {l:.4f}  accuracy {a:.3f}")
+                loss_v, acc_v = sess.run([loss, accuracy], feed)
+                print(f"step {step:4d}  loss {loss_v:.4f}  accuracy {acc_v:.3f}")
             sess.run(train, feed)
         return float(sess.run(accuracy, feed))
 
