@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import builtins
 
+import numpy as np
+
 from ..framework import constant_op, dtypes, ops
 from . import array_ops
 from ._op_util import binary, convert_same_type, make_op, unary
@@ -312,13 +314,16 @@ def _reduction(op_type, input_tensor, axis, keepdims, name, reduction_indices, k
     if axis is None:
         # As TF, the all-axes vector is made before the op's name scope opens.
         if x.shape.ndims is not None:
-            axes = constant_op.constant(list(builtins.range(x.shape.ndims)), dtype=dtypes.int32)
+            # (an int32 array: `constant([], dtype=int32)` of a scalar's no axes is refused)
+            axes = constant_op.constant(np.arange(x.shape.ndims, dtype=np.int32))
         else:
             axes = range(0, array_ops.rank(x), 1)
     with ops.name_scope(name, op_type, [x]) as scope:
         if isinstance(axis, ops.Tensor):
             axes = axis
         elif axis is not None:
+            if not isinstance(axis, int) and np.size(axis) == 0:
+                axis = np.zeros([0], np.int32)  # (`constant([], dtype=int32)` is refused)
             axes = constant_op.constant(axis, dtype=dtypes.int32, name="reduction_indices")
         return make_op(op_type, [x, axes], {"keep_dims": bool(keepdims)}, scope=scope).outputs[0]
 
@@ -407,7 +412,14 @@ OVERLOADS = {
     "mul": (_scoped_binary("Mul"), "mul"),
     "truediv": (_truediv_scoped, "truediv"),
     "matmul": (_matmul_scoped, "matmul"),
+    "floordiv": (_scoped_binary("FloorDiv"), "floordiv"),
+    "mod": (_scoped_binary("FloorMod"), "mod"),
+    "pow": (_scoped_binary("Pow"), "pow"),
+    "and": (_scoped_binary("LogicalAnd"), "and"),
+    "or": (_scoped_binary("LogicalOr"), "or"),
 }
+
+_COMPARISONS = {"lt": less, "le": less_equal, "gt": greater, "ge": greater_equal}
 
 
 def _install_operators(cls) -> None:
@@ -417,10 +429,18 @@ def _install_operators(cls) -> None:
         ("mul", "mul"),
         ("truediv", "truediv"),
         ("matmul", "matmul"),
+        ("floordiv", "floordiv"),
+        ("mod", "mod"),
+        ("pow", "pow"),
+        ("and", "and"),
+        ("or", "or"),
     ):
         fwd, rev = _binary_operator(*OVERLOADS[key])
         setattr(cls, f"__{dunder}__", fwd)
         setattr(cls, f"__r{dunder}__", rev)
+    for dunder, func in _COMPARISONS.items():
+        # As TF: `x < y` is one `Less` op (Python reflects `1 < x` to `x > 1`).
+        setattr(cls, f"__{dunder}__", lambda self, other, func=func: func(self, other))
     cls.__neg__ = lambda self: negative(self)
     cls.__abs__ = lambda self: abs(self)
     cls.__invert__ = lambda self: logical_not(self)

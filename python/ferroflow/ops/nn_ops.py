@@ -52,6 +52,15 @@ def log_softmax(logits, axis=None, name=None, dim=None):
     return _last_axis_op("LogSoftmax", logits, dim if axis is None else axis, name)
 
 
+def _flat_classes_shape(logits):
+    """`[-1, classes]`, the shape flattening `logits` to a batch of class vectors."""
+    classes = logits.shape.as_list()[-1]
+    if classes is not None:
+        return [-1, classes]
+    last = array_ops.slice(array_ops.shape(logits), [logits.shape.ndims - 1], [1])
+    return array_ops.concat([[-1], last], 0)
+
+
 def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=-1, name=None, dim=None):
     """Per-example `-sum(labels * log_softmax(logits))`; gradients flow into labels too."""
     if labels is None or logits is None:
@@ -64,8 +73,9 @@ def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=-1, name
         shape = logits.shape
         if shape.ndims is not None and shape.ndims != 2:
             # Flatten to [batch, classes] and restore the batch dims afterwards.
-            flat_logits = array_ops.reshape(logits, [-1, shape.as_list()[-1]])
-            flat_labels = array_ops.reshape(labels, [-1, shape.as_list()[-1]])
+            flat = _flat_classes_shape(logits)
+            flat_logits = array_ops.reshape(logits, flat)
+            flat_labels = array_ops.reshape(labels, flat)
             op = make_op("SoftmaxCrossEntropyWithLogits", [flat_logits, flat_labels])
             return array_ops.reshape(
                 op.outputs[0],
@@ -112,10 +122,12 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
                 f"minus 1 (received {gr})."
             )
         if gr is not None and gr != 2:
-            classes = logits.shape.as_list()[-1]
             flat = make_op(
                 "SparseSoftmaxCrossEntropyWithLogits",
-                [array_ops.reshape(logits, [-1, classes]), array_ops.reshape(labels, [-1])],
+                [
+                    array_ops.reshape(logits, _flat_classes_shape(logits)),
+                    array_ops.reshape(labels, [-1]),
+                ],
             )
             return array_ops.reshape(flat.outputs[0], array_ops.shape(labels), name=scope)
         return make_op(

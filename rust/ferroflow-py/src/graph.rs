@@ -176,6 +176,8 @@ impl PyGraph {
 
     /// `tf.gradients`: adds the gradient nodes under `scope` and returns, per x, None,
     /// `("dense", (node, index))` or `("sparse", values, indices, dense_shape)`.
+    // Mirrors the Python call: tensors as (node, index) pairs plus the scope settings.
+    #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (ys, xs, grad_ys, scope, device, aggregation = 0))]
     fn gradients<'py>(
         &self,

@@ -110,9 +110,10 @@ pub fn sparse_softmax_xent<T: Float>(logits: &Tensor, labels: &[i64]) -> Result<
     Ok((loss, back))
 }
 
-/// `BiasAdd` (NHWC): adds `bias` along the last dimension.
-pub fn bias_add<T: Float>(value: &Tensor, bias: &Tensor) -> Result<Tensor> {
-    let (_, c) = rows(value, "value")?;
+/// `BiasAdd` (NHWC): adds `bias` along the last dimension, in `value`'s buffer when
+/// nothing else shares it.
+pub fn bias_add<T: Float>(value: Tensor, bias: &Tensor) -> Result<Tensor> {
+    let (_, c) = rows(&value, "value")?;
     if bias.shape() != [c] {
         ff_bail!(
             InvalidArgument,
@@ -121,7 +122,7 @@ pub fn bias_add<T: Float>(value: &Tensor, bias: &Tensor) -> Result<Tensor> {
             fmt_shape(value.shape())
         );
     }
-    let mut out = value.clone();
+    let mut out = value;
     let b = bias.as_slice::<T>()?;
     if c > 0 {
         for row in out.as_mut_slice::<T>()?.chunks_exact_mut(c) {

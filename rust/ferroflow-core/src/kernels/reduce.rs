@@ -78,7 +78,8 @@ fn reduce_run<T: Num>(data: &[T], outer: usize, r: usize, inner: usize, red: Red
 pub fn reduce<T: Num>(x: &Tensor, axes: &[usize], keep_dims: bool, red: Reduction) -> Result<Tensor> {
     let in_shape = x.shape().to_vec();
     let mut shape = in_shape.clone();
-    let mut data: Vec<T> = x.as_slice::<T>()?.to_vec();
+    // The first pass reads the input in place; later passes read the previous result.
+    let mut data: Option<Vec<T>> = None;
     let mut count = 1usize;
     // Walk runs of consecutive axes from the last, so earlier axis numbers stay valid.
     let mut i = axes.len();
@@ -93,16 +94,22 @@ pub fn reduce<T: Num>(x: &Tensor, axes: &[usize], keep_dims: bool, red: Reductio
         let outer: usize = shape[..start].iter().product();
         let r: usize = shape[start..=end].iter().product();
         let inner: usize = shape[end + 1..].iter().product();
-        data = reduce_run(&data, outer, r, inner, red);
+        let next = match &data {
+            Some(d) => reduce_run(d, outer, r, inner, red),
+            None => reduce_run(x.as_slice::<T>()?, outer, r, inner, red),
+        };
+        data = Some(next);
         count *= r;
         shape.splice(start..=end, std::iter::once(1));
     }
-    if red == Reduction::Mean && count > 0 {
-        let n = T::from_usize(count);
+    let mut data = match data {
+        Some(d) => d,
+        None => x.as_slice::<T>()?.to_vec(),
+    };
+    if red == Reduction::Mean {
+        // Mean over nothing is 0/0 (NaN for floats), as in TF.
+        let n = if count > 0 { T::from_usize(count) } else { T::ZERO };
         data.iter_mut().for_each(|v| *v = v.div(n));
-    } else if red == Reduction::Mean {
-        // Mean over nothing: 0/0 (NaN for floats, as TF).
-        data.iter_mut().for_each(|v| *v = v.div(T::ZERO));
     }
     let out_shape: Vec<usize> = if keep_dims {
         in_shape.iter().enumerate().map(|(d, &s)| if axes.contains(&d) { 1 } else { s }).collect()

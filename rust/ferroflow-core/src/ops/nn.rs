@@ -231,7 +231,7 @@ fn infer_bias_add(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 
 fn bias_add_compute(ctx: &mut OpContext<'_>) -> Result<()> {
     let (v, b) = (ctx.take_input(0)?, ctx.input(1)?.clone());
-    let out = dispatch_float!(v.dtype(), T => bias_add::<T>(&v, &b)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", v.dtype()));
+    let out = dispatch_float!(v.dtype(), T => bias_add::<T>(v, &b)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", v.dtype()));
     ctx.set_output(0, out);
     Ok(())
 }
