@@ -32,7 +32,7 @@ from .framework.dtypes import (
     string,
     uint8,
 )
-from .framework.indexed_slices import IndexedSlices
+from .framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from .framework.ops import (
     Graph,
     GraphKeys,
@@ -223,6 +223,7 @@ __all__ = [
     "half",
     "identity",
     "IndexedSlices",
+    "IndexedSlicesValue",
     "initialize_all_variables",
     "initialize_local_variables",
     "int32",

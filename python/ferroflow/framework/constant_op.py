@@ -49,6 +49,10 @@ def _check_compatible(value, arr: np.ndarray, dtype: dtypes.DType) -> np.ndarray
         raise TypeError(
             f"Expected {dtype.name}, got {value!r} of type '{type(value).__name__}' instead."
         )
+    if arr.size == 0:
+        return arr.astype(target)
+    if arr.size == 0:
+        return arr.astype(target)
     if dtype.is_integer and arr.dtype.kind == "f":
         raise TypeError(
             f"Expected {dtype.name}, got {value!r} of type '{type(value).__name__}' instead."

@@ -6,7 +6,14 @@ only the touched rows; converting one to a tensor sums its rows into a dense ten
 
 from __future__ import annotations
 
+import collections
+
 from . import ops
+
+IndexedSlicesValue = collections.namedtuple(
+    "IndexedSlicesValue", ["values", "indices", "dense_shape"]
+)
+IndexedSlicesValue.__doc__ = "The value of an `IndexedSlices` fetched by `Session.run`."
 
 
 class IndexedSlices:

@@ -17,6 +17,7 @@ import numpy as np
 from .. import _ferroflow
 from .. import errors as _errors
 from . import dtypes, ops
+from .indexed_slices import IndexedSlices, IndexedSlicesValue
 
 
 class _FetchPlan:
@@ -69,6 +70,10 @@ class _FetchCollector:
         """A function from the flat results to the structure of `fetch`."""
         if fetch is None:
             raise TypeError(f"Fetch argument None has invalid type {type(None)}")
+        if isinstance(fetch, IndexedSlices):
+            parts = [fetch.values, fetch.indices, fetch.dense_shape]
+            builders = [None if p is None else self.compile(p) for p in parts]
+            return lambda r: IndexedSlicesValue(*[b and b(r) for b in builders])
         if isinstance(fetch, list | tuple):
             builders = [self.compile(f) for f in fetch]
             if isinstance(fetch, list):

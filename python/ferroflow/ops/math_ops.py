@@ -55,13 +55,16 @@ def divide(x, y, name=None):
 
 
 def div(x, y, name=None):
-    """TF-1.x `tf.div`: C-style division (truncating for integers)."""
-    return binary("Div", x, y, name)
+    """TF-1.x `tf.div`: Python 2 division (floor division for integers)."""
+    with ops.name_scope(name, "div", [x, y]) as scope:
+        x, y = convert_same_type([x, y], ["x", "y"])
+        op_type = "FloorDiv" if x.dtype.base_dtype.is_integer else "RealDiv"
+        return make_op(op_type, [x, y], scope=scope).outputs[0]
 
 
 def floordiv(x, y, name=None):
     """`x // y` rounded toward negative infinity (Python semantics)."""
-    return binary("FloorDiv", x, y, name)
+    return binary("FloorDiv", x, y, name, default_name="floordiv")
 
 
 def floormod(x, y, name=None):

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from .. import errors
 from ..framework import dtypes, ops
 from . import array_ops, math_ops
-from ._op_util import convert_same_type, make_op, unary
+from ._op_util import convert_same_type, is_tensor_like, make_op, unary
 
 
 def relu(features, name=None):
@@ -34,6 +35,13 @@ def _last_axis_op(op_type, logits, axis, name):
         return unary(op_type, logits, name)
     if ndims is None:
         raise ValueError(f"{op_type} along axis {axis} needs a known rank")
+    if not -ndims <= axis < ndims:
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"`dim` must be in the range [{-ndims}, {ndims}) where {ndims} is the number of "
+            f"dimensions in the input. Received: dim={axis}",
+        )
     # Move `axis` last, apply, move it back (as TF does).
     perm = list(range(ndims))
     perm[axis], perm[-1] = perm[-1], perm[axis]
@@ -77,11 +85,13 @@ def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=-1, name
             flat_logits = array_ops.reshape(logits, flat)
             flat_labels = array_ops.reshape(labels, flat)
             op = make_op("SoftmaxCrossEntropyWithLogits", [flat_logits, flat_labels])
-            return array_ops.reshape(
+            cost = array_ops.reshape(
                 op.outputs[0],
                 array_ops.slice(array_ops.shape(logits), [0], [shape.ndims - 1]),
                 name=scope,
             )
+            cost.set_shape(shape[:-1])  # (as TF: the reshape loses the static shape)
+            return cost
         op = make_op("SoftmaxCrossEntropyWithLogits", [logits, labels], scope=scope)
         return op.outputs[0]
 
@@ -129,9 +139,14 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
                     array_ops.reshape(labels, [-1]),
                 ],
             )
-            return array_ops.reshape(flat.outputs[0], array_ops.shape(labels), name=scope)
+            cost = array_ops.reshape(flat.outputs[0], array_ops.shape(labels), name=scope)
+            cost.set_shape(labels.shape)  # (as TF: the reshape loses the static shape)
+            return cost
+        # As TF, the op is named inside the scope (`.../SparseSoftmaxCrossEntropyWithLogits`).
         return make_op(
-            "SparseSoftmaxCrossEntropyWithLogits", [logits, labels], scope=scope
+            "SparseSoftmaxCrossEntropyWithLogits",
+            [logits, labels],
+            name=name or "SparseSoftmaxCrossEntropyWithLogits",
         ).outputs[0]
 
 
@@ -155,7 +170,11 @@ def bias_add(value, bias, data_format=None, name=None):
     if data_format not in (None, "NHWC"):
         raise NotImplementedError("bias_add supports data_format='NHWC'")
     with ops.name_scope(name, "BiasAdd", [value, bias]) as scope:
-        value, bias = convert_same_type([value, bias], ["input", "bias"])
+        # As TF: `bias` converts to the type of `value` (a float64 array to float32).
+        value = ops.convert_to_tensor(value, name="input")
+        bias = ops.convert_to_tensor(
+            bias, dtype=None if is_tensor_like(bias) else value.dtype.base_dtype, name="bias"
+        )
         return make_op("BiasAdd", [value, bias], {"data_format": "NHWC"}, scope=scope).outputs[0]
 
 

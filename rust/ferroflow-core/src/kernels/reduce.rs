@@ -59,6 +59,9 @@ fn fold_lanes<T: Num>(s: &[T], init: T, f: fn(T, T) -> T) -> T {
 fn reduce_run<T: Num>(data: &[T], outer: usize, r: usize, inner: usize, red: Reduction) -> Vec<T> {
     let (init, f) = (red.init::<T>(), red.combine::<T>());
     let mut out = vec![init; outer * inner];
+    if out.is_empty() {
+        return out;
+    }
     if inner == 1 {
         for (o, dst) in out.iter_mut().enumerate() {
             *dst = fold_lanes(&data[o * r..(o + 1) * r], init, f);

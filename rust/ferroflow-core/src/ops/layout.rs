@@ -51,7 +51,22 @@ fn infer_broadcast_to(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.check_type(1, INDEX)?;
     ctx.attrs.insert("Tidx".into(), AttrValue::Type(ctx.input(1).dtype));
     let shape = match ctx.constant_input(1) {
-        Some(s) => PartialShape::known(&sizes(s, "shape").map_err(|e| Error::value(e.message))?),
+        Some(s) => {
+            let target = sizes(s, "shape").map_err(|e| Error::value(e.message))?;
+            if let Some(d) = ctx.input(0).shape.dims() {
+                let pad = target.len().checked_sub(d.len());
+                let bad = pad
+                    .is_none_or(|p| d.iter().enumerate().any(|(i, x)| x.is_some_and(|x| x != 1 && x != target[p + i])));
+                if bad {
+                    return Err(Error::value(format!(
+                        "Unable to broadcast tensor of shape {} to tensor of shape {}",
+                        ctx.input(0).shape,
+                        PartialShape::known(&target)
+                    )));
+                }
+            }
+            PartialShape::known(&target)
+        }
         None => match (ctx.shape_value(1), ctx.input(1).shape.dims()) {
             (Some(v), _) => v.clone(),
             (None, Some([Some(r)])) => PartialShape::unknown_of_rank(*r),
@@ -294,7 +309,15 @@ fn infer_unpack(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let ax = normalize_axis(axis, d.len())
         .ok_or_else(|| Error::value(format!("axis = {axis} not in [{}, {})", -(d.len() as i64), d.len())))?;
     let num = match (ctx.attrs.get("num"), d[ax]) {
-        (Some(AttrValue::I(n)), _) => usize::try_from(*n).map_err(|_| Error::value("num must be non-negative"))?,
+        (Some(AttrValue::I(n)), known) => {
+            let n = usize::try_from(*n).map_err(|_| Error::value("num must be non-negative"))?;
+            if let Some(k) = known
+                && k != n
+            {
+                return Err(Error::value(format!("Dimension must be {n} but is {k} for Unpack")));
+            }
+            n
+        }
         (_, Some(n)) => n,
         _ => return Err(Error::value(format!("Cannot infer num from shape {}", ctx.input(0).shape))),
     };

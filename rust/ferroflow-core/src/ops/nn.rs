@@ -216,17 +216,26 @@ fn infer_bias_add(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
             ctx.name
         )));
     }
-    let (v, b) = (&ctx.input(0).shape, &ctx.input(1).shape);
-    if let (Some(vd), Some([Some(bc)])) = (v.dims(), b.dims())
-        && let Some(Some(c)) = vd.last()
-        && c != bc
+    let (v, b) = (ctx.input(0).shape.clone(), ctx.input(1).shape.clone());
+    if let Some(r) = b.rank()
+        && r != 1
     {
         return Err(Error::value(format!(
-            "Dimensions must be equal, but are {c} and {bc} for '{}' (op: 'BiasAdd') with input shapes: {v}, {b}.",
+            "Shape must be rank 1 but is rank {r} for '{}' (op: 'BiasAdd') (bias)",
             ctx.name
         )));
     }
-    Ok(vec![OutputSpec::new(t, v.clone())])
+    let Some(vd) = v.dims() else { return Ok(vec![OutputSpec::new(t, v)]) };
+    // The last dimension is the bias length.
+    let last = PartialShape::from_dims([vd[vd.len() - 1]]).merge(&b).map_err(|_| {
+        Error::value(format!(
+            "Dimensions must be equal for '{}' (op: 'BiasAdd') with input shapes: {v}, {b}.",
+            ctx.name
+        ))
+    })?;
+    let mut dims = vd.to_vec();
+    dims[vd.len() - 1] = last.dims().and_then(|d| d.first().copied()).flatten();
+    Ok(vec![OutputSpec::new(t, PartialShape::from_dims(dims))])
 }
 
 fn bias_add_compute(ctx: &mut OpContext<'_>) -> Result<()> {

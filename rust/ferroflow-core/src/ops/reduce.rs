@@ -150,7 +150,12 @@ fn arg_reduce<T: Num>(x: &Tensor, axis: usize, max: bool) -> Result<Vec<i64>> {
             let mut best = 0usize;
             for k in 1..n {
                 let (cur, b) = (v[(o * n + k) * inner + i], v[(o * n + best) * inner + i]);
-                if (max && cur > b) || (!max && cur < b) {
+                // NaNs are skipped as in TF (`x != x` only for NaN); an all-NaN row gives 0.
+                #[allow(clippy::eq_op)]
+                let b_nan = b != b;
+                #[allow(clippy::eq_op)]
+                let cur_nan = cur != cur;
+                if !cur_nan && (b_nan || (max && cur > b) || (!max && cur < b)) {
                     best = k;
                 }
             }
