@@ -209,10 +209,10 @@ fn infer_bias_add(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         return Err(Error::value("BiasAdd supports data_format NHWC"));
     }
     if let Some(r) = ctx.input(0).shape.rank()
-        && r < 1
+        && r < 2
     {
         return Err(Error::value(format!(
-            "Shape must be at least rank 1 but is rank {r} for '{}' (op: 'BiasAdd')",
+            "Shape must be at least rank 2 but is rank {r} for '{}' (op: 'BiasAdd')",
             ctx.name
         )));
     }

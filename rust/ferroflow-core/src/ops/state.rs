@@ -10,9 +10,13 @@ use crate::shape::PartialShape;
 
 pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("VariableV2", &[], infer_variable, variable_kernel).stateful());
-    r.add(OpDef::new("Assign", &["ref", "value"], infer_assign, assign_kernel).refs(&[0]).stateful());
-    r.add(OpDef::new("AssignAdd", &["ref", "value"], infer_assign, assign_update_kernel).refs(&[0]).stateful());
-    r.add(OpDef::new("AssignSub", &["ref", "value"], infer_assign, assign_update_kernel).refs(&[0]).stateful());
+    r.add(OpDef::new("Assign", &["ref", "value"], infer_assign, assign_kernel).refs(&[0]).stateful().no_grad());
+    r.add(
+        OpDef::new("AssignAdd", &["ref", "value"], infer_assign, assign_update_kernel).refs(&[0]).stateful().no_grad(),
+    );
+    r.add(
+        OpDef::new("AssignSub", &["ref", "value"], infer_assign, assign_update_kernel).refs(&[0]).stateful().no_grad(),
+    );
     r.add(
         OpDef::new("IsVariableInitialized", &["ref"], infer_is_initialized, |_| stateless(is_initialized))
             .refs(&[0])

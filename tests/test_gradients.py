@@ -1,0 +1,961 @@
+"""`tf.gradients`: values against TensorFlow and finite differences, and its semantics.
+
+The differential checks build the same program with TensorFlow and ferroflow on
+placeholders, differentiate it with one random `grad_ys` (so that gradients which sum
+to zero, such as softmax's, are still checked), and compare the values.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import ferroflow as ff
+
+TOL = {
+    np.dtype(np.float32): {"rtol": 1e-5, "atol": 1e-5},
+    np.dtype(np.float64): {"rtol": 1e-10, "atol": 1e-12},
+}
+FLOATS = st.sampled_from([np.float32, np.float64])
+SEEDS = st.integers(0, 2**16)
+
+
+def _values(rng, shape, dtype, domain="any"):
+    """Random values of `shape` in `domain`, away from the kinks of the ops using it."""
+    shape = tuple(shape)
+    if domain == "any":
+        v = rng.uniform(-3, 3, shape)
+    elif domain == "pos":
+        v = rng.uniform(0.3, 3, shape)
+    elif domain == "nonzero":
+        v = rng.choice([-1.0, 1.0], shape) * rng.uniform(0.2, 3, shape)
+    elif domain == "relu6":
+        v = rng.uniform(-3, 8, shape)
+        v = np.where(np.abs(v) < 0.2, v + 0.5, v)
+        v = np.where(np.abs(v - 6) < 0.2, v + 0.5, v)
+    elif domain == "unit":
+        v = rng.uniform(0.5, 1.5, shape) * rng.choice([-1.0, 1.0], shape)
+    elif domain == "distinct":
+        v = rng.permutation(int(np.prod(shape, dtype=np.int64))).reshape(shape) * 0.37 - 1.0
+    else:
+        raise AssertionError(domain)
+    return np.asarray(v, dtype=dtype)
+
+
+def _dense_tf(v):
+    """Densifies a TF `IndexedSlicesValue` (returned when fetching IndexedSlices)."""
+    if hasattr(v, "indices"):
+        out = np.zeros(v.dense_shape, v.values.dtype)
+        np.add.at(out, v.indices, v.values)
+        return out
+    return v
+
+
+def _grads(lib, build, arrays, grad_ys=None, dynamic=False, seed=0):
+    """`gradients(build(*xs), xs, grad_ys)` with `xs` placeholders fed `arrays`.
+
+    Returns `(grads, grad_ys)`: a value (None for None) per x, and the `grad_ys` used
+    (random of y's shape, unless given).
+    """
+    g = lib.Graph()
+    with g.as_default():
+        xs = [
+            lib.placeholder(lib.as_dtype(a.dtype), [None] * a.ndim if dynamic else a.shape)
+            for a in arrays
+        ]
+        y = build(lib, *xs)
+        feeds = dict(zip(xs, arrays, strict=True))
+        with lib.Session(graph=g) as sess:
+            if grad_ys is None:
+                yv = np.asarray(sess.run(y, feeds))
+                grad_ys = np.random.default_rng(seed).normal(size=yv.shape).astype(yv.dtype)
+            gs = lib.gradients(y, xs, grad_ys=lib.constant(grad_ys))
+            fetch = [
+                lib.convert_to_tensor(t) if lib is ff and isinstance(t, ff.IndexedSlices) else t
+                for t in gs
+                if t is not None
+            ]
+            got = iter(sess.run(fetch, feeds))
+            return [None if t is None else _dense_tf(next(got)) for t in gs], grad_ys
+
+
+def check_against_tf(tf1, build, arrays, dynamic=False, seed=0, tol=None):
+    want, gy = _grads(tf1, build, arrays, dynamic=dynamic, seed=seed)
+    got, _ = _grads(ff, build, arrays, grad_ys=gy, dynamic=dynamic)
+    assert len(got) == len(want)
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
+        assert (g is None) == (w is None), f"gradient {i}: got {g!r}, TensorFlow {w!r}"
+        if w is None:
+            continue
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.dtype == w.dtype, f"gradient {i}"
+        assert g.shape == w.shape, f"gradient {i}"
+        np.testing.assert_allclose(g, w, **(tol or TOL[w.dtype]), err_msg=f"gradient {i}")
+
+
+def _flip_float(lib, x):
+    return lib.cast(x, lib.float64 if x.dtype == lib.float32 else lib.float32)
+
+
+UNARY = {
+    "negative": (lambda lib, x: lib.negative(x), "any"),
+    "neg_operator": (lambda lib, x: -x, "any"),
+    "square": (lambda lib, x: lib.square(x), "any"),
+    "abs": (lambda lib, x: lib.abs(x), "nonzero"),
+    "abs_operator": (lambda lib, x: abs(x), "nonzero"),
+    "sign": (lambda lib, x: lib.sign(x), "nonzero"),
+    "sqrt": (lambda lib, x: lib.sqrt(x), "pos"),
+    "rsqrt": (lambda lib, x: lib.rsqrt(x), "pos"),
+    "reciprocal": (lambda lib, x: lib.reciprocal(x), "nonzero"),
+    "exp": (lambda lib, x: lib.exp(x), "any"),
+    "log": (lambda lib, x: lib.log(x), "pos"),
+    "log1p": (lambda lib, x: lib.log1p(x), "pos"),
+    "tanh": (lambda lib, x: lib.tanh(x), "any"),
+    "sigmoid": (lambda lib, x: lib.sigmoid(x), "any"),
+    "sin": (lambda lib, x: lib.sin(x), "any"),
+    "cos": (lambda lib, x: lib.cos(x), "any"),
+    "nn.relu": (lambda lib, x: lib.nn.relu(x), "nonzero"),
+    "nn.relu6": (lambda lib, x: lib.nn.relu6(x), "relu6"),
+    "nn.elu": (lambda lib, x: lib.nn.elu(x), "nonzero"),
+    "nn.softplus": (lambda lib, x: lib.nn.softplus(x), "any"),
+    "nn.sigmoid": (lambda lib, x: lib.nn.sigmoid(x), "any"),
+    "nn.tanh": (lambda lib, x: lib.nn.tanh(x), "any"),
+    "nn.l2_loss": (lambda lib, x: lib.nn.l2_loss(x), "any"),
+    "identity": (lambda lib, x: lib.identity(x), "any"),
+    "cast_between_floats": (lambda lib, x: _flip_float(lib, x) * 3.0, "any"),
+    "cast_round_trip": (lambda lib, x: lib.cast(_flip_float(lib, x), x.dtype), "any"),
+    "placeholder_with_default": (
+        lambda lib, x: lib.placeholder_with_default(x, [None] * x.shape.ndims) * 2.0,
+        "any",
+    ),
+    "stop_gradient": (lambda lib, x: lib.stop_gradient(x) * 2.0, "any"),
+    "stop_gradient_partial": (lambda lib, x: lib.stop_gradient(x) * x, "any"),
+    "zeros_like": (lambda lib, x: lib.zeros_like(x) + lib.ones_like(x), "any"),
+    "chain": (lambda lib, x: lib.exp(lib.sin(x) * lib.tanh(x)) / (1.0 + lib.square(x)), "any"),
+}
+
+
+@pytest.mark.tf_oracle
+@settings(max_examples=50, deadline=None)
+@given(
+    name=st.sampled_from(sorted(UNARY)),
+    shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4),
+    dtype=FLOATS,
+    dynamic=st.booleans(),
+    seed=SEEDS,
+)
+def test_unary_gradients_match_tensorflow(tf1, name, shape, dtype, dynamic, seed):
+    build, domain = UNARY[name]
+    x = _values(np.random.default_rng(seed), shape, dtype, domain)
+    check_against_tf(tf1, build, [x], dynamic=dynamic, seed=seed)
+
+
+BINARY = {
+    "add": (lambda lib, x, y: lib.add(x, y), "any", "any"),
+    "add_operator": (lambda lib, x, y: x + y, "any", "any"),
+    "subtract": (lambda lib, x, y: lib.subtract(x, y), "any", "any"),
+    "sub_operator": (lambda lib, x, y: x - y, "any", "any"),
+    "multiply": (lambda lib, x, y: lib.multiply(x, y), "any", "any"),
+    "mul_operator": (lambda lib, x, y: x * y, "any", "any"),
+    "divide": (lambda lib, x, y: lib.divide(x, y), "any", "nonzero"),
+    "truediv": (lambda lib, x, y: lib.truediv(x, y), "any", "nonzero"),
+    "div": (lambda lib, x, y: lib.div(x, y), "any", "nonzero"),
+    "div_operator": (lambda lib, x, y: x / y, "any", "nonzero"),
+    "maximum": (lambda lib, x, y: lib.maximum(x, y), "any", "any"),
+    "minimum": (lambda lib, x, y: lib.minimum(x, y), "any", "any"),
+    "pow": (lambda lib, x, y: lib.pow(x, y), "pos", "any"),
+    "pow_operator": (lambda lib, x, y: x**y, "pos", "any"),
+    "floormod": (lambda lib, x, y: lib.floormod(x, y), "any", "nonzero"),
+    "mod_operator": (lambda lib, x, y: x % y, "any", "nonzero"),
+    "floordiv": (lambda lib, x, y: lib.floordiv(x, y) * x, "any", "nonzero"),
+    "mixed": (lambda lib, x, y: lib.sqrt(lib.square(x) + 1.0) * lib.sin(y) - x / 2.0, "any", "any"),
+}
+
+
+@pytest.mark.tf_oracle
+@settings(max_examples=50, deadline=None)
+@given(
+    name=st.sampled_from(sorted(BINARY)),
+    shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=3),
+    dtype=FLOATS,
+    dynamic=st.booleans(),
+    seed=SEEDS,
+)
+def test_broadcasting_binary_gradients_match_tensorflow(tf1, name, shapes, dtype, dynamic, seed):
+    build, dx, dy = BINARY[name]
+    rng = np.random.default_rng(seed)
+    x = _values(rng, shapes.input_shapes[0], dtype, dx)
+    y = _values(rng, shapes.input_shapes[1], dtype, dy)
+    xb, yb = np.broadcast_arrays(x.astype(np.float64), y.astype(np.float64))
+    if name in ("maximum", "minimum"):
+        assume(np.all(np.abs(xb - yb) > 1e-3))
+    if name in ("floormod", "mod_operator", "floordiv"):
+        q = xb / yb
+        assume(np.all(np.abs(q - np.round(q)) > 1e-3))
+    check_against_tf(tf1, build, [x, y], dynamic=dynamic, seed=seed)
+
+
+REDUCE = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod"]
+
+
+@pytest.mark.tf_oracle
+@settings(max_examples=50, deadline=None)
+@given(
+    data=st.data(),
+    name=st.sampled_from(REDUCE),
+    keepdims=st.booleans(),
+    dtype=FLOATS,
+    dynamic=st.booleans(),
+    seed=SEEDS,
+)
+def test_reduction_gradients_match_tensorflow(tf1, data, name, keepdims, dtype, dynamic, seed):
+    # Sums and means over empty dimensions are fine; max/min/prod get non-empty inputs.
+    min_side = 0 if name in ("reduce_sum", "reduce_mean") else 1
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=4, min_side=min_side, max_side=3))
+    rank = len(shape)
+    axis = data.draw(
+        st.none()
+        | st.integers(-rank, rank - 1)
+        | st.lists(st.integers(0, rank - 1), min_size=1, max_size=rank, unique=True).map(
+            lambda a: [i - rank if i % 2 else i for i in a]  # some negative
+        )
+    )
+    domain = {"reduce_max": "distinct", "reduce_min": "distinct", "reduce_prod": "unit"}
+    x = _values(np.random.default_rng(seed), shape, dtype, domain.get(name, "any"))
+
+    def build(lib, x):
+        return getattr(lib, name)(x, axis=axis, keepdims=keepdims)
+
+    check_against_tf(tf1, build, [x], dynamic=dynamic, seed=seed)
+
+
+@pytest.mark.tf_oracle
+@settings(max_examples=30, deadline=None)
+@given(
+    m=st.integers(1, 4),
+    k=st.integers(1, 4),
+    n=st.integers(1, 4),
+    ta=st.booleans(),
+    tb=st.booleans(),
+    operator=st.booleans(),
+    dtype=FLOATS,
+    dynamic=st.booleans(),
+    seed=SEEDS,
+)
+def test_matmul_gradients_match_tensorflow(tf1, m, k, n, ta, tb, operator, dtype, dynamic, seed):
+    rng = np.random.default_rng(seed)
+    a = _values(rng, (k, m) if ta else (m, k), dtype)
+    b = _values(rng, (n, k) if tb else (k, n), dtype)
+    if operator:
+        ta = tb = False
+        a, b = _values(rng, (m, k), dtype), _values(rng, (k, n), dtype)
+
+    def build(lib, a, b):
+        if operator:
+            return a @ b
+        return lib.matmul(a, b, transpose_a=ta, transpose_b=tb)
+
+    check_against_tf(tf1, build, [a, b], dynamic=dynamic, seed=seed)
+
+
+@pytest.mark.tf_oracle
+@settings(max_examples=30, deadline=None)
+@given(
+    data=st.data(),
+    log=st.booleans(),
+    dtype=FLOATS,
+    dynamic=st.booleans(),
+    seed=SEEDS,
+)
+def test_softmax_gradients_match_tensorflow(tf1, data, log, dtype, dynamic, seed):
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4))
+    axis = data.draw(st.none() | st.integers(-len(shape), len(shape) - 1))
+    if dynamic and axis not in (None, -1, len(shape) - 1):
+        dynamic = False  # a non-last axis needs a known rank (the placeholder keeps it anyway)
+    x = _values(np.random.default_rng(seed), shape, dtype)
+
+    def build(lib, x):
+        f = lib.nn.log_softmax if log else lib.nn.softmax
+        return f(x, axis=axis)
+
+    check_against_tf(tf1, build, [x], dynamic=dynamic, seed=seed)
+
+
+def _distribution(rng, shape, dtype):
+    p = rng.uniform(0.1, 1.0, shape)
+    return (p / p.sum(axis=-1, keepdims=True)).astype(dtype)
+
+
+@pytest.mark.tf_oracle
+@settings(max_examples=30, deadline=None)
+@given(
+    shape=hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4),
+    v2=st.booleans(),
+    dtype=FLOATS,
+    seed=SEEDS,
+)
+def test_softmax_xent_gradients_match_tensorflow(tf1, shape, v2, dtype, seed):
+    rng = np.random.default_rng(seed)
+    logits = _values(rng, shape, dtype)
+    labels = _distribution(rng, shape, dtype)
+
+    def build(lib, logits, labels):
+        f = (
+            lib.nn.softmax_cross_entropy_with_logits_v2
+            if v2
+            else lib.nn.softmax_cross_entropy_with_logits
+        )
+        return f(labels=labels, logits=logits)
+
+    # v1 stops the gradient into labels (None), v2 does not.
+    check_against_tf(tf1, build, [logits, labels], seed=seed)
+
+
+@pytest.mark.tf_oracle
+@settings(max_examples=30, deadline=None)
+@given(
+    shape=hnp.array_shapes(min_dims=2, max_dims=3, min_side=1, max_side=4),
+    label_dtype=st.sampled_from([np.int32, np.int64]),
+    dtype=FLOATS,
+    dynamic=st.booleans(),
+    seed=SEEDS,
+)
+def test_sparse_xent_gradients_match_tensorflow(tf1, shape, label_dtype, dtype, dynamic, seed):
+    rng = np.random.default_rng(seed)
+    logits = _values(rng, shape, dtype)
+    labels = rng.integers(0, shape[-1], shape[:-1]).astype(label_dtype)
+
+    def build(lib, logits):
+        return lib.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+
+    check_against_tf(tf1, build, [logits], dynamic=dynamic, seed=seed)
+
+
+@pytest.mark.tf_oracle
+@settings(max_examples=25, deadline=None)
+@given(
+    shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=3),
+    dtype=FLOATS,
+    seed=SEEDS,
+)
+def test_sigmoid_xent_gradients_match_tensorflow(tf1, shapes, dtype, seed):
+    rng = np.random.default_rng(seed)
+    shape = shapes.result_shape  # logits and labels have one shape
+    logits = _values(rng, shape, dtype, "nonzero")
+    labels = rng.uniform(0, 1, shape).astype(dtype)
+
+    def build(lib, logits, labels):
+        return lib.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
+
+    check_against_tf(tf1, build, [logits, labels], seed=seed)
+
+
+@pytest.mark.tf_oracle
+@settings(max_examples=25, deadline=None)
+@given(
+    shape=hnp.array_shapes(min_dims=2, max_dims=4, min_side=0, max_side=3),
+    dtype=FLOATS,
+    dynamic=st.booleans(),
+    seed=SEEDS,
+)
+def test_bias_add_and_moments_gradients_match_tensorflow(tf1, shape, dtype, dynamic, seed):
+    rng = np.random.default_rng(seed)
+    value = _values(rng, shape, dtype)
+    bias = _values(rng, shape[-1:], dtype)
+
+    def build(lib, value, bias):
+        return lib.nn.bias_add(value, bias) * 2.0
+
+    check_against_tf(tf1, build, [value, bias], dynamic=dynamic, seed=seed)
+
+    if 0 in shape:
+        return
+    axes = [0, len(shape) - 1]
+
+    def build_moments(lib, value):
+        mean, variance = lib.nn.moments(value, axes)
+        return mean * 3.0 + variance
+
+    check_against_tf(tf1, build_moments, [value], seed=seed)
+
+
+# -- array ops -------------------------------------------------------------------------
+
+
+@pytest.mark.tf_oracle
+@settings(max_examples=20, deadline=None)
+@given(
+    data=st.data(),
+    dtype=FLOATS,
+    dynamic=st.booleans(),
+    seed=SEEDS,
+)
+def test_reshape_squeeze_expand_dims_gradients_match_tensorflow(tf1, data, dtype, dynamic, seed):
+    shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=4, min_side=1, max_side=3))
+    rng = np.random.default_rng(seed)
+    x = _values(rng, shape, dtype)
+    new = [int(d) for d in rng.permutation([*shape, 1])]
+    if new:
+        new[int(rng.integers(len(new)))] = -1
+    axis = data.draw(st.integers(-len(shape) - 1, len(shape)))
+    ones = [i for i, d in enumerate(shape) if d == 1]
+    squeeze_axis = None
+    if ones:
+        squeeze_axis = data.draw(
+            st.none() | st.lists(st.sampled_from(ones), unique=True, min_size=1)
+        )
+
+    def build(lib, x):
+        r = lib.reshape(x, new)
+        e = lib.expand_dims(x, axis)
+        s = lib.squeeze(x, squeeze_axis)
+        return lib.stack(
+            [lib.reduce_sum(r * r), lib.reduce_sum(lib.sin(e)), lib.reduce_sum(lib.exp(s))]
+        )
+
+    check_against_tf(tf1, build, [x], dynamic=dynamic, seed=seed)
+
+
+@pytest.mark.tf_oracle
+@settings(max_examples=20, deadline=None)
+@given(
+    data=st.data(),
+    n=st.integers(1, 3),
+    dtype=FLOATS,
+    dynamic=st.booleans(),
+    seed=SEEDS,
+)
+def test_stack_unstack_concat_add_n_gradients_match_tensorflow(tf1, data, n, dtype, dynamic, seed):
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=3))
+    rank = len(shape)
+    rng = np.random.default_rng(seed)
+    xs = [_values(rng, shape, dtype) for _ in range(n)]
+    stack_axis = data.draw(st.integers(-rank - 1, rank))
+    unstack_axis = data.draw(st.integers(-rank, rank - 1))
+    concat_axis = data.draw(st.integers(-rank, rank - 1))
+    stacked_shape = np.stack(xs, axis=stack_axis).shape
+    # Concatenated pieces differ along the axis (one may be empty).
+    sizes = data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
+    pieces = []
+    for s in sizes:
+        ps = list(shape)
+        ps[concat_axis] = s
+        pieces.append(_values(rng, ps, dtype))
+
+    def build(lib, *args):
+        xs, pieces = args[:n], args[n:]
+        st_ = lib.stack(list(xs), axis=stack_axis)
+        outs = lib.unstack(st_, num=stacked_shape[unstack_axis], axis=unstack_axis)
+        # Only some outputs of the Unpack are used: the others get zero gradients.
+        un = outs[0] * 2.0 if len(outs) == 1 else outs[0] * 2.0 + outs[-1]
+        parts = [lib.reduce_sum(lib.square(un)), lib.reduce_sum(lib.add_n([x * x for x in xs]))]
+        if n > 1:
+            c = lib.concat(list(pieces), axis=concat_axis)
+            parts.append(lib.reduce_sum(lib.sin(c)))
+        return lib.stack(parts)
+
+    if dynamic and n > 1:
+        dynamic = False  # concat's gradient needs known shapes
+    check_against_tf(tf1, build, xs + pieces, dynamic=dynamic, seed=seed)
+
+
+@pytest.mark.tf_oracle
+@settings(max_examples=20, deadline=None)
+@given(
+    data=st.data(),
+    dtype=FLOATS,
+    seed=SEEDS,
+)
+def test_transpose_slice_broadcast_to_gradients_match_tensorflow(tf1, data, dtype, seed):
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=4, min_side=1, max_side=3))
+    rng = np.random.default_rng(seed)
+    x = _values(rng, shape, dtype)
+    perm = data.draw(st.permutations(range(len(shape))))
+    default_perm = data.draw(st.booleans())
+    begin = [data.draw(st.integers(0, d - 1)) for d in shape]
+    size = [data.draw(st.integers(-1, d - b)) for d, b in zip(shape, begin, strict=True)]
+    target = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=1, base_shape=shape))
+    target = list(target.result_shape)
+
+    def build(lib, x):
+        t = lib.transpose(x) if default_perm else lib.transpose(x, perm)
+        s = lib.slice(x, begin, size)
+        b = lib.broadcast_to(x, target)
+        return lib.stack(
+            [lib.reduce_sum(t * t * t), lib.reduce_sum(lib.exp(s)), lib.reduce_sum(lib.sin(b))]
+        )
+
+    check_against_tf(tf1, build, [x], seed=seed)
+
+
+@pytest.mark.tf_oracle
+@settings(max_examples=30, deadline=None)
+@given(
+    shapes=hnp.mutually_broadcastable_shapes(num_shapes=3, min_dims=0, max_dims=3, max_side=3),
+    dtype=FLOATS,
+    seed=SEEDS,
+)
+def test_select_gradients_match_tensorflow(tf1, shapes, dtype, seed):
+    rng = np.random.default_rng(seed)
+    cond = rng.random(shapes.input_shapes[0]) < 0.5
+    x = _values(rng, shapes.input_shapes[1], dtype)
+    y = _values(rng, shapes.input_shapes[2], dtype)
+
+    def build(lib, x, y):
+        if lib is ff:
+            return ff.where(cond, x, y) * 2.0 + ff.select(cond, y, x)
+        return lib.where_v2(cond, x, y) * 2.0 + lib.where_v2(cond, y, x)
+
+    check_against_tf(tf1, build, [x, y], seed=seed)
+
+
+@pytest.mark.tf_oracle
+@settings(max_examples=20, deadline=None)
+@given(
+    params_shape=hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4),
+    indices_shape=hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=4),
+    dtype=FLOATS,
+    index_dtype=st.sampled_from([np.int32, np.int64]),
+    seed=SEEDS,
+)
+def test_gather_and_segment_sum_gradients_match_tensorflow(
+    tf1, params_shape, indices_shape, dtype, index_dtype, seed
+):
+    rng = np.random.default_rng(seed)
+    params = _values(rng, params_shape, dtype)
+    indices = rng.integers(0, params_shape[0], indices_shape).astype(index_dtype)
+    num_segments = int(rng.integers(1, 5))
+    segment_ids = rng.integers(0, num_segments, params_shape[:1]).astype(index_dtype)
+    mask = rng.random(params_shape[:1]) < 0.5
+
+    def build(lib, params):
+        parts = [
+            lib.reduce_sum(lib.sin(lib.gather(params, indices))),
+            lib.reduce_sum(lib.exp(lib.nn.embedding_lookup(params, indices))),
+            lib.reduce_sum(lib.square(lib.unsorted_segment_sum(params, segment_ids, num_segments))),
+            lib.reduce_sum(lib.cos(lib.boolean_mask(params, mask))),
+        ]
+        return lib.stack(parts)
+
+    check_against_tf(tf1, build, [params], seed=seed)
+
+
+@pytest.mark.tf_oracle
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fill_and_scalar_broadcast_gradients_match_tensorflow(tf1, dtype):
+    x = np.asarray(1.5, dtype)
+
+    def build(lib, x):
+        return lib.fill([2, 3], x) * lib.constant(np.arange(6, dtype=dtype).reshape(2, 3))
+
+    check_against_tf(tf1, build, [x])
+
+
+# -- finite differences ----------------------------------------------------------------
+
+FD_CASES = {
+    **{k: UNARY[k] for k in ("square", "sqrt", "reciprocal", "tanh", "sigmoid", "nn.elu")},
+    **{k: UNARY[k] for k in ("nn.softplus", "chain", "nn.l2_loss", "log1p", "sin", "exp")},
+}
+FD_BINARY = {k: BINARY[k] for k in ("add", "subtract", "multiply", "divide", "pow", "mixed")}
+
+
+def _check_finite_differences(build, arrays, seed, eps=1e-6):
+    """ff's analytic gradient of `sum(build(*xs) * w)` against central differences."""
+    g = ff.Graph()
+    with g.as_default():
+        xs = [ff.placeholder(ff.float64, a.shape) for a in arrays]
+        y = build(ff, *xs)
+        with ff.Session(graph=g) as sess:
+            yv = np.asarray(sess.run(y, dict(zip(xs, arrays, strict=True))))
+            w = np.random.default_rng(seed).normal(size=yv.shape)
+            loss = ff.reduce_sum(y * ff.constant(w))
+            grads = ff.gradients(loss, xs)
+            analytic = sess.run(grads, dict(zip(xs, arrays, strict=True)))
+            for i, a in enumerate(arrays):
+                numeric = np.zeros_like(a)
+                for idx in np.ndindex(a.shape):
+                    vals = []
+                    for sign in (1.0, -1.0):
+                        pert = a.copy()
+                        pert[idx] += sign * eps
+                        feeds = dict(zip(xs, arrays, strict=True))
+                        feeds[xs[i]] = pert
+                        vals.append(sess.run(loss, feeds))
+                    numeric[idx] = (vals[0] - vals[1]) / (2 * eps)
+                np.testing.assert_allclose(
+                    analytic[i], numeric, rtol=1e-6, atol=1e-7, err_msg=f"gradient {i}"
+                )
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    name=st.sampled_from(sorted(FD_CASES)),
+    shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=3),
+    seed=SEEDS,
+)
+def test_unary_gradients_match_finite_differences(name, shape, seed):
+    build, domain = FD_CASES[name]
+    x = _values(np.random.default_rng(seed), shape, np.float64, domain)
+    _check_finite_differences(build, [x], seed)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    name=st.sampled_from(sorted(FD_BINARY)),
+    shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=3),
+    seed=SEEDS,
+)
+def test_broadcasting_binary_gradients_match_finite_differences(name, shapes, seed):
+    build, dx, dy = FD_BINARY[name]
+    rng = np.random.default_rng(seed)
+    x = _values(rng, shapes.input_shapes[0], np.float64, dx)
+    y = _values(rng, shapes.input_shapes[1], np.float64, dy)
+    _check_finite_differences(build, [x, y], seed)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    data=st.data(),
+    kind=st.sampled_from(["reduce_sum", "reduce_mean", "reduce_max", "reduce_prod", "matmul"]),
+    seed=SEEDS,
+)
+def test_reductions_and_matmul_match_finite_differences(data, kind, seed):
+    rng = np.random.default_rng(seed)
+    if kind == "matmul":
+        m, k, n = (data.draw(st.integers(1, 3)) for _ in range(3))
+        ta, tb = data.draw(st.booleans()), data.draw(st.booleans())
+        a = _values(rng, (k, m) if ta else (m, k), np.float64)
+        b = _values(rng, (n, k) if tb else (k, n), np.float64)
+        _check_finite_differences(
+            lambda lib, a, b: lib.matmul(a, b, transpose_a=ta, transpose_b=tb), [a, b], seed
+        )
+        return
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=3))
+    axis = data.draw(st.none() | st.integers(-len(shape), len(shape) - 1))
+    keepdims = data.draw(st.booleans())
+    domain = {"reduce_max": "distinct", "reduce_prod": "unit"}.get(kind, "any")
+    x = _values(rng, shape, np.float64, domain)
+    _check_finite_differences(
+        lambda lib, x: getattr(lib, kind)(x, axis=axis, keepdims=keepdims), [x], seed
+    )
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    shape=hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=3),
+    kind=st.sampled_from(["softmax", "log_softmax", "xent", "sparse_xent", "sigmoid_xent"]),
+    seed=SEEDS,
+)
+def test_softmax_and_xent_match_finite_differences(shape, kind, seed):
+    rng = np.random.default_rng(seed)
+    logits = _values(rng, shape, np.float64)
+    if kind in ("softmax", "log_softmax"):
+        _check_finite_differences(lambda lib, x: getattr(lib.nn, kind)(x), [logits], seed)
+    elif kind == "xent":
+        labels = _distribution(rng, shape, np.float64)
+        _check_finite_differences(
+            lambda lib, x, z: lib.nn.softmax_cross_entropy_with_logits_v2(labels=z, logits=x),
+            [logits, labels],
+            seed,
+        )
+    elif kind == "sparse_xent":
+        if len(shape) < 2:
+            logits = logits.reshape(1, -1)
+        labels = rng.integers(0, logits.shape[-1], logits.shape[:-1])
+        _check_finite_differences(
+            lambda lib, x: lib.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=x),
+            [logits],
+            seed,
+        )
+    else:
+        logits = _values(rng, shape, np.float64, "nonzero")
+        labels = rng.uniform(0, 1, shape)
+        _check_finite_differences(
+            lambda lib, x, z: lib.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=x),
+            [logits, labels],
+            seed,
+        )
+
+
+# -- semantics -------------------------------------------------------------------------
+
+
+def _run(fetches, feeds=None):
+    with ff.Session() as sess:
+        sess.run(ff.global_variables_initializer())
+        return sess.run(fetches, feeds)
+
+
+def test_grad_ys_default_to_ones_and_scale_when_given():
+    x = ff.constant([1.0, 2.0, 3.0])
+    y = x * x
+    (g_default,) = ff.gradients(y, x)
+    (g_ones,) = ff.gradients(y, x, grad_ys=ff.ones([3]))
+    (g_given,) = ff.gradients(y, x, grad_ys=ff.constant([1.0, 10.0, 100.0]))
+    (g_y,) = ff.gradients(y, y)
+    got = _run([g_default, g_ones, g_given, g_y])
+    np.testing.assert_allclose(got[0], [2, 4, 6])
+    np.testing.assert_allclose(got[1], [2, 4, 6])
+    np.testing.assert_allclose(got[2], [2, 40, 600])
+    np.testing.assert_allclose(got[3], [1, 1, 1])
+
+
+def test_multiple_ys_are_summed_and_grad_ys_pair_with_them():
+    x = ff.constant([1.0, 2.0])
+    y1, y2 = x * 3.0, ff.square(x)
+    got = _run(
+        [
+            ff.gradients([y1, y2], x)[0],
+            ff.gradients([y1, y2], [x], grad_ys=[[1.0, 1.0], [2.0, 0.5]])[0],
+            ff.gradients([y1, y2], x, grad_ys=[None, [2.0, 0.5]])[0],
+        ]
+    )
+    np.testing.assert_allclose(got[0], [5, 7])
+    np.testing.assert_allclose(got[1], [3 + 4, 3 + 2])
+    np.testing.assert_allclose(got[2], [3 + 4, 3 + 2])
+    with pytest.raises(ValueError):
+        ff.gradients([y1, y2], x, grad_ys=[[1.0, 1.0]])
+
+
+def test_unconnected_and_non_differentiable_paths_give_none():
+    x = ff.constant([1.0, 2.0])
+    z = ff.constant([3.0, 4.0])
+    y = x * 2.0
+    assert ff.gradients(y, z) == [None]
+    gx, gz = ff.gradients(y, [x, z])
+    assert gz is None
+    np.testing.assert_allclose(_run(gx), [2, 2])
+    # argmax/comparisons/shape ops are not differentiable: no gradient flows through them.
+    a = ff.cast(ff.argmax(x), ff.float32) + ff.reduce_sum(ff.cast(ff.greater(x, 1.5), ff.float32))
+    assert ff.gradients(a, x) == [None]
+    assert ff.gradients(ff.cast(ff.shape(x), ff.float32), x) == [None]
+    # ... but another path still does.
+    (g,) = ff.gradients(a + ff.reduce_sum(x), x)
+    np.testing.assert_allclose(_run(g), [1, 1])
+
+
+def test_stop_gradient_masks():
+    x = ff.constant([1.0, 2.0, 3.0])
+    assert ff.gradients(ff.stop_gradient(x) * 2.0, x) == [None]
+    (g,) = ff.gradients(x * ff.stop_gradient(x), x)  # d/dx x * c = c
+    np.testing.assert_allclose(_run(g), [1, 2, 3])
+    (g,) = ff.gradients(ff.square(x) + ff.stop_gradient(ff.square(x)), x)
+    np.testing.assert_allclose(_run(g), [2, 4, 6])
+
+
+def test_y_that_is_an_ancestor_of_another_y():
+    x = ff.constant([1.0, 2.0])
+    y1 = x * 2.0
+    y2 = y1 * 3.0
+    (g,) = ff.gradients([y1, y2], x)
+    np.testing.assert_allclose(_run(g), [8, 8])
+    (g,) = ff.gradients([y2, y1], x, grad_ys=[[1.0, 2.0], [10.0, 10.0]])
+    np.testing.assert_allclose(_run(g), [26, 32])
+    # y1 as both a y and an x: the gradient of y2 + y1 with respect to y1.
+    (g,) = ff.gradients([y1, y2], y1)
+    np.testing.assert_allclose(_run(g), [4, 4])
+
+
+@pytest.mark.parametrize(
+    "method",
+    [
+        None,
+        ff.AggregationMethod.ADD_N,
+        ff.AggregationMethod.DEFAULT,
+        ff.AggregationMethod.EXPERIMENTAL_TREE,
+        ff.AggregationMethod.EXPERIMENTAL_ACCUMULATE_N,
+    ],
+)
+def test_repeated_use_aggregates_with_every_method(method):
+    xv = np.array([[1.0, -2.0], [0.5, 3.0]])
+    x = ff.constant(xv)
+    y = x * x + ff.sin(x) * x + ff.exp(x) + x
+    (g,) = ff.gradients(y, x, aggregation_method=method)
+    want = 2 * xv + np.cos(xv) * xv + np.sin(xv) + np.exp(xv) + 1
+    np.testing.assert_allclose(_run(g), want, rtol=1e-12)
+    (g2,) = ff.gradients(x * x, x, aggregation_method=method)
+    np.testing.assert_allclose(_run(g2), 2 * xv)
+
+
+def test_add_n_and_tree_aggregation_give_equal_values():
+    rng = np.random.default_rng(0)
+    xv = rng.normal(size=(3, 4)).astype(np.float32)
+    x = ff.constant(xv)
+    y = ff.add_n([x * float(i) + ff.square(x) for i in range(5)]) + ff.tanh(x) * x
+    (a,) = ff.gradients(y, x, aggregation_method=ff.AggregationMethod.ADD_N)
+    (b,) = ff.gradients(y, x, aggregation_method=ff.AggregationMethod.EXPERIMENTAL_TREE)
+    ga, gb = _run([a, b])
+    np.testing.assert_allclose(ga, gb, rtol=1e-6)
+    assert a.op.type == "AddN"
+
+
+@pytest.mark.tf_oracle
+def test_gradient_op_names_are_scoped_like_tensorflow(tf1):
+    def build(lib):
+        x = lib.placeholder(lib.float32, [None, 3], name="x")
+        w = lib.constant(np.ones((3, 2), np.float32), name="w")
+        y = lib.reduce_sum(lib.tanh(lib.matmul(x, w)))
+        first = lib.gradients(y, [x, w])
+        second = lib.gradients(lib.sigmoid(x), x)
+        named = lib.gradients(lib.nn.relu(x), x, name="my_grads")
+        return first + second + named
+
+    g_tf, g_ff = tf1.Graph(), ff.Graph()
+    with g_tf.as_default():
+        want = [t.name for t in build(tf1)]
+    with g_ff.as_default():
+        before = {op.name for op in g_ff.get_operations()}
+        got = [t.name for t in build(ff)]
+        added = [op.name for op in g_ff.get_operations() if op.name not in before]
+    assert got == want
+    assert got[:2] == ["gradients/MatMul_grad/MatMul:0", "gradients/MatMul_grad/MatMul_1:0"]
+    assert got[2] == "gradients_1/Sigmoid_grad/SigmoidGrad:0"
+    assert got[3] == "my_grads/Relu_grad/ReluGrad:0"
+    grad_ops = [n for n in added if n.split("/")[0] in ("gradients", "gradients_1", "my_grads")]
+    forward = {"x", "w", "Tanh", "Sum", "MatMul", "Sigmoid", "Relu", "Const"}
+    assert set(added) - set(grad_ops) <= forward
+    assert "gradients/Tanh_grad/TanhGrad" in grad_ops
+    assert any(n.startswith("gradients/Sum_grad/") for n in grad_ops)
+
+
+def test_missing_gradient_is_a_lookup_error():
+    # Every differentiable public op has a gradient, so the op without one is reached
+    # through a gradient op: a second derivative (TensorFlow has this one).
+    x = ff.constant([1.0, 2.0])
+    (g,) = ff.gradients(ff.tanh(x), x)
+    with pytest.raises(LookupError, match=r"No gradient defined for operation .*TanhGrad"):
+        ff.gradients(g, x)
+
+
+@pytest.mark.tf_oracle
+@pytest.mark.xfail(
+    strict=True,
+    reason="second-order gradients: TanhGrad/SigmoidGrad/ReluGrad/... have no gradient "
+    "registered (LookupError); TF differentiates them",
+)
+def test_second_order_gradients_match_tensorflow(tf1):
+    def build(lib):
+        x = lib.constant([0.5, -1.0, 2.0], dtype=lib.float64)
+        (g,) = lib.gradients(lib.reduce_sum(lib.tanh(x) + lib.sigmoid(x) * x), x)
+        return lib.gradients(g, x)
+
+    from conftest import run_ff, run_tf
+
+    np.testing.assert_allclose(run_ff(build)[0], run_tf(tf1, build)[0], rtol=1e-12)
+
+
+@pytest.mark.tf_oracle
+@pytest.mark.parametrize("lib_name", ["tf", "ff"])
+def test_gradient_through_assign_is_none_like_tensorflow(tf1, lib_name):
+    lib = tf1 if lib_name == "tf" else ff
+    g = lib.Graph()
+    with g.as_default():
+        x = lib.constant([1.0, 2.0])
+        v = lib.Variable([0.0, 0.0], name="v")
+        assert lib.gradients(v.assign(x * 2.0), x) == [None]
+        assert lib.gradients(lib.reduce_sum(v.assign_add(x)), x) == [None]
+
+
+def test_grad_ys_of_the_wrong_dtype_is_a_value_error():
+    x = ff.constant([1.0, 2.0])
+    y = ff.reduce_mean(x * x)
+    with pytest.raises(ValueError, match="float64"):
+        ff.gradients(y, x, grad_ys=ff.constant(1.0, ff.float64))
+    with pytest.raises(ValueError, match="float64"):
+        ff.gradients(y, x, grad_ys=np.float64(1.0))
+
+
+@pytest.mark.tf_oracle
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gradients_through_variables_match_tensorflow(tf1, dtype):
+    rng = np.random.default_rng(3)
+    wv = rng.normal(size=(3, 2)).astype(dtype)
+    bv = rng.normal(size=(2,)).astype(dtype)
+    xv = rng.normal(size=(4, 3)).astype(dtype)
+    labels = np.array([0, 1, 1, 0])
+
+    def build(lib):
+        w = lib.Variable(wv, name="w")
+        b = lib.Variable(bv, name="b")
+        logits = lib.nn.bias_add(lib.matmul(lib.constant(xv), w), b)
+        loss = lib.reduce_mean(
+            lib.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+        ) + 0.1 * lib.nn.l2_loss(w)
+        loss = loss + lib.reduce_sum(w * w * b)  # the variable used more than once
+        return lib.gradients(loss, [w, b])
+
+    from conftest import run_ff, run_tf
+
+    want = run_tf(tf1, build)
+    got = run_ff(build)
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, **TOL[w.dtype])
+
+
+def test_gradient_descent_on_a_variable_converges():
+    rng = np.random.default_rng(0)
+    xv = rng.normal(size=(32, 3))
+    true_w = np.array([[1.5], [-2.0], [0.5]])
+    yv = xv @ true_w + 0.25
+    w = ff.Variable(np.zeros((3, 1)), name="w")
+    b = ff.Variable(0.0, dtype=ff.float64, name="b")
+    loss = ff.reduce_mean(ff.square(ff.matmul(ff.constant(xv), w) + b - yv))
+    gw, gb = ff.gradients(loss, [w, b])
+    step = ff.group(w.assign_sub(0.1 * gw), b.assign_sub(0.1 * gb))
+    with ff.Session() as sess:
+        sess.run(ff.global_variables_initializer())
+        first = sess.run(loss)
+        for _ in range(200):
+            sess.run(step)
+        last, w_got, b_got = sess.run([loss, w, b])
+    assert last < 1e-8 < first
+    np.testing.assert_allclose(w_got, true_w, atol=1e-4)
+    np.testing.assert_allclose(b_got, 0.25, atol=1e-4)
+
+
+@pytest.mark.parametrize("lookup", ["gather", "embedding_lookup"])
+def test_gather_gradient_is_indexed_slices(lookup):
+    params_v = np.arange(12, dtype=np.float32).reshape(4, 3)
+    params = ff.Variable(params_v, name="params")
+    ids = ff.constant([[3, 1], [3, 0]])
+    if lookup == "gather":
+        rows = ff.gather(params, ids)
+    else:
+        rows = ff.nn.embedding_lookup(params, ids)
+    y = ff.reduce_sum(rows * ff.constant([1.0, 2.0, 3.0]))
+    (g,) = ff.gradients(y, params)
+    assert isinstance(g, ff.IndexedSlices)
+    assert g.dtype == ff.float32
+    assert g.values.shape.as_list() == [4, 3]
+    assert g.indices.shape.as_list() == [4]
+    values, indices, dense_shape, dense = _run(
+        [g.values, g.indices, g.dense_shape, ff.convert_to_tensor(g)]
+    )
+    np.testing.assert_array_equal(indices, [3, 1, 3, 0])
+    np.testing.assert_allclose(values, np.tile([1.0, 2.0, 3.0], (4, 1)))
+    np.testing.assert_array_equal(dense_shape, [4, 3])
+    want = np.zeros((4, 3), np.float32)
+    np.add.at(want, [3, 1, 3, 0], np.tile([1.0, 2.0, 3.0], (4, 1)))
+    np.testing.assert_allclose(dense, want)
+    # Adding a dense contribution densifies the sum.
+    (g2,) = ff.gradients(y + ff.reduce_sum(params), params)
+    assert not isinstance(g2, ff.IndexedSlices)
+    np.testing.assert_allclose(_run(g2), want + 1)
+
+
+def test_fetching_indexed_slices_like_tensorflow():
+    params = ff.constant(np.ones((3, 2), np.float32))
+    (g,) = ff.gradients(ff.reduce_sum(ff.gather(params, [2, 2])), params)
+    got = _run(g)
+    np.testing.assert_array_equal(got.indices, [2, 2])
+    np.testing.assert_array_equal(got.values, np.ones((2, 2)))
+    np.testing.assert_array_equal(got.dense_shape, [3, 2])
+
+
+def test_gradient_of_empty_broadcast_with_unknown_shapes():
+    x = ff.placeholder(ff.float32, [None, None])
+    (g,) = ff.gradients(x * 2.0, x)
+    assert _run(g, {x: np.zeros((1, 0), np.float32)}).shape == (1, 0)
