@@ -8,6 +8,7 @@ Run: python benches/python/bench_mlp.py [--steps N]
 """
 
 import argparse
+import itertools
 import os
 import time
 
@@ -19,7 +20,7 @@ BATCH, SIZES = 128, (784, 256, 256, 10)
 def params(seed=0):
     rng = np.random.default_rng(seed)
     out = []
-    for fan_in, fan_out in zip(SIZES[:-1], SIZES[1:], strict=True):
+    for fan_in, fan_out in itertools.pairwise(SIZES):
         w = (rng.normal(size=(fan_in, fan_out)) * np.sqrt(2.0 / fan_in)).astype(np.float32)
         out.append((w, np.zeros(fan_out, np.float32)))
     return out
