@@ -45,6 +45,20 @@ class Graph:
         """`(kind, value)` of an attribute, or None."""
     def attr_names(self, node: int) -> list[str]:
         """Sorted attribute names of a node."""
+    def gradients(
+        self,
+        ys: list[tuple[int, int]],
+        xs: list[tuple[int, int]],
+        grad_ys: list[tuple[int, int] | None],
+        scope: str,
+        device: str,
+        aggregation: int = 0,
+    ) -> list[tuple[Any, ...] | None]:
+        """`tf.gradients`: adds gradient nodes; per x None, ("dense", t) or ("sparse", v, i, s)."""
+    def node_info(
+        self, id: int
+    ) -> tuple[str, str, list[tuple[int, int]], list[int], str, list[_OutputSpec]]:
+        """(name, op type, inputs, control inputs, device, output specs) of a node."""
     def finalize(self) -> None:
         """Makes the graph read-only."""
     @property
