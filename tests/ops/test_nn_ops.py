@@ -317,11 +317,6 @@ def test_bias_add_rank_errors_like_tensorflow(value_shape, bias_shape):
         ff.nn.bias_add(np.zeros(value_shape, np.float32), np.zeros(bias_shape, np.float32))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Relu/Relu6 only accept float32/float64: ff.nn.relu(int32 [-1, 2]) raises "
-    "TypeError; TF's Relu supports integer types and gives [0, 2]",
-)
 def test_relu_of_integers_like_tensorflow():
     x = np.array([-1, 2, 7], np.int32)
     got = _run([ff.nn.relu(x), ff.nn.relu6(x)])

@@ -16,8 +16,9 @@ use crate::kernels::{KernelBuild, OpContext, OpKernel, stateless};
 use crate::shape::PartialShape;
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add(OpDef::new("Relu", &["features"], infer_float_unary, activation::<ReluFn>).grad(g::relu));
-    r.add(OpDef::new("Relu6", &["features"], infer_float_unary, activation::<Relu6Fn>).grad(g::relu6));
+    // Relu and Relu6 also take integers, as in TF.
+    r.add(OpDef::new("Relu", &["features"], infer_numeric_unary, clamp_kernel::<false>).grad(g::relu));
+    r.add(OpDef::new("Relu6", &["features"], infer_numeric_unary, clamp_kernel::<true>).grad(g::relu6));
     r.add(OpDef::new("Elu", &["features"], infer_float_unary, activation::<EluFn>).grad(g::elu));
     r.add(OpDef::new("Softplus", &["features"], infer_float_unary, activation::<SoftplusFn>).grad(g::softplus));
     r.add(OpDef::new("ReluGrad", &["gradients", "features"], infer_float_binary, activation_grad::<ReluGradFn>));
@@ -58,6 +59,32 @@ fn infer_float_unary(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![OutputSpec::new(t, ctx.input(0).shape.clone())])
 }
 
+fn infer_numeric_unary(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.same_type(&[0])?;
+    ctx.check_type(0, super::math::NUMERIC)?;
+    Ok(vec![OutputSpec::new(t, ctx.input(0).shape.clone())])
+}
+
+/// `Relu` (`max(x, 0)`) and, with `SIX`, `Relu6` (`min(max(x, 0), 6)`) for every numeric type.
+struct ClampKernel<const SIX: bool>;
+
+fn clamp_kernel<const SIX: bool>(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(ClampKernel::<SIX>))
+}
+
+impl<const SIX: bool> OpKernel for ClampKernel<SIX> {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let x = ctx.take_input(0)?;
+        let out = crate::dispatch_numeric!(x.dtype(), T => unary::<T>(x, |v| {
+            // NaN passes through `max` unchanged, as TF's Relu.
+            let r = if v < T::ZERO { T::ZERO } else { v };
+            if SIX && r > six() { six() } else { r }
+        })?, _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
 fn infer_float_binary(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0, 1])?;
     ctx.check_type(0, FLOATS)?;
@@ -86,8 +113,6 @@ macro_rules! activation_fn {
         }
     };
 }
-activation_fn!(ActivationFn, ReluFn, |x| if x > T::ZERO { x } else { T::ZERO });
-activation_fn!(ActivationFn, Relu6Fn, |x| x.max(T::ZERO).min(six()));
 activation_fn!(ActivationFn, EluFn, |x| if x > T::ZERO { x } else { x.exp().sub(T::ONE) });
 // log(1 + exp(x)) computed without overflow: max(x, 0) + log1p(exp(-|x|)).
 activation_fn!(ActivationFn, SoftplusFn, |x| x.max(T::ZERO).add(x.abs().neg().exp().ln_1p()));
