@@ -1,8 +1,8 @@
 """Train a linear regression by gradient descent through `Session.run`.
 
 The data are generated (a fixed random linear map plus noise); the gradient of the
-mean squared error is written out with graph ops (`tf.gradients` arrives with the op
-library), and every step is one `Session.run` of the update ops.
+mean squared error is written out by hand with graph ops (the other examples use
+`tf.gradients`), and every step is one `Session.run` of the update ops.
 
 Run: python examples/linear_regression.py [--steps N]
 """

@@ -37,3 +37,24 @@ def run_ff(build, feeds=None):
         with ff.Session(graph=g) as sess:
             sess.run(ff.global_variables_initializer())
             return sess.run(fetches, feeds(g) if feeds else None)
+
+
+def build_both(tf1, build):
+    """Builds `build(lib)` in a fresh TF graph and a fresh ferroflow graph (no run).
+
+    Returns ((tf_graph, tf_result), (ff_graph, ff_result)).
+    """
+    g_tf, g_ff = tf1.Graph(), ff.Graph()
+    with g_tf.as_default():
+        tf_out = build(tf1)
+    with g_ff.as_default():
+        ff_out = build(ff)
+    return (g_tf, tf_out), (g_ff, ff_out)
+
+
+def assert_same_tensors(tf_out, ff_out):
+    """Same names, dtypes and static shapes, tensor by tensor."""
+    for a, b in zip(tf_out, ff_out, strict=True):
+        assert a.name == b.name
+        assert a.dtype.name == b.dtype.name
+        assert a.shape.as_list() == b.shape.as_list()

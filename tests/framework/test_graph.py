@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import ferroflow as ff
+from conftest import build_both
 from ferroflow import protos
 
 
@@ -48,11 +49,7 @@ def test_graph_def_matches_tensorflow(tf1):
         s = tf.reduce_sum(z, axis=[0, 1], keepdims=True)
         return [z, init, s, tf.cast(s, tf.int32), tf.reshape(s, [-1]), tf.no_op()]
 
-    g_tf, g_ff = tf1.Graph(), ff.Graph()
-    with g_tf.as_default():
-        build(tf1)
-    with g_ff.as_default():
-        build(ff)
+    (g_tf, _), (g_ff, _) = build_both(tf1, build)
     tf_def = g_tf.as_graph_def()
     ff_def = g_ff.as_graph_def()
     assert [n.name for n in ff_def.node] == [n.name for n in tf_def.node]

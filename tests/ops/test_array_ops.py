@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import ferroflow as ff
+from conftest import assert_same_tensors, build_both
 
 
 def _run(t, feeds=None):
@@ -178,12 +179,5 @@ def test_array_op_names_match_tensorflow(tf1):
             tf.placeholder_with_default(tf.constant([1.0]), [None]),
         ]
 
-    g_tf, g_ff = tf1.Graph(), ff.Graph()
-    with g_tf.as_default():
-        a = build(tf1)
-    with g_ff.as_default():
-        b = build(ff)
-    for x, y in zip(a, b, strict=True):
-        assert x.name == y.name
-        assert x.dtype.name == y.dtype.name
-        assert x.shape.as_list() == y.shape.as_list()
+    (_, a), (_, b) = build_both(tf1, build)
+    assert_same_tensors(a, b)

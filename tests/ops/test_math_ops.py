@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import ferroflow as ff
+from conftest import assert_same_tensors, build_both
 
 BINARY = {
     "add": np.add,
@@ -207,13 +208,6 @@ def test_static_shapes_and_names_match_tensorflow(tf1):
         s = tf.reduce_sum(tf.square(y - m), name="loss")
         return [x + 1, y, m, s, tf.subtract(y, 2.0), tf.multiply(2.0, m)]
 
-    g_tf, g_ff = tf1.Graph(), ff.Graph()
-    with g_tf.as_default():
-        tf_out = build(tf1)
-    with g_ff.as_default():
-        ff_out = build(ff)
-    for a, b in zip(tf_out, ff_out, strict=True):
-        assert a.name == b.name
-        assert a.shape.as_list() == b.shape.as_list()
-        assert a.dtype.name == b.dtype.name
+    (g_tf, tf_out), (g_ff, ff_out) = build_both(tf1, build)
+    assert_same_tensors(tf_out, ff_out)
     assert [op.name for op in g_tf.get_operations()] == [op.name for op in g_ff.get_operations()]

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import ferroflow as ff
-from conftest import run_ff, run_tf
+from conftest import build_both, run_ff, run_tf
 
 
 def _run(t, feeds=None):
@@ -504,11 +504,7 @@ def test_values_static_shapes_and_names_match_tensorflow(tf1):
             *tf.unstack(p, axis=1),
         ]
 
-    g_tf, g_ff = tf1.Graph(), ff.Graph()
-    with g_tf.as_default():
-        want_t = build(tf1)
-    with g_ff.as_default():
-        got_t = build(ff)
+    (_, want_t), (_, got_t) = build_both(tf1, build)
     for w, g in zip(want_t, got_t, strict=True):
         assert g.dtype.name == w.dtype.name, w.name
         assert g.shape.as_list() == w.shape.as_list(), w.name

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import ferroflow as ff
-from conftest import run_ff, run_tf
+from conftest import assert_same_tensors, build_both, run_ff, run_tf
 
 TOL = {
     np.dtype(np.float32): {"rtol": 2e-6, "atol": 1e-6},
@@ -375,12 +375,5 @@ def test_nn_op_names_and_shapes_match_tensorflow(tf1):
             tf.nn.sigmoid_cross_entropy_with_logits(labels=x, logits=x),
         ]  # (TF names the dense xent's output `.../Reshape_2`, ferroflow the scope: skipped)
 
-    g_tf, g_ff = tf1.Graph(), ff.Graph()
-    with g_tf.as_default():
-        a = build(tf1)
-    with g_ff.as_default():
-        b = build(ff)
-    for x, y in zip(a, b, strict=True):
-        assert x.name == y.name
-        assert x.dtype.name == y.dtype.name
-        assert x.shape.as_list() == y.shape.as_list()
+    (_, a), (_, b) = build_both(tf1, build)
+    assert_same_tensors(a, b)
