@@ -51,6 +51,7 @@ from .framework.ops import (
     register_tensor_conversion_function,
     reset_default_graph,
 )
+from .framework.random_seed import get_seed, set_random_seed
 from .framework.session import InteractiveSession, Session, get_default_session
 from .framework.tensor_shape import Dimension, TensorShape
 from .ops.array_ops import (
@@ -137,6 +138,7 @@ from .ops.math_ops import (
     truediv,
     unsorted_segment_sum,
 )
+from .ops.random_ops import random_normal, random_shuffle, random_uniform, truncated_normal
 from .ops.state_ops import assign, assign_add, assign_sub
 from .ops.variables import (
     Variable,
@@ -209,6 +211,7 @@ __all__ = [
     "get_collection_ref",
     "get_default_graph",
     "get_default_session",
+    "get_seed",
     "global_variables",
     "global_variables_initializer",
     "GPUOptions",
@@ -258,6 +261,9 @@ __all__ = [
     "placeholder",
     "placeholder_with_default",
     "pow",
+    "random_normal",
+    "random_shuffle",
+    "random_uniform",
     "range",
     "rank",
     "reciprocal",
@@ -275,6 +281,7 @@ __all__ = [
     "RunOptions",
     "select",
     "Session",
+    "set_random_seed",
     "shape",
     "sigmoid",
     "sign",
@@ -298,6 +305,7 @@ __all__ = [
     "trainable_variables",
     "transpose",
     "truediv",
+    "truncated_normal",
     "tuple",
     "uint8",
     "unsorted_segment_sum",

@@ -366,6 +366,7 @@ class Graph:
         self._collections: dict[str, list] = {}
         self._thread_local = threading.local()
         self._seed = None
+        self._unseeded_random_ops = 0  # default op seeds handed out (random_seed.get_seed)
         self._finalized = False
 
     # -- per-thread construction state (TF keeps these per thread too) ------------

@@ -5,7 +5,8 @@
 //!   construction-time errors.
 //! - [`executor`]: sessions that compile run signatures into cached plans and
 //!   execute them inline or on a thread pool.
-//! - [`kernels`]: CPU kernels; [`resource`]: per-session variables.
+//! - [`kernels`]: CPU kernels; [`resource`]: per-session variables;
+//!   [`random`]: TF's Philox generator and distributions.
 //! - [`tensor`], [`shape`], [`dtype`], [`error`]: the value types underneath.
 #[macro_use]
 pub mod error;
@@ -15,6 +16,7 @@ pub mod executor;
 pub mod graph;
 pub mod kernels;
 pub mod ops;
+pub mod random;
 pub mod resource;
 pub mod shape;
 pub mod tensor;

@@ -1,5 +1,6 @@
 //! Per-session state: variables, looked up by container and shared name. A direct
 //! session owns its own `ResourceMgr`, so two sessions on one graph never share values.
+use std::any::Any;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -71,10 +72,14 @@ impl Var {
     }
 }
 
+/// State a kernel keeps for its node across runs and plans of one session.
+type NodeState = Arc<dyn Any + Send + Sync>;
+
 /// The variables (and, later, queues and other resources) of one session or server.
 #[derive(Default)]
 pub struct ResourceMgr {
     vars: Mutex<HashMap<String, Arc<Var>>>,
+    node_states: Mutex<HashMap<String, NodeState>>,
 }
 
 impl ResourceMgr {
@@ -97,9 +102,19 @@ impl ResourceMgr {
         vars.insert(key, Arc::clone(&v));
         Ok(v)
     }
+    /// The state node `node` keeps for the session's lifetime (a random op's generator
+    /// position), created by `init` on first use. Plans are compiled per run signature,
+    /// so state that must survive between differently-fetched runs lives here, not in
+    /// the kernel.
+    pub fn node_state<T: Any + Send + Sync>(&self, node: &str, init: impl FnOnce() -> T) -> Result<Arc<T>> {
+        let mut states = self.node_states.lock();
+        let state = Arc::clone(states.entry(node.to_string()).or_insert_with(|| Arc::new(init())));
+        state.downcast::<T>().map_err(|_| Error::new(Code::Internal, format!("node {node} has state of another type")))
+    }
     /// Drops every resource (session close).
     pub fn clear(&self) {
         self.vars.lock().clear();
+        self.node_states.lock().clear();
     }
 }
 

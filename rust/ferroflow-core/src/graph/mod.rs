@@ -73,6 +73,41 @@ impl Node {
             .get(name)
             .ok_or_else(|| Error::value(format!("Op '{}' ({}) is missing attr '{name}'", self.name, self.def.name)))
     }
+    fn wrong_attr(&self, name: &str, want: &str) -> Error {
+        Error::value(format!("Attr '{name}' of '{}' ({}) should be {want}", self.name, self.def.name))
+    }
+    /// An `int` attr, or `default` when absent.
+    pub fn attr_int_or(&self, name: &str, default: i64) -> Result<i64> {
+        match self.attrs.get(name) {
+            None => Ok(default),
+            Some(AttrValue::I(i)) => Ok(*i),
+            Some(_) => Err(self.wrong_attr(name, "an int")),
+        }
+    }
+    /// A `bool` attr, or `default` when absent.
+    pub fn attr_bool_or(&self, name: &str, default: bool) -> Result<bool> {
+        match self.attrs.get(name) {
+            None => Ok(default),
+            Some(AttrValue::B(b)) => Ok(*b),
+            Some(_) => Err(self.wrong_attr(name, "a bool")),
+        }
+    }
+    /// A `string` attr, or `default` when absent.
+    pub fn attr_str_or(&self, name: &str, default: &str) -> Result<String> {
+        match self.attrs.get(name) {
+            None => Ok(default.to_string()),
+            Some(AttrValue::S(s)) => Ok(String::from_utf8_lossy(s).into_owned()),
+            Some(_) => Err(self.wrong_attr(name, "a string")),
+        }
+    }
+    /// A `list(int)` attr, or `default` when absent.
+    pub fn attr_ints_or(&self, name: &str, default: &[i64]) -> Result<Vec<i64>> {
+        match self.attrs.get(name) {
+            None => Ok(default.to_vec()),
+            Some(AttrValue::ListI(v)) => Ok(v.clone()),
+            Some(_) => Err(self.wrong_attr(name, "a list of ints")),
+        }
+    }
 }
 
 /// What a caller supplies to add a node.

@@ -7,6 +7,7 @@ pub mod layout;
 pub mod matmul;
 pub mod nn;
 pub mod num;
+pub(crate) mod random;
 pub mod reduce;
 pub(crate) mod state;
 
@@ -49,6 +50,30 @@ impl ExecEnv {
     /// Number of intra-op threads available (1 without a pool).
     pub fn intra_threads(&self) -> usize {
         self.intra_pool.as_ref().map_or(1, |p| p.current_num_threads())
+    }
+
+    /// Runs `f(offset, chunk)` over `data` cut into contiguous chunks (each a multiple
+    /// of `align` elements, except the last) on the intra-op pool. Data shorter than
+    /// two chunks of `min_chunk` runs as one call on this thread: splitting only pays
+    /// once each piece outweighs the cost of waking a worker.
+    pub fn for_each_chunk<T: Send>(
+        &self,
+        data: &mut [T],
+        min_chunk: usize,
+        align: usize,
+        f: impl Fn(usize, &mut [T]) + Sync,
+    ) {
+        use rayon::prelude::*;
+        let n = data.len();
+        let pieces = (n / min_chunk.max(1)).min(self.intra_threads() * 4);
+        match &self.intra_pool {
+            Some(pool) if pieces >= 2 => {
+                let align = align.max(1);
+                let len = n.div_ceil(pieces).div_ceil(align) * align;
+                pool.install(|| data.par_chunks_mut(len).enumerate().for_each(|(i, c)| f(i * len, c)));
+            }
+            _ => f(0, data),
+        }
     }
 }
 

@@ -214,7 +214,7 @@ fn reshape_compute(ctx: &mut OpContext<'_>) -> Result<()> {
 }
 
 /// Element counts from an int vector that must be non-negative.
-fn dims_from(values: &[i64], what: &str) -> Result<Vec<usize>> {
+pub(crate) fn dims_from(values: &[i64], what: &str) -> Result<Vec<usize>> {
     values
         .iter()
         .map(|&d| {
@@ -235,15 +235,26 @@ fn infer_fill(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     {
         return Err(Error::value(format!("Shape must be rank 0 but is rank {r} for 'value' of Fill")));
     }
-    let shape = match ctx.constant_input(0) {
-        Some(d) => PartialShape::known(&dims_from(&int_values(d)?, "dims").map_err(|e| Error::value(e.message))?),
-        None => match (ctx.shape_value(0), ctx.input(0).shape.dims()) {
+    let shape = shape_input(&ctx, 0, "dims")?;
+    Ok(vec![OutputSpec::new(t, shape)])
+}
+
+/// What is known at construction time of the shape an int-vector input describes
+/// (the `dims` of `Fill`, the `shape` of the random ops).
+pub(crate) fn shape_input(ctx: &InferCtx<'_>, i: usize, what: &str) -> Result<PartialShape> {
+    if let Some(r) = ctx.input(i).shape.rank()
+        && r != 1
+    {
+        return Err(Error::value(format!("Shape must be rank 1 but is rank {r} for '{what}' of {}", ctx.def.name)));
+    }
+    Ok(match ctx.constant_input(i) {
+        Some(d) => PartialShape::known(&dims_from(&int_values(d)?, what).map_err(|e| Error::value(e.message))?),
+        None => match (ctx.shape_value(i), ctx.input(i).shape.dims()) {
             (Some(v), _) => v.clone(),
             (None, Some([Some(r)])) => PartialShape::unknown_of_rank(*r),
             _ => PartialShape::unknown(),
         },
-    };
-    Ok(vec![OutputSpec::new(t, shape)])
+    })
 }
 
 fn fill_compute(ctx: &mut OpContext<'_>) -> Result<()> {

@@ -6,6 +6,7 @@ mod compare;
 mod layout;
 mod math;
 mod nn;
+mod random;
 mod reduce;
 mod state;
 
@@ -132,6 +133,7 @@ fn registry() -> &'static HashMap<&'static str, &'static OpDef> {
         layout::register(&mut r);
         math::register(&mut r);
         nn::register(&mut r);
+        random::register(&mut r);
         reduce::register(&mut r);
         state::register(&mut r);
         r.0

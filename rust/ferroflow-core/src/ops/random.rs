@@ -1,0 +1,72 @@
+//! Random ops (TF's `random_ops`): stateful, seeded by the `seed`/`seed2` attrs that
+//! the Python layer derives from the graph- and op-level seeds, never differentiable.
+use super::array::shape_input;
+use super::math::FLOATS;
+use super::{InferCtx, OpDef, Registry};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::graph::{AttrValue, OutputSpec};
+use crate::kernels::random::{float_random_kernel, random_int_kernel, random_shuffle_kernel};
+
+const INDEX_TYPES: &[DType] = &[DType::Int32, DType::Int64];
+
+pub(crate) fn register(r: &mut Registry) {
+    for name in ["RandomUniform", "RandomStandardNormal", "TruncatedNormal"] {
+        r.add(OpDef::new(name, &["shape"], infer_float_random, float_random_kernel).stateful().no_grad());
+    }
+    r.add(
+        OpDef::new("RandomUniformInt", &["shape", "minval", "maxval"], infer_random_int, random_int_kernel)
+            .stateful()
+            .no_grad(),
+    );
+    r.add(OpDef::new("RandomShuffle", &["value"], infer_shuffle, random_shuffle_kernel).stateful().no_grad());
+}
+
+/// Records the seed attrs with TF's defaults.
+fn seeds(ctx: &mut InferCtx<'_>) {
+    for name in ["seed", "seed2"] {
+        ctx.attrs.entry(name.into()).or_insert(AttrValue::I(0));
+    }
+}
+
+fn infer_float_random(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(0, INDEX_TYPES)?;
+    ctx.attrs.insert("T".into(), AttrValue::Type(ctx.input(0).dtype));
+    let dtype = ctx.attr_type("dtype")?;
+    if !FLOATS.contains(&dtype) {
+        return Err(Error::type_error(format!(
+            "Value for attr 'dtype' of {dtype} is not in the list of allowed values: float, double"
+        )));
+    }
+    seeds(&mut ctx);
+    Ok(vec![OutputSpec::new(dtype, shape_input(&ctx, 0, "shape")?)])
+}
+
+fn infer_random_int(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(0, INDEX_TYPES)?;
+    ctx.attrs.insert("T".into(), AttrValue::Type(ctx.input(0).dtype));
+    let tout = ctx.input(1).dtype;
+    if tout != ctx.input(2).dtype {
+        return Err(Error::type_error(format!(
+            "Input 'maxval' of 'RandomUniformInt' Op has type {} that does not match type {tout} of argument 'minval'.",
+            ctx.input(2).dtype
+        )));
+    }
+    ctx.check_type(1, INDEX_TYPES)?;
+    for (i, what) in [(1, "minval"), (2, "maxval")] {
+        if let Some(r) = ctx.input(i).shape.rank()
+            && r != 0
+        {
+            return Err(Error::value(format!("Shape must be rank 0 but is rank {r} for '{what}' of RandomUniformInt")));
+        }
+    }
+    ctx.attrs.insert("Tout".into(), AttrValue::Type(tout));
+    seeds(&mut ctx);
+    Ok(vec![OutputSpec::new(tout, shape_input(&ctx, 0, "shape")?)])
+}
+
+fn infer_shuffle(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.same_type(&[0])?;
+    seeds(&mut ctx);
+    Ok(vec![OutputSpec::new(t, ctx.input(0).shape.clone())])
+}
