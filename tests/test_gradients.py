@@ -10,88 +10,16 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from tests.gradcheck import (
+    FLOATS,
+    SEEDS,
+    TOL,
+    check_against_tf,
+    check_finite_differences,
+    values,
+)
 
 import ferroflow as ff
-
-TOL = {
-    np.dtype(np.float32): {"rtol": 1e-5, "atol": 1e-5},
-    np.dtype(np.float64): {"rtol": 1e-10, "atol": 1e-12},
-}
-FLOATS = st.sampled_from([np.float32, np.float64])
-SEEDS = st.integers(0, 2**16)
-
-
-def _values(rng, shape, dtype, domain="any"):
-    """Random values of `shape` in `domain`, away from the kinks of the ops using it."""
-    shape = tuple(shape)
-    if domain == "any":
-        v = rng.uniform(-3, 3, shape)
-    elif domain == "pos":
-        v = rng.uniform(0.3, 3, shape)
-    elif domain == "nonzero":
-        v = rng.choice([-1.0, 1.0], shape) * rng.uniform(0.2, 3, shape)
-    elif domain == "relu6":
-        v = rng.uniform(-3, 8, shape)
-        v = np.where(np.abs(v) < 0.2, v + 0.5, v)
-        v = np.where(np.abs(v - 6) < 0.2, v + 0.5, v)
-    elif domain == "unit":
-        v = rng.uniform(0.5, 1.5, shape) * rng.choice([-1.0, 1.0], shape)
-    elif domain == "distinct":
-        v = rng.permutation(int(np.prod(shape, dtype=np.int64))).reshape(shape) * 0.37 - 1.0
-    else:
-        raise AssertionError(domain)
-    return np.asarray(v, dtype=dtype)
-
-
-def _dense_tf(v):
-    """Densifies a TF `IndexedSlicesValue` (returned when fetching IndexedSlices)."""
-    if hasattr(v, "indices"):
-        out = np.zeros(v.dense_shape, v.values.dtype)
-        np.add.at(out, v.indices, v.values)
-        return out
-    return v
-
-
-def _grads(lib, build, arrays, grad_ys=None, dynamic=False, seed=0):
-    """`gradients(build(*xs), xs, grad_ys)` with `xs` placeholders fed `arrays`.
-
-    Returns `(grads, grad_ys)`: a value (None for None) per x, and the `grad_ys` used
-    (random of y's shape, unless given).
-    """
-    g = lib.Graph()
-    with g.as_default():
-        xs = [
-            lib.placeholder(lib.as_dtype(a.dtype), [None] * a.ndim if dynamic else a.shape)
-            for a in arrays
-        ]
-        y = build(lib, *xs)
-        feeds = dict(zip(xs, arrays, strict=True))
-        with lib.Session(graph=g) as sess:
-            if grad_ys is None:
-                yv = np.asarray(sess.run(y, feeds))
-                grad_ys = np.random.default_rng(seed).normal(size=yv.shape).astype(yv.dtype)
-            gs = lib.gradients(y, xs, grad_ys=lib.constant(grad_ys))
-            fetch = [
-                lib.convert_to_tensor(t) if lib is ff and isinstance(t, ff.IndexedSlices) else t
-                for t in gs
-                if t is not None
-            ]
-            got = iter(sess.run(fetch, feeds))
-            return [None if t is None else _dense_tf(next(got)) for t in gs], grad_ys
-
-
-def check_against_tf(tf1, build, arrays, dynamic=False, seed=0, tol=None):
-    want, gy = _grads(tf1, build, arrays, dynamic=dynamic, seed=seed)
-    got, _ = _grads(ff, build, arrays, grad_ys=gy, dynamic=dynamic)
-    assert len(got) == len(want)
-    for i, (g, w) in enumerate(zip(got, want, strict=True)):
-        assert (g is None) == (w is None), f"gradient {i}: got {g!r}, TensorFlow {w!r}"
-        if w is None:
-            continue
-        g, w = np.asarray(g), np.asarray(w)
-        assert g.dtype == w.dtype, f"gradient {i}"
-        assert g.shape == w.shape, f"gradient {i}"
-        np.testing.assert_allclose(g, w, **(tol or TOL[w.dtype]), err_msg=f"gradient {i}")
 
 
 def _flip_float(lib, x):
@@ -147,7 +75,7 @@ UNARY = {
 )
 def test_unary_gradients_match_tensorflow(tf1, name, shape, dtype, dynamic, seed):
     build, domain = UNARY[name]
-    x = _values(np.random.default_rng(seed), shape, dtype, domain)
+    x = values(np.random.default_rng(seed), shape, dtype, domain)
     check_against_tf(tf1, build, [x], dynamic=dynamic, seed=seed)
 
 
@@ -185,8 +113,8 @@ BINARY = {
 def test_broadcasting_binary_gradients_match_tensorflow(tf1, name, shapes, dtype, dynamic, seed):
     build, dx, dy = BINARY[name]
     rng = np.random.default_rng(seed)
-    x = _values(rng, shapes.input_shapes[0], dtype, dx)
-    y = _values(rng, shapes.input_shapes[1], dtype, dy)
+    x = values(rng, shapes.input_shapes[0], dtype, dx)
+    y = values(rng, shapes.input_shapes[1], dtype, dy)
     xb, yb = np.broadcast_arrays(x.astype(np.float64), y.astype(np.float64))
     if name in ("maximum", "minimum"):
         assume(np.all(np.abs(xb - yb) > 1e-3))
@@ -222,7 +150,7 @@ def test_reduction_gradients_match_tensorflow(tf1, data, name, keepdims, dtype, 
         )
     )
     domain = {"reduce_max": "distinct", "reduce_min": "distinct", "reduce_prod": "unit"}
-    x = _values(np.random.default_rng(seed), shape, dtype, domain.get(name, "any"))
+    x = values(np.random.default_rng(seed), shape, dtype, domain.get(name, "any"))
 
     def build(lib, x):
         return getattr(lib, name)(x, axis=axis, keepdims=keepdims)
@@ -245,11 +173,11 @@ def test_reduction_gradients_match_tensorflow(tf1, data, name, keepdims, dtype, 
 )
 def test_matmul_gradients_match_tensorflow(tf1, m, k, n, ta, tb, operator, dtype, dynamic, seed):
     rng = np.random.default_rng(seed)
-    a = _values(rng, (k, m) if ta else (m, k), dtype)
-    b = _values(rng, (n, k) if tb else (k, n), dtype)
+    a = values(rng, (k, m) if ta else (m, k), dtype)
+    b = values(rng, (n, k) if tb else (k, n), dtype)
     if operator:
         ta = tb = False
-        a, b = _values(rng, (m, k), dtype), _values(rng, (k, n), dtype)
+        a, b = values(rng, (m, k), dtype), values(rng, (k, n), dtype)
 
     def build(lib, a, b):
         if operator:
@@ -273,7 +201,7 @@ def test_softmax_gradients_match_tensorflow(tf1, data, log, dtype, dynamic, seed
     axis = data.draw(st.none() | st.integers(-len(shape), len(shape) - 1))
     if dynamic and axis not in (None, -1, len(shape) - 1):
         dynamic = False  # a non-last axis needs a known rank (the placeholder keeps it anyway)
-    x = _values(np.random.default_rng(seed), shape, dtype)
+    x = values(np.random.default_rng(seed), shape, dtype)
 
     def build(lib, x):
         f = lib.nn.log_softmax if log else lib.nn.softmax
@@ -297,7 +225,7 @@ def _distribution(rng, shape, dtype):
 )
 def test_softmax_xent_gradients_match_tensorflow(tf1, shape, v2, dtype, seed):
     rng = np.random.default_rng(seed)
-    logits = _values(rng, shape, dtype)
+    logits = values(rng, shape, dtype)
     labels = _distribution(rng, shape, dtype)
 
     def build(lib, logits, labels):
@@ -323,7 +251,7 @@ def test_softmax_xent_gradients_match_tensorflow(tf1, shape, v2, dtype, seed):
 )
 def test_sparse_xent_gradients_match_tensorflow(tf1, shape, label_dtype, dtype, dynamic, seed):
     rng = np.random.default_rng(seed)
-    logits = _values(rng, shape, dtype)
+    logits = values(rng, shape, dtype)
     labels = rng.integers(0, shape[-1], shape[:-1]).astype(label_dtype)
 
     def build(lib, logits):
@@ -342,7 +270,7 @@ def test_sparse_xent_gradients_match_tensorflow(tf1, shape, label_dtype, dtype, 
 def test_sigmoid_xent_gradients_match_tensorflow(tf1, shapes, dtype, seed):
     rng = np.random.default_rng(seed)
     shape = shapes.result_shape  # logits and labels have one shape
-    logits = _values(rng, shape, dtype, "nonzero")
+    logits = values(rng, shape, dtype, "nonzero")
     labels = rng.uniform(0, 1, shape).astype(dtype)
 
     def build(lib, logits, labels):
@@ -361,8 +289,8 @@ def test_sigmoid_xent_gradients_match_tensorflow(tf1, shapes, dtype, seed):
 )
 def test_bias_add_and_moments_gradients_match_tensorflow(tf1, shape, dtype, dynamic, seed):
     rng = np.random.default_rng(seed)
-    value = _values(rng, shape, dtype)
-    bias = _values(rng, shape[-1:], dtype)
+    value = values(rng, shape, dtype)
+    bias = values(rng, shape[-1:], dtype)
 
     def build(lib, value, bias):
         return lib.nn.bias_add(value, bias) * 2.0
@@ -394,7 +322,7 @@ def test_bias_add_and_moments_gradients_match_tensorflow(tf1, shape, dtype, dyna
 def test_reshape_squeeze_expand_dims_gradients_match_tensorflow(tf1, data, dtype, dynamic, seed):
     shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=4, min_side=1, max_side=3))
     rng = np.random.default_rng(seed)
-    x = _values(rng, shape, dtype)
+    x = values(rng, shape, dtype)
     new = [int(d) for d in rng.permutation([*shape, 1])]
     if new:
         new[int(rng.integers(len(new)))] = -1
@@ -430,7 +358,7 @@ def test_stack_unstack_concat_add_n_gradients_match_tensorflow(tf1, data, n, dty
     shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=3))
     rank = len(shape)
     rng = np.random.default_rng(seed)
-    xs = [_values(rng, shape, dtype) for _ in range(n)]
+    xs = [values(rng, shape, dtype) for _ in range(n)]
     stack_axis = data.draw(st.integers(-rank - 1, rank))
     unstack_axis = data.draw(st.integers(-rank, rank - 1))
     concat_axis = data.draw(st.integers(-rank, rank - 1))
@@ -441,7 +369,7 @@ def test_stack_unstack_concat_add_n_gradients_match_tensorflow(tf1, data, n, dty
     for s in sizes:
         ps = list(shape)
         ps[concat_axis] = s
-        pieces.append(_values(rng, ps, dtype))
+        pieces.append(values(rng, ps, dtype))
 
     def build(lib, *args):
         xs, pieces = args[:n], args[n:]
@@ -470,7 +398,7 @@ def test_stack_unstack_concat_add_n_gradients_match_tensorflow(tf1, data, n, dty
 def test_transpose_slice_broadcast_to_gradients_match_tensorflow(tf1, data, dtype, seed):
     shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=4, min_side=1, max_side=3))
     rng = np.random.default_rng(seed)
-    x = _values(rng, shape, dtype)
+    x = values(rng, shape, dtype)
     perm = data.draw(st.permutations(range(len(shape))))
     default_perm = data.draw(st.booleans())
     begin = [data.draw(st.integers(0, d - 1)) for d in shape]
@@ -499,8 +427,8 @@ def test_transpose_slice_broadcast_to_gradients_match_tensorflow(tf1, data, dtyp
 def test_select_gradients_match_tensorflow(tf1, shapes, dtype, seed):
     rng = np.random.default_rng(seed)
     cond = rng.random(shapes.input_shapes[0]) < 0.5
-    x = _values(rng, shapes.input_shapes[1], dtype)
-    y = _values(rng, shapes.input_shapes[2], dtype)
+    x = values(rng, shapes.input_shapes[1], dtype)
+    y = values(rng, shapes.input_shapes[2], dtype)
 
     def build(lib, x, y):
         if lib is ff:
@@ -523,7 +451,7 @@ def test_gather_and_segment_sum_gradients_match_tensorflow(
     tf1, params_shape, indices_shape, dtype, index_dtype, seed
 ):
     rng = np.random.default_rng(seed)
-    params = _values(rng, params_shape, dtype)
+    params = values(rng, params_shape, dtype)
     indices = rng.integers(0, params_shape[0], indices_shape).astype(index_dtype)
     num_segments = int(rng.integers(1, 5))
     segment_ids = rng.integers(0, num_segments, params_shape[:1]).astype(index_dtype)
@@ -561,34 +489,6 @@ FD_CASES = {
 FD_BINARY = {k: BINARY[k] for k in ("add", "subtract", "multiply", "divide", "pow", "mixed")}
 
 
-def _check_finite_differences(build, arrays, seed, eps=1e-6):
-    """ff's analytic gradient of `sum(build(*xs) * w)` against central differences."""
-    g = ff.Graph()
-    with g.as_default():
-        xs = [ff.placeholder(ff.float64, a.shape) for a in arrays]
-        y = build(ff, *xs)
-        with ff.Session(graph=g) as sess:
-            yv = np.asarray(sess.run(y, dict(zip(xs, arrays, strict=True))))
-            w = np.random.default_rng(seed).normal(size=yv.shape)
-            loss = ff.reduce_sum(y * ff.constant(w))
-            grads = ff.gradients(loss, xs)
-            analytic = sess.run(grads, dict(zip(xs, arrays, strict=True)))
-            for i, a in enumerate(arrays):
-                numeric = np.zeros_like(a)
-                for idx in np.ndindex(a.shape):
-                    vals = []
-                    for sign in (1.0, -1.0):
-                        pert = a.copy()
-                        pert[idx] += sign * eps
-                        feeds = dict(zip(xs, arrays, strict=True))
-                        feeds[xs[i]] = pert
-                        vals.append(sess.run(loss, feeds))
-                    numeric[idx] = (vals[0] - vals[1]) / (2 * eps)
-                np.testing.assert_allclose(
-                    analytic[i], numeric, rtol=1e-6, atol=1e-7, err_msg=f"gradient {i}"
-                )
-
-
 @settings(max_examples=30, deadline=None)
 @given(
     name=st.sampled_from(sorted(FD_CASES)),
@@ -597,8 +497,8 @@ def _check_finite_differences(build, arrays, seed, eps=1e-6):
 )
 def test_unary_gradients_match_finite_differences(name, shape, seed):
     build, domain = FD_CASES[name]
-    x = _values(np.random.default_rng(seed), shape, np.float64, domain)
-    _check_finite_differences(build, [x], seed)
+    x = values(np.random.default_rng(seed), shape, np.float64, domain)
+    check_finite_differences(build, [x], seed)
 
 
 @settings(max_examples=30, deadline=None)
@@ -610,9 +510,9 @@ def test_unary_gradients_match_finite_differences(name, shape, seed):
 def test_broadcasting_binary_gradients_match_finite_differences(name, shapes, seed):
     build, dx, dy = FD_BINARY[name]
     rng = np.random.default_rng(seed)
-    x = _values(rng, shapes.input_shapes[0], np.float64, dx)
-    y = _values(rng, shapes.input_shapes[1], np.float64, dy)
-    _check_finite_differences(build, [x, y], seed)
+    x = values(rng, shapes.input_shapes[0], np.float64, dx)
+    y = values(rng, shapes.input_shapes[1], np.float64, dy)
+    check_finite_differences(build, [x, y], seed)
 
 
 @settings(max_examples=30, deadline=None)
@@ -626,9 +526,9 @@ def test_reductions_and_matmul_match_finite_differences(data, kind, seed):
     if kind == "matmul":
         m, k, n = (data.draw(st.integers(1, 3)) for _ in range(3))
         ta, tb = data.draw(st.booleans()), data.draw(st.booleans())
-        a = _values(rng, (k, m) if ta else (m, k), np.float64)
-        b = _values(rng, (n, k) if tb else (k, n), np.float64)
-        _check_finite_differences(
+        a = values(rng, (k, m) if ta else (m, k), np.float64)
+        b = values(rng, (n, k) if tb else (k, n), np.float64)
+        check_finite_differences(
             lambda lib, a, b: lib.matmul(a, b, transpose_a=ta, transpose_b=tb), [a, b], seed
         )
         return
@@ -636,8 +536,8 @@ def test_reductions_and_matmul_match_finite_differences(data, kind, seed):
     axis = data.draw(st.none() | st.integers(-len(shape), len(shape) - 1))
     keepdims = data.draw(st.booleans())
     domain = {"reduce_max": "distinct", "reduce_prod": "unit"}.get(kind, "any")
-    x = _values(rng, shape, np.float64, domain)
-    _check_finite_differences(
+    x = values(rng, shape, np.float64, domain)
+    check_finite_differences(
         lambda lib, x: getattr(lib, kind)(x, axis=axis, keepdims=keepdims), [x], seed
     )
 
@@ -650,12 +550,12 @@ def test_reductions_and_matmul_match_finite_differences(data, kind, seed):
 )
 def test_softmax_and_xent_match_finite_differences(shape, kind, seed):
     rng = np.random.default_rng(seed)
-    logits = _values(rng, shape, np.float64)
+    logits = values(rng, shape, np.float64)
     if kind in ("softmax", "log_softmax"):
-        _check_finite_differences(lambda lib, x: getattr(lib.nn, kind)(x), [logits], seed)
+        check_finite_differences(lambda lib, x: getattr(lib.nn, kind)(x), [logits], seed)
     elif kind == "xent":
         labels = _distribution(rng, shape, np.float64)
-        _check_finite_differences(
+        check_finite_differences(
             lambda lib, x, z: lib.nn.softmax_cross_entropy_with_logits_v2(labels=z, logits=x),
             [logits, labels],
             seed,
@@ -664,15 +564,15 @@ def test_softmax_and_xent_match_finite_differences(shape, kind, seed):
         if len(shape) < 2:
             logits = logits.reshape(1, -1)
         labels = rng.integers(0, logits.shape[-1], logits.shape[:-1])
-        _check_finite_differences(
+        check_finite_differences(
             lambda lib, x: lib.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=x),
             [logits],
             seed,
         )
     else:
-        logits = _values(rng, shape, np.float64, "nonzero")
+        logits = values(rng, shape, np.float64, "nonzero")
         labels = rng.uniform(0, 1, shape)
-        _check_finite_differences(
+        check_finite_differences(
             lambda lib, x, z: lib.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=x),
             [logits, labels],
             seed,
@@ -779,7 +679,7 @@ def test_repeated_use_aggregates_with_every_method(method):
     np.testing.assert_allclose(_run(g2), 2 * xv)
 
 
-def test_add_n_and_tree_aggregation_give_equal_values():
+def test_add_n_and_tree_aggregation_give_equalvalues():
     rng = np.random.default_rng(0)
     xv = rng.normal(size=(3, 4)).astype(np.float32)
     x = ff.constant(xv)

@@ -1,10 +1,20 @@
 """`tf.nn`: neural-network ops."""
 
+from ..ops.conv_ops import (
+    avg_pool,
+    conv2d,
+    conv2d_backprop_filter,
+    conv2d_backprop_input,
+    conv2d_transpose,
+    max_pool,
+)
 from ..ops.math_ops import sigmoid, tanh
 from ..ops.nn_ops import (
     bias_add,
+    dropout,
     elu,
     embedding_lookup,
+    in_top_k,
     l2_loss,
     log_softmax,
     moments,
@@ -20,10 +30,18 @@ from ..ops.nn_ops import (
 )
 
 __all__ = [
+    "avg_pool",
     "bias_add",
+    "conv2d",
+    "conv2d_backprop_filter",
+    "conv2d_backprop_input",
+    "conv2d_transpose",
+    "dropout",
     "elu",
     "embedding_lookup",
+    "in_top_k",
     "l2_loss",
+    "max_pool",
     "log_softmax",
     "moments",
     "relu",

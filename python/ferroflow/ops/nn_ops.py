@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import numbers
+
 from .. import errors
-from ..framework import dtypes, ops
-from . import array_ops, math_ops
+from ..framework import dtypes, ops, tensor_shape
+from . import array_ops, math_ops, random_ops
 from ._op_util import convert_same_type, is_tensor_like, make_op, unary
 
 
@@ -221,3 +223,92 @@ def embedding_lookup(
 
 sigmoid = math_ops.sigmoid
 tanh = math_ops.tanh
+
+
+def in_top_k(predictions, targets, k, name=None):
+    """Whether each `targets[i]` is among the `k` largest `predictions[i]`.
+
+    Args:
+        predictions: `[batch, classes]` float32 scores.
+        targets: `[batch]` int32 or int64 class ids.
+        k: How many of the largest scores count.
+        name: Name of the operation.
+
+    Returns:
+        A `[batch]` bool tensor. Classes tied with the k-th largest score count as
+        inside; a row with a non-finite score, or an out-of-range target, is False.
+    """
+    with ops.name_scope(name, "in_top_k") as scope:
+        predictions = ops.convert_to_tensor(predictions, name="predictions")
+        targets = ops.convert_to_tensor(targets, name="targets")
+        k = ops.convert_to_tensor(k, dtype=targets.dtype.base_dtype, name="k")
+        return make_op("InTopKV2", [predictions, targets, k], scope=scope).outputs[0]
+
+
+def _noise_shape(x, noise_shape):
+    """`noise_shape` with unknown dimensions filled from `x`'s static shape."""
+    if noise_shape is None:
+        return array_ops.shape(x)
+    try:
+        requested = tensor_shape.as_shape(noise_shape)
+    except (TypeError, ValueError):
+        return noise_shape
+    if x.shape.dims is not None and len(x.shape.dims) == len(requested.dims):
+        pairs = zip(x.shape.as_list(), requested.as_list(), strict=True)
+        return tensor_shape.TensorShape([d if n is None else n for d, n in pairs])
+    return noise_shape
+
+
+def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None):
+    """Zeroes elements of `x` with probability `rate`, scaling the rest by `1 / (1 - rate)`.
+
+    Args:
+        x: A floating-point tensor.
+        keep_prob: Probability of keeping each element (TF 1.x); give this or `rate`.
+        noise_shape: Shape of the random keep/drop mask, broadcast against `x` (e.g.
+            `[batch, 1, 1, channels]` drops whole channels).
+        seed: Op-level seed for the mask; see `tf.set_random_seed`.
+        name: Name of the operation.
+        rate: Probability of dropping each element, `1 - keep_prob`.
+
+    Raises:
+        ValueError: if neither or both of `keep_prob` and `rate` are given, `rate` is
+            outside `[0, 1)`, or `x` is not floating point.
+    """
+    if keep_prob is not None and rate is not None:
+        raise ValueError("Cannot specify both 'rate' and 'keep_prob'")
+    if keep_prob is not None:
+        if isinstance(keep_prob, numbers.Real) and not 0 < keep_prob <= 1:
+            raise ValueError(f"`keep_prob` must be a float in the range (0, 1], got {keep_prob}")
+        rate = 1 - keep_prob
+    if rate is None:
+        raise ValueError("You must provide a rate to dropout.")
+    with ops.name_scope(name, "dropout", [x]):
+        is_number = isinstance(rate, numbers.Real)
+        if is_number and not 0 <= rate < 1:
+            raise ValueError(
+                "`rate` must be a scalar tensor or a float in the range [0, 1). "
+                f"Received: rate={rate}"
+            )
+        x = ops.convert_to_tensor(x, name="x")
+        if not x.dtype.is_floating:
+            raise ValueError(
+                "`x.dtype` must be a floating point tensor as `x` will be scaled. "
+                f"Received: x_dtype={x.dtype}"
+            )
+        if is_number and rate == 0:
+            return x
+        if is_number:
+            scaled = math_ops.multiply(x, ops.convert_to_tensor(1 / (1 - rate), dtype=x.dtype))
+        else:
+            rate = math_ops.cast(rate, x.dtype) if rate.dtype != x.dtype else rate
+            if rate.shape.ndims not in (None, 0):
+                raise ValueError(f"`rate` must be a scalar, got shape {rate.shape}")
+            one = ops.convert_to_tensor(1, dtype=x.dtype)
+            scaled = math_ops.truediv(x, math_ops.subtract(one, rate))
+        noise = random_ops.random_uniform(_noise_shape(x, noise_shape), seed=seed, dtype=x.dtype)
+        keep = math_ops.greater_equal(noise, rate)
+        zero = ops.convert_to_tensor(0, dtype=x.dtype)
+        out = array_ops.where(keep, scaled, zero)
+        out.set_shape(x.shape)
+        return out

@@ -86,3 +86,66 @@ pub(crate) fn l2_loss(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     let x = ctx.input(0);
     Ok(dense_all(vec![ctx.op("Mul", &[x, dy], vec![])?]))
 }
+
+/// The forward op's window attrs, for the gradient ops that undo it.
+fn window_attrs(ctx: &GradCtx<'_>, names: &[&'static str]) -> Vec<(&'static str, AttrValue)> {
+    names.iter().filter_map(|&n| ctx.attr(n).map(|v| (n, v.clone()))).collect()
+}
+
+const CONV_ATTRS: &[&str] =
+    &["strides", "padding", "data_format", "dilations", "use_cudnn_on_gpu", "explicit_paddings"];
+const POOL_ATTRS: &[&str] = &["ksize", "strides", "padding", "data_format"];
+
+pub(crate) fn conv2d(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let (x, w) = (ctx.input(0), ctx.input(1));
+    let attrs = window_attrs(ctx, CONV_ATTRS);
+    let (xs, ws) = (ctx.shape_of(x)?, ctx.shape_of(w)?);
+    let dx = ctx.op("Conv2DBackpropInput", &[xs, w, dy], attrs.clone())?;
+    let dw = ctx.op("Conv2DBackpropFilter", &[x, ws, dy], attrs)?;
+    Ok(dense_all(vec![dx, dw]))
+}
+
+/// Conv2DBackpropInput is linear in the filter and the output gradient.
+pub(crate) fn conv2d_backprop_input(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let grad = ctx.dy(g)?;
+    let (w, dy) = (ctx.input(1), ctx.input(2));
+    let attrs = window_attrs(ctx, CONV_ATTRS);
+    let ws = ctx.shape_of(w)?;
+    let dw = ctx.op("Conv2DBackpropFilter", &[grad, ws, dy], attrs.clone())?;
+    let ddy = ctx.op("Conv2D", &[grad, w], attrs)?;
+    Ok(vec![None, Some(Grad::Dense(dw)), Some(Grad::Dense(ddy))])
+}
+
+/// Conv2DBackpropFilter is linear in the input and the output gradient.
+pub(crate) fn conv2d_backprop_filter(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let grad = ctx.dy(g)?;
+    let (x, dy) = (ctx.input(0), ctx.input(2));
+    let attrs = window_attrs(ctx, CONV_ATTRS);
+    let xs = ctx.shape_of(x)?;
+    let dx = ctx.op("Conv2DBackpropInput", &[xs, grad, dy], attrs.clone())?;
+    let ddy = ctx.op("Conv2D", &[x, grad], attrs)?;
+    Ok(vec![Some(Grad::Dense(dx)), None, Some(Grad::Dense(ddy))])
+}
+
+pub(crate) fn max_pool(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let (x, y) = (ctx.input(0), ctx.output(0));
+    let attrs = window_attrs(ctx, POOL_ATTRS);
+    Ok(dense_all(vec![ctx.op("MaxPoolGrad", &[x, y, dy], attrs)?]))
+}
+
+pub(crate) fn avg_pool(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let x = ctx.input(0);
+    let attrs = window_attrs(ctx, POOL_ATTRS);
+    let xs = ctx.shape_of(x)?;
+    Ok(dense_all(vec![ctx.op("AvgPoolGrad", &[xs, dy], attrs)?]))
+}
+
+/// AvgPoolGrad is linear in the gradient: its own gradient is the pooling.
+pub(crate) fn avg_pool_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let grad = ctx.dy(g)?;
+    let attrs = window_attrs(ctx, POOL_ATTRS);
+    Ok(vec![None, Some(Grad::Dense(ctx.op("AvgPool", &[grad], attrs)?))])
+}

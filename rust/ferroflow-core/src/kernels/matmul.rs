@@ -137,6 +137,79 @@ fn gemm_float<T: Element + Num>(out: &mut Tensor, a: &Tensor, b: &Tensor, d: Dim
     Ok(())
 }
 
+/// A row-major matrix operand: its elements, shape `rows x cols` as stored, and
+/// whether the product uses its transpose.
+#[derive(Clone, Copy)]
+pub(crate) struct MatRef<'a, T> {
+    /// Row-major elements.
+    pub data: &'a [T],
+    /// Stored rows.
+    pub rows: usize,
+    /// Stored columns.
+    pub cols: usize,
+    /// Use the transpose in the product.
+    pub transpose: bool,
+}
+
+impl<T> MatRef<'_, T> {
+    /// Shape after the optional transpose.
+    fn dims(&self) -> (usize, usize) {
+        if self.transpose { (self.cols, self.rows) } else { (self.rows, self.cols) }
+    }
+    /// (row, column) element strides of the operand as used.
+    fn strides(&self) -> (usize, usize) {
+        if self.transpose { (1, self.cols) } else { (self.cols, 1) }
+    }
+}
+
+/// `dst (+)= op(a) @ op(b)` on row-major slices, on the calling thread: the building
+/// block of kernels that run many small products in parallel themselves (conv2d).
+/// With `accumulate`, the product is added to `dst`.
+///
+/// # Panics
+/// If the operand shapes or slice lengths disagree (a kernel bug, caught and reported
+/// as an `InternalError` by the executor).
+#[allow(clippy::cast_possible_wrap)]
+pub(crate) fn gemm_into<T: Element + Num>(dst: &mut [T], a: MatRef<'_, T>, b: MatRef<'_, T>, accumulate: bool) {
+    let ((m, k), (k2, n)) = (a.dims(), b.dims());
+    assert!(k == k2 && dst.len() == m * n && a.data.len() == a.rows * a.cols && b.data.len() == b.rows * b.cols);
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        if !accumulate {
+            dst.fill(T::ZERO);
+        }
+        return;
+    }
+    let ((a_rs, a_cs), (b_rs, b_cs)) = (a.strides(), b.strides());
+    // SAFETY: the assertion above bounds every operand by its strides; `dst` is an
+    // exclusive borrow of the m*n output; T is f32 or f64.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            1,
+            n as isize,
+            accumulate,
+            a.data.as_ptr(),
+            a_cs as isize,
+            a_rs as isize,
+            b.data.as_ptr(),
+            b_cs as isize,
+            b_rs as isize,
+            T::ONE,
+            T::ONE,
+            false,
+            false,
+            false,
+            Parallelism::None,
+        );
+    }
+}
+
 fn loop_matmul<T: Element + Num>(out: &mut Tensor, a: &Tensor, b: &Tensor, d: Dims) -> Result<()> {
     let (x, y) = (a.as_slice::<T>()?, b.as_slice::<T>()?);
     let dst = out.as_mut_slice::<T>()?;

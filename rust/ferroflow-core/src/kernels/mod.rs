@@ -2,11 +2,13 @@
 //! once per node per plan (parsing attrs, binding variables) and then computed on
 //! every run with the node's input values.
 pub mod array;
+pub mod conv;
 pub mod elementwise;
 pub mod layout;
 pub mod matmul;
 pub mod nn;
 pub mod num;
+pub mod pool;
 pub(crate) mod random;
 pub mod reduce;
 pub(crate) mod state;

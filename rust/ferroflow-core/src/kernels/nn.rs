@@ -173,6 +173,36 @@ pub fn labels_i64(t: &Tensor) -> Result<Vec<i64>> {
     }
 }
 
+/// `InTopKV2`: whether each row's target class is among its `k` largest predictions.
+/// Ties at the boundary count as inside; a non-finite prediction in the row, or a
+/// target outside `[0, classes)`, gives `false` (TF's rules).
+pub fn in_top_k(predictions: &Tensor, targets: &[i64], k: i64) -> Result<Tensor> {
+    let (batch, classes) = match predictions.shape() {
+        &[b, c] => (b, c),
+        s => ff_bail!(InvalidArgument, "predictions must be 2-dimensional, got {}", fmt_shape(s)),
+    };
+    if targets.len() != batch {
+        ff_bail!(
+            InvalidArgument,
+            "First dimension of predictions {batch} must match length of targets {}",
+            targets.len()
+        );
+    }
+    let p = predictions.as_slice::<f32>()?;
+    let out: Vec<bool> = (0..batch)
+        .map(|b| {
+            let row = &p[b * classes..][..classes];
+            let Some(&target) = usize::try_from(targets[b]).ok().and_then(|t| row.get(t)) else { return false };
+            if !target.is_finite() || row.iter().any(|v| !v.is_finite()) {
+                return false;
+            }
+            let better = row.iter().filter(|&&v| v > target).count();
+            i64::try_from(better).is_ok_and(|n| n < k)
+        })
+        .collect();
+    Tensor::from_slice(&[batch], &out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,10 +27,9 @@ fn generator(b: &KernelBuild<'_>) -> Result<Arc<GuardedPhilox>> {
 
 fn output_dims(ctx: &OpContext<'_>) -> Result<Vec<usize>> {
     let dims = int_values(ctx.input(0)?)?;
-    dims.iter()
-        .map(|&d| usize::try_from(d))
-        .collect::<std::result::Result<_, _>>()
-        .map_err(|_| crate::error::Error::new(crate::error::Code::InvalidArgument, format!("Shape {dims:?} has negative dimensions")))
+    dims.iter().map(|&d| usize::try_from(d)).collect::<std::result::Result<_, _>>().map_err(|_| {
+        crate::error::Error::new(crate::error::Code::InvalidArgument, format!("Shape {dims:?} has negative dimensions"))
+    })
 }
 
 #[derive(Clone, Copy)]

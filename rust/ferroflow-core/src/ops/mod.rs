@@ -3,6 +3,7 @@
 //! `r.add(OpDef::new(...))` line in the module of its family plus the two functions.
 mod array;
 mod compare;
+mod conv;
 mod layout;
 mod math;
 mod nn;
@@ -130,6 +131,7 @@ fn registry() -> &'static HashMap<&'static str, &'static OpDef> {
         let mut r = Registry(HashMap::new());
         array::register(&mut r);
         compare::register(&mut r);
+        conv::register(&mut r);
         layout::register(&mut r);
         math::register(&mut r);
         nn::register(&mut r);

@@ -10,7 +10,9 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, OutputSpec};
 use crate::kernels::elementwise::{binary, unary};
-use crate::kernels::nn::{bias_add, bias_add_grad, l2_loss, labels_i64, softmax, softmax_xent, sparse_softmax_xent};
+use crate::kernels::nn::{
+    bias_add, bias_add_grad, in_top_k, l2_loss, labels_i64, softmax, softmax_xent, sparse_softmax_xent,
+};
 use crate::kernels::num::{Float, Num};
 use crate::kernels::{KernelBuild, OpContext, OpKernel, stateless};
 use crate::shape::PartialShape;
@@ -51,6 +53,10 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("BiasAdd", &["value", "bias"], infer_bias_add, |_| stateless(bias_add_compute)).grad(g::bias_add));
     r.add(OpDef::new("BiasAddGrad", &["out_backprop"], infer_bias_add_grad, |_| stateless(bias_add_grad_compute)));
     r.add(OpDef::new("L2Loss", &["t"], infer_l2_loss, |_| stateless(l2_loss_compute)).grad(g::l2_loss));
+    r.add(
+        OpDef::new("InTopKV2", &["predictions", "targets", "k"], infer_in_top_k, |_| stateless(in_top_k_compute))
+            .no_grad(),
+    );
 }
 
 fn infer_float_unary(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
@@ -296,6 +302,42 @@ fn infer_l2_loss(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 fn l2_loss_compute(ctx: &mut OpContext<'_>) -> Result<()> {
     let x = ctx.input(0)?;
     let out = dispatch_float!(x.dtype(), T => l2_loss::<T>(x)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+fn infer_in_top_k(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(0, &[DType::Float32])?;
+    let t = ctx.same_type(&[1, 2])?;
+    ctx.check_type(1, &[DType::Int32, DType::Int64])?;
+    let [b, _] = rank2(&ctx, 0, "predictions")?;
+    let targets = match ctx.input(1).shape.dims() {
+        None => None,
+        Some([x]) => *x,
+        Some(d) => {
+            return Err(Error::value(format!(
+                "Shape must be rank 1 but is rank {} for '{}' (targets)",
+                d.len(),
+                ctx.name
+            )));
+        }
+    };
+    if let Some(r) = ctx.input(2).shape.rank()
+        && r != 0
+    {
+        return Err(Error::value(format!("Shape must be rank 0 but is rank {r} for '{}' (k)", ctx.name)));
+    }
+    ctx.attrs.insert("T".into(), AttrValue::Type(t));
+    let b = PartialShape::from_dims([b]).merge(&PartialShape::from_dims([targets])).map_err(|_| {
+        Error::value(format!("predictions and targets must have the same batch size for '{}'", ctx.name))
+    })?;
+    Ok(vec![OutputSpec::new(DType::Bool, b)])
+}
+
+fn in_top_k_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let targets = labels_i64(ctx.input(1)?)?;
+    let k = labels_i64(ctx.input(2)?)?;
+    let out = in_top_k(ctx.input(0)?, &targets, k[0])?;
     ctx.set_output(0, out);
     Ok(())
 }

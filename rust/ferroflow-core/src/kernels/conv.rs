@@ -1,0 +1,394 @@
+//! 2-D convolution (NHWC input, HWIO filter) and its two backward passes, as
+//! im2col + GEMM: each block of output rows gathers its input patches into a
+//! matrix small enough to stay in cache and multiplies it by the filter with the
+//! `gemm` crate's vectorised kernels. Blocks are independent, so they run in
+//! parallel on the intra-op pool (the backward-input pass splits by image, because
+//! neighbouring row blocks scatter into overlapping input rows).
+use rayon::prelude::*;
+
+use super::ExecEnv;
+use super::matmul::{MatRef, gemm_into};
+use super::num::Float;
+use crate::error::Result;
+use crate::shape::fmt_shape;
+use crate::tensor::Tensor;
+
+/// TF's `padding` attr.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Padding {
+    /// No padding: windows stay inside the input.
+    Valid,
+    /// Zero padding so that `out = ceil(in / stride)`, split evenly with the extra
+    /// element after.
+    Same,
+}
+
+impl Padding {
+    /// Parses the attr value.
+    pub fn parse(s: &str) -> Option<Padding> {
+        match s {
+            "VALID" => Some(Padding::Valid),
+            "SAME" => Some(Padding::Same),
+            _ => None,
+        }
+    }
+}
+
+/// Output size and leading padding of one spatial dimension (TF's
+/// `GetWindowedOutputSizeVerbose`), or an error naming the sizes when the window
+/// does not fit.
+pub fn windowed_output(
+    input: usize,
+    window: usize,
+    dilation: usize,
+    stride: usize,
+    padding: Padding,
+) -> std::result::Result<(usize, usize), String> {
+    let effective = (window - 1) * dilation + 1;
+    match padding {
+        Padding::Valid => {
+            if input < effective {
+                return Err(format!(
+                    "Computed output size would be negative: {} [input_size: {input}, effective_filter_size: {effective}, stride: {stride}]",
+                    input as i64 - effective as i64 + 1
+                ));
+            }
+            Ok(((input - effective) / stride + 1, 0))
+        }
+        Padding::Same => {
+            let out = input.div_ceil(stride);
+            let needed = ((out.max(1) - 1) * stride + effective).saturating_sub(input);
+            Ok((out, needed / 2))
+        }
+    }
+}
+
+/// Everything about one convolution's shapes: input `n x h x w x c`, filter
+/// `kh x kw x c x o`, output `n x oh x ow x o`.
+#[derive(Clone, Copy, Debug)]
+pub struct ConvGeometry {
+    /// Batch.
+    pub n: usize,
+    /// Input rows.
+    pub h: usize,
+    /// Input columns.
+    pub w: usize,
+    /// Input channels.
+    pub c: usize,
+    /// Filter rows.
+    pub kh: usize,
+    /// Filter columns.
+    pub kw: usize,
+    /// Output channels.
+    pub o: usize,
+    /// Row stride.
+    pub sh: usize,
+    /// Column stride.
+    pub sw: usize,
+    /// Row dilation.
+    pub dh: usize,
+    /// Column dilation.
+    pub dw: usize,
+    /// Output rows.
+    pub oh: usize,
+    /// Output columns.
+    pub ow: usize,
+    /// Zero rows above the input.
+    pub pad_top: usize,
+    /// Zero columns left of the input.
+    pub pad_left: usize,
+}
+
+/// Elements of the patch matrix one block may hold (1 MiB of f32): small enough to
+/// stay in L2 while the GEMM streams the filter past it.
+const BLOCK_ELEMENTS: usize = 1 << 18;
+/// Multiply-adds below which a piece of work is not worth sending to another thread.
+const MIN_PARALLEL_FLOPS: usize = 1 << 17;
+
+impl ConvGeometry {
+    /// The geometry of `input` (NHWC) convolved with a `[kh, kw, c, o]` filter.
+    pub fn new(
+        input: &[usize],
+        filter: &[usize],
+        strides: [usize; 2],
+        dilations: [usize; 2],
+        padding: Padding,
+    ) -> std::result::Result<Self, String> {
+        let ([n, h, w, c], [kh, kw, fc, o]) = (dims4(input, "input")?, dims4(filter, "filter")?);
+        if c != fc {
+            return Err(format!("input depth must be evenly divisible by filter depth: {c} vs {fc}"));
+        }
+        let (oh, pad_top) = windowed_output(h, kh, dilations[0], strides[0], padding)?;
+        let (ow, pad_left) = windowed_output(w, kw, dilations[1], strides[1], padding)?;
+        Ok(ConvGeometry {
+            n,
+            h,
+            w,
+            c,
+            kh,
+            kw,
+            o,
+            sh: strides[0],
+            sw: strides[1],
+            dh: dilations[0],
+            dw: dilations[1],
+            oh,
+            ow,
+            pad_top,
+            pad_left,
+        })
+    }
+
+    /// Length of one patch (a row of the patch matrix).
+    fn patch(&self) -> usize {
+        self.kh * self.kw * self.c
+    }
+
+    /// A 1x1, stride-1 convolution is a plain matrix product over pixels.
+    fn is_pointwise(&self) -> bool {
+        self.kh == 1 && self.kw == 1 && self.sh == 1 && self.sw == 1 && self.oh == self.h && self.ow == self.w
+    }
+
+    /// Output rows per block: the largest divisor of `oh` whose patch matrix fits in
+    /// `BLOCK_ELEMENTS`, so blocks tile each image exactly.
+    fn rows_per_block(&self) -> usize {
+        let fit = (BLOCK_ELEMENTS / (self.ow * self.patch()).max(1)).clamp(1, self.oh.max(1));
+        (1..=fit).rev().find(|&r| self.oh.is_multiple_of(r)).unwrap_or(1)
+    }
+
+    /// Fills `cols` with the patches of output rows `rows` of image `img` (`h x w x c`).
+    fn im2col<T: Float>(&self, img: &[T], rows: std::ops::Range<usize>, cols: &mut [T]) {
+        let (patch, c) = (self.patch(), self.c);
+        let pixels = rows.flat_map(|oh| (0..self.ow).map(move |ow| (oh, ow)));
+        for ((oh, ow), row) in pixels.zip(cols.chunks_exact_mut(patch)) {
+            for (kh, seg) in row.chunks_exact_mut(self.kw * c).enumerate() {
+                let ih = (oh * self.sh + kh * self.dh).wrapping_sub(self.pad_top);
+                for (kw, dst) in seg.chunks_exact_mut(c).enumerate() {
+                    let iw = (ow * self.sw + kw * self.dw).wrapping_sub(self.pad_left);
+                    if ih < self.h && iw < self.w {
+                        dst.copy_from_slice(&img[(ih * self.w + iw) * c..][..c]);
+                    } else {
+                        dst.fill(T::ZERO);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Adds the patches in `cols` (output rows `rows`) back into image `img`.
+    fn col2im<T: Float>(&self, cols: &[T], rows: std::ops::Range<usize>, img: &mut [T]) {
+        let (patch, c) = (self.patch(), self.c);
+        let pixels = rows.flat_map(|oh| (0..self.ow).map(move |ow| (oh, ow)));
+        for ((oh, ow), row) in pixels.zip(cols.chunks_exact(patch)) {
+            for (kh, seg) in row.chunks_exact(self.kw * c).enumerate() {
+                let ih = (oh * self.sh + kh * self.dh).wrapping_sub(self.pad_top);
+                if ih >= self.h {
+                    continue;
+                }
+                for (kw, src) in seg.chunks_exact(c).enumerate() {
+                    let iw = (ow * self.sw + kw * self.dw).wrapping_sub(self.pad_left);
+                    if iw < self.w {
+                        let dst = &mut img[(ih * self.w + iw) * c..][..c];
+                        dst.iter_mut().zip(src).for_each(|(d, &s)| *d = d.add(s));
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn dims4(s: &[usize], what: &str) -> std::result::Result<[usize; 4], String> {
+    s.try_into().map_err(|_| format!("{what} must be 4-dimensional: {}", fmt_shape(s)))
+}
+
+fn mat<T>(data: &[T], rows: usize, cols: usize, transpose: bool) -> MatRef<'_, T> {
+    MatRef { data, rows, cols, transpose }
+}
+
+/// Minimum chunk (a multiple of `unit` elements of work of `unit_flops` each) worth
+/// a thread of its own.
+fn min_chunk(unit: usize, unit_flops: usize) -> usize {
+    unit * MIN_PARALLEL_FLOPS.div_ceil(unit_flops.max(1))
+}
+
+/// `Conv2D`: `x` `[n, h, w, c]` with `filter` `[kh, kw, c, o]`.
+pub fn conv2d<T: Float>(x: &Tensor, filter: &Tensor, g: &ConvGeometry, env: &ExecEnv) -> Result<Tensor> {
+    let (xs, fs) = (x.as_slice::<T>()?, filter.as_slice::<T>()?);
+    let mut out = Tensor::zeros(x.dtype(), &[g.n, g.oh, g.ow, g.o]);
+    if out.num_elements() == 0 {
+        return Ok(out);
+    }
+    let patch = g.patch();
+    let ys = out.as_mut_slice::<T>()?;
+    if g.is_pointwise() {
+        env.for_each_chunk(ys, min_chunk(g.o, g.c * g.o), g.o, |offset, chunk| {
+            let (p0, pixels) = (offset / g.o, chunk.len() / g.o);
+            gemm_into(chunk, mat(&xs[p0 * g.c..][..pixels * g.c], pixels, g.c, false), mat(fs, g.c, g.o, false), false);
+        });
+        return Ok(out);
+    }
+    let rows = g.rows_per_block();
+    let (blocks, unit) = (g.oh / rows, rows * g.ow * g.o);
+    env.for_each_chunk(ys, min_chunk(unit, rows * g.ow * patch * g.o), unit, |offset, chunk| {
+        let mut cols = vec![T::ZERO; rows * g.ow * patch];
+        for (j, dst) in chunk.chunks_exact_mut(unit).enumerate() {
+            let u = offset / unit + j;
+            let (img, r0) = (u / blocks, (u % blocks) * rows);
+            g.im2col(&xs[img * g.h * g.w * g.c..][..g.h * g.w * g.c], r0..r0 + rows, &mut cols);
+            gemm_into(dst, mat(&cols, rows * g.ow, patch, false), mat(fs, patch, g.o, false), false);
+        }
+    });
+    Ok(out)
+}
+
+/// `Conv2DBackpropInput`: the gradient with respect to the input, shape `[n, h, w, c]`.
+pub fn conv2d_backprop_input<T: Float>(
+    filter: &Tensor,
+    dy: &Tensor,
+    g: &ConvGeometry,
+    env: &ExecEnv,
+) -> Result<Tensor> {
+    let (fs, dys) = (filter.as_slice::<T>()?, dy.as_slice::<T>()?);
+    let mut dx = Tensor::zeros(dy.dtype(), &[g.n, g.h, g.w, g.c]);
+    if dx.num_elements() == 0 {
+        return Ok(dx);
+    }
+    let patch = g.patch();
+    let dxs = dx.as_mut_slice::<T>()?;
+    if g.is_pointwise() {
+        env.for_each_chunk(dxs, min_chunk(g.c, g.c * g.o), g.c, |offset, chunk| {
+            let (p0, pixels) = (offset / g.c, chunk.len() / g.c);
+            gemm_into(chunk, mat(&dys[p0 * g.o..][..pixels * g.o], pixels, g.o, false), mat(fs, g.c, g.o, true), false);
+        });
+        return Ok(dx);
+    }
+    let rows = g.rows_per_block();
+    let image = g.h * g.w * g.c;
+    let image_flops = g.oh * g.ow * patch * g.o;
+    env.for_each_chunk(dxs, min_chunk(image, image_flops), image, |offset, chunk| {
+        let mut cols = vec![T::ZERO; rows * g.ow * patch];
+        for (j, img) in chunk.chunks_exact_mut(image).enumerate() {
+            let n = offset / image + j;
+            for r0 in (0..g.oh).step_by(rows) {
+                let dy_block = &dys[(n * g.oh + r0) * g.ow * g.o..][..rows * g.ow * g.o];
+                gemm_into(&mut cols, mat(dy_block, rows * g.ow, g.o, false), mat(fs, patch, g.o, true), false);
+                g.col2im(&cols, r0..r0 + rows, img);
+            }
+        }
+    });
+    Ok(dx)
+}
+
+/// `Conv2DBackpropFilter`: the gradient with respect to the filter, `[kh, kw, c, o]`.
+pub fn conv2d_backprop_filter<T: Float>(x: &Tensor, dy: &Tensor, g: &ConvGeometry, env: &ExecEnv) -> Result<Tensor> {
+    let (xs, dys) = (x.as_slice::<T>()?, dy.as_slice::<T>()?);
+    let patch = g.patch();
+    let mut dw = Tensor::zeros(dy.dtype(), &[g.kh, g.kw, g.c, g.o]);
+    if dw.num_elements() == 0 || g.n * g.oh * g.ow == 0 {
+        return Ok(dw);
+    }
+    let rows = g.rows_per_block();
+    let blocks = g.oh / rows;
+    let unit_flops = rows * g.ow * patch * g.o;
+    // One partial filter gradient per worker, summed at the end.
+    let block_grad = |acc: &mut Vec<T>, cols: &mut Vec<T>, u: usize| {
+        let (img, r0) = (u / blocks, (u % blocks) * rows);
+        let dy_block = &dys[(img * g.oh + r0) * g.ow * g.o..][..rows * g.ow * g.o];
+        if g.is_pointwise() {
+            let x_block = &xs[(img * g.h + r0) * g.w * g.c..][..rows * g.w * g.c];
+            gemm_into(acc, mat(x_block, rows * g.ow, g.c, true), mat(dy_block, rows * g.ow, g.o, false), true);
+        } else {
+            g.im2col(&xs[img * g.h * g.w * g.c..][..g.h * g.w * g.c], r0..r0 + rows, cols);
+            gemm_into(acc, mat(cols, rows * g.ow, patch, true), mat(dy_block, rows * g.ow, g.o, false), true);
+        }
+    };
+    let units = g.n * blocks;
+    let fresh = || (vec![T::ZERO; patch * g.o], vec![T::ZERO; rows * g.ow * patch]);
+    let total = match &env.intra_pool {
+        Some(pool) if env.intra_threads() > 1 && units >= 2 && units * unit_flops >= 2 * MIN_PARALLEL_FLOPS => {
+            let per = units.div_ceil(env.intra_threads() * 4).max(MIN_PARALLEL_FLOPS.div_ceil(unit_flops));
+            pool.install(|| {
+                (0..units)
+                    .into_par_iter()
+                    .with_min_len(per)
+                    .fold(fresh, |(mut acc, mut cols), u| {
+                        block_grad(&mut acc, &mut cols, u);
+                        (acc, cols)
+                    })
+                    .map(|(acc, _)| acc)
+                    .reduce_with(|mut a, b| {
+                        a.iter_mut().zip(&b).for_each(|(x, &y)| *x = x.add(y));
+                        a
+                    })
+                    .unwrap_or_else(|| vec![T::ZERO; patch * g.o])
+            })
+        }
+        _ => {
+            let (mut acc, mut cols) = fresh();
+            (0..units).for_each(|u| block_grad(&mut acc, &mut cols, u));
+            acc
+        }
+    };
+    dw.as_mut_slice::<T>()?.copy_from_slice(&total);
+    Ok(dw)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Direct definition of the convolution, for checking the im2col path.
+    fn naive(x: &[f64], f: &[f64], g: &ConvGeometry) -> Vec<f64> {
+        let mut out = vec![0.0; g.n * g.oh * g.ow * g.o];
+        for n in 0..g.n {
+            for oh in 0..g.oh {
+                for ow in 0..g.ow {
+                    for o in 0..g.o {
+                        let mut s = 0.0;
+                        for kh in 0..g.kh {
+                            for kw in 0..g.kw {
+                                let ih = (oh * g.sh + kh * g.dh) as isize - g.pad_top as isize;
+                                let iw = (ow * g.sw + kw * g.dw) as isize - g.pad_left as isize;
+                                if ih < 0 || iw < 0 || ih >= g.h as isize || iw >= g.w as isize {
+                                    continue;
+                                }
+                                for c in 0..g.c {
+                                    let xv = x[((n * g.h + ih as usize) * g.w + iw as usize) * g.c + c];
+                                    s += xv * f[((kh * g.kw + kw) * g.c + c) * g.o + o];
+                                }
+                            }
+                        }
+                        out[((n * g.oh + oh) * g.ow + ow) * g.o + o] = s;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn output_sizes_follow_tf() {
+        assert_eq!(windowed_output(5, 3, 1, 2, Padding::Valid), Ok((2, 0)));
+        assert_eq!(windowed_output(5, 3, 1, 2, Padding::Same), Ok((3, 1)));
+        assert_eq!(windowed_output(4, 3, 1, 2, Padding::Same), Ok((2, 0)));
+        assert_eq!(windowed_output(7, 3, 2, 1, Padding::Valid), Ok((3, 0)));
+        assert!(windowed_output(2, 3, 1, 1, Padding::Valid).is_err());
+    }
+
+    #[test]
+    fn im2col_path_matches_the_definition() {
+        let env = ExecEnv { intra_pool: None };
+        for (strides, dil, pad) in
+            [([1, 1], [1, 1], Padding::Same), ([2, 1], [1, 1], Padding::Valid), ([1, 2], [2, 1], Padding::Same)]
+        {
+            let (xs, fs) = ([2, 7, 6, 3], [3, 2, 3, 4]);
+            let g = ConvGeometry::new(&xs, &fs, strides, dil, pad).unwrap();
+            let xv: Vec<f64> = (0..xs.iter().product()).map(|i: usize| ((i * 7) % 11) as f64 - 5.0).collect();
+            let fv: Vec<f64> = (0..fs.iter().product()).map(|i: usize| ((i * 5) % 7) as f64 * 0.25).collect();
+            let x = Tensor::from_slice(&xs, &xv).unwrap();
+            let f = Tensor::from_slice(&fs, &fv).unwrap();
+            let y = conv2d::<f64>(&x, &f, &g, &env).unwrap();
+            assert_eq!(y.as_slice::<f64>().unwrap(), naive(&xv, &fv, &g).as_slice());
+        }
+    }
+}
