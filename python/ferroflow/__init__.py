@@ -88,6 +88,7 @@ from .ops.array_ops import (
 )
 from .ops.control_flow_ops import group, no_op, tuple
 from .ops.gradients import AggregationMethod, gradients
+from .ops.indexing_ops import one_hot, pad, split, strided_slice, tile
 from .ops.math_ops import (
     abs,
     add,
@@ -161,6 +162,8 @@ from .protos import ConfigProto, GPUOptions, GraphDef, GraphOptions, RunMetadata
 __version__ = _ferroflow.__version__
 
 from . import compat, nn
+
+newaxis = None  # `t[tf.newaxis]` inserts a dimension of size 1
 
 __all__ = [
     "abs",
@@ -252,12 +255,15 @@ __all__ = [
     "multiply",
     "name_scope",
     "negative",
+    "newaxis",
     "nn",
     "no_op",
     "not_equal",
+    "one_hot",
     "ones",
     "ones_like",
     "Operation",
+    "pad",
     "placeholder",
     "placeholder_with_default",
     "pow",
@@ -288,16 +294,19 @@ __all__ = [
     "sin",
     "size",
     "slice",
+    "split",
     "sqrt",
     "square",
     "squeeze",
     "stack",
     "stop_gradient",
+    "strided_slice",
     "string",
     "subtract",
     "tanh",
     "Tensor",
     "TensorShape",
+    "tile",
     "to_double",
     "to_float",
     "to_int32",

@@ -177,6 +177,12 @@ class Tensor:
     def __iter__(self):
         raise TypeError("'Tensor' object is not iterable.")
 
+    def __getitem__(self, slice_spec):
+        """Python slicing (`t[1:, ..., tf.newaxis, 0]`) as one `StridedSlice` op."""
+        from ..ops.indexing_ops import slice_helper
+
+        return slice_helper(self, slice_spec)
+
     def __len__(self) -> int:
         raise TypeError(
             f"len is not well defined for symbolic Tensors. ({self.name}) Please call "

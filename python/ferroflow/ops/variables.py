@@ -264,6 +264,7 @@ for _dunder in (
     "__invert__",
     "__neg__",
     "__abs__",
+    "__getitem__",
 ):
     setattr(Variable, _dunder, _delegate_operator(_dunder))
 Variable.__array_priority__ = 100

@@ -197,6 +197,13 @@ impl Tensor {
             Storage::Strings(_) => Err(type_mismatch(DType::UInt8, DType::String)),
         }
     }
+    /// The raw bytes of a dense tensor, mutably (copying the buffer first if shared).
+    pub fn as_mut_bytes(&mut self) -> Result<&mut [u8]> {
+        match Arc::make_mut(&mut self.data) {
+            Storage::Dense(b) => Ok(b.as_mut_bytes()),
+            Storage::Strings(_) => Err(type_mismatch(DType::UInt8, DType::String)),
+        }
+    }
     /// The strings of a string tensor.
     pub fn as_strings(&self) -> Result<&[Vec<u8>]> {
         match &*self.data {

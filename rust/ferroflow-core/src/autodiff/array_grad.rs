@@ -150,36 +150,128 @@ pub(crate) fn concat(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
 }
 
 /// `Slice`: the output gradient placed back at `begin` inside zeros (static shapes).
+/// The gradient of `Slice`: `dy` padded back to the input's shape (TF's `_SliceGrad`),
+/// with constant paddings when begin and shapes are static.
 pub(crate) fn slice(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     let dy = ctx.dy(g)?;
     let (x, begin) = (ctx.input(0), ctx.input(1));
-    let (Some(shape), Some(begin), Some(size)) =
-        (ctx.spec(x)?.shape.to_shape(), ctx.constant_value(begin), ctx.spec(ctx.output(0))?.shape.to_shape())
-    else {
-        return Err(Error::new(Code::Unimplemented, "the gradient of slice needs static shapes and begin"));
+    let statics = (ctx.spec(x)?.shape.to_shape(), ctx.constant_value(begin), ctx.spec(ctx.output(0))?.shape.to_shape());
+    let paddings = if let (Some(shape), Some(b), Some(size)) = statics {
+        let b = crate::ops::int_values(&b)?;
+        let mut p = Vec::with_capacity(2 * shape.len());
+        for i in 0..shape.len() {
+            let before = i32::try_from(b[i]).unwrap_or(0);
+            p.extend([before, i32::try_from(shape[i] - size[i]).unwrap_or(0) - before]);
+        }
+        ctx.constant(Tensor::from_slice(&[shape.len(), 2], &p)?)?
+    } else {
+        let begin = as_int32(ctx, begin)?;
+        let xs = ctx.op("Shape", &[x], vec![])?;
+        let ys = ctx.op("Shape", &[ctx.output(0)], vec![])?;
+        let rest = ctx.op("Sub", &[xs, ys], vec![])?;
+        let after = ctx.op("Sub", &[rest, begin], vec![])?;
+        ctx.op("Pack", &[begin, after], vec![("axis", AttrValue::I(1))])?
     };
-    let begin = crate::ops::int_values(&begin)?;
-    // Concatenate zero blocks around dy, one axis at a time.
-    let dtype = ctx.spec(dy)?.dtype;
-    let mut cur = dy;
-    let mut cur_shape: Vec<usize> = size.to_vec();
-    for (ax, (&b, &full)) in begin.iter().zip(shape.iter()).enumerate() {
-        let b = usize::try_from(b).unwrap_or(0);
-        let after = full - b - cur_shape[ax];
-        let mut parts = Vec::new();
-        for pad in [b, after] {
-            let mut zshape = cur_shape.clone();
-            zshape[ax] = pad;
-            parts.push((pad, ctx.constant(Tensor::zeros(dtype, &zshape))?));
-        }
-        if b == 0 && after == 0 {
-            continue;
-        }
-        let axis = ctx.constant(Tensor::scalar(i32::try_from(ax).unwrap_or(0)))?;
-        cur = ctx.op("ConcatV2", &[parts[0].1, cur, parts[1].1, axis], vec![])?;
-        cur_shape[ax] = full;
+    Ok(vec![Some(Grad::Dense(ctx.op("Pad", &[dy, paddings], vec![])?)), None, None])
+}
+
+/// `t` as int32 (index inputs may be int64; shapes here are int32).
+fn as_int32(ctx: &mut GradCtx<'_>, t: Output) -> Result<Output> {
+    if ctx.spec(t)?.dtype == DType::Int32 {
+        Ok(t)
+    } else {
+        ctx.op("Cast", &[t], vec![("DstT", AttrValue::Type(DType::Int32))])
     }
-    Ok(vec![Some(Grad::Dense(cur)), None, None])
+}
+
+/// The gradient of `Tile`: `dy` viewed as `[m0, d0, m1, d1, ...]`, summed over the
+/// multiples (TF's `_TileGrad`).
+pub(crate) fn tile(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let (x, multiples) = (ctx.input(0), ctx.input(1));
+    let (split_shape, axes) = match (ctx.spec(x)?.shape.to_shape(), ctx.constant_value(multiples)) {
+        (Some(shape), Some(m)) => {
+            let m = crate::ops::int_values(&m)?;
+            let split: Vec<usize> =
+                m.iter().zip(&shape).flat_map(|(&m, &d)| [usize::try_from(m).unwrap_or(0), d]).collect();
+            let axes: Vec<usize> = (0..shape.len()).map(|i| 2 * i).collect();
+            (ctx.int_vector(&split)?, ctx.int_vector(&axes)?)
+        }
+        _ => {
+            let m = as_int32(ctx, multiples)?;
+            let xs = ctx.op("Shape", &[x], vec![])?;
+            let stacked = ctx.op("Pack", &[m, xs], vec![("axis", AttrValue::I(1))])?;
+            let flat = ctx.constant(Tensor::from_slice(&[1], &[-1i32])?)?;
+            let split = ctx.op("Reshape", &[stacked, flat], vec![])?;
+            let size = ctx.op("Size", &[split], vec![])?;
+            let (zero, two) = (ctx.constant(Tensor::scalar(0i32))?, ctx.constant(Tensor::scalar(2i32))?);
+            (split, ctx.op("Range", &[zero, size, two], vec![])?)
+        }
+    };
+    let viewed = ctx.op("Reshape", &[dy, split_shape], vec![])?;
+    let summed = ctx.op("Sum", &[viewed, axes], vec![("keep_dims", AttrValue::B(false))])?;
+    Ok(vec![Some(Grad::Dense(summed)), None])
+}
+
+/// The gradient of `Pad`/`PadV2`: the slice of `dy` the input occupies.
+pub(crate) fn pad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let (x, paddings) = (ctx.input(0), ctx.input(1));
+    let paddings = as_int32(ctx, paddings)?;
+    let zero = ctx.constant(Tensor::from_slice(&[2], &[0i32, 0])?)?;
+    let column = match ctx.spec(x)?.shape.rank() {
+        Some(r) => ctx.int_vector(&[r, 1])?,
+        None => {
+            let rank = ctx.op("Rank", &[x], vec![])?;
+            let one = ctx.constant(Tensor::scalar(1i32))?;
+            ctx.op("Pack", &[rank, one], vec![])?
+        }
+    };
+    let before = ctx.op("Slice", &[paddings, zero, column], vec![])?;
+    let flat = ctx.constant(Tensor::from_slice(&[1], &[-1i32])?)?;
+    let begin = ctx.op("Reshape", &[before, flat], vec![])?;
+    let size = ctx.shape_of(x)?;
+    let mut out = vec![Some(Grad::Dense(ctx.op("Slice", &[dy, begin, size], vec![])?))];
+    out.resize(ctx.num_inputs(), None);
+    Ok(out)
+}
+
+/// The gradient of `Split`/`SplitV`: the pieces' gradients concatenated (zeros for
+/// pieces without one).
+pub(crate) fn split(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let is_v = ctx.op_type() == "SplitV";
+    let axis = ctx.input(if is_v { 2 } else { 0 });
+    let mut parts = Vec::with_capacity(g.len() + 1);
+    for i in 0..g.len() {
+        parts.push(match ctx.dense_out(g, i)? {
+            Some(d) => d,
+            None => {
+                let o = ctx.output(i);
+                ctx.op("ZerosLike", &[o], vec![])?
+            }
+        });
+    }
+    parts.push(axis);
+    let joined = Some(Grad::Dense(ctx.op("ConcatV2", &parts, vec![])?));
+    Ok(if is_v { vec![joined, None, None] } else { vec![None, joined] })
+}
+
+/// The gradient of `StridedSlice`: `dy` scattered back by `StridedSliceGrad`.
+pub(crate) fn strided_slice(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let x = ctx.input(0);
+    let (begin, end, strides) = (ctx.input(1), ctx.input(2), ctx.input(3));
+    let mut shape = ctx.shape_of(x)?;
+    if ctx.spec(begin)?.dtype == DType::Int64 {
+        shape = ctx.op("Cast", &[shape], vec![("DstT", AttrValue::Type(DType::Int64))])?;
+    }
+    let attrs: Vec<(&str, AttrValue)> =
+        ["begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"]
+            .into_iter()
+            .filter_map(|n| ctx.attr(n).map(|v| (n, v.clone())))
+            .collect();
+    let dx = ctx.op("StridedSliceGrad", &[shape, begin, end, strides, dy], attrs)?;
+    Ok(vec![Some(Grad::Dense(dx)), None, None, None])
 }
 
 pub(crate) fn transpose(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {

@@ -242,6 +242,129 @@ pub fn unstack(x: &Tensor, axis: usize) -> Result<Vec<Tensor>> {
         .collect()
 }
 
+/// `x` repeated `multiples[i]` times along each dimension (TF's `Tile`). The output,
+/// viewed as `[m0, d0, m1, d1, ...]`, reads the source with strides `[0, s0, 0, s1, ...]`,
+/// so whole innermost rows are copied at a time.
+pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
+    let xs = x.shape();
+    if multiples.len() != xs.len() {
+        ff_bail!(
+            InvalidArgument,
+            "Expected multiples argument to be a vector of length {} but got length {}",
+            xs.len(),
+            multiples.len()
+        );
+    }
+    let out_shape: Vec<usize> = xs.iter().zip(multiples).map(|(d, m)| d * m).collect();
+    let own = strides(xs);
+    let view: Vec<usize> = multiples.iter().zip(xs).flat_map(|(&m, &d)| [m, d]).collect();
+    let view_strides: Vec<usize> = own.iter().flat_map(|&s| [0, s]).collect();
+    let src = elems(x)?;
+    let mut sink = Sink::for_dtype(x.dtype(), out_shape.iter().product());
+    let inner = view.last().copied().unwrap_or(1);
+    for_each_row(&view, &view_strides, |off| sink.extend(&src, off, inner));
+    sink.finish(x.dtype(), &out_shape)
+}
+
+/// `x` with `pad[i] = (before, after)` elements of `value` (a scalar of `x`'s dtype)
+/// around each dimension (TF's `Pad`/`PadV2`).
+pub fn pad(x: &Tensor, pads: &[(usize, usize)], value: &Tensor) -> Result<Tensor> {
+    let xs = x.shape();
+    let out_shape: Vec<usize> = xs.iter().zip(pads).map(|(d, (b, a))| b + d + a).collect();
+    let n: usize = out_shape.iter().product();
+    let mut out = super::array::fill(&out_shape, value)?;
+    if x.num_elements() == 0 {
+        return Ok(out);
+    }
+    let out_strides = strides(&out_shape);
+    let base: usize = pads.iter().zip(&out_strides).map(|((b, _), s)| b * s).sum();
+    let inner = xs.last().copied().unwrap_or(1);
+    debug_assert!(n >= x.num_elements());
+    match elems(x)? {
+        Elems::Bytes(src) => {
+            let e = x.dtype().size();
+            let dst = out.as_mut_bytes()?;
+            let mut next = 0usize;
+            for_each_row(xs, &out_strides, |off| {
+                let o = (base + off) * e;
+                dst[o..o + inner * e].copy_from_slice(&src[next..next + inner * e]);
+                next += inner * e;
+            });
+        }
+        Elems::Strings(src) => {
+            let mut values = out.as_strings()?.to_vec();
+            let mut next = 0usize;
+            for_each_row(xs, &out_strides, |off| {
+                values[base + off..base + off + inner].clone_from_slice(&src[next..next + inner]);
+                next += inner;
+            });
+            out = Tensor::from_strings(&out_shape, values)?;
+        }
+    }
+    Ok(out)
+}
+
+/// Visits `(source offset, output index)` of a strided selection: dimension `i` starts
+/// at `begin[i]`, steps `step[i]` (negative steps walk backwards) and takes `size[i]`
+/// elements, over a row-major source with `own` strides.
+fn for_each_strided(begin: &[usize], step: &[isize], size: &[usize], own: &[usize], mut f: impl FnMut(usize, usize)) {
+    if size.contains(&0) {
+        return;
+    }
+    let rank = size.len();
+    let base: isize = begin.iter().zip(own).map(|(&b, &s)| (b * s) as isize).sum();
+    let deltas: Vec<isize> = step.iter().zip(own).map(|(&st, &s)| st * s as isize).collect();
+    let mut idx = vec![0usize; rank];
+    let mut off = base;
+    for k in 0.. {
+        f(off as usize, k);
+        let mut d = rank;
+        loop {
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            idx[d] += 1;
+            off += deltas[d];
+            if idx[d] < size[d] {
+                break;
+            }
+            off -= deltas[d] * size[d] as isize;
+            idx[d] = 0;
+        }
+    }
+}
+
+/// The strided selection of `x` (see `for_each_strided`), shaped `size`.
+pub fn strided_gather(x: &Tensor, begin: &[usize], step: &[isize], size: &[usize]) -> Result<Tensor> {
+    let src = elems(x)?;
+    let mut sink = Sink::for_dtype(x.dtype(), size.iter().product());
+    for_each_strided(begin, step, size, &strides(x.shape()), |off, _| sink.extend(&src, off, 1));
+    sink.finish(x.dtype(), size)
+}
+
+/// Zeros of `shape` with `values` written at the strided selection (the gradient of
+/// `strided_gather`: selected positions are distinct, so writing equals adding).
+pub fn strided_scatter(values: &Tensor, shape: &[usize], begin: &[usize], step: &[isize]) -> Result<Tensor> {
+    let mut out = Tensor::zeros(values.dtype(), shape);
+    let own = strides(shape);
+    match elems(values)? {
+        Elems::Bytes(src) => {
+            let e = values.dtype().size();
+            let dst = out.as_mut_bytes()?;
+            for_each_strided(begin, step, values.shape(), &own, |off, k| {
+                dst[off * e..(off + 1) * e].copy_from_slice(&src[k * e..(k + 1) * e]);
+            });
+        }
+        Elems::Strings(src) => {
+            let mut v = out.as_strings()?.to_vec();
+            for_each_strided(begin, step, values.shape(), &own, |off, k| v[off].clone_from(&src[k]));
+            out = Tensor::from_strings(shape, v)?;
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -267,6 +390,17 @@ mod tests {
         assert_eq!(cc.as_slice::<i32>().unwrap(), &[0, 1, 2, 0, 3, 4, 5, 1]);
         let parts = unstack(&x, 1).unwrap();
         assert_eq!(parts[2].as_slice::<i32>().unwrap(), &[2, 5]);
+        let tl = tile(&Tensor::from_slice(&[2], &[1i32, 2]).unwrap(), &[3]).unwrap();
+        assert_eq!(tl.as_slice::<i32>().unwrap(), &[1, 2, 1, 2, 1, 2]);
+        let t2 = tile(&x, &[2, 1]).unwrap();
+        assert_eq!(t2.shape(), &[4, 3]);
+        assert_eq!(&t2.as_slice::<i32>().unwrap()[6..], &[0, 1, 2, 3, 4, 5]);
+        let p = pad(&x, &[(1, 0), (0, 2)], &Tensor::scalar(9i32)).unwrap();
+        assert_eq!(p.as_slice::<i32>().unwrap(), &[9, 9, 9, 9, 9, 0, 1, 2, 9, 9, 3, 4, 5, 9, 9]);
+        let r = strided_gather(&iota(&[3, 4]), &[2, 3], &[-1, -2], &[2, 2]).unwrap();
+        assert_eq!(r.as_slice::<i32>().unwrap(), &[11, 9, 7, 5]);
+        let back = strided_scatter(&r, &[3, 4], &[2, 3], &[-1, -2]).unwrap();
+        assert_eq!(back.as_slice::<i32>().unwrap(), &[0, 0, 0, 0, 0, 5, 0, 7, 0, 9, 0, 11]);
         assert!(broadcast_to(&x, &[3, 3]).is_err());
         assert!(slice(&x, &[1, 0], &[2, 1]).is_err());
     }

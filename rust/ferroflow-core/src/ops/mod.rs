@@ -4,6 +4,7 @@
 mod array;
 mod compare;
 mod conv;
+mod indexing;
 mod layout;
 mod math;
 mod nn;
@@ -132,6 +133,7 @@ fn registry() -> &'static HashMap<&'static str, &'static OpDef> {
         array::register(&mut r);
         compare::register(&mut r);
         conv::register(&mut r);
+        indexing::register(&mut r);
         layout::register(&mut r);
         math::register(&mut r);
         nn::register(&mut r);

@@ -1,0 +1,150 @@
+"""Strided slicing (`Tensor.__getitem__`), tile, pad, split and one_hot vs TensorFlow."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.gradcheck import FLOATS, SEEDS, check_against_tf, values
+
+import ferroflow as ff
+
+X = np.arange(60, dtype=np.float64).reshape(3, 4, 5)
+
+SLICES = {
+    "int": lambda t: t[1],
+    "negative int": lambda t: t[-1, -2],
+    "range": lambda t: t[:, 1:3],
+    "reverse step": lambda t: t[..., ::-2],
+    "newaxis and ellipsis": lambda t: t[None, 0, ..., 2:],
+    "mixed": lambda t: t[-1, ::2, -3:-1],
+    "empty": lambda t: t[1:0],
+    "clamped": lambda t: t[-10:10, 3:100],
+    "middle newaxis": lambda t: t[:, None, 1],
+    "ellipsis only": lambda t: t[...],
+    "backwards range": lambda t: t[2:0:-1, ::-1],
+}
+
+
+@pytest.mark.parametrize("name", sorted(SLICES))
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_getitem_and_its_gradient_match_tensorflow(tf1, name, dynamic):
+    check_against_tf(tf1, lambda m, t: SLICES[name](t), [X], dynamic=dynamic)
+
+
+def test_getitem_static_shapes_and_names(tf1):
+    def build(m):
+        t = m.placeholder(m.float32, [None, 4, 5])
+        return [t[0], t[:, 1:3], t[..., None], t[1, ..., ::2]]
+
+    from tests.conftest import assert_same_tensors, build_both
+
+    (_, want), (_, got) = build_both(tf1, build)
+    assert_same_tensors(want, got)
+
+
+def test_getitem_with_tensor_index_and_variables():
+    i = ff.placeholder(ff.int32, [])
+    v = ff.Variable(X)
+    with ff.Session() as sess:
+        sess.run(v.initializer)
+        np.testing.assert_array_equal(sess.run(ff.constant(X)[i], {i: 2}), X[2])
+        np.testing.assert_array_equal(sess.run(v[1:, 0]), X[1:, 0])
+
+
+def test_getitem_errors():
+    t = ff.constant(X)
+    with pytest.raises(TypeError, match="valid indices"):
+        t[1.5]
+    with pytest.raises(TypeError, match="valid indices"):
+        t["a"]
+    with pytest.raises(ValueError, match="out of bounds"):
+        t[3]
+    with pytest.raises(ValueError, match="Multiple ellipses"):
+        t[..., ...]
+    with pytest.raises(ValueError, match="non-zero"):
+        t[::0]
+    with pytest.raises(ValueError, match="out of range"):
+        t[0, 0, 0, 0]
+    i = ff.placeholder(ff.int32, [])
+    with ff.Session() as sess, pytest.raises(ff.errors.InvalidArgumentError, match="out of bounds"):
+        sess.run(t[i], {i: 7})
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    shape=st.lists(st.integers(0, 3), min_size=1, max_size=3),
+    data=st.data(),
+    dtype=FLOATS,
+    dynamic=st.booleans(),
+    seed=SEEDS,
+)
+def test_tile_and_pad_gradients_match_tensorflow(tf1, shape, data, dtype, dynamic, seed):
+    x = values(np.random.default_rng(seed), shape, dtype)
+    multiples = data.draw(st.lists(st.integers(0, 3), min_size=len(shape), max_size=len(shape)))
+    paddings = data.draw(
+        st.lists(
+            st.tuples(st.integers(0, 2), st.integers(0, 2)),
+            min_size=len(shape),
+            max_size=len(shape),
+        )
+    )
+    check_against_tf(tf1, lambda m, t: m.tile(t, multiples), [x], dynamic=dynamic, seed=seed)
+    check_against_tf(tf1, lambda m, t: m.pad(t, paddings), [x], dynamic=dynamic, seed=seed)
+    check_against_tf(
+        tf1, lambda m, t: m.pad(t, paddings, constant_values=-1.5), [x], dynamic=dynamic, seed=seed
+    )
+
+
+@pytest.mark.parametrize("spec", [2, 5, [1, -1, 2], [0, 4, 0]])
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_split_and_its_gradient_match_tensorflow(tf1, spec, dynamic):
+    axis = 1 if isinstance(spec, list) else (0 if spec == 2 else 2)
+    x = np.arange(80, dtype=np.float64).reshape(4, 4, 5)
+
+    def weighted(m, t):
+        pieces = m.split(t, spec, axis=axis)
+        return m.add_n([m.reduce_sum(m.sin(p) * float(i + 1)) for i, p in enumerate(pieces)])
+
+    check_against_tf(tf1, weighted, [x], dynamic=dynamic)
+    # Only some pieces used: the others get zero gradients.
+    check_against_tf(tf1, lambda m, t: m.split(t, spec, axis=axis)[-1] * 2.0, [x], dynamic=dynamic)
+
+
+def test_split_errors():
+    x = ff.zeros([4, 6])
+    with pytest.raises(ValueError, match="evenly divide"):
+        ff.split(x, 4, axis=1)
+    with pytest.raises(ValueError, match="Determined shape"):
+        ff.split(x, [1, 2], axis=1)
+    with pytest.raises(ValueError, match="out of range"):
+        ff.split(x, 2, axis=2)
+
+
+def test_slice_gradient_with_unknown_shapes(tf1):
+    x = np.arange(24.0).reshape(4, 6)
+    check_against_tf(tf1, lambda m, t: m.slice(t, [1, 2], [2, -1]), [x], dynamic=True)
+
+
+def _run(m, build):
+    g = m.Graph()
+    with g.as_default():
+        out = build(m)
+        with m.Session() as sess:
+            return sess.run(out)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+def test_one_hot_matches_tensorflow(tf1, axis):
+    idx = np.array([[0, 3], [7, -1], [2, 2]], np.int64)
+    for kwargs in ({}, {"on_value": 5, "off_value": -1}, {"dtype": "float64"}):
+        kw = dict(kwargs)
+
+        def build(m, kw=kw):
+            if "dtype" in kw:
+                kw = {"dtype": getattr(m, kw["dtype"])}
+            return m.one_hot(idx, 4, axis=axis, **kw)
+
+        a, b = _run(ff, build), _run(tf1, build)
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+    assert ff.one_hot(ff.placeholder(ff.int32, [None]), 3).shape.as_list() == [None, 3]
