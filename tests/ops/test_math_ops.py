@@ -211,3 +211,29 @@ def test_static_shapes_and_names_match_tensorflow(tf1):
     (g_tf, tf_out), (g_ff, ff_out) = build_both(tf1, build)
     assert_same_tensors(tf_out, ff_out)
     assert [op.name for op in g_tf.get_operations()] == [op.name for op in g_ff.get_operations()]
+
+
+def test_check_numerics_passes_values_and_reports_nan_and_inf(tf1):
+    x = ff.placeholder(ff.float32, [None])
+    y = ff.check_numerics(x, "bad x")
+    (gx,) = ff.gradients(ff.reduce_sum(y * y), [x])
+    with ff.Session() as sess:
+        np.testing.assert_array_equal(sess.run(y, {x: [1.0, 2.0]}), [1.0, 2.0])
+        np.testing.assert_array_equal(sess.run(gx, {x: [1.0, 2.0]}), [2.0, 4.0])
+        for value, what in (
+            ([np.nan], "NaN"),
+            ([np.inf], "Inf"),
+            ([np.nan, -np.inf], "Inf and NaN"),
+        ):
+            with pytest.raises(
+                ff.errors.InvalidArgumentError, match=f"bad x : Tensor had {what} values"
+            ):
+                sess.run(y, {x: value})
+    # Same text as TensorFlow's kernel.
+    g = tf1.Graph()
+    with g.as_default(), tf1.Session() as sess:
+        p = tf1.placeholder(tf1.float32, [None])
+        with pytest.raises(tf1.errors.InvalidArgumentError, match="bad x : Tensor had NaN values"):
+            sess.run(tf1.debugging.check_numerics(p, "bad x"), {p: [np.nan]})
+    with pytest.raises(TypeError):
+        ff.check_numerics(ff.constant([1, 2]), "ints")

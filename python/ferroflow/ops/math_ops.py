@@ -139,6 +139,18 @@ def is_finite(x, name=None):
     return unary("IsFinite", x, name)
 
 
+def check_numerics(tensor, message, name=None):
+    """`tensor` unchanged, or `InvalidArgumentError` when it holds NaN or Inf.
+
+    The error reads `"<message> : Tensor had NaN values"` (or `Inf`, or `Inf and
+    NaN`); the gradient is checked the same way.
+    """
+    with ops.name_scope(name, "CheckNumerics", [tensor]) as scope:
+        t = ops.convert_to_tensor(tensor, name="tensor")
+        attrs = {"message": message.encode() if isinstance(message, str) else bytes(message)}
+        return make_op("CheckNumerics", [t], attrs, scope=scope).outputs[0]
+
+
 def is_nan(x, name=None):
     """Whether each element is NaN."""
     return unary("IsNan", x, name)

@@ -282,3 +282,15 @@ pub(crate) fn select(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     let ge = ctx.op("SelectV2", &[c, zeros, dy], vec![])?;
     Ok(vec![None, Some(Grad::Dense(ctx.sum_to(gt, t)?)), Some(Grad::Dense(ctx.sum_to(ge, e)?))])
 }
+
+/// The gradient of `CheckNumerics` checks the gradient too (TF's message prefix).
+pub(crate) fn check_numerics(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let message = match ctx.attr("message") {
+        Some(AttrValue::S(m)) => String::from_utf8_lossy(m).into_owned(),
+        _ => String::new(),
+    };
+    let prefix = "Not a number (NaN) or infinity (Inf) values detected in gradient. ";
+    let attrs = vec![("message", AttrValue::S(format!("{prefix}{message}").into_bytes()))];
+    Ok(vec![Some(Grad::Dense(ctx.op("CheckNumerics", &[dy], attrs)?))])
+}

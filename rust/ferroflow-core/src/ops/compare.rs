@@ -25,6 +25,9 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("LogicalOr", &["x", "y"], infer_logical, |_| stateless(|c| logical(c, |a, b| a || b))).no_grad());
     r.add(OpDef::new("SelectV2", &["condition", "t", "e"], infer_select, |_| stateless(select)).grad(g::select));
     r.add(OpDef::new("IsFinite", &["x"], infer_classify, |_| stateless(|c| classify(c, true))).no_grad());
+    r.add(
+        OpDef::new("CheckNumerics", &["tensor"], infer_check_numerics, check_numerics_kernel).grad(g::check_numerics),
+    );
     r.add(OpDef::new("IsNan", &["x"], infer_classify, |_| stateless(|c| classify(c, false))).no_grad());
 }
 
@@ -158,4 +161,51 @@ fn classify(ctx: &mut OpContext<'_>, finite: bool) -> Result<()> {
     };
     ctx.set_output(0, out);
     Ok(())
+}
+
+fn infer_check_numerics(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.same_type(&[0])?;
+    ctx.check_type(0, super::math::FLOATS)?;
+    ctx.attrs.entry("message".into()).or_insert_with(|| crate::graph::AttrValue::S(Vec::new()));
+    Ok(vec![OutputSpec::new(t, ctx.input(0).shape.clone())])
+}
+
+/// `CheckNumerics`: passes its input through, or fails naming what it found.
+struct CheckNumericsKernel {
+    message: String,
+}
+
+fn check_numerics_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(CheckNumericsKernel { message: b.node.attr_str_or("message", "")? }))
+}
+
+fn scan<T: crate::kernels::num::Float>(x: &Tensor) -> Result<(bool, bool)> {
+    let (mut nan, mut inf) = (false, false);
+    for &v in x.as_slice::<T>()? {
+        if v.partial_cmp(&v).is_none() {
+            nan = true;
+        } else if v.abs() == T::HIGHEST {
+            inf = true;
+        }
+    }
+    Ok((nan, inf))
+}
+
+impl OpKernel for CheckNumericsKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let x = ctx.take_input(0)?;
+        let (nan, inf) = crate::dispatch_float!(x.dtype(), T => scan::<T>(&x)?,
+            _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
+        let found = match (nan, inf) {
+            (true, true) => Some("Inf and NaN"),
+            (true, false) => Some("NaN"),
+            (false, true) => Some("Inf"),
+            _ => None,
+        };
+        if let Some(what) = found {
+            ff_bail!(InvalidArgument, "{} : Tensor had {what} values", self.message);
+        }
+        ctx.set_output(0, x);
+        Ok(())
+    }
 }
