@@ -9,9 +9,9 @@ Run: python benches/python/bench_conv.py [--steps N]
 
 import argparse
 import os
-import time
 
 import numpy as np
+from _timing import best_per_call
 
 N, H, W, C, K, OUT = 64, 32, 32, 64, 3, 64
 
@@ -24,15 +24,7 @@ def data(seed=0):
 
 
 def time_step(step, n):
-    for _ in range(min(3, n)):
-        step()
-    best = float("inf")
-    for _ in range(3):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            step()
-        best = min(best, (time.perf_counter() - t0) / n)
-    return best
+    return best_per_call(step, n, repeat=3, warmup=min(3, n))
 
 
 def graph_steps(tf, config):

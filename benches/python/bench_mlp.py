@@ -10,9 +10,9 @@ Run: python benches/python/bench_mlp.py [--steps N]
 import argparse
 import itertools
 import os
-import time
 
 import numpy as np
+from _timing import best_per_call
 
 BATCH, SIZES = 128, (784, 256, 256, 10)
 
@@ -34,15 +34,7 @@ def batch(seed=1):
 
 
 def time_step(step, n):
-    for _ in range(min(20, n)):
-        step()
-    best = float("inf")
-    for _ in range(5):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            step()
-        best = min(best, (time.perf_counter() - t0) / n)
-    return best
+    return best_per_call(step, n, repeat=5, warmup=min(20, n))
 
 
 def graph_step(tf, config):

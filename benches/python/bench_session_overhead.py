@@ -13,19 +13,7 @@ import os
 import time
 
 import numpy as np
-
-
-def best_per_call(fn, number, repeat):
-    """Best mean time per call (seconds) over `repeat` rounds of `number` calls."""
-    for _ in range(min(number, 200)):
-        fn()
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / number)
-    return best
+from _timing import best_per_call
 
 
 def build_cases(tf):

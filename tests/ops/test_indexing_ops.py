@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.conftest import assert_same_tensors, build_both
 from tests.gradcheck import FLOATS, SEEDS, check_against_tf, values
 
 import ferroflow as ff
@@ -35,8 +36,6 @@ def test_getitem_static_shapes_and_names(tf1):
     def build(m):
         t = m.placeholder(m.float32, [None, 4, 5])
         return [t[0], t[:, 1:3], t[..., None], t[1, ..., ::2]]
-
-    from tests.conftest import assert_same_tensors, build_both
 
     (_, want), (_, got) = build_both(tf1, build)
     assert_same_tensors(want, got)
@@ -148,3 +147,21 @@ def test_one_hot_matches_tensorflow(tf1, axis):
         assert a.dtype == b.dtype
         np.testing.assert_array_equal(a, b)
     assert ff.one_hot(ff.placeholder(ff.int32, [None]), 3).shape.as_list() == [None, 3]
+
+
+def test_one_hot_builds_tensorflows_ops_and_checks_a_fed_depth(tf1):
+    def build(m):
+        return [m.one_hot([0, 2], 3, on_value=5, off_value=-1)]
+
+    (g_tf, _), (g_ff, _) = build_both(tf1, build)
+    ours = [(op.name, op.type) for op in g_ff.get_operations()]
+    assert ours == [(op.name, op.type) for op in g_tf.get_operations()]
+    with pytest.raises(TypeError, match="does not match"):
+        ff.one_hot([0], 2, on_value=1.0, off_value=0)
+    with pytest.raises(TypeError, match="dtype parameter"):
+        ff.one_hot([0], 2, on_value=ff.constant(1), dtype=ff.float32)
+    depth = ff.placeholder(ff.int32)
+    y = ff.one_hot([0, 1], depth)
+    with ff.Session() as sess:
+        with pytest.raises(ff.errors.InvalidArgumentError, match="depth must be 0-D"):
+            sess.run(y, {depth: [3, 4]})

@@ -92,19 +92,49 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
         name: Name of the op.
     """
     with ops.name_scope(name, "one_hot", [indices, depth, on_value, off_value]) as scope:
-        # Like TF: an explicit on/off value fixes the dtype (Python ints give int32).
-        if dtype is None:
-            given = [v for v in (on_value, off_value) if v is not None]
-            dtype = ops.convert_to_tensor(given[0]).dtype if given else dtypes.float32
-        dtype = dtypes.as_dtype(dtype).base_dtype
-        on_value = 1 if on_value is None else on_value
-        off_value = 0 if off_value is None else off_value
-        on = ops.convert_to_tensor(on_value, dtype=dtype, name="on_value")
-        off = ops.convert_to_tensor(off_value, dtype=dtype, name="off_value")
+        # As TF: given values convert first (preferring `dtype`) and fix the dtype;
+        # missing ones are made in it.
+        given = {}
+        for key, v in (("on", on_value), ("off", off_value)):
+            if v is not None:
+                given[key] = _convert_with_hint(v, dtype)
+        if dtype is not None:
+            dtype = dtypes.as_dtype(dtype).base_dtype
+            for key, t in given.items():
+                if t.dtype.base_dtype != dtype:
+                    raise TypeError(
+                        f"dtype {t.dtype.base_dtype} of {key}_value does not match dtype "
+                        f"parameter {dtype}"
+                    )
+        elif given:
+            dtype = next(iter(given.values())).dtype.base_dtype
+        else:
+            dtype = dtypes.float32
+        on = given.get("on")
+        if on is None:
+            on = ops.convert_to_tensor(1, dtype=dtype, name="on_value")
+        off = given.get("off")
+        if off is None:
+            off = ops.convert_to_tensor(0, dtype=dtype, name="off_value")
+        if on.dtype.base_dtype != off.dtype.base_dtype:
+            raise TypeError(
+                f"dtype {on.dtype.base_dtype} of on_value does not match dtype "
+                f"{off.dtype.base_dtype} of off_value"
+            )
         idx = ops.convert_to_tensor(indices, name="indices")
         d = ops.convert_to_tensor(depth, dtype=dtypes.int32, name="depth")
         attrs = {"axis": -1 if axis is None else int(axis)}
         return make_op("OneHot", [idx, d, on, off], attrs, scope=scope).outputs[0]
+
+
+def _convert_with_hint(value, dtype):
+    """`value` as a tensor of `dtype` when it converts to it, else of its own type."""
+    if dtype is not None and not is_tensor_like(value):
+        try:
+            return ops.convert_to_tensor(value, dtype=dtype)
+        except (TypeError, ValueError):
+            pass
+    return ops.convert_to_tensor(value)
 
 
 def strided_slice(

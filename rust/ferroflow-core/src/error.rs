@@ -100,6 +100,10 @@ impl Error {
     pub fn new(code: Code, message: impl Into<String>) -> Self {
         Error { code, kind: Kind::Status, message: message.into(), node: None }
     }
+    /// A run-time `InvalidArgumentError` (bad values fed or computed).
+    pub fn invalid_argument(message: impl Into<String>) -> Self {
+        Self::new(Code::InvalidArgument, message)
+    }
     /// A construction-time `ValueError`.
     pub fn value(message: impl Into<String>) -> Self {
         Error { code: Code::InvalidArgument, kind: Kind::Value, message: message.into(), node: None }

@@ -64,15 +64,18 @@ impl PoolGeometry {
         })
     }
 
-    /// The input rows and columns the window of output `(oh, ow)` covers (padding excluded).
-    fn window(&self, oh: usize, ow: usize) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
+    /// The element offsets (within one image) of the input pixels that the window of
+    /// output pixel `p` covers, padding excluded, in row-then-column order; each pixel's
+    /// `c` channels start there.
+    fn window(&self, p: usize) -> impl ExactSizeIterator<Item = usize> + Clone + use<> {
+        let (oh, ow) = (p / self.ow, p % self.ow);
         let (r0, c0) =
             ((oh * self.sh) as isize - self.pad_top as isize, (ow * self.sw) as isize - self.pad_left as isize);
         let clamp = |v: isize, hi: usize| v.clamp(0, hi as isize) as usize;
-        (
-            clamp(r0, self.h)..clamp(r0 + self.kh as isize, self.h),
-            clamp(c0, self.w)..clamp(c0 + self.kw as isize, self.w),
-        )
+        let rows = clamp(r0, self.h)..clamp(r0 + self.kh as isize, self.h);
+        let cols = clamp(c0, self.w)..clamp(c0 + self.kw as isize, self.w);
+        let (w, c, width) = (self.w, self.c, cols.len());
+        (0..rows.len() * width).map(move |i| ((rows.start + i / width) * w + cols.start + i % width) * c)
     }
 
     fn image_in(&self) -> usize {
@@ -106,14 +109,10 @@ pub fn max_pool<T: Float>(x: &Tensor, g: &PoolGeometry, env: &ExecEnv) -> Result
     per_image(env, out.as_mut_slice::<T>()?, g.image_out(), |n, img_out| {
         let img = &xs[n * g.image_in()..][..g.image_in()];
         for (p, dst) in img_out.chunks_exact_mut(g.c).enumerate() {
-            let (rows, cols) = g.window(p / g.ow, p % g.ow);
             dst.fill(T::LOWEST);
-            for r in rows {
-                for col in cols.clone() {
-                    let src = &img[(r * g.w + col) * g.c..][..g.c];
-                    // `Num::max` propagates NaN.
-                    dst.iter_mut().zip(src).for_each(|(d, &s)| *d = d.max(s));
-                }
+            for base in g.window(p) {
+                // `Num::max` propagates NaN.
+                dst.iter_mut().zip(&img[base..][..g.c]).for_each(|(d, &s)| *d = d.max(s));
             }
         }
     });
@@ -131,17 +130,13 @@ pub fn max_pool_grad<T: Float>(x: &Tensor, dy: &Tensor, g: &PoolGeometry, env: &
         let mut best = vec![T::LOWEST; g.c];
         let mut arg = vec![usize::MAX; g.c];
         for (p, gy) in grads.chunks_exact(g.c).enumerate() {
-            let (rows, cols) = g.window(p / g.ow, p % g.ow);
             best.fill(T::LOWEST);
             arg.fill(usize::MAX);
-            for r in rows {
-                for col in cols.clone() {
-                    let base = (r * g.w + col) * g.c;
-                    for (ch, &s) in img[base..][..g.c].iter().enumerate() {
-                        if arg[ch] == usize::MAX || s > best[ch] {
-                            best[ch] = s;
-                            arg[ch] = base + ch;
-                        }
+            for base in g.window(p) {
+                for (ch, &s) in img[base..][..g.c].iter().enumerate() {
+                    if arg[ch] == usize::MAX || s > best[ch] {
+                        best[ch] = s;
+                        arg[ch] = base + ch;
                     }
                 }
             }
@@ -162,13 +157,10 @@ pub fn avg_pool<T: Float>(x: &Tensor, g: &PoolGeometry, env: &ExecEnv) -> Result
     per_image(env, out.as_mut_slice::<T>()?, g.image_out(), |n, img_out| {
         let img = &xs[n * g.image_in()..][..g.image_in()];
         for (p, dst) in img_out.chunks_exact_mut(g.c).enumerate() {
-            let (rows, cols) = g.window(p / g.ow, p % g.ow);
-            let count = T::from_usize(rows.len() * cols.len());
-            for r in rows {
-                for col in cols.clone() {
-                    let src = &img[(r * g.w + col) * g.c..][..g.c];
-                    dst.iter_mut().zip(src).for_each(|(d, &s)| *d = d.add(s));
-                }
+            let window = g.window(p);
+            let count = T::from_usize(window.len());
+            for base in window {
+                dst.iter_mut().zip(&img[base..][..g.c]).for_each(|(d, &s)| *d = d.add(s));
             }
             dst.iter_mut().for_each(|d| *d = d.div(count));
         }
@@ -182,14 +174,13 @@ pub fn avg_pool_grad<T: Float>(dy: &Tensor, g: &PoolGeometry, env: &ExecEnv) -> 
     let mut dx = Tensor::zeros(dy.dtype(), &[g.n, g.h, g.w, g.c]);
     per_image(env, dx.as_mut_slice::<T>()?, g.image_in(), |n, dimg| {
         let grads = &dys[n * g.image_out()..][..g.image_out()];
+        let mut share = vec![T::ZERO; g.c];
         for (p, gy) in grads.chunks_exact(g.c).enumerate() {
-            let (rows, cols) = g.window(p / g.ow, p % g.ow);
-            let count = T::from_usize(rows.len() * cols.len());
-            for r in rows {
-                for col in cols.clone() {
-                    let dst = &mut dimg[(r * g.w + col) * g.c..][..g.c];
-                    dst.iter_mut().zip(gy).for_each(|(d, &v)| *d = d.add(v.div(count)));
-                }
+            let window = g.window(p);
+            let count = T::from_usize(window.len());
+            share.iter_mut().zip(gy).for_each(|(s, &v)| *s = v.div(count));
+            for base in window {
+                dimg[base..][..g.c].iter_mut().zip(&share).for_each(|(d, &s)| *d = d.add(s));
             }
         }
     });

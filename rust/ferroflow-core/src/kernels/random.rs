@@ -7,12 +7,11 @@ use super::array::gather;
 use super::{KernelBuild, OpContext, OpKernel};
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::ops::int_values;
+use crate::ops::{dims_from, int_values, scalar_int};
 use crate::random::{
     BlockDistribution, GuardedPhilox, NormalF32, NormalF64, Philox, UniformF32, UniformF64, UniformI32, UniformI64,
     box_muller_f32, box_muller_f64, fill_blocks, fill_truncated, shuffle_permutation,
 };
-use crate::shape::fmt_shape;
 use crate::tensor::Tensor;
 
 /// Values per chunk below which a fill stays on one thread.
@@ -26,10 +25,7 @@ fn generator(b: &KernelBuild<'_>) -> Result<Arc<GuardedPhilox>> {
 }
 
 fn output_dims(ctx: &OpContext<'_>) -> Result<Vec<usize>> {
-    let dims = int_values(ctx.input(0)?)?;
-    dims.iter().map(|&d| usize::try_from(d)).collect::<std::result::Result<_, _>>().map_err(|_| {
-        crate::error::Error::new(crate::error::Code::InvalidArgument, format!("Shape {dims:?} has negative dimensions"))
-    })
+    dims_from(&int_values(ctx.input(0)?)?, "shape")
 }
 
 #[derive(Clone, Copy)]
@@ -97,19 +93,12 @@ pub(crate) fn random_int_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>
     Ok(Box::new(RandomIntKernel(generator(b)?)))
 }
 
-fn scalar_bound(t: &Tensor, what: &str) -> Result<i64> {
-    if !t.shape().is_empty() {
-        ff_bail!(InvalidArgument, "{what} must be 0-D, got shape {}", fmt_shape(t.shape()));
-    }
-    Ok(int_values(t)?[0])
-}
-
 impl OpKernel for RandomIntKernel {
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let dims = output_dims(ctx)?;
-        let lo = scalar_bound(ctx.input(1)?, "minval")?;
-        let hi = scalar_bound(ctx.input(2)?, "maxval")?;
+        let lo = scalar_int(ctx.input(1)?, "minval")?;
+        let hi = scalar_int(ctx.input(2)?, "maxval")?;
         let dtype = ctx.input(1)?.dtype();
         let mut out = Tensor::zeros(dtype, &dims);
         if out.num_elements() > 0 && lo >= hi {

@@ -1,6 +1,6 @@
 //! Array ops: constants, placeholders, identity, casts, reshapes, fills, shapes,
 //! stacking, gathering and masks.
-use super::{InferCtx, OpDef, Registry, int_values};
+use super::{InferCtx, OpDef, Registry, dims_from, int_values};
 use crate::autodiff::array_grad as g;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -89,7 +89,7 @@ struct PlaceholderKernel(String);
 
 impl OpKernel for PlaceholderKernel {
     fn compute(&self, _: &mut OpContext<'_>) -> Result<()> {
-        Err(Error::new(crate::error::Code::InvalidArgument, self.0.clone()))
+        Err(Error::invalid_argument(self.0.clone()))
     }
 }
 
@@ -161,9 +161,8 @@ fn resolve_shape(requested: &[i64], n: Option<usize>) -> Result<Vec<Option<usize
             }
             dims.push(None);
         } else {
-            let d = usize::try_from(d).map_err(|_| {
-                Error::new(crate::error::Code::InvalidArgument, format!("size {i} must be non-negative, not {d}"))
-            })?;
+            let d = usize::try_from(d)
+                .map_err(|_| Error::invalid_argument(format!("size {i} must be non-negative, not {d}")))?;
             known *= d;
             dims.push(Some(d));
         }
@@ -211,18 +210,6 @@ fn reshape_compute(ctx: &mut OpContext<'_>) -> Result<()> {
     let shape: Vec<usize> = dims.into_iter().map(|d| d.unwrap_or(0)).collect();
     ctx.set_output(0, x.reshaped(&shape)?);
     Ok(())
-}
-
-/// Element counts from an int vector that must be non-negative.
-pub(crate) fn dims_from(values: &[i64], what: &str) -> Result<Vec<usize>> {
-    values
-        .iter()
-        .map(|&d| {
-            usize::try_from(d).map_err(|_| {
-                Error::new(crate::error::Code::InvalidArgument, format!("{what} must be non-negative, got {d}"))
-            })
-        })
-        .collect()
 }
 
 fn infer_fill(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {

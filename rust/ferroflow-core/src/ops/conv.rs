@@ -212,11 +212,11 @@ fn sizes(ctx: &OpContext<'_>, i: usize, what: &str) -> Result<Vec<usize>> {
     if v.len() != 4 {
         ff_bail!(InvalidArgument, "{what} must be a 4-element vector, got {} elements", v.len());
     }
-    super::array::dims_from(&v, what)
+    super::dims_from(&v, what)
 }
 
 fn invalid(op: &str) -> impl Fn(String) -> Error + '_ {
-    move |m| Error::new(crate::error::Code::InvalidArgument, format!("{op}: {m}"))
+    move |m| Error::invalid_argument(format!("{op}: {m}"))
 }
 
 impl WindowKernel {

@@ -1,9 +1,9 @@
 //! Ops that select or repeat elements by index: `Tile`, `Pad`/`PadV2`, `Split`/`SplitV`,
 //! `OneHot`, and `StridedSlice` (what `Tensor.__getitem__` builds) with its gradient.
-use super::{InferCtx, OpDef, Registry, int_values};
+use super::{InferCtx, OpDef, Registry, dims_from, int_values, scalar_int};
 use crate::autodiff::array_grad as g;
 use crate::dtype::DType;
-use crate::error::{Code, Error, Result};
+use crate::error::{Error, Result};
 use crate::graph::{AttrValue, OutputSpec};
 use crate::kernels::layout::{pad, slice, strided_gather, strided_scatter, tile};
 use crate::kernels::{KernelBuild, OpContext, OpKernel, stateless};
@@ -39,17 +39,6 @@ pub(crate) fn register(r: &mut Registry) {
     ));
 }
 
-fn invalid(msg: String) -> Error {
-    Error::new(Code::InvalidArgument, msg)
-}
-
-fn non_negative(values: &[i64], what: &str) -> Result<Vec<usize>> {
-    values
-        .iter()
-        .map(|&v| usize::try_from(v).map_err(|_| invalid(format!("{what} must be non-negative, got {v}"))))
-        .collect()
-}
-
 // ---- Tile ---------------------------------------------------------------------
 
 fn infer_tile(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
@@ -68,7 +57,7 @@ fn infer_tile(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
                     ctx.name
                 )));
             }
-            let m = non_negative(&m, "multiples").map_err(|e| Error::value(e.message))?;
+            let m = dims_from(&m, "multiples").map_err(|e| Error::value(e.message))?;
             PartialShape::from_dims(d.iter().zip(m).map(|(x, m)| x.map(|x| x * m)))
         }
         (_, Some(d)) => PartialShape::unknown_of_rank(d.len()),
@@ -81,7 +70,7 @@ fn infer_tile(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 }
 
 fn tile_compute(ctx: &mut OpContext<'_>) -> Result<()> {
-    let m = non_negative(&int_values(ctx.input(1)?)?, "multiples")?;
+    let m = dims_from(&int_values(ctx.input(1)?)?, "multiples")?;
     let out = tile(ctx.input(0)?, &m)?;
     ctx.set_output(0, out);
     Ok(())
@@ -92,12 +81,12 @@ fn tile_compute(ctx: &mut OpContext<'_>) -> Result<()> {
 /// `paddings` as `(before, after)` pairs for a rank-`rank` input.
 fn pad_pairs(p: &Tensor, rank: usize) -> Result<Vec<(usize, usize)>> {
     if p.shape() != [rank, 2] {
-        return Err(invalid(format!(
+        return Err(Error::invalid_argument(format!(
             "The first dimension of paddings must be the rank of inputs[{rank},2], got {}",
             fmt_shape(p.shape())
         )));
     }
-    let v = non_negative(&int_values(p)?, "paddings")?;
+    let v = dims_from(&int_values(p)?, "paddings")?;
     Ok(v.chunks_exact(2).map(|c| (c[0], c[1])).collect())
 }
 
@@ -212,36 +201,39 @@ fn split_inputs(op: &str) -> SplitInputs {
 fn split_sizes(dim: Dim, n: usize, sizes: Option<&[i64]>) -> Result<Vec<Dim>> {
     match sizes {
         None => match dim {
-            Some(d) if d % n != 0 => Err(invalid(format!(
-                "Number of ways to split should evenly divide the split dimension, but got split_dim {d} (size = {d}) and num_split {n}"
+            Some(d) if d % n != 0 => Err(Error::invalid_argument(format!(
+                "Number of ways to split should evenly divide the split dimension, but got a dimension of size {d} and num_split {n}"
             ))),
             Some(d) => Ok(vec![Some(d / n); n]),
             None => Ok(vec![None; n]),
         },
         Some(s) => {
             if s.len() != n {
-                return Err(invalid(format!("size_splits must have num_split = {n} elements, got {}", s.len())));
+                return Err(Error::invalid_argument(format!(
+                    "size_splits must have num_split = {n} elements, got {}",
+                    s.len()
+                )));
             }
             let unknown: Vec<usize> = (0..n).filter(|&i| s[i] == -1).collect();
             if unknown.len() > 1 {
-                return Err(invalid(
-                    "Only one dimensions can have a value of -1. Second one found at dimension".into(),
-                ));
+                return Err(Error::invalid_argument(format!(
+                    "Only one dimensions can have a value of -1. Second one found at dimension {}",
+                    unknown[1]
+                )));
             }
             let known: i64 = s.iter().filter(|&&v| v != -1).sum();
             if s.iter().any(|&v| v < -1) {
-                return Err(invalid(format!("size_splits must be non-negative (or -1), got {s:?}")));
+                return Err(Error::invalid_argument(format!("size_splits must be non-negative (or -1), got {s:?}")));
             }
             let mut out: Vec<Dim> = s.iter().map(|&v| usize::try_from(v).ok()).collect();
             match (dim, unknown.first()) {
                 (Some(d), Some(&i)) => {
-                    out[i] =
-                        Some(usize::try_from(i64::try_from(d).unwrap_or(0) - known).map_err(|_| {
-                            invalid(format!("size_splits {s:?} sum to more than the split dimension {d}"))
-                        })?);
+                    out[i] = Some(usize::try_from(i64::try_from(d).unwrap_or(0) - known).map_err(|_| {
+                        Error::invalid_argument(format!("size_splits {s:?} sum to more than the split dimension {d}"))
+                    })?);
                 }
                 (Some(d), None) if i64::try_from(d).ok() != Some(known) => {
-                    return Err(invalid(format!(
+                    return Err(Error::invalid_argument(format!(
                         "Determined shape must either match input shape along split_dim exactly if fully specified, or be less than the size of the input along split_dim if not fully specified.  Got: {known}"
                     )));
                 }
@@ -264,10 +256,10 @@ fn split_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
 impl OpKernel for SplitKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let x = ctx.input(self.v.value)?;
-        let axis = int_values(ctx.input(self.v.axis)?)?[0];
+        let axis = scalar_int(ctx.input(self.v.axis)?, "split_dim")?;
         let rank = x.shape().len();
-        let ax =
-            normalize_axis(axis, rank).ok_or_else(|| invalid(format!("-{rank} <= split_dim < {rank}, got {axis}")))?;
+        let ax = normalize_axis(axis, rank)
+            .ok_or_else(|| Error::invalid_argument(format!("-{rank} <= split_dim < {rank}, got {axis}")))?;
         let sizes = self.v.sizes.map(|i| ctx.input(i).and_then(int_values)).transpose()?;
         let parts = split_sizes(Some(x.shape()[ax]), self.n, sizes.as_deref())?;
         let mut begin = vec![0usize; rank];
@@ -330,8 +322,9 @@ fn one_hot_compute(ctx: &mut OpContext<'_>, axis: i64) -> Result<()> {
         DType::UInt8 => idx.as_slice::<u8>()?.iter().map(|&v| i64::from(v)).collect(),
         _ => int_values(idx)?,
     };
-    let depth = int_values(ctx.input(1)?)?[0];
-    let depth = usize::try_from(depth).map_err(|_| invalid(format!("depth must be non-negative, got: {depth}")))?;
+    let depth = scalar_int(ctx.input(1)?, "depth")?;
+    let depth = usize::try_from(depth)
+        .map_err(|_| Error::invalid_argument(format!("depth must be non-negative, got: {depth}")))?;
     let (on, off) = (ctx.input(2)?, ctx.input(3)?);
     let rank = idx.shape().len();
     let pos = if axis < 0 { rank } else { usize::try_from(axis).unwrap_or(rank).min(rank) };
@@ -413,14 +406,14 @@ fn bit(mask: i64, i: usize) -> bool {
 fn resolve(input: &[Dim], begin: &[i64], end: &[i64], strides: &[i64], m: Masks) -> Result<Resolved> {
     let n = begin.len();
     if end.len() != n || strides.len() != n {
-        return Err(invalid(format!(
+        return Err(Error::invalid_argument(format!(
             "Expected begin, end, and strides to be 1D equal size tensors, but got shapes [{n}], [{}], and [{}] instead.",
             end.len(),
             strides.len()
         )));
     }
     if m.ellipsis.count_ones() > 1 {
-        return Err(invalid("Multiple ellipses in slice spec not allowed".into()));
+        return Err(Error::invalid_argument("Multiple ellipses in slice spec not allowed"));
     }
     // Without an ellipsis the spec ends with an implicit one.
     let (ellipsis, entries) = if m.ellipsis == 0 { (n, n + 1) } else { (m.ellipsis.trailing_zeros() as usize, n) };
@@ -446,7 +439,9 @@ fn resolve(input: &[Dim], begin: &[i64], end: &[i64], strides: &[i64], m: Masks)
             gather.push(Out::New);
         } else {
             if full == rank {
-                return Err(invalid(format!("Index out of range using input dim {full}; input has only {rank} dims")));
+                return Err(Error::invalid_argument(format!(
+                    "Index out of range using input dim {full}; input has only {rank} dims"
+                )));
             }
             let shrink = bit(m.shrink, i);
             dims.push(resolve_dim(
@@ -486,12 +481,12 @@ fn resolve_dim(
     i: usize,
 ) -> Result<DimSlice> {
     if stride == 0 {
-        return Err(invalid(format!("strides[{i}] must be non-zero")));
+        return Err(Error::invalid_argument(format!("strides[{i}] must be non-zero")));
     }
     if shrink && stride < 0 {
-        return Err(invalid("only stride 1 allowed on non-range indexing.".into()));
+        return Err(Error::invalid_argument("only stride 1 allowed on non-range indexing."));
     }
-    let step = isize::try_from(stride).map_err(|_| invalid(format!("strides[{i}] is too large")))?;
+    let step = isize::try_from(stride).map_err(|_| Error::invalid_argument(format!("strides[{i}] is too large")))?;
     let Some(d) = dim else {
         return Ok(DimSlice { begin: None, step, size: if shrink { Some(1) } else { None } });
     };
@@ -499,7 +494,7 @@ fn resolve_dim(
     if shrink {
         let b = if begin < 0 { d + begin } else { begin };
         if b < 0 || b >= d {
-            return Err(invalid(format!("slice index {begin} of dimension {i} out of bounds.")));
+            return Err(Error::invalid_argument(format!("slice index {begin} of dimension {i} out of bounds.")));
         }
         return Ok(DimSlice { begin: Some(b as usize), step: 1, size: Some(1) });
     }
@@ -568,11 +563,8 @@ fn strided_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
 
 impl OpKernel for StridedKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let shape: Vec<usize> = if self.grad {
-            non_negative(&int_values(ctx.input(0)?)?, "shape")?
-        } else {
-            ctx.input(0)?.shape().to_vec()
-        };
+        let shape: Vec<usize> =
+            if self.grad { dims_from(&int_values(ctx.input(0)?)?, "shape")? } else { ctx.input(0)?.shape().to_vec() };
         let spec: Vec<Vec<i64>> = (1..4).map(|i| ctx.input(i).and_then(int_values)).collect::<Result<_>>()?;
         let dims: Vec<Dim> = shape.iter().map(|&d| Some(d)).collect();
         let r = resolve(&dims, &spec[0], &spec[1], &spec[2], self.masks)?;

@@ -36,14 +36,7 @@ pub(crate) fn register(r: &mut Registry) {
 
 /// Non-negative sizes from an int tensor.
 fn sizes(t: &Tensor, what: &str) -> Result<Vec<usize>> {
-    int_values(t)?
-        .into_iter()
-        .map(|v| {
-            usize::try_from(v).map_err(|_| {
-                Error::new(crate::error::Code::InvalidArgument, format!("{what} must be non-negative, got {v}"))
-            })
-        })
-        .collect()
+    super::dims_from(&int_values(t)?, what)
 }
 
 fn infer_broadcast_to(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {

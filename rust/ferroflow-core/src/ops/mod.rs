@@ -263,3 +263,25 @@ pub(crate) fn int_values(t: &Tensor) -> Result<Vec<i64>> {
         d => Err(Error::type_error(format!("expected an int32 or int64 tensor, got {d}"))),
     }
 }
+
+/// Element counts from an int vector that must be non-negative.
+pub(crate) fn dims_from(values: &[i64], what: &str) -> Result<Vec<usize>> {
+    values
+        .iter()
+        .map(|&d| {
+            usize::try_from(d).map_err(|_| Error::invalid_argument(format!("{what} must be non-negative, got {d}")))
+        })
+        .collect()
+}
+
+/// The value of a 0-D int32/int64 tensor (an axis, a depth, a bound); `what` names it
+/// in the `InvalidArgumentError` for any other shape.
+pub(crate) fn scalar_int(t: &Tensor, what: &str) -> Result<i64> {
+    if !t.shape().is_empty() {
+        return Err(Error::invalid_argument(format!(
+            "{what} must be 0-D, got shape {}",
+            crate::shape::fmt_shape(t.shape())
+        )));
+    }
+    Ok(int_values(t)?[0])
+}

@@ -336,8 +336,8 @@ fn infer_in_top_k(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 
 fn in_top_k_compute(ctx: &mut OpContext<'_>) -> Result<()> {
     let targets = labels_i64(ctx.input(1)?)?;
-    let k = labels_i64(ctx.input(2)?)?;
-    let out = in_top_k(ctx.input(0)?, &targets, k[0])?;
+    let k = super::scalar_int(ctx.input(2)?, "k")?;
+    let out = in_top_k(ctx.input(0)?, &targets, k)?;
     ctx.set_output(0, out);
     Ok(())
 }

@@ -240,9 +240,8 @@ fn segment_sum(ctx: &mut OpContext<'_>) -> Result<()> {
     }
     let ids = int_values(ids_t)?;
     let n = int_values(ctx.input(2)?)?.first().copied().unwrap_or(0);
-    let n = usize::try_from(n).map_err(|_| {
-        Error::new(crate::error::Code::InvalidArgument, format!("num_segments must be non-negative, got {n}"))
-    })?;
+    let n = usize::try_from(n)
+        .map_err(|_| Error::invalid_argument(format!("num_segments must be non-negative, got {n}")))?;
     let rank = ids_t.shape().len();
     let out = dispatch_numeric!(data.dtype(), T => segment_sum_typed::<T>(data, &ids, rank, n)?,
         _ => ff_bail!(InvalidArgument, "no kernel for {}", data.dtype()));
