@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.conftest import build_both
+from tests.conftest import build_both, run_ff, run_tf
 from tests.gradcheck import FLOATS, SEEDS, check_against_tf, check_finite_differences, values
 
 import ferroflow as ff
@@ -53,7 +53,7 @@ def test_dilated_conv2d_forward_matches_tensorflow_and_gradients_finite_differen
     def build(m):
         return m.nn.conv2d(m.constant(x), m.constant(f), 1, padding, dilations=dil)
 
-    ours, theirs = _run(ff, build), _run(tf1, build)
+    ours, theirs = run_ff(build), run_tf(tf1, build)
     np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
     check_finite_differences(
         lambda m, a, b: m.nn.conv2d(a, b, 1, padding, dilations=dil), [x, f], seed
@@ -88,14 +88,6 @@ def test_avg_pool_gradient_matches_finite_differences(case, seed):
     check_finite_differences(lambda m, a: m.nn.avg_pool(a, ksize, strides, padding), [x], seed)
 
 
-def _run(m, build):
-    g = m.Graph()
-    with g.as_default():
-        out = build(m)
-        with m.Session() as sess:
-            return sess.run(out)
-
-
 def test_max_pool_gradient_goes_to_the_first_maximum_on_ties(tf1):
     x = np.array([[1.0, 3.0, 3.0], [3.0, 0.0, 2.0]]).reshape(1, 2, 3, 1)
 
@@ -103,7 +95,7 @@ def test_max_pool_gradient_goes_to_the_first_maximum_on_ties(tf1):
         t = m.constant(x)
         return m.gradients(m.reduce_sum(m.nn.max_pool(t, [2, 2], 1, "VALID")), t)[0]
 
-    np.testing.assert_array_equal(_run(ff, build), _run(tf1, build))
+    np.testing.assert_array_equal(run_ff(build), run_tf(tf1, build))
 
 
 def test_a_larger_conv_split_across_threads_matches_tensorflow(tf1):
@@ -121,7 +113,7 @@ def test_a_larger_conv_split_across_threads_matches_tensorflow(tf1):
 def test_pointwise_conv_is_a_matrix_product():
     rng = np.random.default_rng(2)
     x, f = rng.standard_normal((2, 5, 4, 3)), rng.standard_normal((1, 1, 3, 6))
-    out = _run(ff, lambda m: m.nn.conv2d(x, f, [1, 1, 1, 1], "VALID"))
+    out = run_ff(lambda m: m.nn.conv2d(x, f, [1, 1, 1, 1], "VALID"))
     np.testing.assert_allclose(out, x @ f[0, 0], rtol=1e-12)
 
 
@@ -132,7 +124,7 @@ def test_conv2d_transpose_is_the_input_gradient(tf1):
     def build(m):
         return m.nn.conv2d_transpose(m.constant(y), m.constant(f), [2, 6, 6, 5], 2, "SAME")
 
-    np.testing.assert_allclose(_run(ff, build), _run(tf1, build), rtol=1e-10)
+    np.testing.assert_allclose(run_ff(build), run_tf(tf1, build), rtol=1e-10)
 
 
 def test_static_shapes_names_and_attrs(tf1):
@@ -192,8 +184,8 @@ def test_in_top_k_matches_tensorflow(tf1):
             def build(m, k=k, dtype=dtype):
                 return m.nn.in_top_k(scores, m.constant(targets, getattr(m, dtype)), k)
 
-            np.testing.assert_array_equal(_run(ff, build), _run(tf1, build))
-    out = _run(ff, lambda m: m.nn.in_top_k([[1.0, 2.0]], [7], 1))
+            np.testing.assert_array_equal(run_ff(build), run_tf(tf1, build))
+    out = run_ff(lambda m: m.nn.in_top_k([[1.0, 2.0]], [7], 1))
     np.testing.assert_array_equal(out, [False])
 
 
@@ -204,7 +196,7 @@ def test_dropout_matches_tensorflow(tf1):
         def build(m, kwargs=kwargs):
             return m.nn.dropout(m.constant(x), seed=7, **kwargs)
 
-        np.testing.assert_allclose(_run(ff, build), _run(tf1, build), rtol=1e-6)
+        np.testing.assert_allclose(run_ff(build), run_tf(tf1, build), rtol=1e-6)
 
 
 def test_dropout_statistics_and_gradient():

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.conftest import assert_same_tensors, build_both
+from tests.conftest import assert_same_tensors, build_both, run_ff, run_tf
 from tests.gradcheck import FLOATS, SEEDS, check_against_tf, values
 
 import ferroflow as ff
@@ -124,14 +124,6 @@ def test_slice_gradient_with_unknown_shapes(tf1):
     check_against_tf(tf1, lambda m, t: m.slice(t, [1, 2], [2, -1]), [x], dynamic=True)
 
 
-def _run(m, build):
-    g = m.Graph()
-    with g.as_default():
-        out = build(m)
-        with m.Session() as sess:
-            return sess.run(out)
-
-
 @pytest.mark.parametrize("axis", [None, 0, 1, -1])
 def test_one_hot_matches_tensorflow(tf1, axis):
     idx = np.array([[0, 3], [7, -1], [2, 2]], np.int64)
@@ -143,7 +135,7 @@ def test_one_hot_matches_tensorflow(tf1, axis):
                 kw = {"dtype": getattr(m, kw["dtype"])}
             return m.one_hot(idx, 4, axis=axis, **kw)
 
-        a, b = _run(ff, build), _run(tf1, build)
+        a, b = run_ff(build), run_tf(tf1, build)
         assert a.dtype == b.dtype
         np.testing.assert_array_equal(a, b)
     assert ff.one_hot(ff.placeholder(ff.int32, [None]), 3).shape.as_list() == [None, 3]

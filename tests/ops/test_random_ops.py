@@ -7,34 +7,20 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.conftest import run_ff
 
 import ferroflow as ff
 
 FIXTURE = pathlib.Path(__file__).parent.parent / "fixtures" / "random_tf.json"
 
 
-def _run_twice(build):
-    g = ff.Graph()
+def _run_twice(build, lib=ff):
+    """Two runs of `build(lib)` in one session (the second continues the streams)."""
+    g = lib.Graph()
     with g.as_default():
-        t = build(ff)
-        with ff.Session() as sess:
+        t = build(lib)
+        with lib.Session() as sess:
             return [sess.run(t) for _ in range(2)]
-
-
-def _tf_run_twice(tf1, build):
-    g = tf1.Graph()
-    with g.as_default():
-        t = build(tf1)
-        with tf1.Session() as sess:
-            return [sess.run(t) for _ in range(2)]
-
-
-def run_ff(build):
-    g = ff.Graph()
-    with g.as_default():
-        fetches = build(ff)
-        with ff.Session() as sess:
-            return sess.run(fetches)
 
 
 @pytest.mark.parametrize("case", json.loads(FIXTURE.read_text())["cases"], ids=lambda c: c["fn"])
@@ -68,7 +54,7 @@ BUILDERS = {
 def test_same_numbers_as_tensorflow(tf1, kind, shape, seed):
     build = BUILDERS[kind]
     ours = _run_twice(lambda m: build(m, shape, seed))
-    theirs = _tf_run_twice(tf1, lambda m: build(m, shape, seed))
+    theirs = _run_twice(lambda m: build(m, shape, seed), tf1)
     for a, b in zip(ours, theirs, strict=True):
         assert a.dtype == b.dtype and a.shape == b.shape
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
@@ -79,7 +65,7 @@ def test_large_outputs_split_across_threads_match_tensorflow(tf1, kind):
     # Large enough that the fill is split across the intra-op pool.
     build = BUILDERS[kind]
     ours = _run_twice(lambda m: build(m, [300_001], 17))
-    theirs = _tf_run_twice(tf1, lambda m: build(m, [300_001], 17))
+    theirs = _run_twice(lambda m: build(m, [300_001], 17), tf1)
     for a, b in zip(ours, theirs, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
@@ -93,7 +79,7 @@ def test_graph_seed_gives_tensorflows_op_seeds(tf1):
             m.random_shuffle([1, 2, 3, 4]),
         ]
 
-    for a, b in zip(_run_twice(build), _tf_run_twice(tf1, build), strict=True):
+    for a, b in zip(_run_twice(build), _run_twice(build, tf1), strict=True):
         for x, y in zip(a, b, strict=True):
             np.testing.assert_allclose(x, y, rtol=1e-6)
 

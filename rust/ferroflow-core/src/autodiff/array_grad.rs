@@ -62,18 +62,23 @@ pub(crate) fn pack(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     Ok(dense_all((0..n).map(|index| Output { node, index }).collect()))
 }
 
-pub(crate) fn unpack(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
-    let axis = axis_of(ctx);
-    let mut parts = Vec::with_capacity(g.len());
-    for i in 0..g.len() {
-        parts.push(match ctx.dense_out(g, i)? {
-            Some(d) => d,
+/// The dense gradient of every output, zeros for outputs that got none (TF fills
+/// those in for multi-output ops whose gradient needs all of them).
+fn dense_or_zeros(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Result<Vec<Output>> {
+    (0..g.len())
+        .map(|i| match ctx.dense_out(g, i)? {
+            Some(d) => Ok(d),
             None => {
                 let o = ctx.output(i);
-                ctx.op("ZerosLike", &[o], vec![])?
+                ctx.op("ZerosLike", &[o], vec![])
             }
-        });
-    }
+        })
+        .collect()
+}
+
+pub(crate) fn unpack(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let axis = axis_of(ctx);
+    let parts = dense_or_zeros(ctx, g)?;
     Ok(vec![Some(Grad::Dense(ctx.op("Pack", &parts, vec![("axis", AttrValue::I(axis))])?))])
 }
 
@@ -241,16 +246,7 @@ pub(crate) fn pad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
 pub(crate) fn split(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     let is_v = ctx.op_type() == "SplitV";
     let axis = ctx.input(if is_v { 2 } else { 0 });
-    let mut parts = Vec::with_capacity(g.len() + 1);
-    for i in 0..g.len() {
-        parts.push(match ctx.dense_out(g, i)? {
-            Some(d) => d,
-            None => {
-                let o = ctx.output(i);
-                ctx.op("ZerosLike", &[o], vec![])?
-            }
-        });
-    }
+    let mut parts = dense_or_zeros(ctx, g)?;
     parts.push(axis);
     let joined = Some(Grad::Dense(ctx.op("ConcatV2", &parts, vec![])?));
     Ok(if is_v { vec![joined, None, None] } else { vec![None, joined] })
