@@ -216,3 +216,5 @@ def test_dropout_statistics_and_gradient():
         ff.nn.dropout(ff.ones([2], ff.int32), rate=0.5)
     with pytest.raises(ValueError, match="rate"):
         ff.nn.dropout(x)
+    with pytest.raises(ValueError, match="scalar"):
+        ff.nn.dropout(x, rate=[0.5])

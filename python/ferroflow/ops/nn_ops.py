@@ -300,7 +300,10 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
             return x
         if is_number:
             scaled = math_ops.multiply(x, ops.convert_to_tensor(1 / (1 - rate), dtype=x.dtype))
+        elif not is_tensor_like(rate):
+            raise ValueError(f"`rate` must be a scalar or scalar tensor. Received: rate={rate!r}")
         else:
+            rate = ops.convert_to_tensor(rate)
             rate = math_ops.cast(rate, x.dtype) if rate.dtype != x.dtype else rate
             if rate.shape.ndims not in (None, 0):
                 raise ValueError(f"`rate` must be a scalar, got shape {rate.shape}")

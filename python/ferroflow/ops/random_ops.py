@@ -19,10 +19,6 @@ def _seed_attrs(seed) -> dict:
     return {"seed": seed1 or 0, "seed2": seed2 or 0}
 
 
-def _shape_tensor(shape):
-    return _int_vector(shape, "shape")
-
-
 def _float_dtype(dtype, op_name):
     dtype = dtypes.as_dtype(dtype).base_dtype
     if dtype not in (dtypes.float32, dtypes.float64):
@@ -33,7 +29,7 @@ def _float_dtype(dtype, op_name):
 def _normal(op_type, default_name, shape, mean, stddev, dtype, seed, name):
     dtype = _float_dtype(dtype, default_name)
     with ops.name_scope(name, default_name, [shape, mean, stddev]) as scope:
-        shape_tensor = _shape_tensor(shape)
+        shape_tensor = _int_vector(shape, "shape")
         mean_tensor = ops.convert_to_tensor(mean, dtype=dtype, name="mean")
         stddev_tensor = ops.convert_to_tensor(stddev, dtype=dtype, name="stddev")
         attrs = {"dtype": dtype, **_seed_attrs(seed)}
@@ -94,7 +90,7 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
             raise ValueError(f"Must specify maxval for integer dtype {dtype!r}")
         maxval = 1
     with ops.name_scope(name, "random_uniform", [shape, minval, maxval]) as scope:
-        shape_tensor = _shape_tensor(shape)
+        shape_tensor = _int_vector(shape, "shape")
         # [0, 1) floats need neither bound, as in TF (an `is`-style check on ints).
         minval_is_zero = type(minval) is int and minval == 0
         maxval_is_one = type(maxval) is int and maxval == 1
