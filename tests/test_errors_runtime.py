@@ -50,7 +50,7 @@ def test_reshape_errors():
 
 def test_rust_panic_becomes_internal_error_not_a_crash():
     g = ff.get_default_graph()
-    boom = g._create_op("_PanicForTesting", [], name="boom")
+    boom = g._create_op("_PanicForTesting", [ff.constant(1.0)], name="boom")
     with ff.Session() as sess:
         with pytest.raises(ff.errors.InternalError, match="Rust panic") as e:
             sess.run(boom)

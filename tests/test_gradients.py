@@ -721,25 +721,84 @@ def test_gradient_op_names_are_scoped_like_tensorflow(tf1):
 
 
 def test_missing_gradient_is_a_lookup_error():
-    # Every differentiable public op has a gradient, so the op without one is reached
-    # through a gradient op: a second derivative (TensorFlow has this one).
-    x = ff.constant([1.0, 2.0])
-    (g,) = ff.gradients(ff.tanh(x), x)
-    with pytest.raises(LookupError, match=r"No gradient defined for operation .*TanhGrad"):
-        ff.gradients(g, x)
+    # Every differentiable op has a gradient (the registry test in Rust keeps it so);
+    # the test-only panic op is the one without.
+    x = ff.constant(1.0)
+    boom = ff.get_default_graph()._create_op("_PanicForTesting", [x], name="boom").outputs[0]
+    with pytest.raises(LookupError, match=r"No gradient defined for operation 'boom'.*_PanicForTesting"):
+        ff.gradients(boom, x)
+
+
+def _pool(lib, x):
+    image = lib.reshape(x, [1, 3, 4, 1])
+    return lib.square(lib.nn.max_pool(image, [1, 2, 2, 1], [1, 1, 1, 1], "VALID"))
+
+
+SECOND_ORDER = {
+    "tanh": (lambda lib, x: lib.tanh(x), False),
+    "sigmoid_times_x": (lambda lib, x: lib.sigmoid(x) * x, False),
+    "sqrt": (lambda lib, x: lib.sqrt(x), True),
+    "rsqrt": (lambda lib, x: lib.rsqrt(x), True),
+    "reciprocal": (lambda lib, x: lib.reciprocal(x), True),
+    "relu_times_x": (lambda lib, x: lib.nn.relu(x) * x, False),
+    "relu6_times_x": (lambda lib, x: lib.nn.relu6(3.0 * x) * x, False),
+    "elu": (lambda lib, x: lib.nn.elu(x), False),
+    "softplus": (lambda lib, x: lib.nn.softplus(x), False),
+    "softmax": (lambda lib, x: lib.nn.softmax(x), False),
+    "log_softmax": (lambda lib, x: lib.nn.log_softmax(x), False),
+    "softmax_xent": (
+        lambda lib, x: lib.nn.softmax_cross_entropy_with_logits(
+            labels=lib.constant([[0.1, 0.2, 0.3, 0.4]] * 3, lib.float64), logits=x
+        ),
+        False,
+    ),
+    "sparse_softmax_xent": (
+        lambda lib, x: lib.nn.sparse_softmax_cross_entropy_with_logits(labels=[0, 3, 1], logits=x),
+        False,
+    ),
+    "bias_add_of_a_slice": (lambda lib, x: lib.nn.bias_add(lib.square(x), x[0]), False),
+    "max_pool_squared": (_pool, False),
+}
 
 
 @pytest.mark.tf_oracle
-@pytest.mark.xfail(
-    strict=True,
-    reason="second-order gradients: TanhGrad/SigmoidGrad/ReluGrad/... have no gradient "
-    "registered (LookupError); TF differentiates them",
-)
-def test_second_order_gradients_match_tensorflow(tf1):
+@pytest.mark.parametrize("case", sorted(SECOND_ORDER))
+def test_second_order_gradients_match_tensorflow(tf1, case):
+    """d/d(x, w) of sum(v * dy/dx) with `grad_ys=w`: both inputs of every fused
+    gradient op are differentiated (the forward input and the incoming gradient)."""
+    fn, positive = SECOND_ORDER[case]
+    rng = np.random.default_rng(7)
+    x0 = rng.permutation(np.linspace(-2.0, 2.0, 12)).reshape(3, 4)
+    if positive:
+        x0 = np.abs(x0) + 0.25
+
+    def build(lib):
+        x = lib.constant(x0, dtype=lib.float64)
+        y = fn(lib, x)
+        w = lib.constant(rng_w.standard_normal(y.shape.as_list()), dtype=lib.float64)
+        (g,) = lib.gradients(y, x, grad_ys=w)
+        v = lib.constant(rng_v.standard_normal(x0.shape), dtype=lib.float64)
+        second = lib.gradients(lib.reduce_sum(g * v), [x, w])
+        return [t for t in second if t is not None]
+
+    from conftest import run_ff, run_tf
+
+    rng_w, rng_v = np.random.default_rng(1), np.random.default_rng(2)
+    want = run_tf(tf1, build)
+    rng_w, rng_v = np.random.default_rng(1), np.random.default_rng(2)
+    got = run_ff(build)
+    assert len(got) == len(want)
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.tf_oracle
+def test_third_order_gradient_of_tanh_matches_tensorflow(tf1):
     def build(lib):
         x = lib.constant([0.5, -1.0, 2.0], dtype=lib.float64)
-        (g,) = lib.gradients(lib.reduce_sum(lib.tanh(x) + lib.sigmoid(x) * x), x)
-        return lib.gradients(g, x)
+        (g1,) = lib.gradients(lib.tanh(x), x)
+        (g2,) = lib.gradients(g1, x)
+        return lib.gradients(g2, x)
 
     from conftest import run_ff, run_tf
 

@@ -261,13 +261,25 @@ pub(crate) fn strided_slice(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads 
     if ctx.spec(begin)?.dtype == DType::Int64 {
         shape = ctx.op("Cast", &[shape], vec![("DstT", AttrValue::Type(DType::Int64))])?;
     }
-    let attrs: Vec<(&str, AttrValue)> =
-        ["begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"]
-            .into_iter()
-            .filter_map(|n| ctx.attr(n).map(|v| (n, v.clone())))
-            .collect();
+    let attrs = strided_masks(ctx);
     let dx = ctx.op("StridedSliceGrad", &[shape, begin, end, strides, dy], attrs)?;
     Ok(vec![Some(Grad::Dense(dx)), None, None, None])
+}
+
+fn strided_masks(ctx: &GradCtx<'_>) -> Vec<(&'static str, AttrValue)> {
+    ["begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"]
+        .into_iter()
+        .filter_map(|n| ctx.attr(n).map(|v| (n, v.clone())))
+        .collect()
+}
+
+/// `StridedSliceGrad` scatters `dy` into zeros: its gradient slices the same window.
+pub(crate) fn strided_slice_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let grad = ctx.dy(g)?;
+    let (begin, end, strides) = (ctx.input(1), ctx.input(2), ctx.input(3));
+    let attrs = strided_masks(ctx);
+    let ddy = ctx.op("StridedSlice", &[grad, begin, end, strides], attrs)?;
+    Ok(vec![None, None, None, None, Some(Grad::Dense(ddy))])
 }
 
 pub(crate) fn transpose(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {

@@ -294,3 +294,66 @@ pub(crate) fn check_numerics(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads
     let attrs = vec![("message", AttrValue::S(format!("{prefix}{message}").into_bytes()))];
     Ok(vec![Some(Grad::Dense(ctx.op("CheckNumerics", &[dy], attrs)?))])
 }
+
+// Second-order gradients: the fused `*Grad(y, dy)` ops are differentiated in both
+// inputs with TF's formulas (`math_grad.py`), so `tf.gradients` of a gradient works.
+
+/// `SqrtGrad(y, dy) = dy / (2y)`.
+pub(crate) fn sqrt_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let grad = ctx.dy(g)?;
+    let (a, out) = (ctx.input(0), ctx.output(0));
+    let ga = ctx.op("RealDiv", &[grad, a], vec![])?;
+    let prod = ctx.op("Mul", &[ga, out], vec![])?;
+    let da = ctx.op("Neg", &[prod], vec![])?;
+    let half = ctx.scalar(ctx.spec(a)?.dtype, 0.5)?;
+    let db = ctx.op("Mul", &[half, ga], vec![])?;
+    Ok(dense_all(vec![da, db]))
+}
+
+/// `RsqrtGrad(y, dy) = -dy y^3 / 2`.
+pub(crate) fn rsqrt_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let grad = ctx.dy(g)?;
+    let (a, b) = (ctx.input(0), ctx.input(1));
+    let k = ctx.scalar(ctx.spec(a)?.dtype, -1.5)?;
+    let a2 = ctx.op("Square", &[a], vec![])?;
+    let gb = ctx.op("Mul", &[grad, b], vec![])?;
+    let t = ctx.op("Mul", &[k, gb], vec![])?;
+    let da = ctx.op("Mul", &[t, a2], vec![])?;
+    let db = ctx.op("RsqrtGrad", &[a, grad], vec![])?;
+    Ok(dense_all(vec![da, db]))
+}
+
+/// `ReciprocalGrad(y, dy) = -dy y^2`.
+pub(crate) fn reciprocal_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    second_order_ab(ctx, g, -2.0, "ReciprocalGrad")
+}
+
+/// `TanhGrad(y, dy) = dy (1 - y^2)`.
+pub(crate) fn tanh_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    second_order_ab(ctx, g, -2.0, "TanhGrad")
+}
+
+/// `grad * k * b * a` for `a`, and the op itself applied to `(a, grad)` for `b`.
+fn second_order_ab(ctx: &mut GradCtx<'_>, g: &[Option<Grad>], k: f64, op: &str) -> Grads {
+    let grad = ctx.dy(g)?;
+    let (a, b) = (ctx.input(0), ctx.input(1));
+    let k = ctx.scalar(ctx.spec(a)?.dtype, k)?;
+    let gk = ctx.op("Mul", &[grad, k], vec![])?;
+    let gkb = ctx.op("Mul", &[gk, b], vec![])?;
+    let da = ctx.op("Mul", &[gkb, a], vec![])?;
+    let db = ctx.op(op, &[a, grad], vec![])?;
+    Ok(dense_all(vec![da, db]))
+}
+
+/// `SigmoidGrad(y, dy) = dy y (1 - y)`.
+pub(crate) fn sigmoid_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let grad = ctx.dy(g)?;
+    let (a, b) = (ctx.input(0), ctx.input(1));
+    let gb = ctx.op("Mul", &[grad, b], vec![])?;
+    let two = ctx.scalar(ctx.spec(a)?.dtype, 2.0)?;
+    let t = ctx.op("Mul", &[two, gb], vec![])?;
+    let t = ctx.op("Mul", &[t, a], vec![])?;
+    let da = ctx.op("Sub", &[gb, t], vec![])?;
+    let db = ctx.op("SigmoidGrad", &[a, grad], vec![])?;
+    Ok(dense_all(vec![da, db]))
+}

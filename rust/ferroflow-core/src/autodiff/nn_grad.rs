@@ -28,6 +28,66 @@ pub(crate) fn softplus(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     fused(ctx, g, "SoftplusGrad", false)
 }
 
+// Second-order gradients of the fused activation gradients (TF's `nn_grad.py`).
+
+/// `ReluGrad(dy, x)` is linear in `dy` with a mask that is locally constant in `x`.
+pub(crate) fn relu_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    masked_linear(ctx, g, "ReluGrad")
+}
+
+/// `Relu6Grad(dy, x)`: as `ReluGrad`.
+pub(crate) fn relu6_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    masked_linear(ctx, g, "Relu6Grad")
+}
+
+fn masked_linear(ctx: &mut GradCtx<'_>, g: &[Option<Grad>], op: &str) -> Grads {
+    let grad = ctx.dy(g)?;
+    let x = ctx.input(1);
+    let ddy = ctx.op(op, &[grad, x], vec![])?;
+    let dx = ctx.op("ZerosLike", &[x], vec![])?;
+    Ok(dense_all(vec![ddy, dx]))
+}
+
+/// `EluGrad(dy, y) = dy` where `y > 0`, else `dy (y + 1)`.
+pub(crate) fn elu_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let grad = ctx.dy(g)?;
+    let (dy, y) = (ctx.input(0), ctx.input(1));
+    let ddy = ctx.op("EluGrad", &[grad, y], vec![])?;
+    let zero = ctx.scalar(ctx.spec(y)?.dtype, 0.0)?;
+    let negative = ctx.op("Less", &[y, zero], vec![])?;
+    let gd = ctx.op("Mul", &[grad, dy], vec![])?;
+    let zeros = ctx.op("ZerosLike", &[y], vec![])?;
+    let dyy = ctx.op("SelectV2", &[negative, gd, zeros], vec![])?;
+    Ok(dense_all(vec![ddy, dyy]))
+}
+
+/// `SoftplusGrad(dy, x) = dy / (1 + exp(-x))`.
+pub(crate) fn softplus_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let grad = ctx.dy(g)?;
+    let (dy, x) = (ctx.input(0), ctx.input(1));
+    let ddy = ctx.op("SoftplusGrad", &[grad, x], vec![])?;
+    let negx = ctx.op("Neg", &[x], vec![])?;
+    let e_neg = ctx.op("Exp", &[negx], vec![])?;
+    let e_pos = ctx.op("Exp", &[x], vec![])?;
+    let two = ctx.scalar(ctx.spec(x)?.dtype, 2.0)?;
+    let denom = ctx.op("AddV2", &[e_neg, two], vec![])?;
+    let denom = ctx.op("AddV2", &[denom, e_pos], vec![])?;
+    let gd = ctx.op("Mul", &[grad, dy], vec![])?;
+    let d2x = ctx.op("RealDiv", &[gd, denom], vec![])?;
+    Ok(dense_all(vec![ddy, d2x]))
+}
+
+/// `BiasAddGrad` sums over all but the channel axis: its gradient broadcasts back.
+pub(crate) fn bias_add_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let grad = ctx.dy(g)?;
+    let x = ctx.input(0);
+    if matches!(ctx.attr("data_format"), Some(AttrValue::S(f)) if f.as_slice() == b"NCHW") {
+        return Err(crate::error::Error::value("BiasAddGrad: only data_format NHWC is supported"));
+    }
+    let shape = ctx.shape_of(x)?;
+    Ok(dense_all(vec![ctx.op("BroadcastTo", &[grad, shape], vec![])?]))
+}
+
 fn last_axis(ctx: &mut GradCtx<'_>) -> Result<Output> {
     ctx.constant(Tensor::from_slice(&[1], &[-1i32])?)
 }
@@ -59,20 +119,42 @@ fn loss_column(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Result<Option<Outpu
     Ok(Some(ctx.op("ExpandDims", &[dl, axis], vec![])?))
 }
 
-pub(crate) fn softmax_xent(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
-    let Some(col) = loss_column(ctx, g)? else { return Ok(vec![None, None]) };
+/// The logits' gradient of a softmax cross-entropy: `dloss * backprop`, plus, when the
+/// `backprop` output itself is differentiated (second order), TF's term
+/// `(gg - sum(gg * softmax)) * softmax`. Returns None when neither output has one.
+fn xent_logits_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>], col: Option<Output>) -> Result<Option<Output>> {
     let (logits, backprop) = (ctx.input(0), ctx.output(1));
-    let glogits = ctx.op("Mul", &[col, backprop], vec![])?;
-    let ls = ctx.op("LogSoftmax", &[logits], vec![])?;
-    let neg = ctx.op("Neg", &[ls], vec![])?;
-    let glabels = ctx.op("Mul", &[col, neg], vec![])?;
-    Ok(dense_all(vec![glogits, glabels]))
+    let first = col.map(|c| ctx.op("Mul", &[c, backprop], vec![])).transpose()?;
+    let Some(gg) = ctx.dense_out(g, 1)? else { return Ok(first) };
+    let softmax = ctx.op("Softmax", &[logits], vec![])?;
+    let axis = last_axis(ctx)?;
+    let weighted = ctx.op("Mul", &[gg, softmax], vec![])?;
+    let dot = ctx.op("Sum", &[weighted, axis], vec![("keep_dims", AttrValue::B(true))])?;
+    let centred = ctx.op("Sub", &[gg, dot], vec![])?;
+    let second = ctx.op("Mul", &[centred, softmax], vec![])?;
+    Ok(Some(match first {
+        Some(f) => ctx.op("AddV2", &[f, second], vec![])?,
+        None => second,
+    }))
+}
+
+pub(crate) fn softmax_xent(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let col = loss_column(ctx, g)?;
+    let glogits = xent_logits_grad(ctx, g, col)?;
+    let glabels = match col {
+        Some(c) => {
+            let ls = ctx.op("LogSoftmax", &[ctx.input(0)], vec![])?;
+            let neg = ctx.op("Neg", &[ls], vec![])?;
+            Some(Grad::Dense(ctx.op("Mul", &[c, neg], vec![])?))
+        }
+        None => None,
+    };
+    Ok(vec![glogits.map(Grad::Dense), glabels])
 }
 
 pub(crate) fn sparse_softmax_xent(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
-    let Some(col) = loss_column(ctx, g)? else { return Ok(vec![None, None]) };
-    let backprop = ctx.output(1);
-    Ok(vec![Some(Grad::Dense(ctx.op("Mul", &[col, backprop], vec![])?)), None])
+    let col = loss_column(ctx, g)?;
+    Ok(vec![xent_logits_grad(ctx, g, col)?.map(Grad::Dense), None])
 }
 
 pub(crate) fn bias_add(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
@@ -141,6 +223,27 @@ pub(crate) fn avg_pool(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     let attrs = window_attrs(ctx, POOL_ATTRS);
     let xs = ctx.shape_of(x)?;
     Ok(dense_all(vec![ctx.op("AvgPoolGrad", &[xs, dy], attrs)?]))
+}
+
+/// `MaxPoolGrad` routes its gradient input to the argmax positions: linear in `grad`,
+/// locally constant in the pooled values (TF returns zeros for those).
+pub(crate) fn max_pool_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    pool_routing_grad(ctx, g, "MaxPoolGradGrad")
+}
+
+/// `MaxPoolGradGrad` is undone by `MaxPoolGrad`.
+pub(crate) fn max_pool_grad_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    pool_routing_grad(ctx, g, "MaxPoolGrad")
+}
+
+fn pool_routing_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>], op: &str) -> Grads {
+    let grad = ctx.dy(g)?;
+    let (x, y) = (ctx.input(0), ctx.input(1));
+    let attrs = window_attrs(ctx, POOL_ATTRS);
+    let zx = ctx.op("ZerosLike", &[x], vec![])?;
+    let zy = ctx.op("ZerosLike", &[y], vec![])?;
+    let routed = ctx.op(op, &[x, y, grad], attrs)?;
+    Ok(dense_all(vec![zx, zy, routed]))
 }
 
 /// AvgPoolGrad is linear in the gradient: its own gradient is the pooling.

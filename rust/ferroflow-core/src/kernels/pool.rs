@@ -150,6 +150,37 @@ pub fn max_pool_grad<T: Float>(x: &Tensor, dy: &Tensor, g: &PoolGeometry, env: &
     Ok(dx)
 }
 
+/// `MaxPoolGradGrad`: each output takes the incoming gradient `gx` (shaped like the
+/// input) at the window element equal to the pooled maximum `y`; TF's CPU kernel
+/// keeps the last such element in row-then-column order, and so do we.
+pub fn max_pool_grad_grad<T: Float>(
+    x: &Tensor,
+    y: &Tensor,
+    gx: &Tensor,
+    g: &PoolGeometry,
+    env: &ExecEnv,
+) -> Result<Tensor> {
+    let (xs, ys, gxs) = (x.as_slice::<T>()?, y.as_slice::<T>()?, gx.as_slice::<T>()?);
+    let mut out = Tensor::zeros(x.dtype(), &[g.n, g.oh, g.ow, g.c]);
+    per_image(env, out.as_mut_slice::<T>()?, g.image_out(), |n, img_out| {
+        let img = &xs[n * g.image_in()..][..g.image_in()];
+        let grads = &gxs[n * g.image_in()..][..g.image_in()];
+        let pooled = &ys[n * g.image_out()..][..g.image_out()];
+        for (p, dst) in img_out.chunks_exact_mut(g.c).enumerate() {
+            let maxima = &pooled[p * g.c..][..g.c];
+            for base in g.window(p) {
+                let (vals, gs) = (&img[base..][..g.c], &grads[base..][..g.c]);
+                for (((d, &m), &v), &gv) in dst.iter_mut().zip(maxima).zip(vals).zip(gs) {
+                    if v == m {
+                        *d = gv;
+                    }
+                }
+            }
+        }
+    });
+    Ok(out)
+}
+
 /// `AvgPool`: the mean over the window's elements inside the input (padding is not counted).
 pub fn avg_pool<T: Float>(x: &Tensor, g: &PoolGeometry, env: &ExecEnv) -> Result<Tensor> {
     let xs = x.as_slice::<T>()?;

@@ -40,8 +40,12 @@ pub(crate) fn register(r: &mut Registry) {
             .grad(g::gather),
     );
     r.add(OpDef::new("Squeeze", &["input"], infer_squeeze, squeeze_kernel).grad(g::reshape_like_input));
-    // Panics in its kernel: lets tests prove a Rust panic surfaces as InternalError.
-    r.add(OpDef::new("_PanicForTesting", &[], |_| Ok(vec![]), |_| stateless(panic_compute)).stateful());
+    // Panics in its kernel: lets tests prove a Rust panic surfaces as InternalError,
+    // and, having no gradient, that differentiating through such an op is a LookupError.
+    r.add(
+        OpDef::new("_PanicForTesting", &["input"], |c| Ok(vec![c.input(0).clone()]), |_| stateless(panic_compute))
+            .stateful(),
+    );
 }
 
 fn panic_compute(_: &mut OpContext<'_>) -> Result<()> {

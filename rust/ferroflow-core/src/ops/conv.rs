@@ -12,7 +12,7 @@ use crate::graph::{AttrValue, OutputSpec};
 use crate::kernels::conv::{
     ConvGeometry, Padding, conv2d, conv2d_backprop_filter, conv2d_backprop_input, windowed_output,
 };
-use crate::kernels::pool::{PoolGeometry, avg_pool, avg_pool_grad, max_pool, max_pool_grad};
+use crate::kernels::pool::{PoolGeometry, avg_pool, avg_pool_grad, max_pool, max_pool_grad, max_pool_grad_grad};
 use crate::kernels::{KernelBuild, OpContext, OpKernel};
 use crate::shape::{Dim, PartialShape};
 
@@ -27,7 +27,14 @@ pub(crate) fn register(r: &mut Registry) {
             .grad(g::conv2d_backprop_filter),
     );
     r.add(OpDef::new("MaxPool", &["input"], infer_pool, pool_kernel).grad(g::max_pool));
-    r.add(OpDef::new("MaxPoolGrad", &["orig_input", "orig_output", "grad"], infer_max_pool_grad, pool_kernel));
+    r.add(
+        OpDef::new("MaxPoolGrad", &["orig_input", "orig_output", "grad"], infer_max_pool_grad, pool_kernel)
+            .grad(g::max_pool_grad),
+    );
+    r.add(
+        OpDef::new("MaxPoolGradGrad", &["orig_input", "orig_output", "grad"], infer_max_pool_grad_grad, pool_kernel)
+            .grad(g::max_pool_grad_grad),
+    );
     r.add(OpDef::new("AvgPool", &["value"], infer_pool, pool_kernel).grad(g::avg_pool));
     r.add(
         OpDef::new("AvgPoolGrad", &["orig_input_shape", "grad"], infer_avg_pool_grad, pool_kernel)
@@ -185,6 +192,15 @@ fn infer_max_pool_grad(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![OutputSpec::new(t, shape)])
 }
 
+fn infer_max_pool_grad_grad(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = float_type(&mut ctx, &[0, 1, 2])?;
+    infer_attrs(&mut ctx, true)?;
+    rank4(&ctx, &ctx.input(0).shape, "orig_input")?;
+    let shape = ctx.input(1).shape.clone();
+    rank4(&ctx, &shape, "orig_output")?;
+    Ok(vec![OutputSpec::new(t, shape)])
+}
+
 fn infer_avg_pool_grad(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = float_type(&mut ctx, &[1])?;
     infer_attrs(&mut ctx, true)?;
@@ -227,18 +243,22 @@ impl WindowKernel {
     fn pool_geometry(&self, input: &[usize]) -> Result<PoolGeometry> {
         PoolGeometry::new(input, self.attrs.window, self.attrs.strides, self.attrs.padding).map_err(invalid(self.op))
     }
-    /// Checks that a gradient fed to a backprop op has the forward output's shape.
-    fn check_grad(&self, dy: &[usize], want: [usize; 4]) -> Result<()> {
-        if dy != want {
+    /// Checks that input `what` has the shape `want` (of the forward op's output or input).
+    fn check_shape(&self, what: &str, got: &[usize], want: &[usize], of: &str) -> Result<()> {
+        if got != want {
             ff_bail!(
                 InvalidArgument,
-                "{}: out_backprop has shape {} but the forward output has shape {}",
+                "{}: {what} has shape {} but {of} has shape {}",
                 self.op,
-                crate::shape::fmt_shape(dy),
-                crate::shape::fmt_shape(&want)
+                crate::shape::fmt_shape(got),
+                crate::shape::fmt_shape(want)
             );
         }
         Ok(())
+    }
+    /// Checks that a gradient fed to a backprop op has the forward output's shape.
+    fn check_grad(&self, dy: &[usize], want: [usize; 4]) -> Result<()> {
+        self.check_shape("out_backprop", dy, &want, "the forward output")
     }
 }
 
@@ -279,6 +299,13 @@ impl OpKernel for WindowKernel {
                 let geo = self.pool_geometry(x.shape())?;
                 self.check_grad(dy.shape(), [geo.n, geo.oh, geo.ow, geo.c])?;
                 dispatch_float!(dtype, T => max_pool_grad::<T>(x, dy, &geo, env)?, _ => ff_bail!(InvalidArgument, "no kernel for {dtype}"))
+            }
+            "MaxPoolGradGrad" => {
+                let (x, y, gx) = (ctx.input(0)?, ctx.input(1)?, ctx.input(2)?);
+                let geo = self.pool_geometry(x.shape())?;
+                self.check_shape("orig_output", y.shape(), &[geo.n, geo.oh, geo.ow, geo.c], "the pooled output")?;
+                self.check_shape("grad", gx.shape(), x.shape(), "orig_input")?;
+                dispatch_float!(dtype, T => max_pool_grad_grad::<T>(x, y, gx, &geo, env)?, _ => ff_bail!(InvalidArgument, "no kernel for {dtype}"))
             }
             _ => {
                 let (sizes, dy) = (sizes(ctx, 0, "orig_input_shape")?, ctx.input(1)?);

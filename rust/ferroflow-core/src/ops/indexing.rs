@@ -31,12 +31,10 @@ pub(crate) fn register(r: &mut Registry) {
         OpDef::new("StridedSlice", &["input", "begin", "end", "strides"], infer_strided_slice, strided_kernel)
             .grad(g::strided_slice),
     );
-    r.add(OpDef::new(
-        "StridedSliceGrad",
-        &["shape", "begin", "end", "strides", "dy"],
-        infer_strided_slice_grad,
-        strided_kernel,
-    ));
+    r.add(
+        OpDef::new("StridedSliceGrad", &["shape", "begin", "end", "strides", "dy"], infer_strided_slice_grad, strided_kernel)
+            .grad(g::strided_slice_grad),
+    );
 }
 
 // ---- Tile ---------------------------------------------------------------------

@@ -23,15 +23,24 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("Relu6", &["features"], infer_numeric_unary, clamp_kernel::<true>).grad(g::relu6));
     r.add(OpDef::new("Elu", &["features"], infer_float_unary, activation::<EluFn>).grad(g::elu));
     r.add(OpDef::new("Softplus", &["features"], infer_float_unary, activation::<SoftplusFn>).grad(g::softplus));
-    r.add(OpDef::new("ReluGrad", &["gradients", "features"], infer_float_binary, activation_grad::<ReluGradFn>));
-    r.add(OpDef::new("Relu6Grad", &["gradients", "features"], infer_float_binary, activation_grad::<Relu6GradFn>));
-    r.add(OpDef::new("EluGrad", &["gradients", "outputs"], infer_float_binary, activation_grad::<EluGradFn>));
+    r.add(
+        OpDef::new("ReluGrad", &["gradients", "features"], infer_float_binary, activation_grad::<ReluGradFn>)
+            .grad(g::relu_grad),
+    );
+    r.add(
+        OpDef::new("Relu6Grad", &["gradients", "features"], infer_float_binary, activation_grad::<Relu6GradFn>)
+            .grad(g::relu6_grad),
+    );
+    r.add(
+        OpDef::new("EluGrad", &["gradients", "outputs"], infer_float_binary, activation_grad::<EluGradFn>)
+            .grad(g::elu_grad),
+    );
     r.add(OpDef::new(
         "SoftplusGrad",
         &["gradients", "features"],
         infer_float_binary,
         activation_grad::<SoftplusGradFn>,
-    ));
+    ).grad(g::softplus_grad));
     r.add(
         OpDef::new("Softmax", &["logits"], infer_float_unary, |_| stateless(|c| softmax_compute(c, false)))
             .grad(g::softmax),
@@ -51,7 +60,7 @@ pub(crate) fn register(r: &mut Registry) {
         .grad(g::sparse_softmax_xent),
     );
     r.add(OpDef::new("BiasAdd", &["value", "bias"], infer_bias_add, |_| stateless(bias_add_compute)).grad(g::bias_add));
-    r.add(OpDef::new("BiasAddGrad", &["out_backprop"], infer_bias_add_grad, |_| stateless(bias_add_grad_compute)));
+    r.add(OpDef::new("BiasAddGrad", &["out_backprop"], infer_bias_add_grad, |_| stateless(bias_add_grad_compute)).grad(g::bias_add_grad));
     r.add(OpDef::new("L2Loss", &["t"], infer_l2_loss, |_| stateless(l2_loss_compute)).grad(g::l2_loss));
     r.add(
         OpDef::new("InTopKV2", &["predictions", "targets", "k"], infer_in_top_k, |_| stateless(in_top_k_compute))

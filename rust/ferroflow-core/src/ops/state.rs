@@ -20,7 +20,8 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(
         OpDef::new("IsVariableInitialized", &["ref"], infer_is_initialized, |_| stateless(is_initialized))
             .refs(&[0])
-            .stateful(),
+            .stateful()
+            .no_grad(),
     );
 }
 
