@@ -371,6 +371,20 @@ def reduce_min(
     return _reduction("Min", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
+def reduce_all(
+    input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
+):
+    """Logical and of a boolean tensor over `axis` (True over nothing)."""
+    return _reduction("All", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_any(
+    input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
+):
+    """Logical or of a boolean tensor over `axis` (False over nothing)."""
+    return _reduction("Any", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
 def reduce_prod(
     input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
 ):

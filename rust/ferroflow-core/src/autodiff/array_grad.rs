@@ -288,3 +288,10 @@ pub(crate) fn transpose(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     let inv = ctx.op("InvertPermutation", &[perm], vec![])?;
     Ok(vec![Some(Grad::Dense(ctx.op("Transpose", &[dy, inv], vec![])?)), None])
 }
+
+/// `Print` passes its first input through; the printed data gets no gradient.
+pub(crate) fn print(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let mut grads = vec![g[0]];
+    grads.resize(ctx.num_inputs(), None);
+    Ok(grads)
+}

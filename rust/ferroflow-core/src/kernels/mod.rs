@@ -12,6 +12,7 @@ pub mod pool;
 pub(crate) mod random;
 pub mod reduce;
 pub(crate) mod state;
+pub mod summarize;
 
 use std::sync::Arc;
 

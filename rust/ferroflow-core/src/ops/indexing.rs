@@ -32,8 +32,13 @@ pub(crate) fn register(r: &mut Registry) {
             .grad(g::strided_slice),
     );
     r.add(
-        OpDef::new("StridedSliceGrad", &["shape", "begin", "end", "strides", "dy"], infer_strided_slice_grad, strided_kernel)
-            .grad(g::strided_slice_grad),
+        OpDef::new(
+            "StridedSliceGrad",
+            &["shape", "begin", "end", "strides", "dy"],
+            infer_strided_slice_grad,
+            strided_kernel,
+        )
+        .grad(g::strided_slice_grad),
     );
 }
 

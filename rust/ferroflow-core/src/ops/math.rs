@@ -49,9 +49,15 @@ pub(crate) fn register(r: &mut Registry) {
     // Fused gradient ops (TF's names): first input the forward output y, second dy.
     r.add(OpDef::new("SqrtGrad", &["y", "dy"], infer_binary_float, binary_kernel::<SqrtGradFn>).grad(g::sqrt_grad));
     r.add(OpDef::new("RsqrtGrad", &["y", "dy"], infer_binary_float, binary_kernel::<RsqrtGradFn>).grad(g::rsqrt_grad));
-    r.add(OpDef::new("ReciprocalGrad", &["y", "dy"], infer_binary_float, binary_kernel::<ReciprocalGradFn>).grad(g::reciprocal_grad));
+    r.add(
+        OpDef::new("ReciprocalGrad", &["y", "dy"], infer_binary_float, binary_kernel::<ReciprocalGradFn>)
+            .grad(g::reciprocal_grad),
+    );
     r.add(OpDef::new("TanhGrad", &["y", "dy"], infer_binary_float, binary_kernel::<TanhGradFn>).grad(g::tanh_grad));
-    r.add(OpDef::new("SigmoidGrad", &["y", "dy"], infer_binary_float, binary_kernel::<SigmoidGradFn>).grad(g::sigmoid_grad));
+    r.add(
+        OpDef::new("SigmoidGrad", &["y", "dy"], infer_binary_float, binary_kernel::<SigmoidGradFn>)
+            .grad(g::sigmoid_grad),
+    );
     r.add(OpDef::new("MatMul", &["a", "b"], infer_matmul, matmul_kernel).grad(g::matmul));
 }
 

@@ -6,6 +6,7 @@ mod compare;
 mod conv;
 mod indexing;
 mod layout;
+mod logging;
 mod math;
 mod nn;
 mod random;
@@ -46,8 +47,10 @@ pub struct OpDef {
     pub name: &'static str,
     /// Input names; with `variadic`, the last one repeats (`values` of `AddN`).
     pub inputs: &'static [&'static str],
-    /// Whether the last input takes any number (at least one) of tensors.
+    /// Whether the last input takes any number of tensors.
     pub variadic: bool,
+    /// The fewest tensors a variadic last input takes (1, or 0 for TF's `list(type)`).
+    pub variadic_min: usize,
     /// Inputs that must be variable references (`ref` in TF's OpDef).
     pub ref_inputs: &'static [usize],
     /// Whether the op has side effects or reads state (never folded or cached).
@@ -67,6 +70,7 @@ impl OpDef {
             name,
             inputs,
             variadic: false,
+            variadic_min: 1,
             ref_inputs: &[],
             stateful: false,
             infer,
@@ -98,10 +102,17 @@ impl OpDef {
         self.stateful = true;
         self
     }
-    /// Lets the last input repeat.
+    /// Lets the last input repeat (at least once).
     #[must_use]
     pub fn variadic(mut self) -> Self {
         self.variadic = true;
+        self
+    }
+    /// Lets the last input repeat any number of times, none included.
+    #[must_use]
+    pub fn variadic_or_empty(mut self) -> Self {
+        self.variadic = true;
+        self.variadic_min = 0;
         self
     }
     /// The name of input `i`.
@@ -110,7 +121,7 @@ impl OpDef {
     }
     pub(crate) fn check_arity(&self, n: usize) -> Result<()> {
         let fixed = self.inputs.len();
-        let ok = if self.variadic { n >= fixed } else { n == fixed };
+        let ok = if self.variadic { n + 1 >= fixed + self.variadic_min } else { n == fixed };
         if ok { Ok(()) } else { Err(Error::value(format!("{} op expects {} inputs but got {n}", self.name, fixed))) }
     }
 }
@@ -135,6 +146,7 @@ fn registry() -> &'static HashMap<&'static str, &'static OpDef> {
         conv::register(&mut r);
         indexing::register(&mut r);
         layout::register(&mut r);
+        logging::register(&mut r);
         math::register(&mut r);
         nn::register(&mut r);
         random::register(&mut r);

@@ -35,12 +35,10 @@ pub(crate) fn register(r: &mut Registry) {
         OpDef::new("EluGrad", &["gradients", "outputs"], infer_float_binary, activation_grad::<EluGradFn>)
             .grad(g::elu_grad),
     );
-    r.add(OpDef::new(
-        "SoftplusGrad",
-        &["gradients", "features"],
-        infer_float_binary,
-        activation_grad::<SoftplusGradFn>,
-    ).grad(g::softplus_grad));
+    r.add(
+        OpDef::new("SoftplusGrad", &["gradients", "features"], infer_float_binary, activation_grad::<SoftplusGradFn>)
+            .grad(g::softplus_grad),
+    );
     r.add(
         OpDef::new("Softmax", &["logits"], infer_float_unary, |_| stateless(|c| softmax_compute(c, false)))
             .grad(g::softmax),
@@ -60,7 +58,10 @@ pub(crate) fn register(r: &mut Registry) {
         .grad(g::sparse_softmax_xent),
     );
     r.add(OpDef::new("BiasAdd", &["value", "bias"], infer_bias_add, |_| stateless(bias_add_compute)).grad(g::bias_add));
-    r.add(OpDef::new("BiasAddGrad", &["out_backprop"], infer_bias_add_grad, |_| stateless(bias_add_grad_compute)).grad(g::bias_add_grad));
+    r.add(
+        OpDef::new("BiasAddGrad", &["out_backprop"], infer_bias_add_grad, |_| stateless(bias_add_grad_compute))
+            .grad(g::bias_add_grad),
+    );
     r.add(OpDef::new("L2Loss", &["t"], infer_l2_loss, |_| stateless(l2_loss_compute)).grad(g::l2_loss));
     r.add(
         OpDef::new("InTopKV2", &["predictions", "targets", "k"], infer_in_top_k, |_| stateless(in_top_k_compute))

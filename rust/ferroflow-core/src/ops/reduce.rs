@@ -19,6 +19,8 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("Max", &["input", "reduction_indices"], infer_reduce, reduce_kernel).grad(g::min_max));
     r.add(OpDef::new("Min", &["input", "reduction_indices"], infer_reduce, reduce_kernel).grad(g::min_max));
     r.add(OpDef::new("Prod", &["input", "reduction_indices"], infer_reduce, reduce_kernel).grad(g::prod));
+    r.add(OpDef::new("All", &["input", "reduction_indices"], infer_logical_reduce, reduce_kernel).no_grad());
+    r.add(OpDef::new("Any", &["input", "reduction_indices"], infer_logical_reduce, reduce_kernel).no_grad());
     r.add(OpDef::new("ArgMax", &["input", "dimension"], infer_arg, arg_kernel).no_grad());
     r.add(OpDef::new("ArgMin", &["input", "dimension"], infer_arg, arg_kernel).no_grad());
     r.add(
@@ -47,9 +49,21 @@ fn reduction_axes(axes: &[i64], rank: usize) -> Result<Vec<usize>> {
     Ok(out)
 }
 
-fn infer_reduce(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
-    let t = ctx.same_type(&[0])?;
-    ctx.check_type(0, NUMERIC)?;
+fn infer_reduce(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    infer_reduction(ctx, NUMERIC)
+}
+
+/// `All`/`Any` reduce booleans (TF records no `T` attr for them).
+fn infer_logical_reduce(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    infer_reduction(ctx, &[DType::Bool])
+}
+
+fn infer_reduction(mut ctx: InferCtx<'_>, allowed: &[DType]) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(0, allowed)?;
+    let t = ctx.input(0).dtype;
+    if allowed != [DType::Bool] {
+        ctx.attrs.insert("T".into(), AttrValue::Type(t));
+    }
     ctx.check_type(1, &[DType::Int32, DType::Int64])?;
     let tidx = ctx.input(1).dtype;
     ctx.attrs.insert("Tidx".into(), AttrValue::Type(tidx));
@@ -82,7 +96,9 @@ fn reduce_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
         "Sum" => Reduction::Sum,
         "Mean" => Reduction::Mean,
         "Max" => Reduction::Max,
-        "Min" => Reduction::Min,
+        // Booleans reduce as bytes: all = min, any = max.
+        "Min" | "All" => Reduction::Min,
+        "Any" => Reduction::Max,
         _ => Reduction::Prod,
     };
     let keep_dims = matches!(b.node.attrs.get("keep_dims"), Some(AttrValue::B(true)));
@@ -93,6 +109,12 @@ impl OpKernel for ReduceKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let x = ctx.input(0)?;
         let axes = reduction_axes(&int_values(ctx.input(1)?)?, x.shape().len())?;
+        if x.dtype() == DType::Bool {
+            let bytes = crate::kernels::array::cast(x, DType::UInt8)?;
+            let r = reduce::<u8>(&bytes, &axes, self.keep_dims, self.reduction)?;
+            ctx.set_output(0, crate::kernels::array::cast(&r, DType::Bool)?);
+            return Ok(());
+        }
         let out = dispatch_numeric!(x.dtype(), T => reduce::<T>(x, &axes, self.keep_dims, self.reduction)?,
             _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
         ctx.set_output(0, out);
