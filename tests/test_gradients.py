@@ -725,7 +725,8 @@ def test_missing_gradient_is_a_lookup_error():
     # the test-only panic op is the one without.
     x = ff.constant(1.0)
     boom = ff.get_default_graph()._create_op("_PanicForTesting", [x], name="boom").outputs[0]
-    with pytest.raises(LookupError, match=r"No gradient defined for operation 'boom'.*_PanicForTesting"):
+    missing = r"No gradient defined for operation 'boom'.*_PanicForTesting"
+    with pytest.raises(LookupError, match=missing):
         ff.gradients(boom, x)
 
 

@@ -222,13 +222,13 @@ def test_static_type_and_shape_checks_like_tensorflow(tf1):
             assert lib.assert_integer(lib.constant(1)).type == "NoOp"
             s = lib.constant(2.0)
             assert lib.assert_scalar(s) is s
-            for bad in (
-                lambda: lib.assert_type(lib.constant(1), lib.float32, message="m"),
-                lambda: lib.assert_integer(lib.constant(1.0)),
-                lambda: lib.assert_scalar(lib.constant([1.0])),
+            for check, arg in (
+                (lambda t, lib=lib: lib.assert_type(t, lib.float32, message="m"), 1),
+                (lambda t, lib=lib: lib.assert_integer(t), 1.0),
+                (lambda t, lib=lib: lib.assert_scalar(t), [1.0]),
             ):
                 with pytest.raises((TypeError, ValueError)) as e:
-                    bad()
+                    check(lib.constant(arg))
                 errors.append((type(e.value), str(e.value)))
     assert errors[3:] == errors[:3]
 
