@@ -759,6 +759,10 @@ SECOND_ORDER = {
     ),
     "bias_add_of_a_slice": (lambda lib, x: lib.nn.bias_add(lib.square(x), x[0]), False),
     "max_pool_squared": (_pool, False),
+    "mirror_pad_squared": (
+        lambda lib, x: lib.square(lib.pad(x, [[1, 2], [3, 0]], "SYMMETRIC")),
+        False,
+    ),
 }
 
 

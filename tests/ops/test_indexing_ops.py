@@ -94,6 +94,49 @@ def test_tile_and_pad_gradients_match_tensorflow(tf1, shape, data, dtype, dynami
     )
 
 
+@settings(max_examples=30, deadline=None)
+@given(
+    shape=st.lists(st.integers(1, 4), min_size=1, max_size=3),
+    data=st.data(),
+    mode=st.sampled_from(["REFLECT", "SYMMETRIC", "symmetric"]),
+    dtype=FLOATS,
+    dynamic=st.booleans(),
+    seed=SEEDS,
+)
+def test_mirror_pad_and_its_gradient_match_tensorflow(tf1, shape, data, mode, dtype, dynamic, seed):
+    x = values(np.random.default_rng(seed), shape, dtype)
+    edge = 0 if mode == "REFLECT" else 1  # REFLECT pads at most dim - 1 per side
+    paddings = [
+        data.draw(st.tuples(st.integers(0, d - 1 + edge), st.integers(0, d - 1 + edge)))
+        for d in shape
+    ]
+    check_against_tf(tf1, lambda m, t: m.pad(t, paddings, mode), [x], dynamic=dynamic, seed=seed)
+
+
+def test_mirror_pad_of_strings_shapes_and_errors(tf1):
+    def build(m):
+        s = m.pad(m.constant([[b"a", b"b"], [b"c", b"d"]]), [[1, 0], [0, 1]], "REFLECT")
+        p = m.placeholder(m.int32, [2, 2])
+        unknown = m.pad(m.placeholder(m.float32, [None, 3]), p, "SYMMETRIC")
+        known = m.pad(m.placeholder(m.float32, [None, 3]), [[1, 1], [2, 2]], "SYMMETRIC")
+        return s, unknown, known
+
+    (_, want), (_, got) = build_both(tf1, build)
+    assert_same_tensors(want[1:], got[1:])
+    np.testing.assert_array_equal(run_ff(lambda m: build(m)[0]), run_tf(tf1, lambda m: build(m)[0]))
+    with pytest.raises(ValueError, match="mode"):
+        ff.pad(ff.zeros([2]), [[1, 1]], "WRAP")
+    p = ff.placeholder(ff.int32, [1, 2])
+    reflect = ff.pad(ff.zeros([2]), p, "REFLECT")
+    symmetric = ff.pad(ff.zeros([2]), p, "SYMMETRIC")
+    with ff.Session() as sess:
+        with pytest.raises(ff.errors.InvalidArgumentError, match="less than the dimension size"):
+            sess.run(reflect, {p: [[2, 0]]})
+        with pytest.raises(ff.errors.InvalidArgumentError, match="no greater than"):
+            sess.run(symmetric, {p: [[0, 3]]})
+        assert sess.run(symmetric, {p: [[2, 2]]}).shape == (6,)
+
+
 @pytest.mark.parametrize("spec", [2, 5, [1, -1, 2], [0, 4, 0]])
 @pytest.mark.parametrize("dynamic", [False, True])
 def test_split_and_its_gradient_match_tensorflow(tf1, spec, dynamic):

@@ -29,16 +29,29 @@ def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
     Args:
         tensor: The tensor to pad.
         paddings: An int `[rank, 2]` tensor or nested list.
-        mode: `"CONSTANT"` (the only mode implemented; `"REFLECT"` and `"SYMMETRIC"`
-            raise `NotImplementedError`).
+        mode: `"CONSTANT"` (fill with `constant_values`), `"REFLECT"` (mirror without
+            the edge: at most `dim - 1` per side) or `"SYMMETRIC"` (mirror with the
+            edge: at most `dim`); case-insensitive.
         name: Name of the op.
-        constant_values: The scalar to pad with (same dtype as `tensor`).
+        constant_values: The scalar to pad with in `CONSTANT` mode (same dtype as
+            `tensor`).
+
+    Raises:
+        ValueError: an unknown `mode`.
     """
-    if str(mode).upper() != "CONSTANT":
-        raise NotImplementedError(f"pad mode {mode!r} is not implemented; only 'CONSTANT' is")
-    with ops.name_scope(name, "Pad", [tensor, paddings]) as scope:
+    mode = str(mode).upper()
+    if mode not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
+        raise ValueError(
+            "Value of argument `mode` expected to be one of "
+            '"CONSTANT", "REFLECT", or "SYMMETRIC". '
+            f"Received `mode` = {mode}"
+        )
+    op_type = "Pad" if mode == "CONSTANT" else "MirrorPad"
+    with ops.name_scope(name, op_type, [tensor, paddings]) as scope:
         x = ops.convert_to_tensor(tensor, name="input")
         p = _int_vector(paddings, "paddings")
+        if mode != "CONSTANT":
+            return make_op("MirrorPad", [x, p], {"mode": mode.encode()}, scope=scope).outputs[0]
         if not is_tensor_like(constant_values) and constant_values == 0:
             return make_op("Pad", [x, p], scope=scope).outputs[0]
         c = ops.convert_to_tensor(constant_values, dtype=x.dtype.base_dtype, name="constant_values")

@@ -295,3 +295,21 @@ pub(crate) fn print(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     grads.resize(ctx.num_inputs(), None);
     Ok(grads)
 }
+
+/// `MirrorPad`'s gradient folds the padded copies back (`MirrorPadGrad`), and that
+/// op's gradient is the padding again: both are linear.
+pub(crate) fn mirror_pad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    mirror_pair(ctx, g, "MirrorPadGrad")
+}
+
+/// See [`mirror_pad`].
+pub(crate) fn mirror_pad_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    mirror_pair(ctx, g, "MirrorPad")
+}
+
+fn mirror_pair(ctx: &mut GradCtx<'_>, g: &[Option<Grad>], op: &str) -> Grads {
+    let dy = ctx.dy(g)?;
+    let paddings = ctx.input(1);
+    let mode = ctx.attr("mode").cloned().unwrap_or(AttrValue::S(b"REFLECT".to_vec()));
+    Ok(vec![Some(Grad::Dense(ctx.op(op, &[dy, paddings], vec![("mode", mode)])?)), None])
+}

@@ -1,6 +1,7 @@
 //! Kernels that only rearrange elements (broadcast, transpose, slice, concat, unstack).
 //! They work on bytes (one body for every dense dtype) or on string vectors, copying
 //! contiguous runs of the innermost dimension at a time.
+use super::num::Num;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::shape::{fmt_shape, strides};
@@ -363,6 +364,76 @@ pub fn strided_scatter(values: &Tensor, shape: &[usize], begin: &[usize], step: 
     Ok(out)
 }
 
+/// How `MirrorPad` reflects: `Reflect` leaves out the edge element (`[1 2 3]` padded by
+/// 2 is `3 2 [1 2 3] 2 1`), `Symmetric` repeats it (`2 1 [1 2 3] 3 2`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MirrorMode {
+    /// TF's `REFLECT`.
+    Reflect,
+    /// TF's `SYMMETRIC`.
+    Symmetric,
+}
+
+/// For each element of the mirror-padded output, in row-major order, the flat index of
+/// the input element it copies. Paddings must be valid for the mode (checked by the op).
+fn mirror_sources(shape: &[usize], pads: &[(usize, usize)], mode: MirrorMode) -> Vec<usize> {
+    let skip_edge = usize::from(mode == MirrorMode::Reflect);
+    // Per dimension: the source coordinate of every output coordinate.
+    let maps: Vec<Vec<usize>> = shape
+        .iter()
+        .zip(pads)
+        .map(|(&n, &(before, after))| {
+            (0..before + n + after)
+                .map(|i| {
+                    if i < before {
+                        before - i - 1 + skip_edge
+                    } else if i - before < n {
+                        i - before
+                    } else {
+                        2 * n - 1 - skip_edge - (i - before)
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let in_strides = strides(shape);
+    let mut out = vec![0usize];
+    for (map, stride) in maps.iter().zip(in_strides) {
+        out = out.iter().flat_map(|&base| map.iter().map(move |&j| base + j * stride)).collect();
+    }
+    out
+}
+
+/// `MirrorPad`: `x` with reflected copies of its borders added around each dimension.
+pub fn mirror_pad(x: &Tensor, pads: &[(usize, usize)], mode: MirrorMode) -> Result<Tensor> {
+    let out_shape: Vec<usize> = x.shape().iter().zip(pads).map(|(d, (b, a))| b + d + a).collect();
+    let sources = if x.num_elements() == 0 { Vec::new() } else { mirror_sources(x.shape(), pads, mode) };
+    let src = elems(x)?;
+    let mut sink = Sink::for_dtype(x.dtype(), sources.len());
+    for &i in &sources {
+        sink.extend(&src, i, 1);
+    }
+    sink.finish(x.dtype(), &out_shape)
+}
+
+/// `MirrorPadGrad`: folds the gradient of a mirror-padded tensor back onto the input
+/// (`in_shape`), adding every copy's gradient to the element it copied.
+pub fn mirror_pad_grad<T: Num>(
+    dy: &Tensor,
+    in_shape: &[usize],
+    pads: &[(usize, usize)],
+    mode: MirrorMode,
+) -> Result<Tensor> {
+    let g = dy.as_slice::<T>()?;
+    let mut dx = vec![T::ZERO; in_shape.iter().product()];
+    if !dx.is_empty() {
+        for (&i, &v) in mirror_sources(in_shape, pads, mode).iter().zip(g) {
+            dx[i] = dx[i].add(v);
+        }
+    }
+    Tensor::from_slice(in_shape, &dx)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,6 +441,21 @@ mod tests {
     fn iota(shape: &[usize]) -> Tensor {
         let n: usize = shape.iter().product();
         Tensor::from_slice(shape, &(0..n as i32).collect::<Vec<_>>()).unwrap()
+    }
+
+    #[test]
+    fn mirror_pad_reflects_and_its_gradient_folds_back() {
+        let x = Tensor::from_slice(&[3], &[1i32, 2, 3]).unwrap();
+        let r = mirror_pad(&x, &[(2, 2)], MirrorMode::Reflect).unwrap();
+        assert_eq!(r.as_slice::<i32>().unwrap(), &[3, 2, 1, 2, 3, 2, 1]);
+        let s = mirror_pad(&x, &[(2, 3)], MirrorMode::Symmetric).unwrap();
+        assert_eq!(s.as_slice::<i32>().unwrap(), &[2, 1, 1, 2, 3, 3, 2, 1]);
+        let m = mirror_pad(&iota(&[2, 2]), &[(1, 0), (0, 1)], MirrorMode::Reflect).unwrap();
+        assert_eq!(m.shape(), &[3, 3]);
+        assert_eq!(m.as_slice::<i32>().unwrap(), &[2, 3, 2, 0, 1, 0, 2, 3, 2]);
+        let dy = Tensor::from_slice(&[7], &[1.0f32; 7]).unwrap();
+        let dx = mirror_pad_grad::<f32>(&dy, &[3], &[(2, 2)], MirrorMode::Reflect).unwrap();
+        assert_eq!(dx.as_slice::<f32>().unwrap(), &[2.0, 3.0, 2.0]);
     }
 
     #[test]

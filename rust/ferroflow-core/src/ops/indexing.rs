@@ -5,7 +5,7 @@ use crate::autodiff::array_grad as g;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::layout::{pad, slice, strided_gather, strided_scatter, tile};
+use crate::kernels::layout::{MirrorMode, mirror_pad, mirror_pad_grad, pad, slice, strided_gather, strided_scatter, tile};
 use crate::kernels::{KernelBuild, OpContext, OpKernel, stateless};
 use crate::shape::{Dim, PartialShape, fmt_shape, normalize_axis};
 use crate::tensor::Tensor;
@@ -19,6 +19,8 @@ pub(crate) fn register(r: &mut Registry) {
         OpDef::new("PadV2", &["input", "paddings", "constant_values"], infer_pad, |_| stateless(pad_compute))
             .grad(g::pad),
     );
+    r.add(OpDef::new("MirrorPad", &["input", "paddings"], infer_pad, mirror_kernel).grad(g::mirror_pad));
+    r.add(OpDef::new("MirrorPadGrad", &["input", "paddings"], infer_pad, mirror_kernel).grad(g::mirror_pad_grad));
     r.add(OpDef::new("Split", &["axis", "value"], infer_split, split_kernel).grad(g::split));
     r.add(OpDef::new("SplitV", &["value", "size_splits", "axis"], infer_split, split_kernel).grad(g::split));
     r.add(
@@ -93,8 +95,14 @@ fn pad_pairs(p: &Tensor, rank: usize) -> Result<Vec<(usize, usize)>> {
     Ok(v.chunks_exact(2).map(|c| (c[0], c[1])).collect())
 }
 
+/// The shape function of `Pad`, `PadV2`, `MirrorPad` and `MirrorPadGrad` (whose
+/// output is its input with the paddings taken off).
 fn infer_pad(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0])?;
+    let unpad = ctx.def.name == "MirrorPadGrad";
+    if ctx.def.name.starts_with("MirrorPad") {
+        mirror_mode(&ctx.attrs.get("mode").cloned(), ctx.def.name)?;
+    }
     ctx.check_type(1, INDEX)?;
     ctx.attrs.insert("Tpaddings".into(), AttrValue::Type(ctx.input(1).dtype));
     if ctx.inputs.len() == 3 {
@@ -120,7 +128,17 @@ fn infer_pad(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         (Some(p), Some(r)) => {
             let pairs = pad_pairs(p, r).map_err(|e| Error::value(e.message))?;
             let dims = input.dims().map_or_else(|| vec![None; r], <[Dim]>::to_vec);
-            PartialShape::from_dims(dims.iter().zip(pairs).map(|(d, (b, a))| d.map(|d| b + d + a)))
+            let mut out = Vec::with_capacity(r);
+            for (d, (b, a)) in dims.iter().zip(pairs) {
+                out.push(match (d, unpad) {
+                    (Some(d), true) => Some(d.checked_sub(b + a).ok_or_else(|| {
+                        Error::value(format!("Paddings {b}, {a} exceed the dimension size {d} for '{}'", ctx.name))
+                    })?),
+                    (Some(d), false) => Some(b + d + a),
+                    (None, _) => None,
+                });
+            }
+            PartialShape::from_dims(out)
         }
         (_, Some(r)) => PartialShape::unknown_of_rank(r),
         _ => PartialShape::unknown(),
@@ -141,6 +159,68 @@ fn pad_compute(ctx: &mut OpContext<'_>) -> Result<()> {
     let out = pad(x, &pairs, &value)?;
     ctx.set_output(0, out);
     Ok(())
+}
+
+fn mirror_mode(attr: &Option<AttrValue>, op: &str) -> Result<MirrorMode> {
+    match attr {
+        Some(AttrValue::S(m)) if m.as_slice() == b"REFLECT" => Ok(MirrorMode::Reflect),
+        Some(AttrValue::S(m)) if m.as_slice() == b"SYMMETRIC" => Ok(MirrorMode::Symmetric),
+        other => Err(Error::value(format!("{op} needs attr mode REFLECT or SYMMETRIC, got {other:?}"))),
+    }
+}
+
+/// `MirrorPad` and `MirrorPadGrad`, with TF's run-time checks of the paddings.
+struct MirrorKernel {
+    mode: MirrorMode,
+    grad: bool,
+}
+
+fn mirror_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    let op = b.node.op_type();
+    Ok(Box::new(MirrorKernel { mode: mirror_mode(&b.node.attrs.get("mode").cloned(), op)?, grad: op == "MirrorPadGrad" }))
+}
+
+impl OpKernel for MirrorKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let x = ctx.input(0)?;
+        let pairs = pad_pairs(ctx.input(1)?, x.shape().len())?;
+        let out = if self.grad {
+            let mut in_shape = Vec::with_capacity(pairs.len());
+            for (&d, &(b, a)) in x.shape().iter().zip(&pairs) {
+                in_shape.push(d.checked_sub(b + a).ok_or_else(|| {
+                    Error::invalid_argument(format!("paddings {b}, {a} exceed the gradient's dimension size {d}"))
+                })?);
+            }
+            self.check(&in_shape, &pairs)?;
+            crate::dispatch_numeric!(x.dtype(), T => mirror_pad_grad::<T>(x, &in_shape, &pairs, self.mode)?,
+                _ => ff_bail!(InvalidArgument, "MirrorPadGrad: no kernel for {}", x.dtype()))
+        } else {
+            self.check(x.shape(), &pairs)?;
+            mirror_pad(x, &pairs, self.mode)?
+        };
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
+impl MirrorKernel {
+    /// TF's limits: REFLECT pads less than each dimension, SYMMETRIC at most it.
+    fn check(&self, shape: &[usize], pairs: &[(usize, usize)]) -> Result<()> {
+        for (&d, &(b, a)) in shape.iter().zip(pairs) {
+            match self.mode {
+                MirrorMode::Reflect if b >= d || a >= d => ff_bail!(
+                    InvalidArgument,
+                    "paddings must be less than the dimension size: {b}, {a} not less than {d}"
+                ),
+                MirrorMode::Symmetric if b > d || a > d => ff_bail!(
+                    InvalidArgument,
+                    "paddings must be no greater than the dimension size: {b}, {a} greater than {d}"
+                ),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
 }
 
 // ---- Split / SplitV -----------------------------------------------------------
