@@ -29,6 +29,8 @@ def values(rng, shape, dtype, domain="any"):
         v = np.where(np.abs(v - 6) < 0.2, v + 0.5, v)
     elif domain == "unit":
         v = rng.uniform(0.5, 1.5, shape) * rng.choice([-1.0, 1.0], shape)
+    elif domain == "unit_zeros":  # as "unit", with about a third exact zeros
+        v = rng.uniform(0.5, 1.5, shape) * rng.choice([-1.0, 0.0, 1.0], shape)
     elif domain == "distinct":
         v = rng.permutation(int(np.prod(shape, dtype=np.int64))).reshape(shape) * 0.37 - 1.0
     else:

@@ -149,11 +149,37 @@ def test_reduction_gradients_match_tensorflow(tf1, data, name, keepdims, dtype, 
             lambda a: [i - rank if i % 2 else i for i in a]  # some negative
         )
     )
-    domain = {"reduce_max": "distinct", "reduce_min": "distinct", "reduce_prod": "unit"}
+    # Products see zeros too: TF's gradient (exclusive cumprods) is exact there.
+    domain = {"reduce_max": "distinct", "reduce_min": "distinct", "reduce_prod": "unit_zeros"}
     x = values(np.random.default_rng(seed), shape, dtype, domain.get(name, "any"))
 
     def build(lib, x):
         return getattr(lib, name)(x, axis=axis, keepdims=keepdims)
+
+    check_against_tf(tf1, build, [x], dynamic=dynamic, seed=seed)
+
+
+@pytest.mark.tf_oracle
+@settings(max_examples=40, deadline=None)
+@given(
+    data=st.data(),
+    product=st.booleans(),
+    exclusive=st.booleans(),
+    reverse=st.booleans(),
+    dtype=FLOATS,
+    dynamic=st.booleans(),
+    seed=SEEDS,
+)
+def test_cumsum_and_cumprod_match_tensorflow(
+    tf1, data, product, exclusive, reverse, dtype, dynamic, seed
+):
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=4))
+    axis = data.draw(st.integers(-len(shape), len(shape) - 1))
+    x = values(np.random.default_rng(seed), shape, dtype, "unit_zeros" if product else "any")
+    name = "cumprod" if product else "cumsum"
+
+    def build(lib, t):
+        return getattr(lib, name)(t, axis, exclusive=exclusive, reverse=reverse)
 
     check_against_tf(tf1, build, [x], dynamic=dynamic, seed=seed)
 

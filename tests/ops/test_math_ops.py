@@ -237,3 +237,36 @@ def test_check_numerics_passes_values_and_reports_nan_and_inf(tf1):
             sess.run(tf1.debugging.check_numerics(p, "bad x"), {p: [np.nan]})
     with pytest.raises(TypeError):
         ff.check_numerics(ff.constant([1, 2]), "ints")
+
+
+def test_div_no_nan_and_scan_values():
+    x = np.array([[1.0, 0.0, 3.0], [4.0, 5.0, 6.0]], np.float32)
+    with ff.Session() as sess:
+        q, c, p = sess.run(
+            [
+                ff.div_no_nan(ff.constant([1.0, 2.0, 0.0]), ff.constant([0.0, 4.0, 0.0])),
+                ff.cumsum(x, axis=1),
+                ff.cumprod(x, axis=0, exclusive=True, reverse=True),
+            ]
+        )
+    np.testing.assert_array_equal(q, [0.0, 0.5, 0.0])
+    np.testing.assert_array_equal(c, np.cumsum(x, axis=1))
+    np.testing.assert_array_equal(p, [[4.0, 5.0, 6.0], [1.0, 1.0, 1.0]])
+    with pytest.raises(ValueError, match="scan axis"):
+        ff.cumsum(x, axis=2)
+    with pytest.raises(TypeError):
+        ff.div_no_nan(ff.constant([1, 2]), ff.constant([1, 0]))
+
+
+@pytest.mark.tf_oracle
+def test_setdiff1d_matches_tensorflow(tf1):
+    from conftest import run_ff, run_tf
+
+    def build(lib):
+        r = lib.setdiff1d([5, 1, 7, 1, 3], [1, 3, 9], index_dtype=lib.int64)
+        return [r.out, r.idx]
+
+    got, want = run_ff(build), run_tf(tf1, build)
+    for a, b in zip(got, want, strict=True):
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from ..framework import constant_op, dtypes, ops, tensor_shape
@@ -168,6 +170,32 @@ def gather(params, indices, validate_indices=None, name=None, axis=0):
         indices = ops.convert_to_tensor(indices, name="indices")
         axis = ops.convert_to_tensor(axis, dtype=dtypes.int32, name="axis")
         return make_op("GatherV2", [params, indices, axis], scope=scope).outputs[0]
+
+
+class SetDiff1DResult(builtins.tuple):
+    """`(out, idx)` of `setdiff1d`, also readable by name."""
+
+    __slots__ = ()
+
+    @property
+    def out(self):
+        """The elements of `x` not in `y`."""
+        return self[0]
+
+    @property
+    def idx(self):
+        """Their positions in `x`."""
+        return self[1]
+
+
+def setdiff1d(x, y, index_dtype=dtypes.int32, name=None):
+    """The elements of 1-D `x` that are not in `y`, in order, and their indices in `x`."""
+    with ops.name_scope(name, "ListDiff", [x, y]) as scope:
+        x = ops.convert_to_tensor(x, name="x")
+        y = ops.convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+        attrs = {"out_idx": dtypes.as_dtype(index_dtype)}
+        op = make_op("ListDiff", [x, y], attrs, scope=scope)
+        return SetDiff1DResult(op.outputs)
 
 
 def where(condition, x=None, y=None, name=None):

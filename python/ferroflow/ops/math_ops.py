@@ -49,6 +49,32 @@ def truediv(x, y, name=None):
         return _truediv_scoped(x, y, scope)
 
 
+def div_no_nan(x, y, name=None):
+    """`x / y`, with 0 wherever `y` is 0 (floating types)."""
+    return binary("DivNoNan", x, y, name, default_name="div_no_nan")
+
+
+def _scan(op_type, default_name, x, axis, exclusive, reverse, name):
+    with ops.name_scope(name, default_name, [x]) as scope:
+        x = ops.convert_to_tensor(x, name="x")
+        a = ops.convert_to_tensor(axis, dtype=dtypes.int32, name="axis")
+        attrs = {"exclusive": bool(exclusive), "reverse": bool(reverse)}
+        return make_op(op_type, [x, a], attrs, scope=scope).outputs[0]
+
+
+def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+    """Running sums along `axis`.
+
+    `exclusive` leaves each element out of its own sum; `reverse` sums from the end.
+    """
+    return _scan("Cumsum", "Cumsum", x, axis, exclusive, reverse, name)
+
+
+def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
+    """Running products along `axis` (see `cumsum` for `exclusive` and `reverse`)."""
+    return _scan("Cumprod", "Cumprod", x, axis, exclusive, reverse, name)
+
+
 def divide(x, y, name=None):
     """`x / y` (Python 3 semantics: `truediv`)."""
     return truediv(x, y, name=name)

@@ -2,6 +2,7 @@
 use super::{Grad, GradCtx, dense_all, kept_dims_shape};
 use crate::error::Result;
 use crate::graph::{AttrValue, Output};
+use crate::tensor::Tensor;
 
 type Grads = Result<Vec<Option<Grad>>>;
 
@@ -255,16 +256,90 @@ pub(crate) fn min_max(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     Ok(vec![Some(Grad::Dense(ctx.op("Mul", &[share, gr], vec![])?)), None])
 }
 
-/// Gradient of `Prod`: `prod / x` spread back (inputs must be non-zero; TF's
-/// exclusive-cumprod form for zeros is not implemented yet).
+/// Gradient of `Prod`, TF's way: the reduced axes are moved to the front and merged,
+/// and each element's gradient is the product of the others, `exclusive cumprod` from
+/// the left times from the right, so zeros in the input are handled exactly.
 pub(crate) fn prod(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     let dy = ctx.dy(g)?;
-    let (x, axes, y) = (ctx.input(0), ctx.input(1), ctx.output(0));
+    let (x, axes) = (ctx.input(0), ctx.input(1));
     let kept = kept_dims_shape(ctx, x, axes)?;
-    let yr = ctx.op("Reshape", &[y, kept], vec![])?;
     let gr = ctx.op("Reshape", &[dy, kept], vec![])?;
-    let gy = ctx.op("Mul", &[gr, yr], vec![])?;
-    Ok(vec![Some(Grad::Dense(ctx.op("RealDiv", &[gy, x], vec![])?)), None])
+    let shape = ctx.shape_of(x)?;
+    let grad = ctx.op("BroadcastTo", &[gr, shape], vec![])?;
+    let (reduced, other) = reduced_and_other_axes(ctx, x, axes)?;
+    let zero = ctx.constant(Tensor::scalar(0i32))?;
+    let perm = ctx.op("ConcatV2", &[reduced, other, zero], vec![])?;
+    let count = |c: &mut GradCtx<'_>, idx: Output| -> Result<Output> {
+        let dims = c.op("GatherV2", &[shape, idx, zero], vec![])?;
+        c.op("Prod", &[dims, zero], vec![("keep_dims", AttrValue::B(false))])
+    };
+    let (reduced_num, other_num) = (count(ctx, reduced)?, count(ctx, other)?);
+    let permuted = ctx.op("Transpose", &[x, perm], vec![])?;
+    let permuted_shape = ctx.shape_of(permuted)?;
+    let matrix_shape = ctx.op("Pack", &[reduced_num, other_num], vec![])?;
+    let matrix = ctx.op("Reshape", &[permuted, matrix_shape], vec![])?;
+    let cumprod = |c: &mut GradCtx<'_>, reverse: bool| {
+        c.op(
+            "Cumprod",
+            &[matrix, zero],
+            vec![("exclusive", AttrValue::B(true)), ("reverse", AttrValue::B(reverse))],
+        )
+    };
+    let (left, right) = (cumprod(ctx, false)?, cumprod(ctx, true)?);
+    let others = ctx.op("Mul", &[left, right], vec![])?;
+    let others = ctx.op("Reshape", &[others, permuted_shape], vec![])?;
+    let inverse = ctx.op("InvertPermutation", &[perm], vec![])?;
+    let others = ctx.op("Transpose", &[others, inverse], vec![])?;
+    let out = ctx.op("Mul", &[grad, others], vec![])?;
+    Ok(vec![Some(Grad::Dense(ctx.op("Reshape", &[out, shape], vec![])?)), None])
+}
+
+/// The reduced axes of `x` (normalised, int32) and the remaining ones, in order:
+/// constants when the rank and axes are static, else TF's `Range`/`ListDiff` ops.
+fn reduced_and_other_axes(ctx: &mut GradCtx<'_>, x: Output, axes: Output) -> Result<(Output, Output)> {
+    if let (Some(rank), Some(ax)) = (ctx.spec(x)?.shape.rank(), ctx.constant_value(axes)) {
+        let mut reduced: Vec<usize> = Vec::new();
+        for a in crate::ops::int_values(&ax)? {
+            if let Some(i) = crate::shape::normalize_axis(a, rank)
+                && !reduced.contains(&i)
+            {
+                reduced.push(i);
+            }
+        }
+        let other: Vec<usize> = (0..rank).filter(|i| !reduced.contains(i)).collect();
+        return Ok((ctx.int_vector(&reduced)?, ctx.int_vector(&other)?));
+    }
+    let rank = ctx.op("Rank", &[x], vec![])?;
+    let flat = ctx.constant(Tensor::from_slice(&[1], &[-1i32])?)?;
+    let axes = ctx.op("Reshape", &[axes, flat], vec![])?;
+    let axes = ctx.op("Cast", &[axes], vec![("DstT", AttrValue::Type(crate::dtype::DType::Int32))])?;
+    let shifted = ctx.op("AddV2", &[axes, rank], vec![])?;
+    let reduced = ctx.op("FloorMod", &[shifted, rank], vec![])?;
+    let (zero, one) = (ctx.constant(Tensor::scalar(0i32))?, ctx.constant(Tensor::scalar(1i32))?);
+    let all = ctx.op("Range", &[zero, rank, one], vec![])?;
+    let other = ctx.op("ListDiff", &[all, reduced], vec![("out_idx", AttrValue::Type(crate::dtype::DType::Int32))])?;
+    Ok((reduced, other))
+}
+
+/// `Cumsum`'s gradient is the cumulative sum of the gradient the other way.
+pub(crate) fn cumsum(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let axis = ctx.input(1);
+    let attrs = vec![("exclusive", AttrValue::B(ctx.attr_bool("exclusive"))), ("reverse", AttrValue::B(!ctx.attr_bool("reverse")))];
+    Ok(vec![Some(Grad::Dense(ctx.op("Cumsum", &[dy, axis], attrs)?)), None])
+}
+
+/// `Cumprod`'s gradient (TF's formula): `cumsum(cumprod(x) * dy, reversed) / x`, with
+/// 0 where `x` is 0.
+pub(crate) fn cumprod(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let (x, axis) = (ctx.input(0), ctx.input(1));
+    let (exclusive, reverse) = (ctx.attr_bool("exclusive"), ctx.attr_bool("reverse"));
+    let prod = ctx.op("Cumprod", &[x, axis], vec![("exclusive", AttrValue::B(exclusive)), ("reverse", AttrValue::B(reverse))])?;
+    let weighted = ctx.op("Mul", &[prod, dy], vec![])?;
+    let summed =
+        ctx.op("Cumsum", &[weighted, axis], vec![("exclusive", AttrValue::B(exclusive)), ("reverse", AttrValue::B(!reverse))])?;
+    Ok(vec![Some(Grad::Dense(ctx.op("DivNoNan", &[summed, x], vec![])?)), None])
 }
 
 pub(crate) fn unsorted_segment_sum(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {

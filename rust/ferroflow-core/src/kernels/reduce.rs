@@ -122,9 +122,49 @@ pub fn reduce<T: Num>(x: &Tensor, axes: &[usize], keep_dims: bool, red: Reductio
     Tensor::from_slice(&out_shape, &data)
 }
 
+/// `Cumsum`/`Cumprod` along `axis`: `exclusive` leaves each element out of its own
+/// running total (starting from the identity), `reverse` runs from the end.
+pub fn scan<T: Num>(x: &Tensor, axis: usize, exclusive: bool, reverse: bool, product: bool) -> Result<Tensor> {
+    let shape = x.shape();
+    let (outer, n, inner) =
+        (shape[..axis].iter().product::<usize>(), shape[axis], shape[axis + 1..].iter().product::<usize>());
+    let (init, f): (T, fn(T, T) -> T) = if product { (T::ONE, T::mul) } else { (T::ZERO, T::add) };
+    let xs = x.as_slice::<T>()?;
+    let mut out = vec![init; xs.len()];
+    let mut acc = vec![init; inner];
+    for o in 0..outer {
+        acc.fill(init);
+        for step in 0..n {
+            let k = if reverse { n - 1 - step } else { step };
+            let at = (o * n + k) * inner;
+            let (src, dst) = (&xs[at..at + inner], &mut out[at..at + inner]);
+            for ((d, a), &v) in dst.iter_mut().zip(acc.iter_mut()).zip(src) {
+                if exclusive {
+                    *d = *a;
+                    *a = f(*a, v);
+                } else {
+                    *a = f(*a, v);
+                    *d = *a;
+                }
+            }
+        }
+    }
+    Tensor::from_slice(shape, &out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scans_forward_backward_and_exclusive() {
+        let x = Tensor::from_slice(&[2, 3], &[1i32, 2, 3, 4, 5, 6]).unwrap();
+        let s = |axis, e, r, p| scan::<i32>(&x, axis, e, r, p).unwrap().as_slice::<i32>().unwrap().to_vec();
+        assert_eq!(s(1, false, false, false), [1, 3, 6, 4, 9, 15]);
+        assert_eq!(s(1, true, false, false), [0, 1, 3, 0, 4, 9]);
+        assert_eq!(s(1, true, true, true), [6, 3, 1, 30, 6, 1]);
+        assert_eq!(s(0, false, true, false), [5, 7, 9, 4, 5, 6]);
+    }
 
     #[test]
     fn reduces_runs_and_gaps() {

@@ -28,6 +28,12 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("Fill", &["dims", "value"], infer_fill, |_| stateless(fill_compute)).grad(g::fill));
     r.add(OpDef::new("ZerosLike", &["x"], infer_identity, |_| stateless(zeros_like_compute)).no_grad());
     r.add(OpDef::new("OnesLike", &["x"], infer_identity, |_| stateless(ones_like_compute)).no_grad());
+    r.add(
+        OpDef::new("ListDiff", &["x", "y"], infer_list_diff, |b| {
+            Ok(Box::new(ListDiffKernel { out_idx: b.node.outputs[1].dtype }))
+        })
+        .no_grad(),
+    );
     r.add(OpDef::new("Shape", &["input"], infer_shape_op, |_| stateless(shape_compute)).no_grad());
     r.add(OpDef::new("Size", &["input"], infer_scalar_int, |_| stateless(size_compute)).no_grad());
     r.add(OpDef::new("Rank", &["input"], infer_scalar_int, |_| stateless(rank_compute)).no_grad());
@@ -308,6 +314,54 @@ fn size_compute(ctx: &mut OpContext<'_>) -> Result<()> {
     let n = ctx.input(0)?.num_elements();
     ctx.set_output(0, int_tensor(DType::Int32, &[], &[n])?);
     Ok(())
+}
+
+fn infer_list_diff(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.same_type(&[0, 1])?;
+    for (i, what) in [(0, "x"), (1, "y")] {
+        if let Some(r) = ctx.input(i).shape.rank()
+            && r != 1
+        {
+            return Err(Error::value(format!("Shape must be rank 1 but is rank {r} for '{what}' of '{}'", ctx.name)));
+        }
+    }
+    let idx = match ctx.attrs.get("out_idx") {
+        Some(AttrValue::Type(d)) => *d,
+        _ => DType::Int32,
+    };
+    ctx.check_type(0, crate::ops::math::NUMERIC)?;
+    if idx != DType::Int32 && idx != DType::Int64 {
+        return Err(Error::type_error(format!("ListDiff: out_idx must be int32 or int64, got {idx}")));
+    }
+    ctx.attrs.insert("out_idx".into(), AttrValue::Type(idx));
+    let vector = PartialShape::from_dims([None]);
+    Ok(vec![OutputSpec::new(t, vector.clone()), OutputSpec::new(idx, vector)])
+}
+
+/// `ListDiff` (`tf.setdiff1d`): the elements of `x` not in `y`, in order, and their
+/// positions in `x`. (A linear scan of `y` per element: its inputs are short lists.)
+struct ListDiffKernel {
+    out_idx: DType,
+}
+
+impl OpKernel for ListDiffKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let (x, y) = (ctx.input(0)?, ctx.input(1)?);
+        for (t, what) in [(x, "x"), (y, "y")] {
+            if t.shape().len() != 1 {
+                ff_bail!(InvalidArgument, "{what} should be a 1D vector, got shape {}", fmt_shape(t.shape()));
+            }
+        }
+        let keep: Vec<i64> = crate::dispatch_numeric!(x.dtype(), T => {
+            let (xs, ys) = (x.as_slice::<T>()?, y.as_slice::<T>()?);
+            (0..xs.len()).filter(|&i| !ys.contains(&xs[i])).map(|i| i as i64).collect()
+        }, _ => ff_bail!(InvalidArgument, "ListDiff: no kernel for {}", x.dtype()));
+        let out = gather(x, &keep, &[keep.len()], 0)?;
+        let idx = cast(&Tensor::from_slice(&[keep.len()], &keep)?, self.out_idx)?;
+        ctx.set_output(0, out);
+        ctx.set_output(1, idx);
+        Ok(())
+    }
 }
 
 fn rank_compute(ctx: &mut OpContext<'_>) -> Result<()> {

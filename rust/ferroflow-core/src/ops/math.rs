@@ -26,6 +26,7 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("Mul", &["x", "y"], infer_binary, binary_kernel::<MulFn>).grad(g::mul));
     r.add(OpDef::new("Div", &["x", "y"], infer_binary, binary_kernel::<DivFn>).grad(g::div));
     r.add(OpDef::new("RealDiv", &["x", "y"], infer_binary, binary_kernel::<DivFn>).grad(g::div));
+    r.add(OpDef::new("DivNoNan", &["x", "y"], infer_binary_float, binary_kernel::<DivNoNanFn>).grad(g::div));
     r.add(OpDef::new("Maximum", &["x", "y"], infer_binary, binary_kernel::<MaxFn>).grad(g::maximum));
     r.add(OpDef::new("Minimum", &["x", "y"], infer_binary, binary_kernel::<MinFn>).grad(g::minimum));
     r.add(OpDef::new("FloorDiv", &["x", "y"], infer_binary, floor_kernel).no_grad());
@@ -102,6 +103,7 @@ binary_fn!(AddFn, |a, b| a.add(b));
 binary_fn!(SubFn, |a, b| a.sub(b));
 binary_fn!(MulFn, |a, b| a.mul(b));
 binary_fn!(DivFn, |a, b| a.div(b), true);
+binary_fn!(DivNoNanFn, |a, b| if b.is_zero() { T::ZERO } else { a.div(b) });
 binary_fn!(MaxFn, |a, b| a.max(b));
 binary_fn!(MinFn, |a, b| a.min(b));
 // Gradient helpers: (y, dy) -> dx, as TF's fused *Grad kernels.

@@ -1,4 +1,4 @@
-//! Reductions (sum, mean, max, min, prod), arg-reductions, segment sums and the
+//! Reductions (sum, mean, max, min, prod, all, any), scans (cumsum, cumprod), arg-reductions, segment sums and the
 //! shape helpers that reduction gradients need (`BroadcastGradientArgs`, `ReducedShape`).
 use super::math::NUMERIC;
 use super::{InferCtx, OpDef, Registry, int_values};
@@ -8,7 +8,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, OutputSpec};
 use crate::kernels::num::Num;
-use crate::kernels::reduce::{Reduction, reduce};
+use crate::kernels::reduce::{Reduction, reduce, scan};
 use crate::kernels::{KernelBuild, OpContext, OpKernel, stateless};
 use crate::shape::{PartialShape, normalize_axis};
 use crate::tensor::Tensor;
@@ -19,6 +19,8 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("Max", &["input", "reduction_indices"], infer_reduce, reduce_kernel).grad(g::min_max));
     r.add(OpDef::new("Min", &["input", "reduction_indices"], infer_reduce, reduce_kernel).grad(g::min_max));
     r.add(OpDef::new("Prod", &["input", "reduction_indices"], infer_reduce, reduce_kernel).grad(g::prod));
+    r.add(OpDef::new("Cumsum", &["x", "axis"], infer_scan, scan_kernel).grad(g::cumsum));
+    r.add(OpDef::new("Cumprod", &["x", "axis"], infer_scan, scan_kernel).grad(g::cumprod));
     r.add(OpDef::new("All", &["input", "reduction_indices"], infer_logical_reduce, reduce_kernel).no_grad());
     r.add(OpDef::new("Any", &["input", "reduction_indices"], infer_logical_reduce, reduce_kernel).no_grad());
     r.add(OpDef::new("ArgMax", &["input", "dimension"], infer_arg, arg_kernel).no_grad());
@@ -116,6 +118,61 @@ impl OpKernel for ReduceKernel {
             return Ok(());
         }
         let out = dispatch_numeric!(x.dtype(), T => reduce::<T>(x, &axes, self.keep_dims, self.reduction)?,
+            _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
+fn infer_scan(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.same_type(&[0])?;
+    ctx.check_type(0, NUMERIC)?;
+    ctx.check_type(1, &[DType::Int32, DType::Int64])?;
+    ctx.attrs.insert("Tidx".into(), AttrValue::Type(ctx.input(1).dtype));
+    ctx.attr_bool("exclusive", false)?;
+    ctx.attr_bool("reverse", false)?;
+    if let Some(r) = ctx.input(1).shape.rank()
+        && r != 0
+    {
+        return Err(Error::value(format!("Shape must be rank 0 but is rank {r} for '{}'", ctx.name)));
+    }
+    let shape = ctx.input(0).shape.clone();
+    if let (Some(rank), Some(axis)) = (shape.rank(), ctx.constant_input(1)) {
+        let a = int_values(axis)?[0];
+        if normalize_axis(a, rank).is_none() {
+            return Err(Error::value(format!(
+                "ScanOp: Expected scan axis in the range [{}, {rank}), but got {a} for '{}'",
+                -(rank as i64),
+                ctx.name
+            )));
+        }
+    }
+    Ok(vec![OutputSpec::new(t, shape)])
+}
+
+struct ScanKernel {
+    exclusive: bool,
+    reverse: bool,
+    product: bool,
+}
+
+fn scan_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(ScanKernel {
+        exclusive: b.node.attr_bool_or("exclusive", false)?,
+        reverse: b.node.attr_bool_or("reverse", false)?,
+        product: b.node.op_type() == "Cumprod",
+    }))
+}
+
+impl OpKernel for ScanKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let x = ctx.input(0)?;
+        let rank = x.shape().len();
+        let a = crate::ops::scalar_int(ctx.input(1)?, "axis")?;
+        let Some(axis) = normalize_axis(a, rank) else {
+            ff_bail!(InvalidArgument, "ScanOp: Expected scan axis in the range [{}, {rank}), but got {a}", -(rank as i64));
+        };
+        let out = dispatch_numeric!(x.dtype(), T => scan::<T>(x, axis, self.exclusive, self.reverse, self.product)?,
             _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
         ctx.set_output(0, out);
         Ok(())
