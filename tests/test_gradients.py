@@ -409,9 +409,30 @@ def test_stack_unstack_concat_add_n_gradients_match_tensorflow(tf1, data, n, dty
             parts.append(lib.reduce_sum(lib.sin(c)))
         return lib.stack(parts)
 
-    if dynamic and n > 1:
-        dynamic = False  # concat's gradient needs known shapes
     check_against_tf(tf1, build, xs + pieces, dynamic=dynamic, seed=seed)
+
+
+@pytest.mark.tf_oracle
+def test_concat_gradient_with_a_fed_axis_and_unknown_shapes(tf1):
+    a, b = np.arange(6.0).reshape(2, 3), np.arange(4.0).reshape(2, 2)
+
+    def build(lib):
+        x, y = lib.placeholder(lib.float64, None), lib.placeholder(lib.float64, None)
+        axis = lib.placeholder(lib.int32, [])
+        c = lib.concat([x, y], axis)
+        grads = lib.gradients(lib.reduce_sum(lib.sin(c) * 3.0), [x, y])
+        return (x, y, axis), grads
+
+    results = []
+    for lib, g in ((tf1, tf1.Graph()), (ff, ff.Graph())):
+        with g.as_default():
+            (x, y, axis), grads = build(lib)
+            with lib.Session(graph=g) as sess:
+                results.append(sess.run(grads, {x: a, y: b, axis: -1}))
+                with pytest.raises(lib.errors.InvalidArgumentError):
+                    sess.run(grads, {x: a, y: b, axis: 0})
+    for got, want in zip(results[1], results[0], strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
 @pytest.mark.tf_oracle

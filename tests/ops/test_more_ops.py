@@ -336,15 +336,7 @@ def test_layout_op_errors():
     [
         "broadcast_to",
         "unstack",
-        pytest.param(
-            "unsorted_segment_sum",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="UnsortedSegmentSum shape inference does not check that data's shape "
-                "starts with segment_ids' shape: data [3,2], ids [2] only fails at run time "
-                "(InvalidArgumentError); TF raises ValueError at graph construction",
-            ),
-        ),
+        "unsorted_segment_sum",
     ],
 )
 def test_static_shape_errors_like_tensorflow(case):

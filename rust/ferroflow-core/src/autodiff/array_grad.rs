@@ -128,33 +128,43 @@ pub(crate) fn concat(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     let dy = ctx.dy(g)?;
     let n = ctx.num_inputs() - 1;
     let axis_t = ctx.input(n);
-    let Some(axis) =
-        ctx.constant_value(axis_t).map(|t| crate::ops::int_values(&t)).transpose()?.and_then(|v| v.first().copied())
-    else {
-        return Err(Error::new(Code::Unimplemented, "the gradient of concat needs a constant axis"));
-    };
+    let axis =
+        ctx.constant_value(axis_t).map(|t| crate::ops::int_values(&t)).transpose()?.and_then(|v| v.first().copied());
+    let known = (0..n).map(|i| ctx.spec(ctx.input(i)).map(|s| s.shape.to_shape())).collect::<Result<Vec<_>>>()?;
+    let shapes: Option<Vec<_>> = known.into_iter().collect();
     let mut out = Vec::with_capacity(n + 1);
-    let mut offset = 0usize;
-    for i in 0..n {
-        let x = ctx.input(i);
-        let Some(shape) = ctx.spec(x)?.shape.to_shape() else {
-            return Err(Error::new(Code::Unimplemented, "the gradient of concat needs static input shapes"));
-        };
-        let Some(ax) = crate::shape::normalize_axis(axis, shape.len()) else {
-            return Err(Error::value(format!("concat axis {axis} out of range")));
-        };
-        let mut begin = vec![0usize; shape.len()];
-        begin[ax] = offset;
-        offset += shape[ax];
-        let b = ctx.int_vector(&begin)?;
-        let s = ctx.int_vector(&shape)?;
-        out.push(Some(Grad::Dense(ctx.op("Slice", &[dy, b, s], vec![])?)));
+    if let (Some(axis), Some(shapes)) = (axis, shapes) {
+        // Static: constant begin/size per piece.
+        let mut offset = 0usize;
+        for shape in shapes {
+            let Some(ax) = crate::shape::normalize_axis(axis, shape.len()) else {
+                return Err(Error::value(format!("concat axis {axis} out of range")));
+            };
+            let mut begin = vec![0usize; shape.len()];
+            begin[ax] = offset;
+            offset += shape[ax];
+            let b = ctx.int_vector(&begin)?;
+            let s = ctx.int_vector(&shape)?;
+            out.push(Some(Grad::Dense(ctx.op("Slice", &[dy, b, s], vec![])?)));
+        }
+    } else {
+        // TF's dynamic form: ShapeN of the inputs, ConcatOffset for the begins.
+        let x0 = ctx.input(0);
+        let rank = ctx.op("Rank", &[x0], vec![])?;
+        let axis = ctx.op("FloorMod", &[axis_t, rank], vec![])?;
+        let inputs: Vec<Output> = (0..n).map(|i| ctx.input(i)).collect();
+        let shape_n = ctx.node("ShapeN", &inputs, vec![])?;
+        let sizes: Vec<Output> = (0..n).map(|index| Output { node: shape_n, index }).collect();
+        let offsets = ctx.node("ConcatOffset", &[&[axis][..], &sizes].concat(), vec![])?;
+        for (index, &size) in sizes.iter().enumerate() {
+            let begin = Output { node: offsets, index };
+            out.push(Some(Grad::Dense(ctx.op("Slice", &[dy, begin, size], vec![])?)));
+        }
     }
     out.push(None);
     Ok(out)
 }
 
-/// `Slice`: the output gradient placed back at `begin` inside zeros (static shapes).
 /// The gradient of `Slice`: `dy` padded back to the input's shape (TF's `_SliceGrad`),
 /// with constant paddings when begin and shapes are static.
 pub(crate) fn slice(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {

@@ -279,11 +279,7 @@ pub(crate) fn prod(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     let matrix_shape = ctx.op("Pack", &[reduced_num, other_num], vec![])?;
     let matrix = ctx.op("Reshape", &[permuted, matrix_shape], vec![])?;
     let cumprod = |c: &mut GradCtx<'_>, reverse: bool| {
-        c.op(
-            "Cumprod",
-            &[matrix, zero],
-            vec![("exclusive", AttrValue::B(true)), ("reverse", AttrValue::B(reverse))],
-        )
+        c.op("Cumprod", &[matrix, zero], vec![("exclusive", AttrValue::B(true)), ("reverse", AttrValue::B(reverse))])
     };
     let (left, right) = (cumprod(ctx, false)?, cumprod(ctx, true)?);
     let others = ctx.op("Mul", &[left, right], vec![])?;
@@ -325,7 +321,10 @@ fn reduced_and_other_axes(ctx: &mut GradCtx<'_>, x: Output, axes: Output) -> Res
 pub(crate) fn cumsum(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     let dy = ctx.dy(g)?;
     let axis = ctx.input(1);
-    let attrs = vec![("exclusive", AttrValue::B(ctx.attr_bool("exclusive"))), ("reverse", AttrValue::B(!ctx.attr_bool("reverse")))];
+    let attrs = vec![
+        ("exclusive", AttrValue::B(ctx.attr_bool("exclusive"))),
+        ("reverse", AttrValue::B(!ctx.attr_bool("reverse"))),
+    ];
     Ok(vec![Some(Grad::Dense(ctx.op("Cumsum", &[dy, axis], attrs)?)), None])
 }
 
@@ -335,10 +334,17 @@ pub(crate) fn cumprod(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     let dy = ctx.dy(g)?;
     let (x, axis) = (ctx.input(0), ctx.input(1));
     let (exclusive, reverse) = (ctx.attr_bool("exclusive"), ctx.attr_bool("reverse"));
-    let prod = ctx.op("Cumprod", &[x, axis], vec![("exclusive", AttrValue::B(exclusive)), ("reverse", AttrValue::B(reverse))])?;
+    let prod = ctx.op(
+        "Cumprod",
+        &[x, axis],
+        vec![("exclusive", AttrValue::B(exclusive)), ("reverse", AttrValue::B(reverse))],
+    )?;
     let weighted = ctx.op("Mul", &[prod, dy], vec![])?;
-    let summed =
-        ctx.op("Cumsum", &[weighted, axis], vec![("exclusive", AttrValue::B(exclusive)), ("reverse", AttrValue::B(!reverse))])?;
+    let summed = ctx.op(
+        "Cumsum",
+        &[weighted, axis],
+        vec![("exclusive", AttrValue::B(exclusive)), ("reverse", AttrValue::B(!reverse))],
+    )?;
     Ok(vec![Some(Grad::Dense(ctx.op("DivNoNan", &[summed, x], vec![])?)), None])
 }
 

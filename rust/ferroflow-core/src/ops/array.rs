@@ -35,6 +35,11 @@ pub(crate) fn register(r: &mut Registry) {
         .no_grad(),
     );
     r.add(OpDef::new("Shape", &["input"], infer_shape_op, |_| stateless(shape_compute)).no_grad());
+    r.add(
+        OpDef::new("ShapeN", &["input"], infer_shape_n, |b| Ok(Box::new(ShapeNKernel(b.node.outputs[0].dtype))))
+            .variadic()
+            .no_grad(),
+    );
     r.add(OpDef::new("Size", &["input"], infer_scalar_int, |_| stateless(size_compute)).no_grad());
     r.add(OpDef::new("Rank", &["input"], infer_scalar_int, |_| stateless(rank_compute)).no_grad());
     r.add(OpDef::new("Range", &["start", "limit", "delta"], infer_range, |_| stateless(range_compute)).no_grad());
@@ -290,6 +295,28 @@ fn out_type(ctx: &mut InferCtx<'_>) -> Result<DType> {
 fn infer_shape_op(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = out_type(&mut ctx)?;
     Ok(vec![OutputSpec::new(t, PartialShape::from_dims([ctx.input(0).shape.rank()]))])
+}
+
+/// `ShapeN`: the shapes of several tensors at once (what gradients of `concat` use).
+fn infer_shape_n(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let all: Vec<usize> = (0..ctx.inputs.len()).collect();
+    ctx.same_type(&all)?;
+    let t = out_type(&mut ctx)?;
+    let n = ctx.inputs.len();
+    ctx.attrs.insert("N".into(), AttrValue::I(n as i64));
+    Ok(ctx.inputs.iter().map(|s| OutputSpec::new(t, PartialShape::from_dims([s.shape.rank()]))).collect())
+}
+
+struct ShapeNKernel(DType);
+
+impl OpKernel for ShapeNKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        for i in 0..ctx.num_inputs() {
+            let s = ctx.input(i)?.shape().to_vec();
+            ctx.set_output(i, int_tensor(self.0, &[s.len()], &s)?);
+        }
+        Ok(())
+    }
 }
 
 fn infer_scalar_int(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {

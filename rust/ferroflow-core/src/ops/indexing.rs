@@ -5,7 +5,9 @@ use crate::autodiff::array_grad as g;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::layout::{MirrorMode, mirror_pad, mirror_pad_grad, pad, slice, strided_gather, strided_scatter, tile};
+use crate::kernels::layout::{
+    MirrorMode, mirror_pad, mirror_pad_grad, pad, slice, strided_gather, strided_scatter, tile,
+};
 use crate::kernels::{KernelBuild, OpContext, OpKernel, stateless};
 use crate::shape::{Dim, PartialShape, fmt_shape, normalize_axis};
 use crate::tensor::Tensor;
@@ -177,7 +179,10 @@ struct MirrorKernel {
 
 fn mirror_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     let op = b.node.op_type();
-    Ok(Box::new(MirrorKernel { mode: mirror_mode(&b.node.attrs.get("mode").cloned(), op)?, grad: op == "MirrorPadGrad" }))
+    Ok(Box::new(MirrorKernel {
+        mode: mirror_mode(&b.node.attrs.get("mode").cloned(), op)?,
+        grad: op == "MirrorPadGrad",
+    }))
 }
 
 impl OpKernel for MirrorKernel {

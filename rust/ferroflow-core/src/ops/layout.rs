@@ -1,4 +1,4 @@
-//! Layout ops: `BroadcastTo`, `ConcatV2`, `Slice`, `Transpose`, `InvertPermutation`,
+//! Layout ops: `BroadcastTo`, `ConcatV2` (and `ConcatOffset` for its gradient), `Slice`, `Transpose`, `InvertPermutation`,
 //! `ExpandDims`, `Unpack`. Kernels are dtype-agnostic (see `kernels::layout`).
 use super::{InferCtx, OpDef, Registry, int_values};
 use crate::autodiff::array_grad as g;
@@ -22,6 +22,11 @@ pub(crate) fn register(r: &mut Registry) {
             .variadic()
             .grad(g::concat),
     );
+    r.add(
+        OpDef::new("ConcatOffset", &["concat_dim", "shape"], infer_concat_offset, |_| stateless(concat_offset_compute))
+            .variadic()
+            .no_grad(),
+    );
     r.add(OpDef::new("Slice", &["input", "begin", "size"], infer_slice, |_| stateless(slice_compute)).grad(g::slice));
     r.add(
         OpDef::new("Transpose", &["x", "perm"], infer_transpose, |_| stateless(transpose_compute)).grad(g::transpose),
@@ -32,6 +37,54 @@ pub(crate) fn register(r: &mut Registry) {
             .grad(g::reshape_like_input),
     );
     r.add(OpDef::new("Unpack", &["value"], infer_unpack, unpack_kernel).grad(g::unpack));
+}
+
+fn infer_concat_offset(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(0, &[DType::Int32])?;
+    let shapes: Vec<usize> = (1..ctx.inputs.len()).collect();
+    ctx.same_type(&shapes)?;
+    ctx.check_type(1, INDEX)?;
+    ctx.attrs.remove("T");
+    ctx.attrs.insert("shape_type".into(), AttrValue::Type(ctx.input(1).dtype));
+    ctx.attrs.insert("N".into(), AttrValue::I(shapes.len() as i64));
+    Ok(ctx.inputs[1..].iter().map(|s| OutputSpec::new(s.dtype, s.shape.clone())).collect())
+}
+
+/// `ConcatOffset`: where each input of a concat starts in the output (zeros except
+/// along `concat_dim`), after checking that the other dimensions agree.
+fn concat_offset_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let n = ctx.num_inputs() - 1;
+    let first = int_values(ctx.input(1)?)?;
+    let rank = first.len();
+    let axis = super::scalar_int(ctx.input(0)?, "concat_dim")?;
+    let Some(ax) = normalize_axis(axis, rank) else {
+        ff_bail!(InvalidArgument, "Concat dim is out of range: {axis} vs. {rank}");
+    };
+    let dtype = ctx.input(1)?.dtype();
+    let mut offset = 0i64;
+    for i in 0..n {
+        let s = int_values(ctx.input(i + 1)?)?;
+        if s.len() != rank {
+            ff_bail!(InvalidArgument, "input {i} should contain {rank} elements, but got {}", s.len());
+        }
+        if let Some(d) = (0..rank).find(|&d| d != ax && s[d] != first[d]) {
+            ff_bail!(
+                InvalidArgument,
+                "All dimensions except {ax} must match. Input {i} has shape [{}] and doesn't match input 0 with shape [{}] (dimension {d}).",
+                join(&s),
+                join(&first)
+            );
+        }
+        let mut out = vec![0i64; rank];
+        out[ax] = offset;
+        offset += s[ax];
+        ctx.set_output(i, crate::kernels::array::cast(&Tensor::from_slice(&[rank], &out)?, dtype)?);
+    }
+    Ok(())
+}
+
+fn join(v: &[i64]) -> String {
+    v.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ")
 }
 
 /// Non-negative sizes from an int tensor.

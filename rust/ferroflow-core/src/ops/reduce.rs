@@ -170,7 +170,11 @@ impl OpKernel for ScanKernel {
         let rank = x.shape().len();
         let a = crate::ops::scalar_int(ctx.input(1)?, "axis")?;
         let Some(axis) = normalize_axis(a, rank) else {
-            ff_bail!(InvalidArgument, "ScanOp: Expected scan axis in the range [{}, {rank}), but got {a}", -(rank as i64));
+            ff_bail!(
+                InvalidArgument,
+                "ScanOp: Expected scan axis in the range [{}, {rank}), but got {a}",
+                -(rank as i64)
+            );
         };
         let out = dispatch_numeric!(x.dtype(), T => scan::<T>(x, axis, self.exclusive, self.reverse, self.product)?,
             _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
@@ -279,8 +283,21 @@ fn infer_segment_sum(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         .and_then(|v| int_values(v).ok())
         .and_then(|v| v.first().copied())
         .and_then(|v| usize::try_from(v).ok());
-    let shape = match (ctx.input(0).shape.dims(), ctx.input(1).shape.rank()) {
-        (Some(d), Some(r)) if d.len() >= r => PartialShape::from_dims(std::iter::once(n).chain(d[r..].iter().copied())),
+    let shape = match (ctx.input(0).shape.dims(), ctx.input(1).shape.dims()) {
+        (Some(d), Some(ids)) => {
+            // As TF's shape function: data's shape must start with segment_ids' shape.
+            let prefix_ok =
+                d.len() >= ids.len() && d.iter().zip(ids).all(|(a, b)| a.is_none() || b.is_none() || a == b);
+            if !prefix_ok {
+                return Err(Error::value(format!(
+                    "Shape {} is not a prefix of data's shape {} for '{}' (op: 'UnsortedSegmentSum')",
+                    ctx.input(1).shape,
+                    ctx.input(0).shape,
+                    ctx.name
+                )));
+            }
+            PartialShape::from_dims(std::iter::once(n).chain(d[ids.len()..].iter().copied()))
+        }
         _ => PartialShape::unknown(),
     };
     Ok(vec![OutputSpec::new(t, shape)])
