@@ -5,6 +5,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use ferroflow_core::Tensor;
 use ferroflow_core::kernels::ExecEnv;
 use ferroflow_core::kernels::elementwise::{binary, unary};
+use ferroflow_core::kernels::fastmath::{exp_f32, tanh_f32};
 use ferroflow_core::kernels::matmul::matmul;
 use ferroflow_core::kernels::reduce::{Reduction, reduce};
 
@@ -33,6 +34,8 @@ fn bench_matmul(c: &mut Criterion) {
 
 fn bench_elementwise(c: &mut Criterion) {
     let mut group = c.benchmark_group("elementwise_f32");
+    let env = ExecEnv { intra_pool: None };
+    let env = &env;
     let n = 1 << 20;
     let (a, b) = (filled(&[n]), filled(&[n]));
     let row = filled(&[1024]);
@@ -40,26 +43,32 @@ fn bench_elementwise(c: &mut Criterion) {
     group.throughput(Throughput::Elements(n as u64));
     // `a.clone()` shares the buffer, so each call allocates its output as a real step would.
     group.bench_function("add_same_shape", |bench| {
-        bench.iter(|| binary::<f32>(a.clone(), b.clone(), |x, y| x + y).expect("same shape"));
+        bench.iter(|| binary::<f32>(a.clone(), b.clone(), env, |x, y| x + y).expect("same shape"));
     });
     group.bench_function("add_broadcast_row", |bench| {
-        bench.iter(|| binary::<f32>(m.clone(), row.clone(), |x, y| x + y).expect("broadcastable"));
+        bench.iter(|| binary::<f32>(m.clone(), row.clone(), env, |x, y| x + y).expect("broadcastable"));
     });
     group.bench_function("add_in_place", |bench| {
         bench.iter_batched(
             || filled(&[n]),
-            |x| binary::<f32>(x, b.clone(), |x, y| x + y).expect("same shape"),
+            |x| binary::<f32>(x, b.clone(), env, |x, y| x + y).expect("same shape"),
             criterion::BatchSize::LargeInput,
         );
     });
-    group.bench_function("exp", |bench| {
-        bench.iter(|| unary::<f32>(a.clone(), f32::exp).expect("float"));
+    group.bench_function("exp_libm", |bench| {
+        bench.iter(|| unary::<f32>(a.clone(), env, f32::exp).expect("float"));
+    });
+    group.bench_function("exp_fastmath", |bench| {
+        bench.iter(|| unary::<f32>(a.clone(), env, exp_f32).expect("float"));
+    });
+    group.bench_function("tanh_fastmath", |bench| {
+        bench.iter(|| unary::<f32>(a.clone(), env, tanh_f32).expect("float"));
     });
     group.bench_function("reduce_sum_all", |bench| {
-        bench.iter(|| reduce::<f32>(&a, &[0], false, Reduction::Sum).expect("valid axis"));
+        bench.iter(|| reduce::<f32>(&a, &[0], false, Reduction::Sum, env).expect("valid axis"));
     });
     group.bench_function("reduce_sum_rows", |bench| {
-        bench.iter(|| reduce::<f32>(&m, &[0], false, Reduction::Sum).expect("valid axis"));
+        bench.iter(|| reduce::<f32>(&m, &[0], false, Reduction::Sum, env).expect("valid axis"));
     });
     group.finish();
 }

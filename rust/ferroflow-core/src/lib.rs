@@ -11,6 +11,7 @@
 #[macro_use]
 pub mod error;
 pub mod autodiff;
+pub mod buffer;
 pub mod dtype;
 pub mod executor;
 pub mod graph;

@@ -1,7 +1,5 @@
 //! Tensors: a dtype, a concrete shape and a reference-counted, 64-byte-aligned
 //! buffer. Clones share the buffer; writers copy only when it is shared.
-use std::alloc::{Layout, alloc_zeroed, dealloc};
-use std::ptr::NonNull;
 use std::sync::Arc;
 
 use ferroflow_proto as pb;
@@ -10,66 +8,7 @@ use crate::dtype::{DType, Element};
 use crate::error::{Code, Error, Result};
 use crate::shape::{PartialShape, Shape, fmt_shape};
 
-/// Alignment of every dense buffer: a cache line, and enough for AVX-512 loads.
-pub const ALIGN: usize = 64;
-
-/// An owned, zero-initialised, 64-byte-aligned byte buffer.
-pub struct AlignedBuf {
-    ptr: NonNull<u8>,
-    len: usize,
-}
-
-// SAFETY: AlignedBuf owns its allocation exclusively, like a Vec<u8>.
-unsafe impl Send for AlignedBuf {}
-// SAFETY: shared access only hands out `&[u8]`.
-unsafe impl Sync for AlignedBuf {}
-
-impl AlignedBuf {
-    /// A zeroed buffer of `len` bytes.
-    pub fn zeroed(len: usize) -> Self {
-        if len == 0 {
-            // A dangling but aligned pointer, as Vec does for empty buffers.
-            return AlignedBuf { ptr: NonNull::<[u8; ALIGN]>::dangling().cast(), len: 0 };
-        }
-        let layout = Layout::from_size_align(len, ALIGN).expect("tensor byte size overflows isize");
-        // SAFETY: layout has non-zero size.
-        let raw = unsafe { alloc_zeroed(layout) };
-        let Some(ptr) = NonNull::new(raw) else { std::alloc::handle_alloc_error(layout) };
-        AlignedBuf { ptr, len }
-    }
-    /// A copy of `bytes` in an aligned buffer.
-    pub fn from_bytes(bytes: &[u8]) -> Self {
-        let mut b = Self::zeroed(bytes.len());
-        b.as_mut_bytes().copy_from_slice(bytes);
-        b
-    }
-    /// The bytes.
-    pub fn as_bytes(&self) -> &[u8] {
-        // SAFETY: ptr is valid for len bytes (or dangling with len 0) and initialised.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
-    }
-    /// The bytes, mutably.
-    pub fn as_mut_bytes(&mut self) -> &mut [u8] {
-        // SAFETY: as above, and `&mut self` guarantees exclusive access.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
-    }
-}
-
-impl Drop for AlignedBuf {
-    fn drop(&mut self) {
-        if self.len > 0 {
-            let layout = Layout::from_size_align(self.len, ALIGN).expect("layout was valid at allocation");
-            // SAFETY: allocated in `zeroed` with this exact layout.
-            unsafe { dealloc(self.ptr.as_ptr(), layout) };
-        }
-    }
-}
-
-impl Clone for AlignedBuf {
-    fn clone(&self) -> Self {
-        Self::from_bytes(self.as_bytes())
-    }
-}
+pub use crate::buffer::{ALIGN, AlignedBuf};
 
 /// The storage behind a tensor.
 #[derive(Clone)]
@@ -109,6 +48,19 @@ impl Tensor {
         };
         Tensor { dtype, shape: shape.into(), data: Arc::new(data) }
     }
+    /// A tensor whose elements are unspecified until written (a recycled buffer's old
+    /// bytes, or zeros): for kernels that overwrite every element. Strings are empty.
+    pub fn for_overwrite(dtype: DType, shape: &[usize]) -> Self {
+        if dtype == DType::String {
+            return Self::zeros(dtype, shape);
+        }
+        let n: usize = shape.iter().product();
+        Tensor {
+            dtype,
+            shape: shape.into(),
+            data: Arc::new(Storage::Dense(AlignedBuf::for_overwrite(n * dtype.size()))),
+        }
+    }
     /// A tensor holding a copy of `values`.
     pub fn from_slice<T: Element>(shape: &[usize], values: &[T]) -> Result<Self> {
         let n: usize = shape.iter().product();
@@ -118,7 +70,7 @@ impl Tensor {
                 format!("{} values cannot fill a tensor of shape {}", values.len(), fmt_shape(shape)),
             ));
         }
-        let mut t = Tensor::zeros(T::DTYPE, shape);
+        let mut t = Tensor::for_overwrite(T::DTYPE, shape);
         t.as_mut_slice::<T>()?.copy_from_slice(values);
         Ok(t)
     }

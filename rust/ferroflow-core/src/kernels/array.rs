@@ -49,12 +49,9 @@ impl Castable for bool {
 
 fn cast_typed<S: Castable, D: Castable>(x: &Tensor) -> Result<Tensor> {
     let via_float = S::DTYPE.is_floating();
-    super::elementwise::map_into::<S, D>(
-        x,
-        |v| {
-            if via_float { D::from_f64(v.to_f64()) } else { D::from_i64(v.to_i64()) }
-        },
-    )
+    super::elementwise::map_into::<S, D>(x, &super::ExecEnv::SINGLE_THREADED, |v| {
+        if via_float { D::from_f64(v.to_f64()) } else { D::from_i64(v.to_i64()) }
+    })
 }
 
 /// Converts `x` to `to`.

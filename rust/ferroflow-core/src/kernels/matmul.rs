@@ -28,7 +28,12 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool, env:
     if k != k2 {
         ff_bail!(InvalidArgument, "Matrix size-incompatible: In[0]: {}, In[1]: {}", fmt_shape(sa), fmt_shape(sb));
     }
-    let mut out = Tensor::zeros(a.dtype(), &[m, n]);
+    // gemm overwrites its output (it does not read it); the integer loop accumulates.
+    let mut out = if a.dtype().is_floating() && k > 0 {
+        Tensor::for_overwrite(a.dtype(), &[m, n])
+    } else {
+        Tensor::zeros(a.dtype(), &[m, n])
+    };
     if m == 0 || n == 0 || k == 0 {
         return Ok(out);
     }

@@ -4,6 +4,7 @@
 pub mod array;
 pub mod conv;
 pub mod elementwise;
+pub mod fastmath;
 pub mod layout;
 pub mod matmul;
 pub mod nn;
@@ -50,6 +51,9 @@ pub struct ExecEnv {
 }
 
 impl ExecEnv {
+    /// No intra-op pool: every kernel runs on the calling thread.
+    pub const SINGLE_THREADED: ExecEnv = ExecEnv { intra_pool: None };
+
     /// Number of intra-op threads available (1 without a pool).
     pub fn intra_threads(&self) -> usize {
         self.intra_pool.as_ref().map_or(1, |p| p.current_num_threads())

@@ -110,14 +110,16 @@ pub trait Float: Num {
     fn floor(self) -> Self;
 }
 
+// `f32` kernels use the vectorisable `exp`/`tanh` of `fastmath` (TF's Eigen
+// approximations); `f64` keeps libm's correctly rounded ones, as Eigen does.
 macro_rules! float_fns {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $exp:path, $tanh:path);*) => {$(
         impl Float for $t {
             #[inline] fn sqrt(self) -> Self { <$t>::sqrt(self) }
-            #[inline] fn exp(self) -> Self { <$t>::exp(self) }
+            #[inline] fn exp(self) -> Self { $exp(self) }
             #[inline] fn ln(self) -> Self { <$t>::ln(self) }
             #[inline] fn ln_1p(self) -> Self { <$t>::ln_1p(self) }
-            #[inline] fn tanh(self) -> Self { <$t>::tanh(self) }
+            #[inline] fn tanh(self) -> Self { $tanh(self) }
             #[inline] fn sin(self) -> Self { <$t>::sin(self) }
             #[inline] fn cos(self) -> Self { <$t>::cos(self) }
             #[inline] fn abs(self) -> Self { <$t>::abs(self) }
@@ -126,4 +128,4 @@ macro_rules! float_fns {
         }
     )*};
 }
-float_fns!(f32, f64);
+float_fns!(f32 => super::fastmath::exp_f32, super::fastmath::tanh_f32; f64 => f64::exp, f64::tanh);

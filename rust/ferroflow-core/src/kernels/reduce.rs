@@ -1,5 +1,9 @@
 //! Reductions over axes (sum, mean, max, min, prod). Consecutive reduced axes are
 //! merged so each pass is a `(outer, reduced, inner)` sweep over contiguous memory.
+use multiversion::multiversion;
+
+use super::ExecEnv;
+use super::elementwise::PARALLEL_MIN;
 use super::num::Num;
 use crate::error::Result;
 use crate::tensor::Tensor;
@@ -28,24 +32,21 @@ impl Reduction {
             Reduction::Min => T::HIGHEST,
         }
     }
-    fn combine<T: Num>(self) -> fn(T, T) -> T {
-        match self {
-            Reduction::Sum | Reduction::Mean => T::add,
-            Reduction::Prod => T::mul,
-            Reduction::Max => T::max,
-            Reduction::Min => T::min,
-        }
-    }
 }
 
-/// Folds a contiguous run with eight independent accumulators (so the loop vectorises
-/// and float sums lose less precision than one serial accumulator).
-fn fold_lanes<T: Num>(s: &[T], init: T, f: fn(T, T) -> T) -> T {
-    let mut acc = [init; 8];
-    let chunks = s.chunks_exact(8);
+/// Lanes of independent accumulators in a contiguous fold: one AVX-512 vector of
+/// `f32`, so the loop vectorises, and float sums lose less precision than one serial
+/// accumulator.
+const LANES: usize = 16;
+
+/// Folds a contiguous run with [`LANES`] accumulators.
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512cd+avx512dq+avx512vl", "x86_64+avx2+fma", "aarch64+neon"))]
+fn fold_lanes<T: Copy, F: Fn(T, T) -> T>(s: &[T], init: T, f: &F) -> T {
+    let mut acc = [init; LANES];
+    let chunks = s.chunks_exact(LANES);
     let rest = chunks.remainder();
     for c in chunks {
-        for i in 0..8 {
+        for i in 0..LANES {
             acc[i] = f(acc[i], c[i]);
         }
     }
@@ -56,29 +57,78 @@ fn fold_lanes<T: Num>(s: &[T], init: T, f: fn(T, T) -> T) -> T {
     total
 }
 
-fn reduce_run<T: Num>(data: &[T], outer: usize, r: usize, inner: usize, red: Reduction) -> Vec<T> {
-    let (init, f) = (red.init::<T>(), red.combine::<T>());
+/// `dst[j] = f(dst[j], src[j])`.
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512cd+avx512dq+avx512vl", "x86_64+avx2+fma", "aarch64+neon"))]
+fn accumulate<T: Copy, F: Fn(T, T) -> T>(dst: &mut [T], src: &[T], f: &F) {
+    dst.iter_mut().zip(src).for_each(|(d, &v)| *d = f(*d, v));
+}
+
+/// Reduces the middle axis of `data` viewed as `outer x r x inner`, split across the
+/// intra-op pool when large.
+fn reduce_run<T: Num>(data: &[T], (outer, r, inner): (usize, usize, usize), red: Reduction, env: &ExecEnv) -> Vec<T> {
+    let init = red.init::<T>();
+    match red {
+        Reduction::Sum | Reduction::Mean => reduce_run_with(data, (outer, r, inner), init, T::add, env),
+        Reduction::Prod => reduce_run_with(data, (outer, r, inner), init, T::mul, env),
+        Reduction::Max => reduce_run_with(data, (outer, r, inner), init, T::max, env),
+        Reduction::Min => reduce_run_with(data, (outer, r, inner), init, T::min, env),
+    }
+}
+
+fn reduce_run_with<T: Num>(
+    data: &[T],
+    (outer, r, inner): (usize, usize, usize),
+    init: T,
+    f: impl Fn(T, T) -> T + Sync + Copy,
+    env: &ExecEnv,
+) -> Vec<T> {
     let mut out = vec![init; outer * inner];
-    if out.is_empty() {
+    if out.is_empty() || r == 0 {
         return out;
     }
+    // Work per output element is `r`; split so each piece reads at least PARALLEL_MIN.
+    let min_outputs = PARALLEL_MIN.div_ceil(r).max(1);
     if inner == 1 {
-        for (o, dst) in out.iter_mut().enumerate() {
-            *dst = fold_lanes(&data[o * r..(o + 1) * r], init, f);
+        if outer == 1 && r >= 2 * PARALLEL_MIN && env.intra_threads() > 1 {
+            // One long run: per-thread partial folds, then one fold of the partials.
+            let mut partials = vec![init; env.intra_threads() * 4];
+            let piece = r.div_ceil(partials.len());
+            env.for_each_chunk(&mut partials, 1, 1, |i, p| {
+                for (j, slot) in p.iter_mut().enumerate() {
+                    let start = ((i + j) * piece).min(r);
+                    *slot = fold_lanes(&data[start..(start + piece).min(r)], init, &f);
+                }
+            });
+            out[0] = fold_lanes(&partials, init, &f);
+        } else {
+            env.for_each_chunk(&mut out, min_outputs, 1, |first, dst| {
+                for (o, d) in dst.iter_mut().enumerate() {
+                    let o = first + o;
+                    *d = fold_lanes(&data[o * r..(o + 1) * r], init, &f);
+                }
+            });
         }
-    } else {
-        for (o, dst) in out.chunks_exact_mut(inner).enumerate() {
-            for k in 0..r {
-                let src = &data[(o * r + k) * inner..(o * r + k + 1) * inner];
-                dst.iter_mut().zip(src).for_each(|(d, &s)| *d = f(*d, s));
-            }
-        }
+        return out;
     }
+    // Rows of `inner` outputs, each accumulating `r` rows of the input.
+    env.for_each_chunk(&mut out, min_outputs.max(LANES), 1, |first, dst| {
+        let mut done = 0;
+        while done < dst.len() {
+            let (o, j) = ((first + done) / inner, (first + done) % inner);
+            let seg = (inner - j).min(dst.len() - done);
+            let d = &mut dst[done..done + seg];
+            for k in 0..r {
+                let at = (o * r + k) * inner + j;
+                accumulate(d, &data[at..at + seg], &f);
+            }
+            done += seg;
+        }
+    });
     out
 }
 
 /// Reduces `x` over `axes` (valid, sorted, distinct).
-pub fn reduce<T: Num>(x: &Tensor, axes: &[usize], keep_dims: bool, red: Reduction) -> Result<Tensor> {
+pub fn reduce<T: Num>(x: &Tensor, axes: &[usize], keep_dims: bool, red: Reduction, env: &ExecEnv) -> Result<Tensor> {
     let in_shape = x.shape().to_vec();
     let mut shape = in_shape.clone();
     // The first pass reads the input in place; later passes read the previous result.
@@ -98,8 +148,8 @@ pub fn reduce<T: Num>(x: &Tensor, axes: &[usize], keep_dims: bool, red: Reductio
         let r: usize = shape[start..=end].iter().product();
         let inner: usize = shape[end + 1..].iter().product();
         let next = match &data {
-            Some(d) => reduce_run(d, outer, r, inner, red),
-            None => reduce_run(x.as_slice::<T>()?, outer, r, inner, red),
+            Some(d) => reduce_run(d, (outer, r, inner), red, env),
+            None => reduce_run(x.as_slice::<T>()?, (outer, r, inner), red, env),
         };
         data = Some(next);
         count *= r;
@@ -167,17 +217,46 @@ mod tests {
     }
 
     #[test]
+    fn parallel_reductions_match_the_serial_ones() {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        let par = ExecEnv { intra_pool: Some(std::sync::Arc::new(pool)) };
+        let one = ExecEnv::SINGLE_THREADED;
+        // Integers, so any summation order gives the same answer.
+        for shape in [vec![1 << 19], vec![3, 1 << 17], vec![1 << 9, 1 << 9], vec![7, 301, 113]] {
+            let n: usize = shape.iter().product();
+            let x = Tensor::from_slice(&shape, &(0..n as i64).map(|v| v % 1000 - 500).collect::<Vec<_>>()).unwrap();
+            for axes in (0..shape.len()).map(|a| vec![a]).chain([(0..shape.len()).collect()]) {
+                for red in [Reduction::Sum, Reduction::Max, Reduction::Min] {
+                    let a = reduce::<i64>(&x, &axes, false, red, &par).unwrap();
+                    let b = reduce::<i64>(&x, &axes, false, red, &one).unwrap();
+                    assert_eq!(
+                        a.as_slice::<i64>().unwrap(),
+                        b.as_slice::<i64>().unwrap(),
+                        "{shape:?} {axes:?} {red:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn reduces_runs_and_gaps() {
         let x = Tensor::from_slice(&[2, 3, 2], &(0..12).map(|v| v as f32).collect::<Vec<_>>()).unwrap();
-        let s = reduce::<f32>(&x, &[0, 2], false, Reduction::Sum).unwrap();
+        let s = reduce::<f32>(&x, &[0, 2], false, Reduction::Sum, &ExecEnv::SINGLE_THREADED).unwrap();
         assert_eq!(s.shape(), &[3]);
         assert_eq!(s.as_slice::<f32>().unwrap(), &[14., 22., 30.]);
-        let m = reduce::<f32>(&x, &[1], true, Reduction::Mean).unwrap();
+        let m = reduce::<f32>(&x, &[1], true, Reduction::Mean, &ExecEnv::SINGLE_THREADED).unwrap();
         assert_eq!(m.shape(), &[2, 1, 2]);
         assert_eq!(m.as_slice::<f32>().unwrap(), &[2., 3., 8., 9.]);
-        let all = reduce::<f32>(&x, &[0, 1, 2], false, Reduction::Max).unwrap();
+        let all = reduce::<f32>(&x, &[0, 1, 2], false, Reduction::Max, &ExecEnv::SINGLE_THREADED).unwrap();
         assert_eq!(all.as_slice::<f32>().unwrap(), &[11.]);
         let i = Tensor::from_slice(&[3], &[1i32, 2, 4]).unwrap();
-        assert_eq!(reduce::<i32>(&i, &[0], false, Reduction::Mean).unwrap().as_slice::<i32>().unwrap(), &[2]);
+        assert_eq!(
+            reduce::<i32>(&i, &[0], false, Reduction::Mean, &ExecEnv::SINGLE_THREADED)
+                .unwrap()
+                .as_slice::<i32>()
+                .unwrap(),
+            &[2]
+        );
     }
 }

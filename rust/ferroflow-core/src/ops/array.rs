@@ -497,7 +497,7 @@ fn infer_logical_not(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 
 fn logical_not_compute(ctx: &mut OpContext<'_>) -> Result<()> {
     let x = ctx.take_input(0)?;
-    ctx.set_output(0, crate::kernels::elementwise::unary::<bool>(x, |b| !b)?);
+    ctx.set_output(0, crate::kernels::elementwise::unary::<bool>(x, ctx.env, |b| !b)?);
     Ok(())
 }
 

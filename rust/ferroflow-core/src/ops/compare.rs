@@ -84,7 +84,7 @@ impl<F: CompareFn> OpKernel for CompareKernel<F> {
         let out = if a.dtype() == DType::String {
             compare_strings::<F>(a, b)?
         } else {
-            dispatch_pod!(a.dtype(), T => binary_to::<T, bool>(a, b, F::apply::<T>)?,
+            dispatch_pod!(a.dtype(), T => binary_to::<T, bool>(a, b, ctx.env, F::apply::<T>)?,
                 _ => ff_bail!(InvalidArgument, "no comparison kernel for {}", a.dtype()))
         };
         ctx.set_output(0, out);
@@ -99,7 +99,7 @@ fn infer_logical(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 }
 
 fn logical(ctx: &mut OpContext<'_>, f: fn(bool, bool) -> bool) -> Result<()> {
-    let out = binary_to::<bool, bool>(ctx.input(0)?, ctx.input(1)?, f)?;
+    let out = binary_to::<bool, bool>(ctx.input(0)?, ctx.input(1)?, ctx.env, f)?;
     ctx.set_output(0, out);
     Ok(())
 }
@@ -155,8 +155,8 @@ fn classify(ctx: &mut OpContext<'_>, finite: bool) -> Result<()> {
     use crate::kernels::elementwise::map_into;
     let x = ctx.input(0)?;
     let out = match x.dtype() {
-        DType::Float32 => map_into::<f32, bool>(x, |v| if finite { v.is_finite() } else { v.is_nan() })?,
-        DType::Float64 => map_into::<f64, bool>(x, |v| if finite { v.is_finite() } else { v.is_nan() })?,
+        DType::Float32 => map_into::<f32, bool>(x, ctx.env, |v| if finite { v.is_finite() } else { v.is_nan() })?,
+        DType::Float64 => map_into::<f64, bool>(x, ctx.env, |v| if finite { v.is_finite() } else { v.is_nan() })?,
         d => ff_bail!(InvalidArgument, "no kernel for {d}"),
     };
     ctx.set_output(0, out);

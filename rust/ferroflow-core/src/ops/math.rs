@@ -11,7 +11,7 @@ use crate::kernels::array::Castable;
 use crate::kernels::elementwise::{binary, unary};
 use crate::kernels::matmul::matmul;
 use crate::kernels::num::{Float, Num};
-use crate::kernels::{KernelBuild, OpContext, OpKernel, stateless};
+use crate::kernels::{ExecEnv, KernelBuild, OpContext, OpKernel, stateless};
 use crate::shape::{PartialShape, broadcast_partial};
 use crate::tensor::Tensor;
 use crate::{dispatch_float, dispatch_numeric};
@@ -126,7 +126,7 @@ impl<F: BinaryFn> OpKernel for BinaryKernel<F> {
             if F::CHECKS_ZERO_DIVISOR && a.dtype().is_integer() && b.as_slice::<T>()?.iter().any(|v| v.is_zero()) {
                 ff_bail!(InvalidArgument, "Integer division by zero");
             }
-            binary::<T>(a, b, F::apply::<T>)?
+            binary::<T>(a, b, ctx.env, F::apply::<T>)?
         }, _ => ff_bail!(InvalidArgument, "no kernel for {}", a.dtype()));
         ctx.set_output(0, out);
         Ok(())
@@ -181,7 +181,7 @@ fn float_kernel<F: FloatFn>(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
 impl<F: UnaryFn> OpKernel for UnaryKernel<F> {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let x = ctx.take_input(0)?;
-        let out = dispatch_numeric!(x.dtype(), T => unary::<T>(x, F::apply::<T>)?,
+        let out = dispatch_numeric!(x.dtype(), T => unary::<T>(x, ctx.env, F::apply::<T>)?,
             _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
         ctx.set_output(0, out);
         Ok(())
@@ -191,7 +191,7 @@ impl<F: UnaryFn> OpKernel for UnaryKernel<F> {
 impl<F: FloatFn> OpKernel for FloatKernel<F> {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let x = ctx.take_input(0)?;
-        let out = dispatch_float!(x.dtype(), T => unary::<T>(x, F::apply::<T>)?,
+        let out = dispatch_float!(x.dtype(), T => unary::<T>(x, ctx.env, F::apply::<T>)?,
             _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
         ctx.set_output(0, out);
         Ok(())
@@ -282,7 +282,7 @@ fn add_n(ctx: &mut OpContext<'_>) -> Result<()> {
                 crate::shape::fmt_shape(x.shape())
             );
         }
-        acc = dispatch_numeric!(acc.dtype(), T => binary::<T>(acc, x, T::add)?, _ => ff_bail!(InvalidArgument, "no AddN kernel for {}", acc.dtype()));
+        acc = dispatch_numeric!(acc.dtype(), T => binary::<T>(acc, x, ctx.env, T::add)?, _ => ff_bail!(InvalidArgument, "no AddN kernel for {}", acc.dtype()));
     }
     ctx.set_output(0, acc);
     Ok(())
@@ -315,13 +315,17 @@ impl OpKernel for FloorKernel {
         let (a, b) = (ctx.take_input(0)?, ctx.take_input(1)?);
         let m = self.modulo;
         let out = match a.dtype() {
-            DType::Float32 => binary::<f32>(a, b, |x, y| if m { x - (x / y).floor() * y } else { (x / y).floor() })?,
-            DType::Float64 => binary::<f64>(a, b, |x, y| if m { x - (x / y).floor() * y } else { (x / y).floor() })?,
+            DType::Float32 => {
+                binary::<f32>(a, b, ctx.env, |x, y| if m { x - (x / y).floor() * y } else { (x / y).floor() })?
+            }
+            DType::Float64 => {
+                binary::<f64>(a, b, ctx.env, |x, y| if m { x - (x / y).floor() * y } else { (x / y).floor() })?
+            }
             d => dispatch_numeric!(d, T => {
                 if b.as_slice::<T>()?.iter().any(|v| v.is_zero()) {
                     ff_bail!(InvalidArgument, "Integer division by zero");
                 }
-                binary::<T>(a, b, |x, y| floor_int(x, y, m))?
+                binary::<T>(a, b, ctx.env, |x, y| floor_int(x, y, m))?
             }, _ => ff_bail!(InvalidArgument, "no kernel for {d}")),
         };
         ctx.set_output(0, out);
@@ -334,10 +338,10 @@ fn pow_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     stateless(|ctx| {
         let (a, b) = (ctx.take_input(0)?, ctx.take_input(1)?);
         let out = match a.dtype() {
-            DType::Float32 => binary::<f32>(a, b, f32::powf)?,
-            DType::Float64 => binary::<f64>(a, b, f64::powf)?,
-            DType::Int32 => int_pow::<i32>(&a, &b, i32::wrapping_pow)?,
-            DType::Int64 => int_pow::<i64>(&a, &b, i64::wrapping_pow)?,
+            DType::Float32 => binary::<f32>(a, b, ctx.env, f32::powf)?,
+            DType::Float64 => binary::<f64>(a, b, ctx.env, f64::powf)?,
+            DType::Int32 => int_pow::<i32>(&a, &b, ctx.env, i32::wrapping_pow)?,
+            DType::Int64 => int_pow::<i64>(&a, &b, ctx.env, i64::wrapping_pow)?,
             d => ff_bail!(InvalidArgument, "no Pow kernel for {d}"),
         };
         ctx.set_output(0, out);
@@ -346,11 +350,11 @@ fn pow_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
 }
 
 /// Integer `x ** y` by squaring (wrapping, as TF's C++); negative exponents are an error.
-fn int_pow<T: Num + Castable>(a: &Tensor, b: &Tensor, pow: fn(T, u32) -> T) -> Result<Tensor> {
+fn int_pow<T: Num + Castable>(a: &Tensor, b: &Tensor, env: &ExecEnv, pow: fn(T, u32) -> T) -> Result<Tensor> {
     if b.as_slice::<T>()?.iter().any(|e| e.to_i64() < 0) {
         ff_bail!(InvalidArgument, "Integers to negative integer powers are not allowed");
     }
-    crate::kernels::elementwise::binary_to::<T, T>(a, b, |x, y| {
+    crate::kernels::elementwise::binary_to::<T, T>(a, b, env, |x, y| {
         // Clamp huge exponents to u32, keeping their parity (it decides the sign of (-1)**y).
         let e = y.to_i64();
         let e = u32::try_from(e).unwrap_or(u32::MAX - 1 + u32::from(e % 2 == 1));

@@ -93,7 +93,7 @@ impl<const SIX: bool> OpKernel for ClampKernel<SIX> {
     #[allow(clippy::absurd_extreme_comparisons)]
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let x = ctx.take_input(0)?;
-        let out = crate::dispatch_numeric!(x.dtype(), T => unary::<T>(x, |v| {
+        let out = crate::dispatch_numeric!(x.dtype(), T => unary::<T>(x, ctx.env, |v| {
             // NaN passes through `max` unchanged, as TF's Relu.
             let r = if v < T::ZERO { T::ZERO } else { v };
             if SIX && r > six() { six() } else { r }
@@ -152,7 +152,7 @@ fn activation_grad<F: ActivationGradFn>(_: &KernelBuild<'_>) -> Result<Box<dyn O
 impl<F: ActivationFn> OpKernel for Activation<F> {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let x = ctx.take_input(0)?;
-        let out = dispatch_float!(x.dtype(), T => unary::<T>(x, F::apply::<T>)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
+        let out = dispatch_float!(x.dtype(), T => unary::<T>(x, ctx.env, F::apply::<T>)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
         ctx.set_output(0, out);
         Ok(())
     }
@@ -164,7 +164,7 @@ impl<F: ActivationGradFn> OpKernel for ActivationGrad<F> {
         if dy.shape() != v.shape() {
             ff_bail!(InvalidArgument, "gradients and features must have the same shape");
         }
-        let out = dispatch_float!(dy.dtype(), T => binary::<T>(dy, v, F::apply::<T>)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", dy.dtype()));
+        let out = dispatch_float!(dy.dtype(), T => binary::<T>(dy, v, ctx.env, F::apply::<T>)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", dy.dtype()));
         ctx.set_output(0, out);
         Ok(())
     }

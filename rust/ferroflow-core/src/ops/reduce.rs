@@ -113,11 +113,11 @@ impl OpKernel for ReduceKernel {
         let axes = reduction_axes(&int_values(ctx.input(1)?)?, x.shape().len())?;
         if x.dtype() == DType::Bool {
             let bytes = crate::kernels::array::cast(x, DType::UInt8)?;
-            let r = reduce::<u8>(&bytes, &axes, self.keep_dims, self.reduction)?;
+            let r = reduce::<u8>(&bytes, &axes, self.keep_dims, self.reduction, ctx.env)?;
             ctx.set_output(0, crate::kernels::array::cast(&r, DType::Bool)?);
             return Ok(());
         }
-        let out = dispatch_numeric!(x.dtype(), T => reduce::<T>(x, &axes, self.keep_dims, self.reduction)?,
+        let out = dispatch_numeric!(x.dtype(), T => reduce::<T>(x, &axes, self.keep_dims, self.reduction, ctx.env)?,
             _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
         ctx.set_output(0, out);
         Ok(())

@@ -1,0 +1,117 @@
+"""Large elementwise ops and reductions: ferroflow vs TensorFlow vs PyTorch vs numpy.
+
+Each case runs on a 2048x2048 float32 tensor (16 MiB) held in a variable; graph
+libraries fetch a scalar (`reduce_sum` of the result) so no 16 MiB copy is timed, and
+the time of that `reduce_sum` alone is subtracted. PyTorch (eager) and numpy compute
+the same expression; all libraries use 2 threads. Prints ms per op and ratios.
+
+Run: python benches/python/bench_elementwise.py [--steps N]
+"""
+
+import argparse
+import os
+
+import numpy as np
+from _timing import best_per_call
+
+SIDE = 2048
+
+CASES = {
+    "x + y": (lambda lib, x, y: x + y, lambda x, y: x + y),
+    "x * y + x": (lambda lib, x, y: x * y + x, lambda x, y: x * y + x),
+    "relu(x)": (lambda lib, x, y: lib.nn.relu(x), lambda x, y: np.maximum(x, 0)),
+    "x * 2 (broadcast scalar)": (lambda lib, x, y: x * 2.0, lambda x, y: x * 2.0),
+    "x + row (broadcast)": (lambda lib, x, y: x + y[0], lambda x, y: x + y[0]),
+    "tanh(x)": (lambda lib, x, y: lib.tanh(x), np.tanh),
+    "sum over axis 1": (lambda lib, x, y: lib.reduce_sum(x, 1), lambda x, y: x.sum(1)),
+    "max over axis 0": (lambda lib, x, y: lib.reduce_max(x, 0), lambda x, y: x.max(0)),
+}
+
+
+def arrays():
+    rng = np.random.default_rng(0)
+    return (rng.normal(size=(SIDE, SIDE)).astype(np.float32) for _ in range(2))
+
+
+def graph_times(tf, config, steps):
+    x0, y0 = arrays()
+    g = tf.Graph()
+    with g.as_default():
+        x, y = tf.Variable(x0), tf.Variable(y0)
+        baseline = tf.reduce_sum(x)
+        fetches = {name: tf.reduce_sum(build(tf, x, y)) for name, (build, _) in CASES.items()}
+        sess = tf.Session(graph=g, config=config)
+        sess.run(tf.global_variables_initializer())
+        base = best_per_call(sess.make_callable(baseline), steps, repeat=3)
+        out = {}
+        for name, t in fetches.items():
+            run = sess.make_callable(t)
+            out[name] = max(best_per_call(run, steps, repeat=3) - base, 1e-9)
+        sess.close()
+    return out
+
+
+def numpy_times(steps):
+    x, y = arrays()
+    return {
+        name: best_per_call(lambda f=f: f(x, y), steps, repeat=3) for name, (_, f) in CASES.items()
+    }
+
+
+def torch_times(steps):
+    import torch
+
+    torch.set_num_threads(2)
+    x, y = (torch.tensor(a) for a in arrays())
+    cases = {
+        "x + y": lambda: x + y,
+        "x * y + x": lambda: x * y + x,
+        "relu(x)": lambda: torch.relu(x),
+        "x * 2 (broadcast scalar)": lambda: x * 2.0,
+        "x + row (broadcast)": lambda: x + y[0],
+        "tanh(x)": lambda: torch.tanh(x),
+        "sum over axis 1": lambda: x.sum(1),
+        "max over axis 0": lambda: x.max(0).values,
+    }
+    return {name: best_per_call(f, steps, repeat=3) for name, f in cases.items()}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=20)
+    args = parser.parse_args()
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+    import ferroflow as ff
+
+    results = {
+        "ferroflow": graph_times(ff, ff.ConfigProto(intra_op_parallelism_threads=2), args.steps)
+    }
+    try:
+        import tensorflow.compat.v1 as tf
+
+        tf.disable_v2_behavior()
+        cfg = tf.ConfigProto(intra_op_parallelism_threads=2, inter_op_parallelism_threads=2)
+        results["tensorflow"] = graph_times(tf, cfg, args.steps)
+    except ImportError:
+        pass
+    try:
+        results["pytorch"] = torch_times(args.steps)
+    except ImportError:
+        pass
+    results["numpy (1 thread)"] = numpy_times(args.steps)
+
+    libs = list(results)
+    print(f"{SIDE}x{SIDE} float32, ms per op (lower is better); ratio = other / ferroflow")
+    print(f"{'case':<26}" + "".join(f"{lib:>18}" for lib in libs))
+    for name in CASES:
+        ours = results["ferroflow"][name]
+        cells = [f"{ours * 1e3:>18.2f}"]
+        for lib in libs[1:]:
+            t = results[lib][name]
+            cells.append(f"{t * 1e3:>10.2f} ({t / ours:4.1f}x)")
+        print(f"{name:<26}" + "".join(cells))
+
+
+if __name__ == "__main__":
+    main()
