@@ -13,7 +13,12 @@ pub fn exp_f32(x: f32) -> f32 {
     const LO: f32 = -87.336_55;
     // `clamp` (not min/max) so NaN passes through.
     let xc = x.clamp(LO, HI);
-    let n = (xc * std::f32::consts::LOG2_E + 0.5).floor();
+    // n = round(x / ln 2) without `floor` or a float-to-int cast (a libm call on
+    // baseline x86-64; a saturating cast stops LLVM from vectorising): adding 1.5 * 2^23
+    // rounds to an integer and leaves it in the low mantissa bits.
+    const SHIFT: f32 = 12_582_912.0;
+    let t = xc * std::f32::consts::LOG2_E + SHIFT;
+    let n = t - SHIFT;
     // r = x - n ln 2, with ln 2 split in two so the product is exact.
     let r = xc - n * 0.693_359_375 - n * -2.121_944_4e-4;
     let z = r * r;
@@ -22,12 +27,10 @@ pub fn exp_f32(x: f32) -> f32 {
         * r
         + 5.000_000_12e-1;
     let y = p * z + r + 1.0;
-    // n as an integer without a float-to-int cast (a saturating `as` cast stops LLVM
-    // from vectorising): adding 1.5 * 2^23 puts n in the low mantissa bits.
-    let n = (n + 12_582_912.0).to_bits().wrapping_sub(0x4B40_0000) as i32;
+    let n = t.to_bits().wrapping_sub(0x4B40_0000) as i32;
     // 2^n as two factors, so n = 128 (at HI) does not overflow the exponent field.
     let half = n >> 1;
-    let pow2 = |k: i32| f32::from_bits(((k + 127) as u32) << 23);
+    let pow2 = |k: i32| f32::from_bits((k.wrapping_add(127) as u32) << 23);
     let y = y * pow2(half) * pow2(n - half);
     if x > HI {
         f32::INFINITY
