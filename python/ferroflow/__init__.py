@@ -165,7 +165,14 @@ from .ops.math_ops import (
     unsorted_segment_sum,
 )
 from .ops.random_ops import random_normal, random_shuffle, random_uniform, truncated_normal
-from .ops.state_ops import assign, assign_add, assign_sub
+from .ops.state_ops import (
+    assign,
+    assign_add,
+    assign_sub,
+    scatter_add,
+    scatter_sub,
+    scatter_update,
+)
 from .ops.variables import (
     Variable,
     all_variables,
@@ -186,7 +193,7 @@ from .protos import ConfigProto, GPUOptions, GraphDef, GraphOptions, RunMetadata
 
 __version__ = _ferroflow.__version__
 
-from . import compat, nn
+from . import compat, nn, train
 
 newaxis = None  # `t[tf.newaxis]` inserts a dimension of size 1
 
@@ -333,6 +340,9 @@ __all__ = [
     "rsqrt",
     "RunMetadata",
     "RunOptions",
+    "scatter_add",
+    "scatter_sub",
+    "scatter_update",
     "select",
     "Session",
     "set_random_seed",
@@ -360,6 +370,7 @@ __all__ = [
     "to_float",
     "to_int32",
     "to_int64",
+    "train",
     "trainable_variables",
     "transpose",
     "truediv",

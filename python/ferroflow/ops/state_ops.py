@@ -54,6 +54,30 @@ def assign_sub(ref, value, use_locking=None, name=None):
     return _update("AssignSub", ref, value, {"use_locking": bool(use_locking)}, name)
 
 
+def _scatter(op_type, ref, indices, updates, use_locking, name):
+    ref = _ref(ref)
+    with ops.name_scope(name, op_type, [ref, indices, updates]) as scope:
+        idx = ops.convert_to_tensor(indices, name="indices")
+        upd = ops.convert_to_tensor(updates, dtype=ref.dtype.base_dtype, name="updates")
+        attrs = {"use_locking": bool(use_locking)}
+        return make_op(op_type, [ref, idx, upd], attrs, scope=scope).outputs[0]
+
+
+def scatter_update(ref, indices, updates, use_locking=True, name=None):
+    """Rows `indices` of the variable `ref` set to `updates`; returns `ref` after it."""
+    return _scatter("ScatterUpdate", ref, indices, updates, use_locking, name)
+
+
+def scatter_add(ref, indices, updates, use_locking=False, name=None):
+    """Rows `indices` of the variable `ref` increased by `updates` (repeats add up)."""
+    return _scatter("ScatterAdd", ref, indices, updates, use_locking, name)
+
+
+def scatter_sub(ref, indices, updates, use_locking=False, name=None):
+    """Rows `indices` of the variable `ref` decreased by `updates` (repeats add up)."""
+    return _scatter("ScatterSub", ref, indices, updates, use_locking, name)
+
+
 def is_variable_initialized(ref, name=None):
     """A bool scalar: whether the variable `ref` has a value in the running session."""
     ref = _ref(ref)

@@ -14,6 +14,7 @@ pub(crate) mod random;
 pub mod reduce;
 pub(crate) mod state;
 pub mod summarize;
+pub mod training;
 
 use std::sync::Arc;
 
@@ -81,6 +82,40 @@ impl ExecEnv {
             }
             _ => f(0, data),
         }
+    }
+
+    /// As [`for_each_chunk`](Self::for_each_chunk) over `N` equally long slices cut at
+    /// the same offsets (a parameter and its optimizer slots).
+    pub fn for_each_chunk_n<T: Send, const N: usize>(
+        &self,
+        parts: [&mut [T]; N],
+        min_chunk: usize,
+        f: impl Fn(usize, [&mut [T]; N]) + Sync,
+    ) {
+        use rayon::prelude::*;
+        let n = parts.first().map_or(0, |p| p.len());
+        debug_assert!(parts.iter().all(|p| p.len() == n));
+        let pieces = (n / min_chunk.max(1)).min(self.intra_threads() * 4);
+        let Some(pool) = self.intra_pool.as_ref().filter(|_| pieces >= 2) else {
+            f(0, parts);
+            return;
+        };
+        let len = n.div_ceil(pieces);
+        let mut rest: [Option<&mut [T]>; N] = parts.map(Some);
+        let mut chunks = Vec::with_capacity(pieces);
+        let mut offset = 0;
+        while offset < n {
+            let take = len.min(n - offset);
+            let mut heads: [Option<&mut [T]>; N] = std::array::from_fn(|_| None);
+            for (head, tail) in heads.iter_mut().zip(rest.iter_mut()) {
+                let (h, t) = tail.take().unwrap_or_default().split_at_mut(take);
+                *head = Some(h);
+                *tail = Some(t);
+            }
+            chunks.push((offset, heads.map(Option::unwrap_or_default)));
+            offset += take;
+        }
+        pool.install(|| chunks.into_par_iter().for_each(|(off, c)| f(off, c)));
     }
 }
 

@@ -96,6 +96,78 @@ impl OpKernel for AssignUpdateKernel {
     }
 }
 
+/// `ScatterUpdate` / `ScatterAdd` / `ScatterSub`: rows `indices` of the variable
+/// replaced by, increased by or decreased by the matching rows of `updates`; a
+/// repeated index applies each of its rows in turn (so adds accumulate).
+pub(crate) struct ScatterKernel {
+    mode: ScatterMode,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ScatterMode {
+    Update,
+    Add,
+    Sub,
+}
+
+pub(crate) fn scatter_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    let mode = match b.node.op_type() {
+        "ScatterUpdate" => ScatterMode::Update,
+        "ScatterAdd" => ScatterMode::Add,
+        _ => ScatterMode::Sub,
+    };
+    Ok(Box::new(ScatterKernel { mode }))
+}
+
+fn scatter_rows<T: Num>(t: &mut Tensor, indices: &[i64], updates: &Tensor, mode: ScatterMode) -> Result<()> {
+    let rows = t.shape().first().copied().unwrap_or(0);
+    let width: usize = t.shape()[1..].iter().product();
+    let src = updates.as_slice::<T>()?;
+    for (i, &ix) in indices.iter().enumerate() {
+        if usize::try_from(ix).map_or(true, |r| r >= rows) {
+            ff_bail!(InvalidArgument, "indices[{i}] = {ix} is not in [0, {rows})");
+        }
+    }
+    let dst = t.as_mut_slice::<T>()?;
+    for (i, &ix) in indices.iter().enumerate() {
+        let r = usize::try_from(ix).unwrap_or(0);
+        let (d, u) = (&mut dst[r * width..(r + 1) * width], &src[i * width..(i + 1) * width]);
+        match mode {
+            ScatterMode::Update => d.copy_from_slice(u),
+            ScatterMode::Add => d.iter_mut().zip(u).for_each(|(x, &y)| *x = x.add(y)),
+            ScatterMode::Sub => d.iter_mut().zip(u).for_each(|(x, &y)| *x = x.sub(y)),
+        }
+    }
+    Ok(())
+}
+
+impl OpKernel for ScatterKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let var = Arc::clone(ctx.ref_input(0)?);
+        let indices = crate::ops::int_values(ctx.input(1)?)?;
+        let ishape = ctx.input(1)?.shape().to_vec();
+        let updates = ctx.input(2)?;
+        var.update(|t| {
+            // updates.shape must be indices.shape + var.shape[1:].
+            let mut want = ishape.clone();
+            want.extend_from_slice(t.shape().get(1..).unwrap_or(&[]));
+            if t.shape().is_empty() || updates.shape() != want.as_slice() {
+                ff_bail!(
+                    InvalidArgument,
+                    "Must have updates.shape = indices.shape + params.shape[1:] or updates.shape = [], got updates.shape {}, indices.shape {}, params.shape {}",
+                    fmt_shape(updates.shape()),
+                    fmt_shape(&ishape),
+                    fmt_shape(t.shape())
+                );
+            }
+            dispatch_numeric!(t.dtype(), T => scatter_rows::<T>(t, &indices, updates, self.mode),
+                _ => ff_bail!(InvalidArgument, "no scatter kernel for {}", t.dtype()))
+        })?;
+        ctx.set_ref_output(0, var);
+        Ok(())
+    }
+}
+
 /// `IsVariableInitialized`.
 pub(crate) fn is_initialized(ctx: &mut OpContext<'_>) -> Result<()> {
     let init = ctx.ref_input(0)?.is_initialized();

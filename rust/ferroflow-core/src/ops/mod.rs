@@ -12,6 +12,7 @@ mod nn;
 mod random;
 mod reduce;
 mod state;
+mod training;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
@@ -152,6 +153,7 @@ fn registry() -> &'static HashMap<&'static str, &'static OpDef> {
         random::register(&mut r);
         reduce::register(&mut r);
         state::register(&mut r);
+        training::register(&mut r);
         r.0
     })
 }

@@ -1,10 +1,10 @@
 //! Variable ops (TF-1.x reference variables): `VariableV2`, `Assign`, `AssignAdd`,
-//! `AssignSub`, `IsVariableInitialized`.
+//! `AssignSub`, `ScatterUpdate`/`ScatterAdd`/`ScatterSub`, `IsVariableInitialized`.
 use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::state::{assign_kernel, assign_update_kernel, is_initialized, variable_kernel};
+use crate::kernels::state::{assign_kernel, assign_update_kernel, is_initialized, scatter_kernel, variable_kernel};
 use crate::kernels::stateless;
 use crate::shape::PartialShape;
 
@@ -17,6 +17,14 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(
         OpDef::new("AssignSub", &["ref", "value"], infer_assign, assign_update_kernel).refs(&[0]).stateful().no_grad(),
     );
+    for name in ["ScatterUpdate", "ScatterAdd", "ScatterSub"] {
+        r.add(
+            OpDef::new(name, &["ref", "indices", "updates"], infer_scatter, scatter_kernel)
+                .refs(&[0])
+                .stateful()
+                .no_grad(),
+        );
+    }
     r.add(
         OpDef::new("IsVariableInitialized", &["ref"], infer_is_initialized, |_| stateless(is_initialized))
             .refs(&[0])
@@ -49,6 +57,27 @@ fn infer_assign(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         v.clone()
     };
     Ok(vec![OutputSpec { dtype: t, shape, is_ref: true }])
+}
+
+fn infer_scatter(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.same_type(&[0, 2])?;
+    ctx.check_type(1, &[DType::Int32, DType::Int64])?;
+    ctx.attrs.insert("Tindices".into(), AttrValue::Type(ctx.input(1).dtype));
+    ctx.attr_bool("use_locking", ctx.def.name == "ScatterUpdate")?;
+    let (var, ids, upd) = (&ctx.input(0).shape, &ctx.input(1).shape, &ctx.input(2).shape);
+    if let (Some(v), Some(i), Some(u)) = (var.dims(), ids.dims(), upd.dims()) {
+        let want: Vec<_> = i.iter().chain(v.iter().skip(1)).copied().collect();
+        let ok = v.first().is_some()
+            && u.len() == want.len()
+            && u.iter().zip(&want).all(|(a, b)| a.is_none() || b.is_none() || a == b);
+        if !ok {
+            return Err(Error::value(format!(
+                "Shapes must be equal: updates {upd} must be indices {ids} + ref {var}[1:] for '{}' (op: '{}')",
+                ctx.name, ctx.def.name
+            )));
+        }
+    }
+    Ok(vec![OutputSpec { dtype: t, shape: var.clone(), is_ref: true }])
 }
 
 fn infer_is_initialized(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {

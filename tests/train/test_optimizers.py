@@ -1,0 +1,165 @@
+"""Optimizers against TensorFlow's: the same model, the same steps, every variable
+and slot compared after each step."""
+
+import numpy as np
+import pytest
+
+import ferroflow as ff
+
+RTOL = {np.float32: 1e-5, np.float64: 1e-12}
+
+
+def _model(lib, dtype, sparse=False):
+    rng = np.random.default_rng(0)
+    w0 = rng.normal(size=(4, 3)).astype(dtype)
+    b0 = rng.normal(size=(3,)).astype(dtype)
+    emb0 = rng.normal(size=(6, 4)).astype(dtype)
+    x = lib.constant(rng.normal(size=(5, 4)).astype(dtype))
+    target = lib.constant(rng.normal(size=(5, 3)).astype(dtype))
+    w = lib.Variable(w0, name="w")
+    b = lib.Variable(b0, name="b")
+    variables = [w, b]
+    if sparse:
+        emb = lib.Variable(emb0, name="emb")
+        # Row 2 is looked up twice: its gradient rows must add up.
+        x = x + lib.gather(emb, [2, 0, 2, 5, 1])
+        variables.append(emb)
+    y = lib.tanh(lib.matmul(x, w) + b)
+    loss = lib.reduce_mean(lib.square(y - target))
+    return loss, variables
+
+
+OPTIMIZERS = {
+    "sgd": lambda lib, lr: lib.train.GradientDescentOptimizer(lr),
+    "momentum": lambda lib, lr: lib.train.MomentumOptimizer(lr, 0.9),
+    "nesterov": lambda lib, lr: lib.train.MomentumOptimizer(lr, 0.8, use_nesterov=True),
+    "adam": lambda lib, lr: lib.train.AdamOptimizer(lr, beta1=0.8, beta2=0.95, epsilon=1e-6),
+}
+
+
+def _train(lib, name, dtype, steps, tensor_lr, sparse=False):
+    g = lib.Graph()
+    with g.as_default():
+        loss, variables = _model(lib, dtype, sparse)
+        lr = lib.constant(0.05, dtype=lib.float32) if tensor_lr else 0.05
+        opt = OPTIMIZERS[name](lib, lr)
+        step = lib.train.get_or_create_global_step()
+        train = opt.minimize(loss, global_step=step)
+        slots = [opt.get_slot(v, s) for v in variables for s in opt.get_slot_names()]
+        watched = variables + slots + [step]
+        history = []
+        with lib.Session(graph=g) as sess:
+            sess.run(lib.global_variables_initializer())
+            for _ in range(steps):
+                sess.run(train)
+                history.append(sess.run(watched))
+        names = [v.op.name for v in watched]
+        return names, history, opt.get_slot_names()
+
+
+@pytest.mark.tf_oracle
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("tensor_lr", [False, True])
+def test_dense_steps_match_tensorflow(tf1, name, dtype, tensor_lr):
+    want_names, want, want_slots = _train(tf1, name, dtype, 4, tensor_lr)
+    got_names, got, got_slots = _train(ff, name, dtype, 4, tensor_lr)
+    assert got_slots == want_slots
+    assert got_names == want_names  # slots named as TF names them (w/Momentum, w/Adam_1, ...)
+    for step, (a, b) in enumerate(zip(got, want, strict=True)):
+        for n, u, v in zip(got_names, a, b, strict=True):
+            np.testing.assert_allclose(u, v, rtol=RTOL[dtype], atol=1e-7, err_msg=f"{n}@{step}")
+
+
+@pytest.mark.tf_oracle
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sparse_gradient_descent_matches_tensorflow(tf1, dtype):
+    want_names, want, _ = _train(tf1, "sgd", dtype, 3, False, sparse=True)
+    got_names, got, _ = _train(ff, "sgd", dtype, 3, False, sparse=True)
+    assert got_names == want_names
+    for a, b in zip(got, want, strict=True):
+        for n, u, v in zip(got_names, a, b, strict=True):
+            np.testing.assert_allclose(u, v, rtol=RTOL[dtype], atol=1e-7, err_msg=n)
+
+
+@pytest.mark.tf_oracle
+def test_adam_non_slot_variables_match_tensorflow(tf1):
+    def build(lib):
+        loss, _ = _model(lib, np.float32)
+        opt = lib.train.AdamOptimizer(0.1)
+        train = opt.minimize(loss)
+        names = sorted(v.op.name for v in lib.global_variables())
+        return names, train
+
+    g_tf, g_ff = tf1.Graph(), ff.Graph()
+    with g_tf.as_default():
+        tf_names, _ = build(tf1)
+    with g_ff.as_default():
+        ff_names, train = build(ff)
+        assert train.name == "Adam"
+        assert ff.get_collection(ff.GraphKeys.TRAIN_OP) == [train]
+    assert ff_names == tf_names
+
+
+def test_optimizer_errors_like_tensorflow():
+    with pytest.raises(ValueError, match="optimizer name"):
+        ff.train.Optimizer(False, "")
+    x = ff.constant([1.0, 2.0])
+    opt = ff.train.GradientDescentOptimizer(0.1)
+    with pytest.raises(ValueError, match="No variables to optimize"):
+        opt.compute_gradients(ff.reduce_sum(x))
+    v = ff.Variable([1.0, 2.0])
+    unused = ff.Variable([3.0])
+    with pytest.raises(ValueError, match="gate_gradients"):
+        opt.compute_gradients(ff.reduce_sum(v), gate_gradients=7)
+    grads = opt.compute_gradients(ff.reduce_sum(v * x), var_list=[v, unused])
+    assert grads[1] == (None, unused)
+    with pytest.raises(ValueError, match="No gradients provided"):
+        opt.minimize(ff.reduce_sum(x) + 0.0 * ff.reduce_sum(ff.constant(1.0)), var_list=[unused])
+    with pytest.raises(ValueError, match="No gradients provided"):
+        opt.apply_gradients([(None, v)])
+    with pytest.raises(ValueError, match="No variables provided"):
+        opt.apply_gradients([])
+    with pytest.raises(TypeError, match="Gradient must be"):
+        opt.apply_gradients([(object(), v)])
+    i = ff.Variable([1, 2])
+    with pytest.raises(ValueError, match="Invalid type"):
+        opt.compute_gradients(ff.reduce_sum(i), var_list=[i])
+    with pytest.raises(TypeError, match=r"not a tf\.Variable"):
+        opt.compute_gradients(ff.reduce_sum(v), var_list=[x])
+
+
+def test_global_step_helpers():
+    assert ff.train.get_global_step() is None
+    step = ff.train.get_or_create_global_step()
+    assert step.op.name == "global_step" and step.dtype.base_dtype == ff.int64
+    assert ff.train.get_or_create_global_step() is step
+    with pytest.raises(ValueError, match="already exists"):
+        ff.train.create_global_step()
+    v = ff.Variable(2.0)
+    train = ff.train.GradientDescentOptimizer(0.5).minimize(v * v, global_step=step)
+    with ff.Session() as sess:
+        sess.run(ff.global_variables_initializer())
+        for _ in range(3):
+            sess.run(train)
+        assert ff.train.global_step(sess, step) == 3
+        # Each step halves-and-doubles: v <- v - 0.5 * 2v = 0.
+        assert sess.run(v) == 0.0
+
+
+def test_scatter_ops_and_errors():
+    v = ff.Variable(np.zeros((4, 2), np.float32))
+    add = ff.scatter_add(v, [1, 3, 1], [[1, 1], [2, 2], [3, 3]])
+    sub = ff.scatter_sub(v, [0], [[1, 2]])
+    upd = ff.scatter_update(v, [2], [[7, 8]])
+    bad = ff.scatter_add(v, ff.placeholder(ff.int32, [1]), [[1, 1]])
+    with ff.Session() as sess:
+        sess.run(v.initializer)
+        sess.run([add])
+        sess.run(sub)
+        out = sess.run(upd)
+        np.testing.assert_array_equal(out, [[-1, -2], [4, 4], [7, 8], [2, 2]])
+        with pytest.raises(ff.errors.InvalidArgumentError, match="not in"):
+            sess.run(bad, {bad.op.inputs[1]: [4]})
+    with pytest.raises(ValueError, match="updates"):
+        ff.scatter_add(v, [0, 1], [[1.0, 2.0]])
