@@ -172,6 +172,30 @@ def gather(params, indices, validate_indices=None, name=None, axis=0):
         return make_op("GatherV2", [params, indices, axis], scope=scope).outputs[0]
 
 
+class UniqueResult(builtins.tuple):
+    """`(y, idx)` of `unique`, also readable by name."""
+
+    __slots__ = ()
+
+    @property
+    def y(self):
+        """The distinct values, in order of first appearance."""
+        return self[0]
+
+    @property
+    def idx(self):
+        """For each input element, the position of its value in `y`."""
+        return self[1]
+
+
+def unique(x, out_idx=dtypes.int32, name=None):
+    """The distinct elements of 1-D `x` and, per element, its index among them."""
+    with ops.name_scope(name, "Unique", [x]) as scope:
+        x = ops.convert_to_tensor(x, name="x")
+        op = make_op("Unique", [x], {"out_idx": dtypes.as_dtype(out_idx)}, scope=scope)
+        return UniqueResult(op.outputs)
+
+
 class SetDiff1DResult(builtins.tuple):
     """`(out, idx)` of `setdiff1d`, also readable by name."""
 

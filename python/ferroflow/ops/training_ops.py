@@ -39,6 +39,25 @@ def apply_momentum(
     )
 
 
+def sparse_apply_momentum(
+    var, accum, lr, grad, indices, momentum, use_locking=False, use_nesterov=False, name=None
+):
+    """The momentum update on rows `indices` of `var` and `accum` only.
+
+    `grad` holds one row per index.
+    """
+    refs = [_ref(var), _ref(accum)]
+    dtype = refs[0].dtype.base_dtype
+    attrs = {"use_locking": bool(use_locking), "use_nesterov": bool(use_nesterov)}
+    with ops.name_scope(name, "SparseApplyMomentum", [*refs, lr, grad, indices, momentum]) as scope:
+        lr = ops.convert_to_tensor(lr, dtype=dtype, name="lr")
+        grad = ops.convert_to_tensor(grad, dtype=dtype, name="grad")
+        indices = ops.convert_to_tensor(indices, name="indices")
+        momentum = ops.convert_to_tensor(momentum, dtype=dtype, name="momentum")
+        inputs = [*refs, lr, grad, indices, momentum]
+        return make_op("SparseApplyMomentum", inputs, attrs, scope=scope).outputs[0]
+
+
 def apply_adam(
     var,
     m,

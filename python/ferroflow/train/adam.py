@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..framework import ops
-from ..ops import array_ops, control_flow_ops, training_ops
+from ..ops import array_ops, control_flow_ops, math_ops, state_ops, training_ops
 from .optimizer import Optimizer
 
 
@@ -80,6 +80,34 @@ class AdamOptimizer(Optimizer):
             grad,
             use_locking=self._use_locking,
         ).op
+
+    def _apply_sparse(self, grad, var):
+        """TF's sparse Adam (not "lazy" Adam).
+
+        Both moments decay everywhere, the gradient rows are added with `scatter_add`,
+        and the whole variable moves.
+        """
+        dtype = var.dtype.base_dtype
+        beta1_power, beta2_power = (array_ops.cast(b, dtype) for b in self._get_beta_accumulators())
+        lr_t, beta1_t, beta2_t, epsilon_t = (
+            array_ops.cast(t, dtype)
+            for t in (self._lr_t, self._beta1_t, self._beta2_t, self._epsilon_t)
+        )
+        lr = lr_t * math_ops.sqrt(1 - beta2_power) / (1 - beta1_power)
+        m = self.get_slot(var, "m")
+        m_t = state_ops.assign(m, m * beta1_t, use_locking=self._use_locking)
+        with ops.control_dependencies([m_t]):
+            m_t = state_ops.scatter_add(m, grad.indices, grad.values * (1 - beta1_t))
+        v = self.get_slot(var, "v")
+        v_t = state_ops.assign(v, v * beta2_t, use_locking=self._use_locking)
+        with ops.control_dependencies([v_t]):
+            v_t = state_ops.scatter_add(
+                v, grad.indices, (grad.values * grad.values) * (1 - beta2_t)
+            )
+        var_update = state_ops.assign_sub(
+            var, lr * m_t / (math_ops.sqrt(v_t) + epsilon_t), use_locking=self._use_locking
+        )
+        return control_flow_ops.group(var_update, m_t, v_t)
 
     def _finish(self, update_ops, name_scope):
         with ops.control_dependencies(update_ops):

@@ -53,3 +53,16 @@ class MomentumOptimizer(Optimizer):
             use_locking=self._use_locking,
             use_nesterov=self._use_nesterov,
         ).op
+
+    def _apply_sparse(self, grad, var):
+        dtype = var.dtype.base_dtype
+        return training_ops.sparse_apply_momentum(
+            var,
+            self.get_slot(var, "momentum"),
+            array_ops.cast(self._learning_rate_tensor, dtype),
+            grad.values,
+            grad.indices,
+            array_ops.cast(self._momentum_tensor, dtype),
+            use_locking=self._use_locking,
+            use_nesterov=self._use_nesterov,
+        ).op

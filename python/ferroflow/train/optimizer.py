@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..framework import dtypes, ops
 from ..framework.indexed_slices import IndexedSlices
-from ..ops import control_flow_ops, gradients, state_ops, variables
+from ..ops import array_ops, control_flow_ops, gradients, math_ops, state_ops, variables
 from . import slot_creator
 
 _VALID_DTYPES = (dtypes.float16, dtypes.float32, dtypes.float64)
@@ -214,13 +214,17 @@ class Optimizer:
         raise NotImplementedError(f"{type(self).__name__} has no dense update")
 
     def _apply_sparse(self, grad, var):
-        raise NotImplementedError(
-            f"{type(self).__name__} has no sparse update yet: densify the gradient with "
-            "tf.convert_to_tensor to apply it as a dense one"
-        )
+        raise NotImplementedError(f"{type(self).__name__} has no sparse update")
 
     def _apply_sparse_duplicate_indices(self, grad, var):
-        return self._apply_sparse(grad, var)
+        """Sums the rows of repeated indices, then `_apply_sparse`.
+
+        As TF's `_deduplicate_indexed_slices`: `Unique` and `UnsortedSegmentSum`.
+        """
+        unique_indices, positions = array_ops.unique(grad.indices)
+        count = array_ops.shape(unique_indices)[0]
+        summed = math_ops.unsorted_segment_sum(grad.values, positions, count)
+        return self._apply_sparse(IndexedSlices(summed, unique_indices, grad.dense_shape), var)
 
     def _finish(self, update_ops, name_scope):
         return control_flow_ops.group(*update_ops, name=name_scope)

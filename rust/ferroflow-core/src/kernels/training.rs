@@ -98,6 +98,23 @@ pub fn apply_adam<T: Float>(var: &mut [T], m: &mut [T], v: &mut [T], grad: &[T],
     });
 }
 
+/// TF's `SparseApplyMomentum`: the momentum update on rows `indices` of `var` and
+/// `accum` (each `width` long), with `grad` holding one row per index, in order.
+/// Indices must be in range (checked by the op).
+pub fn sparse_apply_momentum<T: Float>(
+    var: &mut [T],
+    accum: &mut [T],
+    grad: &[T],
+    indices: &[usize],
+    width: usize,
+    h: Momentum<T>,
+) {
+    for (i, &row) in indices.iter().enumerate() {
+        let at = row * width;
+        momentum_loop(&mut var[at..at + width], &mut accum[at..at + width], &grad[i * width..(i + 1) * width], h);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

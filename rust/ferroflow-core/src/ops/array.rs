@@ -29,6 +29,10 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("ZerosLike", &["x"], infer_identity, |_| stateless(zeros_like_compute)).no_grad());
     r.add(OpDef::new("OnesLike", &["x"], infer_identity, |_| stateless(ones_like_compute)).no_grad());
     r.add(
+        OpDef::new("Unique", &["x"], infer_unique, |b| Ok(Box::new(UniqueKernel { out_idx: b.node.outputs[1].dtype })))
+            .no_grad(),
+    );
+    r.add(
         OpDef::new("ListDiff", &["x", "y"], infer_list_diff, |b| {
             Ok(Box::new(ListDiffKernel { out_idx: b.node.outputs[1].dtype }))
         })
@@ -363,6 +367,95 @@ fn infer_list_diff(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.attrs.insert("out_idx".into(), AttrValue::Type(idx));
     let vector = PartialShape::from_dims([None]);
     Ok(vec![OutputSpec::new(t, vector.clone()), OutputSpec::new(idx, vector)])
+}
+
+fn infer_unique(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(0, crate::ops::math::NUMERIC)?;
+    let t = ctx.input(0).dtype;
+    if let Some(r) = ctx.input(0).shape.rank()
+        && r != 1
+    {
+        return Err(Error::value(format!("Shape must be rank 1 but is rank {r} for '{}' (op: 'Unique')", ctx.name)));
+    }
+    let idx = match ctx.attrs.get("out_idx") {
+        Some(AttrValue::Type(d)) => *d,
+        _ => DType::Int32,
+    };
+    if idx != DType::Int32 && idx != DType::Int64 {
+        return Err(Error::type_error(format!("Unique: out_idx must be int32 or int64, got {idx}")));
+    }
+    ctx.attrs.insert("out_idx".into(), AttrValue::Type(idx));
+    ctx.attrs.insert("T".into(), AttrValue::Type(t));
+    Ok(vec![OutputSpec::new(t, PartialShape::from_dims([None])), OutputSpec::new(idx, ctx.input(0).shape.clone())])
+}
+
+/// A hashable key for a numeric element: integers as themselves, floats by their bits
+/// (with -0 as +0, which compare equal, as TF's `std::unordered_map` sees them).
+trait UniqueKey: Copy {
+    fn key(self) -> u64;
+}
+
+macro_rules! unique_key_int {
+    ($($t:ty),*) => {$(impl UniqueKey for $t {
+        #[allow(clippy::cast_sign_loss, clippy::cast_lossless)]
+        fn key(self) -> u64 { self as u64 }
+    })*};
+}
+unique_key_int!(i32, i64, u8);
+impl UniqueKey for f32 {
+    fn key(self) -> u64 {
+        u64::from((self + 0.0).to_bits())
+    }
+}
+impl UniqueKey for f64 {
+    fn key(self) -> u64 {
+        (self + 0.0).to_bits()
+    }
+}
+
+/// `Unique`: the distinct elements of a vector in order of first appearance, and for
+/// each element the position of its value among them.
+struct UniqueKernel {
+    out_idx: DType,
+}
+
+fn unique_positions<T: UniqueKey + crate::dtype::Element>(x: &Tensor) -> Result<(Vec<i64>, Vec<i64>)> {
+    let mut first: std::collections::HashMap<u64, i64> = std::collections::HashMap::new();
+    let mut keep = Vec::new();
+    let idx = x
+        .as_slice::<T>()?
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            *first.entry(v.key()).or_insert_with(|| {
+                keep.push(i as i64);
+                keep.len() as i64 - 1
+            })
+        })
+        .collect();
+    Ok((keep, idx))
+}
+
+impl OpKernel for UniqueKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let x = ctx.input(0)?;
+        if x.shape().len() != 1 {
+            ff_bail!(InvalidArgument, "unique expects a 1D vector, got shape {}", fmt_shape(x.shape()));
+        }
+        let (keep, idx) = match x.dtype() {
+            DType::Int32 => unique_positions::<i32>(x)?,
+            DType::Int64 => unique_positions::<i64>(x)?,
+            DType::UInt8 => unique_positions::<u8>(x)?,
+            DType::Float32 => unique_positions::<f32>(x)?,
+            DType::Float64 => unique_positions::<f64>(x)?,
+            d => ff_bail!(InvalidArgument, "Unique: no kernel for {d}"),
+        };
+        let y = gather(x, &keep, &[keep.len()], 0)?;
+        let idx = cast(&Tensor::from_slice(&[idx.len()], &idx)?, self.out_idx)?;
+        ctx.set_output(0, y);
+        ctx.set_output(1, idx);
+        Ok(())
+    }
 }
 
 /// `ListDiff` (`tf.setdiff1d`): the elements of `x` not in `y`, in order, and their

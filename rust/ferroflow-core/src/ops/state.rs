@@ -67,7 +67,7 @@ fn infer_scatter(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let (var, ids, upd) = (&ctx.input(0).shape, &ctx.input(1).shape, &ctx.input(2).shape);
     if let (Some(v), Some(i), Some(u)) = (var.dims(), ids.dims(), upd.dims()) {
         let want: Vec<_> = i.iter().chain(v.iter().skip(1)).copied().collect();
-        let ok = v.first().is_some()
+        let ok = !v.is_empty()
             && u.len() == want.len()
             && u.iter().zip(&want).all(|(a, b)| a.is_none() || b.is_none() || a == b);
         if !ok {

@@ -1,5 +1,6 @@
-//! TF's dense optimizer ops (`ApplyGradientDescent`, `ApplyMomentum`, `ApplyAdam`):
-//! in-place updates of ref variables and their slots, returning the variable.
+//! TF's optimizer ops (`ApplyGradientDescent`, `ApplyMomentum`, `SparseApplyMomentum`,
+//! `ApplyAdam`): in-place updates of ref variables and their slots, returning the
+//! variable.
 use std::sync::Arc;
 
 use super::{InferCtx, OpDef, Registry};
@@ -8,7 +9,9 @@ use crate::dtype::Element;
 use crate::error::{Error, Result};
 use crate::graph::OutputSpec;
 use crate::kernels::num::Float;
-use crate::kernels::training::{Adam, Momentum, apply_adam, apply_gradient_descent, apply_momentum};
+use crate::kernels::training::{
+    Adam, Momentum, apply_adam, apply_gradient_descent, apply_momentum, sparse_apply_momentum,
+};
 use crate::kernels::{KernelBuild, OpContext, OpKernel};
 use crate::resource::Var;
 use crate::shape::fmt_shape;
@@ -68,6 +71,17 @@ pub(crate) fn register(r: &mut Registry) {
     );
     r.add(
         OpDef::new(
+            "SparseApplyMomentum",
+            &["var", "accum", "lr", "grad", "indices", "momentum"],
+            infer_sparse_apply,
+            |b| Ok(Box::new(SparseMomentumKernel { nesterov: b.node.attr_bool_or("use_nesterov", false)? })),
+        )
+        .refs(&[0, 1])
+        .stateful()
+        .no_grad(),
+    );
+    r.add(
+        OpDef::new(
             "ApplyAdam",
             &["var", "m", "v", "beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "grad"],
             infer_apply,
@@ -114,6 +128,77 @@ fn infer_apply(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         }
     }
     Ok(vec![OutputSpec { dtype: t, shape, is_ref: true }])
+}
+
+fn infer_sparse_apply(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.same_type(&[0, 1, 2, 3, 5])?;
+    ctx.check_type(0, super::math::FLOATS)?;
+    ctx.check_type(4, &[crate::dtype::DType::Int32, crate::dtype::DType::Int64])?;
+    ctx.attrs.insert("Tindices".into(), crate::graph::AttrValue::Type(ctx.input(4).dtype));
+    ctx.attr_bool("use_locking", false)?;
+    ctx.attr_bool("use_nesterov", false)?;
+    let (var, accum) = (ctx.input(0).shape.clone(), ctx.input(1).shape.clone());
+    let shape = var.merge(&accum).map_err(|_| {
+        Error::value(format!("Shapes {var} and {accum} are incompatible for '{}' (op: '{}')", ctx.name, ctx.def.name))
+    })?;
+    for i in [2, 5] {
+        if let Some(r) = ctx.input(i).shape.rank()
+            && r != 0
+        {
+            return Err(Error::value(format!(
+                "Shape must be rank 0 but is rank {r} for '{}' (op: '{}') input '{}'",
+                ctx.name,
+                ctx.def.name,
+                ctx.def.input_name(i)
+            )));
+        }
+    }
+    if let Some(r) = ctx.input(4).shape.rank()
+        && r != 1
+    {
+        return Err(Error::value(format!("indices must be a vector for '{}' (op: 'SparseApplyMomentum')", ctx.name)));
+    }
+    Ok(vec![OutputSpec { dtype: t, shape, is_ref: true }])
+}
+
+/// `SparseApplyMomentum`: the momentum update on the rows a sparse gradient touches.
+struct SparseMomentumKernel {
+    nesterov: bool,
+}
+
+impl OpKernel for SparseMomentumKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let (var, accum) = (Arc::clone(ctx.ref_input(0)?), Arc::clone(ctx.ref_input(1)?));
+        let grad = ctx.input(3)?.clone();
+        let indices = super::int_values(ctx.input(4)?)?;
+        let dtype = var.dtype();
+        dispatch_float!(dtype, T => {
+            let h = Momentum { lr: scalar::<T>(ctx, 2, "lr")?, momentum: scalar::<T>(ctx, 5, "momentum")?, nesterov: self.nesterov };
+            var.update(|v| accum.update(|a| {
+                if v.shape() != a.shape() || v.shape().is_empty() {
+                    ff_bail!(InvalidArgument, "var and accum do not have the same shape{} {}", fmt_shape(v.shape()), fmt_shape(a.shape()));
+                }
+                let rows = v.shape()[0];
+                let width: usize = v.shape()[1..].iter().product();
+                let mut want = vec![indices.len()];
+                want.extend_from_slice(&v.shape()[1..]);
+                if grad.shape() != want.as_slice() {
+                    ff_bail!(InvalidArgument, "grad must have shape {} for indices of length {}, got {}", fmt_shape(&want), indices.len(), fmt_shape(grad.shape()));
+                }
+                let mut rows_of = Vec::with_capacity(indices.len());
+                for (i, &ix) in indices.iter().enumerate() {
+                    match usize::try_from(ix) {
+                        Ok(r) if r < rows => rows_of.push(r),
+                        _ => ff_bail!(InvalidArgument, "Index {ix} at offset {i} in indices is out of range"),
+                    }
+                }
+                sparse_apply_momentum(v.as_mut_slice::<T>()?, a.as_mut_slice::<T>()?, grad.as_slice::<T>()?, &rows_of, width, h);
+                Ok(())
+            }))?
+        }, _ => ff_bail!(InvalidArgument, "no optimizer kernel for {dtype}"));
+        ctx.set_ref_output(0, var);
+        Ok(())
+    }
 }
 
 /// The scalar hyper-parameter at input `i`, checked as TF does (`lr is not a scalar`).
