@@ -275,6 +275,21 @@ def sigmoid(x, name=None):
     return unary("Sigmoid", x, name)
 
 
+def floor(x, name=None):
+    """The largest integer not above `x`, elementwise (floating types)."""
+    return unary("Floor", x, name)
+
+
+def ceil(x, name=None):
+    """The smallest integer not below `x`, elementwise (floating types)."""
+    return unary("Ceil", x, name)
+
+
+def round(x, name=None):
+    """`x` rounded to the nearest integer, halves to even (floating types)."""
+    return unary("Round", x, name)
+
+
 def sin(x, name=None):
     """Sine."""
     return unary("Sin", x, name)

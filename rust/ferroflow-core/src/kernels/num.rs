@@ -108,6 +108,10 @@ pub trait Float: Num {
     fn powf(self, y: Self) -> Self;
     /// Rounds toward negative infinity.
     fn floor(self) -> Self;
+    /// Rounds toward positive infinity.
+    fn ceil(self) -> Self;
+    /// Rounds to the nearest integer, halves to even (TF's `Round`).
+    fn round_even(self) -> Self;
 }
 
 // `f32` kernels use the vectorisable `exp`/`tanh` of `fastmath` (TF's Eigen
@@ -125,6 +129,8 @@ macro_rules! float_fns {
             #[inline] fn abs(self) -> Self { <$t>::abs(self) }
             #[inline] fn powf(self, y: Self) -> Self { <$t>::powf(self, y) }
             #[inline] fn floor(self) -> Self { <$t>::floor(self) }
+            #[inline] fn ceil(self) -> Self { <$t>::ceil(self) }
+            #[inline] fn round_even(self) -> Self { <$t>::round_ties_even(self) }
         }
     )*};
 }

@@ -47,6 +47,10 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("Sigmoid", &["x"], infer_unary_float, float_kernel::<SigmoidFn>).grad(g::sigmoid));
     r.add(OpDef::new("Sin", &["x"], infer_unary_float, float_kernel::<SinFn>).grad(g::sin));
     r.add(OpDef::new("Cos", &["x"], infer_unary_float, float_kernel::<CosFn>).grad(g::cos));
+    // Piecewise constant: TF registers no gradient flow through them (None).
+    r.add(OpDef::new("Floor", &["x"], infer_unary_float, float_kernel::<FloorFn>).no_grad());
+    r.add(OpDef::new("Ceil", &["x"], infer_unary_float, float_kernel::<CeilFn>).no_grad());
+    r.add(OpDef::new("Round", &["x"], infer_unary_float, float_kernel::<RoundFn>).no_grad());
     // Fused gradient ops (TF's names): first input the forward output y, second dy.
     r.add(OpDef::new("SqrtGrad", &["y", "dy"], infer_binary_float, binary_kernel::<SqrtGradFn>).grad(g::sqrt_grad));
     r.add(OpDef::new("RsqrtGrad", &["y", "dy"], infer_binary_float, binary_kernel::<RsqrtGradFn>).grad(g::rsqrt_grad));
@@ -167,6 +171,9 @@ unary_fn!(FloatFn, Float, TanhFn, |x| x.tanh());
 unary_fn!(FloatFn, Float, SigmoidFn, |x| T::ONE.div(T::ONE.add(x.neg().exp())));
 unary_fn!(FloatFn, Float, SinFn, |x| x.sin());
 unary_fn!(FloatFn, Float, CosFn, |x| x.cos());
+unary_fn!(FloatFn, Float, FloorFn, |x| x.floor());
+unary_fn!(FloatFn, Float, CeilFn, |x| x.ceil());
+unary_fn!(FloatFn, Float, RoundFn, |x| x.round_even());
 
 struct UnaryKernel<F>(PhantomData<F>);
 struct FloatKernel<F>(PhantomData<F>);
