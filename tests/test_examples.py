@@ -26,6 +26,7 @@ def test_softmax_regression(examples_on_path):
     assert importlib.import_module("softmax_regression").main(steps=100) > 0.95
 
 
-def test_mlp_classifier(examples_on_path):
+@pytest.mark.parametrize("optimizer", ["adam", "sgd"])
+def test_mlp_classifier(examples_on_path, optimizer):
     # A linear model gets about a third of the spirals right; the MLP must do far better.
-    assert importlib.import_module("mlp_classifier").main(steps=600) > 0.9
+    assert importlib.import_module("mlp_classifier").main(steps=600, optimizer=optimizer) > 0.9
