@@ -1,5 +1,5 @@
-//! Criterion benchmarks of the CPU kernels: matmul (gemm) and elementwise/reduction
-//! loops. Run: `cargo bench -p ferroflow-benches`.
+//! Criterion benchmarks of the CPU kernels: matmul (gemm), elementwise/reduction loops
+//! and the fused optimizer updates. Run: `cargo bench -p ferroflow-benches`.
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 use ferroflow_core::Tensor;
@@ -8,6 +8,7 @@ use ferroflow_core::kernels::elementwise::{binary, unary};
 use ferroflow_core::kernels::fastmath::{exp_f32, tanh_f32};
 use ferroflow_core::kernels::matmul::matmul;
 use ferroflow_core::kernels::reduce::{Reduction, reduce};
+use ferroflow_core::kernels::training::{Adam, Momentum, apply_adam, apply_gradient_descent, apply_momentum};
 
 fn filled(shape: &[usize]) -> Tensor {
     let n: usize = shape.iter().product();
@@ -73,5 +74,26 @@ fn bench_elementwise(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_matmul, bench_elementwise);
+fn bench_optimizer_updates(c: &mut Criterion) {
+    let mut group = c.benchmark_group("optimizer_update_f32");
+    let env = ExecEnv { intra_pool: None };
+    let n = 1 << 20;
+    let grad: Vec<f32> = (0..n).map(|i| ((i % 1013) as f32) * 1e-3 - 0.5).collect();
+    let (mut p, mut m, mut v) = (vec![0.5f32; n], vec![0f32; n], vec![0f32; n]);
+    group.throughput(Throughput::Elements(n as u64));
+    group.bench_function("gradient_descent", |bench| {
+        bench.iter(|| apply_gradient_descent(&mut p, &grad, 1e-3, &env));
+    });
+    let h = Momentum { lr: 1e-3, momentum: 0.9, nesterov: false };
+    group.bench_function("momentum", |bench| {
+        bench.iter(|| apply_momentum(&mut p, &mut m, &grad, h, &env));
+    });
+    let h = Adam::new(1e-3, 0.9, 0.999, 0.9, 0.999, 1e-8, false);
+    group.bench_function("adam", |bench| {
+        bench.iter(|| apply_adam(&mut p, &mut m, &mut v, &grad, h, &env));
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_matmul, bench_elementwise, bench_optimizer_updates);
 criterion_main!(benches);
