@@ -105,6 +105,13 @@ from .ops.check_ops import (
     assert_scalar,
     assert_type,
 )
+from .ops.clip_ops import (
+    clip_by_average_norm,
+    clip_by_global_norm,
+    clip_by_norm,
+    clip_by_value,
+    global_norm,
+)
 from .ops.control_flow_ops import group, no_op, tuple
 from .ops.gradients import AggregationMethod, gradients
 from .ops.indexing_ops import one_hot, pad, split, strided_slice, tile
@@ -238,6 +245,10 @@ __all__ = [
     "cast",
     "ceil",
     "check_numerics",
+    "clip_by_average_norm",
+    "clip_by_global_norm",
+    "clip_by_norm",
+    "clip_by_value",
     "colocate_with",
     "compat",
     "concat",
@@ -273,6 +284,7 @@ __all__ = [
     "get_default_graph",
     "get_default_session",
     "get_seed",
+    "global_norm",
     "global_variables",
     "global_variables_initializer",
     "GPUOptions",
