@@ -28,6 +28,13 @@ def _progress(learning_rate, global_step, decay_steps, staircase):
     return lr, dtype, p
 
 
+def _power_decay(default_name, learning_rate, global_step, decay_steps, base, staircase, name):
+    """`learning_rate * base(rate tensor) ^ p`: the exponential schedules."""
+    with ops.name_scope(name, default_name, [learning_rate, global_step, decay_steps]) as scope:
+        lr, dtype, p = _progress(learning_rate, global_step, decay_steps, staircase)
+        return math_ops.multiply(lr, math_ops.pow(base(dtype), p), name=scope)
+
+
 def exponential_decay(
     learning_rate, global_step, decay_steps, decay_rate, staircase=False, name=None
 ):
@@ -39,12 +46,12 @@ def exponential_decay(
         ValueError: `global_step` is None.
     """
     _require_step(global_step, "exponential_decay")
-    with ops.name_scope(
-        name, "ExponentialDecay", [learning_rate, global_step, decay_steps, decay_rate]
-    ) as scope:
-        lr, dtype, p = _progress(learning_rate, global_step, decay_steps, staircase)
-        rate = array_ops.cast(decay_rate, dtype)
-        return math_ops.multiply(lr, math_ops.pow(rate, p), name=scope)
+
+    def base(dtype):
+        return array_ops.cast(decay_rate, dtype)
+
+    args = (learning_rate, global_step, decay_steps, base, staircase, name)
+    return _power_decay("ExponentialDecay", *args)
 
 
 def natural_exp_decay(
@@ -52,12 +59,12 @@ def natural_exp_decay(
 ):
     """`learning_rate * exp(-decay_rate * global_step / decay_steps)`."""
     _require_step(global_step, "natural_exp_decay")
-    with ops.name_scope(
-        name, "NaturalExpDecay", [learning_rate, global_step, decay_steps, decay_rate]
-    ) as scope:
-        lr, dtype, p = _progress(learning_rate, global_step, decay_steps, staircase)
-        rate = math_ops.exp(math_ops.negative(array_ops.cast(decay_rate, dtype)))
-        return math_ops.multiply(lr, math_ops.pow(rate, p), name=scope)
+
+    def base(dtype):
+        return math_ops.exp(math_ops.negative(array_ops.cast(decay_rate, dtype)))
+
+    args = (learning_rate, global_step, decay_steps, base, staircase, name)
+    return _power_decay("NaturalExpDecay", *args)
 
 
 def inverse_time_decay(

@@ -248,13 +248,6 @@ class Optimizer:
             named[key] = slot_creator.create_zeros_slot(var, op_name)
         return named[key]
 
-    def _get_or_make_slot(self, var, val, slot_name, op_name):
-        named = self._slot_dict(slot_name)
-        key = _var_key(var)
-        if key not in named:
-            named[key] = slot_creator.create_slot(var, val, op_name)
-        return named[key]
-
     def _create_non_slot_variable(self, initial_value, name, colocate_with):
         """A variable shared by all the variables this optimizer updates in a graph."""
         graph = colocate_with.graph

@@ -236,11 +236,7 @@ fn infer_fill(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.attrs.insert("index_type".into(), AttrValue::Type(ctx.input(0).dtype));
     let t = ctx.input(1).dtype;
     ctx.attrs.insert("T".into(), AttrValue::Type(t));
-    if let Some(r) = ctx.input(1).shape.rank()
-        && r != 0
-    {
-        return Err(Error::value(format!("Shape must be rank 0 but is rank {r} for 'value' of Fill")));
-    }
+    ctx.check_rank(1, 0)?;
     let shape = shape_input(&ctx, 0, "dims")?;
     Ok(vec![OutputSpec::new(t, shape)])
 }
@@ -248,11 +244,7 @@ fn infer_fill(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 /// What is known at construction time of the shape an int-vector input describes
 /// (the `dims` of `Fill`, the `shape` of the random ops).
 pub(crate) fn shape_input(ctx: &InferCtx<'_>, i: usize, what: &str) -> Result<PartialShape> {
-    if let Some(r) = ctx.input(i).shape.rank()
-        && r != 1
-    {
-        return Err(Error::value(format!("Shape must be rank 1 but is rank {r} for '{what}' of {}", ctx.def.name)));
-    }
+    ctx.check_rank(i, 1)?;
     Ok(match ctx.constant_input(i) {
         Some(d) => PartialShape::known(&dims_from(&int_values(d)?, what).map_err(|e| Error::value(e.message))?),
         None => match (ctx.shape_value(i), ctx.input(i).shape.dims()) {
@@ -349,13 +341,8 @@ fn size_compute(ctx: &mut OpContext<'_>) -> Result<()> {
 
 fn infer_list_diff(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0, 1])?;
-    for (i, what) in [(0, "x"), (1, "y")] {
-        if let Some(r) = ctx.input(i).shape.rank()
-            && r != 1
-        {
-            return Err(Error::value(format!("Shape must be rank 1 but is rank {r} for '{what}' of '{}'", ctx.name)));
-        }
-    }
+    ctx.check_rank(0, 1)?;
+    ctx.check_rank(1, 1)?;
     let idx = match ctx.attrs.get("out_idx") {
         Some(AttrValue::Type(d)) => *d,
         _ => DType::Int32,
@@ -372,11 +359,7 @@ fn infer_list_diff(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 fn infer_unique(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.check_type(0, crate::ops::math::NUMERIC)?;
     let t = ctx.input(0).dtype;
-    if let Some(r) = ctx.input(0).shape.rank()
-        && r != 1
-    {
-        return Err(Error::value(format!("Shape must be rank 1 but is rank {r} for '{}' (op: 'Unique')", ctx.name)));
-    }
+    ctx.check_rank(0, 1)?;
     let idx = match ctx.attrs.get("out_idx") {
         Some(AttrValue::Type(d)) => *d,
         _ => DType::Int32,

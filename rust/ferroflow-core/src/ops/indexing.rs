@@ -109,11 +109,7 @@ fn infer_pad(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.attrs.insert("Tpaddings".into(), AttrValue::Type(ctx.input(1).dtype));
     if ctx.inputs.len() == 3 {
         ctx.same_type(&[0, 2])?;
-        if let Some(r) = ctx.input(2).shape.rank()
-            && r != 0
-        {
-            return Err(Error::value(format!("Shape must be rank 0 but is rank {r} for '{}'", ctx.name)));
-        }
+        ctx.check_rank(2, 0)?;
     }
     let input = ctx.input(0).shape.clone();
     let rank = input.rank().or_else(|| ctx.input(1).shape.dims().and_then(|d| d.first().copied().flatten()));

@@ -40,11 +40,7 @@ fn infer_assert(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
             cond.dtype
         )));
     }
-    if let Some(r) = cond.shape.rank()
-        && r != 0
-    {
-        return Err(Error::value(format!("Shape must be rank 0 but is rank {r} for '{}' (op: 'Assert')", ctx.name)));
-    }
+    ctx.check_rank(0, 0)?;
     data_types(&mut ctx, "T");
     ctx.attrs.entry("summarize".into()).or_insert(AttrValue::I(3));
     Ok(vec![])

@@ -209,6 +209,18 @@ impl InferCtx<'_> {
         self.attrs.insert("T".into(), AttrValue::Type(t));
         Ok(t)
     }
+    /// Fails with TF's `ValueError` when input `i`'s rank is known and is not `rank`.
+    pub fn check_rank(&self, i: usize, rank: usize) -> Result<()> {
+        match self.inputs[i].shape.rank() {
+            Some(r) if r != rank => Err(Error::value(format!(
+                "Shape must be rank {rank} but is rank {r} for '{}' (op: '{}') input '{}'",
+                self.name,
+                self.def.name,
+                self.def.input_name(i)
+            ))),
+            _ => Ok(()),
+        }
+    }
     /// Fails with TF's message unless `dtype` is one of `allowed`.
     pub fn check_type(&self, input: usize, allowed: &[DType]) -> Result<()> {
         let d = self.inputs[input].dtype;

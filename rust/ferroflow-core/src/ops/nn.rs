@@ -260,14 +260,7 @@ fn infer_bias_add(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         )));
     }
     let (v, b) = (ctx.input(0).shape.clone(), ctx.input(1).shape.clone());
-    if let Some(r) = b.rank()
-        && r != 1
-    {
-        return Err(Error::value(format!(
-            "Shape must be rank 1 but is rank {r} for '{}' (op: 'BiasAdd') (bias)",
-            ctx.name
-        )));
-    }
+    ctx.check_rank(1, 1)?;
     let Some(vd) = v.dims() else { return Ok(vec![OutputSpec::new(t, v)]) };
     // The last dimension is the bias length.
     let last = PartialShape::from_dims([vd[vd.len() - 1]]).merge(&b).map_err(|_| {
@@ -332,11 +325,7 @@ fn infer_in_top_k(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
             )));
         }
     };
-    if let Some(r) = ctx.input(2).shape.rank()
-        && r != 0
-    {
-        return Err(Error::value(format!("Shape must be rank 0 but is rank {r} for '{}' (k)", ctx.name)));
-    }
+    ctx.check_rank(2, 0)?;
     ctx.attrs.insert("T".into(), AttrValue::Type(t));
     let b = PartialShape::from_dims([b]).merge(&PartialShape::from_dims([targets])).map_err(|_| {
         Error::value(format!("predictions and targets must have the same batch size for '{}'", ctx.name))

@@ -53,13 +53,8 @@ fn infer_random_int(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         )));
     }
     ctx.check_type(1, INDEX_TYPES)?;
-    for (i, what) in [(1, "minval"), (2, "maxval")] {
-        if let Some(r) = ctx.input(i).shape.rank()
-            && r != 0
-        {
-            return Err(Error::value(format!("Shape must be rank 0 but is rank {r} for '{what}' of RandomUniformInt")));
-        }
-    }
+    ctx.check_rank(1, 0)?;
+    ctx.check_rank(2, 0)?;
     ctx.attrs.insert("Tout".into(), AttrValue::Type(tout));
     seeds(&mut ctx);
     Ok(vec![OutputSpec::new(tout, shape_input(&ctx, 0, "shape")?)])

@@ -131,11 +131,7 @@ fn infer_scan(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.attrs.insert("Tidx".into(), AttrValue::Type(ctx.input(1).dtype));
     ctx.attr_bool("exclusive", false)?;
     ctx.attr_bool("reverse", false)?;
-    if let Some(r) = ctx.input(1).shape.rank()
-        && r != 0
-    {
-        return Err(Error::value(format!("Shape must be rank 0 but is rank {r} for '{}'", ctx.name)));
-    }
+    ctx.check_rank(1, 0)?;
     let shape = ctx.input(0).shape.clone();
     if let (Some(rank), Some(axis)) = (shape.rank(), ctx.constant_input(1)) {
         let a = int_values(axis)?[0];

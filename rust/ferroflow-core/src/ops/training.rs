@@ -115,19 +115,13 @@ fn infer_apply(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
             ))
         })?;
     }
-    for &i in l.scalars {
-        if let Some(r) = ctx.input(i).shape.rank()
-            && r != 0
-        {
-            return Err(Error::value(format!(
-                "Shape must be rank 0 but is rank {r} for '{}' (op: '{}') input '{}'",
-                ctx.name,
-                ctx.def.name,
-                ctx.def.input_name(i)
-            )));
-        }
-    }
+    check_scalar_inputs(&ctx, l.scalars)?;
     Ok(vec![OutputSpec { dtype: t, shape, is_ref: true }])
+}
+
+/// The hyper-parameter inputs must be scalars when their rank is known.
+fn check_scalar_inputs(ctx: &InferCtx<'_>, inputs: &[usize]) -> Result<()> {
+    inputs.iter().try_for_each(|&i| ctx.check_rank(i, 0))
 }
 
 fn infer_sparse_apply(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
@@ -141,23 +135,8 @@ fn infer_sparse_apply(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let shape = var.merge(&accum).map_err(|_| {
         Error::value(format!("Shapes {var} and {accum} are incompatible for '{}' (op: '{}')", ctx.name, ctx.def.name))
     })?;
-    for i in [2, 5] {
-        if let Some(r) = ctx.input(i).shape.rank()
-            && r != 0
-        {
-            return Err(Error::value(format!(
-                "Shape must be rank 0 but is rank {r} for '{}' (op: '{}') input '{}'",
-                ctx.name,
-                ctx.def.name,
-                ctx.def.input_name(i)
-            )));
-        }
-    }
-    if let Some(r) = ctx.input(4).shape.rank()
-        && r != 1
-    {
-        return Err(Error::value(format!("indices must be a vector for '{}' (op: 'SparseApplyMomentum')", ctx.name)));
-    }
+    check_scalar_inputs(&ctx, &[2, 5])?;
+    ctx.check_rank(4, 1)?;
     Ok(vec![OutputSpec { dtype: t, shape, is_ref: true }])
 }
 
