@@ -29,6 +29,7 @@ from .framework.dtypes import (
     half,
     int32,
     int64,
+    resource,
     string,
     uint8,
 )
@@ -113,6 +114,13 @@ from .ops.clip_ops import (
     global_norm,
 )
 from .ops.control_flow_ops import group, no_op, tuple
+from .ops.data_flow_ops import (
+    FIFOQueue,
+    PaddingFIFOQueue,
+    PriorityQueue,
+    QueueBase,
+    RandomShuffleQueue,
+)
 from .ops.gradients import AggregationMethod, gradients
 from .ops.indexing_ops import one_hot, pad, split, strided_slice, tile
 from .ops.logging_ops import Assert, Print
@@ -240,6 +248,11 @@ __all__ = [
     "argmin",
     "as_dtype",
     "Assert",
+    "FIFOQueue",
+    "PaddingFIFOQueue",
+    "PriorityQueue",
+    "QueueBase",
+    "RandomShuffleQueue",
     "assert_equal",
     "assert_greater",
     "assert_greater_equal",
@@ -366,6 +379,7 @@ __all__ = [
     "placeholder_with_default",
     "pow",
     "Print",
+    "resource",
     "random_normal",
     "random_shuffle",
     "random_uniform",

@@ -76,7 +76,11 @@ class Session:
     """The native half of `ferroflow.Session`: per-session state and plan cache."""
 
     def __new__(
-        cls, graph: Graph, inter_op_threads: int = 0, intra_op_threads: int = 0
+        cls,
+        graph: Graph,
+        inter_op_threads: int = 0,
+        intra_op_threads: int = 0,
+        operation_timeout_ms: int = 0,
     ) -> Session: ...
     def prepare(
         self,
@@ -97,6 +101,8 @@ class Plan:
 
     def run(self, *feeds: np.ndarray) -> list[Any]:
         """Runs with one value per feed; returns the fetched values."""
+    def run_with_timeout(self, timeout_ms: int, feeds: tuple[Any, ...]) -> list[Any]:
+        """Runs like `run`, failing with `DeadlineExceededError` past `timeout_ms`."""
     @property
     def num_steps(self) -> int:
         """Number of nodes the plan runs."""
@@ -145,3 +151,67 @@ class RecordReader:
     def __iter__(self) -> RecordReader: ...
     def __next__(self) -> bytes:
         """The next payload."""
+
+@final
+class CoordinatorCore:
+    """Stop flag, first error and registered threads of one `tf.train.Coordinator`."""
+
+    def __new__(cls, clean_stop_codes: list[int] = [11]) -> CoordinatorCore: ...
+    def should_stop(self) -> bool:
+        """Whether a stop was requested."""
+    def request_stop(self, exc_info: Any | None = None) -> bool:
+        """Requests a stop; True when already joined (the caller must raise)."""
+    def clear_stop(self) -> None:
+        """Clears the stop flag, the recorded error and the joined mark."""
+    def wait_for_stop(self, timeout: float | None = None) -> bool:
+        """Waits without the GIL until a stop is requested or `timeout` passes."""
+    def error(self) -> Any | None:
+        """The recorded error: an `exc_info` tuple, an exception, or None."""
+    def mark_joined(self) -> Any | None:
+        """Marks the coordinator joined and returns the recorded error."""
+    @property
+    def joined(self) -> bool:
+        """Whether `join` ran since the last `clear_stop`."""
+    def register_thread(self, thread: Any) -> None:
+        """Adds a thread for a later `join` to wait on."""
+    def take_registered_threads(self) -> list[Any]:
+        """The registered threads, forgotten by this call."""
+    def registered_threads(self) -> list[Any]:
+        """The registered threads (a copy)."""
+
+@final
+class NativeThread:
+    """A queue-runner thread running in Rust without the GIL, shaped like a Thread."""
+
+    def start(self) -> None:
+        """Starts the thread; `RuntimeError` if it was started before."""
+    def join(self, timeout: float | None = None) -> None:
+        """Waits until the thread ends or `timeout` seconds pass."""
+    def is_alive(self) -> bool:
+        """Whether the thread was started and has not ended."""
+    @property
+    def name(self) -> str:
+        """The thread's name."""
+    @name.setter
+    def name(self, value: str) -> None: ...
+    @property
+    def daemon(self) -> bool:
+        """Whether the interpreter may exit while the thread runs."""
+    @daemon.setter
+    def daemon(self, value: bool) -> None: ...
+    @property
+    def ident(self) -> int | None:
+        """A nonzero identifier once started, else None."""
+    def error(self) -> Any | None:
+        """The error that ended the thread (a `ferroflow.errors` exception), or None."""
+
+def queue_runner_threads(
+    enqueue_plans: list[Plan],
+    close_plan: Plan,
+    cancel_plan: Plan,
+    coord: CoordinatorCore | None,
+    closed_codes: list[int],
+    daemon: bool,
+    name: str,
+) -> list[NativeThread]:
+    """The (unstarted) native threads of one `QueueRunner.create_threads` call."""

@@ -33,6 +33,8 @@ __all__ = [
     "int32_ref",
     "int64",
     "int64_ref",
+    "resource",
+    "resource_ref",
     "string",
     "string_ref",
     "uint8",
@@ -48,6 +50,7 @@ _DT_STRING = 7
 _DT_INT64 = 9
 _DT_BOOL = 10
 _DT_HALF = 19
+_DT_RESOURCE = 20
 _REF_OFFSET = 100
 
 _BASE_NAMES = {
@@ -59,6 +62,7 @@ _BASE_NAMES = {
     _DT_STRING: "string",
     _DT_INT64: "int64",
     _DT_BOOL: "bool",
+    _DT_RESOURCE: "resource",
 }
 _TYPE_TO_STRING = {
     **_BASE_NAMES,
@@ -95,6 +99,7 @@ _SIZES = {
     _DT_STRING: 0,
     _DT_INT64: 8,
     _DT_BOOL: 1,
+    _DT_RESOURCE: 0,
 }
 
 # `DType.limits` looks the numpy type up here, as TensorFlow does (float16 and
@@ -210,13 +215,13 @@ class DType:
 
     @property
     def is_numeric(self) -> builtins.bool:
-        """Whether this is a numeric type (not `bool` or `string`)."""
-        return self._base_enum not in (_DT_BOOL, _DT_STRING)
+        """Whether this is a numeric type (not `bool`, `string` or `resource`)."""
+        return self._base_enum not in (_DT_BOOL, _DT_STRING, _DT_RESOURCE)
 
     @property
     def is_numpy_compatible(self) -> builtins.bool:
-        """Whether numpy can represent this type (always, for the supported types)."""
-        return True
+        """Whether numpy can represent this type (all but `resource`)."""
+        return self._base_enum != _DT_RESOURCE
 
     @property
     def size(self) -> int:
@@ -232,6 +237,8 @@ class DType:
         """
         if self.base_dtype in (bool, string):
             raise TypeError(f"Cannot find minimum value of {self} with type {self.base_dtype}.")
+        if self._base_enum == _DT_RESOURCE:
+            raise TypeError(f"Cannot find minimum value of {self}.")
         np_type = self.as_numpy_dtype
         if self.is_floating:
             return np.finfo(np_type).min
@@ -246,6 +253,8 @@ class DType:
         """
         if self.base_dtype in (bool, string):
             raise TypeError(f"Cannot find maximum value of {self} with type {self.base_dtype}.")
+        if self._base_enum == _DT_RESOURCE:
+            raise TypeError(f"Cannot find maximum value of {self}.")
         np_type = self.as_numpy_dtype
         if self.is_floating:
             return np.finfo(np_type).max
@@ -323,6 +332,7 @@ int64 = DType(_DT_INT64)
 uint8 = DType(_DT_UINT8)
 bool = DType(_DT_BOOL)  # shadows the builtin, as TensorFlow's public name does
 string = DType(_DT_STRING)
+resource = DType(_DT_RESOURCE)
 
 float16_ref = DType(_DT_HALF + _REF_OFFSET)
 float32_ref = DType(_DT_FLOAT + _REF_OFFSET)
@@ -332,13 +342,14 @@ int64_ref = DType(_DT_INT64 + _REF_OFFSET)
 uint8_ref = DType(_DT_UINT8 + _REF_OFFSET)
 bool_ref = DType(_DT_BOOL + _REF_OFFSET)
 string_ref = DType(_DT_STRING + _REF_OFFSET)
+resource_ref = DType(_DT_RESOURCE + _REF_OFFSET)
 
 _INTERN_TABLE: dict[int, DType] = {
     d.as_datatype_enum: d
     for d in (
         *(float16, float32, float64, int32, int64, uint8, bool, string),
         *(float16_ref, float32_ref, float64_ref, int32_ref, int64_ref, uint8_ref, bool_ref),
-        string_ref,
+        *(string_ref, resource, resource_ref),
     )
 }
 

@@ -158,11 +158,12 @@ class BaseSession:
         self._graph = graph
         self._target = target or ""
         self._config = config
-        inter = intra = 0
+        inter = intra = timeout_ms = 0
         if config is not None:
             inter = int(config.inter_op_parallelism_threads)
             intra = int(config.intra_op_parallelism_threads)
-        self._native = _ferroflow.Session(graph._native, inter, intra)
+            timeout_ms = int(config.operation_timeout_in_ms)
+        self._native = _ferroflow.Session(graph._native, inter, intra, timeout_ms)
         self._closed = False
         self._cache: dict = {}
         self._cache_lock = threading.Lock()
@@ -239,8 +240,10 @@ class BaseSession:
                     self._cache[key] = plan
         return plan
 
-    def _call(self, plan: _FetchPlan, values):
+    def _call(self, plan: _FetchPlan, values, timeout_ms=0):
         try:
+            if timeout_ms > 0:
+                return plan.build(plan.native.run_with_timeout(timeout_ms, tuple(values)))
             return plan.build(plan.native.run(*values))
         except _errors.OpError as e:
             self._attach_op(e)
@@ -260,7 +263,8 @@ class BaseSession:
             fetches: A tensor, op, variable or tensor/op name, or a nested list, tuple,
                 namedtuple or dict of them.
             feed_dict: Maps tensors (or their names) to values that replace them.
-            options: A `RunOptions` message (accepted; tracing is not recorded yet).
+            options: A `RunOptions` message: `timeout_in_ms` bounds how long the run may
+                block (on a queue); tracing is not recorded yet.
             run_metadata: A `RunMetadata` message, cleared by the run.
 
         Returns:
@@ -287,7 +291,10 @@ class BaseSession:
             values = ()
         if run_metadata is not None:
             run_metadata.Clear()
+        timeout_ms = options.timeout_in_ms if options is not None else 0
         try:
+            if timeout_ms > 0:
+                return plan.build(plan.native.run_with_timeout(timeout_ms, tuple(values)))
             return plan.build(plan.native.run(*values))
         except _errors.OpError as e:
             self._attach_op(e)
@@ -330,7 +337,8 @@ class BaseSession:
             if len(args) != len(conversions):
                 raise TypeError(f"Expected {len(conversions)} feed values, got {len(args)}")
             values = [_feed_value(v, t, d) for v, (t, d) in zip(args, conversions, strict=True)]
-            return self._call(plan, values)
+            timeout_ms = options.timeout_in_ms if options is not None else 0
+            return self._call(plan, values, timeout_ms)
 
         return run_with_feeds
 

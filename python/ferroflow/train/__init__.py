@@ -1,4 +1,4 @@
-"""`tf.train`: optimizers, learning-rate schedules and the global step.
+"""`tf.train`: optimizers, learning-rate schedules, the global step and thread coordination.
 
 More of TF-1.x's module lands issue by issue.
 """
@@ -9,6 +9,7 @@ from .adadelta import AdadeltaOptimizer
 from .adagrad import AdagradOptimizer
 from .adagrad_da import AdagradDAOptimizer
 from .adam import AdamOptimizer
+from .coordinator import Coordinator, LooperThread
 from .ftrl import FtrlOptimizer
 from .gradient_descent import GradientDescentOptimizer
 from .learning_rate_decay import (
@@ -37,9 +38,11 @@ __all__ = [
     "AdagradDAOptimizer",
     "AdagradOptimizer",
     "AdamOptimizer",
+    "Coordinator",
     "ExponentialMovingAverage",
     "FtrlOptimizer",
     "GradientDescentOptimizer",
+    "LooperThread",
     "MomentumOptimizer",
     "Optimizer",
     "ProximalAdagradOptimizer",

@@ -21,11 +21,13 @@ pub enum DType {
     Bool = 10,
     /// 16-bit IEEE float (storage only for now).
     Float16 = 19,
+    /// A handle to a session resource (a queue); never the element type of a tensor.
+    Resource = 20,
 }
 
 impl DType {
     /// Every dtype ferroflow knows.
-    pub const ALL: [DType; 8] = [
+    pub const ALL: [DType; 9] = [
         DType::Float32,
         DType::Float64,
         DType::Int32,
@@ -34,6 +36,7 @@ impl DType {
         DType::Int64,
         DType::Bool,
         DType::Float16,
+        DType::Resource,
     ];
 
     /// The dtype with TensorFlow `DataType` number `code` (ref types, base + 100, map to their base).
@@ -56,6 +59,7 @@ impl DType {
             DType::Int64 => "int64",
             DType::Bool => "bool",
             DType::Float16 => "float16",
+            DType::Resource => "resource",
         }
     }
 
@@ -66,7 +70,7 @@ impl DType {
             DType::Float32 | DType::Int32 => 4,
             DType::Float16 => 2,
             DType::UInt8 | DType::Bool => 1,
-            DType::String => 0,
+            DType::String | DType::Resource => 0,
         }
     }
 

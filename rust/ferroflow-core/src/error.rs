@@ -44,6 +44,32 @@ pub enum Code {
 }
 
 impl Code {
+    /// Every code, in enum order.
+    pub const ALL: [Code; 17] = [
+        Code::Ok,
+        Code::Cancelled,
+        Code::Unknown,
+        Code::InvalidArgument,
+        Code::DeadlineExceeded,
+        Code::NotFound,
+        Code::AlreadyExists,
+        Code::PermissionDenied,
+        Code::ResourceExhausted,
+        Code::FailedPrecondition,
+        Code::Aborted,
+        Code::OutOfRange,
+        Code::Unimplemented,
+        Code::Internal,
+        Code::Unavailable,
+        Code::DataLoss,
+        Code::Unauthenticated,
+    ];
+
+    /// The code with TensorFlow's number `n`, if there is one.
+    pub fn from_i32(n: i32) -> Option<Code> {
+        Code::ALL.into_iter().find(|c| *c as i32 == n)
+    }
+
     /// TensorFlow's upper-case name of this code (`INVALID_ARGUMENT`).
     pub fn name(self) -> &'static str {
         match self {

@@ -7,16 +7,22 @@
 //!   execute them inline or on a thread pool.
 //! - [`kernels`]: CPU kernels; [`resource`]: per-session variables;
 //!   [`random`]: TF's Philox generator and distributions.
+//! - [`queue`]: the FIFO, padding, shuffle and priority queues of a session;
+//!   [`queue_runner`]: the native loops of queue-runner threads.
+//! - [`coord`]: the stop flag and first error of `tf.train.Coordinator`.
 //! - [`tensor`], [`shape`], [`dtype`], [`error`]: the value types underneath.
 #[macro_use]
 pub mod error;
 pub mod autodiff;
 pub mod buffer;
+pub mod coord;
 pub mod dtype;
 pub mod executor;
 pub mod graph;
 pub mod kernels;
 pub mod ops;
+pub mod queue;
+pub mod queue_runner;
 pub mod random;
 pub mod resource;
 pub mod shape;

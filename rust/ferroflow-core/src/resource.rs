@@ -1,5 +1,6 @@
-//! Per-session state: variables, looked up by container and shared name. A direct
-//! session owns its own `ResourceMgr`, so two sessions on one graph never share values.
+//! Per-session state: variables and queues, looked up by container and shared name. A
+//! direct session owns its own `ResourceMgr`, so two sessions on one graph never share
+//! values.
 use std::any::Any;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -8,6 +9,7 @@ use parking_lot::{MappedRwLockWriteGuard, Mutex, RwLock, RwLockWriteGuard};
 
 use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
+use crate::queue::{Queue, QueueSpec};
 use crate::shape::{PartialShape, fmt_shape};
 use crate::tensor::Tensor;
 
@@ -78,10 +80,11 @@ impl Var {
 /// State a kernel keeps for its node across runs and plans of one session.
 type NodeState = Arc<dyn Any + Send + Sync>;
 
-/// The variables (and, later, queues and other resources) of one session or server.
+/// The variables, queues and per-node kernel state of one session or server.
 #[derive(Default)]
 pub struct ResourceMgr {
     vars: Mutex<HashMap<String, Arc<Var>>>,
+    queues: Mutex<HashMap<String, Arc<Queue>>>,
     node_states: Mutex<HashMap<String, NodeState>>,
 }
 
@@ -105,6 +108,44 @@ impl ResourceMgr {
         vars.insert(key, Arc::clone(&v));
         Ok(v)
     }
+    /// The queue `container/name`, created from `spec` on first use. A queue shared
+    /// under that name must have the same component types, shapes and capacity.
+    pub fn queue(&self, container: &str, name: &str, spec: QueueSpec) -> Result<Arc<Queue>> {
+        let key = format!("{container}/{name}");
+        let mut queues = self.queues.lock();
+        if let Some(q) = queues.get(&key) {
+            let have = q.spec();
+            if have.kind.class_name() != spec.kind.class_name()
+                || have.dtypes != spec.dtypes
+                || have.shapes != spec.shapes
+                || have.capacity != spec.capacity
+            {
+                ff_bail!(
+                    InvalidArgument,
+                    "Shared queue '{name}' is a {} of {:?} with shapes {:?} and capacity {:?}, but a {} of {:?} with \
+                     shapes {:?} and capacity {:?} was requested",
+                    have.kind.class_name(),
+                    have.dtypes,
+                    have.shapes,
+                    have.capacity,
+                    spec.kind.class_name(),
+                    spec.dtypes,
+                    spec.shapes,
+                    spec.capacity
+                );
+            }
+            return Ok(Arc::clone(q));
+        }
+        let q = Arc::new(Queue::new(spec)?);
+        queues.insert(key, Arc::clone(&q));
+        Ok(q)
+    }
+    /// Wakes every caller blocked on a queue, so it sees its run cancelled.
+    pub fn wake_blocked(&self) {
+        for q in self.queues.lock().values() {
+            q.wake_all();
+        }
+    }
     /// The state node `node` keeps for the session's lifetime (a random op's generator
     /// position), created by `init` on first use. Plans are compiled per run signature,
     /// so state that must survive between differently-fetched runs lives here, not in
@@ -117,6 +158,7 @@ impl ResourceMgr {
     /// Drops every resource (session close).
     pub fn clear(&self) {
         self.vars.lock().clear();
+        self.queues.lock().clear();
         self.node_states.lock().clear();
     }
 }

@@ -270,6 +270,7 @@ impl Tensor {
                 }
             }
             DType::String => unreachable!("handled above"),
+            DType::Resource => Err(Error::invalid_argument("a resource handle cannot be a constant")),
         }
     }
 }

@@ -46,7 +46,10 @@ impl Builder {
     }
 
     fn session(&self, inter: usize) -> Session {
-        Session::new(Arc::clone(&self.graph), SessionOptions { inter_op_threads: inter, intra_op_threads: 1 })
+        Session::new(
+            Arc::clone(&self.graph),
+            SessionOptions { inter_op_threads: inter, intra_op_threads: 1, ..Default::default() },
+        )
     }
 }
 

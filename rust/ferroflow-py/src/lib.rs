@@ -6,6 +6,7 @@ mod events;
 mod graph;
 mod session;
 mod tensor;
+mod threads;
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -27,6 +28,9 @@ fn _ferroflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tensor::TensorBuffer>()?;
     m.add_class::<events::PyEventWriter>()?;
     m.add_class::<events::PyRecordReader>()?;
+    m.add_class::<threads::PyCoordinatorCore>()?;
+    m.add_class::<threads::PyNativeThread>()?;
+    m.add_function(wrap_pyfunction!(threads::queue_runner_threads, m)?)?;
     m.add_function(wrap_pyfunction!(op_names, m)?)?;
     Ok(())
 }

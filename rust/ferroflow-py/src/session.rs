@@ -1,6 +1,7 @@
 //! `Session` and compiled `Plan` handles. `Plan.run` is the hot path: feeds are
 //! copied into tensors, then the whole run happens with the GIL released.
 use std::sync::Arc;
+use std::time::Duration;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
@@ -25,9 +26,11 @@ fn outputs(v: Vec<(usize, usize)>) -> Vec<Output> {
 #[pymethods]
 impl PySession {
     #[new]
-    #[pyo3(signature = (graph, inter_op_threads = 0, intra_op_threads = 0))]
-    fn new(graph: &PyGraph, inter_op_threads: usize, intra_op_threads: usize) -> Self {
-        let options = SessionOptions { inter_op_threads, intra_op_threads };
+    #[pyo3(signature = (graph, inter_op_threads = 0, intra_op_threads = 0, operation_timeout_ms = 0))]
+    fn new(graph: &PyGraph, inter_op_threads: usize, intra_op_threads: usize, operation_timeout_ms: i64) -> Self {
+        let operation_timeout =
+            u64::try_from(operation_timeout_ms).ok().filter(|&ms| ms > 0).map(Duration::from_millis);
+        let options = SessionOptions { inter_op_threads, intra_op_threads, operation_timeout };
         PySession { inner: Arc::new(Session::new(Arc::clone(&graph.inner), options)) }
     }
 
@@ -64,8 +67,8 @@ impl PySession {
 /// A compiled run signature of one session.
 #[pyclass(frozen, name = "Plan", module = "ferroflow._ferroflow")]
 pub struct PyPlan {
-    session: Arc<Session>,
-    plan: Arc<Plan>,
+    pub(crate) session: Arc<Session>,
+    pub(crate) plan: Arc<Plan>,
 }
 
 #[pymethods]
@@ -76,6 +79,22 @@ impl PyPlan {
         let values = feeds.iter().map(|f| tensor_from_py(&f)).collect::<PyResult<Vec<_>>>()?;
         let (session, plan) = (&self.session, &self.plan);
         let results = run_detached(py, || session.run(plan, values))?;
+        let items = results.into_iter().map(|t| tensor_to_py(py, t)).collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, items)
+    }
+
+    /// Runs the plan like `run`, failing with `DeadlineExceededError` if it blocks
+    /// longer than `timeout_ms` (`RunOptions.timeout_in_ms`; 0 or less: no limit).
+    fn run_with_timeout<'py>(
+        &self,
+        py: Python<'py>,
+        timeout_ms: i64,
+        feeds: &Bound<'py, PyTuple>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let values = feeds.iter().map(|f| tensor_from_py(&f)).collect::<PyResult<Vec<_>>>()?;
+        let timeout = u64::try_from(timeout_ms).ok().filter(|&ms| ms > 0).map(Duration::from_millis);
+        let (session, plan) = (&self.session, &self.plan);
+        let results = run_detached(py, || session.run_with_timeout(plan, values, timeout))?;
         let items = results.into_iter().map(|t| tensor_to_py(py, t)).collect::<PyResult<Vec<_>>>()?;
         PyList::new(py, items)
     }

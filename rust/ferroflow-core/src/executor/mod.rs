@@ -7,6 +7,7 @@ pub mod pool;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use parking_lot::{Mutex, RwLock};
 use smallvec::SmallVec;
@@ -19,6 +20,7 @@ pub type GraphLock<T> = RwLock<T>;
 use crate::error::{Code, Error, Result};
 use crate::graph::{Graph, NodeId, Output};
 use crate::kernels::{ExecEnv, OpContext, Value};
+use crate::queue::Wait;
 use crate::resource::ResourceMgr;
 use crate::shape::PartialShape;
 use crate::tensor::Tensor;
@@ -30,6 +32,9 @@ pub struct SessionOptions {
     pub inter_op_threads: usize,
     /// Threads one large kernel may split its work across.
     pub intra_op_threads: usize,
+    /// How long a run may block (on a queue) when its own options set no timeout
+    /// (`ConfigProto.operation_timeout_in_ms`); `None` waits forever.
+    pub operation_timeout: Option<Duration>,
 }
 
 type PlanKey = (Vec<Output>, Vec<Output>, Vec<NodeId>);
@@ -42,6 +47,7 @@ pub struct Session {
     closed: AtomicBool,
     inter_pool: Option<Arc<rayon::ThreadPool>>,
     env: ExecEnv,
+    operation_timeout: Option<Duration>,
 }
 
 /// TF-1.x Python's rendering of a static shape in feed errors: `(?, 3)`.
@@ -69,6 +75,7 @@ impl Session {
             closed: AtomicBool::new(false),
             inter_pool: pool::shared_pool(inter),
             env: ExecEnv { intra_pool: pool::shared_pool(intra) },
+            operation_timeout: options.operation_timeout,
         }
     }
 
@@ -100,6 +107,13 @@ impl Session {
     /// Runs `plan` with one value per fed tensor (in the plan's feed order) and returns
     /// the fetched values.
     pub fn run(&self, plan: &Plan, feeds: Vec<Tensor>) -> Result<Vec<Tensor>> {
+        self.run_with_timeout(plan, feeds, None)
+    }
+
+    /// [`run`](Self::run) with a limit on how long it may block (`RunOptions.timeout_in_ms`;
+    /// `None` falls back to the session's operation timeout). A run that blocks past it
+    /// fails with `DeadlineExceeded`; closing the session cancels it.
+    pub fn run_with_timeout(&self, plan: &Plan, feeds: Vec<Tensor>, timeout: Option<Duration>) -> Result<Vec<Tensor>> {
         self.check_open()?;
         if feeds.len() != plan.feeds.len() {
             ff_bail!(Internal, "plan expects {} feeds, got {}", plan.feeds.len(), feeds.len());
@@ -127,9 +141,11 @@ impl Session {
         for (i, t) in feeds.into_iter().enumerate() {
             values[i] = Some(Value::Tensor(t));
         }
+        let deadline = timeout.or(self.operation_timeout).and_then(|t| Instant::now().checked_add(t));
+        let wait = Wait { deadline, cancelled: &self.closed };
         let values = match &self.inter_pool {
-            Some(pool) if plan.parallel => run_parallel(plan, values, pool, &self.env)?,
-            _ => run_inline(plan, values, &self.env)?,
+            Some(pool) if plan.parallel => run_parallel(plan, values, pool, &self.env, wait)?,
+            _ => run_inline(plan, values, &self.env, wait)?,
         };
         plan.fetches
             .iter()
@@ -147,9 +163,11 @@ impl Session {
         self.run(&plan, feeds.iter().map(|(_, t)| t.clone()).collect())
     }
 
-    /// Closes the session: later runs fail and variable values are released.
+    /// Closes the session: later runs fail, runs blocked on a queue are cancelled, and
+    /// variable values are released.
     pub fn close(&self) {
         self.closed.store(true, Ordering::Release);
+        self.resources.wake_blocked();
         self.plans.lock().clear();
         self.resources.clear();
     }
@@ -190,14 +208,19 @@ fn store_outputs(step: &plan::Step, outs: SmallVec<[Option<Value>; 2]>, mut put:
 }
 
 /// Straight-line execution on the calling thread.
-fn run_inline(plan: &Plan, mut values: Vec<Option<Value>>, env: &ExecEnv) -> Result<Vec<Option<Value>>> {
+fn run_inline(
+    plan: &Plan,
+    mut values: Vec<Option<Value>>,
+    env: &ExecEnv,
+    wait: Wait<'_>,
+) -> Result<Vec<Option<Value>>> {
     for step in &plan.steps {
         let mut inputs: SmallVec<[Option<Value>; 4]> = SmallVec::with_capacity(step.inputs.len());
         for i in &step.inputs {
             let v = if i.take { values[i.slot].take() } else { values[i.slot].clone() };
             inputs.push(gather_input(v, i.deref).map_err(|e| e.with_node(&step.name))?);
         }
-        let mut ctx = OpContext::new(inputs, step.num_outputs, env);
+        let mut ctx = OpContext::new(inputs, step.num_outputs, env, wait);
         compute(step, &mut ctx).map_err(|e| e.with_node(&step.name))?;
         let outs = ctx.into_outputs().map_err(|e| e.with_node(&step.name))?;
         store_outputs(step, outs, |slot, v| values[slot] = v);
@@ -209,6 +232,7 @@ fn run_inline(plan: &Plan, mut values: Vec<Option<Value>>, env: &ExecEnv) -> Res
 struct ParallelRun<'a> {
     plan: &'a Plan,
     env: &'a ExecEnv,
+    wait: Wait<'a>,
     values: Vec<Mutex<Option<Value>>>,
     pending: Vec<AtomicUsize>,
     uses_left: Vec<AtomicUsize>,
@@ -238,7 +262,7 @@ impl ParallelRun<'_> {
             drop(cell);
             inputs.push(gather_input(v, i.deref)?);
         }
-        let mut ctx = OpContext::new(inputs, step.num_outputs, self.env);
+        let mut ctx = OpContext::new(inputs, step.num_outputs, self.env, self.wait);
         compute(step, &mut ctx)?;
         store_outputs(step, ctx.into_outputs()?, |slot, v| *self.values[slot].lock() = v);
         Ok(())
@@ -276,10 +300,12 @@ fn run_parallel(
     values: Vec<Option<Value>>,
     pool: &rayon::ThreadPool,
     env: &ExecEnv,
+    wait: Wait<'_>,
 ) -> Result<Vec<Option<Value>>> {
     let state = ParallelRun {
         plan,
         env,
+        wait,
         values: values.into_iter().map(Mutex::new).collect(),
         pending: plan.steps.iter().map(|s| AtomicUsize::new(s.num_predecessors)).collect(),
         // Fetched slots keep one extra use, so no consumer moves them out.

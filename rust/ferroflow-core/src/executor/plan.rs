@@ -191,7 +191,10 @@ impl Plan {
             }
         }
 
-        let parallel = pool_threads > 1 && overlappable_work(graph, &order, &steps) >= PARALLEL_MIN_WORK;
+        // A kernel that may block (on a queue) never holds a pool thread: such plans run
+        // on the caller's thread.
+        let blocking = steps.iter().any(|s| s.kernel.is_blocking());
+        let parallel = pool_threads > 1 && !blocking && overlappable_work(graph, &order, &steps) >= PARALLEL_MIN_WORK;
         Ok(Plan { steps, num_slots: next_slot, feeds: feed_slots, fetches: fetch_slots, uses, parallel })
     }
 }

@@ -10,18 +10,21 @@ pub mod matmul;
 pub mod nn;
 pub mod num;
 pub mod pool;
+pub(crate) mod queue;
 pub(crate) mod random;
 pub mod reduce;
 pub(crate) mod state;
 pub mod summarize;
 pub mod training;
 
+use std::any::Any;
 use std::sync::Arc;
 
 use smallvec::SmallVec;
 
 use crate::error::{Code, Error, Result};
 use crate::graph::{Graph, Node};
+use crate::queue::Wait;
 use crate::resource::{ResourceMgr, Var};
 use crate::tensor::Tensor;
 
@@ -33,6 +36,8 @@ pub enum Value {
     Tensor(Tensor),
     /// A variable reference.
     Ref(Arc<Var>),
+    /// A handle to a session resource (a queue).
+    Resource(Arc<dyn Any + Send + Sync>),
 }
 
 impl Value {
@@ -41,6 +46,9 @@ impl Value {
         match self {
             Value::Tensor(t) => Ok(t),
             Value::Ref(v) => v.read(),
+            Value::Resource(_) => {
+                Err(Error::invalid_argument("a resource handle cannot be fetched or used as a tensor"))
+            }
         }
     }
 }
@@ -126,6 +134,8 @@ pub struct OpContext<'a> {
     outputs: SmallVec<[Option<Value>; 2]>,
     /// Threads for intra-op parallelism.
     pub env: &'a ExecEnv,
+    /// The run's deadline and the session's cancellation flag, for blocking kernels.
+    pub wait: Wait<'a>,
 }
 
 fn missing(i: usize) -> Error {
@@ -134,8 +144,8 @@ fn missing(i: usize) -> Error {
 
 impl<'a> OpContext<'a> {
     /// A context over `inputs` expecting `num_outputs` outputs.
-    pub fn new(inputs: SmallVec<[Option<Value>; 4]>, num_outputs: usize, env: &'a ExecEnv) -> Self {
-        OpContext { inputs, outputs: smallvec::smallvec![None; num_outputs], env }
+    pub fn new(inputs: SmallVec<[Option<Value>; 4]>, num_outputs: usize, env: &'a ExecEnv, wait: Wait<'a>) -> Self {
+        OpContext { inputs, outputs: smallvec::smallvec![None; num_outputs], env, wait }
     }
     /// Number of outputs the node declares.
     pub fn num_outputs(&self) -> usize {
@@ -150,6 +160,7 @@ impl<'a> OpContext<'a> {
         match self.inputs.get(i).and_then(Option::as_ref) {
             Some(Value::Tensor(t)) => Ok(t),
             Some(Value::Ref(_)) => Err(Error::new(Code::Internal, format!("kernel input {i} is a reference"))),
+            Some(Value::Resource(_)) => Err(Error::invalid_argument(format!("input {i} is a resource handle"))),
             None => Err(missing(i)),
         }
     }
@@ -166,6 +177,20 @@ impl<'a> OpContext<'a> {
             Some(Value::Ref(v)) => Ok(v),
             _ => Err(Error::new(Code::Internal, format!("kernel input {i} is not a reference"))),
         }
+    }
+    /// Input `i` as a handle to a resource of type `T`.
+    pub fn resource_input<T: Any + Send + Sync>(&self, i: usize) -> Result<Arc<T>> {
+        match self.inputs.get(i).and_then(Option::as_ref) {
+            Some(Value::Resource(r)) => Arc::clone(r)
+                .downcast::<T>()
+                .map_err(|_| Error::invalid_argument(format!("input {i} is a handle to another kind of resource"))),
+            Some(_) => Err(Error::invalid_argument(format!("input {i} is not a resource handle"))),
+            None => Err(missing(i)),
+        }
+    }
+    /// Sets output `i` to a resource handle.
+    pub fn set_resource_output(&mut self, i: usize, r: Arc<dyn Any + Send + Sync>) {
+        self.outputs[i] = Some(Value::Resource(r));
     }
     /// Sets output `i`.
     pub fn set_output(&mut self, i: usize, t: Tensor) {
@@ -203,6 +228,14 @@ pub struct KernelBuild<'a> {
     pub graph: &'a Graph,
     /// The session's variables and other resources.
     pub resources: &'a ResourceMgr,
+}
+
+/// A string attr of the node being built (empty when absent).
+pub(crate) fn attr_str(b: &KernelBuild<'_>, name: &str) -> String {
+    match b.node.attrs.get(name) {
+        Some(crate::graph::AttrValue::S(s)) => String::from_utf8_lossy(s).into_owned(),
+        _ => String::new(),
+    }
 }
 
 /// A kernel defined by a plain function (for ops with no per-node state).

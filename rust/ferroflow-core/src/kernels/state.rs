@@ -3,20 +3,13 @@
 use std::sync::Arc;
 
 use super::num::Num;
-use super::{KernelBuild, OpContext, OpKernel};
+use super::{KernelBuild, OpContext, OpKernel, attr_str};
 use crate::dispatch_numeric;
 use crate::error::Result;
 use crate::graph::AttrValue;
 use crate::resource::Var;
 use crate::shape::fmt_shape;
 use crate::tensor::Tensor;
-
-fn attr_str(b: &KernelBuild<'_>, name: &str) -> String {
-    match b.node.attrs.get(name) {
-        Some(AttrValue::S(s)) => String::from_utf8_lossy(s).into_owned(),
-        _ => String::new(),
-    }
-}
 
 /// `VariableV2`: binds the session's variable for this node once, then hands out a reference.
 pub(crate) struct VariableKernel(Arc<Var>);

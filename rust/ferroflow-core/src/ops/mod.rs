@@ -4,6 +4,7 @@
 mod array;
 mod compare;
 mod conv;
+mod data_flow;
 mod indexing;
 mod layout;
 mod logging;
@@ -146,6 +147,7 @@ fn registry() -> &'static HashMap<&'static str, &'static OpDef> {
         array::register(&mut r);
         compare::register(&mut r);
         conv::register(&mut r);
+        data_flow::register(&mut r);
         indexing::register(&mut r);
         layout::register(&mut r);
         logging::register(&mut r);

@@ -1,0 +1,458 @@
+"""Queues: `tf.FIFOQueue`, `tf.PaddingFIFOQueue`, `tf.RandomShuffleQueue`, `tf.PriorityQueue`.
+
+A queue is a resource of the session that runs it (two sessions on one graph have
+two queues). The queue object only builds ops: `enqueue`, `enqueue_many`, `dequeue`,
+`dequeue_many`, `dequeue_up_to`, `close`, `size` and `is_closed`, with TensorFlow's
+names, static shapes and construction-time checks. The blocking, closing and
+cancelling happen in Rust (`ferroflow-core`'s `queue` module), without the GIL.
+
+Running semantics, as in TF: an enqueue waits while the queue is full; a dequeue
+waits for its elements. After `close()`, enqueues fail with `CancelledError`, pending
+ones first complete (or, with `cancel_pending_enqueues=True`, fail with
+`CancelledError`), and dequeues drain what is left, then raise `OutOfRangeError`.
+A blocked run honours `RunOptions.timeout_in_ms` (`DeadlineExceededError`) and is
+cancelled by closing the session (`CancelledError`).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Sequence
+
+from ..framework import dtypes as _dtypes
+from ..framework import ops, random_seed, tensor_shape, tensor_util
+from ._op_util import make_op
+
+__all__ = [
+    "FIFOQueue",
+    "PaddingFIFOQueue",
+    "PriorityQueue",
+    "QueueBase",
+    "RandomShuffleQueue",
+]
+
+
+def _as_type_list(dtypes) -> list:
+    """`dtypes` as a list of `DType`s."""
+    if dtypes is None:
+        raise ValueError("dtypes must be given")
+    if not isinstance(dtypes, list | tuple):
+        dtypes = [dtypes]
+    return [_dtypes.as_dtype(d) for d in dtypes]
+
+
+def _as_shape_list(shapes, unknown_dim_allowed=False, unknown_rank_allowed=False):
+    """`shapes` as a list of `TensorShape`s (None stays None), checked as TF does."""
+    if unknown_dim_allowed and (
+        not isinstance(shapes, Sequence)
+        or not shapes
+        or any(shape is None or isinstance(shape, int) for shape in shapes)
+    ):
+        raise ValueError("When providing partial shapes, a list of shapes must be provided.")
+    if shapes is None:
+        return None
+    if isinstance(shapes, tensor_shape.TensorShape):
+        shapes = [shapes]
+    if not isinstance(shapes, tuple | list):
+        raise TypeError(
+            "Shapes must be a TensorShape or a list or tuple of TensorShapes, "
+            f"got {type(shapes)} instead."
+        )
+    if all(shape is None or isinstance(shape, int) for shape in shapes):
+        shapes = [shapes]
+    shapes = [tensor_shape.as_shape(shape) for shape in shapes]
+    if not unknown_dim_allowed and any(not shape.is_fully_defined() for shape in shapes):
+        raise ValueError(f"All shapes must be fully defined: {shapes}")
+    if not unknown_rank_allowed and any(shape.dims is None for shape in shapes):
+        raise ValueError(f"All shapes must have a defined rank: {shapes}")
+    return shapes
+
+
+def _as_name_list(names, dtypes):
+    if names is None:
+        return None
+    if not isinstance(names, list | tuple):
+        names = [names]
+    if len(names) != len(dtypes):
+        raise ValueError(
+            "List of names must have the same length as the list "
+            f"of dtypes, received len(names)={len(names)},"
+            f"len(dtypes)={len(dtypes)}"
+        )
+    return list(names)
+
+
+def _shape_common(s1, s2):
+    """The most specific shape both `s1` and `s2` match."""
+    s1, s2 = tensor_shape.TensorShape(s1), tensor_shape.TensorShape(s2)
+    if s1.ndims is None or s2.ndims is None or s1.ndims != s2.ndims:
+        return tensor_shape.unknown_shape()
+    return tensor_shape.TensorShape(
+        [
+            a if a is not None and a == b else None
+            for a, b in zip(s1.as_list(), s2.as_list(), strict=True)
+        ]
+    )
+
+
+def _queue_op(op_type, name, dtypes, shapes, capacity, shared_name, **attrs):
+    """Creates the queue op outside any control-dependency block (TF's `init_scope`)."""
+    attrs = {
+        "capacity": int(capacity),
+        "shared_name": shared_name or "",
+        **attrs,
+    }
+    if dtypes:
+        attrs["component_types"] = list(dtypes)
+    if shapes:
+        attrs["shapes"] = list(shapes)
+    graph = ops.get_default_graph()
+    with graph.control_dependencies(None):
+        return make_op(op_type, [], attrs, name=name).outputs[0]
+
+
+class QueueBase:
+    """The base class of the queue implementations (TF's `tf.QueueBase`).
+
+    A queue holds a bounded number of elements, each a tuple of tensors with fixed
+    dtypes (and optionally shapes, and names). Its methods add ops to the graph;
+    running them enqueues, dequeues, closes or inspects the session's queue.
+    """
+
+    def __init__(self, dtypes, shapes, names, queue_ref):
+        """Wraps an existing queue handle.
+
+        Args:
+            dtypes: The component types.
+            shapes: The component shapes (each a `TensorShape`), or None.
+            names: The component names, or None.
+            queue_ref: The queue's handle tensor (a `resource`).
+
+        Raises:
+            ValueError: `shapes` or `names` does not match `dtypes` in length.
+        """
+        self._dtypes = dtypes
+        if shapes is not None:
+            if len(shapes) != len(dtypes):
+                raise ValueError(
+                    "Queue shapes must have the same length as dtypes, "
+                    f"received len(shapes)={len(shapes)}, "
+                    f"len(dtypes)={len(dtypes)}"
+                )
+            self._shapes = [tensor_shape.TensorShape(s) for s in shapes]
+        else:
+            self._shapes = [tensor_shape.unknown_shape() for _ in self._dtypes]
+        if names is not None:
+            if len(names) != len(dtypes):
+                raise ValueError(
+                    "Queue names must have the same length as dtypes,"
+                    f"received len(names)={len(names)},"
+                    f"len {len(dtypes)}"
+                )
+            self._names = names
+        else:
+            self._names = None
+        self._queue_ref = queue_ref
+        self._name = self._queue_ref.op.name.split("/")[-1]
+
+    @staticmethod
+    def from_list(index, queues):
+        """A queue that runs its ops on `queues[index]` (`index` a scalar tensor).
+
+        Raises:
+            TypeError: `queues` is not a non-empty list of queues with matching
+                dtypes and names.
+        """
+        from . import array_ops
+
+        if (
+            not queues
+            or not isinstance(queues, list)
+            or not all(isinstance(x, QueueBase) for x in queues)
+        ):
+            raise TypeError("A list of queues expected")
+        dtypes = queues[0].dtypes
+        if not all(dtypes == q.dtypes for q in queues[1:]):
+            raise TypeError("Queues do not have matching component dtypes.")
+        names = queues[0].names
+        if not all(names == q.names for q in queues[1:]):
+            raise TypeError("Queues do not have matching component names.")
+        reduced = [
+            functools.reduce(_shape_common, s)
+            for s in zip(*[q.shapes for q in queues], strict=True)
+        ]
+        refs = array_ops.stack([q.queue_ref for q in queues])
+        return QueueBase(
+            dtypes=dtypes,
+            shapes=reduced,
+            names=names,
+            queue_ref=array_ops.gather(refs, index),
+        )
+
+    @property
+    def queue_ref(self):
+        """The underlying queue handle."""
+        return self._queue_ref
+
+    @property
+    def name(self) -> str:
+        """The name of the underlying queue op."""
+        return self._queue_ref.op.name
+
+    @property
+    def dtypes(self) -> list:
+        """The dtypes of the components of an element."""
+        return self._dtypes
+
+    @property
+    def shapes(self) -> list:
+        """The static shapes of the components of an element."""
+        return self._shapes
+
+    @property
+    def names(self):
+        """The component names, or None."""
+        return self._names
+
+    def _check_enqueue_dtypes(self, vals):
+        """`vals` (a tensor, list, tuple or dict by name) as tensors of the queue's dtypes."""
+        if isinstance(vals, dict):
+            if not self._names:
+                raise ValueError("Queue must have names to enqueue a dictionary")
+            if sorted(self._names, key=str) != sorted(vals.keys(), key=str):
+                raise ValueError(
+                    "Keys in dictionary to enqueue do not match "
+                    f"names of Queue.  Dictionary: {sorted(vals.keys())},"
+                    f"Queue: {sorted(self._names)}"
+                )
+            vals = [vals[k] for k in self._names]
+        else:
+            if self._names:
+                raise ValueError("You must enqueue a dictionary in a Queue with names")
+            if not isinstance(vals, list | tuple):
+                vals = [vals]
+        return [
+            ops.convert_to_tensor(val, dtype=dtype, name=f"component_{i}")
+            for i, (val, dtype) in enumerate(zip(vals, self._dtypes, strict=False))
+        ]
+
+    @staticmethod
+    def _scope_vals(vals):
+        if isinstance(vals, list | tuple):
+            return vals
+        if isinstance(vals, dict):
+            return list(vals.values())
+        return [vals]
+
+    def enqueue(self, vals, name=None):
+        """The op that adds one element (`vals`: a tensor, tuple/list, or dict by name).
+
+        Running it blocks while the queue is full; it fails with `CancelledError` if
+        the queue is closed first.
+
+        Raises:
+            ValueError: A component's shape does not match the queue's.
+        """
+        with ops.name_scope(name, f"{self._name}_enqueue", self._scope_vals(vals)) as scope:
+            vals = self._check_enqueue_dtypes(vals)
+            for val, shape in zip(vals, self._shapes, strict=False):
+                val.get_shape().assert_is_compatible_with(shape)
+            return make_op("QueueEnqueueV2", [self._queue_ref, *vals], scope=scope)
+
+    def enqueue_many(self, vals, name=None):
+        """The op that adds the elements `vals` holds along dimension 0.
+
+        Raises:
+            ValueError: A component has rank 0, the components' first dimensions
+                differ, or the rest of a shape does not match the queue's.
+        """
+        with ops.name_scope(name, f"{self._name}_EnqueueMany", self._scope_vals(vals)) as scope:
+            vals = self._check_enqueue_dtypes(vals)
+            batch_dim = tensor_shape.Dimension(vals[0].get_shape().with_rank_at_least(1)[0])
+            for val, shape in zip(vals, self._shapes, strict=False):
+                val_batch = tensor_shape.Dimension(val.get_shape().with_rank_at_least(1)[0])
+                batch_dim = batch_dim.merge_with(val_batch)
+                val.get_shape()[1:].assert_is_compatible_with(shape)
+            return make_op("QueueEnqueueManyV2", [self._queue_ref, *vals], scope=scope)
+
+    def _dequeue_return_value(self, tensors):
+        if self._names:
+            return {n: tensors[i] for i, n in enumerate(self._names)}
+        if len(tensors) == 1:
+            return tensors[0]
+        return tensors
+
+    def _dequeue_op(self, op_type, name, n=None):
+        inputs = [self._queue_ref]
+        if n is not None:
+            inputs.append(ops.convert_to_tensor(n, dtype=_dtypes.int32, name="n"))
+        op = make_op(op_type, inputs, {"component_types": list(self._dtypes)}, name=name)
+        return op, list(op.outputs)
+
+    def dequeue(self, name=None):
+        """One element: a tensor, a list of tensors, or a dict by component name.
+
+        Running it blocks until an element is there; once the queue is closed and
+        empty it raises `OutOfRangeError`.
+        """
+        _, ret = self._dequeue_op("QueueDequeueV2", name or f"{self._name}_Dequeue")
+        for output, shape in zip(ret, self._shapes, strict=True):
+            output.set_shape(shape)
+        return self._dequeue_return_value(ret)
+
+    def dequeue_many(self, n, name=None):
+        """`n` elements, each component stacked along a new dimension 0.
+
+        Running it blocks until `n` elements are there; once the queue is closed with
+        fewer left it raises `OutOfRangeError` (and takes none).
+        """
+        op, ret = self._dequeue_op("QueueDequeueManyV2", name or f"{self._name}_DequeueMany", n)
+        batch_dim = tensor_shape.Dimension(tensor_util.constant_value(op.inputs[1]))
+        for output, shape in zip(ret, self._shapes, strict=True):
+            output.set_shape(tensor_shape.TensorShape([batch_dim]).concatenate(shape))
+        return self._dequeue_return_value(ret)
+
+    def dequeue_up_to(self, n, name=None):
+        """Like `dequeue_many`, but returns what is left of a closed queue.
+
+        Once the queue is closed with fewer than `n` elements, it returns them (at
+        least one) instead of raising `OutOfRangeError`.
+        """
+        _, ret = self._dequeue_op("QueueDequeueUpToV2", name or f"{self._name}_DequeueUpTo", n)
+        for output, shape in zip(ret, self._shapes, strict=True):
+            output.set_shape(tensor_shape.TensorShape([None]).concatenate(shape))
+        return self._dequeue_return_value(ret)
+
+    def close(self, cancel_pending_enqueues=False, name=None):
+        """The op that closes the queue.
+
+        Enqueues already waiting complete first, or fail with `CancelledError` when
+        `cancel_pending_enqueues` is set.
+        """
+        attrs = {"cancel_pending_enqueues": bool(cancel_pending_enqueues)}
+        return make_op("QueueCloseV2", [self._queue_ref], attrs, name=name or f"{self._name}_Close")
+
+    def is_closed(self, name=None):
+        """A scalar bool tensor: whether the queue is closed."""
+        op = make_op("QueueIsClosedV2", [self._queue_ref], name=name or f"{self._name}_Is_Closed")
+        return op.outputs[0]
+
+    def size(self, name=None):
+        """A scalar int32 tensor: the number of elements in the queue."""
+        op = make_op("QueueSizeV2", [self._queue_ref], name=name or f"{self._name}_Size")
+        return op.outputs[0]
+
+
+class FIFOQueue(QueueBase):
+    """A queue whose elements leave in the order they came (TF's `tf.FIFOQueue`)."""
+
+    def __init__(
+        self, capacity, dtypes, shapes=None, names=None, shared_name=None, name="fifo_queue"
+    ):
+        """Creates a FIFO queue.
+
+        Args:
+            capacity: The most elements held at once (negative: unbounded).
+            dtypes: The component types (a `DType` or a list of them).
+            shapes: Fully defined component shapes, or None (then `dequeue_many`
+                and `dequeue_up_to` cannot be used).
+            names: Component names, or None.
+            shared_name: Share the queue under this name within a session.
+            name: Name of the queue op.
+        """
+        dtypes = _as_type_list(dtypes)
+        shapes = _as_shape_list(shapes)
+        names = _as_name_list(names, dtypes)
+        queue_ref = _queue_op("FIFOQueueV2", name, dtypes, shapes, capacity, shared_name)
+        super().__init__(dtypes, shapes, names, queue_ref)
+
+
+class PaddingFIFOQueue(QueueBase):
+    """A FIFO queue whose batched dequeues pad components to a common shape.
+
+    Shapes may leave dimensions unknown (`None`); `dequeue_many` and `dequeue_up_to`
+    pad each component with zeros (empty strings) to the largest size in the batch.
+    """
+
+    def __init__(
+        self, capacity, dtypes, shapes, names=None, shared_name=None, name="padding_fifo_queue"
+    ):
+        """Creates a padding FIFO queue (`shapes` required, one per component).
+
+        Raises:
+            ValueError: `shapes` is missing, has unknown ranks, or does not match
+                `dtypes` in length.
+        """
+        dtypes = _as_type_list(dtypes)
+        shapes = _as_shape_list(shapes, unknown_dim_allowed=True)
+        names = _as_name_list(names, dtypes)
+        if len(dtypes) != len(shapes):
+            raise ValueError(
+                "Shapes must be provided for all components, "
+                f"but received {len(dtypes)} dtypes and "
+                f"{len(shapes)} shapes."
+            )
+        queue_ref = _queue_op("PaddingFIFOQueueV2", name, dtypes, shapes, capacity, shared_name)
+        super().__init__(dtypes, shapes, names, queue_ref)
+
+
+class RandomShuffleQueue(QueueBase):
+    """A queue that hands out its elements in random order.
+
+    While open it keeps at least `min_after_dequeue` elements after each dequeue, so
+    the elements mix; once closed it hands out the rest.
+    """
+
+    def __init__(
+        self,
+        capacity,
+        min_after_dequeue,
+        dtypes,
+        shapes=None,
+        names=None,
+        seed=None,
+        shared_name=None,
+        name="random_shuffle_queue",
+    ):
+        """Creates a shuffling queue (`seed` as for random ops, with the graph seed)."""
+        dtypes = _as_type_list(dtypes)
+        shapes = _as_shape_list(shapes)
+        names = _as_name_list(names, dtypes)
+        seed1, seed2 = random_seed.get_seed(seed)
+        if seed1 is None and seed2 is None:
+            seed1, seed2 = 0, 0
+        elif seed is None and shared_name is not None:
+            text = (str(seed1) + shared_name).encode("utf-8")
+            seed2 = int(hashlib.md5(text).hexdigest()[:8], 16) & 0x7FFFFFFF
+        queue_ref = _queue_op(
+            "RandomShuffleQueueV2",
+            name,
+            dtypes,
+            shapes,
+            capacity,
+            shared_name,
+            min_after_dequeue=int(min_after_dequeue),
+            seed=int(seed1),
+            seed2=int(seed2),
+        )
+        super().__init__(dtypes, shapes, names, queue_ref)
+
+
+class PriorityQueue(QueueBase):
+    """A queue whose elements leave smallest priority first.
+
+    Each element's first component is its priority, an int64 scalar, followed by the
+    components of `types`.
+    """
+
+    def __init__(
+        self, capacity, types, shapes=None, names=None, shared_name=None, name="priority_queue"
+    ):
+        """Creates a priority queue (`types` and `shapes` exclude the priority)."""
+        types = _as_type_list(types)
+        shapes = _as_shape_list(shapes)
+        queue_ref = _queue_op("PriorityQueueV2", name, types, shapes, capacity, shared_name)
+        priority_dtypes = [_dtypes.int64, *types]
+        priority_shapes = [tensor_shape.TensorShape([]), *shapes] if shapes else shapes
+        super().__init__(priority_dtypes, priority_shapes, names, queue_ref)

@@ -1,0 +1,127 @@
+//! Queue ops (TF's resource-handle `V2` forms): `FIFOQueueV2`, `PaddingFIFOQueueV2`,
+//! `RandomShuffleQueueV2`, `PriorityQueueV2`, and the enqueue, dequeue, close, size
+//! and is-closed ops that take a queue handle. Output shapes of dequeues are left
+//! unknown here: the Python `Queue` object knows the component shapes and sets them,
+//! as TF's does.
+use super::{InferCtx, OpDef, Registry};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::graph::{AttrValue, OutputSpec};
+use crate::kernels::queue::{queue_access_kernel, queue_op_kernel};
+use crate::shape::PartialShape;
+
+pub(crate) fn register(r: &mut Registry) {
+    for name in ["FIFOQueueV2", "PaddingFIFOQueueV2", "RandomShuffleQueueV2", "PriorityQueueV2"] {
+        r.add(OpDef::new(name, &[], infer_queue, queue_op_kernel).stateful().no_grad());
+    }
+    for name in ["QueueEnqueueV2", "QueueEnqueueManyV2"] {
+        r.add(
+            OpDef::new(name, &["handle", "components"], infer_enqueue, queue_access_kernel)
+                .variadic()
+                .stateful()
+                .no_grad(),
+        );
+    }
+    r.add(OpDef::new("QueueDequeueV2", &["handle"], infer_dequeue, queue_access_kernel).stateful().no_grad());
+    for name in ["QueueDequeueManyV2", "QueueDequeueUpToV2"] {
+        r.add(OpDef::new(name, &["handle", "n"], infer_dequeue, queue_access_kernel).stateful().no_grad());
+    }
+    r.add(OpDef::new("QueueCloseV2", &["handle"], infer_close, queue_access_kernel).stateful().no_grad());
+    r.add(OpDef::new("QueueSizeV2", &["handle"], infer_size, queue_access_kernel).stateful().no_grad());
+    r.add(OpDef::new("QueueIsClosedV2", &["handle"], infer_is_closed, queue_access_kernel).stateful().no_grad());
+}
+
+fn list_types(ctx: &InferCtx<'_>, name: &str) -> Result<Vec<DType>> {
+    match ctx.attrs.get(name) {
+        Some(AttrValue::ListType(t)) => Ok(t.clone()),
+        None => Ok(Vec::new()),
+        Some(other) => Err(Error::value(format!("attr '{name}' should be a list of types, got {other:?}"))),
+    }
+}
+
+fn infer_queue(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let types = list_types(&ctx, "component_types")?;
+    let priority = ctx.def.name == "PriorityQueueV2";
+    if types.is_empty() && !priority {
+        return Err(Error::value(format!("{} '{}' needs at least one component type", ctx.def.name, ctx.name)));
+    }
+    let shapes = match ctx.attrs.entry("shapes".into()).or_insert(AttrValue::ListShape(Vec::new())) {
+        AttrValue::ListShape(s) => s.clone(),
+        other => return Err(Error::value(format!("attr 'shapes' should be a list of shapes, got {other:?}"))),
+    };
+    if !shapes.is_empty() && shapes.len() != types.len() {
+        return Err(Error::value(format!(
+            "Shapes must be provided for all components, but received {} dtypes and {} shapes.",
+            types.len(),
+            shapes.len()
+        )));
+    }
+    if ctx.def.name == "PaddingFIFOQueueV2" && shapes.len() != types.len() {
+        return Err(Error::value("Shapes must be provided for all components of a PaddingFIFOQueue".to_string()));
+    }
+    ctx.attrs.insert("component_types".into(), AttrValue::ListType(types));
+    let capacity = ctx.attr_int("capacity", -1)?;
+    if ctx.def.name == "RandomShuffleQueueV2" {
+        let min_after_dequeue = ctx.attr_int("min_after_dequeue", 0)?;
+        if min_after_dequeue < 0 || (capacity >= 0 && min_after_dequeue >= capacity) {
+            return Err(Error::value(format!(
+                "min_after_dequeue ({min_after_dequeue}) must be non-negative and less than capacity ({capacity})"
+            )));
+        }
+        ctx.attr_int("seed", 0)?;
+        ctx.attr_int("seed2", 0)?;
+    }
+    for k in ["container", "shared_name"] {
+        ctx.attrs.entry(k.into()).or_insert_with(|| AttrValue::S(Vec::new()));
+    }
+    Ok(vec![OutputSpec::new(DType::Resource, PartialShape::scalar())])
+}
+
+fn check_handle(ctx: &InferCtx<'_>) -> Result<()> {
+    let h = ctx.input(0);
+    if h.dtype != DType::Resource {
+        return Err(Error::type_error(format!(
+            "Input 'handle' of '{}' Op has type {} that does not match expected type of resource.",
+            ctx.def.name, h.dtype
+        )));
+    }
+    Ok(())
+}
+
+fn infer_enqueue(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    check_handle(&ctx)?;
+    let types: Vec<DType> = ctx.inputs[1..].iter().map(|s| s.dtype).collect();
+    ctx.attrs.insert("Tcomponents".into(), AttrValue::ListType(types));
+    ctx.attr_int("timeout_ms", -1)?;
+    Ok(vec![])
+}
+
+fn infer_dequeue(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    check_handle(&ctx)?;
+    if ctx.inputs.len() > 1 {
+        ctx.check_type(1, &[DType::Int32])?;
+        ctx.check_rank(1, 0)?;
+    }
+    let types = list_types(&ctx, "component_types")?;
+    if types.is_empty() {
+        return Err(Error::value(format!("{} '{}' needs the queue's component_types", ctx.def.name, ctx.name)));
+    }
+    ctx.attr_int("timeout_ms", -1)?;
+    Ok(types.into_iter().map(|t| OutputSpec::new(t, PartialShape::unknown())).collect())
+}
+
+fn infer_close(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    check_handle(&ctx)?;
+    ctx.attr_bool("cancel_pending_enqueues", false)?;
+    Ok(vec![])
+}
+
+fn infer_size(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    check_handle(&ctx)?;
+    Ok(vec![OutputSpec::new(DType::Int32, PartialShape::scalar())])
+}
+
+fn infer_is_closed(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    check_handle(&ctx)?;
+    Ok(vec![OutputSpec::new(DType::Bool, PartialShape::scalar())])
+}

@@ -1,0 +1,608 @@
+//! Queues: TF's `FIFOQueue`, `PaddingFIFOQueue`, `RandomShuffleQueue` and
+//! `PriorityQueue` as session resources, with blocking enqueue/dequeue that honour a
+//! deadline and session cancellation, and TF's close semantics.
+//!
+//! As in TF's `QueueBase`, enqueue attempts and dequeue attempts each wait in a line
+//! and are served in arrival order: the head of a line makes progress element by
+//! element (so `dequeue_many(n)` works with a capacity below `n`, and the elements of
+//! one `enqueue_many` stay together), and `close` joins the end of the enqueue line,
+//! so enqueues already waiting complete before the queue counts as closed. Closing
+//! with `cancel_pending_enqueues` fails the waiting enqueues instead.
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use parking_lot::{Condvar, Mutex, MutexGuard};
+
+use crate::dtype::DType;
+use crate::error::{Code, Error, Result};
+use crate::random::Philox;
+use crate::shape::{PartialShape, fmt_shape};
+use crate::tensor::Tensor;
+
+/// One queue element: a tensor per component.
+pub type Element = Vec<Tensor>;
+
+/// The order in which elements leave the queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueKind {
+    /// First in, first out.
+    Fifo,
+    /// First in, first out; `dequeue_many` pads components of differing shapes.
+    PaddingFifo,
+    /// A uniformly random element, once more than `min_after_dequeue` are held (or the
+    /// queue is closed).
+    RandomShuffle {
+        /// Elements that must stay behind after a dequeue while the queue is open.
+        min_after_dequeue: usize,
+        /// Op-level seed.
+        seed: i64,
+        /// Graph-level seed.
+        seed2: i64,
+    },
+    /// Smallest int64 priority (component 0) first.
+    Priority,
+}
+
+impl QueueKind {
+    /// TF's class name, used in error messages.
+    pub fn class_name(self) -> &'static str {
+        match self {
+            QueueKind::Fifo => "FIFOQueue",
+            QueueKind::PaddingFifo => "PaddingFIFOQueue",
+            QueueKind::RandomShuffle { .. } => "RandomShuffleQueue",
+            QueueKind::Priority => "PriorityQueue",
+        }
+    }
+}
+
+/// What a queue holds and how it orders it.
+#[derive(Clone, Debug)]
+pub struct QueueSpec {
+    /// The queue's order.
+    pub kind: QueueKind,
+    /// The queue op's name (TF's messages quote it).
+    pub name: String,
+    /// Component dtypes (a priority queue's first is its int64 priority).
+    pub dtypes: Vec<DType>,
+    /// Component shapes; empty when the queue was created without shapes.
+    pub shapes: Vec<PartialShape>,
+    /// The most elements held at once; `None` for unbounded.
+    pub capacity: Option<usize>,
+}
+
+/// How long a blocked operation may wait, and the flag that cancels it.
+#[derive(Clone, Copy)]
+pub struct Wait<'a> {
+    /// When the run's deadline (`RunOptions.timeout_in_ms`) expires.
+    pub deadline: Option<Instant>,
+    /// Set when the session closes; blocked operations then fail with `Cancelled`.
+    pub cancelled: &'a AtomicBool,
+}
+
+/// The elements in their leaving order.
+enum Store {
+    Fifo(VecDeque<Element>),
+    Shuffle(Vec<Element>, Philox),
+    // Ties leave in arrival order (the sequence number).
+    Priority(BinaryHeap<Reverse<(i64, u64, Prioritized)>>, u64),
+}
+
+/// An element ordered only by its key in the heap.
+struct Prioritized(Element);
+impl PartialEq for Prioritized {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+impl Eq for Prioritized {}
+impl PartialOrd for Prioritized {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Prioritized {
+    fn cmp(&self, _: &Self) -> std::cmp::Ordering {
+        std::cmp::Ordering::Equal
+    }
+}
+
+fn priority_of(e: &Element) -> i64 {
+    e.first().and_then(|t| t.scalar_value::<i64>().ok()).unwrap_or(0)
+}
+
+impl Store {
+    fn len(&self) -> usize {
+        match self {
+            Store::Fifo(q) => q.len(),
+            Store::Shuffle(v, _) => v.len(),
+            Store::Priority(h, _) => h.len(),
+        }
+    }
+    fn push(&mut self, e: Element) {
+        match self {
+            Store::Fifo(q) => q.push_back(e),
+            Store::Shuffle(v, _) => v.push(e),
+            Store::Priority(h, seq) => {
+                *seq += 1;
+                h.push(Reverse((priority_of(&e), *seq, Prioritized(e))));
+            }
+        }
+    }
+    fn pop(&mut self) -> Option<Element> {
+        match self {
+            Store::Fifo(q) => q.pop_front(),
+            Store::Shuffle(v, rng) => {
+                if v.is_empty() {
+                    return None;
+                }
+                #[allow(clippy::cast_possible_truncation)]
+                let i = ((u64::from(rng.next_block()[0]) * v.len() as u64) >> 32) as usize;
+                Some(v.swap_remove(i))
+            }
+            Store::Priority(h, _) => h.pop().map(|Reverse((_, _, Prioritized(e)))| e),
+        }
+    }
+    /// Puts back elements a failed `dequeue_many` took, so they leave first again.
+    fn restore(&mut self, taken: Vec<Element>) {
+        match self {
+            Store::Fifo(q) => {
+                for e in taken.into_iter().rev() {
+                    q.push_front(e);
+                }
+            }
+            Store::Shuffle(v, _) => v.extend(taken),
+            Store::Priority(h, _) => {
+                // Sequence 0 sorts restored elements before later arrivals of equal priority.
+                h.extend(taken.into_iter().map(|e| Reverse((priority_of(&e), 0, Prioritized(e)))));
+            }
+        }
+    }
+}
+
+struct State {
+    store: Store,
+    closed: bool,
+    next_ticket: u64,
+    enqueuers: VecDeque<u64>,
+    dequeuers: VecDeque<u64>,
+    /// Enqueue attempts with a smaller ticket were cancelled by `close(cancel_pending_enqueues)`.
+    cancel_below: u64,
+    /// The size at which the sleeping head of the dequeue line can make progress
+    /// (0 when none sleeps): enqueuers wake it only then, not once per element.
+    wake_dequeuer_at: usize,
+}
+
+impl State {
+    fn ticket(&mut self) -> u64 {
+        self.next_ticket += 1;
+        self.next_ticket
+    }
+}
+
+fn leave(line: &mut VecDeque<u64>, ticket: u64) {
+    if let Some(i) = line.iter().position(|&t| t == ticket) {
+        line.remove(i);
+    }
+}
+
+/// A queue resource.
+pub struct Queue {
+    spec: QueueSpec,
+    state: Mutex<State>,
+    // Enqueue attempts (and close) wait here for room or their turn.
+    enqueue_cv: Condvar,
+    // Dequeue attempts wait here for elements or their turn.
+    dequeue_cv: Condvar,
+}
+
+impl Queue {
+    /// A new, empty, open queue.
+    pub fn new(spec: QueueSpec) -> Result<Queue> {
+        if let QueueKind::RandomShuffle { min_after_dequeue, .. } = spec.kind
+            && spec.capacity.is_some_and(|c| min_after_dequeue >= c)
+        {
+            ff_bail!(
+                InvalidArgument,
+                "RandomShuffleQueue's min_after_dequeue ({min_after_dequeue}) must be less than capacity ({})",
+                spec.capacity.unwrap_or(0)
+            );
+        }
+        if !spec.shapes.is_empty() && spec.shapes.len() != spec.dtypes.len() {
+            ff_bail!(
+                InvalidArgument,
+                "{} '{}': {} shapes for {} components",
+                spec.kind.class_name(),
+                spec.name,
+                spec.shapes.len(),
+                spec.dtypes.len()
+            );
+        }
+        let store = match spec.kind {
+            QueueKind::Fifo | QueueKind::PaddingFifo => Store::Fifo(VecDeque::new()),
+            QueueKind::RandomShuffle { seed, seed2, .. } => {
+                #[allow(clippy::cast_sign_loss)]
+                let (s1, s2) = if seed == 0 && seed2 == 0 { entropy_seeds() } else { (seed as u64, seed2 as u64) };
+                Store::Shuffle(Vec::new(), Philox::new(s1, s2))
+            }
+            QueueKind::Priority => Store::Priority(BinaryHeap::new(), 0),
+        };
+        let state = State {
+            store,
+            closed: false,
+            next_ticket: 0,
+            enqueuers: VecDeque::new(),
+            dequeuers: VecDeque::new(),
+            cancel_below: 0,
+            wake_dequeuer_at: 0,
+        };
+        Ok(Queue { spec, state: Mutex::new(state), enqueue_cv: Condvar::new(), dequeue_cv: Condvar::new() })
+    }
+
+    /// What the queue holds.
+    pub fn spec(&self) -> &QueueSpec {
+        &self.spec
+    }
+
+    /// Number of elements held.
+    pub fn size(&self) -> usize {
+        self.state.lock().store.len()
+    }
+
+    /// Whether the queue was closed.
+    pub fn is_closed(&self) -> bool {
+        self.state.lock().closed
+    }
+
+    fn name(&self) -> String {
+        format!("{} '{}'", self.spec.kind.class_name(), self.spec.name)
+    }
+
+    /// Checks one element's components against the queue's dtypes and shapes.
+    pub fn check_element(&self, components: &[Tensor]) -> Result<()> {
+        if components.len() != self.spec.dtypes.len() {
+            ff_bail!(
+                InvalidArgument,
+                "Wrong number of components in tuple. Expected {}, got {}",
+                self.spec.dtypes.len(),
+                components.len()
+            );
+        }
+        for (i, (t, &d)) in components.iter().zip(&self.spec.dtypes).enumerate() {
+            if t.dtype() != d {
+                ff_bail!(InvalidArgument, "Type mismatch in tuple component {i}. Expected {}, got {}", d, t.dtype());
+            }
+            if let Some(s) = self.spec.shapes.get(i)
+                && !s.is_compatible_with(t.shape())
+            {
+                ff_bail!(
+                    InvalidArgument,
+                    "Shape mismatch in tuple component {i}. Expected {}, got {}",
+                    s,
+                    fmt_shape(t.shape())
+                );
+            }
+        }
+        if self.spec.kind == QueueKind::Priority && !components[0].shape().is_empty() {
+            ff_bail!(InvalidArgument, "Expected the priority (component 0) to be a scalar");
+        }
+        Ok(())
+    }
+
+    fn block<'s>(&self, cv: &Condvar, state: &mut MutexGuard<'s, State>, wait: Wait<'_>, what: &str) -> Result<()> {
+        if wait.cancelled.load(Ordering::Acquire) {
+            return Err(Error::new(Code::Cancelled, format!("{what} operation was cancelled")));
+        }
+        match wait.deadline {
+            Some(d) => {
+                if cv.wait_until(state, d).timed_out() {
+                    return Err(Error::new(Code::DeadlineExceeded, "Timed out waiting for notification"));
+                }
+            }
+            None => cv.wait(state),
+        }
+        Ok(())
+    }
+
+    /// Adds `elements` (already checked) in order, waiting for room and for earlier
+    /// enqueue attempts. Fails with `Cancelled` if the queue is closed first.
+    pub fn enqueue(&self, elements: Vec<Element>, wait: Wait<'_>) -> Result<()> {
+        let capacity = self.spec.capacity.unwrap_or(usize::MAX);
+        let mut st = self.state.lock();
+        // The common case, uncontended: take the turn and leave at once.
+        if st.enqueuers.is_empty() && !st.closed && st.store.len() + elements.len() <= capacity {
+            for e in elements {
+                st.store.push(e);
+            }
+            self.wake_dequeuers(&st);
+            return Ok(());
+        }
+        let ticket = st.ticket();
+        st.enqueuers.push_back(ticket);
+        let mut pending = elements.into_iter().peekable();
+        loop {
+            if st.enqueuers.front() == Some(&ticket) {
+                if st.closed {
+                    st.enqueuers.pop_front();
+                    self.enqueue_cv.notify_all();
+                    return Err(Error::new(Code::Cancelled, format!("{} is closed.", self.name())));
+                }
+                let mut added = false;
+                while st.store.len() < capacity {
+                    let Some(e) = pending.next() else { break };
+                    st.store.push(e);
+                    added = true;
+                }
+                if added {
+                    self.wake_dequeuers(&st);
+                }
+                if pending.peek().is_none() {
+                    st.enqueuers.pop_front();
+                    self.enqueue_cv.notify_all();
+                    return Ok(());
+                }
+            }
+            let result = if ticket < st.cancel_below {
+                Err(Error::new(Code::Cancelled, "Enqueue operation was cancelled"))
+            } else {
+                self.block(&self.enqueue_cv, &mut st, wait, "Enqueue")
+            };
+            if let Err(e) = result {
+                leave(&mut st.enqueuers, ticket);
+                self.enqueue_cv.notify_all();
+                return Err(e);
+            }
+        }
+    }
+
+    fn wake_dequeuers(&self, st: &State) {
+        if st.store.len() >= st.wake_dequeuer_at {
+            self.dequeue_cv.notify_all();
+        }
+    }
+
+    /// Elements that must stay behind after a dequeue while the queue is open.
+    fn reserve(&self) -> usize {
+        match self.spec.kind {
+            QueueKind::RandomShuffle { min_after_dequeue, .. } => min_after_dequeue,
+            _ => 0,
+        }
+    }
+
+    fn can_take(&self, st: &State) -> bool {
+        match self.spec.kind {
+            QueueKind::RandomShuffle { min_after_dequeue, .. } if !st.closed => st.store.len() > min_after_dequeue,
+            _ => st.store.len() > 0,
+        }
+    }
+
+    /// Removes `n` elements, waiting for them and for earlier dequeue attempts. When
+    /// the queue is closed with fewer left, fails with `OutOfRange`, or with
+    /// `allow_smaller` returns what is left (at least one element).
+    pub fn dequeue(&self, n: usize, allow_smaller: bool, wait: Wait<'_>) -> Result<Vec<Element>> {
+        let mut st = self.state.lock();
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        if n == 1 && st.dequeuers.is_empty() && self.can_take(&st) {
+            let e = st.store.pop();
+            self.enqueue_cv.notify_all();
+            return Ok(e.into_iter().collect());
+        }
+        let ticket = st.ticket();
+        st.dequeuers.push_back(ticket);
+        let mut taken: Vec<Element> = Vec::with_capacity(n.min(1024));
+        loop {
+            if st.dequeuers.front() == Some(&ticket) {
+                let before = taken.len();
+                while taken.len() < n && self.can_take(&st) {
+                    taken.extend(st.store.pop());
+                }
+                if taken.len() > before {
+                    self.enqueue_cv.notify_all();
+                }
+                if taken.len() == n {
+                    st.dequeuers.pop_front();
+                    st.wake_dequeuer_at = 0;
+                    self.dequeue_cv.notify_all();
+                    return Ok(taken);
+                }
+                if st.closed {
+                    st.dequeuers.pop_front();
+                    st.wake_dequeuer_at = 0;
+                    self.dequeue_cv.notify_all();
+                    if allow_smaller && !taken.is_empty() {
+                        return Ok(taken);
+                    }
+                    let held = st.store.len() + taken.len();
+                    st.store.restore(taken);
+                    return Err(Error::new(
+                        Code::OutOfRange,
+                        format!(
+                            "{} is closed and has insufficient elements (requested {n}, current size {held})",
+                            self.name()
+                        ),
+                    ));
+                }
+                // Sleep until the rest can be taken, or the queue is full (a batch
+                // larger than the capacity is taken as it comes).
+                let capacity = self.spec.capacity.unwrap_or(usize::MAX);
+                st.wake_dequeuer_at = (self.reserve() + n - taken.len()).min(capacity);
+            }
+            let blocked = self.block(&self.dequeue_cv, &mut st, wait, "Dequeue");
+            if st.dequeuers.front() == Some(&ticket) {
+                st.wake_dequeuer_at = 0;
+            }
+            if let Err(e) = blocked {
+                leave(&mut st.dequeuers, ticket);
+                st.store.restore(std::mem::take(&mut taken));
+                self.dequeue_cv.notify_all();
+                self.enqueue_cv.notify_all();
+                return Err(e);
+            }
+        }
+    }
+
+    /// Closes the queue once the enqueue attempts already waiting are done; with
+    /// `cancel_pending_enqueues` those fail with `Cancelled` instead. Closing a closed
+    /// queue is a `Cancelled` error, as in TF.
+    pub fn close(&self, cancel_pending_enqueues: bool, wait: Wait<'_>) -> Result<()> {
+        let mut st = self.state.lock();
+        if cancel_pending_enqueues {
+            st.cancel_below = st.next_ticket + 1;
+            self.enqueue_cv.notify_all();
+        }
+        let ticket = st.ticket();
+        st.enqueuers.push_back(ticket);
+        loop {
+            if st.enqueuers.front() == Some(&ticket) {
+                st.enqueuers.pop_front();
+                self.enqueue_cv.notify_all();
+                if std::mem::replace(&mut st.closed, true) {
+                    return Err(Error::new(Code::Cancelled, format!("Queue '{}' is already closed.", self.spec.name)));
+                }
+                self.dequeue_cv.notify_all();
+                return Ok(());
+            }
+            if let Err(e) = self.block(&self.enqueue_cv, &mut st, wait, "Close") {
+                leave(&mut st.enqueuers, ticket);
+                self.enqueue_cv.notify_all();
+                return Err(e);
+            }
+        }
+    }
+
+    /// Wakes every blocked caller to re-check its cancellation flag (session close).
+    pub fn wake_all(&self) {
+        let _st = self.state.lock();
+        self.enqueue_cv.notify_all();
+        self.dequeue_cv.notify_all();
+    }
+}
+
+/// Seeds for a shuffle queue created without any (TF then seeds from entropy).
+fn entropy_seeds() -> (u64, u64) {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(Instant::now().elapsed().as_nanos());
+    let a = h.finish();
+    h.write_u64(a);
+    (a, h.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use super::*;
+
+    static NEVER: AtomicBool = AtomicBool::new(false);
+    const FOREVER: Wait<'static> = Wait { deadline: None, cancelled: &NEVER };
+
+    fn queue(kind: QueueKind, capacity: Option<usize>) -> Arc<Queue> {
+        let spec = QueueSpec {
+            kind,
+            name: "q".into(),
+            dtypes: vec![DType::Int64],
+            shapes: vec![PartialShape::scalar()],
+            capacity,
+        };
+        Arc::new(Queue::new(spec).unwrap())
+    }
+    fn el(v: i64) -> Element {
+        vec![Tensor::scalar(v)]
+    }
+    fn values(es: &[Element]) -> Vec<i64> {
+        es.iter().map(|e| e[0].scalar_value::<i64>().unwrap()).collect()
+    }
+    fn soon() -> Wait<'static> {
+        Wait { deadline: Some(Instant::now() + Duration::from_millis(50)), cancelled: &NEVER }
+    }
+
+    #[test]
+    fn fifo_order_close_and_out_of_range() {
+        let q = queue(QueueKind::Fifo, Some(10));
+        q.enqueue(vec![el(1), el(2), el(3)], FOREVER).unwrap();
+        assert_eq!(values(&q.dequeue(2, false, FOREVER).unwrap()), [1, 2]);
+        q.close(false, FOREVER).unwrap();
+        assert_eq!(q.close(false, FOREVER).unwrap_err().code, Code::Cancelled);
+        assert_eq!(q.enqueue(vec![el(4)], FOREVER).unwrap_err().code, Code::Cancelled);
+        let e = q.dequeue(2, false, FOREVER).unwrap_err();
+        assert_eq!(e.code, Code::OutOfRange);
+        assert!(e.message.contains("requested 2, current size 1"), "{}", e.message);
+        assert_eq!(values(&q.dequeue(2, true, FOREVER).unwrap()), [3]);
+        assert_eq!(q.dequeue(1, true, FOREVER).unwrap_err().code, Code::OutOfRange);
+    }
+
+    #[test]
+    fn dequeue_many_beyond_capacity_and_timeouts() {
+        let q = queue(QueueKind::Fifo, Some(2));
+        let q2 = Arc::clone(&q);
+        let producer = std::thread::spawn(move || q2.enqueue((0..7).map(el).collect(), FOREVER));
+        assert_eq!(values(&q.dequeue(5, false, FOREVER).unwrap()), [0, 1, 2, 3, 4]);
+        producer.join().unwrap().unwrap();
+        assert_eq!(q.dequeue(3, false, soon()).unwrap_err().code, Code::DeadlineExceeded);
+        // The timed-out attempt put back what it took.
+        assert_eq!(q.size(), 2);
+        assert_eq!(q.enqueue(vec![el(7)], soon()).unwrap_err().code, Code::DeadlineExceeded, "full");
+        assert_eq!(values(&q.dequeue(2, false, FOREVER).unwrap()), [5, 6]);
+    }
+
+    #[test]
+    fn close_waits_for_pending_enqueues_or_cancels_them() {
+        let q = queue(QueueKind::Fifo, Some(1));
+        q.enqueue(vec![el(0)], FOREVER).unwrap();
+        let q2 = Arc::clone(&q);
+        let pending = std::thread::spawn(move || q2.enqueue(vec![el(1)], FOREVER));
+        std::thread::sleep(Duration::from_millis(20));
+        let q3 = Arc::clone(&q);
+        let closer = std::thread::spawn(move || q3.close(false, FOREVER));
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(!q.is_closed(), "close waits behind the pending enqueue");
+        assert_eq!(values(&q.dequeue(1, false, FOREVER).unwrap()), [0]);
+        pending.join().unwrap().unwrap();
+        closer.join().unwrap().unwrap();
+        assert_eq!(values(&q.dequeue(1, false, FOREVER).unwrap()), [1]);
+
+        let q = queue(QueueKind::Fifo, Some(1));
+        q.enqueue(vec![el(0)], FOREVER).unwrap();
+        let q2 = Arc::clone(&q);
+        let pending = std::thread::spawn(move || q2.enqueue(vec![el(1)], FOREVER));
+        std::thread::sleep(Duration::from_millis(20));
+        q.close(true, FOREVER).unwrap();
+        let e = pending.join().unwrap().unwrap_err();
+        assert_eq!((e.code, e.message.as_str()), (Code::Cancelled, "Enqueue operation was cancelled"));
+        assert_eq!(q.size(), 1);
+    }
+
+    #[test]
+    fn cancellation_wakes_blocked_callers() {
+        let q = queue(QueueKind::Fifo, None);
+        let flag = Arc::new(AtomicBool::new(false));
+        let (q2, f2) = (Arc::clone(&q), Arc::clone(&flag));
+        let t = std::thread::spawn(move || q2.dequeue(1, false, Wait { deadline: None, cancelled: &f2 }).map(|_| ()));
+        std::thread::sleep(Duration::from_millis(20));
+        flag.store(true, Ordering::Release);
+        q.wake_all();
+        assert_eq!(t.join().unwrap().unwrap_err().code, Code::Cancelled);
+    }
+
+    #[test]
+    fn shuffle_and_priority_orders() {
+        let q = queue(QueueKind::RandomShuffle { min_after_dequeue: 2, seed: 1, seed2: 2 }, Some(100));
+        q.enqueue((0..50).map(el).collect(), FOREVER).unwrap();
+        let mut got = values(&q.dequeue(48, false, FOREVER).unwrap());
+        assert_ne!(got, (0..48).collect::<Vec<_>>());
+        assert_eq!(q.dequeue(1, false, soon()).unwrap_err().code, Code::DeadlineExceeded, "min_after_dequeue holds");
+        q.close(false, FOREVER).unwrap();
+        got.extend(values(&q.dequeue(2, false, FOREVER).unwrap()));
+        got.sort_unstable();
+        assert_eq!(got, (0..50).collect::<Vec<_>>());
+
+        let q = queue(QueueKind::Priority, None);
+        q.enqueue(vec![el(5), el(-1), el(3), el(5), el(0)], FOREVER).unwrap();
+        assert_eq!(values(&q.dequeue(5, false, FOREVER).unwrap()), [-1, 0, 3, 5, 5]);
+    }
+}
