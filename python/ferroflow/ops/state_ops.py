@@ -78,6 +78,16 @@ def scatter_sub(ref, indices, updates, use_locking=False, name=None):
     return _scatter("ScatterSub", ref, indices, updates, use_locking, name)
 
 
+def count_up_to(ref, limit, name=None):
+    """Increments the int variable `ref` until it reaches `limit`; returns the value before.
+
+    Running it once the value has reached `limit` raises `OutOfRangeError`.
+    """
+    ref = _ref(ref)
+    with ops.name_scope(name, "CountUpTo", [ref]) as scope:
+        return make_op("CountUpTo", [ref], {"limit": int(limit)}, scope=scope).outputs[0]
+
+
 def is_variable_initialized(ref, name=None):
     """A bool scalar: whether the variable `ref` has a value in the running session."""
     ref = _ref(ref)

@@ -217,6 +217,10 @@ class Variable:
         t = state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
         return t if read_value else t.op
 
+    def count_up_to(self, limit):
+        """Increments the variable until it reaches `limit` (see `tf.count_up_to`)."""
+        return state_ops.count_up_to(self._variable, limit)
+
     def __repr__(self) -> str:
         return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
 

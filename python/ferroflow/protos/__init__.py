@@ -48,6 +48,7 @@ LogMessage = _message("LogMessage")
 SessionLog = _message("SessionLog")
 TaggedRunMetadata = _message("TaggedRunMetadata")
 Event = _message("Event")
+QueueRunnerDef = _message("QueueRunnerDef")
 
 __all__ = [
     "AttrValue",
@@ -55,6 +56,7 @@ __all__ = [
     "DataType",
     "DeviceStepStats",
     "Event",
+    "QueueRunnerDef",
     "GPUOptions",
     "GraphDef",
     "GraphOptions",

@@ -25,6 +25,7 @@ from .moving_averages import ExponentialMovingAverage
 from .optimizer import Optimizer
 from .proximal_adagrad import ProximalAdagradOptimizer
 from .proximal_gradient_descent import ProximalGradientDescentOptimizer
+from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from .rmsprop import RMSPropOptimizer
 from .training_util import (
     create_global_step,
@@ -47,6 +48,7 @@ __all__ = [
     "Optimizer",
     "ProximalAdagradOptimizer",
     "ProximalGradientDescentOptimizer",
+    "QueueRunner",
     "RMSPropOptimizer",
     "SummaryWriter",
     "cosine_decay",
@@ -56,6 +58,8 @@ __all__ = [
     "piecewise_constant",
     "polynomial_decay",
     "summary_iterator",
+    "add_queue_runner",
+    "start_queue_runners",
     "create_global_step",
     "get_global_step",
     "get_or_create_global_step",

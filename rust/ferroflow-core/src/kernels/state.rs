@@ -167,3 +167,46 @@ pub(crate) fn is_initialized(ctx: &mut OpContext<'_>) -> Result<()> {
     ctx.set_output(0, Tensor::scalar(init));
     Ok(())
 }
+
+/// `CountUpTo`: increments an integer variable and returns its value before, until
+/// the value reaches `limit` (then `OutOfRange`, the end of an epoch count).
+pub(crate) struct CountUpToKernel {
+    limit: i64,
+}
+
+pub(crate) fn count_up_to_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    let limit = match b.node.attrs.get("limit") {
+        Some(AttrValue::I(l)) => *l,
+        _ => 0,
+    };
+    Ok(Box::new(CountUpToKernel { limit }))
+}
+
+fn count_up<T: Copy + Into<i64> + TryFrom<i64>>(t: &mut Tensor, limit: i64) -> Result<Tensor>
+where
+    T: crate::dtype::Element,
+{
+    let v = t.as_mut_slice::<T>()?;
+    let [x] = v else {
+        ff_bail!(InvalidArgument, "CountUpTo needs a scalar variable, got shape {}", fmt_shape(t.shape()));
+    };
+    let before: i64 = (*x).into();
+    if before >= limit {
+        ff_bail!(OutOfRange, "Reached limit of {limit}");
+    }
+    *x = T::try_from(before + 1).map_err(|_| crate::error::Error::invalid_argument("CountUpTo overflow"))?;
+    Ok(Tensor::scalar(T::try_from(before).map_err(|_| crate::error::Error::invalid_argument("CountUpTo overflow"))?))
+}
+
+impl OpKernel for CountUpToKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let var = Arc::clone(ctx.ref_input(0)?);
+        let before = var.update(|t| match t.dtype() {
+            crate::dtype::DType::Int32 => count_up::<i32>(t, self.limit),
+            crate::dtype::DType::Int64 => count_up::<i64>(t, self.limit),
+            d => ff_bail!(InvalidArgument, "CountUpTo needs an int32 or int64 variable, got {d}"),
+        })?;
+        ctx.set_output(0, before);
+        Ok(())
+    }
+}

@@ -4,7 +4,9 @@ use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::state::{assign_kernel, assign_update_kernel, is_initialized, scatter_kernel, variable_kernel};
+use crate::kernels::state::{
+    assign_kernel, assign_update_kernel, count_up_to_kernel, is_initialized, scatter_kernel, variable_kernel,
+};
 use crate::kernels::stateless;
 use crate::shape::PartialShape;
 
@@ -25,6 +27,7 @@ pub(crate) fn register(r: &mut Registry) {
                 .no_grad(),
         );
     }
+    r.add(OpDef::new("CountUpTo", &["ref"], infer_count_up_to, count_up_to_kernel).refs(&[0]).stateful().no_grad());
     r.add(
         OpDef::new("IsVariableInitialized", &["ref"], infer_is_initialized, |_| stateless(is_initialized))
             .refs(&[0])
@@ -78,6 +81,17 @@ fn infer_scatter(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         }
     }
     Ok(vec![OutputSpec { dtype: t, shape: var.clone(), is_ref: true }])
+}
+
+fn infer_count_up_to(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.input(0).dtype;
+    ctx.check_type(0, &[DType::Int32, DType::Int64])?;
+    ctx.check_rank(0, 0)?;
+    ctx.attrs.insert("T".into(), AttrValue::Type(t));
+    if !matches!(ctx.attrs.get("limit"), Some(AttrValue::I(_))) {
+        return Err(Error::value(format!("CountUpTo op '{}' needs an int attr 'limit'", ctx.name)));
+    }
+    Ok(vec![OutputSpec::new(t, PartialShape::scalar())])
 }
 
 fn infer_is_initialized(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
