@@ -302,7 +302,7 @@ class QueueRunner:
             _log.debug("Ignored exception: %s", e)
 
     def to_proto(self, export_scope=None):
-        """This runner as a `QueueRunnerDef` (None if the queue is outside `export_scope`)."""
+        """The runner as a `QueueRunnerDef` (None if the queue is outside `export_scope`)."""
         if export_scope is not None and not self.queue.name.startswith(export_scope):
             return None
 

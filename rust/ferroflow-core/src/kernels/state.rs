@@ -182,10 +182,7 @@ pub(crate) fn count_up_to_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel
     Ok(Box::new(CountUpToKernel { limit }))
 }
 
-fn count_up<T: Copy + Into<i64> + TryFrom<i64>>(t: &mut Tensor, limit: i64) -> Result<Tensor>
-where
-    T: crate::dtype::Element,
-{
+fn count_up<T: crate::dtype::Element + Into<i64> + TryFrom<i64>>(t: &mut Tensor, limit: i64) -> Result<Tensor> {
     let v = t.as_mut_slice::<T>()?;
     let [x] = v else {
         ff_bail!(InvalidArgument, "CountUpTo needs a scalar variable, got shape {}", fmt_shape(t.shape()));
