@@ -1,4 +1,11 @@
-"""A two-hidden-layer ReLU classifier on generated spirals.
+"""A two-hidden-layer ReLU classifier on generated spirals, fed by an input pipeline.
+
+The training loop takes its mini-batches from a TF-1.x queue pipeline:
+`tf.train.slice_input_producer` shuffles the examples into a queue and
+`tf.train.batch` groups them, each filled by queue-runner threads (native Rust
+threads in ferroflow, started by `tf.train.start_queue_runners` under a
+`tf.train.Coordinator`). The model reads the batch through
+`tf.placeholder_with_default`, so evaluation feeds the whole dataset instead.
 
 By default it trains with `tf.train.AdamOptimizer` on an exponentially decayed
 learning rate, counting steps in the global step; `--optimizer sgd` writes the
@@ -41,10 +48,21 @@ def train_op(loss, optimizer):
     return tf.group(*[p.assign_sub(0.5 * g) for p, g in zip(params, grads, strict=True)])
 
 
-def main(steps=2000, optimizer="adam", hidden=64, logdir=None):
+def input_pipeline(features, labels, batch_size):
+    """Shuffled mini-batches of (features, labels), filled by queue-runner threads."""
+    with tf.name_scope("input"):
+        example, label = tf.train.slice_input_producer(
+            [tf.constant(features), tf.constant(labels)], shuffle=True, seed=0
+        )
+        return tf.train.batch([example, label], batch_size, num_threads=2, capacity=4 * batch_size)
+
+
+def main(steps=2000, optimizer="adam", hidden=64, logdir=None, batch_size=128):
     features, labels = spirals()
-    x = tf.placeholder(tf.float32, [None, 2], name="x")
-    y = tf.placeholder(tf.int32, [None], name="y")
+    x_batch, y_batch = input_pipeline(features, labels, batch_size)
+    # Training reads the queue's batches; evaluation feeds the whole dataset instead.
+    x = tf.placeholder_with_default(x_batch, [None, 2], name="x")
+    y = tf.placeholder_with_default(y_batch, [None], name="y")
     h1 = dense(x, hidden, "hidden1", tf.nn.relu, seed=1)
     h2 = dense(h1, hidden, "hidden2", tf.nn.relu, seed=2)
     logits = dense(h2, 3, "logits", seed=3)
@@ -57,21 +75,27 @@ def main(steps=2000, optimizer="adam", hidden=64, logdir=None):
     for v in tf.trainable_variables():
         tf.summary.histogram(v.op.name.replace("/", "_"), v)
     summaries = tf.summary.merge_all()
-    feed = {x: features, y: labels}
+    everything = {x: features, y: labels}
     with tf.Session() as sess:
         writer = tf.summary.FileWriter(logdir, sess.graph) if logdir else None
-        sess.run(tf.global_variables_initializer())
-        for step in range(steps + 1):
-            if step % 200 == 0:
-                loss_v, acc_v = sess.run([loss, accuracy], feed)
-                print(f"step {step:5d}  loss {loss_v:.4f}  accuracy {acc_v:.3f}")
-            if writer and step % 20 == 0:
-                writer.add_summary(sess.run(summaries, feed), step)
-            sess.run(train, feed)
+        sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        try:
+            for step in range(steps + 1):
+                if step % 200 == 0:
+                    loss_v, acc_v = sess.run([loss, accuracy], everything)
+                    print(f"step {step:5d}  loss {loss_v:.4f}  accuracy {acc_v:.3f}")
+                if writer and step % 20 == 0:
+                    writer.add_summary(sess.run(summaries, everything), step)
+                sess.run(train)  # one mini-batch from the queue
+        finally:
+            coord.request_stop()
+            coord.join(threads)
         if writer:
             writer.close()
             print(f"TensorBoard logs: {writer.event_file}")
-        return float(sess.run(accuracy, feed))
+        return float(sess.run(accuracy, everything))
 
 
 if __name__ == "__main__":

@@ -47,6 +47,20 @@ def _tensorboard_descriptors():
     return pool
 
 
+# Messages TensorBoard does not compile: compared with TensorFlow's own descriptors
+# (skipped where TensorFlow is not installed). Our `Code` is TF's `error.Code`.
+TF_ONLY = {"QueueRunnerDef": "QueueRunnerDef", "Code": "error.Code"}
+
+
+def _tensorflow_descriptor(ours_name):
+    queue_runner_pb2 = pytest.importorskip("tensorflow.core.protobuf.queue_runner_pb2")
+    qr = queue_runner_pb2.QueueRunnerDef.DESCRIPTOR
+    return {
+        "QueueRunnerDef": qr,
+        "error.Code": qr.fields_by_name["queue_closed_exception_types"].enum_type,
+    }[TF_ONLY[ours_name]]
+
+
 def _ours():
     out = {}
     for f in protos._FDS.file:
@@ -67,18 +81,29 @@ def test_every_field_matches_tensorflow():
     ours = _ours()
     assert len(ours) > 20
     for name, desc in ours.items():
-        assert name in theirs, f"{name} is not a TensorFlow message"
-        ref = theirs[name]
-        if hasattr(desc, "values_by_number"):
-            for number, value in desc.values_by_number.items():
-                assert ref.values_by_number[number].name == value.name, (name, number)
+        if name in TF_ONLY:
             continue
-        for field in desc.fields:
-            assert field.number in ref.fields_by_number, f"{name}.{field.name}"
-            other = ref.fields_by_number[field.number]
-            assert other.name == field.name, (name, field.number)
-            assert other.type == field.type, (name, field.name)
-            assert other.is_repeated == field.is_repeated, (name, field.name)
+        assert name in theirs, f"{name} is not a TensorFlow message"
+        _check_same(name, desc, theirs[name])
+
+
+@pytest.mark.parametrize("name", sorted(TF_ONLY))
+def test_messages_outside_tensorboard_match_tensorflow(name):
+    _check_same(name, _ours()[name], _tensorflow_descriptor(name))
+
+
+def _check_same(name, desc, ref):
+    """`desc` (ours) has `ref`'s enum values, or its fields by number, name and type."""
+    if hasattr(desc, "values_by_number"):
+        for number, value in desc.values_by_number.items():
+            assert ref.values_by_number[number].name == value.name, (name, number)
+        return
+    for field in desc.fields:
+        assert field.number in ref.fields_by_number, f"{name}.{field.name}"
+        other = ref.fields_by_number[field.number]
+        assert other.name == field.name, (name, field.number)
+        assert other.type == field.type, (name, field.name)
+        assert other.is_repeated == field.is_repeated, (name, field.name)
 
 
 def test_graph_def_round_trips_through_tensorboard_protos():

@@ -40,6 +40,9 @@ def _check_compatible(value, arr: np.ndarray, dtype: dtypes.DType) -> np.ndarray
     """Converts a Python value's array to `dtype`, refusing lossy conversions as TF does."""
     target = dtype.as_numpy_dtype
     if dtype == dtypes.string:
+        if arr.size == 0:
+            # An empty list is an empty string tensor (numpy made it float64).
+            return np.empty(arr.shape, dtype=object)
         if arr.dtype.kind not in "OUS":
             raise TypeError(
                 f"Expected string, got {value!r} of type '{type(value).__name__}' instead."
@@ -49,8 +52,6 @@ def _check_compatible(value, arr: np.ndarray, dtype: dtypes.DType) -> np.ndarray
         raise TypeError(
             f"Expected {dtype.name}, got {value!r} of type '{type(value).__name__}' instead."
         )
-    if arr.size == 0:
-        return arr.astype(target)
     if arr.size == 0:
         return arr.astype(target)
     if dtype.is_integer and arr.dtype.kind == "f":

@@ -83,6 +83,16 @@ def _as_name_list(names, dtypes):
     return list(names)
 
 
+def _check_shapes_length(dtypes, shapes) -> None:
+    """TF's `QueueBase` check, made before the queue op exists (the op would reject it)."""
+    if shapes is not None and len(shapes) != len(dtypes):
+        raise ValueError(
+            "Queue shapes must have the same length as dtypes, "
+            f"received len(shapes)={len(shapes)}, "
+            f"len(dtypes)={len(dtypes)}"
+        )
+
+
 def _shape_common(s1, s2):
     """The most specific shape both `s1` and `s2` match."""
     s1, s2 = tensor_shape.TensorShape(s1), tensor_shape.TensorShape(s2)
@@ -284,10 +294,13 @@ class QueueBase:
         return tensors
 
     def _dequeue_op(self, op_type, name, n=None):
-        inputs = [self._queue_ref]
-        if n is not None:
-            inputs.append(ops.convert_to_tensor(n, dtype=_dtypes.int32, name="n"))
-        op = make_op(op_type, inputs, {"component_types": list(self._dtypes)}, name=name)
+        # As TF's generated wrappers: `n` is converted inside the op's name scope.
+        with ops.name_scope(name) as scope:
+            inputs = [self._queue_ref]
+            if n is not None:
+                inputs.append(ops.convert_to_tensor(n, dtype=_dtypes.int32, name="n"))
+            attrs = {"component_types": list(self._dtypes)}
+            op = make_op(op_type, inputs, attrs, scope=scope)
         return op, list(op.outputs)
 
     def dequeue(self, name=None):
@@ -364,6 +377,7 @@ class FIFOQueue(QueueBase):
         dtypes = _as_type_list(dtypes)
         shapes = _as_shape_list(shapes)
         names = _as_name_list(names, dtypes)
+        _check_shapes_length(dtypes, shapes)
         queue_ref = _queue_op("FIFOQueueV2", name, dtypes, shapes, capacity, shared_name)
         super().__init__(dtypes, shapes, names, queue_ref)
 
@@ -419,6 +433,7 @@ class RandomShuffleQueue(QueueBase):
         dtypes = _as_type_list(dtypes)
         shapes = _as_shape_list(shapes)
         names = _as_name_list(names, dtypes)
+        _check_shapes_length(dtypes, shapes)
         seed1, seed2 = random_seed.get_seed(seed)
         if seed1 is None and seed2 is None:
             seed1, seed2 = 0, 0
@@ -452,7 +467,8 @@ class PriorityQueue(QueueBase):
         """Creates a priority queue (`types` and `shapes` exclude the priority)."""
         types = _as_type_list(types)
         shapes = _as_shape_list(shapes)
-        queue_ref = _queue_op("PriorityQueueV2", name, types, shapes, capacity, shared_name)
         priority_dtypes = [_dtypes.int64, *types]
         priority_shapes = [tensor_shape.TensorShape([]), *shapes] if shapes else shapes
+        _check_shapes_length(priority_dtypes, priority_shapes)
+        queue_ref = _queue_op("PriorityQueueV2", name, types, shapes, capacity, shared_name)
         super().__init__(priority_dtypes, priority_shapes, names, queue_ref)

@@ -1,4 +1,4 @@
-"""`tf.train`: optimizers, learning-rate schedules, the global step and thread coordination.
+"""`tf.train`: optimizers, schedules, the global step, threads and input pipelines.
 
 More of TF-1.x's module lands issue by issue.
 """
@@ -12,6 +12,17 @@ from .adam import AdamOptimizer
 from .coordinator import Coordinator, LooperThread
 from .ftrl import FtrlOptimizer
 from .gradient_descent import GradientDescentOptimizer
+from .input import (
+    batch,
+    batch_join,
+    input_producer,
+    limit_epochs,
+    range_input_producer,
+    shuffle_batch,
+    shuffle_batch_join,
+    slice_input_producer,
+    string_input_producer,
+)
 from .learning_rate_decay import (
     cosine_decay,
     exponential_decay,
@@ -64,4 +75,13 @@ __all__ = [
     "get_global_step",
     "get_or_create_global_step",
     "global_step",
+    "batch",
+    "batch_join",
+    "input_producer",
+    "limit_epochs",
+    "range_input_producer",
+    "shuffle_batch",
+    "shuffle_batch_join",
+    "slice_input_producer",
+    "string_input_producer",
 ]

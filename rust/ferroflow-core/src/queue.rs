@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
+use smallvec::SmallVec;
 
 use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
@@ -21,8 +22,9 @@ use crate::random::Philox;
 use crate::shape::{PartialShape, fmt_shape};
 use crate::tensor::Tensor;
 
-/// One queue element: a tensor per component.
-pub type Element = Vec<Tensor>;
+/// One queue element: a tensor per component (inline for up to two components, so
+/// an element costs no allocation of its own).
+pub type Element = SmallVec<[Tensor; 2]>;
 
 /// The order in which elements leave the queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -203,6 +205,7 @@ impl Queue {
         if let QueueKind::RandomShuffle { min_after_dequeue, .. } = spec.kind
             && spec.capacity.is_some_and(|c| min_after_dequeue >= c)
         {
+            // TF's message, from the kernel that makes the queue.
             ff_bail!(
                 InvalidArgument,
                 "RandomShuffleQueue's min_after_dequeue ({min_after_dequeue}) must be less than capacity ({})",
@@ -512,7 +515,7 @@ mod tests {
         Arc::new(Queue::new(spec).unwrap())
     }
     fn el(v: i64) -> Element {
-        vec![Tensor::scalar(v)]
+        smallvec::smallvec![Tensor::scalar(v)]
     }
     fn values(es: &[Element]) -> Vec<i64> {
         es.iter().map(|e| e[0].scalar_value::<i64>().unwrap()).collect()

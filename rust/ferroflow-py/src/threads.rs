@@ -111,7 +111,7 @@ struct Lifecycle {
 
 /// A native (Rust, GIL-free) queue-runner thread with the interface of
 /// `threading.Thread`: `start`, `join`, `is_alive`, `name`, `daemon`, `ident`.
-#[pyclass(frozen, name = "NativeThread", module = "ferroflow._ferroflow")]
+#[pyclass(frozen, weakref, name = "NativeThread", module = "ferroflow._ferroflow")]
 pub struct PyNativeThread {
     job: Arc<RunnerJob>,
     session: Arc<Session>,

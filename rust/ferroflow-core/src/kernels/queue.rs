@@ -207,14 +207,31 @@ fn split_batch(queue: &Queue, batch: &[Tensor]) -> Result<Vec<Element>> {
         }
     }
     let n = n.unwrap_or(0);
-    let mut columns: Vec<std::vec::IntoIter<Tensor>> =
-        batch.iter().map(|t| unstack(t, 0).map(Vec::into_iter)).collect::<Result<_>>()?;
-    let elements: Vec<Element> =
-        (0..n).map(|_| columns.iter_mut().filter_map(Iterator::next).collect::<Element>()).collect();
-    for e in &elements {
-        queue.check_element(e)?;
+    let mut elements: Vec<Element> = (0..n).map(|_| Element::with_capacity(batch.len())).collect();
+    for t in batch {
+        for (e, row) in elements.iter_mut().zip(rows(t)?) {
+            e.push(row);
+        }
+    }
+    if spec.kind == QueueKind::Priority {
+        for e in &elements {
+            queue.check_element(e)?;
+        }
     }
     Ok(elements)
+}
+
+/// The rows of `t` along dimension 0, each its own tensor (dense types by a copy of
+/// their bytes).
+fn rows(t: &Tensor) -> Result<Vec<Tensor>> {
+    if t.dtype() == DType::String {
+        return unstack(t, 0);
+    }
+    let row_shape = &t.shape()[1..];
+    let n = t.shape()[0];
+    let bytes = t.as_bytes()?;
+    let width = bytes.len().checked_div(n).unwrap_or(0);
+    (0..n).map(|i| Tensor::from_bytes(t.dtype(), row_shape, &bytes[i * width..(i + 1) * width])).collect()
 }
 
 /// Component `c` of `elements` stacked along a new dimension 0; a padding queue first
@@ -234,14 +251,31 @@ fn stack(queue: &Queue, elements: &[Element], c: usize) -> Result<Tensor> {
     };
     let rank = first[c].shape().len();
     let mut target = first[c].shape().to_vec();
+    let mut same = true;
     for e in elements {
         let s = e[c].shape();
         if s.len() != rank {
             ff_bail!(InvalidArgument, "Ranks of component {c} differ within a batch: {} and {}", rank, s.len());
         }
         for (t, &d) in target.iter_mut().zip(s) {
+            same &= *t == d;
             *t = (*t).max(d);
         }
+    }
+    if same && dtype != DType::String {
+        // The common case, equal shapes of dense data: one allocation, a copy per row.
+        let mut dims = Vec::with_capacity(rank + 1);
+        dims.push(elements.len());
+        dims.extend_from_slice(&target);
+        let mut out = Tensor::for_overwrite(dtype, &dims);
+        let dst = out.as_mut_bytes()?;
+        let width = dst.len() / elements.len();
+        if width > 0 {
+            for (chunk, e) in dst.chunks_exact_mut(width).zip(elements) {
+                chunk.copy_from_slice(e[c].as_bytes()?);
+            }
+        }
+        return Ok(out);
     }
     let zero =
         if dtype == DType::String { Tensor::from_strings(&[], vec![Vec::new()])? } else { Tensor::zeros(dtype, &[]) };

@@ -60,14 +60,10 @@ fn infer_queue(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         return Err(Error::value("Shapes must be provided for all components of a PaddingFIFOQueue".to_string()));
     }
     ctx.attrs.insert("component_types".into(), AttrValue::ListType(types));
-    let capacity = ctx.attr_int("capacity", -1)?;
+    ctx.attr_int("capacity", -1)?;
     if ctx.def.name == "RandomShuffleQueueV2" {
-        let min_after_dequeue = ctx.attr_int("min_after_dequeue", 0)?;
-        if min_after_dequeue < 0 || (capacity >= 0 && min_after_dequeue >= capacity) {
-            return Err(Error::value(format!(
-                "min_after_dequeue ({min_after_dequeue}) must be non-negative and less than capacity ({capacity})"
-            )));
-        }
+        // min_after_dequeue >= capacity is TF's run-time error (when the queue is made).
+        ctx.attr_int("min_after_dequeue", 0)?;
         ctx.attr_int("seed", 0)?;
         ctx.attr_int("seed2", 0)?;
     }

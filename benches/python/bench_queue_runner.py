@@ -1,0 +1,124 @@
+"""Input pipeline throughput: a FIFOQueue fed by a QueueRunner, drained by `dequeue_many`.
+
+The pipeline, built the same way in ferroflow and in TensorFlow (`tensorflow.compat.v1`,
+graph mode) in one process:
+
+    q = FIFOQueue(capacity, [float32], shapes=[[]])
+    enqueue = q.enqueue([random_uniform([])])            # "enqueue"
+    # or q.enqueue_many([random_uniform([64])])          # "enqueue_many(64)"
+    QueueRunner(q, [enqueue] * 2) started with a Coordinator
+    main thread: sess.run(q.dequeue_many(64)) in a loop
+
+Elements per second reaching the main thread (best of `--repeat` rounds of
+`--seconds` each, after a warm-up), ferroflow's ratio to TensorFlow, and for scale
+Python's `queue.Queue` with 2 producer threads and a consumer taking 64 items at a
+time. ferroflow's runner threads run in Rust without the GIL; TensorFlow's are Python
+threads calling `sess.run`.
+
+Run: python benches/python/bench_queue_runner.py [--seconds S] [--repeat R] [--capacity C]
+"""
+
+import argparse
+import queue
+import threading
+import time
+
+BATCH = 64
+
+
+def build(tf, capacity, many):
+    """(dequeue tensor, queue runner) of the pipeline in `tf`'s default graph."""
+    q = tf.FIFOQueue(capacity, [tf.float32], shapes=[[]])
+    if many:
+        enqueue = q.enqueue_many([tf.random_uniform([BATCH])])
+    else:
+        enqueue = q.enqueue([tf.random_uniform([])])
+    return q.dequeue_many(BATCH), tf.train.QueueRunner(q, [enqueue] * 2)
+
+
+def run_pipeline(tf, capacity, many, seconds, repeat):
+    """Best elements/s of the main thread's `sess.run(dequeue_many(64))` loop."""
+    g = tf.Graph()
+    with g.as_default():
+        batch, runner = build(tf, capacity, many)
+        with tf.Session(graph=g) as sess:
+            coord = tf.train.Coordinator()
+            threads = runner.create_threads(sess, coord=coord, daemon=True, start=True)
+            for _ in range(50):
+                sess.run(batch)
+            best = 0.0
+            for _ in range(repeat):
+                n, t0 = 0, time.perf_counter()
+                while time.perf_counter() - t0 < seconds:
+                    sess.run(batch)
+                    n += BATCH
+                best = max(best, n / (time.perf_counter() - t0))
+            coord.request_stop()
+            coord.join(threads, stop_grace_period_secs=10)
+    return best
+
+
+def run_python_queue(capacity, seconds, repeat):
+    """Best items/s through `queue.Queue` with 2 producer threads, taken 64 at a time."""
+    q = queue.Queue(capacity)
+    stop = threading.Event()
+
+    def produce():
+        while not stop.is_set():
+            try:
+                q.put(1.0, timeout=0.1)
+            except queue.Full:
+                pass
+
+    producers = [threading.Thread(target=produce, daemon=True) for _ in range(2)]
+    for p in producers:
+        p.start()
+    best = 0.0
+    for _ in range(repeat):
+        n, t0 = 0, time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            for _ in range(BATCH):
+                q.get()
+            n += BATCH
+        best = max(best, n / (time.perf_counter() - t0))
+    stop.set()
+    for p in producers:
+        p.join()
+    return best
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=1.0)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--capacity", type=int, default=1000)
+    args = parser.parse_args()
+
+    libs = {}
+    import ferroflow
+
+    libs["ferroflow"] = ferroflow
+    try:
+        import tensorflow.compat.v1 as tf1
+
+        tf1.disable_v2_behavior()
+        libs["tensorflow"] = tf1
+    except ImportError:
+        print("tensorflow skipped: not installed")
+
+    print(f"capacity {args.capacity}, 2 enqueue threads, dequeue_many({BATCH}) in the main thread")
+    for many in (False, True):
+        label = f"enqueue_many({BATCH})" if many else "enqueue"
+        rates = {
+            name: run_pipeline(tf, args.capacity, many, args.seconds, args.repeat)
+            for name, tf in libs.items()
+        }
+        for name, rate in rates.items():
+            ratio = rate / rates["tensorflow"] if "tensorflow" in rates else float("nan")
+            print(f"{label:18s} {name:12s} {rate:12,.0f} elements/s   {ratio:6.1f}x TensorFlow")
+    rate = run_python_queue(args.capacity, args.seconds, args.repeat)
+    print(f"{'queue.Queue':18s} {'python':12s} {rate:12,.0f} items/s (2 producer threads)")
+
+
+if __name__ == "__main__":
+    main()
