@@ -15,10 +15,10 @@ tensorboardX's `SummaryWriter` (pure Python), in the same process, each in two w
   costs the same ~2-5 us per message whichever writer takes it).
 
 The clock runs from the first `add_summary` to the return of `close()` (the writer is
-opened, and the messages built, before). Every file is then read back (TF's `summary_iterator` where TF is
-installed, else by walking the TFRecord framing) and must hold the file_version event
-plus all the events, steps in order. Prints events/s and the ratio to ferroflow's.
-A library that is not installed is skipped.
+opened, and the messages built, before). Every file is then read back (TF's
+`summary_iterator` where TF is installed, else by walking the TFRecord framing) and
+must hold the file_version event plus all the events, steps in order. Prints events/s
+and the ratio to ferroflow's. A library that is not installed is skipped.
 
 Run: python benches/python/bench_summary_writer.py [--events N] [--repeat R]
 """

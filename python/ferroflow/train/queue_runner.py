@@ -207,18 +207,16 @@ class QueueRunner:
             start: Whether to start them; otherwise call their `start()`.
 
         Returns:
-            The threads.
-
-        Raises:
-            RuntimeError: Threads from an earlier call are still running in `sess`.
+            The threads; an empty list, as in TF, while the enqueue threads of an
+            earlier call for `sess` have not ended (or not even started).
         """
         with self._lock:
             previous = self._threads_per_session.get(sess, [])
-            if any(t.is_alive() for t in previous) or self._runs_per_session.get(sess, 0) > 0:
-                raise RuntimeError(
-                    "Threads are already running from a previous call to create_threads() "
-                    f"for queue runner {self.name} in this session."
-                )
+            if (
+                any(t.is_alive() or t.ident is None for t in previous)
+                or self._runs_per_session.get(sess, 0) > 0
+            ):
+                return []
             self._exceptions_raised = []
             self._native_threads = []
         threads = self._native_threads_for(sess, coord, daemon)
