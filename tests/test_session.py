@@ -209,6 +209,31 @@ def test_parallel_plan_gives_the_same_results():
         np.testing.assert_allclose(sess.run(total), got, rtol=1e-5)
 
 
+def test_parallel_plan_with_a_blocking_dequeue():
+    # The dequeue runs on the calling thread while the pool runs the other branches;
+    # a producer feeding the queue later releases it, and a second dequeue in the same
+    # run waits its turn.
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(256, 256)).astype(np.float32)
+    q = ff.FIFOQueue(4, ff.float32, shapes=[[256, 256]])
+    enqueue = q.enqueue(ff.constant(x))
+    first, second = q.dequeue(), q.dequeue()
+    a = ff.constant(x)
+    branches = [ff.reduce_sum(ff.matmul(a, a) * float(i)) for i in range(3)]
+    total = ff.add_n([*branches, ff.reduce_sum(ff.matmul(first, second))])
+    config = ff.ConfigProto(inter_op_parallelism_threads=2)
+    with ff.Session(config=config) as sess:
+        assert sess._plan_for(total, None).native.is_parallel
+        feeder = threading.Timer(0.2, lambda: [sess.run(enqueue) for _ in range(2)])
+        feeder.start()
+        got = sess.run(total, options=ff.RunOptions(timeout_in_ms=20000))
+        feeder.join()
+        with pytest.raises(ff.errors.DeadlineExceededError):
+            sess.run(total, options=ff.RunOptions(timeout_in_ms=100))
+    want = (x @ x).sum() * 4.0
+    np.testing.assert_allclose(got, want, rtol=1e-3)
+
+
 def test_fetched_arrays_are_writable_and_do_not_alias_state():
     v = ff.Variable([1.0, 2.0])
     with ff.Session() as sess:

@@ -228,6 +228,14 @@ fn run_inline(
     Ok(values)
 }
 
+/// Blocking steps handed to the calling thread, and the number of pieces of work
+/// (pool tasks and handed-over steps) not yet finished.
+#[derive(Default)]
+struct CallerLane {
+    ready: Vec<usize>,
+    in_flight: usize,
+}
+
 /// State shared by the pool threads during one parallel run.
 struct ParallelRun<'a> {
     plan: &'a Plan,
@@ -238,6 +246,10 @@ struct ParallelRun<'a> {
     uses_left: Vec<AtomicUsize>,
     failed: AtomicBool,
     error: Mutex<Option<Error>>,
+    // Steps that may block (queue operations) run on the calling thread, which waits
+    // here for them; pool threads never block on a queue.
+    lane: Mutex<CallerLane>,
+    lane_changed: parking_lot::Condvar,
 }
 
 impl ParallelRun<'_> {
@@ -268,29 +280,85 @@ impl ParallelRun<'_> {
         Ok(())
     }
 
+    /// Starts `idx`: a blocking step goes to the calling thread's lane, any other is
+    /// spawned on the pool.
+    fn dispatch<'s>(&'s self, idx: usize, scope: &rayon::Scope<'s>) {
+        let mut lane = self.lane.lock();
+        lane.in_flight += 1;
+        if self.plan.steps[idx].blocking {
+            lane.ready.push(idx);
+            self.lane_changed.notify_all();
+        } else {
+            drop(lane);
+            scope.spawn(move |sc| self.run_from(idx, sc));
+        }
+    }
+
+    /// Marks one piece of work finished.
+    fn finish(&self) {
+        let mut lane = self.lane.lock();
+        lane.in_flight -= 1;
+        if lane.in_flight == 0 {
+            self.lane_changed.notify_all();
+        }
+    }
+
     /// Runs `idx`, then keeps going with one ready successor on this thread and
-    /// spawns the others, so a chain never bounces between threads.
+    /// dispatches the others, so a chain never bounces between threads.
     fn run_from<'s>(&'s self, mut idx: usize, scope: &rayon::Scope<'s>) {
         loop {
-            if self.failed.load(Ordering::Acquire) {
-                return;
-            }
-            if let Err(e) = self.run_step(idx) {
-                self.fail(e.with_node(&self.plan.steps[idx].name));
-                return;
-            }
-            let mut next = None;
-            for &s in &self.plan.steps[idx].successors {
-                if self.pending[s].fetch_sub(1, Ordering::AcqRel) == 1
-                    && let Some(prev) = next.replace(s)
-                {
-                    scope.spawn(move |sc| self.run_from(prev, sc));
+            match self.run_one(idx, scope) {
+                Some(n) if !self.plan.steps[n].blocking => idx = n,
+                Some(n) => {
+                    self.dispatch(n, scope);
+                    break;
                 }
+                None => break,
             }
-            match next {
-                Some(n) => idx = n,
-                None => return,
+        }
+        self.finish();
+    }
+
+    /// Runs step `idx` and dispatches its ready successors but one, which it returns.
+    fn run_one<'s>(&'s self, idx: usize, scope: &rayon::Scope<'s>) -> Option<usize> {
+        if self.failed.load(Ordering::Acquire) {
+            return None;
+        }
+        if let Err(e) = self.run_step(idx) {
+            self.fail(e.with_node(&self.plan.steps[idx].name));
+            return None;
+        }
+        let mut next = None;
+        for &s in &self.plan.steps[idx].successors {
+            if self.pending[s].fetch_sub(1, Ordering::AcqRel) == 1
+                && let Some(prev) = next.replace(s)
+            {
+                self.dispatch(prev, scope);
             }
+        }
+        next
+    }
+
+    /// The calling thread's loop: runs the blocking steps handed to it until no work
+    /// is left anywhere.
+    fn serve_lane<'s>(&'s self, scope: &rayon::Scope<'s>) {
+        loop {
+            let idx = {
+                let mut lane = self.lane.lock();
+                loop {
+                    if let Some(i) = lane.ready.pop() {
+                        break i;
+                    }
+                    if lane.in_flight == 0 {
+                        return;
+                    }
+                    self.lane_changed.wait(&mut lane);
+                }
+            };
+            if let Some(n) = self.run_one(idx, scope) {
+                self.dispatch(n, scope);
+            }
+            self.finish();
         }
     }
 }
@@ -312,13 +380,17 @@ fn run_parallel(
         uses_left: plan.uses.iter().map(|&u| AtomicUsize::new(u)).collect(),
         failed: AtomicBool::new(false),
         error: Mutex::new(None),
+        lane: Mutex::new(CallerLane::default()),
+        lane_changed: parking_lot::Condvar::new(),
     };
     let roots: Vec<usize> = (0..plan.steps.len()).filter(|&i| plan.steps[i].num_predecessors == 0).collect();
     let st = &state;
-    pool.scope(|scope| {
+    // The closure runs on this (calling) thread, which serves the blocking steps.
+    pool.in_place_scope(|scope| {
         for r in roots {
-            scope.spawn(move |sc| st.run_from(r, sc));
+            st.dispatch(r, scope);
         }
+        st.serve_lane(scope);
     });
     if let Some(e) = state.error.into_inner() {
         return Err(e);

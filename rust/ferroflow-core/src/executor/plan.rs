@@ -42,6 +42,9 @@ pub(crate) struct Step {
     pub successors: Vec<usize>,
     /// Number of distinct steps this one waits for.
     pub num_predecessors: usize,
+    /// Whether the kernel may block (a queue operation): a parallel run executes it on
+    /// the calling thread, so pool threads never wait on a queue.
+    pub blocking: bool,
 }
 
 /// A fed tensor: the slot it fills and the static type the fed value must have.
@@ -155,8 +158,10 @@ impl Plan {
                 .collect();
             preds.sort_unstable();
             preds.dedup();
+            let blocking = kernel.is_blocking();
             steps.push(Step {
                 name: node.name.clone(),
+                blocking,
                 kernel,
                 inputs,
                 out_base: out_base[n],
@@ -191,10 +196,9 @@ impl Plan {
             }
         }
 
-        // A kernel that may block (on a queue) never holds a pool thread: such plans run
-        // on the caller's thread.
-        let blocking = steps.iter().any(|s| s.kernel.is_blocking());
-        let parallel = pool_threads > 1 && !blocking && overlappable_work(graph, &order, &steps) >= PARALLEL_MIN_WORK;
+        // Blocking steps (queues) do not prevent a parallel run: it executes them on the
+        // calling thread (see `executor::ParallelRun::serve_lane`).
+        let parallel = pool_threads > 1 && overlappable_work(graph, &order, &steps) >= PARALLEL_MIN_WORK;
         Ok(Plan { steps, num_slots: next_slot, feeds: feed_slots, fetches: fetch_slots, uses, parallel })
     }
 }
