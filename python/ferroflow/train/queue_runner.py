@@ -207,8 +207,13 @@ class QueueRunner:
             start: Whether to start them; otherwise call their `start()`.
 
         Returns:
-            The threads; an empty list, as in TF, while the enqueue threads of an
-            earlier call for `sess` have not ended (or not even started).
+            The threads.
+
+        Raises:
+            RuntimeError: The enqueue threads of an earlier call for `sess` have not
+                ended (or not even started), as the TF-1.x documentation states.
+                (TF's code returns an empty list instead, so a second
+                `start_queue_runners` passes silently there.)
         """
         with self._lock:
             previous = self._threads_per_session.get(sess, [])
@@ -216,7 +221,10 @@ class QueueRunner:
                 any(t.is_alive() or t.ident is None for t in previous)
                 or self._runs_per_session.get(sess, 0) > 0
             ):
-                return []
+                raise RuntimeError(
+                    "Threads are already running from a previous call to create_threads() "
+                    f"for queue runner {self.name} in this session."
+                )
             self._exceptions_raised = []
             self._native_threads = []
         threads = self._native_threads_for(sess, coord, daemon)

@@ -203,14 +203,10 @@ impl Queue {
     /// A new, empty, open queue.
     pub fn new(spec: QueueSpec) -> Result<Queue> {
         if let QueueKind::RandomShuffle { min_after_dequeue, .. } = spec.kind
-            && spec.capacity.is_some_and(|c| min_after_dequeue >= c)
+            && let Some(capacity) = spec.capacity.filter(|&c| min_after_dequeue >= c)
         {
             // TF's message, from the kernel that makes the queue.
-            ff_bail!(
-                InvalidArgument,
-                "RandomShuffleQueue's min_after_dequeue ({min_after_dequeue}) must be less than capacity ({})",
-                spec.capacity.unwrap_or(0)
-            );
+            ff_bail!(InvalidArgument, "min_after_dequeue {min_after_dequeue} must be < capacity {capacity}");
         }
         if !spec.shapes.is_empty() && spec.shapes.len() != spec.dtypes.len() {
             ff_bail!(
@@ -311,6 +307,10 @@ impl Queue {
     /// Adds `elements` (already checked) in order, waiting for room and for earlier
     /// enqueue attempts. Fails with `Cancelled` if the queue is closed first.
     pub fn enqueue(&self, elements: Vec<Element>, wait: Wait<'_>) -> Result<()> {
+        if elements.is_empty() {
+            // TF completes an empty enqueue_many at once, even on a closed queue.
+            return Ok(());
+        }
         let capacity = self.spec.capacity.unwrap_or(usize::MAX);
         let mut st = self.state.lock();
         // The common case, uncontended: take the turn and leave at once.
@@ -325,6 +325,11 @@ impl Queue {
         st.enqueuers.push_back(ticket);
         let mut pending = elements.into_iter().peekable();
         loop {
+            if ticket < st.cancel_below {
+                leave(&mut st.enqueuers, ticket);
+                self.enqueue_cv.notify_all();
+                return Err(cancelled_enqueue());
+            }
             if st.enqueuers.front() == Some(&ticket) {
                 if st.closed {
                     st.enqueuers.pop_front();
@@ -346,12 +351,7 @@ impl Queue {
                     return Ok(());
                 }
             }
-            let result = if ticket < st.cancel_below {
-                Err(Error::new(Code::Cancelled, "Enqueue operation was cancelled"))
-            } else {
-                self.block(&self.enqueue_cv, &mut st, wait, "Enqueue")
-            };
-            if let Err(e) = result {
+            if let Err(e) = self.block(&self.enqueue_cv, &mut st, wait, "Enqueue") {
                 leave(&mut st.enqueuers, ticket);
                 self.enqueue_cv.notify_all();
                 return Err(e);
@@ -447,18 +447,27 @@ impl Queue {
         }
     }
 
-    /// Closes the queue once the enqueue attempts already waiting are done; with
-    /// `cancel_pending_enqueues` those fail with `Cancelled` instead. Closing a closed
-    /// queue is a `Cancelled` error, as in TF.
+    /// Closes the queue once the enqueue attempts already waiting are done (closing a
+    /// closed queue that way is a `Cancelled` error, as in TF). With
+    /// `cancel_pending_enqueues` it closes at once and fails every waiting enqueue
+    /// attempt, a waiting plain close included, with `Cancelled`; that never errs.
     pub fn close(&self, cancel_pending_enqueues: bool, wait: Wait<'_>) -> Result<()> {
         let mut st = self.state.lock();
         if cancel_pending_enqueues {
             st.cancel_below = st.next_ticket + 1;
+            st.closed = true;
             self.enqueue_cv.notify_all();
+            self.dequeue_cv.notify_all();
+            return Ok(());
         }
         let ticket = st.ticket();
         st.enqueuers.push_back(ticket);
         loop {
+            if ticket < st.cancel_below {
+                leave(&mut st.enqueuers, ticket);
+                self.enqueue_cv.notify_all();
+                return Err(cancelled_enqueue());
+            }
             if st.enqueuers.front() == Some(&ticket) {
                 st.enqueuers.pop_front();
                 self.enqueue_cv.notify_all();
@@ -482,6 +491,10 @@ impl Queue {
         self.enqueue_cv.notify_all();
         self.dequeue_cv.notify_all();
     }
+}
+
+fn cancelled_enqueue() -> Error {
+    Error::new(Code::Cancelled, "Enqueue operation was cancelled")
 }
 
 /// Seeds for a shuffle queue created without any (TF then seeds from entropy).

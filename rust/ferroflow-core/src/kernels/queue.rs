@@ -25,11 +25,15 @@ fn queue_spec(b: &KernelBuild<'_>) -> Result<QueueSpec> {
     let kind = match b.node.op_type() {
         "FIFOQueueV2" => QueueKind::Fifo,
         "PaddingFIFOQueueV2" => QueueKind::PaddingFifo,
-        "RandomShuffleQueueV2" => QueueKind::RandomShuffle {
-            min_after_dequeue: usize::try_from(attr_i64(b, "min_after_dequeue", 0)).unwrap_or(0),
-            seed: attr_i64(b, "seed", 0),
-            seed2: attr_i64(b, "seed2", 0),
-        },
+        "RandomShuffleQueueV2" => {
+            let m = attr_i64(b, "min_after_dequeue", 0);
+            QueueKind::RandomShuffle {
+                min_after_dequeue: usize::try_from(m)
+                    .map_err(|_| Error::invalid_argument(format!("min_after_dequeue {m} must be >= 0")))?,
+                seed: attr_i64(b, "seed", 0),
+                seed2: attr_i64(b, "seed2", 0),
+            }
+        }
         _ => QueueKind::Priority,
     };
     let mut dtypes = match b.node.attrs.get("component_types") {
@@ -125,8 +129,10 @@ impl OpKernel for QueueOpsKernel {
             QueueOp::DequeueMany | QueueOp::DequeueUpTo => {
                 check_output_types(&queue, ctx.num_outputs())?;
                 let n = ctx.input(1)?.scalar_value::<i32>()?;
-                let n = usize::try_from(n)
-                    .map_err(|_| Error::invalid_argument(format!("Dequeue size must be non-negative, got {n}")))?;
+                let n = usize::try_from(n).map_err(|_| {
+                    let op = if self.0 == QueueOp::DequeueUpTo { "DequeueUpToOp" } else { "DequeueManyOp" };
+                    Error::invalid_argument(format!("{op} requested {n} < 0 elements"))
+                })?;
                 check_batchable(&queue)?;
                 let elements = queue.dequeue(n, self.0 == QueueOp::DequeueUpTo, ctx.wait)?;
                 for c in 0..ctx.num_outputs() {
