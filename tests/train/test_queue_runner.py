@@ -882,3 +882,51 @@ def test_native_runner_enqueues_freshly_computed_values():
         got = sess.run(q.dequeue_up_to(100), options=_opts())
     base = float((a @ a).sum())
     np.testing.assert_allclose(got, [base + i for i in range(5)], rtol=1e-5)
+
+
+def test_coordinator_subclass_overriding_stop_checks_gets_python_threads():
+    # Its overrides must be called, which native threads (polling the Rust core) would
+    # not do.
+    class CountingCoordinator(ff.train.Coordinator):
+        checks = 0
+
+        def should_stop(self):
+            CountingCoordinator.checks += 1
+            return super().should_stop()
+
+    q, counter, qr = _counter_runner(limit=20, capacity=5)
+    with ff.Session() as sess:
+        sess.run(counter.initializer)
+        coord = CountingCoordinator()
+        threads = qr.create_threads(sess, coord=coord, daemon=True, start=True)
+        assert all(isinstance(t, threading.Thread) for t in threads)
+        assert sorted(_drain(sess, q.dequeue())) == list(range(20))
+        coord.request_stop()
+        coord.join(threads, stop_grace_period_secs=10)
+    assert CountingCoordinator.checks > 0
+
+
+def test_racing_create_threads_calls_make_one_set_of_threads():
+    _, qr = _endless_runner(capacity=2)
+    with ff.Session() as sess:
+        coord = ff.train.Coordinator()
+        results, barrier = [], threading.Barrier(4)
+
+        def create():
+            barrier.wait()
+            try:
+                results.append(qr.create_threads(sess, coord=coord))
+            except RuntimeError:
+                results.append("RuntimeError")
+
+        racers = [threading.Thread(target=create) for _ in range(4)]
+        for t in racers:
+            t.start()
+        for t in racers:
+            t.join(timeout=30)
+        made = [r for r in results if r != "RuntimeError"]
+        assert len(made) == 1 and results.count("RuntimeError") == 3
+        for t in made[0]:
+            t.start()
+        coord.request_stop()
+        coord.join(made[0], stop_grace_period_secs=10)

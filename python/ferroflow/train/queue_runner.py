@@ -178,9 +178,19 @@ class QueueRunner:
         return self._queue.name
 
     def _native_threads_for(self, sess, coord, daemon):
-        """Native threads, when `sess` is a ferroflow session and `coord` one of ours."""
-        if not isinstance(sess, BaseSession) or not (
-            coord is None or isinstance(coord, Coordinator)
+        """Native threads, when `sess` is a ferroflow session and `coord` one of ours.
+
+        A `Coordinator` subclass that overrides how stops are checked or requested gets
+        Python threads, which call its methods (native threads use the Rust core).
+        """
+        if not isinstance(sess, BaseSession):
+            return None
+        if coord is not None and not (
+            isinstance(coord, Coordinator)
+            and all(
+                getattr(type(coord), m) is getattr(Coordinator, m)
+                for m in ("should_stop", "request_stop", "wait_for_stop")
+            )
         ):
             return None
 
@@ -215,6 +225,7 @@ class QueueRunner:
                 (TF's code returns an empty list instead, so a second
                 `start_queue_runners` passes silently there.)
         """
+        # Checking and registering under one lock: two racing calls cannot both pass.
         with self._lock:
             previous = self._threads_per_session.get(sess, [])
             if (
@@ -226,16 +237,14 @@ class QueueRunner:
                     f"for queue runner {self.name} in this session."
                 )
             self._exceptions_raised = []
-            self._native_threads = []
-        threads = self._native_threads_for(sess, coord, daemon)
-        if threads is None:
-            threads = self._python_threads(sess, coord)
-            for t in threads:
-                t.daemon = bool(daemon)
-        elif coord is None:
-            with self._lock:
-                self._native_threads = list(threads)
-        with self._lock:
+            threads = self._native_threads_for(sess, coord, daemon)
+            native = threads is not None
+            if not native:
+                threads = self._python_threads(sess, coord)
+                for t in threads:
+                    t.daemon = bool(daemon)
+            # Native threads keep their errors; without a coordinator they are reported.
+            self._native_threads = list(threads) if native and coord is None else []
             self._threads_per_session[sess] = threads[: len(self._enqueue_ops)]
         for t in threads:
             if not t.daemon:
@@ -248,8 +257,8 @@ class QueueRunner:
 
     # -- The Python fallback: TF's own thread bodies. ----------------------------------
     def _python_threads(self, sess, coord):
-        with self._lock:
-            self._runs_per_session[sess] = len(self._enqueue_ops)
+        # The caller holds self._lock.
+        self._runs_per_session[sess] = len(self._enqueue_ops)
         threads = [
             threading.Thread(
                 target=self._run,
