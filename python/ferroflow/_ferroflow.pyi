@@ -6,14 +6,17 @@ import numpy as np
 
 __all__ = [
     "FILE_DESCRIPTOR_SET",
+    "CoordinatorCore",
     "EventWriter",
     "Graph",
+    "NativeThread",
     "Plan",
     "RecordReader",
     "Session",
     "_TensorBuffer",
     "__version__",
     "op_names",
+    "queue_runner_threads",
 ]
 __version__: str
 FILE_DESCRIPTOR_SET: bytes
@@ -156,7 +159,7 @@ class RecordReader:
 class CoordinatorCore:
     """Stop flag, first error and registered threads of one `tf.train.Coordinator`."""
 
-    def __new__(cls, clean_stop_codes: list[int] = [11]) -> CoordinatorCore: ...
+    def __new__(cls, clean_stop_codes: list[int] = ...) -> CoordinatorCore: ...
     def should_stop(self) -> bool:
         """Whether a stop was requested."""
     def request_stop(self, exc_info: Any | None = None) -> bool:
