@@ -48,17 +48,33 @@ def _tensorboard_descriptors():
 
 
 # Messages TensorBoard does not compile: compared with TensorFlow's own descriptors
-# (skipped where TensorFlow is not installed). Our `Code` is TF's `error.Code`.
-TF_ONLY = {"QueueRunnerDef": "QueueRunnerDef", "Code": "error.Code"}
+# (skipped where TensorFlow is not installed): our name -> (TF module, TF name).
+# Our `Code` is TF's `error.Code`.
+TF_ONLY = {
+    "QueueRunnerDef": ("tensorflow.core.protobuf.queue_runner_pb2", "QueueRunnerDef"),
+    "Code": ("tensorflow.core.protobuf.queue_runner_pb2", "error.Code"),
+    "BundleHeaderProto": ("tensorflow.core.protobuf.tensor_bundle_pb2", "BundleHeaderProto"),
+    "BundleEntryProto": ("tensorflow.core.protobuf.tensor_bundle_pb2", "BundleEntryProto"),
+    "TensorSliceProto": ("tensorflow.core.framework.tensor_slice_pb2", "TensorSliceProto"),
+    "TensorSliceProto.Extent": (
+        "tensorflow.core.framework.tensor_slice_pb2",
+        "TensorSliceProto.Extent",
+    ),
+}
 
 
 def _tensorflow_descriptor(ours_name):
-    queue_runner_pb2 = pytest.importorskip("tensorflow.core.protobuf.queue_runner_pb2")
-    qr = queue_runner_pb2.QueueRunnerDef.DESCRIPTOR
-    return {
-        "QueueRunnerDef": qr,
-        "error.Code": qr.fields_by_name["queue_closed_exception_types"].enum_type,
-    }[TF_ONLY[ours_name]]
+    module_name, name = TF_ONLY[ours_name]
+    module = pytest.importorskip(module_name)
+    if name == "error.Code":
+        qr = module.QueueRunnerDef.DESCRIPTOR
+        return qr.fields_by_name["queue_closed_exception_types"].enum_type
+    pool = module.DESCRIPTOR.pool
+    full = f"tensorflow.{name}"
+    try:
+        return pool.FindMessageTypeByName(full)
+    except KeyError:
+        return pool.FindEnumTypeByName(full)
 
 
 def _ours():
@@ -104,6 +120,8 @@ def _check_same(name, desc, ref):
         assert other.name == field.name, (name, field.number)
         assert other.type == field.type, (name, field.name)
         assert other.is_repeated == field.is_repeated, (name, field.name)
+        if field.enum_type is not None:  # nested enums too (BundleHeaderProto.Endianness)
+            _check_same(field.enum_type.full_name, field.enum_type, other.enum_type)
 
 
 def test_graph_def_round_trips_through_tensorboard_protos():

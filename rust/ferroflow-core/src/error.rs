@@ -169,6 +169,7 @@ impl From<ferroflow_io::Error> for Error {
             ferroflow_io::Error::DataLoss(_) => Code::DataLoss,
             ferroflow_io::Error::InvalidArgument(_) => Code::InvalidArgument,
             ferroflow_io::Error::FailedPrecondition(_) => Code::FailedPrecondition,
+            ferroflow_io::Error::NotFound(_) => Code::NotFound,
             ferroflow_io::Error::Io(_, io) if io.kind() == std::io::ErrorKind::NotFound => Code::NotFound,
             ferroflow_io::Error::Io(_, io) if io.kind() == std::io::ErrorKind::PermissionDenied => {
                 Code::PermissionDenied

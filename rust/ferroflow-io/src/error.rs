@@ -10,6 +10,8 @@ pub enum Error {
     InvalidArgument(String),
     /// The operation needs a state the object is not in (a closed writer).
     FailedPrecondition(String),
+    /// Something asked for does not exist (a tensor name in a checkpoint).
+    NotFound(String),
     /// The operating system's error, with the path or action it concerned.
     Io(String, std::io::Error),
 }
@@ -20,7 +22,9 @@ pub type Result<T> = std::result::Result<T, Error>;
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::DataLoss(m) | Error::InvalidArgument(m) | Error::FailedPrecondition(m) => f.write_str(m),
+            Error::DataLoss(m) | Error::InvalidArgument(m) | Error::FailedPrecondition(m) | Error::NotFound(m) => {
+                f.write_str(m)
+            }
             Error::Io(what, e) => write!(f, "{what}: {e}"),
         }
     }

@@ -4,10 +4,14 @@
 //! - [`events`]: event files (`events.out.tfevents.*`) and the background thread that
 //!   writes them behind a bounded queue;
 //! - [`summary`]: what the summary ops encode: TF's histogram buckets, PNG images,
-//!   WAV audio.
+//!   WAV audio;
+//! - [`table`] and [`bundle`]: V2 checkpoints (the tensor bundle: a data file and a
+//!   LevelDB-style sorted table as its index), byte-identical to TensorFlow's.
+pub mod bundle;
 pub mod events;
 pub mod record;
 pub mod summary;
+pub mod table;
 
 mod error;
 pub use error::{Error, Result};

@@ -13,7 +13,11 @@ pub const FRAMING: usize = 16;
 /// TF's masked CRC32C: the CRC rotated right by 15 bits plus a constant, so a CRC
 /// stored inside CRC-checked data does not checksum to a trivial value.
 pub fn masked_crc(data: &[u8]) -> u32 {
-    let crc = crc32c::crc32c(data);
+    mask(crc32c::crc32c(data))
+}
+
+/// TF's mask of a CRC value (see [`masked_crc`]).
+pub fn mask(crc: u32) -> u32 {
     crc.rotate_right(15).wrapping_add(MASK_DELTA)
 }
 

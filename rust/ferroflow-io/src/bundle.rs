@@ -1,0 +1,424 @@
+//! V2 checkpoints: TF's tensor bundle (formats.md §2). A bundle with prefix `P` is
+//! `P.data-00000-of-00001` (tensor bytes back to back) and `P.index` (a sorted table:
+//! the empty key holds a `BundleHeaderProto`, every tensor name a `BundleEntryProto`
+//! with dtype, shape, offset, size and the masked CRC32C of the bytes).
+//!
+//! The writer produces TF's bytes exactly and is crash-safe: each file is written
+//! under a temporary name, synced and renamed into place, the data file before the
+//! index, so a bundle whose `.index` exists is complete. The reader checks the
+//! header's version, each entry's size and checksum (`DataLoss` otherwise).
+//! Values are raw little-endian bytes, or byte strings for `DT_STRING`; the caller
+//! (the core's save/restore kernels) converts them to and from tensors.
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use ferroflow_proto as pb;
+use prost::Message;
+
+use crate::record::mask;
+use crate::table::{TableBuilder, get_varint, read_table};
+use crate::{Error, Result};
+
+/// TF's `DT_STRING`.
+pub const DT_STRING: i32 = 7;
+/// The bundle format version this code writes and reads (TF's `kTensorBundleVersion`).
+const VERSION: i32 = 1;
+
+/// A tensor's values as stored in a bundle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TensorData {
+    /// Little-endian element bytes, row-major (every dtype but strings).
+    Dense(Vec<u8>),
+    /// One byte string per element (`DT_STRING`).
+    Strings(Vec<Vec<u8>>),
+}
+
+/// Bytes per element of the dense dtypes a bundle may hold (None: not dense).
+fn dtype_size(dtype: i32) -> Option<usize> {
+    match dtype {
+        4 | 6 | 10 | 11 | 12 => Some(1), // uint8, int8, bool, qint8, quint8
+        5 | 14 | 15 | 16 | 17 | 19 => Some(2),
+        1 | 3 | 13 | 22 => Some(4),
+        2 | 9 | 8 | 23 => Some(8),
+        18 => Some(16),
+        _ => None,
+    }
+}
+
+/// The data file of shard 0 of 1.
+pub fn data_path(prefix: &Path) -> PathBuf {
+    suffixed(prefix, ".data-00000-of-00001")
+}
+
+/// The index file.
+pub fn index_path(prefix: &Path) -> PathBuf {
+    suffixed(prefix, ".index")
+}
+
+fn suffixed(prefix: &Path, suffix: &str) -> PathBuf {
+    let mut s = prefix.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// A sibling temporary name for `path` (TF's `<name>.tempstate<random>`).
+fn temp_path(path: &Path) -> PathBuf {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    suffixed(path, &format!(".tempstate{}", h.finish()))
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file, synced, then renamed.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = temp_path(path);
+    let written = File::create(&tmp).and_then(|mut f| {
+        f.write_all(bytes)?;
+        f.sync_all()
+    });
+    written.map_err(Error::io(tmp.display().to_string()))?;
+    std::fs::rename(&tmp, path).map_err(Error::io(path.display().to_string()))
+}
+
+fn shape_proto(dims: &[i64]) -> pb::TensorShapeProto {
+    pb::TensorShapeProto {
+        dim: dims.iter().map(|&size| pb::tensor_shape_proto::Dim { size, name: String::new() }).collect(),
+        unknown_rank: false,
+    }
+}
+
+/// The bytes a string tensor takes in the data file, and the running CRC TF stores
+/// for them (lengths as LE u32 or u64, the masked length checksum, the bytes).
+fn encode_strings(values: &[Vec<u8>]) -> (Vec<u8>, u32) {
+    let mut out = Vec::new();
+    let mut lengths_crc = 0u32;
+    for v in values {
+        let mut n = v.len() as u64;
+        while n >= 0x80 {
+            #[allow(clippy::cast_possible_truncation)]
+            out.push((n as u8) | 0x80);
+            n >>= 7;
+        }
+        #[allow(clippy::cast_possible_truncation)]
+        out.push(n as u8);
+        lengths_crc = append_length(lengths_crc, v.len());
+    }
+    let masked = mask(lengths_crc).to_le_bytes();
+    out.extend_from_slice(&masked);
+    let mut crc = crc32c::crc32c_append(lengths_crc, &masked);
+    for v in values {
+        out.extend_from_slice(v);
+        crc = crc32c::crc32c_append(crc, v);
+    }
+    (out, crc)
+}
+
+fn append_length(crc: u32, len: usize) -> u32 {
+    match u32::try_from(len) {
+        Ok(l) => crc32c::crc32c_append(crc, &l.to_le_bytes()),
+        Err(_) => crc32c::crc32c_append(crc, &(len as u64).to_le_bytes()),
+    }
+}
+
+/// Writes one single-shard bundle. Tensors may be added in any order (the data file
+/// keeps that order; the index is sorted).
+pub struct BundleWriter {
+    prefix: PathBuf,
+    data: Vec<u8>,
+    entries: BTreeMap<String, pb::BundleEntryProto>,
+}
+
+impl BundleWriter {
+    /// A writer for the bundle `prefix` (its directory is created if missing).
+    pub fn new(prefix: impl Into<PathBuf>) -> Result<Self> {
+        let prefix = prefix.into();
+        if let Some(dir) = prefix.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(Error::io(dir.display().to_string()))?;
+        }
+        Ok(BundleWriter { prefix, data: Vec::new(), entries: BTreeMap::new() })
+    }
+
+    /// Adds the tensor `name` of TF dtype `dtype` and shape `dims`.
+    pub fn add(&mut self, name: &str, dtype: i32, dims: &[i64], values: &TensorData) -> Result<()> {
+        if name.is_empty() {
+            return Err(Error::InvalidArgument("the empty tensor name is reserved for the bundle header".into()));
+        }
+        if self.entries.contains_key(name) {
+            return Err(Error::InvalidArgument(format!("Adding duplicate key: {name}")));
+        }
+        let elements: i64 = dims.iter().product();
+        let (bytes, crc) = match values {
+            TensorData::Dense(b) => {
+                let want = dtype_size(dtype).map(|s| s as i64 * elements);
+                if want != Some(b.len() as i64) {
+                    return Err(Error::InvalidArgument(format!(
+                        "{name}: {} bytes for dtype {dtype} and {elements} elements",
+                        b.len()
+                    )));
+                }
+                (std::borrow::Cow::Borrowed(b.as_slice()), crc32c::crc32c(b))
+            }
+            TensorData::Strings(s) => {
+                if dtype != DT_STRING || s.len() as i64 != elements {
+                    return Err(Error::InvalidArgument(format!(
+                        "{name}: {} strings for dtype {dtype} and {elements} elements",
+                        s.len()
+                    )));
+                }
+                let (b, crc) = encode_strings(s);
+                (std::borrow::Cow::Owned(b), crc)
+            }
+        };
+        let entry = pb::BundleEntryProto {
+            dtype,
+            shape: Some(shape_proto(dims)),
+            shard_id: 0,
+            offset: self.data.len() as i64,
+            size: bytes.len() as i64,
+            crc32c: mask(crc),
+            slices: Vec::new(),
+        };
+        self.data.extend_from_slice(&bytes);
+        self.entries.insert(name.to_owned(), entry);
+        Ok(())
+    }
+
+    /// Writes the data file, then the index, each atomically.
+    pub fn finish(self) -> Result<()> {
+        let header = pb::BundleHeaderProto {
+            num_shards: 1,
+            endianness: pb::bundle_header_proto::Endianness::Little as i32,
+            version: Some(pb::VersionDef { producer: VERSION, min_consumer: 0, bad_consumers: Vec::new() }),
+        };
+        let mut table = TableBuilder::new();
+        table.add(b"", &header.encode_to_vec())?;
+        for (name, entry) in &self.entries {
+            table.add(name.as_bytes(), &entry.encode_to_vec())?;
+        }
+        write_atomically(&data_path(&self.prefix), &self.data)?;
+        write_atomically(&index_path(&self.prefix), &table.finish())
+    }
+}
+
+/// Reads a bundle written by TF or by [`BundleWriter`].
+pub struct BundleReader {
+    prefix: PathBuf,
+    num_shards: i32,
+    entries: BTreeMap<String, pb::BundleEntryProto>,
+}
+
+impl BundleReader {
+    /// Opens the bundle `prefix`, reading and checking its index.
+    pub fn open(prefix: impl Into<PathBuf>) -> Result<Self> {
+        let prefix = prefix.into();
+        let path = index_path(&prefix);
+        let name = path.display().to_string();
+        let bytes = std::fs::read(&path).map_err(Error::io(name.clone()))?;
+        let mut rows = read_table(&bytes, &name)?.into_iter();
+        let (key, value) = rows.next().ok_or_else(|| Error::DataLoss(format!("{name}: no bundle header")))?;
+        if !key.is_empty() {
+            return Err(Error::DataLoss(format!("{name}: the first entry is not the bundle header")));
+        }
+        let header = pb::BundleHeaderProto::decode(value.as_slice())
+            .map_err(|e| Error::DataLoss(format!("{name}: bad bundle header: {e}")))?;
+        let version = header.version.unwrap_or_default();
+        if version.producer < 0 || version.min_consumer > VERSION || version.bad_consumers.contains(&VERSION) {
+            return Err(Error::InvalidArgument(format!(
+                "{name}: checkpoint version {version:?} cannot be read by version {VERSION}"
+            )));
+        }
+        if header.endianness != pb::bundle_header_proto::Endianness::Little as i32 {
+            return Err(Error::InvalidArgument(format!("{name}: big-endian checkpoints are not supported")));
+        }
+        let mut entries = BTreeMap::new();
+        for (key, value) in rows {
+            let key = String::from_utf8(key).map_err(|_| Error::DataLoss(format!("{name}: a key is not UTF-8")))?;
+            let entry = pb::BundleEntryProto::decode(value.as_slice())
+                .map_err(|e| Error::DataLoss(format!("{name}: bad entry for {key}: {e}")))?;
+            entries.insert(key, entry);
+        }
+        Ok(BundleReader { prefix, num_shards: header.num_shards.max(1), entries })
+    }
+
+    /// The tensor names, sorted.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.entries.keys().map(String::as_str)
+    }
+
+    /// The entry of `name` (dtype, shape, where its bytes are).
+    pub fn entry(&self, name: &str) -> Option<&pb::BundleEntryProto> {
+        self.entries.get(name)
+    }
+
+    /// The values of tensor `name`, checked against the entry's size and checksum.
+    pub fn read(&self, name: &str) -> Result<TensorData> {
+        let entry =
+            self.entries.get(name).ok_or_else(|| Error::NotFound(format!("Key {name} not found in checkpoint")))?;
+        if !entry.slices.is_empty() {
+            return Err(Error::InvalidArgument(format!("{name} is a partitioned tensor; slices are not supported")));
+        }
+        let path = suffixed(&self.prefix, &format!(".data-{:05}-of-{:05}", entry.shard_id, self.num_shards));
+        let file_name = path.display().to_string();
+        let size = usize::try_from(entry.size).map_err(|_| Error::DataLoss(format!("{name}: bad size")))?;
+        let offset = u64::try_from(entry.offset).map_err(|_| Error::DataLoss(format!("{name}: bad offset")))?;
+        let mut bytes = vec![0u8; size];
+        File::open(&path)
+            .and_then(|mut f| {
+                f.seek(SeekFrom::Start(offset))?;
+                f.read_exact(&mut bytes)
+            })
+            .map_err(Error::io(file_name.clone()))?;
+        let elements: i64 = entry.shape.as_ref().map_or(1, |s| s.dim.iter().map(|d| d.size).product());
+        let elements = usize::try_from(elements).map_err(|_| Error::DataLoss(format!("{name}: bad shape")))?;
+        if entry.dtype == DT_STRING {
+            let (values, crc) = decode_strings(&bytes, elements)
+                .ok_or_else(|| Error::DataLoss(format!("{file_name}: bad string data for {name}")))?;
+            check_crc(name, entry.crc32c, crc)?;
+            return Ok(TensorData::Strings(values));
+        }
+        match dtype_size(entry.dtype) {
+            Some(s) if s * elements == size => {}
+            _ => return Err(Error::DataLoss(format!("Invalid size in bundle entry: key {name}"))),
+        }
+        check_crc(name, entry.crc32c, crc32c::crc32c(&bytes))?;
+        Ok(TensorData::Dense(bytes))
+    }
+}
+
+fn check_crc(name: &str, stored: u32, computed: u32) -> Result<()> {
+    if mask(computed) != stored {
+        return Err(Error::DataLoss(format!(
+            "Checksum does not match: stored {stored} vs. calculated on the restored bytes {} (key {name})",
+            mask(computed)
+        )));
+    }
+    Ok(())
+}
+
+/// The strings of a string tensor's data bytes and the running CRC over them.
+fn decode_strings(bytes: &[u8], elements: usize) -> Option<(Vec<Vec<u8>>, u32)> {
+    let mut pos = 0;
+    let mut lengths = Vec::with_capacity(elements);
+    let mut crc = 0u32;
+    for _ in 0..elements {
+        let len = usize::try_from(get_varint(bytes, &mut pos)?).ok()?;
+        crc = append_length(crc, len);
+        lengths.push(len);
+    }
+    let masked = bytes.get(pos..pos + 4)?;
+    if u32::from_le_bytes(masked.try_into().ok()?) != mask(crc) {
+        return None;
+    }
+    crc = crc32c::crc32c_append(crc, masked);
+    pos += 4;
+    let mut values = Vec::with_capacity(elements);
+    for len in lengths {
+        let v = bytes.get(pos..pos.checked_add(len)?)?;
+        crc = crc32c::crc32c_append(crc, v);
+        values.push(v.to_vec());
+        pos += len;
+    }
+    (pos == bytes.len()).then_some((values, crc))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hex(s: &str) -> Vec<u8> {
+        s.split_whitespace().map(|b| u8::from_str_radix(b, 16).unwrap()).collect()
+    }
+
+    fn f32s(v: &[f32]) -> TensorData {
+        TensorData::Dense(v.iter().flat_map(|x| x.to_le_bytes()).collect())
+    }
+
+    #[test]
+    fn worked_example_a_is_byte_exact() {
+        // formats.md §2.7: one float32 scalar v = 1.0, as TensorFlow wrote it.
+        let dir = tempfile::tempdir().unwrap();
+        let prefix = dir.path().join("ckpt");
+        let mut w = BundleWriter::new(&prefix).unwrap();
+        w.add("v", 1, &[], &f32s(&[1.0])).unwrap();
+        w.finish().unwrap();
+        let index =
+            hex("00 00 06 08 01 1a 02 08 01 00 01 0b 76 08 01 12 00 28 04 35 81 a5 da 2b 00 00 00 00 01 00 00 00
+             00 95 ce d3 f3 00 00 00 00 01 00 00 00 00 c0 f2 a1 b0 00 01 02 77 00 20 00 00 00 00 01 00 00 00
+             00 3e 1e a4 62 25 08 32 0e 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00
+             00 00 00 00 00 00 00 00 00 00 00 00 00 57 fb 80 8b 24 75 47 db");
+        assert_eq!(std::fs::read(index_path(&prefix)).unwrap(), index);
+        assert_eq!(std::fs::read(data_path(&prefix)).unwrap(), hex("00 00 80 3f"));
+        let r = BundleReader::open(&prefix).unwrap();
+        assert_eq!(r.names().collect::<Vec<_>>(), ["v"]);
+        assert_eq!(r.read("v").unwrap(), f32s(&[1.0]));
+        assert!(matches!(r.read("w"), Err(Error::NotFound(_))));
+    }
+
+    #[test]
+    fn worked_example_b_is_byte_exact() {
+        // formats.md §2.8: a TF1 Saver checkpoint of six variables, added in creation order.
+        let dir = tempfile::tempdir().unwrap();
+        let prefix = dir.path().join("model.ckpt-15");
+        let strings = |v: &[&[u8]]| TensorData::Strings(v.iter().map(|s| s.to_vec()).collect());
+        let mut w = BundleWriter::new(&prefix).unwrap();
+        // The Saver adds them sorted, so the data file is in key order.
+        w.add("alpha/w", 1, &[2, 3], &f32s(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0])).unwrap();
+        w.add("dbl", 2, &[], &TensorData::Dense(0.5f64.to_le_bytes().to_vec())).unwrap();
+        w.add("global_step", 9, &[], &TensorData::Dense(0i64.to_le_bytes().to_vec())).unwrap();
+        w.add("str_var", DT_STRING, &[], &strings(&[b"hi"])).unwrap();
+        w.add("str_vec", DT_STRING, &[2], &strings(&[b"", b"abc"])).unwrap();
+        w.add("zeta/bias", 1, &[3], &f32s(&[1.5, -2.0, 3.25])).unwrap();
+        w.finish().unwrap();
+        let data =
+            hex("00 00 00 00 00 00 80 3f 00 00 00 40 00 00 40 40 00 00 80 40 00 00 a0 40 00 00 00 00 00 00 e0 3f
+             00 00 00 00 00 00 00 00 02 d8 d8 10 73 68 69 00 03 ec c6 ea 19 61 62 63 00 00 c0 3f 00 00 00 c0
+             00 00 50 40");
+        let index =
+            hex("00 00 06 08 01 1a 02 08 01 00 07 13 61 6c 70 68 61 2f 77 08 01 12 08 12 02 08 02 12 02 08 03 28
+             18 35 c0 db 3d 17 00 03 0d 64 62 6c 08 02 12 00 20 18 28 08 35 e6 1d 44 d4 00 0b 0d 67 6c 6f 62
+             61 6c 5f 73 74 65 70 08 09 12 00 20 20 28 08 35 29 03 98 07 00 07 0d 73 74 72 5f 76 61 72 08 07
+             12 00 20 28 28 07 35 09 eb 4d 15 05 02 11 65 63 08 07 12 04 12 02 08 02 20 2f 28 09 35 14 47 34
+             35 00 09 11 7a 65 74 61 2f 62 69 61 73 08 01 12 04 12 02 08 03 20 38 28 0c 35 22 93 1b 90 00 00
+             00 00 01 00 00 00 00 da 0f e3 3b 00 00 00 00 01 00 00 00 00 c0 f2 a1 b0 00 01 03 7b 00 a6 01 00
+             00 00 00 01 00 00 00 00 3d 8c 78 8b ab 01 08 b8 01 0f 00 00 00 00 00 00 00 00 00 00 00 00 00 00
+             00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 57 fb 80 8b 24 75 47 db");
+        assert_eq!(std::fs::read(data_path(&prefix)).unwrap(), data);
+        assert_eq!(std::fs::read(index_path(&prefix)).unwrap(), index);
+        let r = BundleReader::open(&prefix).unwrap();
+        assert_eq!(r.read("str_vec").unwrap(), strings(&[b"", b"abc"]));
+        assert_eq!(r.read("zeta/bias").unwrap(), f32s(&[1.5, -2.0, 3.25]));
+        assert_eq!(r.entry("alpha/w").unwrap().shape, Some(shape_proto(&[2, 3])));
+    }
+
+    #[test]
+    fn corruption_is_data_loss_and_bad_input_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let prefix = dir.path().join("sub/dir/ckpt");
+        let mut w = BundleWriter::new(&prefix).unwrap();
+        w.add("a", 1, &[2], &f32s(&[1.0, 2.0])).unwrap();
+        assert!(w.add("a", 1, &[2], &f32s(&[1.0, 2.0])).is_err(), "duplicate");
+        assert!(w.add("b", 1, &[3], &f32s(&[1.0, 2.0])).is_err(), "wrong size");
+        assert!(w.add("", 1, &[], &f32s(&[1.0])).is_err(), "reserved key");
+        w.finish().unwrap();
+        let data = data_path(&prefix);
+        let mut bytes = std::fs::read(&data).unwrap();
+        bytes[0] ^= 0x40;
+        std::fs::write(&data, &bytes).unwrap();
+        let r = BundleReader::open(&prefix).unwrap();
+        assert!(matches!(r.read("a"), Err(Error::DataLoss(m)) if m.contains("Checksum does not match")));
+        let index = index_path(&prefix);
+        let mut bytes = std::fs::read(&index).unwrap();
+        bytes[12] ^= 1;
+        std::fs::write(&index, &bytes).unwrap();
+        assert!(matches!(BundleReader::open(&prefix), Err(Error::DataLoss(_))));
+        assert!(matches!(BundleReader::open(dir.path().join("missing")), Err(Error::Io(..))));
+        let leftovers: Vec<_> = std::fs::read_dir(prefix.parent().unwrap())
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+            .filter(|n| n.contains("tempstate"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+}
