@@ -6,6 +6,7 @@ mod compare;
 mod conv;
 mod data_flow;
 mod indexing;
+mod io;
 mod layout;
 mod logging;
 mod math;
@@ -149,6 +150,7 @@ fn registry() -> &'static HashMap<&'static str, &'static OpDef> {
         conv::register(&mut r);
         data_flow::register(&mut r);
         indexing::register(&mut r);
+        io::register(&mut r);
         layout::register(&mut r);
         logging::register(&mut r);
         summary::register(&mut r);

@@ -1,0 +1,157 @@
+//! Checkpoint ops: `SaveV2` writes tensors to a V2 checkpoint (TF's tensor bundle,
+//! `ferroflow_io::bundle`), `RestoreV2` reads them back. Being ops, saving and
+//! restoring run wherever the session runs its graph. Only whole tensors are
+//! supported: a non-empty `shape_and_slices` entry (a slice of a partitioned
+//! variable) is `Unimplemented`.
+use ferroflow_io::bundle::{BundleReader, BundleWriter, TensorData};
+
+use super::{InferCtx, OpDef, Registry};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::graph::{AttrValue, OutputSpec};
+use crate::kernels::{KernelBuild, OpContext, OpKernel};
+use crate::shape::PartialShape;
+use crate::tensor::Tensor;
+
+pub(crate) fn register(r: &mut Registry) {
+    r.add(
+        OpDef::new("SaveV2", &["prefix", "tensor_names", "shape_and_slices", "tensors"], infer_save, |_| {
+            Ok(Box::new(SaveKernel))
+        })
+        .variadic()
+        .stateful()
+        .no_grad(),
+    );
+    r.add(
+        OpDef::new("RestoreV2", &["prefix", "tensor_names", "shape_and_slices"], infer_restore, restore_kernel)
+            .stateful()
+            .no_grad(),
+    );
+}
+
+fn check_names(ctx: &InferCtx<'_>) -> Result<()> {
+    for i in 0..3 {
+        ctx.check_type(i, &[DType::String])?;
+    }
+    ctx.check_rank(0, 0)?;
+    ctx.check_rank(1, 1)?;
+    ctx.check_rank(2, 1)
+}
+
+fn infer_save(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    check_names(&ctx)?;
+    let types: Vec<DType> = ctx.inputs[3..].iter().map(|s| s.dtype).collect();
+    ctx.attrs.insert("dtypes".into(), AttrValue::ListType(types));
+    Ok(vec![])
+}
+
+fn restore_types(attrs: &std::collections::BTreeMap<String, AttrValue>) -> Vec<DType> {
+    match attrs.get("dtypes") {
+        Some(AttrValue::ListType(t)) => t.clone(),
+        _ => Vec::new(),
+    }
+}
+
+fn infer_restore(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    check_names(&ctx)?;
+    let types = restore_types(ctx.attrs);
+    if types.is_empty() {
+        return Err(Error::value(format!("RestoreV2 '{}' needs a non-empty list attr 'dtypes'", ctx.name)));
+    }
+    Ok(types.into_iter().map(|t| OutputSpec::new(t, PartialShape::unknown())).collect())
+}
+
+/// The checkpoint prefix and the tensor names of a save or restore, checked.
+fn names_and_prefix(ctx: &OpContext<'_>, op: &str, count: usize) -> Result<(String, Vec<String>)> {
+    let prefix = String::from_utf8_lossy(&ctx.input(0)?.as_strings()?[0]).into_owned();
+    let names = ctx.input(1)?.as_strings()?;
+    let slices = ctx.input(2)?.as_strings()?;
+    if names.len() != count || slices.len() != count {
+        ff_bail!(
+            InvalidArgument,
+            "{op}: expected {count} tensor names and shape_and_slices, got {} and {}",
+            names.len(),
+            slices.len()
+        );
+    }
+    if let Some(i) = slices.iter().position(|s| !s.is_empty()) {
+        ff_bail!(
+            Unimplemented,
+            "{op}: saving or restoring a slice ('{}' of {}) is not supported",
+            String::from_utf8_lossy(&slices[i]),
+            String::from_utf8_lossy(&names[i])
+        );
+    }
+    let names = names.iter().map(|n| String::from_utf8_lossy(n).into_owned()).collect();
+    Ok((prefix, names))
+}
+
+/// `SaveV2`: one bundle of every input tensor under its name.
+struct SaveKernel;
+
+impl OpKernel for SaveKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let count = ctx.num_inputs() - 3;
+        let (prefix, names) = names_and_prefix(ctx, "SaveV2", count)?;
+        let mut writer = BundleWriter::new(&prefix)?;
+        for (i, name) in names.iter().enumerate() {
+            let t = ctx.input(3 + i)?;
+            let dims: Vec<i64> = t.shape().iter().map(|&d| d as i64).collect();
+            let data = if t.dtype() == DType::String {
+                TensorData::Strings(t.as_strings()?.to_vec())
+            } else {
+                TensorData::Dense(t.as_bytes()?.to_vec())
+            };
+            writer.add(name, t.dtype() as i32, &dims, &data)?;
+        }
+        writer.finish()?;
+        Ok(())
+    }
+}
+
+/// `RestoreV2`: the named tensors of a bundle, each of its declared dtype.
+struct RestoreKernel {
+    dtypes: Vec<DType>,
+}
+
+fn restore_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(RestoreKernel { dtypes: restore_types(&b.node.attrs) }))
+}
+
+impl OpKernel for RestoreKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let (prefix, names) = names_and_prefix(ctx, "RestoreV2", self.dtypes.len())?;
+        let reader = BundleReader::open(&prefix).map_err(|e| match e {
+            ferroflow_io::Error::Io(_, io) if io.kind() == std::io::ErrorKind::NotFound => {
+                Error::new(crate::error::Code::NotFound, format!("Failed to find any matching files for {prefix}"))
+            }
+            other => other.into(),
+        })?;
+        for (i, (name, &dtype)) in names.iter().zip(&self.dtypes).enumerate() {
+            let entry = reader.entry(name).ok_or_else(|| {
+                Error::new(crate::error::Code::NotFound, format!("Key {name} not found in checkpoint"))
+            })?;
+            let stored = DType::from_code(entry.dtype).map_err(|_| {
+                Error::invalid_argument(format!("tensor_name = {name}; unsupported dtype {}", entry.dtype))
+            })?;
+            if stored != dtype {
+                ff_bail!(
+                    InvalidArgument,
+                    "tensor_name = {name}; expected dtype {dtype} does not equal original dtype {stored}"
+                );
+            }
+            let shape =
+                entry.shape.as_ref().map(|s| s.dim.iter().map(|d| d.size).collect::<Vec<_>>()).unwrap_or_default();
+            let shape = shape
+                .into_iter()
+                .map(|d| usize::try_from(d).map_err(|_| Error::invalid_argument(format!("{name}: bad shape"))))
+                .collect::<Result<Vec<usize>>>()?;
+            let t = match reader.read(name)? {
+                TensorData::Strings(v) => Tensor::from_strings(&shape, v)?,
+                TensorData::Dense(bytes) => Tensor::from_bytes(dtype, &shape, &bytes)?,
+            };
+            ctx.set_output(i, t);
+        }
+        Ok(())
+    }
+}
