@@ -55,6 +55,7 @@ TF_ONLY = {
     "Code": ("tensorflow.core.protobuf.queue_runner_pb2", "error.Code"),
     "BundleHeaderProto": ("tensorflow.core.protobuf.tensor_bundle_pb2", "BundleHeaderProto"),
     "BundleEntryProto": ("tensorflow.core.protobuf.tensor_bundle_pb2", "BundleEntryProto"),
+    "CheckpointState": ("tensorflow.python.training.checkpoint_state_pb2", "CheckpointState"),
     "TensorSliceProto": ("tensorflow.core.framework.tensor_slice_pb2", "TensorSliceProto"),
     "TensorSliceProto.Extent": (
         "tensorflow.core.framework.tensor_slice_pb2",

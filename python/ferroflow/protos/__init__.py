@@ -49,9 +49,11 @@ SessionLog = _message("SessionLog")
 TaggedRunMetadata = _message("TaggedRunMetadata")
 Event = _message("Event")
 QueueRunnerDef = _message("QueueRunnerDef")
+CheckpointState = _message("CheckpointState")
 
 __all__ = [
     "AttrValue",
+    "CheckpointState",
     "ConfigProto",
     "DataType",
     "DeviceStepStats",

@@ -9,6 +9,13 @@ from .adadelta import AdadeltaOptimizer
 from .adagrad import AdagradOptimizer
 from .adagrad_da import AdagradDAOptimizer
 from .adam import AdamOptimizer
+from .checkpoint_management import (
+    checkpoint_exists,
+    generate_checkpoint_state_proto,
+    get_checkpoint_state,
+    latest_checkpoint,
+    update_checkpoint_state,
+)
 from .coordinator import Coordinator, LooperThread
 from .ftrl import FtrlOptimizer
 from .gradient_descent import GradientDescentOptimizer
@@ -46,6 +53,11 @@ from .training_util import (
 )
 
 __all__ = [
+    "checkpoint_exists",
+    "generate_checkpoint_state_proto",
+    "get_checkpoint_state",
+    "latest_checkpoint",
+    "update_checkpoint_state",
     "AdadeltaOptimizer",
     "AdagradDAOptimizer",
     "AdagradOptimizer",
