@@ -200,3 +200,21 @@ def test_pending_events_reach_the_file_at_interpreter_exit(tmp_path):
     (path,) = _event_files(logdir)
     events = _events(path)
     assert [e.step for e in events[1:]] == list(range(5000))
+
+
+def test_add_meta_graph_is_read_by_tensorflow(tmp_path):
+    ff.constant(1.0, name="c")
+    meta = ff.MetaGraphDef(graph_def=ff.get_default_graph().as_graph_def())
+    meta.meta_info_def.tags.append("train")
+    meta.collection_def["losses"].node_list.value.append("c:0")
+    with ff.summary.FileWriter(str(tmp_path)) as writer:
+        with pytest.raises(TypeError, match="must be type MetaGraphDef"):
+            writer.add_meta_graph(ff.GraphDef())
+        writer.add_meta_graph(meta, global_step=7)
+    (event,) = [e for e in _events(writer.event_file) if e.HasField("meta_graph_def")]
+    assert event.step == 7
+    assert ff.MetaGraphDef.FromString(event.meta_graph_def) == meta
+    meta_graph_pb2 = pytest.importorskip("tensorboard.compat.proto.meta_graph_pb2")
+    theirs = meta_graph_pb2.MetaGraphDef.FromString(event.meta_graph_def)
+    assert [n.name for n in theirs.graph_def.node] == ["c"]
+    assert list(theirs.collection_def["losses"].node_list.value) == ["c:0"]

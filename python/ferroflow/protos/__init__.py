@@ -50,10 +50,26 @@ TaggedRunMetadata = _message("TaggedRunMetadata")
 Event = _message("Event")
 QueueRunnerDef = _message("QueueRunnerDef")
 CheckpointState = _message("CheckpointState")
+SaverDef = _message("SaverDef")
+MetaGraphDef = _message("MetaGraphDef")
+CollectionDef = _message("CollectionDef")
+TensorInfo = _message("TensorInfo")
+SignatureDef = _message("SignatureDef")
+AssetFileDef = _message("AssetFileDef")
+VariableDef = _message("VariableDef")
+SaveSliceInfoDef = _message("SaveSliceInfoDef")
 
 __all__ = [
+    "AssetFileDef",
     "AttrValue",
     "CheckpointState",
+    "CollectionDef",
+    "MetaGraphDef",
+    "SaveSliceInfoDef",
+    "SaverDef",
+    "SignatureDef",
+    "TensorInfo",
+    "VariableDef",
     "ConfigProto",
     "DataType",
     "DeviceStepStats",

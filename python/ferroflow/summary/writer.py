@@ -15,7 +15,7 @@ import weakref
 
 from .. import _ferroflow
 from ..framework import ops
-from ..protos import Event, GraphDef, SessionLog, TaggedRunMetadata
+from ..protos import Event, GraphDef, MetaGraphDef, SessionLog, TaggedRunMetadata
 
 # Open writers, closed at interpreter exit so queued events reach the disk.
 _OPEN_WRITERS = weakref.WeakSet()
@@ -146,6 +146,22 @@ class FileWriter:
         if not isinstance(graph_def, GraphDef):
             raise TypeError(f"Expected a Graph or a GraphDef, got {type(graph_def).__name__}")
         self._add(Event(graph_def=graph_def.SerializeToString()), global_step)
+
+    def add_meta_graph(self, meta_graph_def, global_step=None):
+        """Writes a `MetaGraphDef` (TensorBoard shows its graph).
+
+        Args:
+            meta_graph_def: A `MetaGraphDef` protocol buffer.
+            global_step: The step to record with it.
+
+        Raises:
+            TypeError: `meta_graph_def` is not a `MetaGraphDef`.
+        """
+        if not isinstance(meta_graph_def, MetaGraphDef):
+            raise TypeError(
+                f"meta_graph_def must be type MetaGraphDef, saw type: {type(meta_graph_def)}"
+            )
+        self._add(Event(meta_graph_def=meta_graph_def.SerializeToString()), global_step)
 
     def add_run_metadata(self, run_metadata, tag, global_step=None):
         """Writes a `RunMetadata` under `tag` (each tag once per writer).
