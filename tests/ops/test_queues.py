@@ -1590,3 +1590,18 @@ def test_random_producers_and_consumers(capacity, producers, consumers, close_af
         for got in [*seen, leftover]:
             from_i = [v for v in got if v // 1000 == i]
             assert from_i == sorted(from_i)
+
+
+def test_raw_enqueue_many_of_the_wrong_dtype_is_an_invalid_argument():
+    # The Python methods convert to the queue's dtypes; a raw op (an imported graph)
+    # need not, and the kernel must refuse it rather than mix dtypes in the queue.
+    from ferroflow.ops._op_util import make_op
+
+    q = ff.FIFOQueue(5, ff.int32, shapes=[[]])
+    bad = make_op("QueueEnqueueManyV2", [q.queue_ref, ff.constant([1.0, 2.0])])
+    with ff.Session() as sess:
+        with pytest.raises(
+            ff.errors.InvalidArgumentError, match="Type mismatch in tuple component 0"
+        ):
+            sess.run(bad)
+        assert sess.run(q.size()) == 0

@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ferroflow as ff
-from ferroflow.train import coordinator as ff_coordinator
 
 # Any of these hanging means a lost wake-up or a deadlock.
 pytestmark = pytest.mark.timeout(30)
@@ -204,10 +203,10 @@ def test_custom_clean_stop_exception_types():
 
 def test_clean_stop_types_map_to_the_native_codes():
     errors = ff.errors
-    assert ff_coordinator._clean_stop_codes((errors.OutOfRangeError,)) == [errors.OUT_OF_RANGE]
-    assert ff_coordinator._clean_stop_codes((StopIteration,)) == []
-    assert ff_coordinator._clean_stop_codes((errors.OpError,)) == list(range(1, 17))
-    both = ff_coordinator._clean_stop_codes((errors.CancelledError, errors.AbortedError))
+    assert errors._codes_caught_by((errors.OutOfRangeError,)) == [errors.OUT_OF_RANGE]
+    assert errors._codes_caught_by((StopIteration,)) == []
+    assert errors._codes_caught_by((errors.OpError,)) == list(range(1, 17))
+    both = errors._codes_caught_by((errors.CancelledError, errors.AbortedError))
     assert both == [errors.CANCELLED, errors.ABORTED]
     # The core is built with them.
     assert isinstance(ff.train.Coordinator()._core, ff._ferroflow.CoordinatorCore)

@@ -418,3 +418,20 @@ def _make_specific_exception(node_def, op, message, error_code) -> OpError:
     except KeyError:
         warnings.warn(f"Unknown error code: {error_code:d}", stacklevel=2)
         return UnknownError(node_def, op, message, error_code)
+
+
+def _codes_caught_by(types) -> list[int]:
+    """The canonical codes whose exception class is one of `types` (or a subclass).
+
+    Native threads report statuses, not Python exceptions; a status counts as caught
+    by `except types` when the exception it would raise passes `isinstance(ex, types)`.
+    """
+    codes = []
+    for code, cls in _CODE_TO_EXCEPTION.items():
+        try:
+            if issubclass(cls, types):
+                codes.append(code)
+        except TypeError:
+            # Not a tuple of classes: TF only fails when an exception is filtered.
+            return []
+    return sorted(codes)

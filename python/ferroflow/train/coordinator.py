@@ -29,27 +29,6 @@ _LOG = logging.getLogger(__name__)
 _MAX_WAIT_SECS = 1.0
 
 
-def _clean_stop_codes(types: tuple[Any, ...]) -> list[int]:
-    """The canonical codes whose `ferroflow.errors` class is one of `types` (or a subclass).
-
-    Native threads report statuses, not Python exceptions; a status is a clean stop
-    when the exception it would raise passes `isinstance(ex, types)`.
-    """
-    codes = []
-    for code in range(errors.CANCELLED, errors.UNAUTHENTICATED + 1):
-        try:
-            cls = errors.exception_type_from_error_code(code)
-        except KeyError:
-            continue
-        try:
-            if issubclass(cls, types):
-                codes.append(code)
-        except TypeError:
-            # Not a tuple of classes: TF only fails when an exception is filtered.
-            return []
-    return codes
-
-
 def _raise_error(error: Any) -> None:
     """Raises a recorded error: the value of an `exc_info` tuple, or the exception."""
     if isinstance(error, tuple):
@@ -150,7 +129,9 @@ class Coordinator:
         self._clean_stop_exception_types = tuple(clean_stop_exception_types)
         # Serialises the Python-side checks of `request_stop` and the end of `join`.
         self._lock = threading.Lock()
-        self._core = _ferroflow.CoordinatorCore(_clean_stop_codes(self._clean_stop_exception_types))
+        self._core = _ferroflow.CoordinatorCore(
+            errors._codes_caught_by(self._clean_stop_exception_types)
+        )
 
     def _filter_exception(self, ex: Any) -> Any:
         """`ex`, or None when it is one of the clean-stop exception types.

@@ -40,14 +40,6 @@ if hasattr(threading, "_register_atexit"):
     threading._register_atexit(_join_non_daemon_threads)
 
 
-def _error_code(cls) -> int:
-    """The canonical code of a `tf.errors` class."""
-    for code, exc in errors._CODE_TO_EXCEPTION.items():
-        if exc is cls:
-            return code
-    raise TypeError(f"{cls} is not a tf.errors class")
-
-
 class QueueRunner:
     """Holds the enqueue ops of a queue, each to be run in its own thread.
 
@@ -136,7 +128,7 @@ class QueueRunner:
         self._close_op = element(queue_runner_def.close_op_name)
         self._cancel_op = element(queue_runner_def.cancel_op_name)
         self._queue_closed_exception_types = tuple(
-            errors._CODE_TO_EXCEPTION[code]
+            errors.exception_type_from_error_code(code)
             for code in queue_runner_def.queue_closed_exception_types
         ) or (errors.OutOfRangeError,)
 
@@ -202,7 +194,7 @@ class QueueRunner:
             plan(self._close_op),
             plan(self._cancel_op),
             coord._core if coord is not None else None,
-            [_error_code(t) for t in self._queue_closed_exception_types],
+            errors._codes_caught_by(self._queue_closed_exception_types),
             bool(daemon),
             f"QueueRunnerThread-{self.name}",
         )
@@ -333,7 +325,7 @@ class QueueRunner:
             cancel_op_name=strip(self.cancel_op.name),
         )
         proto.queue_closed_exception_types.extend(
-            _error_code(cls) for cls in self._queue_closed_exception_types
+            errors.error_code_from_exception_type(cls) for cls in self._queue_closed_exception_types
         )
         return proto
 

@@ -326,9 +326,7 @@ impl Queue {
         let mut pending = elements.into_iter().peekable();
         loop {
             if ticket < st.cancel_below {
-                leave(&mut st.enqueuers, ticket);
-                self.enqueue_cv.notify_all();
-                return Err(cancelled_enqueue());
+                return Err(self.leave_enqueue_line(&mut st, ticket, cancelled_enqueue()));
             }
             if st.enqueuers.front() == Some(&ticket) {
                 if st.closed {
@@ -352,9 +350,7 @@ impl Queue {
                 }
             }
             if let Err(e) = self.block(&self.enqueue_cv, &mut st, wait, "Enqueue") {
-                leave(&mut st.enqueuers, ticket);
-                self.enqueue_cv.notify_all();
-                return Err(e);
+                return Err(self.leave_enqueue_line(&mut st, ticket, e));
             }
         }
     }
@@ -374,10 +370,15 @@ impl Queue {
     }
 
     fn can_take(&self, st: &State) -> bool {
-        match self.spec.kind {
-            QueueKind::RandomShuffle { min_after_dequeue, .. } if !st.closed => st.store.len() > min_after_dequeue,
-            _ => st.store.len() > 0,
-        }
+        st.store.len() > if st.closed { 0 } else { self.reserve() }
+    }
+
+    /// Takes `ticket` out of the enqueue line (an attempt that failed with `error`)
+    /// and lets the next attempt go; returns `error`.
+    fn leave_enqueue_line(&self, st: &mut State, ticket: u64, error: Error) -> Error {
+        leave(&mut st.enqueuers, ticket);
+        self.enqueue_cv.notify_all();
+        error
     }
 
     /// Removes `n` elements, waiting for them and for earlier dequeue attempts. When
@@ -464,9 +465,7 @@ impl Queue {
         st.enqueuers.push_back(ticket);
         loop {
             if ticket < st.cancel_below {
-                leave(&mut st.enqueuers, ticket);
-                self.enqueue_cv.notify_all();
-                return Err(cancelled_enqueue());
+                return Err(self.leave_enqueue_line(&mut st, ticket, cancelled_enqueue()));
             }
             if st.enqueuers.front() == Some(&ticket) {
                 st.enqueuers.pop_front();
@@ -478,9 +477,7 @@ impl Queue {
                 return Ok(());
             }
             if let Err(e) = self.block(&self.enqueue_cv, &mut st, wait, "Close") {
-                leave(&mut st.enqueuers, ticket);
-                self.enqueue_cv.notify_all();
-                return Err(e);
+                return Err(self.leave_enqueue_line(&mut st, ticket, e));
             }
         }
     }
@@ -497,14 +494,12 @@ fn cancelled_enqueue() -> Error {
     Error::new(Code::Cancelled, "Enqueue operation was cancelled")
 }
 
-/// Seeds for a shuffle queue created without any (TF then seeds from entropy).
+/// Seeds for a shuffle queue created without any (TF then seeds from entropy): each
+/// `RandomState` is keyed randomly.
 fn entropy_seeds() -> (u64, u64) {
     use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(Instant::now().elapsed().as_nanos());
-    let a = h.finish();
-    h.write_u64(a);
-    (a, h.finish())
+    let draw = || std::collections::hash_map::RandomState::new().build_hasher().finish();
+    (draw(), draw())
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 //! (the core's save/restore kernels) converts them to and from tensors.
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use ferroflow_proto as pb;
@@ -26,7 +26,16 @@ pub const DT_STRING: i32 = 7;
 /// The bundle format version this code writes and reads (TF's `kTensorBundleVersion`).
 const VERSION: i32 = 1;
 
-/// A tensor's values as stored in a bundle.
+/// A tensor's values to store, borrowed from the tensor (no copy).
+#[derive(Clone, Copy, Debug)]
+pub enum TensorBytes<'a> {
+    /// Little-endian element bytes, row-major (every dtype but strings).
+    Dense(&'a [u8]),
+    /// One byte string per element (`DT_STRING`).
+    Strings(&'a [Vec<u8>]),
+}
+
+/// A tensor's values as read from a bundle.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TensorData {
     /// Little-endian element bytes, row-major (every dtype but strings).
@@ -123,11 +132,22 @@ fn append_length(crc: u32, len: usize) -> u32 {
 }
 
 /// Writes one single-shard bundle. Tensors may be added in any order (the data file
-/// keeps that order; the index is sorted).
+/// keeps that order; the index is sorted). Tensor bytes stream into a temporary data
+/// file; a writer dropped before `finish` removes it.
 pub struct BundleWriter {
     prefix: PathBuf,
-    data: Vec<u8>,
+    data_tmp: PathBuf,
+    data: Option<BufWriter<File>>,
+    offset: u64,
     entries: BTreeMap<String, pb::BundleEntryProto>,
+}
+
+impl Drop for BundleWriter {
+    fn drop(&mut self) {
+        if self.data.take().is_some() {
+            let _ = std::fs::remove_file(&self.data_tmp);
+        }
+    }
 }
 
 impl BundleWriter {
@@ -137,11 +157,13 @@ impl BundleWriter {
         if let Some(dir) = prefix.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(Error::io(dir.display().to_string()))?;
         }
-        Ok(BundleWriter { prefix, data: Vec::new(), entries: BTreeMap::new() })
+        let data_tmp = temp_path(&data_path(&prefix));
+        let file = File::create(&data_tmp).map_err(Error::io(data_tmp.display().to_string()))?;
+        Ok(BundleWriter { prefix, data_tmp, data: Some(BufWriter::new(file)), offset: 0, entries: BTreeMap::new() })
     }
 
     /// Adds the tensor `name` of TF dtype `dtype` and shape `dims`.
-    pub fn add(&mut self, name: &str, dtype: i32, dims: &[i64], values: &TensorData) -> Result<()> {
+    pub fn add(&mut self, name: &str, dtype: i32, dims: &[i64], values: TensorBytes<'_>) -> Result<()> {
         if name.is_empty() {
             return Err(Error::InvalidArgument("the empty tensor name is reserved for the bundle header".into()));
         }
@@ -150,7 +172,7 @@ impl BundleWriter {
         }
         let elements: i64 = dims.iter().product();
         let (bytes, crc) = match values {
-            TensorData::Dense(b) => {
+            TensorBytes::Dense(b) => {
                 let want = dtype_size(dtype).map(|s| s as i64 * elements);
                 if want != Some(b.len() as i64) {
                     return Err(Error::InvalidArgument(format!(
@@ -158,9 +180,9 @@ impl BundleWriter {
                         b.len()
                     )));
                 }
-                (std::borrow::Cow::Borrowed(b.as_slice()), crc32c::crc32c(b))
+                (std::borrow::Cow::Borrowed(b), crc32c::crc32c(b))
             }
-            TensorData::Strings(s) => {
+            TensorBytes::Strings(s) => {
                 if dtype != DT_STRING || s.len() as i64 != elements {
                     return Err(Error::InvalidArgument(format!(
                         "{name}: {} strings for dtype {dtype} and {elements} elements",
@@ -175,18 +197,20 @@ impl BundleWriter {
             dtype,
             shape: Some(shape_proto(dims)),
             shard_id: 0,
-            offset: self.data.len() as i64,
+            offset: self.offset as i64,
             size: bytes.len() as i64,
             crc32c: mask(crc),
             slices: Vec::new(),
         };
-        self.data.extend_from_slice(&bytes);
+        let data = self.data.as_mut().ok_or_else(|| Error::FailedPrecondition("bundle writer finished".into()))?;
+        data.write_all(&bytes).map_err(Error::io(self.data_tmp.display().to_string()))?;
+        self.offset += bytes.len() as u64;
         self.entries.insert(name.to_owned(), entry);
         Ok(())
     }
 
-    /// Writes the data file, then the index, each atomically.
-    pub fn finish(self) -> Result<()> {
+    /// Syncs the data file and renames it into place, then writes the index atomically.
+    pub fn finish(mut self) -> Result<()> {
         let header = pb::BundleHeaderProto {
             num_shards: 1,
             endianness: pb::bundle_header_proto::Endianness::Little as i32,
@@ -197,7 +221,14 @@ impl BundleWriter {
         for (name, entry) in &self.entries {
             table.add(name.as_bytes(), &entry.encode_to_vec())?;
         }
-        write_atomically(&data_path(&self.prefix), &self.data)?;
+        let data = self.data.take().ok_or_else(|| Error::FailedPrecondition("bundle writer finished".into()))?;
+        let tmp = self.data_tmp.display().to_string();
+        let file = data.into_inner().map_err(|e| Error::Io(tmp.clone(), e.into_error()))?;
+        let synced = file.sync_all().and_then(|()| std::fs::rename(&self.data_tmp, data_path(&self.prefix)));
+        if let Err(e) = synced {
+            let _ = std::fs::remove_file(&self.data_tmp);
+            return Err(Error::Io(tmp, e));
+        }
         write_atomically(&index_path(&self.prefix), &table.finish())
     }
 }
@@ -335,13 +366,21 @@ mod tests {
         TensorData::Dense(v.iter().flat_map(|x| x.to_le_bytes()).collect())
     }
 
+    /// Adds `values` (owned test data) through the borrowing API.
+    fn add(w: &mut BundleWriter, name: &str, dtype: i32, dims: &[i64], values: &TensorData) -> Result<()> {
+        match values {
+            TensorData::Dense(b) => w.add(name, dtype, dims, TensorBytes::Dense(b)),
+            TensorData::Strings(s) => w.add(name, dtype, dims, TensorBytes::Strings(s)),
+        }
+    }
+
     #[test]
     fn worked_example_a_is_byte_exact() {
         // formats.md §2.7: one float32 scalar v = 1.0, as TensorFlow wrote it.
         let dir = tempfile::tempdir().unwrap();
         let prefix = dir.path().join("ckpt");
         let mut w = BundleWriter::new(&prefix).unwrap();
-        w.add("v", 1, &[], &f32s(&[1.0])).unwrap();
+        add(&mut w, "v", 1, &[], &f32s(&[1.0])).unwrap();
         w.finish().unwrap();
         let index =
             hex("00 00 06 08 01 1a 02 08 01 00 01 0b 76 08 01 12 00 28 04 35 81 a5 da 2b 00 00 00 00 01 00 00 00
@@ -364,12 +403,12 @@ mod tests {
         let strings = |v: &[&[u8]]| TensorData::Strings(v.iter().map(|s| s.to_vec()).collect());
         let mut w = BundleWriter::new(&prefix).unwrap();
         // The Saver adds them sorted, so the data file is in key order.
-        w.add("alpha/w", 1, &[2, 3], &f32s(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0])).unwrap();
-        w.add("dbl", 2, &[], &TensorData::Dense(0.5f64.to_le_bytes().to_vec())).unwrap();
-        w.add("global_step", 9, &[], &TensorData::Dense(0i64.to_le_bytes().to_vec())).unwrap();
-        w.add("str_var", DT_STRING, &[], &strings(&[b"hi"])).unwrap();
-        w.add("str_vec", DT_STRING, &[2], &strings(&[b"", b"abc"])).unwrap();
-        w.add("zeta/bias", 1, &[3], &f32s(&[1.5, -2.0, 3.25])).unwrap();
+        add(&mut w, "alpha/w", 1, &[2, 3], &f32s(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0])).unwrap();
+        add(&mut w, "dbl", 2, &[], &TensorData::Dense(0.5f64.to_le_bytes().to_vec())).unwrap();
+        add(&mut w, "global_step", 9, &[], &TensorData::Dense(0i64.to_le_bytes().to_vec())).unwrap();
+        add(&mut w, "str_var", DT_STRING, &[], &strings(&[b"hi"])).unwrap();
+        add(&mut w, "str_vec", DT_STRING, &[2], &strings(&[b"", b"abc"])).unwrap();
+        add(&mut w, "zeta/bias", 1, &[3], &f32s(&[1.5, -2.0, 3.25])).unwrap();
         w.finish().unwrap();
         let data =
             hex("00 00 00 00 00 00 80 3f 00 00 00 40 00 00 40 40 00 00 80 40 00 00 a0 40 00 00 00 00 00 00 e0 3f
@@ -397,10 +436,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let prefix = dir.path().join("sub/dir/ckpt");
         let mut w = BundleWriter::new(&prefix).unwrap();
-        w.add("a", 1, &[2], &f32s(&[1.0, 2.0])).unwrap();
-        assert!(w.add("a", 1, &[2], &f32s(&[1.0, 2.0])).is_err(), "duplicate");
-        assert!(w.add("b", 1, &[3], &f32s(&[1.0, 2.0])).is_err(), "wrong size");
-        assert!(w.add("", 1, &[], &f32s(&[1.0])).is_err(), "reserved key");
+        add(&mut w, "a", 1, &[2], &f32s(&[1.0, 2.0])).unwrap();
+        assert!(add(&mut w, "a", 1, &[2], &f32s(&[1.0, 2.0])).is_err(), "duplicate");
+        assert!(add(&mut w, "b", 1, &[3], &f32s(&[1.0, 2.0])).is_err(), "wrong size");
+        assert!(add(&mut w, "", 1, &[], &f32s(&[1.0])).is_err(), "reserved key");
         w.finish().unwrap();
         let data = data_path(&prefix);
         let mut bytes = std::fs::read(&data).unwrap();
@@ -420,5 +459,15 @@ mod tests {
             .filter(|n| n.contains("tempstate"))
             .collect();
         assert!(leftovers.is_empty(), "{leftovers:?}");
+        // A writer dropped before finishing leaves nothing behind.
+        let mut w = BundleWriter::new(dir.path().join("abandoned")).unwrap();
+        add(&mut w, "a", 1, &[1], &f32s(&[1.0])).unwrap();
+        drop(w);
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+            .filter(|n| n.starts_with("abandoned"))
+            .collect();
+        assert!(names.is_empty(), "{names:?}");
     }
 }

@@ -189,7 +189,13 @@ fn split_batch(queue: &Queue, batch: &[Tensor]) -> Result<Vec<Element>> {
         ff_bail!(InvalidArgument, "Expected {} components, got {}", spec.dtypes.len(), batch.len());
     }
     let mut n = None;
-    for (i, t) in batch.iter().enumerate() {
+    for (i, (t, &dtype)) in batch.iter().zip(&spec.dtypes).enumerate() {
+        if t.dtype() != dtype {
+            ff_bail!(InvalidArgument, "Type mismatch in tuple component {i}. Expected {dtype}, got {}", t.dtype());
+        }
+        if spec.kind == QueueKind::Priority && i == 0 && t.shape().len() != 1 {
+            ff_bail!(InvalidArgument, "Expected the priorities (component 0) to be a vector");
+        }
         let Some(&rows) = t.shape().first() else {
             ff_bail!(InvalidArgument, "Input tensor {i} of EnqueueMany must have at least 1 dimension, got a scalar");
         };
@@ -217,11 +223,6 @@ fn split_batch(queue: &Queue, batch: &[Tensor]) -> Result<Vec<Element>> {
     for t in batch {
         for (e, row) in elements.iter_mut().zip(rows(t)?) {
             e.push(row);
-        }
-    }
-    if spec.kind == QueueKind::Priority {
-        for e in &elements {
-            queue.check_element(e)?;
         }
     }
     Ok(elements)

@@ -3,7 +3,7 @@
 //! restoring run wherever the session runs its graph. Only whole tensors are
 //! supported: a non-empty `shape_and_slices` entry (a slice of a partitioned
 //! variable) is `Unimplemented`.
-use ferroflow_io::bundle::{BundleReader, BundleWriter, TensorData};
+use ferroflow_io::bundle::{BundleReader, BundleWriter, TensorBytes, TensorData};
 
 use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
@@ -98,11 +98,11 @@ impl OpKernel for SaveKernel {
             let t = ctx.input(3 + i)?;
             let dims: Vec<i64> = t.shape().iter().map(|&d| d as i64).collect();
             let data = if t.dtype() == DType::String {
-                TensorData::Strings(t.as_strings()?.to_vec())
+                TensorBytes::Strings(t.as_strings()?)
             } else {
-                TensorData::Dense(t.as_bytes()?.to_vec())
+                TensorBytes::Dense(t.as_bytes()?)
             };
-            writer.add(name, t.dtype() as i32, &dims, &data)?;
+            writer.add(name, t.dtype() as i32, &dims, data)?;
         }
         writer.finish()?;
         Ok(())
