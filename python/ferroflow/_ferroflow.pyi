@@ -17,6 +17,7 @@ __all__ = [
     "__version__",
     "op_names",
     "queue_runner_threads",
+    "write_file_atomically",
 ]
 __version__: str
 FILE_DESCRIPTOR_SET: bytes
@@ -26,6 +27,10 @@ _OutputSpec = tuple[int, _Shape, bool]
 
 def op_names() -> list[str]:
     """Names of every registered op type."""
+
+def write_file_atomically(path: str | bytes | Any, data: bytes) -> None:
+    """Writes `data` to `path` through a synced temporary file renamed into place,
+    then syncs the directory; OS errors raise TF's error classes."""
 
 @final
 class Graph:

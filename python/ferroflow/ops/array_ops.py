@@ -52,9 +52,13 @@ def _int_vector(values, name, dtype=dtypes.int32):
     arr = np.asarray(values)
     if arr.dtype.kind not in "iu" and arr.size:
         raise TypeError(f"Expected int32 for argument '{name}', got {values!r}.")
-    return constant_op.constant(
-        arr.astype(np.int64 if dtype == dtypes.int64 else np.int32), name=name
-    )
+    # As TF's conversion of a Python list: int32 unless a value does not fit, then
+    # int64 (never a silent wrap: `fill([2**32 + 3], 1.)` has 2**32 + 3 elements).
+    fits32 = arr.size == 0 or (arr.min() >= np.iinfo(np.int32).min and arr.max() <= np.iinfo(np.int32).max)
+    wide = dtype == dtypes.int64 or not fits32
+    if arr.size and (arr.min() < np.iinfo(np.int64).min or arr.max() > np.iinfo(np.int64).max):
+        raise ValueError(f"Argument '{name}' has a value that does not fit in int64: {values!r}")
+    return constant_op.constant(arr.astype(np.int64 if wide else np.int32), name=name)
 
 
 def reshape(tensor, shape, name=None):
@@ -73,17 +77,28 @@ def fill(dims, value, name=None):
         return make_op("Fill", [dims, value], scope=scope).outputs[0]
 
 
+# TF's `_constant_if_small`: below this many elements `zeros`/`ones` is one constant;
+# from it on a `Fill` of a scalar, so a GraphDef never holds a large constant.
+_SMALL_CONSTANT_ELEMENTS = 1000
+
+
 def _filled(value, shape, dtype, name):
     dtype = dtypes.as_dtype(dtype).base_dtype
-    if isinstance(shape, ops.Tensor):
-        with ops.name_scope(name, "zeros" if value == 0 else "ones", [shape]) as scope:
-            one = constant_op.constant(value, dtype=dtype)
-            return make_op("Fill", [shape, one], scope=scope).outputs[0]
-    shape = tensor_shape.as_shape(shape)
     fill_value = b"" if dtype == dtypes.string else value
-    return constant_op.constant(
-        np.full(shape.as_list(), fill_value, dtype=dtype.as_numpy_dtype), name=name
-    )
+    default = "zeros" if value == 0 else "ones"
+    if not isinstance(shape, ops.Tensor) and not hasattr(shape, "_as_graph_element"):
+        dims = tensor_shape.as_shape(shape).as_list()
+        if np.prod(dims, dtype=object) < _SMALL_CONSTANT_ELEMENTS:
+            return constant_op.constant(
+                np.full(dims, fill_value, dtype=dtype.as_numpy_dtype), name=name
+            )
+        with ops.name_scope(name, default, [shape]) as scope:
+            shape = _int_vector(dims, "shape_as_tensor")
+            scalar = constant_op.constant(fill_value, dtype=dtype, name="Const")
+            return make_op("Fill", [shape, scalar], scope=scope).outputs[0]
+    with ops.name_scope(name, default, [shape]) as scope:
+        scalar = constant_op.constant(fill_value, dtype=dtype, name="Const")
+        return make_op("Fill", [shape, scalar], scope=scope).outputs[0]
 
 
 def zeros(shape, dtype=dtypes.float32, name=None):

@@ -12,10 +12,10 @@ from __future__ import annotations
 import glob
 import logging
 import os
-import tempfile
 
 from google.protobuf import text_format
 
+from .. import _ferroflow
 from ..protos import CheckpointState
 
 __all__ = [
@@ -78,19 +78,10 @@ def generate_checkpoint_state_proto(
 
 
 def _atomic_write(path: str, text: str) -> None:
-    """Writes `text` to `path` through a synced temporary file renamed into place."""
-    directory = os.path.dirname(path) or "."
-    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    """Writes `text` to `path` durably: a synced temporary file renamed into place and
+    the directory synced, so a crash leaves the old file or the new one. OS errors
+    raise TF's classes (`NotFoundError`, `FailedPreconditionError`, ...)."""
+    _ferroflow.write_file_atomically(path, text.encode("utf-8"))
 
 
 def update_checkpoint_state(
@@ -115,6 +106,9 @@ def update_checkpoint_state(
 
     Raises:
         RuntimeError: The checkpoint path is the state file's path.
+        tf.errors.OpError: The file cannot be written (`NotFoundError` for a missing
+            directory, `FailedPreconditionError` where `checkpoint` is a directory,
+            `ResourceExhaustedError` for a full disk, as TensorFlow).
     """
     state_path = _state_path(save_dir, latest_filename)
     paths = list(all_model_checkpoint_paths or [])

@@ -12,6 +12,8 @@ use std::sync::LazyLock;
 
 use parking_lot::Mutex;
 
+use crate::error::{Code, Error, Result};
+
 /// Alignment of every dense buffer: a cache line, and enough for AVX-512 loads.
 pub const ALIGN: usize = 64;
 
@@ -45,36 +47,57 @@ unsafe impl Send for Pool {}
 
 static POOL: LazyLock<Mutex<Pool>> = LazyLock::new(|| Mutex::new(Pool { idle: HashMap::new(), bytes: 0 }));
 
-fn layout(len: usize) -> Layout {
-    Layout::from_size_align(len, ALIGN).expect("tensor byte size overflows isize")
+/// The layout of a buffer of `len` bytes, or `None` when `len` is too large for any
+/// allocation (over `isize::MAX` once rounded up to the alignment).
+fn layout(len: usize) -> Option<Layout> {
+    Layout::from_size_align(len, ALIGN).ok()
+}
+
+/// The error for an allocation of `len` bytes that the system refused (or that no
+/// system could grant). Callers that know the tensor's shape and type say so instead.
+pub fn alloc_failed(len: usize) -> Error {
+    Error::new(Code::ResourceExhausted, format!("OOM when allocating {len} bytes on the CPU"))
+}
+
+/// A `Vec` with room for `n` elements, or `ResourceExhausted` when the memory cannot
+/// be had. For kernels that assemble an output whose size came from the user's
+/// values: `Vec::with_capacity` would abort the process instead.
+pub fn try_vec<T>(n: usize) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| alloc_failed(n.saturating_mul(std::mem::size_of::<T>())))?;
+    Ok(v)
 }
 
 impl AlignedBuf {
-    /// A zeroed buffer of `len` bytes.
-    pub fn zeroed(len: usize) -> Self {
+    /// A zeroed buffer of `len` bytes; `ResourceExhausted` when the memory cannot be had
+    /// (never an abort: the size may come from a user's value).
+    pub fn zeroed(len: usize) -> Result<Self> {
         if let Some(mut buf) = Self::recycled(len) {
             buf.as_mut_bytes().fill(0);
-            return buf;
+            return Ok(buf);
         }
         Self::fresh(len)
     }
 
     /// A buffer of `len` bytes whose contents are unspecified (zeros, or whatever a
     /// recycled buffer last held): for kernels that overwrite every byte.
-    pub fn for_overwrite(len: usize) -> Self {
-        Self::recycled(len).unwrap_or_else(|| Self::fresh(len))
+    pub fn for_overwrite(len: usize) -> Result<Self> {
+        match Self::recycled(len) {
+            Some(buf) => Ok(buf),
+            None => Self::fresh(len),
+        }
     }
 
-    fn fresh(len: usize) -> Self {
+    fn fresh(len: usize) -> Result<Self> {
         if len == 0 {
             // A dangling but aligned pointer, as Vec does for empty buffers.
-            return AlignedBuf { ptr: NonNull::<[u8; ALIGN]>::dangling().cast(), len: 0 };
+            return Ok(AlignedBuf { ptr: NonNull::<[u8; ALIGN]>::dangling().cast(), len: 0 });
         }
-        let layout = layout(len);
+        let layout = layout(len).ok_or_else(|| alloc_failed(len))?;
         // SAFETY: layout has non-zero size.
         let raw = unsafe { alloc_zeroed(layout) };
-        let Some(ptr) = NonNull::new(raw) else { std::alloc::handle_alloc_error(layout) };
-        AlignedBuf { ptr, len }
+        let ptr = NonNull::new(raw).ok_or_else(|| alloc_failed(len))?;
+        Ok(AlignedBuf { ptr, len })
     }
 
     fn recycled(len: usize) -> Option<Self> {
@@ -87,11 +110,21 @@ impl AlignedBuf {
         Some(AlignedBuf { ptr, len })
     }
 
+    /// A zeroed buffer of at most 64 bytes (a scalar): allocations this small only
+    /// fail when the process is out of memory anyway, so this one aborts then.
+    pub fn small(len: usize) -> Self {
+        debug_assert!(len <= ALIGN);
+        match Self::fresh(len) {
+            Ok(b) => b,
+            Err(_) => std::alloc::handle_alloc_error(Layout::new::<[u8; ALIGN]>()),
+        }
+    }
+
     /// A copy of `bytes` in an aligned buffer.
-    pub fn from_bytes(bytes: &[u8]) -> Self {
-        let mut b = Self::for_overwrite(bytes.len());
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let mut b = Self::for_overwrite(bytes.len())?;
         b.as_mut_bytes().copy_from_slice(bytes);
-        b
+        Ok(b)
     }
     /// The bytes.
     pub fn as_bytes(&self) -> &[u8] {
@@ -122,14 +155,16 @@ impl Drop for AlignedBuf {
                 }
             }
         }
-        // SAFETY: allocated in `fresh` with this exact layout.
-        unsafe { dealloc(self.ptr.as_ptr(), layout(self.len)) };
+        free(self.ptr, self.len);
     }
 }
 
-impl Clone for AlignedBuf {
-    fn clone(&self) -> Self {
-        Self::from_bytes(self.as_bytes())
+/// Returns a buffer allocated by `fresh` to the system.
+fn free(ptr: NonNull<u8>, len: usize) {
+    // `fresh` allocated it with this layout, so it exists.
+    if let Some(layout) = layout(len) {
+        // SAFETY: allocated in `fresh` with this exact layout.
+        unsafe { dealloc(ptr.as_ptr(), layout) };
     }
 }
 
@@ -139,8 +174,7 @@ pub fn release_pooled_buffers() {
     let mut pool = POOL.lock();
     for (len, ptrs) in pool.idle.drain() {
         for ptr in ptrs {
-            // SAFETY: pooled buffers were allocated in `fresh` with `layout(len)`.
-            unsafe { dealloc(ptr.as_ptr(), layout(len)) };
+            free(ptr, len);
         }
     }
     pool.bytes = 0;
@@ -153,19 +187,30 @@ mod tests {
     #[test]
     fn large_buffers_are_reused_and_zeroed_on_request() {
         let len = POOL_MIN_BYTES * 3 + 64;
-        let mut a = AlignedBuf::zeroed(len);
+        let mut a = AlignedBuf::zeroed(len).unwrap();
         a.as_mut_bytes().fill(7);
         let addr = a.as_bytes().as_ptr() as usize;
         drop(a);
-        let b = AlignedBuf::zeroed(len);
+        let b = AlignedBuf::zeroed(len).unwrap();
         assert!(b.as_bytes().iter().all(|&v| v == 0));
         assert_eq!(b.as_bytes().as_ptr() as usize % ALIGN, 0);
         // No other test allocates this odd size, so the freed buffer comes back.
         assert_eq!(b.as_bytes().as_ptr() as usize, addr);
         drop(b);
-        let c = AlignedBuf::for_overwrite(len);
+        let c = AlignedBuf::for_overwrite(len).unwrap();
         assert_eq!(c.as_bytes().as_ptr() as usize, addr);
         drop(c);
         release_pooled_buffers();
+    }
+
+    #[test]
+    fn impossible_allocations_are_errors_not_aborts() {
+        for len in [usize::MAX, isize::MAX as usize, 1 << 62] {
+            let e = AlignedBuf::zeroed(len).err().unwrap();
+            assert_eq!(e.code, Code::ResourceExhausted);
+            assert!(AlignedBuf::for_overwrite(len).is_err());
+        }
+        assert!(try_vec::<u64>(usize::MAX / 4).is_err());
+        assert_eq!(try_vec::<u8>(10).unwrap().capacity(), 10);
     }
 }

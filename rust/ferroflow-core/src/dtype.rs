@@ -63,6 +63,17 @@ impl DType {
         }
     }
 
+    /// TensorFlow's C++ name (`DataTypeString`: `float`, `double`), as its kernels'
+    /// messages spell it.
+    pub fn cpp_name(self) -> &'static str {
+        match self {
+            DType::Float32 => "float",
+            DType::Float64 => "double",
+            DType::Float16 => "half",
+            other => other.name(),
+        }
+    }
+
     /// Bytes per element in a dense buffer (0 for strings, which are stored apart).
     pub fn size(self) -> usize {
         match self {

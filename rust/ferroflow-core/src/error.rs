@@ -170,13 +170,44 @@ impl From<ferroflow_io::Error> for Error {
             ferroflow_io::Error::InvalidArgument(_) => Code::InvalidArgument,
             ferroflow_io::Error::FailedPrecondition(_) => Code::FailedPrecondition,
             ferroflow_io::Error::NotFound(_) => Code::NotFound,
-            ferroflow_io::Error::Io(_, io) if io.kind() == std::io::ErrorKind::NotFound => Code::NotFound,
-            ferroflow_io::Error::Io(_, io) if io.kind() == std::io::ErrorKind::PermissionDenied => {
-                Code::PermissionDenied
-            }
-            ferroflow_io::Error::Io(..) => Code::Unknown,
+            ferroflow_io::Error::ResourceExhausted(_) => Code::ResourceExhausted,
+            ferroflow_io::Error::Io(_, io) => io_code(io),
         };
         Error::new(code, e.to_string())
+    }
+}
+
+/// TF's code for an operating-system error (`tsl::errors::ErrnoToCode`): a full disk
+/// is `ResourceExhausted`, a read-only file system `PermissionDenied`, a directory
+/// where a file should be `FailedPrecondition`, and so on.
+pub fn io_code(e: &std::io::Error) -> Code {
+    use std::io::ErrorKind as K;
+    match e.kind() {
+        K::NotFound => Code::NotFound,
+        K::AlreadyExists => Code::AlreadyExists,
+        K::PermissionDenied | K::ReadOnlyFilesystem => Code::PermissionDenied,
+        K::StorageFull | K::OutOfMemory | K::QuotaExceeded | K::TooManyLinks => Code::ResourceExhausted,
+        K::IsADirectory | K::NotADirectory | K::DirectoryNotEmpty | K::ResourceBusy | K::ExecutableFileBusy => {
+            Code::FailedPrecondition
+        }
+        K::InvalidInput | K::InvalidFilename | K::ArgumentListTooLong => Code::InvalidArgument,
+        K::FileTooLarge | K::UnexpectedEof => Code::OutOfRange,
+        K::TimedOut => Code::DeadlineExceeded,
+        K::Unsupported | K::CrossesDevices => Code::Unimplemented,
+        K::Interrupted
+        | K::WouldBlock
+        | K::ConnectionRefused
+        | K::ConnectionReset
+        | K::ConnectionAborted
+        | K::HostUnreachable
+        | K::NetworkUnreachable
+        | K::NetworkDown => Code::Unavailable,
+        K::Deadlock | K::StaleNetworkFileHandle => Code::Aborted,
+        _ => match e.raw_os_error() {
+            // EMFILE, ENFILE, ENOSPC under names the kinds above do not cover.
+            Some(23 | 24 | 28) => Code::ResourceExhausted,
+            _ => Code::Unknown,
+        },
     }
 }
 

@@ -81,6 +81,16 @@ pub struct Wait<'a> {
     pub deadline: Option<Instant>,
     /// Set when the session closes; blocked operations then fail with `Cancelled`.
     pub cancelled: &'a AtomicBool,
+    /// Set when another step of the same run failed: the run is over, so blocked
+    /// operations fail with `Cancelled` (the run reports the first error).
+    pub aborted: &'a AtomicBool,
+}
+
+impl Wait<'_> {
+    /// Whether a blocked operation must give up now.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Acquire) || self.aborted.load(Ordering::Acquire)
+    }
 }
 
 /// The elements in their leaving order.
@@ -290,7 +300,7 @@ impl Queue {
     }
 
     fn block<'s>(&self, cv: &Condvar, state: &mut MutexGuard<'s, State>, wait: Wait<'_>, what: &str) -> Result<()> {
-        if wait.cancelled.load(Ordering::Acquire) {
+        if wait.is_cancelled() {
             return Err(Error::new(Code::Cancelled, format!("{what} operation was cancelled")));
         }
         match wait.deadline {
@@ -510,7 +520,7 @@ mod tests {
     use super::*;
 
     static NEVER: AtomicBool = AtomicBool::new(false);
-    const FOREVER: Wait<'static> = Wait { deadline: None, cancelled: &NEVER };
+    const FOREVER: Wait<'static> = Wait { deadline: None, cancelled: &NEVER, aborted: &NEVER };
 
     fn queue(kind: QueueKind, capacity: Option<usize>) -> Arc<Queue> {
         let spec = QueueSpec {
@@ -529,7 +539,7 @@ mod tests {
         es.iter().map(|e| e[0].scalar_value::<i64>().unwrap()).collect()
     }
     fn soon() -> Wait<'static> {
-        Wait { deadline: Some(Instant::now() + Duration::from_millis(50)), cancelled: &NEVER }
+        Wait { deadline: Some(Instant::now() + Duration::from_millis(50)), cancelled: &NEVER, aborted: &NEVER }
     }
 
     #[test]
@@ -593,7 +603,9 @@ mod tests {
         let q = queue(QueueKind::Fifo, None);
         let flag = Arc::new(AtomicBool::new(false));
         let (q2, f2) = (Arc::clone(&q), Arc::clone(&flag));
-        let t = std::thread::spawn(move || q2.dequeue(1, false, Wait { deadline: None, cancelled: &f2 }).map(|_| ()));
+        let t = std::thread::spawn(move || {
+            q2.dequeue(1, false, Wait { deadline: None, cancelled: &f2, aborted: &NEVER }).map(|_| ())
+        });
         std::thread::sleep(Duration::from_millis(20));
         flag.store(true, Ordering::Release);
         q.wake_all();

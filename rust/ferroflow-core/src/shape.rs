@@ -55,9 +55,9 @@ impl PartialShape {
     pub fn to_shape(&self) -> Option<Shape> {
         self.dims.as_ref()?.iter().copied().collect()
     }
-    /// The number of elements when fully defined.
+    /// The number of elements when fully defined (and countable: `None` on overflow).
     pub fn num_elements(&self) -> Option<usize> {
-        self.to_shape().map(|s| s.iter().product())
+        self.to_shape().and_then(|s| checked_num_elements(&s).ok())
     }
     /// Whether a tensor of concrete shape `shape` may have this static shape.
     pub fn is_compatible_with(&self, shape: &[usize]) -> bool {
@@ -164,6 +164,39 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Shape> {
     Ok(out)
 }
 
+/// The most elements a tensor may have: TF's `TensorShape` counts in `int64`.
+pub const MAX_ELEMENTS: usize = i64::MAX as usize;
+
+/// The number of elements of a concrete shape that came from a user's values (a fed
+/// shape, a `Fill`'s dims, a checkpoint's index), or TF's `InvalidArgument` when the
+/// count overflows. The one gate between a shape and anything sized by it: every
+/// tensor's shape passes it, so `Tensor::num_elements` and any sub-product of a
+/// tensor's dimensions are exact.
+///
+/// Stricter than TF in one corner: the product of the *non-zero* dimensions must fit
+/// (TF accepts `[2**62, 0, 2**62]`, whose partial products a kernel could still
+/// overflow).
+pub fn checked_num_elements(shape: &[usize]) -> Result<usize> {
+    let mut nonzero: usize = 1;
+    let mut zero = false;
+    for &d in shape {
+        if d == 0 {
+            zero = true;
+            continue;
+        }
+        nonzero = match nonzero.checked_mul(d) {
+            Some(p) if p <= MAX_ELEMENTS => p,
+            _ => {
+                return Err(Error::new(
+                    crate::error::Code::InvalidArgument,
+                    format!("Encountered overflow when multiplying {nonzero} with {d}, result: -1"),
+                ));
+            }
+        };
+    }
+    Ok(if zero { 0 } else { nonzero })
+}
+
 /// Row-major strides (in elements) of `shape`.
 pub fn strides(shape: &[usize]) -> Shape {
     let mut s: Shape = smallvec::smallvec![0; shape.len()];
@@ -207,5 +240,17 @@ mod tests {
         assert_eq!(normalize_axis(-1, 3), Some(2));
         assert_eq!(normalize_axis(3, 3), None);
         assert_eq!(strides(&[2, 3, 4]).as_slice(), &[12, 4, 1]);
+    }
+
+    #[test]
+    fn element_counts_are_checked() {
+        assert_eq!(checked_num_elements(&[]).unwrap(), 1);
+        assert_eq!(checked_num_elements(&[2, 0, 3]).unwrap(), 0);
+        assert_eq!(checked_num_elements(&[1 << 31, 1 << 31]).unwrap(), 1 << 62);
+        let e = checked_num_elements(&[(1 << 62) + 1, 4]).unwrap_err();
+        assert_eq!(e.message, "Encountered overflow when multiplying 4611686018427387905 with 4, result: -1");
+        assert!(checked_num_elements(&[1 << 32, 1 << 32]).is_err());
+        assert!(checked_num_elements(&[1 << 32, 0, 1 << 32]).is_err());
+        assert!(checked_num_elements(&[usize::MAX]).is_err());
     }
 }

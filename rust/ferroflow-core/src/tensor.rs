@@ -6,12 +6,12 @@ use ferroflow_proto as pb;
 
 use crate::dtype::{DType, Element};
 use crate::error::{Code, Error, Result};
-use crate::shape::{PartialShape, Shape, fmt_shape};
+use crate::shape::{PartialShape, Shape, checked_num_elements, fmt_shape};
 
+use crate::buffer::try_vec;
 pub use crate::buffer::{ALIGN, AlignedBuf};
 
 /// The storage behind a tensor.
-#[derive(Clone)]
 pub enum Storage {
     /// Dense little-endian elements.
     Dense(AlignedBuf),
@@ -19,7 +19,25 @@ pub enum Storage {
     Strings(Vec<Vec<u8>>),
 }
 
+impl Storage {
+    /// A copy (for copy-on-write), `ResourceExhausted` when the memory cannot be had.
+    fn try_clone(&self) -> Result<Storage> {
+        Ok(match self {
+            Storage::Dense(b) => Storage::Dense(AlignedBuf::from_bytes(b.as_bytes())?),
+            Storage::Strings(s) => {
+                let mut v = try_vec(s.len())?;
+                v.extend(s.iter().cloned());
+                Storage::Strings(v)
+            }
+        })
+    }
+}
+
 /// A dense or string tensor. Cloning is cheap (the buffer is shared).
+///
+/// Invariant: the shape passed [`checked_num_elements`] and the buffer holds exactly
+/// that many elements. Every constructor checks it, so the unchecked products over a
+/// tensor's dimensions elsewhere cannot overflow.
 #[derive(Clone)]
 pub struct Tensor {
     dtype: DType,
@@ -37,61 +55,93 @@ fn type_mismatch(want: DType, have: DType) -> Error {
     Error::new(Code::Internal, format!("tensor of type {have} accessed as {want}"))
 }
 
+/// TF's out-of-memory error for a tensor: `OOM when allocating tensor with
+/// shape[1099511627776] and type float on ... by allocator cpu`.
+fn oom(dtype: DType, shape: &[usize]) -> Error {
+    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+    Error::new(
+        Code::ResourceExhausted,
+        format!(
+            "OOM when allocating tensor with shape[{}] and type {} on /job:localhost/replica:0/task:0/device:CPU:0 \
+             by allocator cpu",
+            dims.join(","),
+            dtype.cpp_name()
+        ),
+    )
+}
+
+/// The element count and byte size of a dense `dtype` tensor of `shape`, checked.
+fn dense_size(dtype: DType, shape: &[usize]) -> Result<(usize, usize)> {
+    let n = checked_num_elements(shape)?;
+    let bytes = n
+        .checked_mul(dtype.size())
+        .filter(|&b| b <= isize::MAX as usize - crate::buffer::ALIGN)
+        .ok_or_else(|| oom(dtype, shape))?;
+    Ok((n, bytes))
+}
+
+/// `n` empty strings, `ResourceExhausted` when the memory cannot be had.
+fn empty_strings(shape: &[usize]) -> Result<Vec<Vec<u8>>> {
+    let n = checked_num_elements(shape)?;
+    let mut v = try_vec(n).map_err(|_| oom(DType::String, shape))?;
+    v.resize(n, Vec::new());
+    Ok(v)
+}
+
 impl Tensor {
-    /// A zero-filled tensor (empty strings for `string`).
-    pub fn zeros(dtype: DType, shape: &[usize]) -> Self {
-        let n: usize = shape.iter().product();
+    /// A zero-filled tensor (empty strings for `string`). Fails with TF's
+    /// `InvalidArgument` when the shape's element count overflows and with
+    /// `ResourceExhausted` when the memory cannot be had.
+    pub fn zeros(dtype: DType, shape: &[usize]) -> Result<Self> {
         let data = if dtype == DType::String {
-            Storage::Strings(vec![Vec::new(); n])
+            Storage::Strings(empty_strings(shape)?)
         } else {
-            Storage::Dense(AlignedBuf::zeroed(n * dtype.size()))
+            let (_, bytes) = dense_size(dtype, shape)?;
+            Storage::Dense(AlignedBuf::zeroed(bytes).map_err(|_| oom(dtype, shape))?)
         };
-        Tensor { dtype, shape: shape.into(), data: Arc::new(data) }
+        Ok(Tensor { dtype, shape: shape.into(), data: Arc::new(data) })
     }
     /// A tensor whose elements are unspecified until written (a recycled buffer's old
     /// bytes, or zeros): for kernels that overwrite every element. Strings are empty.
-    pub fn for_overwrite(dtype: DType, shape: &[usize]) -> Self {
+    /// Fails as [`zeros`](Self::zeros) does.
+    pub fn for_overwrite(dtype: DType, shape: &[usize]) -> Result<Self> {
         if dtype == DType::String {
             return Self::zeros(dtype, shape);
         }
-        let n: usize = shape.iter().product();
-        Tensor {
-            dtype,
-            shape: shape.into(),
-            data: Arc::new(Storage::Dense(AlignedBuf::for_overwrite(n * dtype.size()))),
-        }
+        let (_, bytes) = dense_size(dtype, shape)?;
+        let buf = AlignedBuf::for_overwrite(bytes).map_err(|_| oom(dtype, shape))?;
+        Ok(Tensor { dtype, shape: shape.into(), data: Arc::new(Storage::Dense(buf)) })
     }
     /// A tensor holding a copy of `values`.
     pub fn from_slice<T: Element>(shape: &[usize], values: &[T]) -> Result<Self> {
-        let n: usize = shape.iter().product();
+        let n = checked_num_elements(shape)?;
         if n != values.len() {
             return Err(Error::new(
                 Code::InvalidArgument,
                 format!("{} values cannot fill a tensor of shape {}", values.len(), fmt_shape(shape)),
             ));
         }
-        let mut t = Tensor::for_overwrite(T::DTYPE, shape);
+        let mut t = Tensor::for_overwrite(T::DTYPE, shape)?;
         t.as_mut_slice::<T>()?.copy_from_slice(values);
         Ok(t)
     }
     /// A rank-0 tensor.
     pub fn scalar<T: Element>(v: T) -> Self {
-        let mut t = Tensor::zeros(T::DTYPE, &[]);
-        if let Ok(s) = t.as_mut_slice::<T>() {
-            s[0] = v;
-        }
-        t
+        let mut buf = AlignedBuf::small(std::mem::size_of::<T>());
+        // SAFETY: the buffer is aligned for any element type and holds one T.
+        unsafe { buf.as_mut_bytes().as_mut_ptr().cast::<T>().write(v) };
+        Tensor { dtype: T::DTYPE, shape: Shape::new(), data: Arc::new(Storage::Dense(buf)) }
     }
     /// A tensor over a copy of raw little-endian `bytes`.
     pub fn from_bytes(dtype: DType, shape: &[usize], bytes: &[u8]) -> Result<Self> {
-        let n: usize = shape.iter().product();
-        if dtype == DType::String || bytes.len() != n * dtype.size() {
+        let n = checked_num_elements(shape)?;
+        if dtype == DType::String || Some(bytes.len()) != n.checked_mul(dtype.size()) {
             return Err(Error::new(
                 Code::InvalidArgument,
                 format!("{} bytes cannot hold a {dtype} tensor of shape {}", bytes.len(), fmt_shape(shape)),
             ));
         }
-        let mut buf = AlignedBuf::from_bytes(bytes);
+        let mut buf = AlignedBuf::from_bytes(bytes).map_err(|_| oom(dtype, shape))?;
         if dtype == DType::Bool {
             // Only 0 and 1 are valid bools.
             for b in buf.as_mut_bytes() {
@@ -102,7 +152,7 @@ impl Tensor {
     }
     /// A string tensor.
     pub fn from_strings(shape: &[usize], values: Vec<Vec<u8>>) -> Result<Self> {
-        let n: usize = shape.iter().product();
+        let n = checked_num_elements(shape)?;
         if n != values.len() {
             return Err(Error::new(
                 Code::InvalidArgument,
@@ -130,7 +180,7 @@ impl Tensor {
     }
     /// The same buffer under another shape with as many elements.
     pub fn reshaped(&self, shape: &[usize]) -> Result<Tensor> {
-        let n: usize = shape.iter().product();
+        let n = checked_num_elements(shape)?;
         if n != self.num_elements() {
             return Err(Error::new(
                 Code::InvalidArgument,
@@ -149,9 +199,17 @@ impl Tensor {
             Storage::Strings(_) => Err(type_mismatch(DType::UInt8, DType::String)),
         }
     }
+    /// The storage, exclusively ours: copied first if shared (copy-on-write), with
+    /// `ResourceExhausted` instead of an abort when the copy cannot be had.
+    fn storage_mut(&mut self) -> Result<&mut Storage> {
+        if Arc::get_mut(&mut self.data).is_none() {
+            self.data = Arc::new(self.data.try_clone().map_err(|_| oom(self.dtype, &self.shape))?);
+        }
+        Arc::get_mut(&mut self.data).ok_or_else(|| Error::new(Code::Internal, "tensor buffer is still shared"))
+    }
     /// The raw bytes of a dense tensor, mutably (copying the buffer first if shared).
     pub fn as_mut_bytes(&mut self) -> Result<&mut [u8]> {
-        match Arc::make_mut(&mut self.data) {
+        match self.storage_mut()? {
             Storage::Dense(b) => Ok(b.as_mut_bytes()),
             Storage::Strings(_) => Err(type_mismatch(DType::UInt8, DType::String)),
         }
@@ -179,7 +237,7 @@ impl Tensor {
             return Err(type_mismatch(T::DTYPE, self.dtype));
         }
         let n = self.num_elements();
-        match Arc::make_mut(&mut self.data) {
+        match self.storage_mut()? {
             Storage::Dense(b) => {
                 let bytes = b.as_mut_bytes();
                 // SAFETY: as in `as_slice`, and the buffer is now exclusively ours.
@@ -221,12 +279,16 @@ impl Tensor {
         let shape = shape_from_proto(p.tensor_shape.as_ref().unwrap_or(&pb::TensorShapeProto::default()))
             .to_shape()
             .ok_or_else(|| Error::new(Code::InvalidArgument, "TensorProto shape is not fully defined"))?;
-        let n: usize = shape.iter().product();
+        let n = checked_num_elements(&shape)?;
         if dtype == DType::String {
             let vals = match p.string_val.len() {
                 len if len == n => p.string_val.clone(),
-                1 => vec![p.string_val[0].clone(); n],
-                0 => vec![Vec::new(); n],
+                1 => {
+                    let mut v = try_vec(n)?;
+                    v.resize(n, p.string_val[0].clone());
+                    v
+                }
+                0 => empty_strings(&shape)?,
                 len => ff_bail!(InvalidArgument, "{len} strings for a tensor of {n} elements"),
             };
             return Tensor::from_strings(&shape, vals);
@@ -235,8 +297,8 @@ impl Tensor {
             return Tensor::from_bytes(dtype, &shape, &p.tensor_content);
         }
         fn fill<T: Element, S: Copy>(shape: &[usize], vals: &[S], conv: impl Fn(S) -> T) -> Result<Tensor> {
-            let n: usize = shape.iter().product();
-            let mut t = Tensor::zeros(T::DTYPE, shape);
+            let n = checked_num_elements(shape)?;
+            let mut t = Tensor::zeros(T::DTYPE, shape)?;
             let out = t.as_mut_slice::<T>()?;
             match vals.len() {
                 0 => {}
@@ -263,11 +325,7 @@ impl Tensor {
             DType::Float16 => {
                 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                 let bits: Vec<u8> = p.half_val.iter().flat_map(|v| (*v as u16).to_le_bytes()).collect();
-                if bits.is_empty() {
-                    Ok(Tensor::zeros(dtype, &shape))
-                } else {
-                    Tensor::from_bytes(dtype, &shape, &bits)
-                }
+                if bits.is_empty() { Tensor::zeros(dtype, &shape) } else { Tensor::from_bytes(dtype, &shape, &bits) }
             }
             DType::String => unreachable!("handled above"),
             DType::Resource => Err(Error::invalid_argument("a resource handle cannot be a constant")),

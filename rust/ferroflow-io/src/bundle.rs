@@ -3,10 +3,13 @@
 //! the empty key holds a `BundleHeaderProto`, every tensor name a `BundleEntryProto`
 //! with dtype, shape, offset, size and the masked CRC32C of the bytes).
 //!
-//! The writer produces TF's bytes exactly and is crash-safe: each file is written
-//! under a temporary name, synced and renamed into place, the data file before the
-//! index, so a bundle whose `.index` exists is complete. The reader checks the
-//! header's version, each entry's size and checksum (`DataLoss` otherwise).
+//! The writer produces TF's bytes exactly and is crash-safe: a process killed at any
+//! instant leaves either the old bundle or the new one readable, never a mix (see
+//! [`BundleWriter::finish`] for the protocol; TF's own writer can leave a new data file
+//! beside the old index). The reader validates everything it reads before it
+//! allocates from it (shapes, sizes and offsets against the data file's length), and
+//! checks each entry's checksum: a damaged or truncated file is `DataLoss`, never a
+//! crash or wrong values.
 //! Values are raw little-endian bytes, or byte strings for `DT_STRING`; the caller
 //! (the core's save/restore kernels) converts them to and from tensors.
 use std::collections::BTreeMap;
@@ -17,6 +20,7 @@ use std::path::{Path, PathBuf};
 use ferroflow_proto as pb;
 use prost::Message;
 
+use crate::durable::{suffixed, sync_parent, temp_path, write_synced};
 use crate::record::mask;
 use crate::table::{TableBuilder, get_varint, read_table};
 use crate::{Error, Result};
@@ -66,29 +70,75 @@ pub fn index_path(prefix: &Path) -> PathBuf {
     suffixed(prefix, ".index")
 }
 
-fn suffixed(prefix: &Path, suffix: &str) -> PathBuf {
-    let mut s = prefix.as_os_str().to_owned();
-    s.push(suffix);
-    PathBuf::from(s)
+/// The name an existing bundle file keeps while a save replaces it.
+fn prev_path(path: &Path) -> PathBuf {
+    suffixed(path, ".prev")
 }
 
-/// A sibling temporary name for `path` (TF's `<name>.tempstate<random>`).
-fn temp_path(path: &Path) -> PathBuf {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u32(std::process::id());
-    suffixed(path, &format!(".tempstate{}", h.finish()))
+fn exists(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok()
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file, synced, then renamed.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = temp_path(path);
-    let written = File::create(&tmp).and_then(|mut f| {
-        f.write_all(bytes)?;
-        f.sync_all()
-    });
-    written.map_err(Error::io(tmp.display().to_string()))?;
-    std::fs::rename(&tmp, path).map_err(Error::io(path.display().to_string()))
+/// Keeps a second name for `path` at `prev` (a hard link; a synced copy where the
+/// file system has none).
+fn keep_previous(path: &Path, prev: &Path) -> Result<()> {
+    let _ = std::fs::remove_file(prev);
+    if std::fs::hard_link(path, prev).is_ok() {
+        return Ok(());
+    }
+    let copied = std::fs::copy(path, prev).and_then(|_| File::open(prev)?.sync_all());
+    copied.map_err(Error::io(prev.display().to_string()))
+}
+
+/// Whether the save of `prefix` that last replaced a bundle was cut short before its
+/// index took the old one's place: the old index is still there (it equals its kept
+/// copy), so the old data must be read from its kept copy.
+fn save_was_interrupted(prefix: &Path) -> bool {
+    let (index, index_prev) = (index_path(prefix), prev_path(&index_path(prefix)));
+    if !exists(&prev_path(&data_path(prefix))) {
+        return false;
+    }
+    match (std::fs::read(&index), std::fs::read(&index_prev)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Finishes what a killed save of `prefix` left: puts the old data back if the new
+/// index never took over, and removes the kept copies and temporary files. Called
+/// before every save; readers instead read around an unfinished save without changing
+/// anything ([`BundleReader::open`]).
+pub fn recover(prefix: &Path) -> Result<()> {
+    let (data, index) = (data_path(prefix), index_path(prefix));
+    let (data_prev, index_prev) = (prev_path(&data), prev_path(&index));
+    if save_was_interrupted(prefix) {
+        std::fs::rename(&data_prev, &data).map_err(Error::io(data.display().to_string()))?;
+    }
+    // The data copy goes first: an index copy alone means nothing.
+    for p in [&data_prev, &index_prev] {
+        if exists(p) {
+            std::fs::remove_file(p).map_err(Error::io(p.display().to_string()))?;
+        }
+    }
+    remove_temporaries(prefix);
+    sync_parent(prefix)
+}
+
+/// Removes the temporary files (`<file>.tempstate<n>`) killed writers of `prefix` left.
+fn remove_temporaries(prefix: &Path) {
+    let (Some(dir), Some(stem)) = (prefix.parent(), prefix.file_name()) else { return };
+    let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+    let Ok(listing) = std::fs::read_dir(dir) else { return };
+    let stem = stem.as_encoded_bytes();
+    for entry in listing.flatten() {
+        let name = entry.file_name();
+        let name = name.as_encoded_bytes();
+        let ours = name.starts_with(stem)
+            && (name[stem.len()..].starts_with(b".data-") || name[stem.len()..].starts_with(b".index"));
+        if ours && name.windows(10).any(|w| w == b".tempstate") {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 fn shape_proto(dims: &[i64]) -> pb::TensorShapeProto {
@@ -157,6 +207,7 @@ impl BundleWriter {
         if let Some(dir) = prefix.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(Error::io(dir.display().to_string()))?;
         }
+        recover(&prefix)?;
         let data_tmp = temp_path(&data_path(&prefix));
         let file = File::create(&data_tmp).map_err(Error::io(data_tmp.display().to_string()))?;
         Ok(BundleWriter { prefix, data_tmp, data: Some(BufWriter::new(file)), offset: 0, entries: BTreeMap::new() })
@@ -209,7 +260,18 @@ impl BundleWriter {
         Ok(())
     }
 
-    /// Syncs the data file and renames it into place, then writes the index atomically.
+    /// Makes the bundle durable and visible. Crash-safe at every instant:
+    ///
+    /// 1. the data and the index are written under temporary names and synced;
+    /// 2. if a bundle of this prefix exists, its index and data files get second names
+    ///    (`<file>.prev`, hard links), synced;
+    /// 3. the new data file is renamed into place, then the new index (the commit
+    ///    point), and the directory is synced;
+    /// 4. the `.prev` names are removed.
+    ///
+    /// Killed between the two renames of step 3, the old index sits beside the new
+    /// data; its `.prev` copy is identical to it, which tells readers to read the old
+    /// data from `<data>.prev` and the next save to put it back ([`recover`]).
     pub fn finish(mut self) -> Result<()> {
         let header = pb::BundleHeaderProto {
             num_shards: 1,
@@ -223,13 +285,45 @@ impl BundleWriter {
         }
         let data = self.data.take().ok_or_else(|| Error::FailedPrecondition("bundle writer finished".into()))?;
         let tmp = self.data_tmp.display().to_string();
-        let file = data.into_inner().map_err(|e| Error::Io(tmp.clone(), e.into_error()))?;
-        let synced = file.sync_all().and_then(|()| std::fs::rename(&self.data_tmp, data_path(&self.prefix)));
-        if let Err(e) = synced {
+        let file = data.into_inner().map_err(|e| Error::Io(tmp.clone(), e.into_error()));
+        if let Err(e) = file.and_then(|f| f.sync_all().map_err(|e| Error::Io(tmp.clone(), e))) {
             let _ = std::fs::remove_file(&self.data_tmp);
-            return Err(Error::Io(tmp, e));
+            return Err(e);
         }
-        write_atomically(&index_path(&self.prefix), &table.finish())
+        let (data, index) = (data_path(&self.prefix), index_path(&self.prefix));
+        let index_tmp = temp_path(&index);
+        if let Err(e) = write_synced(&index_tmp, &table.finish()) {
+            let _ = std::fs::remove_file(&self.data_tmp);
+            return Err(e);
+        }
+        let committed = self.commit(&data, &index, &index_tmp);
+        if committed.is_err() {
+            let _ = std::fs::remove_file(&self.data_tmp);
+            let _ = std::fs::remove_file(&index_tmp);
+        }
+        committed
+    }
+
+    /// Steps 2 to 4 of [`finish`](Self::finish).
+    fn commit(&self, data: &Path, index: &Path, index_tmp: &Path) -> Result<()> {
+        let replacing = exists(index) && exists(data);
+        if replacing {
+            // The index copy first: a data copy without one would look like an
+            // unfinished save.
+            keep_previous(index, &prev_path(index))?;
+            keep_previous(data, &prev_path(data))?;
+            sync_parent(data)?;
+        }
+        std::fs::rename(&self.data_tmp, data).map_err(Error::io(data.display().to_string()))?;
+        std::fs::rename(index_tmp, index).map_err(Error::io(index.display().to_string()))?;
+        sync_parent(index)?;
+        if replacing {
+            for p in [prev_path(data), prev_path(index)] {
+                std::fs::remove_file(&p).map_err(Error::io(p.display().to_string()))?;
+            }
+            sync_parent(index)?;
+        }
+        Ok(())
     }
 }
 
@@ -238,6 +332,9 @@ pub struct BundleReader {
     prefix: PathBuf,
     num_shards: i32,
     entries: BTreeMap<String, pb::BundleEntryProto>,
+    /// The data is in `<data>.prev`: a save replacing this bundle was killed before
+    /// its index took over.
+    read_previous: bool,
 }
 
 impl BundleReader {
@@ -270,7 +367,8 @@ impl BundleReader {
                 .map_err(|e| Error::DataLoss(format!("{name}: bad entry for {key}: {e}")))?;
             entries.insert(key, entry);
         }
-        Ok(BundleReader { prefix, num_shards: header.num_shards.max(1), entries })
+        let read_previous = save_was_interrupted(&prefix);
+        Ok(BundleReader { prefix, num_shards: header.num_shards.max(1), entries, read_previous })
     }
 
     /// The tensor names, sorted.
@@ -290,32 +388,70 @@ impl BundleReader {
         if !entry.slices.is_empty() {
             return Err(Error::InvalidArgument(format!("{name} is a partitioned tensor; slices are not supported")));
         }
-        let path = suffixed(&self.prefix, &format!(".data-{:05}-of-{:05}", entry.shard_id, self.num_shards));
+        let mut path = suffixed(&self.prefix, &format!(".data-{:05}-of-{:05}", entry.shard_id, self.num_shards));
+        if self.read_previous {
+            path = prev_path(&path);
+        }
         let file_name = path.display().to_string();
-        let size = usize::try_from(entry.size).map_err(|_| Error::DataLoss(format!("{name}: bad size")))?;
-        let offset = u64::try_from(entry.offset).map_err(|_| Error::DataLoss(format!("{name}: bad offset")))?;
-        let mut bytes = vec![0u8; size];
-        File::open(&path)
-            .and_then(|mut f| {
-                f.seek(SeekFrom::Start(offset))?;
-                f.read_exact(&mut bytes)
-            })
-            .map_err(Error::io(file_name.clone()))?;
-        let elements: i64 = entry.shape.as_ref().map_or(1, |s| s.dim.iter().map(|d| d.size).product());
-        let elements = usize::try_from(elements).map_err(|_| Error::DataLoss(format!("{name}: bad shape")))?;
+        let bad = |what: &str| Error::DataLoss(format!("{file_name}: {what} in the bundle entry of {name}"));
+        let size = u64::try_from(entry.size).map_err(|_| bad("a negative size"))?;
+        let offset = u64::try_from(entry.offset).map_err(|_| bad("a negative offset"))?;
+        let elements = entry_elements(entry).ok_or_else(|| bad("an invalid shape"))?;
+        // Everything the entry claims is checked before anything is allocated from it.
         if entry.dtype == DT_STRING {
+            // Every string takes at least its one-byte length.
+            if elements > size {
+                return Err(bad("more strings than bytes"));
+            }
+        } else {
+            let want = dtype_size(entry.dtype).and_then(|s| elements.checked_mul(s as u64));
+            if want != Some(size) {
+                return Err(Error::DataLoss(format!("Invalid size in bundle entry: key {name}")));
+            }
+        }
+        let mut file = File::open(&path).map_err(Error::io(file_name.clone()))?;
+        let file_len = file.metadata().map_err(Error::io(file_name.clone()))?.len();
+        if offset.checked_add(size).is_none_or(|end| end > file_len) {
+            return Err(Error::DataLoss(format!(
+                "{file_name}: the data of {name} ({size} bytes at offset {offset}) lies past the end of the file \
+                 ({file_len} bytes): the file is truncated"
+            )));
+        }
+        let size = usize::try_from(size).map_err(|_| bad("a size beyond this machine's address space"))?;
+        let mut bytes = Vec::new();
+        bytes
+            .try_reserve_exact(size)
+            .map_err(|_| Error::ResourceExhausted(format!("OOM when allocating {size} bytes to restore {name}")))?;
+        bytes.resize(size, 0);
+        file.seek(SeekFrom::Start(offset))
+            .and_then(|_| file.read_exact(&mut bytes))
+            .map_err(Error::io(file_name.clone()))?;
+        if entry.dtype == DT_STRING {
+            let elements = usize::try_from(elements).map_err(|_| bad("an invalid shape"))?;
             let (values, crc) = decode_strings(&bytes, elements)
                 .ok_or_else(|| Error::DataLoss(format!("{file_name}: bad string data for {name}")))?;
             check_crc(name, entry.crc32c, crc)?;
             return Ok(TensorData::Strings(values));
         }
-        match dtype_size(entry.dtype) {
-            Some(s) if s * elements == size => {}
-            _ => return Err(Error::DataLoss(format!("Invalid size in bundle entry: key {name}"))),
-        }
         check_crc(name, entry.crc32c, crc32c::crc32c(&bytes))?;
         Ok(TensorData::Dense(bytes))
     }
+}
+
+/// The element count of an entry's shape: `None` for a negative dimension or a count
+/// that overflows TF's `int64`.
+fn entry_elements(entry: &pb::BundleEntryProto) -> Option<u64> {
+    let mut n: u64 = 1;
+    let mut zero = false;
+    for d in entry.shape.as_ref().map_or(&[][..], |s| &s.dim[..]) {
+        let d = u64::try_from(d.size).ok()?;
+        if d == 0 {
+            zero = true;
+        } else {
+            n = n.checked_mul(d).filter(|&p| p <= i64::MAX as u64)?;
+        }
+    }
+    Some(if zero { 0 } else { n })
 }
 
 fn check_crc(name: &str, stored: u32, computed: u32) -> Result<()> {
@@ -469,5 +605,105 @@ mod tests {
             .filter(|n| n.starts_with("abandoned"))
             .collect();
         assert!(names.is_empty(), "{names:?}");
+    }
+
+    /// Rewrites the index of `prefix` with `entry` for `name` (header kept), as an
+    /// attacker editing the file (with valid block checksums) would.
+    fn craft(prefix: &Path, name: &str, entry: &pb::BundleEntryProto) {
+        let bytes = std::fs::read(index_path(prefix)).unwrap();
+        let rows = read_table(&bytes, "index").unwrap();
+        let mut t = TableBuilder::new();
+        for (k, v) in rows {
+            if k == name.as_bytes() {
+                t.add(&k, &entry.encode_to_vec()).unwrap();
+            } else {
+                t.add(&k, &v).unwrap();
+            }
+        }
+        std::fs::write(index_path(prefix), t.finish()).unwrap();
+    }
+
+    #[test]
+    fn crafted_entries_are_data_loss_before_any_allocation() {
+        let dir = tempfile::tempdir().unwrap();
+        let prefix = dir.path().join("ckpt");
+        let mut w = BundleWriter::new(&prefix).unwrap();
+        add(&mut w, "v", 1, &[4], &f32s(&[1.0, 2.0, 3.0, 4.0])).unwrap();
+        w.finish().unwrap();
+        let good = BundleReader::open(&prefix).unwrap().entry("v").unwrap().clone();
+        let with = |dims: &[i64], dtype: i32, size: i64, offset: i64| pb::BundleEntryProto {
+            dtype,
+            shape: Some(shape_proto(dims)),
+            size,
+            offset,
+            ..good.clone()
+        };
+        let cases = [
+            // The element count wraps to 4 in 64 bits: 16 bytes would "fit".
+            with(&[(1 << 62) + 1, 4], 1, 16, 0),
+            // 2**40 bytes claimed: must be checked against the file, not allocated.
+            with(&[1 << 38], 1, 1 << 40, 0),
+            // A string tensor of 2**40 elements in 16 bytes.
+            with(&[1 << 40], DT_STRING, 16, 0),
+            with(&[-1, 4], 1, 16, 0),
+            with(&[4], 1, 16, -8),
+            with(&[4], 1, 16, i64::MAX),
+            with(&[4], 1, -16, 0),
+            with(&[2], 1, 16, 0),
+        ];
+        for entry in cases {
+            craft(&prefix, "v", &entry);
+            let r = BundleReader::open(&prefix).unwrap();
+            assert!(matches!(r.read("v"), Err(Error::DataLoss(_))), "{entry:?}");
+        }
+    }
+
+    #[test]
+    fn a_truncated_data_file_is_data_loss() {
+        let dir = tempfile::tempdir().unwrap();
+        let prefix = dir.path().join("ckpt");
+        let mut w = BundleWriter::new(&prefix).unwrap();
+        add(&mut w, "v", 1, &[4], &f32s(&[1.0, 2.0, 3.0, 4.0])).unwrap();
+        w.finish().unwrap();
+        for len in [8, 0] {
+            std::fs::File::options().write(true).open(data_path(&prefix)).unwrap().set_len(len).unwrap();
+            let r = BundleReader::open(&prefix).unwrap();
+            assert!(matches!(r.read("v"), Err(Error::DataLoss(m)) if m.contains("truncated")));
+        }
+    }
+
+    #[test]
+    fn a_save_killed_between_its_renames_leaves_the_old_bundle_readable() {
+        let dir = tempfile::tempdir().unwrap();
+        let prefix = dir.path().join("ckpt");
+        let save = |v: f32| {
+            let mut w = BundleWriter::new(&prefix).unwrap();
+            add(&mut w, "v", 1, &[2], &f32s(&[v, v])).unwrap();
+            w.finish().unwrap();
+        };
+        save(1.0);
+        // Simulate the kill: the old index and data kept, the new data renamed into
+        // place, the new index never.
+        let (data, index) = (data_path(&prefix), index_path(&prefix));
+        keep_previous(&index, &prev_path(&index)).unwrap();
+        keep_previous(&data, &prev_path(&data)).unwrap();
+        std::fs::write(&data, std::fs::read(&data).unwrap().iter().map(|b| b ^ 0xff).collect::<Vec<_>>()).unwrap();
+        let r = BundleReader::open(&prefix).unwrap();
+        assert_eq!(r.read("v").unwrap(), f32s(&[1.0, 1.0]), "read from the kept data");
+        // The next save repairs and replaces; nothing is left behind.
+        save(2.0);
+        assert_eq!(BundleReader::open(&prefix).unwrap().read("v").unwrap(), f32s(&[2.0, 2.0]));
+        let names: Vec<_> =
+            std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+        // Killed after the new index took over, before the kept copies were removed:
+        // the new bundle is read.
+        let (old_index, old_data) = (std::fs::read(&index).unwrap(), std::fs::read(&data).unwrap());
+        save(3.0);
+        std::fs::write(prev_path(&index), old_index).unwrap();
+        std::fs::write(prev_path(&data), old_data).unwrap();
+        assert_eq!(BundleReader::open(&prefix).unwrap().read("v").unwrap(), f32s(&[3.0, 3.0]));
+        save(4.0);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 }

@@ -12,6 +12,8 @@ pub enum Error {
     FailedPrecondition(String),
     /// Something asked for does not exist (a tensor name in a checkpoint).
     NotFound(String),
+    /// Memory for a buffer the file asks for could not be had.
+    ResourceExhausted(String),
     /// The operating system's error, with the path or action it concerned.
     Io(String, std::io::Error),
 }
@@ -22,9 +24,11 @@ pub type Result<T> = std::result::Result<T, Error>;
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::DataLoss(m) | Error::InvalidArgument(m) | Error::FailedPrecondition(m) | Error::NotFound(m) => {
-                f.write_str(m)
-            }
+            Error::DataLoss(m)
+            | Error::InvalidArgument(m)
+            | Error::FailedPrecondition(m)
+            | Error::NotFound(m)
+            | Error::ResourceExhausted(m) => f.write_str(m),
             Error::Io(what, e) => write!(f, "{what}: {e}"),
         }
     }

@@ -6,8 +6,11 @@
 //! - [`summary`]: what the summary ops encode: TF's histogram buckets, PNG images,
 //!   WAV audio;
 //! - [`table`] and [`bundle`]: V2 checkpoints (the tensor bundle: a data file and a
-//!   LevelDB-style sorted table as its index), byte-identical to TensorFlow's.
+//!   LevelDB-style sorted table as its index), byte-identical to TensorFlow's;
+//! - [`durable`]: atomic, synced file replacement (temporary file, fsync, rename,
+//!   directory fsync).
 pub mod bundle;
+pub mod durable;
 pub mod events;
 pub mod record;
 pub mod summary;

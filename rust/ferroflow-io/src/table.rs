@@ -234,7 +234,7 @@ fn corrupt(name: &str, what: &str) -> Error {
 fn read_block<'a>(file: &'a [u8], handle: BlockHandle, name: &str) -> Result<&'a [u8]> {
     let start = usize::try_from(handle.offset).map_err(|_| corrupt(name, "block offset"))?;
     let size = usize::try_from(handle.size).map_err(|_| corrupt(name, "block size"))?;
-    let end = start.checked_add(size).filter(|&e| e + TRAILER_LEN <= file.len());
+    let end = start.checked_add(size).filter(|&e| e.checked_add(TRAILER_LEN).is_some_and(|t| t <= file.len()));
     let end = end.ok_or_else(|| corrupt(name, "block extends past the end of the file"))?;
     let contents = &file[start..end];
     let kind = file[end];

@@ -21,22 +21,43 @@ pub struct PyEventWriter {
 }
 
 impl PyEventWriter {
-    /// Queues the event `make` builds, releasing the GIL only when the queue is full;
-    /// after `close` the event is dropped (false), as TF's writer drops it.
+    /// Queues the event `make` builds, releasing the GIL only when it must wait; after
+    /// `close` the event is dropped (false), as TF's writer drops it.
+    ///
+    /// The writer's lock is never waited for with the GIL held, nor held while the GIL
+    /// is re-acquired: a `close` waiting for the write lock blocks new readers, so a
+    /// reader holding the GIL would wait for `close`, which waits for an earlier reader,
+    /// which waits for the GIL (a deadlock with several threads adding to a full queue).
     fn queue(
         &self,
         py: Python<'_>,
-        make: impl FnOnce(&EventFileWriter) -> ferroflow_io::Result<Vec<u8>>,
+        make: impl FnOnce(&EventFileWriter) -> ferroflow_io::Result<Vec<u8>> + Send,
     ) -> PyResult<bool> {
+        let pending = match self.inner.try_read() {
+            Some(writer) => {
+                if writer.is_closed() {
+                    return Ok(false);
+                }
+                guarded(py, || Ok(writer.try_add_event(make(&writer)?)?))?
+            }
+            None => return run_detached(py, || self.add_blocking(make)),
+        };
+        match pending {
+            Some(event) => run_detached(py, || self.add_blocking(|_| Ok(event))),
+            None => Ok(true),
+        }
+    }
+
+    /// Queues an event, waiting for the lock and for room (call without the GIL).
+    fn add_blocking(
+        &self,
+        make: impl FnOnce(&EventFileWriter) -> ferroflow_io::Result<Vec<u8>>,
+    ) -> ferroflow_core::Result<bool> {
         let writer = self.inner.read();
         if writer.is_closed() {
             return Ok(false);
         }
-        let pending = guarded(py, || Ok(writer.try_add_event(make(&writer)?)?))?;
-        if let Some(event) = pending {
-            let w: &EventFileWriter = &writer;
-            run_detached(py, || Ok(w.add_event(event)?))?;
-        }
+        writer.add_event(make(&writer)?)?;
         Ok(true)
     }
 }

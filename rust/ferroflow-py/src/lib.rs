@@ -17,6 +17,13 @@ fn op_names() -> Vec<&'static str> {
     ferroflow_core::ops::op_names()
 }
 
+/// Writes `data` to `path` atomically and durably (a synced temporary file renamed
+/// into place, then the directory synced), raising TF's error class for an OS error.
+#[pyfunction]
+fn write_file_atomically(py: Python<'_>, path: std::path::PathBuf, data: &[u8]) -> PyResult<()> {
+    errors::run_detached(py, || Ok(ferroflow_io::durable::write_atomically(&path, data)?))
+}
+
 /// The native module.
 #[pymodule(gil_used = true)]
 fn _ferroflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -32,5 +39,6 @@ fn _ferroflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<threads::PyNativeThread>()?;
     m.add_function(wrap_pyfunction!(threads::queue_runner_threads, m)?)?;
     m.add_function(wrap_pyfunction!(op_names, m)?)?;
+    m.add_function(wrap_pyfunction!(write_file_atomically, m)?)?;
     Ok(())
 }

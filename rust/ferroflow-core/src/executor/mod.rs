@@ -142,9 +142,10 @@ impl Session {
             values[i] = Some(Value::Tensor(t));
         }
         let deadline = timeout.or(self.operation_timeout).and_then(|t| Instant::now().checked_add(t));
-        let wait = Wait { deadline, cancelled: &self.closed };
+        let aborted = AtomicBool::new(false);
+        let wait = Wait { deadline, cancelled: &self.closed, aborted: &aborted };
         let values = match &self.inter_pool {
-            Some(pool) if plan.parallel => run_parallel(plan, values, pool, &self.env, wait)?,
+            Some(pool) if plan.parallel => run_parallel(plan, values, pool, &self.env, wait, &self.resources)?,
             _ => run_inline(plan, values, &self.env, wait)?,
         };
         plan.fetches
@@ -241,10 +242,10 @@ struct ParallelRun<'a> {
     plan: &'a Plan,
     env: &'a ExecEnv,
     wait: Wait<'a>,
+    resources: &'a ResourceMgr,
     values: Vec<Mutex<Option<Value>>>,
     pending: Vec<AtomicUsize>,
     uses_left: Vec<AtomicUsize>,
-    failed: AtomicBool,
     error: Mutex<Option<Error>>,
     // Steps that may block (queue operations) run on the calling thread, which waits
     // here for them; pool threads never block on a queue.
@@ -253,12 +254,18 @@ struct ParallelRun<'a> {
 }
 
 impl ParallelRun<'_> {
+    /// Records the run's first error and ends the run: no new step starts, and a step
+    /// blocked on a queue (on the calling thread) is woken to fail with `Cancelled`, as
+    /// TF's executor cancels a step's pending ops when one of them fails.
     fn fail(&self, e: Error) {
         let mut slot = self.error.lock();
         if slot.is_none() {
             *slot = Some(e);
         }
-        self.failed.store(true, Ordering::Release);
+        drop(slot);
+        if !self.wait.aborted.swap(true, Ordering::AcqRel) {
+            self.resources.wake_blocked();
+        }
     }
 
     fn run_step(&self, idx: usize) -> Result<()> {
@@ -321,7 +328,7 @@ impl ParallelRun<'_> {
 
     /// Runs step `idx` and dispatches its ready successors but one, which it returns.
     fn run_one<'s>(&'s self, idx: usize, scope: &rayon::Scope<'s>) -> Option<usize> {
-        if self.failed.load(Ordering::Acquire) {
+        if self.wait.aborted.load(Ordering::Acquire) {
             return None;
         }
         if let Err(e) = self.run_step(idx) {
@@ -369,16 +376,17 @@ fn run_parallel(
     pool: &rayon::ThreadPool,
     env: &ExecEnv,
     wait: Wait<'_>,
+    resources: &ResourceMgr,
 ) -> Result<Vec<Option<Value>>> {
     let state = ParallelRun {
         plan,
         env,
         wait,
+        resources,
         values: values.into_iter().map(Mutex::new).collect(),
         pending: plan.steps.iter().map(|s| AtomicUsize::new(s.num_predecessors)).collect(),
         // Fetched slots keep one extra use, so no consumer moves them out.
         uses_left: plan.uses.iter().map(|&u| AtomicUsize::new(u)).collect(),
-        failed: AtomicBool::new(false),
         error: Mutex::new(None),
         lane: Mutex::new(CallerLane::default()),
         lane_changed: parking_lot::Condvar::new(),

@@ -117,7 +117,15 @@ impl Plan {
             stack.extend(node.inputs.iter().filter(|i| !feed_slot.contains_key(i)).map(|i| i.node));
             stack.extend(node.control_inputs.iter().copied());
         }
-        let order: Vec<NodeId> = (0..graph.len()).filter(|&n| needed[n]).collect();
+        let needed_nodes: Vec<NodeId> = (0..graph.len()).filter(|&n| needed[n]).collect();
+        let mut kernels: HashMap<NodeId, Box<dyn OpKernel>> = HashMap::with_capacity(needed_nodes.len());
+        for &n in &needed_nodes {
+            let node = graph.node(n)?;
+            let kernel =
+                (node.def.kernel)(&KernelBuild { node, graph, resources }).map_err(|e| e.with_node(&node.name))?;
+            kernels.insert(n, kernel);
+        }
+        let order = blocking_last_order(graph, &needed_nodes, &feed_slot, |n| kernels[&n].is_blocking())?;
 
         let mut step_of = vec![usize::MAX; graph.len()];
         let mut out_base = vec![0usize; graph.len()];
@@ -138,8 +146,7 @@ impl Plan {
             let node = graph.node(n)?;
             ordered[n] = !node.control_inputs.is_empty()
                 || node.inputs.iter().any(|o| ordered[o.node] && !feed_slot.contains_key(o));
-            let kernel =
-                (node.def.kernel)(&KernelBuild { node, graph, resources }).map_err(|e| e.with_node(&node.name))?;
+            let kernel = kernels.remove(&n).ok_or_else(|| Error::value(format!("no kernel for {}", node.name)))?;
             let inputs = node
                 .inputs
                 .iter()
@@ -201,6 +208,61 @@ impl Plan {
         let parallel = pool_threads > 1 && overlappable_work(graph, &order, &steps) >= PARALLEL_MIN_WORK;
         Ok(Plan { steps, num_slots: next_slot, feeds: feed_slots, fetches: fetch_slots, uses, parallel })
     }
+}
+
+/// A topological order of `nodes` (ids in `needed`, inputs before consumers) that
+/// runs every non-blocking node that is ready before any blocking one (a queue
+/// operation). A straight-line run executes steps in this order, so an op that fails
+/// (a `tf.Assert`) ends the run before a dequeue in the same run can wait for ever.
+fn blocking_last_order(
+    graph: &Graph,
+    nodes: &[NodeId],
+    feeds: &HashMap<Output, usize>,
+    blocking: impl Fn(NodeId) -> bool,
+) -> Result<Vec<NodeId>> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let index: HashMap<NodeId, usize> = nodes.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+    let mut waiting = vec![0usize; nodes.len()];
+    let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+    for (i, &n) in nodes.iter().enumerate() {
+        let node = graph.node(n)?;
+        let mut preds: Vec<usize> = node
+            .inputs
+            .iter()
+            .filter(|o| !feeds.contains_key(o))
+            .map(|o| o.node)
+            .chain(node.control_inputs.iter().copied())
+            .filter_map(|p| index.get(&p).copied())
+            .collect();
+        preds.sort_unstable();
+        preds.dedup();
+        waiting[i] = preds.len();
+        for p in preds {
+            consumers[p].push(i);
+        }
+    }
+    // Ready nodes by (blocking, id): non-blocking first, then graph order.
+    let mut ready: BinaryHeap<Reverse<(bool, NodeId, usize)>> = BinaryHeap::new();
+    for (i, &n) in nodes.iter().enumerate() {
+        if waiting[i] == 0 {
+            ready.push(Reverse((blocking(n), n, i)));
+        }
+    }
+    let mut order = Vec::with_capacity(nodes.len());
+    while let Some(Reverse((_, n, i))) = ready.pop() {
+        order.push(n);
+        for &c in &consumers[i] {
+            waiting[c] -= 1;
+            if waiting[c] == 0 {
+                ready.push(Reverse((blocking(nodes[c]), nodes[c], c)));
+            }
+        }
+    }
+    if order.len() != nodes.len() {
+        return Err(Error::value("the graph has a cycle"));
+    }
+    Ok(order)
 }
 
 /// For an input of an op that runs after a control dependency: the variable reference

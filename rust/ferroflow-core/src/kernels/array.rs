@@ -1,12 +1,17 @@
 //! Array kernels that move or convert elements without arithmetic: cast, fill,
 //! stack, gather, range, where. Dense copies work on bytes, so one body serves
 //! every dtype; string tensors take the same paths over their element vectors.
+use crate::buffer::{alloc_failed, try_vec};
 use crate::dtype::{DType, Element};
 use crate::error::Result;
+use crate::shape::checked_num_elements;
 use crate::tensor::Tensor;
 
-/// Conversion between element types with C++ `static_cast` semantics (Rust `as`,
-/// which saturates float-to-int instead of being undefined).
+/// Conversion between element types with the results TF's CPU kernels give: C++
+/// `static_cast` as x86 executes it. Integer-to-integer wraps (Rust `as`); a float
+/// that is NaN or out of an integer type's range becomes that type's minimum (the x86
+/// "integer indefinite" value, where Rust `as` would saturate), and a float to `uint8`
+/// goes through int32 (`-2.5` is 254, NaN is 0).
 pub trait Castable: Element {
     /// As f64.
     fn to_f64(self) -> f64;
@@ -30,7 +35,35 @@ macro_rules! castable {
         }
     )*};
 }
-castable!(f32, f64, i32, i64, u8);
+castable!(f32, f64);
+
+macro_rules! castable_int {
+    ($($t:ty => $from_f64:expr),*) => {$(
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss,
+                clippy::cast_possible_wrap, clippy::cast_lossless)]
+        impl Castable for $t {
+            fn to_f64(self) -> f64 { self as f64 }
+            fn to_i64(self) -> i64 { self as i64 }
+            fn from_f64(v: f64) -> Self { $from_f64(v) }
+            fn from_i64(v: i64) -> Self { v as $t }
+        }
+    )*};
+}
+castable_int!(i32 => f64_to_i32, i64 => f64_to_i64, u8 => |v| f64_to_i32(v) as u8);
+
+/// x86's truncating float-to-int32 conversion (`cvttsd2si`): NaN and values outside
+/// int32's range give `i32::MIN`.
+#[allow(clippy::cast_possible_truncation)]
+fn f64_to_i32(v: f64) -> i32 {
+    if v > -2_147_483_649.0 && v < 2_147_483_648.0 { v as i32 } else { i32::MIN }
+}
+
+/// x86's truncating float-to-int64 conversion: NaN and values outside int64's range
+/// give `i64::MIN`.
+#[allow(clippy::cast_possible_truncation)]
+fn f64_to_i64(v: f64) -> i64 {
+    if v > -9_223_372_036_854_777_856.0 && v < 9_223_372_036_854_775_808.0 { v as i64 } else { i64::MIN }
+}
 
 impl Castable for bool {
     fn to_f64(self) -> f64 {
@@ -67,16 +100,19 @@ pub fn cast(x: &Tensor, to: DType) -> Result<Tensor> {
 /// A tensor of `shape` with every element equal to the one element of `value`.
 pub fn fill(shape: &[usize], value: &Tensor) -> Result<Tensor> {
     if value.dtype() == DType::String {
-        let s = value.as_strings()?[0].clone();
-        return Tensor::from_strings(shape, vec![s; shape.iter().product()]);
+        let n = checked_num_elements(shape)?;
+        let mut v = try_vec(n)?;
+        v.resize(n, value.as_strings()?[0].clone());
+        return Tensor::from_strings(shape, v);
     }
-    let bytes = value.as_bytes()?;
-    let n: usize = shape.iter().product();
-    let mut data = Vec::with_capacity(n * bytes.len());
-    for _ in 0..n {
-        data.extend_from_slice(bytes);
+    let one = value.as_bytes()?;
+    let mut out = Tensor::for_overwrite(value.dtype(), shape)?;
+    if !one.is_empty() {
+        for chunk in out.as_mut_bytes()?.chunks_exact_mut(one.len()) {
+            chunk.copy_from_slice(one);
+        }
     }
-    Tensor::from_bytes(value.dtype(), shape, &data)
+    Ok(out)
 }
 
 /// Copies blocks: for each `outer` row, the `blocks` given by `pick` (source tensor,
@@ -89,8 +125,9 @@ fn gather_blocks(
     mut pick: impl FnMut(usize) -> (usize, usize),
     sources: &[&Tensor],
 ) -> Result<Tensor> {
+    let total = count.checked_mul(block).ok_or_else(|| alloc_failed(usize::MAX))?;
     if dtype == DType::String {
-        let mut out = Vec::with_capacity(count * block);
+        let mut out = try_vec(total)?;
         for i in 0..count {
             let (src, b) = pick(i);
             out.extend_from_slice(&sources[src].as_strings()?[b * block..(b + 1) * block]);
@@ -98,7 +135,7 @@ fn gather_blocks(
         return Tensor::from_strings(shape, out);
     }
     let esize = dtype.size();
-    let mut out = Vec::with_capacity(count * block * esize);
+    let mut out = try_vec(total.checked_mul(esize).ok_or_else(|| alloc_failed(usize::MAX))?)?;
     for i in 0..count {
         let (src, b) = pick(i);
         out.extend_from_slice(&sources[src].as_bytes()?[b * block * esize..(b + 1) * block * esize]);

@@ -214,7 +214,7 @@ fn min_chunk(unit: usize, unit_flops: usize) -> usize {
 
 /// `Conv2D`: `x` `[n, h, w, c]` with `filter` `[kh, kw, c, o]`.
 pub fn conv2d<T: Float>(x: &Tensor, filter: &Tensor, g: &ConvGeometry, env: &ExecEnv) -> Result<Tensor> {
-    let mut out = Tensor::zeros(x.dtype(), &[g.n, g.oh, g.ow, g.o]);
+    let mut out = Tensor::zeros(x.dtype(), &[g.n, g.oh, g.ow, g.o])?;
     if out.num_elements() > 0 {
         conv2d_into(x.as_slice::<T>()?, filter.as_slice::<T>()?, g, env, out.as_mut_slice::<T>()?);
     }
@@ -284,7 +284,7 @@ pub fn conv2d_backprop_input<T: Float>(
     env: &ExecEnv,
 ) -> Result<Tensor> {
     let (fs, dys) = (filter.as_slice::<T>()?, dy.as_slice::<T>()?);
-    let mut dx = Tensor::zeros(dy.dtype(), &[g.n, g.h, g.w, g.c]);
+    let mut dx = Tensor::zeros(dy.dtype(), &[g.n, g.h, g.w, g.c])?;
     if dx.num_elements() == 0 {
         return Ok(dx);
     }
@@ -322,7 +322,7 @@ pub fn conv2d_backprop_input<T: Float>(
 pub fn conv2d_backprop_filter<T: Float>(x: &Tensor, dy: &Tensor, g: &ConvGeometry, env: &ExecEnv) -> Result<Tensor> {
     let (xs, dys) = (x.as_slice::<T>()?, dy.as_slice::<T>()?);
     let patch = g.patch();
-    let mut dw = Tensor::zeros(dy.dtype(), &[g.kh, g.kw, g.c, g.o]);
+    let mut dw = Tensor::zeros(dy.dtype(), &[g.kh, g.kw, g.c, g.o])?;
     if dw.num_elements() == 0 || g.n * g.oh * g.ow == 0 {
         return Ok(dw);
     }

@@ -64,7 +64,7 @@ pub fn binary<T: Element>(a: Tensor, b: Tensor, env: &ExecEnv, f: impl Fn(T, T) 
             });
             return Ok(dst);
         }
-        let mut out = Tensor::for_overwrite(T::DTYPE, a.shape());
+        let mut out = Tensor::for_overwrite(T::DTYPE, a.shape())?;
         let (xs, ys) = (a.as_slice::<T>()?, b.as_slice::<T>()?);
         env.for_each_chunk(out.as_mut_slice::<T>()?, PARALLEL_MIN, 64, |off, o| {
             zip_into(o, &xs[off..off + o.len()], &ys[off..off + o.len()], &f);
@@ -80,7 +80,7 @@ pub fn binary<T: Element>(a: Tensor, b: Tensor, env: &ExecEnv, f: impl Fn(T, T) 
         let x = a.as_slice::<T>()?[0];
         return unary(b, env, |y| f(x, y));
     }
-    let mut out = Tensor::for_overwrite(T::DTYPE, &out_shape);
+    let mut out = Tensor::for_overwrite(T::DTYPE, &out_shape)?;
     broadcast_into(out.as_mut_slice::<T>()?, &out_shape, &a, &b, env, f)?;
     Ok(out)
 }
@@ -101,7 +101,7 @@ pub fn binary_to<T: Element, R: Element>(
     f: impl Fn(T, T) -> R + Sync,
 ) -> Result<Tensor> {
     let shape = broadcast_shapes(a.shape(), b.shape())?;
-    let mut out = Tensor::for_overwrite(R::DTYPE, &shape);
+    let mut out = Tensor::for_overwrite(R::DTYPE, &shape)?;
     broadcast_into(out.as_mut_slice::<R>()?, &shape, a, b, env, f)?;
     Ok(out)
 }
@@ -195,7 +195,7 @@ pub fn unary<T: Element>(x: Tensor, env: &ExecEnv, f: impl Fn(T) -> T + Sync) ->
 
 /// `f(x)` elementwise into a new tensor (of another element type, possibly).
 pub fn map_into<T: Element, R: Element>(x: &Tensor, env: &ExecEnv, f: impl Fn(T) -> R + Sync) -> Result<Tensor> {
-    let mut out = Tensor::for_overwrite(R::DTYPE, x.shape());
+    let mut out = Tensor::for_overwrite(R::DTYPE, x.shape())?;
     let xs = x.as_slice::<T>()?;
     env.for_each_chunk(out.as_mut_slice::<R>()?, PARALLEL_MIN, 64, |off, o| map_to(o, &xs[off..off + o.len()], &f));
     Ok(out)

@@ -2,9 +2,10 @@
 //! They work on bytes (one body for every dense dtype) or on string vectors, copying
 //! contiguous runs of the innermost dimension at a time.
 use super::num::Num;
+use crate::buffer::{alloc_failed, try_vec};
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::shape::{fmt_shape, strides};
+use crate::shape::{checked_num_elements, fmt_shape, strides};
 use crate::tensor::Tensor;
 
 /// The elements of one tensor as bytes (dense) or strings, with the element size.
@@ -24,12 +25,15 @@ enum Sink {
 }
 
 impl Sink {
-    fn for_dtype(dtype: DType, capacity: usize) -> Sink {
-        if dtype == DType::String {
-            Sink::Strings(Vec::with_capacity(capacity))
+    /// An empty sink with room for `capacity` elements; `ResourceExhausted` when the
+    /// memory cannot be had (capacities come from user-given shapes).
+    fn for_dtype(dtype: DType, capacity: usize) -> Result<Sink> {
+        Ok(if dtype == DType::String {
+            Sink::Strings(try_vec(capacity)?)
         } else {
-            Sink::Bytes(Vec::with_capacity(capacity * dtype.size()), dtype.size())
-        }
+            let bytes = capacity.checked_mul(dtype.size()).ok_or_else(|| alloc_failed(usize::MAX))?;
+            Sink::Bytes(try_vec(bytes)?, dtype.size())
+        })
     }
     /// Appends elements `start..start + len` of `src` (same dtype).
     fn extend(&mut self, src: &Elems<'_>, start: usize, len: usize) {
@@ -111,8 +115,8 @@ pub fn broadcast_to(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
         return Ok(x.clone());
     }
     let src = elems(x)?;
-    let n: usize = shape.iter().product();
-    let mut sink = Sink::for_dtype(x.dtype(), n);
+    let n = checked_num_elements(shape)?;
+    let mut sink = Sink::for_dtype(x.dtype(), n)?;
     let inner = shape.last().copied().unwrap_or(1);
     let inner_stride = st.last().copied().unwrap_or(0);
     for_each_row(shape, &st, |off| {
@@ -141,7 +145,7 @@ pub fn transpose(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
     let own = strides(xs);
     let st: Vec<usize> = perm.iter().map(|&p| own[p]).collect();
     let src = elems(x)?;
-    let mut sink = Sink::for_dtype(x.dtype(), x.num_elements());
+    let mut sink = Sink::for_dtype(x.dtype(), x.num_elements())?;
     let inner = out_shape.last().copied().unwrap_or(1);
     let inner_stride = st.last().copied().unwrap_or(1);
     for_each_row(&out_shape, &st, |off| {
@@ -175,8 +179,8 @@ pub fn slice(x: &Tensor, begin: &[usize], size: &[usize]) -> Result<Tensor> {
     let own = strides(xs);
     let base: usize = begin.iter().zip(&own).map(|(b, s)| b * s).sum();
     let src = elems(x)?;
-    let n: usize = size.iter().product();
-    let mut sink = Sink::for_dtype(x.dtype(), n);
+    let n = checked_num_elements(size)?;
+    let mut sink = Sink::for_dtype(x.dtype(), n)?;
     let inner = size.last().copied().unwrap_or(1);
     for_each_row(size, &own, |off| sink.extend(&src, base + off, inner));
     sink.finish(x.dtype(), size)
@@ -213,8 +217,8 @@ pub fn concat(values: &[&Tensor], axis: usize) -> Result<Tensor> {
     let outer: usize = first.shape()[..axis].iter().product();
     let blocks: Vec<usize> = values.iter().map(|v| v.shape()[axis..].iter().product()).collect();
     let srcs: Vec<Elems<'_>> = values.iter().map(|v| elems(v)).collect::<Result<_>>()?;
-    let n: usize = out_shape.iter().product();
-    let mut sink = Sink::for_dtype(first.dtype(), n);
+    let n = checked_num_elements(&out_shape)?;
+    let mut sink = Sink::for_dtype(first.dtype(), n)?;
     for o in 0..outer {
         for (src, &b) in srcs.iter().zip(&blocks) {
             sink.extend(src, o * b, b);
@@ -234,7 +238,7 @@ pub fn unstack(x: &Tensor, axis: usize) -> Result<Vec<Tensor>> {
     let src = elems(x)?;
     (0..n)
         .map(|k| {
-            let mut sink = Sink::for_dtype(x.dtype(), outer * inner);
+            let mut sink = Sink::for_dtype(x.dtype(), outer * inner)?;
             for o in 0..outer {
                 sink.extend(&src, (o * n + k) * inner, inner);
             }
@@ -256,12 +260,13 @@ pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
             multiples.len()
         );
     }
-    let out_shape: Vec<usize> = xs.iter().zip(multiples).map(|(d, m)| d * m).collect();
+    let out_shape: Vec<usize> =
+        xs.iter().zip(multiples).map(|(&d, &m)| checked_num_elements(&[d, m])).collect::<Result<_>>()?;
     let own = strides(xs);
     let view: Vec<usize> = multiples.iter().zip(xs).flat_map(|(&m, &d)| [m, d]).collect();
     let view_strides: Vec<usize> = own.iter().flat_map(|&s| [0, s]).collect();
     let src = elems(x)?;
-    let mut sink = Sink::for_dtype(x.dtype(), out_shape.iter().product());
+    let mut sink = Sink::for_dtype(x.dtype(), checked_num_elements(&out_shape)?)?;
     let inner = view.last().copied().unwrap_or(1);
     for_each_row(&view, &view_strides, |off| sink.extend(&src, off, inner));
     sink.finish(x.dtype(), &out_shape)
@@ -337,7 +342,7 @@ fn for_each_strided(begin: &[usize], step: &[isize], size: &[usize], own: &[usiz
 /// The strided selection of `x` (see `for_each_strided`), shaped `size`.
 pub fn strided_gather(x: &Tensor, begin: &[usize], step: &[isize], size: &[usize]) -> Result<Tensor> {
     let src = elems(x)?;
-    let mut sink = Sink::for_dtype(x.dtype(), size.iter().product());
+    let mut sink = Sink::for_dtype(x.dtype(), checked_num_elements(size)?)?;
     for_each_strided(begin, step, size, &strides(x.shape()), |off, _| sink.extend(&src, off, 1));
     sink.finish(x.dtype(), size)
 }
@@ -345,7 +350,7 @@ pub fn strided_gather(x: &Tensor, begin: &[usize], step: &[isize], size: &[usize
 /// Zeros of `shape` with `values` written at the strided selection (the gradient of
 /// `strided_gather`: selected positions are distinct, so writing equals adding).
 pub fn strided_scatter(values: &Tensor, shape: &[usize], begin: &[usize], step: &[isize]) -> Result<Tensor> {
-    let mut out = Tensor::zeros(values.dtype(), shape);
+    let mut out = Tensor::zeros(values.dtype(), shape)?;
     let own = strides(shape);
     match elems(values)? {
         Elems::Bytes(src) => {
@@ -409,7 +414,7 @@ pub fn mirror_pad(x: &Tensor, pads: &[(usize, usize)], mode: MirrorMode) -> Resu
     let out_shape: Vec<usize> = x.shape().iter().zip(pads).map(|(d, (b, a))| b + d + a).collect();
     let sources = if x.num_elements() == 0 { Vec::new() } else { mirror_sources(x.shape(), pads, mode) };
     let src = elems(x)?;
-    let mut sink = Sink::for_dtype(x.dtype(), sources.len());
+    let mut sink = Sink::for_dtype(x.dtype(), sources.len())?;
     for &i in &sources {
         sink.extend(&src, i, 1);
     }

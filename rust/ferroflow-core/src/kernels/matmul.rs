@@ -30,9 +30,9 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool, env:
     }
     // gemm overwrites its output (it does not read it); the integer loop accumulates.
     let mut out = if a.dtype().is_floating() && k > 0 {
-        Tensor::for_overwrite(a.dtype(), &[m, n])
+        Tensor::for_overwrite(a.dtype(), &[m, n])?
     } else {
-        Tensor::zeros(a.dtype(), &[m, n])
+        Tensor::zeros(a.dtype(), &[m, n])?
     };
     if m == 0 || n == 0 || k == 0 {
         return Ok(out);

@@ -32,7 +32,7 @@ fn log_softmax_row<T: Float>(row: &[T], out: &mut [T]) {
 /// Softmax (or log-softmax) over the last dimension.
 pub fn softmax<T: Float>(x: &Tensor, log: bool) -> Result<Tensor> {
     let (_, c) = rows(x, "logits")?;
-    let mut out = Tensor::zeros(x.dtype(), x.shape());
+    let mut out = Tensor::zeros(x.dtype(), x.shape())?;
     if c == 0 {
         return Ok(out);
     }
@@ -59,8 +59,8 @@ pub fn softmax_xent<T: Float>(logits: &Tensor, labels: &Tensor) -> Result<(Tenso
         );
     }
     let (b, c) = rows(logits, "logits")?;
-    let mut loss = Tensor::zeros(logits.dtype(), &[b]);
-    let mut back = Tensor::zeros(logits.dtype(), logits.shape());
+    let mut loss = Tensor::zeros(logits.dtype(), &[b])?;
+    let mut back = Tensor::zeros(logits.dtype(), logits.shape())?;
     let (x, y) = (logits.as_slice::<T>()?, labels.as_slice::<T>()?);
     let l = loss.as_mut_slice::<T>()?;
     let g = back.as_mut_slice::<T>()?;
@@ -88,8 +88,11 @@ pub fn sparse_softmax_xent<T: Float>(logits: &Tensor, labels: &[i64]) -> Result<
         );
     }
     let (b, c) = rows(logits, "logits")?;
-    let mut loss = Tensor::zeros(logits.dtype(), &[b]);
-    let mut back = Tensor::zeros(logits.dtype(), logits.shape());
+    if c == 0 {
+        ff_bail!(InvalidArgument, "Must have at least one class, but got logits shape {}", fmt_shape(logits.shape()));
+    }
+    let mut loss = Tensor::zeros(logits.dtype(), &[b])?;
+    let mut back = Tensor::zeros(logits.dtype(), logits.shape())?;
     let x = logits.as_slice::<T>()?;
     let l = loss.as_mut_slice::<T>()?;
     let g = back.as_mut_slice::<T>()?;
@@ -160,7 +163,7 @@ pub fn l2_loss<T: Float>(x: &Tensor) -> Result<Tensor> {
         total = total.add(a);
     }
     let half = T::ONE.div(T::ONE.add(T::ONE));
-    let mut t = Tensor::zeros(x.dtype(), &[]);
+    let mut t = Tensor::zeros(x.dtype(), &[])?;
     t.as_mut_slice::<T>()?[0] = total.mul(half);
     Ok(t)
 }

@@ -105,7 +105,7 @@ fn per_image<T: Send>(env: &ExecEnv, out: &mut [T], per_image: usize, f: impl Fn
 /// `MaxPool`.
 pub fn max_pool<T: Float>(x: &Tensor, g: &PoolGeometry, env: &ExecEnv) -> Result<Tensor> {
     let xs = x.as_slice::<T>()?;
-    let mut out = Tensor::zeros(x.dtype(), &[g.n, g.oh, g.ow, g.c]);
+    let mut out = Tensor::zeros(x.dtype(), &[g.n, g.oh, g.ow, g.c])?;
     per_image(env, out.as_mut_slice::<T>()?, g.image_out(), |n, img_out| {
         let img = &xs[n * g.image_in()..][..g.image_in()];
         for (p, dst) in img_out.chunks_exact_mut(g.c).enumerate() {
@@ -123,7 +123,7 @@ pub fn max_pool<T: Float>(x: &Tensor, g: &PoolGeometry, env: &ExecEnv) -> Result
 /// (scanning rows, then columns), as TF's CPU kernel does; overlapping windows add up.
 pub fn max_pool_grad<T: Float>(x: &Tensor, dy: &Tensor, g: &PoolGeometry, env: &ExecEnv) -> Result<Tensor> {
     let (xs, dys) = (x.as_slice::<T>()?, dy.as_slice::<T>()?);
-    let mut dx = Tensor::zeros(x.dtype(), &[g.n, g.h, g.w, g.c]);
+    let mut dx = Tensor::zeros(x.dtype(), &[g.n, g.h, g.w, g.c])?;
     per_image(env, dx.as_mut_slice::<T>()?, g.image_in(), |n, dimg| {
         let img = &xs[n * g.image_in()..][..g.image_in()];
         let grads = &dys[n * g.image_out()..][..g.image_out()];
@@ -161,7 +161,7 @@ pub fn max_pool_grad_grad<T: Float>(
     env: &ExecEnv,
 ) -> Result<Tensor> {
     let (xs, ys, gxs) = (x.as_slice::<T>()?, y.as_slice::<T>()?, gx.as_slice::<T>()?);
-    let mut out = Tensor::zeros(x.dtype(), &[g.n, g.oh, g.ow, g.c]);
+    let mut out = Tensor::zeros(x.dtype(), &[g.n, g.oh, g.ow, g.c])?;
     per_image(env, out.as_mut_slice::<T>()?, g.image_out(), |n, img_out| {
         let img = &xs[n * g.image_in()..][..g.image_in()];
         let grads = &gxs[n * g.image_in()..][..g.image_in()];
@@ -184,7 +184,7 @@ pub fn max_pool_grad_grad<T: Float>(
 /// `AvgPool`: the mean over the window's elements inside the input (padding is not counted).
 pub fn avg_pool<T: Float>(x: &Tensor, g: &PoolGeometry, env: &ExecEnv) -> Result<Tensor> {
     let xs = x.as_slice::<T>()?;
-    let mut out = Tensor::zeros(x.dtype(), &[g.n, g.oh, g.ow, g.c]);
+    let mut out = Tensor::zeros(x.dtype(), &[g.n, g.oh, g.ow, g.c])?;
     per_image(env, out.as_mut_slice::<T>()?, g.image_out(), |n, img_out| {
         let img = &xs[n * g.image_in()..][..g.image_in()];
         for (p, dst) in img_out.chunks_exact_mut(g.c).enumerate() {
@@ -202,7 +202,7 @@ pub fn avg_pool<T: Float>(x: &Tensor, g: &PoolGeometry, env: &ExecEnv) -> Result
 /// `AvgPoolGrad`: spreads each output's gradient evenly over its window.
 pub fn avg_pool_grad<T: Float>(dy: &Tensor, g: &PoolGeometry, env: &ExecEnv) -> Result<Tensor> {
     let dys = dy.as_slice::<T>()?;
-    let mut dx = Tensor::zeros(dy.dtype(), &[g.n, g.h, g.w, g.c]);
+    let mut dx = Tensor::zeros(dy.dtype(), &[g.n, g.h, g.w, g.c])?;
     per_image(env, dx.as_mut_slice::<T>()?, g.image_in(), |n, dimg| {
         let grads = &dys[n * g.image_out()..][..g.image_out()];
         let mut share = vec![T::ZERO; g.c];

@@ -253,7 +253,7 @@ fn stack(queue: &Queue, elements: &[Element], c: usize) -> Result<Tensor> {
         return if dtype == DType::String {
             Tensor::from_strings(&dims, Vec::new())
         } else {
-            Ok(Tensor::zeros(dtype, &dims))
+            Tensor::zeros(dtype, &dims)
         };
     };
     let rank = first[c].shape().len();
@@ -274,7 +274,7 @@ fn stack(queue: &Queue, elements: &[Element], c: usize) -> Result<Tensor> {
         let mut dims = Vec::with_capacity(rank + 1);
         dims.push(elements.len());
         dims.extend_from_slice(&target);
-        let mut out = Tensor::for_overwrite(dtype, &dims);
+        let mut out = Tensor::for_overwrite(dtype, &dims)?;
         let dst = out.as_mut_bytes()?;
         let width = dst.len() / elements.len();
         if width > 0 {
@@ -285,7 +285,7 @@ fn stack(queue: &Queue, elements: &[Element], c: usize) -> Result<Tensor> {
         return Ok(out);
     }
     let zero =
-        if dtype == DType::String { Tensor::from_strings(&[], vec![Vec::new()])? } else { Tensor::zeros(dtype, &[]) };
+        if dtype == DType::String { Tensor::from_strings(&[], vec![Vec::new()])? } else { Tensor::zeros(dtype, &[])? };
     let mut rows = Vec::with_capacity(elements.len());
     let mut shape1 = Vec::with_capacity(rank + 1);
     for e in elements {

@@ -7,7 +7,7 @@ use super::array::gather;
 use super::{KernelBuild, OpContext, OpKernel};
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::ops::{dims_from, int_values, scalar_int};
+use crate::ops::{int_values, scalar_int, shape_from_values};
 use crate::random::{
     BlockDistribution, GuardedPhilox, NormalF32, NormalF64, Philox, UniformF32, UniformF64, UniformI32, UniformI64,
     box_muller_f32, box_muller_f64, fill_blocks, fill_truncated, shuffle_permutation,
@@ -25,7 +25,7 @@ fn generator(b: &KernelBuild<'_>) -> Result<Arc<GuardedPhilox>> {
 }
 
 fn output_dims(ctx: &OpContext<'_>) -> Result<Vec<usize>> {
-    dims_from(&int_values(ctx.input(0)?)?, "shape")
+    shape_from_values(&int_values(ctx.input(0)?)?, "shape")
 }
 
 #[derive(Clone, Copy)]
@@ -58,7 +58,7 @@ fn fill_fixed<T: Send, D: BlockDistribution<T>>(ctx: &OpContext<'_>, dist: &D, b
 impl OpKernel for FloatRandomKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let dims = output_dims(ctx)?;
-        let mut out = Tensor::zeros(self.dtype, &dims);
+        let mut out = Tensor::zeros(self.dtype, &dims)?;
         let base = self.philox.reserve_outputs(out.num_elements(), WORDS_PER_OUTPUT);
         match (self.kind, self.dtype) {
             (Kind::Uniform, DType::Float32) => fill_fixed(ctx, &UniformF32, base, out.as_mut_slice::<f32>()?),
@@ -100,7 +100,7 @@ impl OpKernel for RandomIntKernel {
         let lo = scalar_int(ctx.input(1)?, "minval")?;
         let hi = scalar_int(ctx.input(2)?, "maxval")?;
         let dtype = ctx.input(1)?.dtype();
-        let mut out = Tensor::zeros(dtype, &dims);
+        let mut out = Tensor::zeros(dtype, &dims)?;
         if out.num_elements() > 0 && lo >= hi {
             ff_bail!(InvalidArgument, "Need minval < maxval, got {lo} >= {hi}");
         }

@@ -178,7 +178,7 @@ mod tests {
         let v = Tensor::from_slice(&[4], &[1i32, 2, 3, 4]).unwrap();
         assert_eq!(summarize_value(&v, 3), "1 2 3...");
         assert_eq!(summarize_value(&Tensor::scalar(1.0f32), 0), "...");
-        assert_eq!(summarize_value(&Tensor::zeros(DType::Float32, &[2, 0]), 3), "");
+        assert_eq!(summarize_value(&Tensor::zeros(DType::Float32, &[2, 0]).unwrap(), 3), "");
     }
 
     #[test]

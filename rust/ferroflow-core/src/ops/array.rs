@@ -1,8 +1,10 @@
 //! Array ops: constants, placeholders, identity, casts, reshapes, fills, shapes,
 //! stacking, gathering and masks.
-use super::{InferCtx, OpDef, Registry, dims_from, int_values};
+use super::{InferCtx, OpDef, Registry, int_values, shape_from_values};
 use crate::autodiff::array_grad as g;
-use crate::dtype::DType;
+use std::cmp::Ordering;
+
+use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, OutputSpec};
 use crate::kernels::array::{cast, fill, gather, pack, where_true};
@@ -182,7 +184,10 @@ fn resolve_shape(requested: &[i64], n: Option<usize>) -> Result<Vec<Option<usize
         } else {
             let d = usize::try_from(d)
                 .map_err(|_| Error::invalid_argument(format!("size {i} must be non-negative, not {d}")))?;
-            known *= d;
+            known = known.checked_mul(d).filter(|&k| k <= crate::shape::MAX_ELEMENTS).ok_or_else(|| {
+                let list: Vec<String> = requested.iter().map(ToString::to_string).collect();
+                Error::invalid_argument(format!("Shape [{}] has too many elements", list.join(", ")))
+            })?;
             dims.push(Some(d));
         }
     }
@@ -246,7 +251,7 @@ fn infer_fill(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 pub(crate) fn shape_input(ctx: &InferCtx<'_>, i: usize, what: &str) -> Result<PartialShape> {
     ctx.check_rank(i, 1)?;
     Ok(match ctx.constant_input(i) {
-        Some(d) => PartialShape::known(&dims_from(&int_values(d)?, what).map_err(|e| Error::value(e.message))?),
+        Some(d) => PartialShape::known(&shape_from_values(&int_values(d)?, what).map_err(|e| Error::value(e.message))?),
         None => match (ctx.shape_value(i), ctx.input(i).shape.dims()) {
             (Some(v), _) => v.clone(),
             (None, Some([Some(r)])) => PartialShape::unknown_of_rank(*r),
@@ -256,7 +261,7 @@ pub(crate) fn shape_input(ctx: &InferCtx<'_>, i: usize, what: &str) -> Result<Pa
 }
 
 fn fill_compute(ctx: &mut OpContext<'_>) -> Result<()> {
-    let dims = dims_from(&int_values(ctx.input(0)?)?, "dims")?;
+    let dims = shape_from_values(&int_values(ctx.input(0)?)?, "dims")?;
     let out = fill(&dims, ctx.input(1)?)?;
     ctx.set_output(0, out);
     Ok(())
@@ -264,7 +269,7 @@ fn fill_compute(ctx: &mut OpContext<'_>) -> Result<()> {
 
 fn zeros_like_compute(ctx: &mut OpContext<'_>) -> Result<()> {
     let x = ctx.input(0)?;
-    let out = Tensor::zeros(x.dtype(), x.shape());
+    let out = Tensor::zeros(x.dtype(), x.shape())?;
     ctx.set_output(0, out);
     Ok(())
 }
@@ -488,28 +493,87 @@ fn infer_range(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![OutputSpec::new(t, PartialShape::from_dims([len]))])
 }
 
-#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+/// The number of elements of `Range(start, limit, delta)` computed in floating point
+/// (TF's rule for float ranges; the shape function uses it for every type), with
+/// TF's checks: a NaN or infinite bound or step is an `InvalidArgument`, never a
+/// saturated or empty size.
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss)]
 fn range_len(start: f64, limit: f64, delta: f64) -> Result<usize> {
-    if delta == 0.0 || delta.is_nan() {
-        ff_bail!(InvalidArgument, "Requires delta != 0: {delta}");
+    check_range_bounds(start, limit, delta)?;
+    let size = ((limit - start) / delta).abs().ceil();
+    // NaN bounds fail the comparisons above; an infinite span lands here.
+    if !matches!(size.partial_cmp(&(i64::MAX as f64)), Some(Ordering::Less | Ordering::Equal)) {
+        ff_bail!(InvalidArgument, "Requires ((limit - start) / delta) <= {}", i64::MAX);
     }
-    if delta > 0.0 && start > limit {
-        ff_bail!(InvalidArgument, "Requires start <= limit when delta > 0: {start}/{limit}");
+    Ok(size as usize)
+}
+
+/// TF's `RangeOp` checks on the bounds, branch for branch: a NaN bound fails the
+/// comparison, and a NaN step takes the `delta < 0` branch, as in TF.
+fn check_range_bounds<T: PartialOrd + Default + std::fmt::Display + Copy>(start: T, limit: T, delta: T) -> Result<()> {
+    use Ordering::{Equal, Greater, Less};
+    let zero = T::default();
+    if delta == zero {
+        ff_bail!(InvalidArgument, "Requires delta != 0: {}", show(delta));
     }
-    if delta < 0.0 && start < limit {
-        ff_bail!(InvalidArgument, "Requires start >= limit when delta < 0: {start}/{limit}");
+    if delta > zero {
+        if !matches!(start.partial_cmp(&limit), Some(Less | Equal)) {
+            ff_bail!(InvalidArgument, "Requires start <= limit when delta > 0: {}/{}", show(start), show(limit));
+        }
+    } else if !matches!(start.partial_cmp(&limit), Some(Greater | Equal)) {
+        ff_bail!(InvalidArgument, "Requires start >= limit when delta < 0: {}/{}", show(start), show(limit));
     }
-    Ok(((limit - start) / delta).ceil() as usize)
+    Ok(())
+}
+
+/// A bound as TF prints it (`nan`, not Rust's `NaN`).
+fn show<T: std::fmt::Display>(v: T) -> String {
+    let s = v.to_string();
+    if s == "NaN" { "nan".into() } else { s }
+}
+
+/// An integer range, counted exactly (`divup(|limit - start|, |delta|)` in 128 bits,
+/// where the float computation would lose int64 precision).
+fn int_range<T: Element + Into<i64> + TryFrom<i64>>(start: T, limit: T, delta: T) -> Result<Tensor> {
+    let (s, l, d) = (start.into(), limit.into(), delta.into());
+    check_range_bounds(s, l, d)?;
+    let span = (i128::from(l) - i128::from(s)).unsigned_abs();
+    let step = i128::from(d).unsigned_abs();
+    let n = usize::try_from(span.div_ceil(step))
+        .map_err(|_| Error::invalid_argument(format!("Requires ((limit - start) / delta) <= {}", i64::MAX)))?;
+    let mut out = Tensor::for_overwrite(T::DTYPE, &[n])?;
+    for (i, o) in out.as_mut_slice::<T>()?.iter_mut().enumerate() {
+        // Every value lies between start and limit, so it fits T.
+        let v = i128::from(s) + i128::from(d) * i128::try_from(i).unwrap_or(i128::MAX);
+        *o = i64::try_from(v).ok().and_then(|v| T::try_from(v).ok()).unwrap_or(start);
+    }
+    Ok(out)
 }
 
 fn range_compute(ctx: &mut OpContext<'_>) -> Result<()> {
     let dtype = ctx.input(0)?.dtype();
-    let f = |t: &Tensor| cast(t, DType::Float64).and_then(|x| x.scalar_value::<f64>());
-    let (start, limit, delta) = (f(ctx.input(0)?)?, f(ctx.input(1)?)?, f(ctx.input(2)?)?);
-    let n = range_len(start, limit, delta)?;
-    #[allow(clippy::cast_precision_loss)]
-    let values: Vec<f64> = (0..n).map(|i| start + i as f64 * delta).collect();
-    ctx.set_output(0, cast(&Tensor::from_slice(&[n], &values)?, dtype)?);
+    let out = match dtype {
+        DType::Int32 => {
+            let f = |i: usize| ctx.input(i).and_then(Tensor::scalar_value::<i32>);
+            int_range(f(0)?, f(1)?, f(2)?)?
+        }
+        DType::Int64 => {
+            let f = |i: usize| ctx.input(i).and_then(Tensor::scalar_value::<i64>);
+            int_range(f(0)?, f(1)?, f(2)?)?
+        }
+        _ => {
+            let f = |t: &Tensor| cast(t, DType::Float64).and_then(|x| x.scalar_value::<f64>());
+            let (start, limit, delta) = (f(ctx.input(0)?)?, f(ctx.input(1)?)?, f(ctx.input(2)?)?);
+            let n = range_len(start, limit, delta)?;
+            let mut values = Tensor::for_overwrite(DType::Float64, &[n])?;
+            #[allow(clippy::cast_precision_loss)]
+            for (i, v) in values.as_mut_slice::<f64>()?.iter_mut().enumerate() {
+                *v = start + i as f64 * delta;
+            }
+            cast(&values, dtype)?
+        }
+    };
+    ctx.set_output(0, out);
     Ok(())
 }
 

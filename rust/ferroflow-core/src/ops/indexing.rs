@@ -152,7 +152,7 @@ fn pad_compute(ctx: &mut OpContext<'_>) -> Result<()> {
     } else if x.dtype() == DType::String {
         Tensor::from_strings(&[], vec![Vec::new()])?
     } else {
-        Tensor::zeros(x.dtype(), &[])
+        Tensor::zeros(x.dtype(), &[])?
     };
     let out = pad(x, &pairs, &value)?;
     ctx.set_output(0, out);

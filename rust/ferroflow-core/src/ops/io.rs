@@ -3,6 +3,8 @@
 //! restoring run wherever the session runs its graph. Only whole tensors are
 //! supported: a non-empty `shape_and_slices` entry (a slice of a partitioned
 //! variable) is `Unimplemented`.
+use std::path::PathBuf;
+
 use ferroflow_io::bundle::{BundleReader, BundleWriter, TensorBytes, TensorData};
 
 use super::{InferCtx, OpDef, Registry};
@@ -61,9 +63,26 @@ fn infer_restore(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(types.into_iter().map(|t| OutputSpec::new(t, PartialShape::unknown())).collect())
 }
 
+/// A path from a string tensor's bytes: any bytes on Unix (as TF, which passes them to
+/// the OS unchanged), UTF-8 elsewhere. Never a lossy conversion, which would save
+/// under another name than the one asked for.
+pub(crate) fn path_from_bytes(bytes: &[u8]) -> Result<PathBuf> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        Ok(PathBuf::from(std::ffi::OsStr::from_bytes(bytes)))
+    }
+    #[cfg(not(unix))]
+    {
+        let s = std::str::from_utf8(bytes)
+            .map_err(|_| Error::invalid_argument(format!("the path {bytes:?} is not valid UTF-8")))?;
+        Ok(PathBuf::from(s))
+    }
+}
+
 /// The checkpoint prefix and the tensor names of a save or restore, checked.
-fn names_and_prefix(ctx: &OpContext<'_>, op: &str, count: usize) -> Result<(String, Vec<String>)> {
-    let prefix = String::from_utf8_lossy(&ctx.input(0)?.as_strings()?[0]).into_owned();
+fn names_and_prefix(ctx: &OpContext<'_>, op: &str, count: usize) -> Result<(PathBuf, Vec<String>)> {
+    let prefix = path_from_bytes(&ctx.input(0)?.as_strings()?[0])?;
     let names = ctx.input(1)?.as_strings()?;
     let slices = ctx.input(2)?.as_strings()?;
     if names.len() != count || slices.len() != count {
@@ -122,9 +141,10 @@ impl OpKernel for RestoreKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let (prefix, names) = names_and_prefix(ctx, "RestoreV2", self.dtypes.len())?;
         let reader = BundleReader::open(&prefix).map_err(|e| match e {
-            ferroflow_io::Error::Io(_, io) if io.kind() == std::io::ErrorKind::NotFound => {
-                Error::new(crate::error::Code::NotFound, format!("Failed to find any matching files for {prefix}"))
-            }
+            ferroflow_io::Error::Io(_, io) if io.kind() == std::io::ErrorKind::NotFound => Error::new(
+                crate::error::Code::NotFound,
+                format!("Failed to find any matching files for {}", prefix.display()),
+            ),
             other => other.into(),
         })?;
         for (i, (name, &dtype)) in names.iter().zip(&self.dtypes).enumerate() {
@@ -144,7 +164,10 @@ impl OpKernel for RestoreKernel {
                 entry.shape.as_ref().map(|s| s.dim.iter().map(|d| d.size).collect::<Vec<_>>()).unwrap_or_default();
             let shape = shape
                 .into_iter()
-                .map(|d| usize::try_from(d).map_err(|_| Error::invalid_argument(format!("{name}: bad shape"))))
+                .map(|d| {
+                    usize::try_from(d)
+                        .map_err(|_| Error::new(crate::error::Code::DataLoss, format!("{name}: bad shape {d}")))
+                })
                 .collect::<Result<Vec<usize>>>()?;
             let t = match reader.read(name)? {
                 TensorData::Strings(v) => Tensor::from_strings(&shape, v)?,

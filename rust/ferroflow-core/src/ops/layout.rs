@@ -98,7 +98,7 @@ fn infer_broadcast_to(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.attrs.insert("Tidx".into(), AttrValue::Type(ctx.input(1).dtype));
     let shape = match ctx.constant_input(1) {
         Some(s) => {
-            let target = sizes(s, "shape").map_err(|e| Error::value(e.message))?;
+            let target = super::shape_from_values(&int_values(s)?, "shape").map_err(|e| Error::value(e.message))?;
             if let Some(d) = ctx.input(0).shape.dims() {
                 let pad = target.len().checked_sub(d.len());
                 let bad = pad
@@ -123,7 +123,7 @@ fn infer_broadcast_to(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 }
 
 fn broadcast_compute(ctx: &mut OpContext<'_>) -> Result<()> {
-    let shape = sizes(ctx.input(1)?, "shape")?;
+    let shape = super::shape_from_values(&int_values(ctx.input(1)?)?, "shape")?;
     let out = broadcast_to(ctx.input(0)?, &shape)?;
     ctx.set_output(0, out);
     Ok(())

@@ -313,6 +313,19 @@ pub(crate) fn dims_from(values: &[i64], what: &str) -> Result<Vec<usize>> {
         .collect()
 }
 
+/// A shape from the values of a shape argument (`Fill`'s dims, `BroadcastTo`'s shape,
+/// the random ops' shape), with the errors of TF's `TensorShapeUtils::MakeShape`.
+pub(crate) fn shape_from_values(values: &[i64], what: &str) -> Result<Vec<usize>> {
+    let dims = dims_from(values, what)?;
+    crate::shape::checked_num_elements(&dims).map_err(|_| {
+        Error::invalid_argument(format!(
+            "Shape {} would have more than 2**63 - 1 elements",
+            crate::shape::fmt_shape(&dims)
+        ))
+    })?;
+    Ok(dims)
+}
+
 /// The value of a 0-D int32/int64 tensor (an axis, a depth, a bound); `what` names it
 /// in the `InvalidArgumentError` for any other shape.
 pub(crate) fn scalar_int(t: &Tensor, what: &str) -> Result<i64> {

@@ -1,0 +1,62 @@
+//! Durable file writes: a file is written under a temporary sibling name, synced,
+//! renamed into place, and its directory synced, so a process killed (or a machine
+//! that loses power) at any instant leaves the old file or the new one, never a torn
+//! one. The checkpoint bundle and the `checkpoint` state file are written this way.
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::{Error, Result};
+
+/// `path` with `suffix` appended to its last component.
+pub(crate) fn suffixed(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// A sibling temporary name for `path` (TF's `<name>.tempstate<random>`).
+pub(crate) fn temp_path(path: &Path) -> PathBuf {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    suffixed(path, &format!(".tempstate{}", h.finish()))
+}
+
+/// Writes `bytes` to the temporary file `tmp` and syncs it (removed on failure).
+pub(crate) fn write_synced(tmp: &Path, bytes: &[u8]) -> Result<()> {
+    let written = File::create(tmp).and_then(|mut f| {
+        f.write_all(bytes)?;
+        f.sync_all()
+    });
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(tmp);
+        Error::Io(tmp.display().to_string(), e)
+    })
+}
+
+/// Syncs the directory holding `path`, so renames and removals in it are durable.
+pub fn sync_parent(path: &Path) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    // Directories cannot be opened for syncing on every platform; where they can't,
+    // the rename is as durable as the platform makes it.
+    if let Ok(d) = File::open(dir) {
+        d.sync_all().map_err(Error::io(dir.display().to_string()))?;
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` atomically and durably: a temporary file, synced, renamed
+/// over `path`, then the directory synced.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = temp_path(path);
+    write_synced(&tmp, bytes)?;
+    if let Err(e) = std::fs::rename(&tmp, path) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(Error::Io(path.display().to_string(), e));
+    }
+    sync_parent(path)
+}
