@@ -29,8 +29,10 @@ def op_names() -> list[str]:
     """Names of every registered op type."""
 
 def write_file_atomically(path: str | bytes | Any, data: bytes) -> None:
-    """Writes `data` to `path` through a synced temporary file renamed into place,
-    then syncs the directory; OS errors raise TF's error classes."""
+    """Writes `data` to `path` durably (synced temporary file, rename, synced directory).
+
+    OS errors raise TF's error classes.
+    """
 
 @final
 class Graph:

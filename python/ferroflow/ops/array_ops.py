@@ -54,7 +54,9 @@ def _int_vector(values, name, dtype=dtypes.int32):
         raise TypeError(f"Expected int32 for argument '{name}', got {values!r}.")
     # As TF's conversion of a Python list: int32 unless a value does not fit, then
     # int64 (never a silent wrap: `fill([2**32 + 3], 1.)` has 2**32 + 3 elements).
-    fits32 = arr.size == 0 or (arr.min() >= np.iinfo(np.int32).min and arr.max() <= np.iinfo(np.int32).max)
+    fits32 = arr.size == 0 or (
+        arr.min() >= np.iinfo(np.int32).min and arr.max() <= np.iinfo(np.int32).max
+    )
     wide = dtype == dtypes.int64 or not fits32
     if arr.size and (arr.min() < np.iinfo(np.int64).min or arr.max() > np.iinfo(np.int64).max):
         raise ValueError(f"Argument '{name}' has a value that does not fit in int64: {values!r}")

@@ -78,9 +78,11 @@ def generate_checkpoint_state_proto(
 
 
 def _atomic_write(path: str, text: str) -> None:
-    """Writes `text` to `path` durably: a synced temporary file renamed into place and
-    the directory synced, so a crash leaves the old file or the new one. OS errors
-    raise TF's classes (`NotFoundError`, `FailedPreconditionError`, ...)."""
+    """Writes `text` to `path` durably, so a crash leaves the old file or the new one.
+
+    A synced temporary file is renamed into place and the directory synced. OS errors
+    raise TF's classes (`NotFoundError`, `FailedPreconditionError`, ...).
+    """
     _ferroflow.write_file_atomically(path, text.encode("utf-8"))
 
 

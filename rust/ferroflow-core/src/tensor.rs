@@ -57,7 +57,7 @@ fn type_mismatch(want: DType, have: DType) -> Error {
 
 /// TF's out-of-memory error for a tensor: `OOM when allocating tensor with
 /// shape[1099511627776] and type float on ... by allocator cpu`.
-fn oom(dtype: DType, shape: &[usize]) -> Error {
+pub fn oom_error(dtype: DType, shape: &[usize]) -> Error {
     let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
     Error::new(
         Code::ResourceExhausted,
@@ -76,14 +76,14 @@ fn dense_size(dtype: DType, shape: &[usize]) -> Result<(usize, usize)> {
     let bytes = n
         .checked_mul(dtype.size())
         .filter(|&b| b <= isize::MAX as usize - crate::buffer::ALIGN)
-        .ok_or_else(|| oom(dtype, shape))?;
+        .ok_or_else(|| oom_error(dtype, shape))?;
     Ok((n, bytes))
 }
 
 /// `n` empty strings, `ResourceExhausted` when the memory cannot be had.
 fn empty_strings(shape: &[usize]) -> Result<Vec<Vec<u8>>> {
     let n = checked_num_elements(shape)?;
-    let mut v = try_vec(n).map_err(|_| oom(DType::String, shape))?;
+    let mut v = try_vec(n).map_err(|_| oom_error(DType::String, shape))?;
     v.resize(n, Vec::new());
     Ok(v)
 }
@@ -97,7 +97,7 @@ impl Tensor {
             Storage::Strings(empty_strings(shape)?)
         } else {
             let (_, bytes) = dense_size(dtype, shape)?;
-            Storage::Dense(AlignedBuf::zeroed(bytes).map_err(|_| oom(dtype, shape))?)
+            Storage::Dense(AlignedBuf::zeroed(bytes).map_err(|_| oom_error(dtype, shape))?)
         };
         Ok(Tensor { dtype, shape: shape.into(), data: Arc::new(data) })
     }
@@ -109,7 +109,7 @@ impl Tensor {
             return Self::zeros(dtype, shape);
         }
         let (_, bytes) = dense_size(dtype, shape)?;
-        let buf = AlignedBuf::for_overwrite(bytes).map_err(|_| oom(dtype, shape))?;
+        let buf = AlignedBuf::for_overwrite(bytes).map_err(|_| oom_error(dtype, shape))?;
         Ok(Tensor { dtype, shape: shape.into(), data: Arc::new(Storage::Dense(buf)) })
     }
     /// A tensor holding a copy of `values`.
@@ -141,7 +141,7 @@ impl Tensor {
                 format!("{} bytes cannot hold a {dtype} tensor of shape {}", bytes.len(), fmt_shape(shape)),
             ));
         }
-        let mut buf = AlignedBuf::from_bytes(bytes).map_err(|_| oom(dtype, shape))?;
+        let mut buf = AlignedBuf::from_bytes(bytes).map_err(|_| oom_error(dtype, shape))?;
         if dtype == DType::Bool {
             // Only 0 and 1 are valid bools.
             for b in buf.as_mut_bytes() {
@@ -203,7 +203,7 @@ impl Tensor {
     /// `ResourceExhausted` instead of an abort when the copy cannot be had.
     fn storage_mut(&mut self) -> Result<&mut Storage> {
         if Arc::get_mut(&mut self.data).is_none() {
-            self.data = Arc::new(self.data.try_clone().map_err(|_| oom(self.dtype, &self.shape))?);
+            self.data = Arc::new(self.data.try_clone().map_err(|_| oom_error(self.dtype, &self.shape))?);
         }
         Arc::get_mut(&mut self.data).ok_or_else(|| Error::new(Code::Internal, "tensor buffer is still shared"))
     }

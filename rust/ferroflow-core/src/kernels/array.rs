@@ -1,11 +1,11 @@
 //! Array kernels that move or convert elements without arithmetic: cast, fill,
 //! stack, gather, range, where. Dense copies work on bytes, so one body serves
 //! every dtype; string tensors take the same paths over their element vectors.
-use crate::buffer::{alloc_failed, try_vec};
+use crate::buffer::try_vec;
 use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::shape::checked_num_elements;
-use crate::tensor::Tensor;
+use crate::tensor::{Tensor, oom_error};
 
 /// Conversion between element types with the results TF's CPU kernels give: C++
 /// `static_cast` as x86 executes it. Integer-to-integer wraps (Rust `as`); a float
@@ -101,7 +101,7 @@ pub fn cast(x: &Tensor, to: DType) -> Result<Tensor> {
 pub fn fill(shape: &[usize], value: &Tensor) -> Result<Tensor> {
     if value.dtype() == DType::String {
         let n = checked_num_elements(shape)?;
-        let mut v = try_vec(n)?;
+        let mut v = try_vec(n).map_err(|_| oom_error(DType::String, shape))?;
         v.resize(n, value.as_strings()?[0].clone());
         return Tensor::from_strings(shape, v);
     }
@@ -125,9 +125,10 @@ fn gather_blocks(
     mut pick: impl FnMut(usize) -> (usize, usize),
     sources: &[&Tensor],
 ) -> Result<Tensor> {
-    let total = count.checked_mul(block).ok_or_else(|| alloc_failed(usize::MAX))?;
+    let oom = |_| oom_error(dtype, shape);
+    let total = checked_num_elements(shape)?;
     if dtype == DType::String {
-        let mut out = try_vec(total)?;
+        let mut out = try_vec(total).map_err(oom)?;
         for i in 0..count {
             let (src, b) = pick(i);
             out.extend_from_slice(&sources[src].as_strings()?[b * block..(b + 1) * block]);
@@ -135,7 +136,7 @@ fn gather_blocks(
         return Tensor::from_strings(shape, out);
     }
     let esize = dtype.size();
-    let mut out = try_vec(total.checked_mul(esize).ok_or_else(|| alloc_failed(usize::MAX))?)?;
+    let mut out = try_vec(total.checked_mul(esize).ok_or_else(|| oom_error(dtype, shape))?).map_err(oom)?;
     for i in 0..count {
         let (src, b) = pick(i);
         out.extend_from_slice(&sources[src].as_bytes()?[b * block * esize..(b + 1) * block * esize]);

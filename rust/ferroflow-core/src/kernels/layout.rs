@@ -2,11 +2,11 @@
 //! They work on bytes (one body for every dense dtype) or on string vectors, copying
 //! contiguous runs of the innermost dimension at a time.
 use super::num::Num;
-use crate::buffer::{alloc_failed, try_vec};
+use crate::buffer::try_vec;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::shape::{checked_num_elements, fmt_shape, strides};
-use crate::tensor::Tensor;
+use crate::tensor::{Tensor, oom_error};
 
 /// The elements of one tensor as bytes (dense) or strings, with the element size.
 enum Elems<'a> {
@@ -25,14 +25,17 @@ enum Sink {
 }
 
 impl Sink {
-    /// An empty sink with room for `capacity` elements; `ResourceExhausted` when the
-    /// memory cannot be had (capacities come from user-given shapes).
-    fn for_dtype(dtype: DType, capacity: usize) -> Result<Sink> {
+    /// An empty sink with room for an output of `shape`; TF's `InvalidArgument` when
+    /// its element count overflows and `ResourceExhausted` (naming the shape) when the
+    /// memory cannot be had: shapes come from users' values.
+    fn for_output(dtype: DType, shape: &[usize]) -> Result<Sink> {
+        let n = checked_num_elements(shape)?;
+        let oom = |_| oom_error(dtype, shape);
         Ok(if dtype == DType::String {
-            Sink::Strings(try_vec(capacity)?)
+            Sink::Strings(try_vec(n).map_err(oom)?)
         } else {
-            let bytes = capacity.checked_mul(dtype.size()).ok_or_else(|| alloc_failed(usize::MAX))?;
-            Sink::Bytes(try_vec(bytes)?, dtype.size())
+            let bytes = n.checked_mul(dtype.size()).ok_or_else(|| oom_error(dtype, shape))?;
+            Sink::Bytes(try_vec(bytes).map_err(oom)?, dtype.size())
         })
     }
     /// Appends elements `start..start + len` of `src` (same dtype).
@@ -115,8 +118,7 @@ pub fn broadcast_to(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
         return Ok(x.clone());
     }
     let src = elems(x)?;
-    let n = checked_num_elements(shape)?;
-    let mut sink = Sink::for_dtype(x.dtype(), n)?;
+    let mut sink = Sink::for_output(x.dtype(), shape)?;
     let inner = shape.last().copied().unwrap_or(1);
     let inner_stride = st.last().copied().unwrap_or(0);
     for_each_row(shape, &st, |off| {
@@ -145,7 +147,7 @@ pub fn transpose(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
     let own = strides(xs);
     let st: Vec<usize> = perm.iter().map(|&p| own[p]).collect();
     let src = elems(x)?;
-    let mut sink = Sink::for_dtype(x.dtype(), x.num_elements())?;
+    let mut sink = Sink::for_output(x.dtype(), x.shape())?;
     let inner = out_shape.last().copied().unwrap_or(1);
     let inner_stride = st.last().copied().unwrap_or(1);
     for_each_row(&out_shape, &st, |off| {
@@ -179,8 +181,7 @@ pub fn slice(x: &Tensor, begin: &[usize], size: &[usize]) -> Result<Tensor> {
     let own = strides(xs);
     let base: usize = begin.iter().zip(&own).map(|(b, s)| b * s).sum();
     let src = elems(x)?;
-    let n = checked_num_elements(size)?;
-    let mut sink = Sink::for_dtype(x.dtype(), n)?;
+    let mut sink = Sink::for_output(x.dtype(), size)?;
     let inner = size.last().copied().unwrap_or(1);
     for_each_row(size, &own, |off| sink.extend(&src, base + off, inner));
     sink.finish(x.dtype(), size)
@@ -217,8 +218,7 @@ pub fn concat(values: &[&Tensor], axis: usize) -> Result<Tensor> {
     let outer: usize = first.shape()[..axis].iter().product();
     let blocks: Vec<usize> = values.iter().map(|v| v.shape()[axis..].iter().product()).collect();
     let srcs: Vec<Elems<'_>> = values.iter().map(|v| elems(v)).collect::<Result<_>>()?;
-    let n = checked_num_elements(&out_shape)?;
-    let mut sink = Sink::for_dtype(first.dtype(), n)?;
+    let mut sink = Sink::for_output(first.dtype(), &out_shape)?;
     for o in 0..outer {
         for (src, &b) in srcs.iter().zip(&blocks) {
             sink.extend(src, o * b, b);
@@ -238,7 +238,7 @@ pub fn unstack(x: &Tensor, axis: usize) -> Result<Vec<Tensor>> {
     let src = elems(x)?;
     (0..n)
         .map(|k| {
-            let mut sink = Sink::for_dtype(x.dtype(), outer * inner)?;
+            let mut sink = Sink::for_output(x.dtype(), &[outer, inner])?;
             for o in 0..outer {
                 sink.extend(&src, (o * n + k) * inner, inner);
             }
@@ -266,7 +266,7 @@ pub fn tile(x: &Tensor, multiples: &[usize]) -> Result<Tensor> {
     let view: Vec<usize> = multiples.iter().zip(xs).flat_map(|(&m, &d)| [m, d]).collect();
     let view_strides: Vec<usize> = own.iter().flat_map(|&s| [0, s]).collect();
     let src = elems(x)?;
-    let mut sink = Sink::for_dtype(x.dtype(), checked_num_elements(&out_shape)?)?;
+    let mut sink = Sink::for_output(x.dtype(), &out_shape)?;
     let inner = view.last().copied().unwrap_or(1);
     for_each_row(&view, &view_strides, |off| sink.extend(&src, off, inner));
     sink.finish(x.dtype(), &out_shape)
@@ -342,7 +342,7 @@ fn for_each_strided(begin: &[usize], step: &[isize], size: &[usize], own: &[usiz
 /// The strided selection of `x` (see `for_each_strided`), shaped `size`.
 pub fn strided_gather(x: &Tensor, begin: &[usize], step: &[isize], size: &[usize]) -> Result<Tensor> {
     let src = elems(x)?;
-    let mut sink = Sink::for_dtype(x.dtype(), checked_num_elements(size)?)?;
+    let mut sink = Sink::for_output(x.dtype(), size)?;
     for_each_strided(begin, step, size, &strides(x.shape()), |off, _| sink.extend(&src, off, 1));
     sink.finish(x.dtype(), size)
 }
@@ -414,7 +414,7 @@ pub fn mirror_pad(x: &Tensor, pads: &[(usize, usize)], mode: MirrorMode) -> Resu
     let out_shape: Vec<usize> = x.shape().iter().zip(pads).map(|(d, (b, a))| b + d + a).collect();
     let sources = if x.num_elements() == 0 { Vec::new() } else { mirror_sources(x.shape(), pads, mode) };
     let src = elems(x)?;
-    let mut sink = Sink::for_dtype(x.dtype(), sources.len())?;
+    let mut sink = Sink::for_output(x.dtype(), &out_shape)?;
     for &i in &sources {
         sink.extend(&src, i, 1);
     }

@@ -539,8 +539,10 @@ fn int_range<T: Element + Into<i64> + TryFrom<i64>>(start: T, limit: T, delta: T
     check_range_bounds(s, l, d)?;
     let span = (i128::from(l) - i128::from(s)).unsigned_abs();
     let step = i128::from(d).unsigned_abs();
-    let n = usize::try_from(span.div_ceil(step))
-        .map_err(|_| Error::invalid_argument(format!("Requires ((limit - start) / delta) <= {}", i64::MAX)))?;
+    let n = i64::try_from(span.div_ceil(step))
+        .ok()
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| Error::invalid_argument(format!("Requires ((limit - start) / delta) <= {}", i64::MAX)))?;
     let mut out = Tensor::for_overwrite(T::DTYPE, &[n])?;
     for (i, o) in out.as_mut_slice::<T>()?.iter_mut().enumerate() {
         // Every value lies between start and limit, so it fits T.

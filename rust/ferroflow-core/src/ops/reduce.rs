@@ -304,7 +304,8 @@ fn segment_sum_typed<T: Num>(data: &Tensor, ids: &[i64], ids_rank: usize, n: usi
     let inner: usize = row_shape.iter().product();
     let mut shape = vec![n];
     shape.extend_from_slice(row_shape);
-    let mut out = vec![T::ZERO; n * inner];
+    let mut result = Tensor::zeros(T::DTYPE, &shape)?;
+    let out = result.as_mut_slice::<T>()?;
     let src = data.as_slice::<T>()?;
     for (i, &id) in ids.iter().enumerate() {
         if id < 0 {
@@ -316,7 +317,7 @@ fn segment_sum_typed<T: Num>(data: &Tensor, ids: &[i64], ids_rank: usize, n: usi
         let dst = &mut out[s * inner..(s + 1) * inner];
         dst.iter_mut().zip(&src[i * inner..(i + 1) * inner]).for_each(|(d, &v)| *d = d.add(v));
     }
-    Tensor::from_slice(&shape, &out)
+    Ok(result)
 }
 
 fn segment_sum(ctx: &mut OpContext<'_>) -> Result<()> {
