@@ -469,6 +469,7 @@ def test_kill_a_saver_at_random_instants_and_the_checkpoint_always_restores(tmp_
     # The next save cleans up whatever a killed one left.
     with tf.Session() as sess:
         sess.run(_save(prefix, a=tf.ones([1]), b=tf.ones([1]), step=tf.constant(-1, tf.int64)))
+    tf.train.update_checkpoint_state(str(tmp_path), prefix)
     leftovers = [n for n in os.listdir(tmp_path) if "tempstate" in n or n.endswith(".prev")]
     assert leftovers == []
     assert max(steps) > 0

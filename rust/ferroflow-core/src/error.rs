@@ -243,4 +243,24 @@ mod tests {
         assert_eq!(Code::OutOfRange as i32, 11);
         assert_eq!(Code::DataLoss.name(), "DATA_LOSS");
     }
+
+    #[test]
+    fn os_errors_map_to_tfs_codes() {
+        use std::io::{Error as IoError, ErrorKind as K};
+        for (kind, code) in [
+            (K::NotFound, Code::NotFound),
+            (K::StorageFull, Code::ResourceExhausted),
+            (K::ReadOnlyFilesystem, Code::PermissionDenied),
+            (K::PermissionDenied, Code::PermissionDenied),
+            (K::IsADirectory, Code::FailedPrecondition),
+            (K::NotADirectory, Code::FailedPrecondition),
+            (K::AlreadyExists, Code::AlreadyExists),
+        ] {
+            assert_eq!(io_code(&IoError::from(kind)), code, "{kind:?}");
+        }
+        // ENOSPC and EROFS as the OS reports them.
+        assert_eq!(io_code(&IoError::from_raw_os_error(28)), Code::ResourceExhausted);
+        let e: Error = ferroflow_io::Error::Io("x".into(), IoError::from_raw_os_error(30)).into();
+        assert_eq!(e.code, Code::PermissionDenied);
+    }
 }

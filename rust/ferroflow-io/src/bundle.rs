@@ -687,7 +687,11 @@ mod tests {
         let (data, index) = (data_path(&prefix), index_path(&prefix));
         keep_previous(&index, &prev_path(&index)).unwrap();
         keep_previous(&data, &prev_path(&data)).unwrap();
-        std::fs::write(&data, std::fs::read(&data).unwrap().iter().map(|b| b ^ 0xff).collect::<Vec<_>>()).unwrap();
+        // The new data arrives by rename (a new file; the kept name is a hard link).
+        let new_data: Vec<u8> = std::fs::read(&data).unwrap().iter().map(|b| b ^ 0xff).collect();
+        let tmp = dir.path().join("new-data");
+        std::fs::write(&tmp, new_data).unwrap();
+        std::fs::rename(&tmp, &data).unwrap();
         let r = BundleReader::open(&prefix).unwrap();
         assert_eq!(r.read("v").unwrap(), f32s(&[1.0, 1.0]), "read from the kept data");
         // The next save repairs and replaces; nothing is left behind.

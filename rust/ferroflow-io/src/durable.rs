@@ -51,7 +51,11 @@ pub fn sync_parent(path: &Path) -> Result<()> {
 
 /// Writes `bytes` to `path` atomically and durably: a temporary file, synced, renamed
 /// over `path`, then the directory synced.
+///
+/// Temporary files that killed writers of `path` left are removed first (one writer
+/// per file is assumed, as for TF's `checkpoint` state file).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    remove_temporaries(path);
     let tmp = temp_path(path);
     write_synced(&tmp, bytes)?;
     if let Err(e) = std::fs::rename(&tmp, path) {
@@ -59,4 +63,21 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
         return Err(Error::Io(path.display().to_string(), e));
     }
     sync_parent(path)
+}
+
+/// Removes the temporary siblings (`<name>.tempstate<n>`) of `path` that killed
+/// writers left behind.
+pub fn remove_temporaries(path: &Path) {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { return };
+    let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+    let Ok(listing) = std::fs::read_dir(dir) else { return };
+    let mut stem = name.as_encoded_bytes().to_vec();
+    stem.extend_from_slice(b".tempstate");
+    for entry in listing.flatten() {
+        let n = entry.file_name();
+        let n = n.as_encoded_bytes();
+        if n.len() > stem.len() && n.starts_with(&stem) && n[stem.len()..].iter().all(u8::is_ascii_digit) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
