@@ -12,12 +12,16 @@ learning rate, counting steps in the global step; `--optimizer sgd` writes the
 gradient-descent step by hand from `tf.gradients` instead (one `assign_sub` per
 variable). Each step is one `Session.run`. With `--logdir` it writes TensorBoard
 event files there: the graph, the loss and accuracy every 20 steps, and histograms
-of the weights (`tensorboard --logdir <dir>` shows them).
+of the weights (`tensorboard --logdir <dir>` shows them). It also saves checkpoints
+there with `tf.train.Saver` (every 500 steps and at the end, keeping the last 3);
+run again with the same `--logdir`, it resumes from the latest checkpoint (TensorFlow
+can restore those checkpoints too).
 
 Run: python examples/mlp_classifier.py [--steps N] [--optimizer adam|sgd] [--logdir DIR]
 """
 
 import argparse
+import os
 
 import numpy as np
 from _data import spirals
@@ -39,13 +43,14 @@ def dense(x, units, name, activation=None, seed=0):
 
 def train_op(loss, optimizer):
     """The training step: Adam on a decayed rate, or gradient descent by hand."""
+    step = tf.train.get_or_create_global_step()
     if optimizer == "adam":
-        step = tf.train.get_or_create_global_step()
         rate = tf.train.exponential_decay(0.02, step, decay_steps=300, decay_rate=0.5)
         return tf.train.AdamOptimizer(rate).minimize(loss, global_step=step)
     params = tf.trainable_variables()
     grads = tf.gradients(loss, params)
-    return tf.group(*[p.assign_sub(0.5 * g) for p, g in zip(params, grads, strict=True)])
+    updates = [p.assign_sub(0.5 * g) for p, g in zip(params, grads, strict=True)]
+    return tf.group(*updates, step.assign_add(1))
 
 
 def input_pipeline(features, labels, batch_size):
@@ -75,20 +80,31 @@ def main(steps=2000, optimizer="adam", hidden=64, logdir=None, batch_size=128):
     for v in tf.trainable_variables():
         tf.summary.histogram(v.op.name.replace("/", "_"), v)
     summaries = tf.summary.merge_all()
+    global_step = tf.train.get_global_step()
+    saver = tf.train.Saver(max_to_keep=3)
     everything = {x: features, y: labels}
     with tf.Session() as sess:
         writer = tf.summary.FileWriter(logdir, sess.graph) if logdir else None
         sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+        latest = tf.train.latest_checkpoint(logdir) if logdir else None
+        if latest:
+            saver.restore(sess, latest)
+            print(f"resumed from {latest} at step {sess.run(global_step)}")
+        first = int(sess.run(global_step))
         coord = tf.train.Coordinator()
         threads = tf.train.start_queue_runners(sess, coord)
         try:
-            for step in range(steps + 1):
+            for step in range(first, steps + 1):
                 if step % 200 == 0:
                     loss_v, acc_v = sess.run([loss, accuracy], everything)
                     print(f"step {step:5d}  loss {loss_v:.4f}  accuracy {acc_v:.3f}")
                 if writer and step % 20 == 0:
                     writer.add_summary(sess.run(summaries, everything), step)
-                sess.run(train)  # one mini-batch from the queue
+                if logdir and step > first and (step % 500 == 0 or step == steps):
+                    path = saver.save(sess, os.path.join(logdir, "model.ckpt"), global_step=step)
+                    print(f"saved {path}")
+                if step < steps:
+                    sess.run(train)  # one mini-batch from the queue
         finally:
             coord.request_stop()
             coord.join(threads)

@@ -44,3 +44,19 @@ def test_mlp_classifier_writes_tensorboard_logs(examples_on_path, tmp_path):
     assert steps == list(range(0, 101, 20))
     tags = {v.tag for v in events[-1].summary.value}
     assert {"loss", "accuracy", "hidden1_weights"} <= tags
+
+
+def test_mlp_classifier_saves_checkpoints_and_resumes(examples_on_path, tmp_path, capsys):
+    import ferroflow as ff
+
+    main = importlib.import_module("mlp_classifier").main
+    main(steps=120, logdir=str(tmp_path))
+    latest = ff.train.latest_checkpoint(str(tmp_path))
+    assert latest == str(tmp_path / "model.ckpt-120")
+    capsys.readouterr()
+    ff.reset_default_graph()
+    accuracy = main(steps=160, logdir=str(tmp_path))
+    out = capsys.readouterr().out
+    assert f"resumed from {latest} at step 120" in out
+    assert ff.train.latest_checkpoint(str(tmp_path)) == str(tmp_path / "model.ckpt-160")
+    assert accuracy > 0.5

@@ -981,3 +981,23 @@ def create_op(op_type, inputs, attrs=None, name=None) -> Operation:
     """Adds an op to the graph of its inputs (or the default graph) and returns it."""
     g = _graph_of(inputs)
     return g._create_op(op_type, inputs, attrs, name)
+
+
+def strip_name_scope(name: str, export_scope) -> str:
+    """`name` without the leading `export_scope/` (TF's `ops.strip_name_scope`)."""
+    if not export_scope:
+        return name
+    scope = export_scope if export_scope.endswith("/") else export_scope + "/"
+    prefix = "^" if name.startswith("^") else ""
+    bare = name[1:] if prefix else name
+    return prefix + (bare[len(scope) :] if bare.startswith(scope) else bare)
+
+
+def prepend_name_scope(name: str, import_scope) -> str:
+    """`import_scope/name` (TF's `ops.prepend_name_scope`)."""
+    if not import_scope:
+        return name
+    scope = import_scope.rstrip("/")
+    if name.startswith("^"):
+        return f"^{scope}/{name[1:]}"
+    return f"{scope}/{name}"

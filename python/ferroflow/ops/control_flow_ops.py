@@ -1,4 +1,4 @@
-"""Control-flow grouping ops: `no_op`, `group`, `tuple`."""
+"""Control-flow grouping ops: `no_op`, `group`, `tuple`, `with_dependencies`."""
 
 from __future__ import annotations
 
@@ -45,6 +45,17 @@ def group(*inputs, **kwargs):
     with ops.name_scope(name, "group_deps", deps) as scope:
         with ops.control_dependencies(deps):
             return no_op(name=scope)
+
+
+def with_dependencies(dependencies, output_tensor, name=None):
+    """`output_tensor`'s value, available only after every op in `dependencies` ran.
+
+    Returns an `Identity` named `control_dependency` (TF's name) under `name`.
+    """
+    with ops.name_scope(name, "control_dependency", [*dependencies, output_tensor]) as scope:
+        with ops.control_dependencies(dependencies):
+            output_tensor = ops.convert_to_tensor(output_tensor)
+            return array_ops.identity(output_tensor, name=scope)
 
 
 def tuple(tensors, name=None, control_inputs=None):

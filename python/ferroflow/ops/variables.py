@@ -182,6 +182,24 @@ class Variable:
     def _ref(self):
         return self._variable
 
+    def to_proto(self, export_scope=None):
+        """The `VariableDef` naming this variable's ops (for a meta graph's collections).
+
+        Returns None when the variable is not in `export_scope`.
+        """
+        from ..protos import VariableDef
+
+        if export_scope is not None and not self._variable.name.startswith(export_scope):
+            return None
+        strip = lambda name: ops.strip_name_scope(name, export_scope)  # noqa: E731
+        return VariableDef(
+            variable_name=strip(self._variable.name),
+            initial_value_name=strip(self._initial_value.name),
+            initializer_name=strip(self._initializer_op.name),
+            snapshot_name=strip(self._snapshot.name),
+            trainable=self._trainable,
+        )
+
     def _as_graph_element(self):
         return self._variable
 

@@ -3,6 +3,7 @@
 More of TF-1.x's module lands issue by issue.
 """
 
+from ..protos import SaverDef
 from ..summary.writer import FileWriter as SummaryWriter
 from ..summary.writer import summary_iterator
 from .adadelta import AdadeltaOptimizer
@@ -45,6 +46,13 @@ from .proximal_adagrad import ProximalAdagradOptimizer
 from .proximal_gradient_descent import ProximalGradientDescentOptimizer
 from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from .rmsprop import RMSPropOptimizer
+from .saver import (
+    Saver,
+    export_meta_graph,
+    get_checkpoint_mtimes,
+    meta_graph_filename,
+    remove_checkpoint,
+)
 from .training_util import (
     create_global_step,
     get_global_step,
@@ -96,4 +104,10 @@ __all__ = [
     "shuffle_batch_join",
     "slice_input_producer",
     "string_input_producer",
+    "Saver",
+    "SaverDef",
+    "export_meta_graph",
+    "get_checkpoint_mtimes",
+    "meta_graph_filename",
+    "remove_checkpoint",
 ]

@@ -86,6 +86,11 @@ def _atomic_write(path: str, text: str) -> None:
     _ferroflow.write_file_atomically(path, text.encode("utf-8"))
 
 
+def _atomic_write_bytes(path: str, data: bytes) -> None:
+    """Writes `data` to `path` durably (see `_atomic_write`)."""
+    _ferroflow.write_file_atomically(path, data)
+
+
 def update_checkpoint_state(
     save_dir,
     model_checkpoint_path,

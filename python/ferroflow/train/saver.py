@@ -1,0 +1,583 @@
+"""`tf.train.Saver`: checkpoints of a graph's variables, as TF-1.x writes them.
+
+The Saver is TF 1.x's, op for op: it builds `save/Const` (the filename tensor, a
+`PlaceholderWithDefault`), `save/SaveV2` and `save/control_dependency` (the save
+tensor), `save/RestoreV2`, one `save/Assign*` per variable and `save/restore_all`,
+and describes them in a `SaverDef`, so a Supervisor, a hook or a remote session can
+run them by name. Saving runs the `SaveV2` op (the V2 tensor bundle, byte-identical
+to TensorFlow's, crash-safe: see `ferroflow_io::bundle`), then updates the
+`checkpoint` state file, deletes checkpoints beyond `max_to_keep` and writes the
+`.meta` file (a `MetaGraphDef`).
+"""
+
+from __future__ import annotations
+
+import glob
+import logging
+import os
+import re
+import time
+
+import numpy as np
+
+from .. import errors
+from ..framework import ops
+from ..framework.session import Session
+from ..ops import array_ops, control_flow_ops, io_ops, state_ops
+from ..ops.variables import Variable
+from ..protos import CollectionDef, MetaGraphDef, SaverDef
+from . import checkpoint_management
+
+__all__ = [
+    "Saver",
+    "export_meta_graph",
+    "get_checkpoint_mtimes",
+    "meta_graph_filename",
+    "remove_checkpoint",
+]
+
+_log = logging.getLogger(__name__)
+
+
+def meta_graph_filename(checkpoint_filename, meta_graph_suffix="meta") -> str:
+    """The `.meta` file of a checkpoint (`model.ckpt-3` -> `model.ckpt-3.meta`)."""
+    basename = re.sub(r"-[\d\?]+-of-\d+$", "", checkpoint_filename)
+    return ".".join([basename, meta_graph_suffix])
+
+
+def _delete_file_if_exists(pattern):
+    for name in glob.glob(pattern):
+        try:
+            os.remove(name)
+        except FileNotFoundError:
+            pass
+
+
+def remove_checkpoint(
+    checkpoint_prefix, checkpoint_format_version=SaverDef.V2, meta_graph_suffix="meta"
+):
+    """Removes a checkpoint's files: the `.meta` file, the `.index` and data files."""
+    _delete_file_if_exists(meta_graph_filename(checkpoint_prefix, meta_graph_suffix))
+    if checkpoint_format_version == SaverDef.V2:
+        _delete_file_if_exists(checkpoint_prefix + ".index")
+        _delete_file_if_exists(checkpoint_prefix + ".data-?????-of-?????")
+    else:
+        _delete_file_if_exists(checkpoint_prefix)
+
+
+def get_checkpoint_mtimes(checkpoint_prefixes) -> list[float]:
+    """The modification times (seconds) of the given checkpoints that exist.
+
+    A V2 checkpoint's time is its `.index` file's; missing checkpoints are skipped.
+    """
+    mtimes = []
+    for prefix in checkpoint_prefixes:
+        for pattern in (prefix + ".index", prefix):
+            names = glob.glob(pattern)
+            if names:
+                mtimes.append(os.stat(names[0]).st_mtime_ns / 1e9)
+                break
+    return mtimes
+
+
+def _saveables(var_list) -> list[tuple[str, object]]:
+    """(checkpoint name, variable) pairs sorted by name, as TF's `op_list_to_dict`."""
+    if isinstance(var_list, dict):
+        items = list(var_list.items())
+    else:
+        if not isinstance(var_list, list | tuple | set):
+            raise TypeError(f"Variables to save should be passed in a dict or a list: {var_list}")
+        items = []
+        seen = set()
+        for var in var_list:
+            if not isinstance(var, Variable):
+                raise TypeError(f"Variable to save is not a Variable: {var}")
+            name = var.op.name
+            if name in seen:
+                raise ValueError(f"At least two variables have the same name: {name}")
+            seen.add(name)
+            items.append((name, var))
+    out = []
+    for name, var in items:
+        if not isinstance(var, Variable):
+            raise TypeError(
+                "names_to_saveables must be a dict mapping string names to Tensors/Variables. "
+                f"Not a variable: {var}"
+            )
+        out.append((name, var))
+    return sorted(out, key=lambda item: item[0])
+
+
+def _all_saveable_objects():
+    return ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES) + ops.get_collection(
+        ops.GraphKeys.SAVEABLE_OBJECTS
+    )
+
+
+class Saver:
+    """Saves and restores variables (TF-1.x's `tf.train.Saver`).
+
+    Args:
+        var_list: The variables to save: None (every global variable and saveable
+            object), a list of variables (saved under their op names) or a dict from
+            checkpoint names to variables.
+        reshape: Restore into variables of another shape with as many elements.
+        sharded: Accepted; with one device every checkpoint has one data shard.
+        max_to_keep: Checkpoints kept; older ones are deleted (0 or None keeps all).
+        keep_checkpoint_every_n_hours: Also keep one checkpoint every N hours.
+        name: The name scope of the save and restore ops (default `save`).
+        restore_sequentially: Accepted (restores run as one op).
+        saver_def: Build from this `SaverDef` (of an imported graph) instead.
+        builder: Not supported (TF's builders are internal); must be None.
+        defer_build: Build the ops later, with `build()`.
+        allow_empty: With no variables, save and restore do nothing instead of
+            raising `ValueError`.
+        write_version: `SaverDef.V2` (V1 checkpoints are not supported).
+        pad_step_number: Zero-pad the step in file names (`model-00000012`).
+        save_relative_paths: Write paths in the state file relative to its directory.
+        filename: The default filename of the filename tensor.
+
+    Raises:
+        ValueError: No variables to save, `defer_build` with a `var_list`, or an
+            unsupported `write_version`.
+    """
+
+    def __init__(
+        self,
+        var_list=None,
+        reshape=False,
+        sharded=False,
+        max_to_keep=5,
+        keep_checkpoint_every_n_hours=10000.0,
+        name=None,
+        restore_sequentially=False,
+        saver_def=None,
+        builder=None,
+        defer_build=False,
+        allow_empty=False,
+        write_version=SaverDef.V2,
+        pad_step_number=False,
+        save_relative_paths=False,
+        filename=None,
+    ):
+        if defer_build and var_list:
+            raise ValueError(
+                "If `var_list` is provided then build cannot be deferred. "
+                "Either set defer_build=False or var_list=None."
+            )
+        if write_version != SaverDef.V2:
+            raise ValueError(
+                "Only V2 checkpoints are supported (write_version=tf.train.SaverDef.V2); "
+                "TensorFlow deprecated V1."
+            )
+        if builder is not None:
+            raise ValueError("Custom saver builders are not supported; pass builder=None.")
+        self._var_list = var_list
+        self._reshape = reshape
+        self._sharded = sharded
+        self._max_to_keep = max_to_keep
+        self._keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours
+        self._name = name
+        self._restore_sequentially = restore_sequentially
+        self.saver_def = saver_def
+        self._allow_empty = allow_empty
+        self._is_built = False
+        self._is_empty = None
+        self._write_version = write_version
+        self._pad_step_number = pad_step_number
+        self._filename = filename
+        self._last_checkpoints = []
+        self._checkpoints_to_be_deleted = []
+        self._save_relative_paths = save_relative_paths
+        self._next_checkpoint_time = None
+        if not defer_build:
+            self.build()
+        if self.saver_def is not None:
+            self._check_saver_def()
+            self._write_version = self.saver_def.version
+
+    # -- building -------------------------------------------------------------------
+    def build(self):
+        """Builds the save and restore ops (needed once after `defer_build=True`)."""
+        if self._is_built:
+            return
+        self._is_built = True
+        if self.saver_def is None:
+            var_list = _all_saveable_objects() if self._var_list is None else self._var_list
+            if not var_list:
+                if self._allow_empty:
+                    self._is_empty = True
+                    return
+                raise ValueError("No variables to save")
+            self._is_empty = False
+            self.saver_def = self._build_saver_def(_saveables(var_list))
+        else:
+            self._is_empty = False
+        self._check_saver_def()
+        self._next_checkpoint_time = (
+            time.time() + self.saver_def.keep_checkpoint_every_n_hours * 3600
+        )
+
+    def _build_saver_def(self, saveables) -> SaverDef:
+        max_to_keep = self._max_to_keep or 0
+        with ops.name_scope(self._name, "save", [v.op for _, v in saveables]) as scope:
+            filename = array_ops.placeholder_with_default(
+                self._filename or "model", shape=(), name="filename"
+            )
+            # TF keeps the name "Const" for backwards compatibility.
+            filename = array_ops.placeholder_with_default(filename, shape=(), name="Const")
+            names = [name for name, _ in saveables]
+            slices = [""] * len(saveables)
+            save = io_ops.save_v2(filename, names, slices, [v._ref() for _, v in saveables])
+            save_tensor = control_flow_ops.with_dependencies([save], filename)
+            restored = io_ops.restore_v2(
+                filename, names, slices, [v.dtype.base_dtype for _, v in saveables]
+            )
+            assigns = []
+            for (_, var), value in zip(saveables, restored, strict=True):
+                if self._reshape:
+                    value = array_ops.reshape(value, array_ops.shape(var._ref()))
+                assigns.append(
+                    state_ops.assign(
+                        var._ref(),
+                        value,
+                        validate_shape=not self._reshape and var.shape.is_fully_defined(),
+                    )
+                )
+            restore_op = control_flow_ops.group(*assigns, name="restore_all")
+        del scope
+        return SaverDef(
+            filename_tensor_name=filename.name,
+            save_tensor_name=save_tensor.name,
+            restore_op_name=restore_op.name,
+            max_to_keep=max_to_keep,
+            sharded=self._sharded,
+            keep_checkpoint_every_n_hours=self._keep_checkpoint_every_n_hours,
+            version=self._write_version,
+        )
+
+    def _check_saver_def(self):
+        if not isinstance(self.saver_def, SaverDef):
+            raise ValueError(f"saver_def must be a saver_pb2.SaverDef: {self.saver_def}")
+        if not self.saver_def.save_tensor_name:
+            raise ValueError(f"saver_def must specify the save_tensor_name: {self.saver_def}")
+        if not self.saver_def.restore_op_name:
+            raise ValueError(f"saver_def must specify the restore_op_name: {self.saver_def}")
+
+    def as_saver_def(self) -> SaverDef:
+        """The `SaverDef` naming this saver's filename tensor, save tensor and restore op."""
+        return self.saver_def
+
+    def to_proto(self, export_scope=None) -> SaverDef:
+        """The `SaverDef` (for the `savers` collection of a meta graph)."""
+        if export_scope is None:
+            return self.saver_def
+        if not (
+            self.saver_def.filename_tensor_name.startswith(export_scope)
+            and self.saver_def.save_tensor_name.startswith(export_scope)
+            and self.saver_def.restore_op_name.startswith(export_scope)
+        ):
+            return None
+        out = SaverDef()
+        out.CopyFrom(self.saver_def)
+        for field in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
+            setattr(out, field, ops.strip_name_scope(getattr(out, field), export_scope))
+        return out
+
+    @staticmethod
+    def from_proto(saver_def, import_scope=None) -> Saver:
+        """A Saver over the ops a `SaverDef` names (in the default graph)."""
+        return Saver(saver_def=saver_def, name=import_scope)
+
+    # -- the list of kept checkpoints ------------------------------------------------
+    @property
+    def last_checkpoints(self) -> list[str]:
+        """The kept checkpoints' prefixes, oldest first."""
+        return [p for p, _ in self._last_checkpoints]
+
+    def set_last_checkpoints(self, last_checkpoints):
+        """Replaces the list of kept checkpoints (they count as never expiring)."""
+        assert isinstance(last_checkpoints, list)
+        self._last_checkpoints = [(s, np.inf) for s in last_checkpoints]
+
+    def set_last_checkpoints_with_time(self, last_checkpoints_with_time):
+        """Replaces the list of kept checkpoints with (prefix, save time) pairs."""
+        assert isinstance(last_checkpoints_with_time, list)
+        self._last_checkpoints = last_checkpoints_with_time
+
+    def recover_last_checkpoints(self, checkpoint_paths):
+        """Takes over the checkpoints of a crashed saver (those that still exist)."""
+        with_times = []
+        for path in checkpoint_paths:
+            mtime = get_checkpoint_mtimes([path])
+            if mtime:
+                with_times.append((path, mtime[0]))
+        self.set_last_checkpoints_with_time(with_times)
+
+    def _record_last_checkpoint(self, latest_save_path):
+        if not self.saver_def.max_to_keep:
+            return
+        self._last_checkpoints = [p for p in self._last_checkpoints if p[0] != latest_save_path]
+        self._last_checkpoints.append((latest_save_path, time.time()))
+        if len(self._last_checkpoints) > self.saver_def.max_to_keep:
+            self._checkpoints_to_be_deleted.append(self._last_checkpoints.pop(0))
+
+    def _maybe_delete_old_checkpoints(self, meta_graph_suffix="meta"):
+        if not self._checkpoints_to_be_deleted:
+            return
+        path, saved_at = self._checkpoints_to_be_deleted.pop(0)
+        # Keep one checkpoint every keep_checkpoint_every_n_hours.
+        if saved_at > self._next_checkpoint_time:
+            self._next_checkpoint_time += self.saver_def.keep_checkpoint_every_n_hours * 3600
+            return
+        try:
+            remove_checkpoint(path, self.saver_def.version, meta_graph_suffix)
+        except OSError as e:
+            _log.warning("Ignoring: %s", e)
+
+    # -- saving and restoring --------------------------------------------------------
+    def save(
+        self,
+        sess,
+        save_path,
+        global_step=None,
+        latest_filename=None,
+        meta_graph_suffix="meta",
+        write_meta_graph=True,
+        write_state=True,
+        strip_default_attrs=False,
+        save_debug_info=False,
+    ):
+        """Saves the variables to `save_path[-global_step]`; returns the prefix written.
+
+        Args:
+            sess: The session holding the variables' values.
+            save_path: The checkpoint prefix (its directory is created if missing).
+            global_step: An int, or a tensor/variable holding the step, appended to
+                the prefix (`model.ckpt-1000`).
+            latest_filename: The state file's name (default `checkpoint`).
+            meta_graph_suffix: The suffix of the meta graph file.
+            write_meta_graph: Also write `<prefix>.meta`.
+            write_state: Update the state file and delete checkpoints beyond
+                `max_to_keep`.
+            strip_default_attrs: Accepted (attributes are always written).
+            save_debug_info: Accepted (no debug info is written).
+
+        Returns:
+            The checkpoint prefix, or None when there was nothing to save.
+
+        Raises:
+            RuntimeError: `defer_build` was set and `build()` was not called.
+            TypeError: `sess` is not a Session.
+            ValueError: `latest_filename` has a directory or collides with the prefix,
+                or the parent directory cannot be created.
+        """
+        del strip_default_attrs, save_debug_info
+        if not self._is_built:
+            raise RuntimeError("`build()` should be called before save if defer_build==True")
+        if latest_filename is None:
+            latest_filename = "checkpoint"
+        if os.path.split(latest_filename)[0]:
+            raise ValueError("'latest_filename' must not contain path components")
+        save_path = os.fsdecode(save_path)
+        if global_step is not None:
+            if not isinstance(global_step, int | np.integer):
+                global_step = int(sess.run(global_step))
+            if self._pad_step_number:
+                checkpoint_file = f"{save_path}-{global_step:08d}"
+            else:
+                checkpoint_file = f"{save_path}-{int(global_step)}"
+        else:
+            checkpoint_file = save_path
+            if os.path.basename(save_path) == latest_filename and not self._sharded:
+                raise ValueError(
+                    f"'latest_filename' collides with 'save_path': "
+                    f"'{latest_filename}' and '{save_path}'"
+                )
+        if not isinstance(sess, Session):
+            raise TypeError(f"'sess' must be a Session; {sess}")
+        save_path_parent = os.path.dirname(save_path)
+        model_checkpoint_path = None
+        if not self._is_empty:
+            try:
+                model_checkpoint_path = sess.run(
+                    self.saver_def.save_tensor_name,
+                    {self.saver_def.filename_tensor_name: checkpoint_file},
+                )
+            except (errors.FailedPreconditionError, errors.NotFoundError) as exc:
+                if not os.path.isdir(save_path_parent or "."):
+                    raise ValueError(
+                        f"Parent directory of {save_path} doesn't exist, can't save."
+                    ) from exc
+                raise
+            model_checkpoint_path = os.fsdecode(model_checkpoint_path)
+            if write_state:
+                self._record_last_checkpoint(model_checkpoint_path)
+                checkpoint_management.update_checkpoint_state(
+                    save_path_parent,
+                    model_checkpoint_path,
+                    all_model_checkpoint_paths=self.last_checkpoints,
+                    latest_filename=latest_filename,
+                    save_relative_paths=self._save_relative_paths,
+                )
+                self._maybe_delete_old_checkpoints(meta_graph_suffix=meta_graph_suffix)
+        if write_meta_graph:
+            with sess.graph.as_default():
+                self.export_meta_graph(meta_graph_filename(checkpoint_file, meta_graph_suffix))
+        return model_checkpoint_path
+
+    def restore(self, sess, save_path):
+        """Restores the variables from the checkpoint `save_path`.
+
+        Raises:
+            ValueError: `save_path` is None or no checkpoint is there.
+            tf.errors.NotFoundError: A variable is missing from the checkpoint.
+            tf.errors.InvalidArgumentError: A dtype or shape differs.
+        """
+        if self._is_empty:
+            return
+        if save_path is None:
+            raise ValueError("Can't load save_path when it is None.")
+        prefix = os.fsdecode(save_path)
+        if not checkpoint_management.checkpoint_exists(prefix):
+            raise ValueError("The passed save_path is not a valid checkpoint: " + prefix)
+        _log.info("Restoring parameters from %s", prefix)
+        try:
+            sess.run(self.saver_def.restore_op_name, {self.saver_def.filename_tensor_name: prefix})
+        except errors.NotFoundError as err:
+            raise _wrap_restore_error(
+                err, "a Variable name or other graph key that is missing"
+            ) from err
+        except errors.InvalidArgumentError as err:
+            raise _wrap_restore_error(
+                err, "a mismatch between the current graph and the graph"
+            ) from err
+
+    def export_meta_graph(
+        self,
+        filename=None,
+        collection_list=None,
+        as_text=False,
+        export_scope=None,
+        clear_devices=False,
+        clear_extraneous_savers=False,
+        strip_default_attrs=False,
+        save_debug_info=False,
+    ):
+        """The default graph's `MetaGraphDef` with this saver's `SaverDef`.
+
+        Written to `filename` when one is given; see the module's `export_meta_graph`.
+        """
+        del clear_extraneous_savers, strip_default_attrs, save_debug_info
+        return export_meta_graph(
+            filename=filename,
+            saver_def=self.saver_def,
+            collection_list=collection_list,
+            as_text=as_text,
+            export_scope=export_scope,
+            clear_devices=clear_devices,
+        )
+
+
+def _wrap_restore_error(err, extra_verbiage):
+    message = (
+        f"Restoring from checkpoint failed. This is most likely due to {extra_verbiage} "
+        "from the checkpoint. Please ensure that you have not altered the graph expected "
+        f"based on the checkpoint. Original error:\n\n{err.message}"
+    )
+    return type(err)(err.node_def, err.op, message)
+
+
+def _collection_def(values) -> CollectionDef | None:
+    """The `CollectionDef` of one collection, as TF's `add_collection_def` writes it."""
+    out = CollectionDef()
+    if not values:
+        return None
+    first = values[0]
+    if hasattr(first, "to_proto"):
+        protos = [v.to_proto() for v in values]
+        if any(p is None for p in protos):
+            return None
+        out.bytes_list.value.extend(p.SerializeToString() for p in protos)
+    elif isinstance(first, ops.Tensor | ops.Operation):
+        out.node_list.value.extend(v.name for v in values)
+    elif isinstance(first, bool | int | np.integer):
+        out.int64_list.value.extend(int(v) for v in values)
+    elif isinstance(first, float | np.floating):
+        out.float_list.value.extend(float(v) for v in values)
+    elif isinstance(first, str | bytes):
+        out.bytes_list.value.extend(v.encode() if isinstance(v, str) else v for v in values)
+    else:
+        return None
+    return out
+
+
+def export_meta_graph(
+    filename=None,
+    meta_info_def=None,
+    graph_def=None,
+    saver_def=None,
+    collection_list=None,
+    as_text=False,
+    graph=None,
+    export_scope=None,
+    clear_devices=False,
+    clear_extraneous_savers=False,
+    strip_default_attrs=False,
+    save_debug_info=False,
+    **kwargs,
+):
+    """The `MetaGraphDef` of a graph: its GraphDef, a SaverDef and its collections.
+
+    Args:
+        filename: Where to write it (binary, or text with `as_text`); None writes nothing.
+        meta_info_def: A `MetaInfoDef` to use instead of the default.
+        graph_def: The `GraphDef` to use instead of the graph's.
+        saver_def: The `SaverDef` to include.
+        collection_list: The collections to include (default all that can be
+            serialized: variables, tensors and ops, queue runners, savers, numbers and
+            strings; others are skipped, as TF skips them).
+        as_text: Write the text format.
+        graph: The graph (default: the default graph).
+        export_scope: Only export collection items in this name scope.
+        clear_devices: Clear device fields of the nodes.
+        clear_extraneous_savers: Accepted (other savers' ops are kept).
+        strip_default_attrs: Accepted (attributes are always written).
+        save_debug_info: Accepted (no debug info is written).
+        **kwargs: TF's other options, accepted and ignored.
+
+    Returns:
+        The `MetaGraphDef`.
+    """
+    del clear_extraneous_savers, strip_default_attrs, save_debug_info, kwargs
+    graph = graph or ops.get_default_graph()
+    meta = MetaGraphDef()
+    if meta_info_def is not None:
+        meta.meta_info_def.CopyFrom(meta_info_def)
+    else:
+        from .. import __version__
+
+        # TensorFlow parses `tensorflow_version` as a version number; the writer's
+        # name goes in the free-text git version instead.
+        meta.meta_info_def.tensorflow_git_version = f"ferroflow {__version__}"
+    meta.graph_def.CopyFrom(graph_def if graph_def is not None else graph.as_graph_def())
+    if clear_devices:
+        for node in meta.graph_def.node:
+            node.device = ""
+    if saver_def is not None:
+        meta.saver_def.CopyFrom(saver_def)
+    keys = collection_list if collection_list is not None else graph.get_all_collection_keys()
+    for key in keys:
+        values = graph.get_collection(key, scope=export_scope)
+        try:
+            collection = _collection_def(values)
+        except Exception as e:
+            _log.warning("Issue encountered when serializing %s: %s", key, e)
+            continue
+        if collection is not None:
+            meta.collection_def[key].CopyFrom(collection)
+    if filename:
+        checkpoint_management._atomic_write_bytes(
+            filename, str(meta).encode() if as_text else meta.SerializeToString()
+        )
+    return meta

@@ -1,0 +1,255 @@
+"""`tf.train.Saver` against TensorFlow's: graphs, files, rotation, errors, interop."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+import ferroflow as ff
+
+V_INIT = np.arange(6, dtype=np.float32).reshape(2, 3)
+W_INIT = np.arange(4, dtype=np.int64) * 7
+
+
+def _variables(lib):
+    v = lib.Variable(V_INIT, name="v")
+    w = lib.Variable(W_INIT, name="scope/w")
+    s = lib.Variable(b"hello", name="s")
+    return v, w, s
+
+
+def _ops_under(graph, scope):
+    return [(op.name, op.type) for op in graph.get_operations() if op.name.startswith(scope)]
+
+
+def test_the_save_and_restore_ops_are_tfs(tf1):
+    graphs = {}
+    for lib in (tf1, ff):
+        g = lib.Graph()
+        with g.as_default():
+            _variables(lib)
+            lib.train.get_or_create_global_step()
+            saver = lib.train.Saver(max_to_keep=3, keep_checkpoint_every_n_hours=2.0)
+        graphs[lib] = (g, saver.as_saver_def())
+    (g_tf, def_tf), (g_ff, def_ff) = graphs[tf1], graphs[ff]
+    assert _ops_under(g_ff, "save/") == _ops_under(g_tf, "save/")
+    assert def_ff.SerializeToString() == def_tf.SerializeToString()
+    names = {}
+    for lib, (g, _) in graphs.items():
+        save = g.get_operation_by_name("save/SaveV2")
+        names[lib] = [i.name for i in save.inputs]
+    assert names[ff] == names[tf1]
+
+
+def _save_ff(directory, **kwargs):
+    g = ff.Graph()
+    with g.as_default():
+        v, _, _ = _variables(ff)
+        step = ff.train.get_or_create_global_step()
+        saver = ff.train.Saver(**kwargs)
+        with ff.Session() as sess:
+            sess.run(ff.global_variables_initializer())
+            sess.run([v.assign(v * 2.0), step.assign(41)])
+            path = saver.save(sess, os.path.join(directory, "model.ckpt"), global_step=step)
+    return path
+
+
+def test_tensorflow_restores_what_ferroflow_saved_and_imports_its_meta_graph(tf1, tmp_path):
+    path = _save_ff(str(tmp_path))
+    assert path == str(tmp_path / "model.ckpt-41")
+    assert tf1.train.latest_checkpoint(str(tmp_path)) == path
+    # Into a graph built by hand.
+    g = tf1.Graph()
+    with g.as_default():
+        v, w, s = _variables(tf1)
+        step = tf1.train.get_or_create_global_step()
+        saver = tf1.train.Saver()
+        with tf1.Session() as sess:
+            saver.restore(sess, path)
+            got = sess.run([v, w, s, step])
+    np.testing.assert_array_equal(got[0], V_INIT * 2)
+    np.testing.assert_array_equal(got[1], W_INIT)
+    assert got[2] == b"hello" and got[3] == 41
+    # From our .meta file alone: TF rebuilds the graph, the saver and the collections.
+    g = tf1.Graph()
+    with g.as_default():
+        saver = tf1.train.import_meta_graph(path + ".meta")
+        assert {v.op.name for v in tf1.global_variables()} == {"v", "scope/w", "s", "global_step"}
+        assert {v.op.name for v in tf1.trainable_variables()} == {"v", "scope/w", "s"}
+        with tf1.Session() as sess:
+            saver.restore(sess, path)
+            np.testing.assert_array_equal(sess.run("v:0"), V_INIT * 2)
+            assert sess.run(tf1.train.get_global_step()) == 41
+
+
+def test_ferroflow_restores_what_tensorflow_saved(tf1, tmp_path):
+    g = tf1.Graph()
+    with g.as_default():
+        v, w, s = _variables(tf1)
+        saver = tf1.train.Saver()
+        with tf1.Session() as sess:
+            sess.run(tf1.global_variables_initializer())
+            sess.run(v.assign(v + 10.0))
+            saver.save(sess, str(tmp_path / "tf.ckpt"), global_step=3)
+    with ff.Graph().as_default():
+        v, w, s = _variables(ff)
+        saver = ff.train.Saver()
+        with ff.Session() as sess:
+            saver.restore(sess, ff.train.latest_checkpoint(str(tmp_path)))
+            got = sess.run([v, w, s])
+    np.testing.assert_array_equal(got[0], V_INIT + 10)
+    np.testing.assert_array_equal(got[1], W_INIT)
+    assert got[2] == b"hello"
+
+
+def test_the_same_program_writes_the_same_checkpoint_bytes_as_tf(tf1, tmp_path):
+    paths = {}
+    for lib in (tf1, ff):
+        g = lib.Graph()
+        with g.as_default():
+            _variables(lib)
+            saver = lib.train.Saver()
+            with lib.Session() as sess:
+                sess.run(lib.global_variables_initializer())
+                directory = tmp_path / lib.__name__.split(".")[0]
+                paths[lib] = saver.save(sess, str(directory / "m"), write_meta_graph=False)
+    for suffix in (".index", ".data-00000-of-00001"):
+        with open(paths[tf1] + suffix, "rb") as a, open(paths[ff] + suffix, "rb") as b:
+            assert a.read() == b.read(), suffix
+
+
+def _rotate(lib, directory, steps, **kwargs):
+    g = lib.Graph()
+    with g.as_default():
+        _variables(lib)
+        saver = lib.train.Saver(**kwargs)
+        with lib.Session() as sess:
+            sess.run(lib.global_variables_initializer())
+            for step in steps:
+                saver.save(sess, os.path.join(directory, "model"), global_step=step)
+        return saver.last_checkpoints
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"max_to_keep": 2},
+        {"max_to_keep": 0},
+        {"max_to_keep": 3, "pad_step_number": True},
+        {"max_to_keep": 2, "save_relative_paths": True},
+    ],
+)
+def test_max_to_keep_rotation_matches_tf(tf1, tmp_path, kwargs):
+    results = {}
+    for lib in (tf1, ff):
+        directory = tmp_path / lib.__name__.split(".")[0]
+        directory.mkdir()
+        last = _rotate(lib, str(directory), [0, 1, 2, 1, 5], **kwargs)
+        state = (directory / "checkpoint").read_text().replace(str(directory), "DIR")
+        results[lib] = (
+            [os.path.relpath(p, directory) for p in last],
+            sorted(os.listdir(directory)),
+            state,
+        )
+    assert results[ff] == results[tf1]
+
+
+def test_restore_errors_are_tfs(tmp_path):
+    path = _save_ff(str(tmp_path))
+    with ff.Graph().as_default():
+        ff.Variable(V_INIT, name="v")
+        saver = ff.train.Saver()
+        with ff.Session() as sess:
+            with pytest.raises(ValueError, match="Can't load save_path when it is None"):
+                saver.restore(sess, None)
+            with pytest.raises(ValueError, match="The passed save_path is not a valid checkpoint"):
+                saver.restore(sess, str(tmp_path / "nothing"))
+    with ff.Graph().as_default():
+        ff.Variable(V_INIT, name="missing")
+        saver = ff.train.Saver()
+        with ff.Session() as sess:
+            with pytest.raises(ff.errors.NotFoundError) as e:
+                saver.restore(sess, path)
+    assert e.value.message.startswith("Restoring from checkpoint failed.")
+    assert "Key missing not found in checkpoint" in e.value.message
+    with ff.Graph().as_default():
+        ff.Variable(np.zeros([3], np.float32), name="v")
+        saver = ff.train.Saver(var_list=[ff.global_variables()[0]])
+        with ff.Session() as sess:
+            with pytest.raises(ff.errors.InvalidArgumentError) as e:
+                saver.restore(sess, path)
+    assert "a mismatch between the current graph and the graph" in e.value.message
+
+
+def test_constructor_options(tmp_path):
+    with ff.Graph().as_default():
+        v, w, _ = _variables(ff)
+        with pytest.raises(ValueError, match="No variables to save"):
+            ff.train.Saver(var_list=[])
+        empty = ff.train.Saver(var_list=[], allow_empty=True)
+        with ff.Session() as sess:
+            assert empty.save(sess, str(tmp_path / "x"), write_meta_graph=False) is None
+        with pytest.raises(ValueError, match="build cannot be deferred"):
+            ff.train.Saver(var_list=[v], defer_build=True)
+        with pytest.raises(ValueError, match="V2"):
+            ff.train.Saver(write_version=ff.train.SaverDef.V1)
+        deferred = ff.train.Saver(defer_build=True)
+        with ff.Session() as sess:
+            sess.run(ff.global_variables_initializer())
+            with pytest.raises(RuntimeError, match="build"):
+                deferred.save(sess, str(tmp_path / "d"))
+            deferred.build()
+            assert deferred.save(sess, str(tmp_path / "d")) == str(tmp_path / "d")
+            # A dict renames the variables in the checkpoint.
+            renamed = ff.train.Saver({"first": v, "second": w}, name="renamed")
+            path = renamed.save(sess, str(tmp_path / "r"), write_meta_graph=False)
+            with pytest.raises(ValueError, match="collides"):
+                renamed.save(sess, str(tmp_path / "checkpoint"))
+            with pytest.raises(ValueError, match="path components"):
+                renamed.save(sess, str(tmp_path / "r"), latest_filename="a/b")
+    reader_names = sorted(
+        n for n in os.listdir(tmp_path) if n.startswith("r.") and not n.endswith(".meta")
+    )
+    assert reader_names == ["r.data-00000-of-00001", "r.index"]
+    assert path == str(tmp_path / "r")
+
+
+def test_last_checkpoints_can_be_set_and_recovered(tmp_path):
+    with ff.Graph().as_default():
+        _variables(ff)
+        saver = ff.train.Saver(max_to_keep=2)
+        with ff.Session() as sess:
+            sess.run(ff.global_variables_initializer())
+            paths = [saver.save(sess, str(tmp_path / "m"), global_step=i) for i in range(2)]
+        other = ff.train.Saver(max_to_keep=2)
+        other.recover_last_checkpoints([*paths, str(tmp_path / "gone")])
+        assert other.last_checkpoints == paths
+        other.set_last_checkpoints(["a", "b"])
+        assert other.last_checkpoints == ["a", "b"]
+        mtimes = ff.train.get_checkpoint_mtimes(paths)
+        assert len(mtimes) == 2 and mtimes[0] <= mtimes[1]
+        ff.train.remove_checkpoint(paths[0])
+        assert not os.path.exists(paths[0] + ".index")
+        assert not os.path.exists(paths[0] + ".meta")
+
+
+def test_global_step_as_a_tensor_and_the_meta_graph(tmp_path):
+    with ff.Graph().as_default():
+        _variables(ff)
+        step = ff.train.get_or_create_global_step()
+        saver = ff.train.Saver()
+        with ff.Session() as sess:
+            sess.run(ff.global_variables_initializer())
+            sess.run(step.assign(7))
+            path = saver.save(sess, str(tmp_path / "m"), global_step=step)
+        assert path.endswith("m-7")
+        meta = ff.MetaGraphDef()
+        with open(path + ".meta", "rb") as f:
+            meta.ParseFromString(f.read())
+        assert meta.saver_def == saver.saver_def
+        assert set(meta.collection_def) >= {"variables", "trainable_variables", "global_step"}
+        var_def = ff.protos.VariableDef()
+        var_def.ParseFromString(meta.collection_def["variables"].bytes_list.value[0])
+        assert var_def.variable_name == "v:0" and var_def.snapshot_name == "v/read:0"
