@@ -6,6 +6,7 @@ import numpy as np
 
 __all__ = [
     "FILE_DESCRIPTOR_SET",
+    "CheckpointReader",
     "CoordinatorCore",
     "EventWriter",
     "Graph",
@@ -24,6 +25,16 @@ FILE_DESCRIPTOR_SET: bytes
 
 _Shape = list[int | None] | None
 _OutputSpec = tuple[int, _Shape, bool]
+
+@final
+class CheckpointReader:
+    """An open V2 checkpoint (its index read and checked)."""
+
+    def __new__(cls, prefix: str | bytes | Any) -> CheckpointReader: ...
+    def entries(self) -> list[tuple[str, int, list[int]]]:
+        """`(name, TF dtype code, shape)` of every tensor, sorted by name."""
+    def get_tensor(self, name: str) -> Any:
+        """The tensor's value as a numpy array (numpy scalar or bytes for rank 0)."""
 
 def op_names() -> list[str]:
     """Names of every registered op type."""

@@ -17,6 +17,14 @@ from .checkpoint_management import (
     latest_checkpoint,
     update_checkpoint_state,
 )
+from .checkpoint_utils import (
+    NewCheckpointReader,
+    checkpoints_iterator,
+    init_from_checkpoint,
+    list_variables,
+    load_checkpoint,
+    load_variable,
+)
 from .coordinator import Coordinator, LooperThread
 from .ftrl import FtrlOptimizer
 from .gradient_descent import GradientDescentOptimizer
@@ -104,8 +112,14 @@ __all__ = [
     "shuffle_batch_join",
     "slice_input_producer",
     "string_input_producer",
+    "NewCheckpointReader",
     "Saver",
     "SaverDef",
+    "checkpoints_iterator",
+    "init_from_checkpoint",
+    "list_variables",
+    "load_checkpoint",
+    "load_variable",
     "export_meta_graph",
     "get_checkpoint_mtimes",
     "meta_graph_filename",

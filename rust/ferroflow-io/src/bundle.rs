@@ -383,6 +383,38 @@ impl BundleReader {
 
     /// The values of tensor `name`, checked against the entry's size and checksum.
     pub fn read(&self, name: &str) -> Result<TensorData> {
+        let located = self.locate(name)?;
+        if located.entry.dtype == DT_STRING {
+            let bytes = located.read_vec()?;
+            let elements = usize::try_from(located.elements).map_err(|_| located.bad("an invalid shape"))?;
+            let (values, crc) = decode_strings(&bytes, elements)
+                .ok_or_else(|| Error::DataLoss(format!("{}: bad string data for {name}", located.file_name)))?;
+            check_crc(name, located.entry.crc32c, crc)?;
+            return Ok(TensorData::Strings(values));
+        }
+        Ok(TensorData::Dense(located.read_vec()?))
+    }
+
+    /// Reads the dense tensor `name` straight into `out`, which must be exactly its
+    /// size (the caller allocates the tensor; no intermediate copy), checking its
+    /// checksum.
+    pub fn read_dense_into(&self, name: &str, out: &mut [u8]) -> Result<()> {
+        let located = self.locate(name)?;
+        if located.entry.dtype == DT_STRING || out.len() as u64 != located.size {
+            return Err(Error::InvalidArgument(format!(
+                "{name}: a buffer of {} bytes cannot hold its {} bytes of dtype {}",
+                out.len(),
+                located.size,
+                located.entry.dtype
+            )));
+        }
+        located.read_exact(out)?;
+        check_crc(name, located.entry.crc32c, crc32c::crc32c(out))
+    }
+
+    /// Finds `name`'s bytes and checks everything its entry claims against the data
+    /// file before anything is allocated from it.
+    fn locate<'a>(&'a self, name: &'a str) -> Result<Located<'a>> {
         let entry =
             self.entries.get(name).ok_or_else(|| Error::NotFound(format!("Key {name} not found in checkpoint")))?;
         if !entry.slices.is_empty() {
@@ -392,49 +424,80 @@ impl BundleReader {
         if self.read_previous {
             path = prev_path(&path);
         }
-        let file_name = path.display().to_string();
-        let bad = |what: &str| Error::DataLoss(format!("{file_name}: {what} in the bundle entry of {name}"));
-        let size = u64::try_from(entry.size).map_err(|_| bad("a negative size"))?;
-        let offset = u64::try_from(entry.offset).map_err(|_| bad("a negative offset"))?;
-        let elements = entry_elements(entry).ok_or_else(|| bad("an invalid shape"))?;
-        // Everything the entry claims is checked before anything is allocated from it.
+        let mut located =
+            Located { name, entry, file_name: path.display().to_string(), path, size: 0, offset: 0, elements: 0 };
+        located.size = u64::try_from(entry.size).map_err(|_| located.bad("a negative size"))?;
+        located.offset = u64::try_from(entry.offset).map_err(|_| located.bad("a negative offset"))?;
+        located.elements = entry_elements(entry).ok_or_else(|| located.bad("an invalid shape"))?;
         if entry.dtype == DT_STRING {
             // Every string takes at least its one-byte length.
-            if elements > size {
-                return Err(bad("more strings than bytes"));
+            if located.elements > located.size {
+                return Err(located.bad("more strings than bytes"));
             }
         } else {
-            let want = dtype_size(entry.dtype).and_then(|s| elements.checked_mul(s as u64));
-            if want != Some(size) {
+            let want = dtype_size(entry.dtype).and_then(|s| located.elements.checked_mul(s as u64));
+            if want != Some(located.size) {
                 return Err(Error::DataLoss(format!("Invalid size in bundle entry: key {name}")));
             }
         }
-        let mut file = File::open(&path).map_err(Error::io(file_name.clone()))?;
-        let file_len = file.metadata().map_err(Error::io(file_name.clone()))?.len();
-        if offset.checked_add(size).is_none_or(|end| end > file_len) {
+        Ok(located)
+    }
+}
+
+/// A tensor's bytes in a data file, with its entry validated.
+struct Located<'a> {
+    name: &'a str,
+    entry: &'a pb::BundleEntryProto,
+    path: PathBuf,
+    file_name: String,
+    size: u64,
+    offset: u64,
+    elements: u64,
+}
+
+impl Located<'_> {
+    fn bad(&self, what: &str) -> Error {
+        Error::DataLoss(format!("{}: {what} in the bundle entry of {}", self.file_name, self.name))
+    }
+
+    /// Opens the data file, checking that the bytes lie within it (a truncated file
+    /// is `DataLoss`).
+    fn open(&self) -> Result<File> {
+        let file = File::open(&self.path).map_err(Error::io(self.file_name.clone()))?;
+        let file_len = file.metadata().map_err(Error::io(self.file_name.clone()))?.len();
+        if self.offset.checked_add(self.size).is_none_or(|end| end > file_len) {
             return Err(Error::DataLoss(format!(
-                "{file_name}: the data of {name} ({size} bytes at offset {offset}) lies past the end of the file \
-                 ({file_len} bytes): the file is truncated"
+                "{}: the data of {} ({} bytes at offset {}) lies past the end of the file ({file_len} bytes): \
+                 the file is truncated",
+                self.file_name, self.name, self.size, self.offset
             )));
         }
-        let size = usize::try_from(size).map_err(|_| bad("a size beyond this machine's address space"))?;
+        Ok(file)
+    }
+
+    /// Reads the bytes into `out` (exactly `size` long).
+    fn read_exact(&self, out: &mut [u8]) -> Result<()> {
+        let mut file = self.open()?;
+        file.seek(SeekFrom::Start(self.offset))
+            .and_then(|_| file.read_exact(out))
+            .map_err(Error::io(self.file_name.clone()))
+    }
+
+    /// Reads the bytes into a new vector (the bounds are checked first, so a damaged
+    /// entry never allocates more than the file holds).
+    fn read_vec(&self) -> Result<Vec<u8>> {
+        drop(self.open()?);
+        let size = usize::try_from(self.size).map_err(|_| self.bad("a size beyond this machine's address space"))?;
         let mut bytes = Vec::new();
-        bytes
-            .try_reserve_exact(size)
-            .map_err(|_| Error::ResourceExhausted(format!("OOM when allocating {size} bytes to restore {name}")))?;
+        bytes.try_reserve_exact(size).map_err(|_| {
+            Error::ResourceExhausted(format!("OOM when allocating {size} bytes to restore {}", self.name))
+        })?;
         bytes.resize(size, 0);
-        file.seek(SeekFrom::Start(offset))
-            .and_then(|_| file.read_exact(&mut bytes))
-            .map_err(Error::io(file_name.clone()))?;
-        if entry.dtype == DT_STRING {
-            let elements = usize::try_from(elements).map_err(|_| bad("an invalid shape"))?;
-            let (values, crc) = decode_strings(&bytes, elements)
-                .ok_or_else(|| Error::DataLoss(format!("{file_name}: bad string data for {name}")))?;
-            check_crc(name, entry.crc32c, crc)?;
-            return Ok(TensorData::Strings(values));
+        self.read_exact(&mut bytes)?;
+        if self.entry.dtype != DT_STRING {
+            check_crc(self.name, self.entry.crc32c, crc32c::crc32c(&bytes))?;
         }
-        check_crc(name, entry.crc32c, crc32c::crc32c(&bytes))?;
-        Ok(TensorData::Dense(bytes))
+        Ok(bytes)
     }
 }
 

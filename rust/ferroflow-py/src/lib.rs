@@ -1,6 +1,7 @@
 //! `ferroflow._ferroflow`: the native module behind `import ferroflow`. This crate
 //! only converts values, manages the GIL and maps errors; all semantics live in
 //! `ferroflow-core`.
+mod checkpoint;
 mod errors;
 mod events;
 mod graph;
@@ -35,6 +36,7 @@ fn _ferroflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tensor::TensorBuffer>()?;
     m.add_class::<events::PyEventWriter>()?;
     m.add_class::<events::PyRecordReader>()?;
+    m.add_class::<checkpoint::PyCheckpointReader>()?;
     m.add_class::<threads::PyCoordinatorCore>()?;
     m.add_class::<threads::PyNativeThread>()?;
     m.add_function(wrap_pyfunction!(threads::queue_runner_threads, m)?)?;

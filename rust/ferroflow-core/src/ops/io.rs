@@ -105,6 +105,47 @@ fn names_and_prefix(ctx: &OpContext<'_>, op: &str, count: usize) -> Result<(Path
     Ok((prefix, names))
 }
 
+/// The tensor `name` of an open bundle, of its stored dtype and shape. Dense tensors
+/// are read straight into the tensor's buffer (one allocation, no copy); everything
+/// the index claims is validated before that allocation.
+pub fn restore_tensor(reader: &BundleReader, name: &str) -> Result<Tensor> {
+    let entry = reader
+        .entry(name)
+        .ok_or_else(|| Error::new(crate::error::Code::NotFound, format!("Key {name} not found in checkpoint")))?;
+    let dtype = DType::from_code(entry.dtype)
+        .map_err(|_| Error::invalid_argument(format!("tensor_name = {name}; unsupported dtype {}", entry.dtype)))?;
+    let shape = entry
+        .shape
+        .as_ref()
+        .map_or(&[][..], |s| &s.dim[..])
+        .iter()
+        .map(|d| {
+            usize::try_from(d.size)
+                .map_err(|_| Error::new(crate::error::Code::DataLoss, format!("{name}: bad shape {}", d.size)))
+        })
+        .collect::<Result<Vec<usize>>>()?;
+    if dtype == DType::String {
+        return match reader.read(name)? {
+            TensorData::Strings(v) => Tensor::from_strings(&shape, v),
+            TensorData::Dense(_) => Err(Error::new(crate::error::Code::DataLoss, format!("{name}: not strings"))),
+        };
+    }
+    // An entry that does not add up is `DataLoss` from the reader, before allocating.
+    let mut t = Tensor::for_overwrite(dtype, &shape).map_err(|e| match e.code {
+        crate::error::Code::InvalidArgument => {
+            Error::new(crate::error::Code::DataLoss, format!("{name}: bad shape in the checkpoint: {}", e.message))
+        }
+        _ => e,
+    })?;
+    let bytes = t.as_mut_bytes()?;
+    reader.read_dense_into(name, bytes)?;
+    if dtype == DType::Bool {
+        // Only 0 and 1 are valid bools.
+        bytes.iter_mut().for_each(|b| *b = u8::from(*b != 0));
+    }
+    Ok(t)
+}
+
 /// `SaveV2`: one bundle of every input tensor under its name.
 struct SaveKernel;
 
@@ -148,31 +189,14 @@ impl OpKernel for RestoreKernel {
             other => other.into(),
         })?;
         for (i, (name, &dtype)) in names.iter().zip(&self.dtypes).enumerate() {
-            let entry = reader.entry(name).ok_or_else(|| {
-                Error::new(crate::error::Code::NotFound, format!("Key {name} not found in checkpoint"))
-            })?;
-            let stored = DType::from_code(entry.dtype).map_err(|_| {
-                Error::invalid_argument(format!("tensor_name = {name}; unsupported dtype {}", entry.dtype))
-            })?;
-            if stored != dtype {
+            let t = restore_tensor(&reader, name)?;
+            if t.dtype() != dtype {
                 ff_bail!(
                     InvalidArgument,
-                    "tensor_name = {name}; expected dtype {dtype} does not equal original dtype {stored}"
+                    "tensor_name = {name}; expected dtype {dtype} does not equal original dtype {}",
+                    t.dtype()
                 );
             }
-            let shape =
-                entry.shape.as_ref().map(|s| s.dim.iter().map(|d| d.size).collect::<Vec<_>>()).unwrap_or_default();
-            let shape = shape
-                .into_iter()
-                .map(|d| {
-                    usize::try_from(d)
-                        .map_err(|_| Error::new(crate::error::Code::DataLoss, format!("{name}: bad shape {d}")))
-                })
-                .collect::<Result<Vec<usize>>>()?;
-            let t = match reader.read(name)? {
-                TensorData::Strings(v) => Tensor::from_strings(&shape, v)?,
-                TensorData::Dense(bytes) => Tensor::from_bytes(dtype, &shape, &bytes)?,
-            };
             ctx.set_output(i, t);
         }
         Ok(())

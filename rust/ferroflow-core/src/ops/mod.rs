@@ -7,6 +7,7 @@ mod conv;
 mod data_flow;
 mod indexing;
 mod io;
+pub use io::restore_tensor;
 mod layout;
 mod logging;
 mod math;
