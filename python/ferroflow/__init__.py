@@ -33,6 +33,7 @@ from .framework.dtypes import (
     string,
     uint8,
 )
+from .framework.importer import import_graph_def
 from .framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from .framework.ops import (
     Graph,
@@ -320,6 +321,7 @@ __all__ = [
     "get_collection",
     "get_collection_ref",
     "get_default_graph",
+    "import_graph_def",
     "get_default_session",
     "get_seed",
     "global_norm",

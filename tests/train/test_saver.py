@@ -253,3 +253,87 @@ def test_global_step_as_a_tensor_and_the_meta_graph(tmp_path):
         var_def = ff.protos.VariableDef()
         var_def.ParseFromString(meta.collection_def["variables"].bytes_list.value[0])
         assert var_def.variable_name == "v:0" and var_def.snapshot_name == "v/read:0"
+
+
+def _train_graph(lib):
+    """A small regression trained with GradientDescent, with a global step."""
+    x = lib.constant(np.linspace(-1, 1, 8, dtype=np.float32).reshape(8, 1))
+    y = 3.0 * x + 1.0
+    w = lib.Variable(np.zeros([1, 1], np.float32), name="w")
+    b = lib.Variable(np.zeros([1], np.float32), name="b")
+    loss = lib.reduce_mean(lib.square(lib.matmul(x, w) + b - y), name="loss")
+    step = lib.train.get_or_create_global_step()
+    train = lib.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+    lib.add_to_collection("train_op", train)
+    lib.add_to_collection("loss", loss)
+    return loss, train, step
+
+
+def _continue(lib, meta_path, checkpoint, steps):
+    """Imports a .meta file, restores the checkpoint and trains `steps` more steps."""
+    g = lib.Graph()
+    with g.as_default():
+        saver = lib.train.import_meta_graph(meta_path)
+        train = lib.get_collection("train_op")[0]
+        loss = lib.get_collection("loss")[0]
+        with lib.Session() as sess:
+            saver.restore(sess, checkpoint)
+            for _ in range(steps):
+                sess.run(train)
+            return sess.run([loss, lib.train.get_global_step(), "w:0", "b:0"])
+
+
+def test_import_meta_graph_resumes_training_with_tfs_numbers(tf1, tmp_path):
+    g = ff.Graph()
+    with g.as_default():
+        _, train, _ = _train_graph(ff)
+        saver = ff.train.Saver()
+        with ff.Session() as sess:
+            sess.run(ff.global_variables_initializer())
+            for _ in range(5):
+                sess.run(train)
+            path = saver.save(sess, str(tmp_path / "model"), global_step=5)
+    ours = _continue(ff, path + ".meta", path, 5)
+    theirs = _continue(tf1, path + ".meta", path, 5)
+    assert ours[1] == theirs[1] == 10
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    # And a .meta file TensorFlow wrote imports into ferroflow.
+    g = tf1.Graph()
+    with g.as_default():
+        _, train, _ = _train_graph(tf1)
+        saver = tf1.train.Saver()
+        with tf1.Session() as sess:
+            sess.run(tf1.global_variables_initializer())
+            sess.run(train)
+            tf_path = saver.save(sess, str(tmp_path / "tf" / "model"), global_step=1)
+    ours = _continue(ff, tf_path + ".meta", tf_path, 3)
+    theirs = _continue(tf1, tf_path + ".meta", tf_path, 3)
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_write_graph_and_import_graph_def_round_trip(tmp_path):
+    g = ff.Graph()
+    with g.as_default():
+        a = ff.placeholder(ff.float32, [None, 2], name="a")
+        out = ff.identity(ff.reduce_sum(a * 2.0, axis=1), name="out")
+    text_path = ff.train.write_graph(g, str(tmp_path / "dir"), "g.pbtxt")
+    bin_path = ff.train.write_graph(g.as_graph_def(), str(tmp_path / "dir"), "g.pb", as_text=False)
+    assert text_path == str(tmp_path / "dir" / "g.pbtxt")
+    from google.protobuf import text_format
+
+    with open(text_path) as f:
+        from_text = text_format.Parse(f.read(), ff.GraphDef())
+    with open(bin_path, "rb") as f:
+        from_bin = ff.GraphDef.FromString(f.read())
+    assert from_text == from_bin == g.as_graph_def()
+    with ff.Graph().as_default():
+        feed = ff.placeholder(ff.float32, [None, 2])
+        (result,) = ff.import_graph_def(
+            from_bin, input_map={"a:0": feed}, return_elements=["out:0"], name="imp"
+        )
+        assert result.name == "imp/out:0"
+        with ff.Session() as sess:
+            np.testing.assert_array_equal(sess.run(result, {feed: [[1.0, 2.0]]}), [6.0])
+    del out

@@ -312,8 +312,19 @@ def _attr_from_native(kind, value):
     return value
 
 
+class _NativeAttr:
+    """An attribute already in the native `(kind, value)` form (an imported GraphDef's)."""
+
+    __slots__ = ("pair",)
+
+    def __init__(self, pair):
+        self.pair = pair
+
+
 def _attr_to_native(value) -> tuple[str, Any]:
     """The `(kind, value)` pair the native graph expects for an attr value."""
+    if isinstance(value, _NativeAttr):
+        return value.pair
     if isinstance(value, dtypes.DType):
         return ("type", value.base_dtype.as_datatype_enum)
     if isinstance(value, tensor_shape.TensorShape):

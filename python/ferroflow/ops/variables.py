@@ -182,6 +182,26 @@ class Variable:
     def _ref(self):
         return self._variable
 
+    @staticmethod
+    def from_proto(variable_def, import_scope=None):
+        """A `Variable` over the ops a `VariableDef` names in the default graph."""
+        graph = ops.get_default_graph()
+
+        def element(name):
+            return graph.as_graph_element(ops.prepend_name_scope(name, import_scope))
+
+        v = Variable.__new__(Variable)
+        v._variable = element(variable_def.variable_name)
+        v._initializer_op = element(variable_def.initializer_name)
+        v._snapshot = element(variable_def.snapshot_name)
+        v._initial_value = (
+            element(variable_def.initial_value_name) if variable_def.initial_value_name else None
+        )
+        v._trainable = variable_def.trainable
+        v._constraint = None
+        v._graph = graph
+        return v
+
     def to_proto(self, export_scope=None):
         """The `VariableDef` naming this variable's ops (for a meta graph's collections).
 

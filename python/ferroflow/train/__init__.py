@@ -58,8 +58,10 @@ from .saver import (
     Saver,
     export_meta_graph,
     get_checkpoint_mtimes,
+    import_meta_graph,
     meta_graph_filename,
     remove_checkpoint,
+    write_graph,
 )
 from .training_util import (
     create_global_step,
@@ -121,6 +123,8 @@ __all__ = [
     "load_checkpoint",
     "load_variable",
     "export_meta_graph",
+    "import_meta_graph",
+    "write_graph",
     "get_checkpoint_mtimes",
     "meta_graph_filename",
     "remove_checkpoint",

@@ -22,15 +22,18 @@ import numpy as np
 
 from .. import errors
 from ..framework import ops
+from ..framework.importer import import_graph_def
 from ..framework.session import Session
 from ..ops import array_ops, control_flow_ops, io_ops, state_ops
 from ..ops.variables import Variable
-from ..protos import CollectionDef, MetaGraphDef, SaverDef
+from ..protos import CollectionDef, MetaGraphDef, QueueRunnerDef, SaverDef, VariableDef
 from . import checkpoint_management
 
 __all__ = [
     "Saver",
     "export_meta_graph",
+    "import_meta_graph",
+    "write_graph",
     "get_checkpoint_mtimes",
     "meta_graph_filename",
     "remove_checkpoint",
@@ -213,6 +216,17 @@ class Saver:
             self.saver_def = self._build_saver_def(_saveables(var_list))
         else:
             self._is_empty = False
+            if self._name:
+                # An imported SaverDef: its names live under the import scope.
+                saver_def = SaverDef()
+                saver_def.CopyFrom(self.saver_def)
+                for field in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
+                    setattr(
+                        saver_def,
+                        field,
+                        ops.prepend_name_scope(getattr(saver_def, field), self._name),
+                    )
+                self.saver_def = saver_def
         self._check_saver_def()
         self._next_checkpoint_time = (
             time.time() + self.saver_def.keep_checkpoint_every_n_hours * 3600
@@ -581,3 +595,117 @@ def export_meta_graph(
             filename, str(meta).encode() if as_text else meta.SerializeToString()
         )
     return meta
+
+
+def write_graph(graph_or_graph_def, logdir, name, as_text=True):
+    """Writes a graph's `GraphDef` to `logdir/name` (text format, or binary).
+
+    The directory is created if missing; the file is written atomically.
+
+    Returns:
+        The path written.
+    """
+    graph_def = graph_or_graph_def
+    if isinstance(graph_or_graph_def, ops.Graph):
+        graph_def = graph_or_graph_def.as_graph_def()
+    os.makedirs(logdir, exist_ok=True)
+    path = os.path.join(logdir, name)
+    data = str(graph_def).encode() if as_text else graph_def.SerializeToString()
+    checkpoint_management._atomic_write_bytes(path, data)
+    return path
+
+
+def _read_meta_graph(meta_graph_or_file) -> MetaGraphDef:
+    if isinstance(meta_graph_or_file, MetaGraphDef):
+        return meta_graph_or_file
+    with open(meta_graph_or_file, "rb") as f:
+        data = f.read()
+    meta = MetaGraphDef()
+    try:
+        meta.ParseFromString(data)
+    except Exception:
+        from google.protobuf import text_format
+
+        text_format.Merge(data.decode("utf-8"), meta)
+    return meta
+
+
+def _variable_from_bytes(data, import_scope):
+    return Variable.from_proto(VariableDef.FromString(data), import_scope)
+
+
+def _queue_runner_from_bytes(data, import_scope):
+    from .queue_runner import QueueRunner
+
+    return QueueRunner.from_proto(QueueRunnerDef.FromString(data), import_scope)
+
+
+def _saver_from_bytes(data, import_scope):
+    return Saver.from_proto(SaverDef.FromString(data), import_scope)
+
+
+# How each collection's serialized items become Python objects again (TF's
+# `register_proto_function` registry).
+_FROM_BYTES = {
+    ops.GraphKeys.GLOBAL_VARIABLES: _variable_from_bytes,
+    ops.GraphKeys.TRAINABLE_VARIABLES: _variable_from_bytes,
+    ops.GraphKeys.LOCAL_VARIABLES: _variable_from_bytes,
+    ops.GraphKeys.MODEL_VARIABLES: _variable_from_bytes,
+    ops.GraphKeys.MOVING_AVERAGE_VARIABLES: _variable_from_bytes,
+    ops.GraphKeys.GLOBAL_STEP: _variable_from_bytes,
+    ops.GraphKeys.QUEUE_RUNNERS: _queue_runner_from_bytes,
+    ops.GraphKeys.SAVERS: _saver_from_bytes,
+}
+
+
+def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
+    """Rebuilds a graph saved by `export_meta_graph` (or a `Saver`) in the default graph.
+
+    Imports the `GraphDef`, restores the collections (variables, trainable variables,
+    the global step, queue runners, train ops, summaries, ...) and returns a `Saver`
+    built from the meta graph's `SaverDef`, so training resumes from a `.meta` file and
+    a checkpoint alone.
+
+    Args:
+        meta_graph_or_file: A `MetaGraphDef` or the path of a `.meta` file (binary or
+            text).
+        clear_devices: Drop the nodes' device placements.
+        import_scope: A name scope to import under.
+        **kwargs: `input_map` and `return_elements`, passed to `import_graph_def`.
+
+    Returns:
+        The `Saver`, or None when the graph has no variables.
+    """
+    meta = _read_meta_graph(meta_graph_or_file)
+    graph = ops.get_default_graph()
+    graph_def = meta.graph_def
+    if clear_devices:
+        graph_def = type(graph_def).FromString(graph_def.SerializeToString())
+        for node in graph_def.node:
+            node.device = ""
+    import_graph_def(graph_def, input_map=kwargs.get("input_map"), name=import_scope or "")
+    for key in sorted(meta.collection_def):
+        collection = meta.collection_def[key]
+        kind = collection.WhichOneof("kind")
+        if kind == "node_list":
+            for name in collection.node_list.value:
+                graph.add_to_collection(
+                    key, graph.as_graph_element(ops.prepend_name_scope(name, import_scope))
+                )
+        elif kind == "bytes_list":
+            from_bytes = _FROM_BYTES.get(key)
+            for data in collection.bytes_list.value:
+                value = from_bytes(data, import_scope) if from_bytes else data
+                graph.add_to_collection(key, value)
+        elif kind == "int64_list":
+            for value in collection.int64_list.value:
+                graph.add_to_collection(key, int(value))
+        elif kind == "float_list":
+            for value in collection.float_list.value:
+                graph.add_to_collection(key, float(value))
+    if meta.HasField("saver_def"):
+        return Saver(saver_def=meta.saver_def, name=import_scope)
+    if _all_saveable_objects():
+        return Saver()
+    _log.info("Saver not created because there are no variables in the graph to restore")
+    return None

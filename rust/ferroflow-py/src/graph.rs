@@ -55,6 +55,15 @@ fn attr_from_py(kind: &str, v: &Bound<'_, PyAny>) -> PyResult<AttrValue> {
         "type" => AttrValue::Type(dtype_from_py(v)?),
         "shape" => AttrValue::Shape(shape_from_py(v)?),
         "tensor" => AttrValue::Tensor(tensor_from_py(v)?),
+        // A serialized TensorProto (a GraphDef being imported).
+        "tensor_proto" => {
+            let bytes: Vec<u8> = v.extract()?;
+            let proto = <ferroflow_proto::TensorProto as prost::Message>::decode(bytes.as_slice())
+                .map_err(|e| PyValueError::new_err(format!("bad TensorProto: {e}")))?;
+            AttrValue::Tensor(
+                ferroflow_core::tensor::Tensor::from_proto(&proto).map_err(|e| PyValueError::new_err(e.message))?,
+            )
+        }
         "list(int)" => AttrValue::ListI(v.extract()?),
         "list(float)" => AttrValue::ListF(v.extract()?),
         "list(bool)" => AttrValue::ListB(v.extract()?),
