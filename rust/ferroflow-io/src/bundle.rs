@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use ferroflow_proto as pb;
 use prost::Message;
 
-use crate::durable::{suffixed, sync_parent, temp_path, write_synced};
+use crate::durable::{start_writeback, suffixed, sync_parent, temp_path, write_synced};
 use crate::record::mask;
 use crate::table::{TableBuilder, get_varint, read_table};
 use crate::{Error, Result};
@@ -189,8 +189,14 @@ pub struct BundleWriter {
     data_tmp: PathBuf,
     data: Option<BufWriter<File>>,
     offset: u64,
+    /// Bytes before this offset have been handed to the disk (`start_writeback`).
+    written_back: u64,
     entries: BTreeMap<String, pb::BundleEntryProto>,
 }
+
+/// Start writing data to disk every this many bytes, so a large save overlaps its
+/// disk writes with producing the rest instead of waiting for all of it in `fsync`.
+const WRITEBACK_EVERY: u64 = 16 << 20;
 
 impl Drop for BundleWriter {
     fn drop(&mut self) {
@@ -210,7 +216,14 @@ impl BundleWriter {
         recover(&prefix)?;
         let data_tmp = temp_path(&data_path(&prefix));
         let file = File::create(&data_tmp).map_err(Error::io(data_tmp.display().to_string()))?;
-        Ok(BundleWriter { prefix, data_tmp, data: Some(BufWriter::new(file)), offset: 0, entries: BTreeMap::new() })
+        Ok(BundleWriter {
+            prefix,
+            data_tmp,
+            data: Some(BufWriter::new(file)),
+            offset: 0,
+            written_back: 0,
+            entries: BTreeMap::new(),
+        })
     }
 
     /// Adds the tensor `name` of TF dtype `dtype` and shape `dims`.
@@ -256,6 +269,11 @@ impl BundleWriter {
         let data = self.data.as_mut().ok_or_else(|| Error::FailedPrecondition("bundle writer finished".into()))?;
         data.write_all(&bytes).map_err(Error::io(self.data_tmp.display().to_string()))?;
         self.offset += bytes.len() as u64;
+        if self.offset - self.written_back >= WRITEBACK_EVERY {
+            data.flush().map_err(Error::io(self.data_tmp.display().to_string()))?;
+            start_writeback(data.get_ref(), self.written_back, self.offset - self.written_back);
+            self.written_back = self.offset;
+        }
         self.entries.insert(name.to_owned(), entry);
         Ok(())
     }

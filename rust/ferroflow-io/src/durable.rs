@@ -81,3 +81,25 @@ pub fn remove_temporaries(path: &Path) {
         }
     }
 }
+
+/// Asks the kernel to start writing `len` bytes of `file` from `offset` to disk now,
+/// without waiting (Linux `sync_file_range(SYNC_FILE_RANGE_WRITE)`), so the disk works
+/// while the writer produces the rest and the final `fsync` has little left to wait
+/// for. Elsewhere it does nothing (the final `fsync` does all the work).
+pub fn start_writeback(file: &File, offset: u64, len: u64) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let (Ok(offset), Ok(len)) = (i64::try_from(offset), i64::try_from(len)) else { return };
+        // SAFETY: the descriptor is open for the call's duration (borrowed from `file`);
+        // the call only schedules writeback and touches no memory of ours. Its result
+        // is advisory: a failure leaves the work to the final fsync.
+        unsafe {
+            libc::sync_file_range(file.as_raw_fd(), offset, len, libc::SYNC_FILE_RANGE_WRITE);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (file, offset, len);
+    }
+}
