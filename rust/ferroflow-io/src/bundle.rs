@@ -350,6 +350,8 @@ pub struct BundleReader {
     prefix: PathBuf,
     num_shards: i32,
     entries: BTreeMap<String, pb::BundleEntryProto>,
+    /// The slices of partitioned tensors, under their OrderedCode keys ([`slice_key`]).
+    slice_entries: BTreeMap<Vec<u8>, pb::BundleEntryProto>,
     /// The data is in `<data>.prev`: a save replacing this bundle was killed before
     /// its index took over.
     read_previous: bool,
@@ -379,14 +381,21 @@ impl BundleReader {
             return Err(Error::InvalidArgument(format!("{name}: big-endian checkpoints are not supported")));
         }
         let mut entries = BTreeMap::new();
+        let mut slice_entries = BTreeMap::new();
         for (key, value) in rows {
+            let entry = pb::BundleEntryProto::decode(value.as_slice()).map_err(|e| {
+                Error::DataLoss(format!("{name}: bad entry for {}: {e}", String::from_utf8_lossy(&key)))
+            })?;
+            // Slice keys start with OrderedCode's 0 (no tensor name starts with NUL).
+            if key.first() == Some(&0) {
+                slice_entries.insert(key, entry);
+                continue;
+            }
             let key = String::from_utf8(key).map_err(|_| Error::DataLoss(format!("{name}: a key is not UTF-8")))?;
-            let entry = pb::BundleEntryProto::decode(value.as_slice())
-                .map_err(|e| Error::DataLoss(format!("{name}: bad entry for {key}: {e}")))?;
             entries.insert(key, entry);
         }
         let read_previous = save_was_interrupted(&prefix);
-        Ok(BundleReader { prefix, num_shards: header.num_shards.max(1), entries, read_previous })
+        Ok(BundleReader { prefix, num_shards: header.num_shards.max(1), entries, slice_entries, read_previous })
     }
 
     /// The tensor names, sorted.
@@ -430,14 +439,82 @@ impl BundleReader {
         check_crc(name, located.entry.crc32c, crc32c::crc32c(out))
     }
 
+    /// Whether `name` is a partitioned tensor, stored as slices.
+    pub fn is_sliced(&self, name: &str) -> bool {
+        self.entries.get(name).is_some_and(|e| !e.slices.is_empty())
+    }
+
+    /// Assembles the partitioned dense tensor `name` (of `dims` and `element_size`)
+    /// into `out` from its slices, each read and checked as an ordinary entry.
+    /// Slices that overlap or leave a gap are `DataLoss`.
+    pub fn read_sliced_dense_into(
+        &self,
+        name: &str,
+        dims: &[usize],
+        element_size: usize,
+        out: &mut [u8],
+    ) -> Result<()> {
+        let entry =
+            self.entries.get(name).ok_or_else(|| Error::NotFound(format!("Key {name} not found in checkpoint")))?;
+        let bad =
+            |what: String| Error::DataLoss(format!("{}: {what} (partitioned tensor {name})", self.prefix.display()));
+        let mut covered = 0u64;
+        for slice in &entry.slices {
+            if slice.extent.len() != dims.len() {
+                return Err(bad(format!("a slice of rank {} for a tensor of rank {}", slice.extent.len(), dims.len())));
+            }
+            // (start, length) per dimension; the key records a whole dimension as (0, -1).
+            let mut extents = Vec::with_capacity(dims.len());
+            let mut region = Vec::with_capacity(dims.len());
+            for (e, &d) in slice.extent.iter().zip(dims) {
+                let length = match e.has_length {
+                    Some(pb::tensor_slice_proto::extent::HasLength::Length(l)) => l,
+                    None => -1,
+                };
+                extents.push((e.start, length));
+                let start = usize::try_from(e.start).map_err(|_| bad(format!("a slice start of {}", e.start)))?;
+                let len = if length < 0 { d.checked_sub(start) } else { usize::try_from(length).ok() }
+                    .filter(|&l| start.checked_add(l).is_some_and(|end| end <= d))
+                    .ok_or_else(|| bad(format!("a slice ({}, {length}) outside a dimension of {d}", e.start)))?;
+                region.push((start, len));
+            }
+            let key = slice_key(name, &extents);
+            let part =
+                self.slice_entries.get(&key).ok_or_else(|| bad("a slice listed in the index is missing".into()))?;
+            let located = self.locate_entry(name, part)?;
+            let lengths: Vec<u64> = region.iter().map(|&(_, l)| l as u64).collect();
+            let count = lengths
+                .iter()
+                .try_fold(1u64, |a, &l| a.checked_mul(l))
+                .ok_or_else(|| bad("a slice too large".into()))?;
+            if located.elements != count || located.size != count.saturating_mul(element_size as u64) {
+                return Err(bad("a slice whose entry does not match its extent".into()));
+            }
+            let bytes = located.read_vec()?;
+            scatter_slice(&bytes, dims, &region, element_size, out);
+            covered += count;
+        }
+        let total = dims.iter().map(|&d| d as u64).product::<u64>();
+        if covered != total {
+            return Err(bad(format!("slices cover {covered} of {total} elements")));
+        }
+        Ok(())
+    }
+
     /// Finds `name`'s bytes and checks everything its entry claims against the data
     /// file before anything is allocated from it.
     fn locate<'a>(&'a self, name: &'a str) -> Result<Located<'a>> {
         let entry =
             self.entries.get(name).ok_or_else(|| Error::NotFound(format!("Key {name} not found in checkpoint")))?;
         if !entry.slices.is_empty() {
-            return Err(Error::InvalidArgument(format!("{name} is a partitioned tensor; slices are not supported")));
+            return Err(Error::InvalidArgument(format!(
+                "{name} is a partitioned tensor: read it with read_sliced_dense_into"
+            )));
         }
+        self.locate_entry(name, entry)
+    }
+
+    fn locate_entry<'a>(&'a self, name: &'a str, entry: &'a pb::BundleEntryProto) -> Result<Located<'a>> {
         let mut path = suffixed(&self.prefix, &format!(".data-{:05}-of-{:05}", entry.shard_id, self.num_shards));
         if self.read_previous {
             path = prev_path(&path);
@@ -517,6 +594,111 @@ impl Located<'_> {
         }
         Ok(bytes)
     }
+}
+
+/// Copies a slice's row-major bytes into the full tensor `out` of `dims`, at `region`
+/// ((start, length) per dimension). The caller checked that the region lies inside.
+fn scatter_slice(src: &[u8], dims: &[usize], region: &[(usize, usize)], element_size: usize, out: &mut [u8]) {
+    let rank = dims.len();
+    if rank == 0 {
+        out[..element_size].copy_from_slice(&src[..element_size]);
+        return;
+    }
+    if region.iter().any(|&(_, l)| l == 0) {
+        return;
+    }
+    // Strides of the full tensor, in elements.
+    let mut strides = vec![1usize; rank];
+    for i in (0..rank - 1).rev() {
+        strides[i] = strides[i + 1] * dims[i + 1];
+    }
+    let row = region[rank - 1].1 * element_size;
+    let mut index = vec![0usize; rank - 1];
+    let mut from = 0;
+    loop {
+        let offset: usize =
+            (0..rank).map(|i| (region[i].0 + if i < rank - 1 { index[i] } else { 0 }) * strides[i]).sum();
+        out[offset * element_size..offset * element_size + row].copy_from_slice(&src[from..from + row]);
+        from += row;
+        // Next row of the region, last outer dimension fastest.
+        let mut d = rank - 1;
+        loop {
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            index[d] += 1;
+            if index[d] < region[d].1 {
+                break;
+            }
+            index[d] = 0;
+        }
+    }
+}
+
+/// TF's `EncodeTensorNameSlice`: the OrderedCode key under which a bundle stores one
+/// slice of a partitioned tensor (`0`, the name, the rank, then start and length per
+/// dimension; a whole dimension is (0, -1)).
+pub fn slice_key(name: &str, extents: &[(i64, i64)]) -> Vec<u8> {
+    let mut key = Vec::new();
+    write_num_increasing(&mut key, 0);
+    for &b in name.as_bytes() {
+        match b {
+            0 => key.extend_from_slice(&[0, 0xff]),
+            0xff => key.extend_from_slice(&[0xff, 0]),
+            _ => key.push(b),
+        }
+    }
+    key.extend_from_slice(&[0, 1]);
+    write_num_increasing(&mut key, extents.len() as u64);
+    for &(start, length) in extents {
+        write_signed_num_increasing(&mut key, start);
+        write_signed_num_increasing(&mut key, length);
+    }
+    key
+}
+
+/// OrderedCode's `WriteNumIncreasing`: a length byte, then the big-endian bytes
+/// without leading zeros.
+fn write_num_increasing(out: &mut Vec<u8>, v: u64) {
+    let bytes = v.to_be_bytes();
+    let skip = bytes.iter().take_while(|&&b| b == 0).count();
+    out.push((8 - skip) as u8);
+    out.extend_from_slice(&bytes[skip..]);
+}
+
+/// OrderedCode's `WriteSignedNumIncreasing`: a self-delimiting, order-preserving
+/// encoding of an i64 in 1 to 10 bytes (`ordered_code.cc`).
+fn write_signed_num_increasing(out: &mut Vec<u8>, v: i64) {
+    const HEADER: [[u8; 2]; 11] = [
+        [0, 0],
+        [0x80, 0],
+        [0xc0, 0],
+        [0xe0, 0],
+        [0xf0, 0],
+        [0xf8, 0],
+        [0xfc, 0],
+        [0xfe, 0],
+        [0xff, 0],
+        [0xff, 0x80],
+        [0xff, 0xc0],
+    ];
+    let x = if v < 0 { !v } else { v } as u64;
+    if x < 64 {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        out.push(0x80 ^ (v as u8));
+        return;
+    }
+    // Bits needed, plus the sign bit; 7 payload bits per byte of header.
+    let bits = 64 - x.leading_zeros() as usize + 1;
+    let len = bits.div_ceil(7).min(10);
+    let sign = if v < 0 { 0xff } else { 0 };
+    let mut buf = [sign; 10];
+    buf[2..].copy_from_slice(&v.to_be_bytes());
+    let begin = 10 - len;
+    buf[begin] ^= HEADER[len][0];
+    buf[begin + 1] ^= HEADER[len][1];
+    out.extend_from_slice(&buf[begin..]);
 }
 
 /// The element count of an entry's shape: `None` for a negative dimension or a count
@@ -790,5 +972,23 @@ mod tests {
         assert_eq!(BundleReader::open(&prefix).unwrap().read("v").unwrap(), f32s(&[3.0, 3.0]));
         save(4.0);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn slice_keys_follow_tfs_ordered_code() {
+        // formats.md 2.6: `pv` [4,3] in two parts along dim 0.
+        assert_eq!(slice_key("pv", &[(0, 2), (0, 3)]), b"\x00pv\x00\x01\x01\x02\x80\x82\x80\x83");
+        assert_eq!(slice_key("pv", &[(2, 2), (0, 3)]), b"\x00pv\x00\x01\x01\x02\x82\x82\x80\x83");
+        assert_eq!(slice_key("a", &[(0, -1)]), b"\x00a\x00\x01\x01\x01\x80\x7f");
+        // Multi-byte numbers: 64 takes two bytes (10 000000 01000000 -> c0 40... as TF).
+        let mut b = Vec::new();
+        write_signed_num_increasing(&mut b, 64);
+        assert_eq!(b, [0xc0, 0x40]);
+        b.clear();
+        write_signed_num_increasing(&mut b, -65);
+        assert_eq!(b, [0x3f, 0xbf]);
+        b.clear();
+        write_signed_num_increasing(&mut b, 134);
+        assert_eq!(b, [0xc0, 0x86]);
     }
 }

@@ -137,8 +137,13 @@ pub fn restore_tensor(reader: &BundleReader, name: &str) -> Result<Tensor> {
         }
         _ => e,
     })?;
+    let element_size = dtype.size();
     let bytes = t.as_mut_bytes()?;
-    reader.read_dense_into(name, bytes)?;
+    if reader.is_sliced(name) {
+        reader.read_sliced_dense_into(name, &shape, element_size, bytes)?;
+    } else {
+        reader.read_dense_into(name, bytes)?;
+    }
     if dtype == DType::Bool {
         // Only 0 and 1 are valid bools.
         bytes.iter_mut().for_each(|b| *b = u8::from(*b != 0));
