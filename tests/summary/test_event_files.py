@@ -50,10 +50,12 @@ def test_written_files_read_back_with_our_reader(tmp_path):
     assert events[0].file_version == "brain.Event:2"
     assert events[1].HasField("graph_def")
     assert ff.GraphDef.FromString(events[1].graph_def).node
-    assert events[2].session_log.status == ff.SessionLog.START
-    steps = [e.step for e in events[3:]]
+    # As TF 1.x's writer, a writer given a graph also writes its meta graph.
+    assert ff.MetaGraphDef.FromString(events[2].meta_graph_def).collection_def["summaries"]
+    assert events[3].session_log.status == ff.SessionLog.START
+    steps = [e.step for e in events[4:]]
     assert steps == [1, 2, 3, 4, 5]
-    tags = [v.tag for v in events[3].summary.value]
+    tags = [v.tag for v in events[4].summary.value]
     assert tags == ["loss", "weights", "x/image/0", "x/image/1", "clip/audio/0", "clip/audio/1"]
     assert all(e.wall_time > 1.6e9 for e in events)
 

@@ -337,3 +337,40 @@ def test_write_graph_and_import_graph_def_round_trip(tmp_path):
         with ff.Session() as sess:
             np.testing.assert_array_equal(sess.run(result, {feed: [[1.0, 2.0]]}), [6.0])
     del out
+
+
+def test_meta_graphs_carry_tfs_stripped_op_list(tf1):
+    metas = {}
+    for lib in (tf1, ff):
+        g = lib.Graph()
+        with g.as_default():
+            _train_graph(lib)
+            saver = lib.train.Saver()
+            metas[lib] = saver.export_meta_graph()
+    ours, theirs = (metas[lib].meta_info_def.stripped_op_list for lib in (ff, tf1))
+    # One OpDef per op type the graph uses, sorted (the graphs' gradients differ a
+    # little in op types, so compare the definitions of the types both use).
+    used = sorted({n.op for n in metas[ff].graph_def.node})
+    assert [op.name for op in ours.op] == used
+    tf_defs = {op.name: op.SerializeToString() for op in theirs.op}
+    common = [op for op in ours.op if op.name in tf_defs]
+    assert len(common) >= 10
+    for op in common:
+        assert op.SerializeToString() == tf_defs[op.name], op.name
+
+
+def test_file_writer_with_a_graph_writes_its_meta_graph_as_tf(tf1, tmp_path):
+    kinds = {}
+    for lib in (tf1, ff):
+        g = lib.Graph()
+        with g.as_default():
+            _train_graph(lib)
+            directory = str(tmp_path / lib.__name__.split(".")[0])
+            writer = lib.summary.FileWriter(directory, g)
+            writer.close()
+        (name,) = os.listdir(directory)
+        events = list(ff.train.summary_iterator(os.path.join(directory, name)))
+        kinds[lib] = [e.WhichOneof("what") for e in events]
+        meta = ff.MetaGraphDef.FromString(events[-1].meta_graph_def)
+        assert {"train_op", "variables", "global_step"} <= set(meta.collection_def)
+    assert kinds[ff] == kinds[tf1] == ["file_version", "graph_def", "meta_graph_def"]

@@ -52,6 +52,8 @@ QueueRunnerDef = _message("QueueRunnerDef")
 CheckpointState = _message("CheckpointState")
 SaverDef = _message("SaverDef")
 MetaGraphDef = _message("MetaGraphDef")
+OpDef = _message("OpDef")
+OpList = _message("OpList")
 CollectionDef = _message("CollectionDef")
 TensorInfo = _message("TensorInfo")
 SignatureDef = _message("SignatureDef")
@@ -65,6 +67,8 @@ __all__ = [
     "CheckpointState",
     "CollectionDef",
     "MetaGraphDef",
+    "OpDef",
+    "OpList",
     "SaveSliceInfoDef",
     "SaverDef",
     "SignatureDef",

@@ -79,6 +79,13 @@ class FileWriter:
         self._open()
         if graph is not None or graph_def is not None:
             self.add_graph(graph=graph, graph_def=graph_def)
+            # As TF 1.x's writer: the meta graph too (the graph's collections with it).
+            from ..train.saver import export_meta_graph
+
+            if isinstance(graph, ops.Graph):
+                self.add_meta_graph(export_meta_graph(graph=graph))
+            else:
+                self.add_meta_graph(export_meta_graph(graph_def=graph_def or graph))
 
     def _open(self):
         max_queue, flush_secs, suffix = self._options

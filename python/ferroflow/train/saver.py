@@ -26,7 +26,7 @@ from ..framework.importer import import_graph_def
 from ..framework.session import Session
 from ..ops import array_ops, control_flow_ops, io_ops, state_ops
 from ..ops.variables import Variable
-from ..protos import CollectionDef, MetaGraphDef, QueueRunnerDef, SaverDef, VariableDef
+from ..protos import CollectionDef, MetaGraphDef, OpList, QueueRunnerDef, SaverDef, VariableDef
 from . import checkpoint_management
 
 __all__ = [
@@ -502,6 +502,35 @@ def _wrap_restore_error(err, extra_verbiage):
     return type(err)(err.node_def, err.op, message)
 
 
+_TF_OP_DEFS: dict | None = None
+
+
+def _tf_op_defs() -> dict:
+    """TensorFlow's OpDefs of the ops ferroflow registers, by name.
+
+    They ship with the package as `framework/tf_op_defs.binpb` (written by
+    `proto/make_op_defs.py`).
+    """
+    global _TF_OP_DEFS
+    if _TF_OP_DEFS is None:
+        path = os.path.join(os.path.dirname(ops.__file__), "tf_op_defs.binpb")
+        op_list = OpList()
+        with open(path, "rb") as f:
+            op_list.ParseFromString(f.read())
+        _TF_OP_DEFS = {op.name: op for op in op_list.op}
+    return _TF_OP_DEFS
+
+
+def stripped_op_list_for_graph(graph_def) -> OpList:
+    """The OpDefs of the ops `graph_def` uses, sorted by name (as TF's function).
+
+    ferroflow's private ops, which TF lacks, are left out.
+    """
+    defs = _tf_op_defs()
+    used = sorted({node.op for node in graph_def.node})
+    return OpList(op=[defs[name] for name in used if name in defs])
+
+
 def _collection_def(values) -> CollectionDef | None:
     """The `CollectionDef` of one collection, as TF's `add_collection_def` writes it."""
     out = CollectionDef()
@@ -574,7 +603,11 @@ def export_meta_graph(
         # TensorFlow parses `tensorflow_version` as a version number; the writer's
         # name goes in the free-text git version instead.
         meta.meta_info_def.tensorflow_git_version = f"ferroflow {__version__}"
-    meta.graph_def.CopyFrom(graph_def if graph_def is not None else graph.as_graph_def())
+    if graph_def is None:
+        graph_def = graph.as_graph_def(add_shapes=True)
+    meta.graph_def.CopyFrom(graph_def)
+    if not meta.meta_info_def.HasField("stripped_op_list"):
+        meta.meta_info_def.stripped_op_list.CopyFrom(stripped_op_list_for_graph(meta.graph_def))
     if clear_devices:
         for node in meta.graph_def.node:
             node.device = ""
