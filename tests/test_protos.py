@@ -26,6 +26,7 @@ TB_MODULES = [
     "histogram_pb2",
     "summary_pb2",
     "event_pb2",
+    "op_def_pb2",
     "saver_pb2",
     "meta_graph_pb2",
     "variable_pb2",

@@ -374,3 +374,74 @@ def test_file_writer_with_a_graph_writes_its_meta_graph_as_tf(tf1, tmp_path):
         meta = ff.MetaGraphDef.FromString(events[-1].meta_graph_def)
         assert {"train_op", "variables", "global_step"} <= set(meta.collection_def)
     assert kinds[ff] == kinds[tf1] == ["file_version", "graph_def", "meta_graph_def"]
+
+
+_SAVER_CHILD = """
+import sys, numpy as np, ferroflow as tf
+big = tf.Variable(tf.zeros([1 << 18]), name="big")
+step = tf.train.get_or_create_global_step()
+bump = tf.group(big.assign_add(tf.ones([1 << 18])), step.assign_add(1))
+saver = tf.train.Saver(max_to_keep=2)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    latest = tf.train.latest_checkpoint(sys.argv[1])
+    if latest:
+        saver.restore(sess, latest)
+    print("ready", flush=True)
+    while True:
+        sess.run(bump)
+        saver.save(sess, sys.argv[1] + "/model.ckpt", global_step=step)
+"""
+
+
+def test_a_saver_killed_at_random_instants_resumes_from_a_complete_checkpoint(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    rng = np.random.default_rng(14)
+    last_step = 0
+    for _ in range(15):
+        child = subprocess.Popen(
+            [sys.executable, "-c", _SAVER_CHILD, str(tmp_path)], stdout=subprocess.PIPE, text=True
+        )
+        assert child.stdout.readline().strip() == "ready"
+        time.sleep(float(rng.uniform(0.0, 0.3)))
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        child.stdout.close()
+        state = ff.train.get_checkpoint_state(str(tmp_path))
+        if state is None:
+            continue
+        for path in state.all_model_checkpoint_paths:
+            assert os.path.exists(path + ".index"), path
+        reader = ff.train.NewCheckpointReader(state.model_checkpoint_path)
+        step = int(reader.get_tensor("global_step"))
+        # Values and step come from the same save; steps never go back.
+        assert np.all(reader.get_tensor("big") == float(step))
+        assert step >= last_step
+        last_step = step
+    assert last_step > 0
+
+
+@pytest.mark.parametrize("writer", ["tf", "ff"])
+def test_sharded_savers_interoperate(tf1, tmp_path, writer):
+    lib = tf1 if writer == "tf" else ff
+    g = lib.Graph()
+    with g.as_default():
+        _variables(lib)
+        saver = lib.train.Saver(sharded=True)
+        with lib.Session() as sess:
+            sess.run(lib.global_variables_initializer())
+            path = saver.save(sess, str(tmp_path / "sharded"), write_meta_graph=False)
+    other = ff if writer == "tf" else tf1
+    g = other.Graph()
+    with g.as_default():
+        v, w, s = _variables(other)
+        saver = other.train.Saver(sharded=True)
+        with other.Session() as sess:
+            saver.restore(sess, path)
+            got = sess.run([v, w, s])
+    np.testing.assert_array_equal(got[0], V_INIT)
+    np.testing.assert_array_equal(got[1], W_INIT)

@@ -63,6 +63,7 @@ from .saver import (
     remove_checkpoint,
     write_graph,
 )
+from .session_manager import SessionManager
 from .training_util import (
     create_global_step,
     get_global_step,
@@ -117,6 +118,7 @@ __all__ = [
     "NewCheckpointReader",
     "Saver",
     "SaverDef",
+    "SessionManager",
     "checkpoints_iterator",
     "init_from_checkpoint",
     "list_variables",
