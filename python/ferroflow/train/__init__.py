@@ -64,6 +64,7 @@ from .saver import (
     write_graph,
 )
 from .session_manager import SessionManager
+from .supervisor import Supervisor, basic_train_loop
 from .training_util import (
     create_global_step,
     get_global_step,
@@ -119,6 +120,8 @@ __all__ = [
     "Saver",
     "SaverDef",
     "SessionManager",
+    "Supervisor",
+    "basic_train_loop",
     "checkpoints_iterator",
     "init_from_checkpoint",
     "list_variables",

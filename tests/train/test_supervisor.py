@@ -1,0 +1,126 @@
+"""`tf.train.Supervisor` against TensorFlow's: the files and events a chief writes,
+recovery from its checkpoints, `managed_session`'s exception handling, defaults."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+import pytest
+
+import ferroflow as ff
+
+
+def _model(lib):
+    x = lib.constant(np.linspace(-1, 1, 8, dtype=np.float32).reshape(8, 1))
+    w = lib.Variable(np.zeros([1, 1], np.float32), name="w")
+    loss = lib.reduce_mean(lib.square(lib.matmul(x, w) - 3.0 * x), name="mse")
+    lib.summary.scalar("loss", loss)
+    step = lib.train.get_or_create_global_step()
+    train = lib.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+    return train, step, w
+
+
+def _events(directory):
+    (name,) = [n for n in os.listdir(directory) if "tfevents" in n]
+    return list(ff.train.summary_iterator(os.path.join(directory, name)))
+
+
+def _run_chief(lib, logdir, steps, **kwargs):
+    g = lib.Graph()
+    with g.as_default():
+        train, step, w = _model(lib)
+        sv = lib.train.Supervisor(
+            logdir=logdir, save_summaries_secs=0.05, save_model_secs=0.05, **kwargs
+        )
+        assert g.finalized
+        with sv.managed_session() as sess:
+            first = sess.run(step)
+            for _ in range(steps):
+                sess.run(train)
+            time.sleep(0.2)
+            return first, sess.run([step, w])
+
+
+def test_a_chief_writes_tfs_files_and_events(tf1, tmp_path):
+    results = {}
+    for lib in (tf1, ff):
+        logdir = str(tmp_path / lib.__name__.split(".")[0])
+        _run_chief(lib, logdir, 20)
+        files = sorted(n for n in os.listdir(logdir) if "tfevents" not in n)
+        events = _events(logdir)
+        kinds = [e.WhichOneof("what") for e in events]
+        tags = {v.tag for e in events if e.HasField("summary") for v in e.summary.value}
+        logs = [e.session_log.status for e in events if e.HasField("session_log")]
+        results[lib] = (files, kinds[:4], tags, logs[0], logs[-1], "checkpoint" in files)
+    ours, theirs = results[ff], results[tf1]
+    assert ours[1:] == theirs[1:]
+    assert ours[1] == ["file_version", "graph_def", "meta_graph_def", "session_log"]
+    assert ours[2] == {"loss", "global_step/sec"}
+    assert (ours[3], ours[4]) == (ff.SessionLog.START, ff.SessionLog.STOP)
+    assert "graph.pbtxt" in ours[0] and "model.ckpt-20.index" in ours[0]
+    assert next(f for f in ours[0] if f.endswith(".index")) in theirs[0]
+
+
+def test_a_restarted_chief_resumes_from_its_checkpoint(tmp_path):
+    logdir = str(tmp_path)
+    first, (step, w) = _run_chief(ff, logdir, 30)
+    assert (first, step) == (0, 30)
+    again, (step2, w2) = _run_chief(ff, logdir, 5)
+    assert again == 30 and step2 == 35
+    assert np.abs(w2 - 3.0) < np.abs(w - 3.0)
+
+
+def test_managed_session_stops_cleanly_on_out_of_range_and_reraises_others(tf1, tmp_path):
+    for lib in (tf1, ff):
+        g = lib.Graph()
+        with g.as_default():
+            _model(lib)
+            sv = lib.train.Supervisor(logdir=None)
+            with sv.managed_session() as sess:
+                raise lib.errors.OutOfRangeError(None, None, "done")
+            assert sv.should_stop()
+            with pytest.raises(ValueError, match="boom"):
+                with sv.managed_session() as sess:
+                    del sess
+                    raise ValueError("boom")
+
+
+def test_defaults_and_disabled_services(tmp_path):
+    with ff.Graph().as_default():
+        train, step, _ = _model(ff)
+        sv = ff.train.Supervisor(logdir=str(tmp_path), saver=None, summary_op=None)
+        assert sv.saver is None and sv.summary_op is None
+        assert sv.global_step is step or sv.global_step.name == "global_step:0"
+        assert sv.is_chief and sv.save_path == str(tmp_path / "model.ckpt")
+        assert sv.ready_op is ff.get_collection(ff.GraphKeys.READY_OP)[0]
+        assert sv.init_op is ff.get_collection(ff.GraphKeys.INIT_OP)[0]
+        with sv.managed_session() as sess:
+            sess.run(train)
+        assert not [n for n in os.listdir(tmp_path) if n.endswith(".index")]
+    with ff.Graph().as_default():
+        _model(ff)
+        with pytest.raises(ValueError, match="all Variables must have their device set"):
+            ff.train.Supervisor(is_chief=False)
+
+
+def test_basic_train_loop_and_summary_computed(tmp_path):
+    with ff.Graph().as_default():
+        train, _step, _ = _model(ff)
+        merged = ff.summary.merge_all()
+        sv = ff.train.Supervisor(
+            logdir=str(tmp_path), save_summaries_secs=None, save_model_secs=None
+        )
+        calls = []
+
+        def train_step(sess, limit):
+            calls.append(sess.run(train))
+            if len(calls) == limit:
+                sv.summary_computed(sess, sess.run(merged))
+                sv.request_stop()
+
+        ff.train.basic_train_loop(sv, train_step, args=[7])
+        assert len(calls) == 7
+    steps = [e.step for e in _events(str(tmp_path)) if e.HasField("summary")]
+    assert steps == [7]
