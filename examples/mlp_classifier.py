@@ -10,18 +10,21 @@ threads in ferroflow, started by `tf.train.start_queue_runners` under a
 By default it trains with `tf.train.AdamOptimizer` on an exponentially decayed
 learning rate, counting steps in the global step; `--optimizer sgd` writes the
 gradient-descent step by hand from `tf.gradients` instead (one `assign_sub` per
-variable). Each step is one `Session.run`. With `--logdir` it writes TensorBoard
-event files there: the graph, the loss and accuracy every 20 steps, and histograms
-of the weights (`tensorboard --logdir <dir>` shows them). It also saves checkpoints
-there with `tf.train.Saver` (every 500 steps and at the end, keeping the last 3);
-run again with the same `--logdir`, it resumes from the latest checkpoint (TensorFlow
-can restore those checkpoints too).
+variable). Each step is one `Session.run`.
+
+Training runs under `tf.train.Supervisor` and `sv.managed_session()`, as TF 1.x's
+guide shows: the Supervisor initializes the model or restores it from the latest
+checkpoint in `--logdir`, starts the queue runners, and its services write
+TensorBoard event files there (the graph, the loss and accuracy, histograms of the
+weights and `global_step/sec` every `--save-secs` seconds: `tensorboard --logdir
+<dir>` shows them) and checkpoints (every `--save-secs` seconds; the job also saves
+one when it ends). Run it again with the same `--logdir` and a larger `--steps`, and
+it resumes where it stopped (TensorFlow can restore those checkpoints too).
 
 Run: python examples/mlp_classifier.py [--steps N] [--optimizer adam|sgd] [--logdir DIR]
 """
 
 import argparse
-import os
 
 import numpy as np
 from _data import spirals
@@ -62,7 +65,7 @@ def input_pipeline(features, labels, batch_size):
         return tf.train.batch([example, label], batch_size, num_threads=2, capacity=4 * batch_size)
 
 
-def main(steps=2000, optimizer="adam", hidden=64, logdir=None, batch_size=128):
+def main(steps=2000, optimizer="adam", hidden=64, logdir=None, batch_size=128, save_secs=2.0):
     features, labels = spirals()
     x_batch, y_batch = input_pipeline(features, labels, batch_size)
     # Training reads the queue's batches; evaluation feeds the whole dataset instead.
@@ -79,38 +82,26 @@ def main(steps=2000, optimizer="adam", hidden=64, logdir=None, batch_size=128):
     tf.summary.scalar("accuracy", accuracy)
     for v in tf.trainable_variables():
         tf.summary.histogram(v.op.name.replace("/", "_"), v)
-    summaries = tf.summary.merge_all()
     global_step = tf.train.get_global_step()
-    saver = tf.train.Saver(max_to_keep=3)
     everything = {x: features, y: labels}
-    with tf.Session() as sess:
-        writer = tf.summary.FileWriter(logdir, sess.graph) if logdir else None
-        sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
-        latest = tf.train.latest_checkpoint(logdir) if logdir else None
-        if latest:
-            saver.restore(sess, latest)
-            print(f"resumed from {latest} at step {sess.run(global_step)}")
-        first = int(sess.run(global_step))
-        coord = tf.train.Coordinator()
-        threads = tf.train.start_queue_runners(sess, coord)
-        try:
-            for step in range(first, steps + 1):
-                if step % 200 == 0:
-                    loss_v, acc_v = sess.run([loss, accuracy], everything)
-                    print(f"step {step:5d}  loss {loss_v:.4f}  accuracy {acc_v:.3f}")
-                if writer and step % 20 == 0:
-                    writer.add_summary(sess.run(summaries, everything), step)
-                if logdir and step > first and (step % 500 == 0 or step == steps):
-                    path = saver.save(sess, os.path.join(logdir, "model.ckpt"), global_step=step)
-                    print(f"saved {path}")
-                if step < steps:
-                    sess.run(train)  # one mini-batch from the queue
-        finally:
-            coord.request_stop()
-            coord.join(threads)
-        if writer:
-            writer.close()
-            print(f"TensorBoard logs: {writer.event_file}")
+    sv = tf.train.Supervisor(
+        logdir=logdir, save_summaries_secs=save_secs, save_model_secs=save_secs
+    )
+    with sv.managed_session() as sess:
+        step = int(sess.run(global_step))
+        if step:
+            print(f"resumed from {tf.train.latest_checkpoint(logdir)} at step {step}")
+        while step <= steps and not sv.should_stop():
+            if step % 200 == 0 or step == steps:
+                loss_v, acc_v = sess.run([loss, accuracy], everything)
+                print(f"step {step:5d}  loss {loss_v:.4f}  accuracy {acc_v:.3f}")
+            if step == steps:
+                break
+            sess.run(train)  # one mini-batch from the queue
+            step += 1
+        if logdir:
+            # The Supervisor saves on a timer; save the final step too.
+            print(f"saved {sv.saver.save(sess, sv.save_path, global_step=global_step)}")
         return float(sess.run(accuracy, everything))
 
 
@@ -118,6 +109,8 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--optimizer", choices=["adam", "sgd"], default="adam")
-    parser.add_argument("--logdir", default=None, help="where to write TensorBoard logs")
+    parser.add_argument("--logdir", default=None, help="checkpoints and TensorBoard logs")
+    parser.add_argument("--save-secs", type=float, default=2.0, help="summary/checkpoint period")
     args = parser.parse_args()
-    print(f"final accuracy {main(args.steps, args.optimizer, logdir=args.logdir):.3f}")
+    accuracy = main(args.steps, args.optimizer, logdir=args.logdir, save_secs=args.save_secs)
+    print(f"final accuracy {accuracy:.3f}")

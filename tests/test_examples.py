@@ -36,14 +36,16 @@ def test_mlp_classifier(examples_on_path, optimizer):
 def test_mlp_classifier_writes_tensorboard_logs(examples_on_path, tmp_path):
     import ferroflow as ff
 
+    # The Supervisor's services write the summaries: the first at once, at step 0.
     importlib.import_module("mlp_classifier").main(steps=100, logdir=str(tmp_path))
     (name,) = [f for f in tmp_path.iterdir() if "tfevents" in f.name]
     events = list(ff.train.summary_iterator(str(name)))
-    assert events[1].HasField("graph_def")
-    steps = [e.step for e in events if e.HasField("summary")]
-    assert steps == list(range(0, 101, 20))
-    tags = {v.tag for v in events[-1].summary.value}
-    assert {"loss", "accuracy", "hidden1_weights"} <= tags
+    assert events[1].HasField("graph_def") and events[2].HasField("meta_graph_def")
+    tags = {v.tag for e in events if e.HasField("summary") for v in e.summary.value}
+    assert {"loss", "accuracy", "hidden1_weights", "global_step/sec"} <= tags
+    logs = [e.session_log.status for e in events if e.HasField("session_log")]
+    assert logs[0] == ff.SessionLog.START and logs[-1] == ff.SessionLog.STOP
+    assert (tmp_path / "graph.pbtxt").exists()
 
 
 def test_mlp_classifier_saves_checkpoints_and_resumes(examples_on_path, tmp_path, capsys):
