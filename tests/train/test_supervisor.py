@@ -124,3 +124,80 @@ def test_basic_train_loop_and_summary_computed(tmp_path):
         assert len(calls) == 7
     steps = [e.step for e in _events(str(tmp_path)) if e.HasField("summary")]
     assert steps == [7]
+
+
+def test_an_error_in_a_service_thread_stops_training_and_is_reraised(tf1, tmp_path):
+    for lib in (tf1, ff):
+        g = lib.Graph()
+        with g.as_default():
+            train, _, _ = _model(lib)
+            bad = lib.placeholder_with_default(1.0, [])
+            lib.summary.scalar("bad", lib.check_numerics(bad / 0.0, "service"))
+            sv = lib.train.Supervisor(
+                logdir=str(tmp_path / lib.__name__.split(".")[0]), save_summaries_secs=0.05
+            )
+            with pytest.raises(lib.errors.InvalidArgumentError, match="service"):
+                with sv.managed_session() as sess:
+                    deadline = time.monotonic() + 20
+                    while not sv.should_stop() and time.monotonic() < deadline:
+                        sess.run(train)
+            assert sv.should_stop()
+
+
+def test_stop_does_not_hang_on_a_blocked_queue_runner(tmp_path):
+    with ff.Graph().as_default():
+        _model(ff)
+        q = ff.FIFOQueue(1, [ff.float32], shapes=[()])
+        # Nobody dequeues: the runner blocks on a full queue until the session closes.
+        ff.train.add_queue_runner(ff.train.QueueRunner(q, [q.enqueue(1.0)]))
+        sv = ff.train.Supervisor(logdir=str(tmp_path), stop_grace_secs=0.5)
+        start = time.monotonic()
+        with sv.managed_session():
+            time.sleep(0.1)
+        assert time.monotonic() - start < 10
+
+
+_KILLED_CHIEF = """
+import sys, time, numpy as np, ferroflow as tf
+x = tf.constant(np.linspace(-1, 1, 8, dtype=np.float32).reshape(8, 1))
+w = tf.Variable(np.zeros([1, 1], np.float32), name="w")
+loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - 3.0 * x))
+step = tf.train.get_or_create_global_step()
+train = tf.train.GradientDescentOptimizer(0.01).minimize(loss, global_step=step)
+sv = tf.train.Supervisor(logdir=sys.argv[1], save_model_secs=0.05, save_summaries_secs=None)
+with sv.managed_session() as sess:
+    print("start", sess.run(step), flush=True)
+    while not sv.should_stop():
+        sess.run(train)
+        time.sleep(0.001)
+"""
+
+
+def test_a_killed_chief_restarts_from_its_last_checkpoint(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    def start():
+        child = subprocess.Popen(
+            [sys.executable, "-c", _KILLED_CHIEF, str(tmp_path)], stdout=subprocess.PIPE, text=True
+        )
+        return child, int(child.stdout.readline().split()[1])
+
+    child, first = start()
+    assert first == 0
+    time.sleep(1.0)
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    child.stdout.close()
+    saved = int(
+        ff.train.NewCheckpointReader(ff.train.latest_checkpoint(str(tmp_path))).get_tensor(
+            "global_step"
+        )
+    )
+    assert saved > 0
+    child, resumed = start()
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    child.stdout.close()
+    assert resumed == saved
