@@ -201,3 +201,80 @@ def test_a_killed_chief_restarts_from_its_last_checkpoint(tmp_path):
     child.wait()
     child.stdout.close()
     assert resumed == saved
+
+
+# Seed 003, "Advanced use" and "Use for multiple replicas", sentence by sentence.
+
+
+def test_loop_launches_an_additional_service(tmp_path):
+    # "Start a thread to print losses ... every 60 seconds, so we launch it with sv.loop()."
+    with ff.Graph().as_default():
+        train, _, _ = _model(ff)
+        loss = ff.get_default_graph().get_tensor_by_name("mse:0")
+        sv = ff.train.Supervisor(logdir=str(tmp_path), save_model_secs=None)
+        seen = []
+        with sv.managed_session() as sess:
+            looper = sv.Loop(0.02, lambda s: seen.append(s.run(loss)), (sess,))
+            for _ in range(20):
+                sess.run(train)
+                time.sleep(0.01)
+        assert not looper.is_alive()
+        assert len(seen) >= 2
+
+
+def test_fewer_services_and_summaries_computed_by_hand(tf1, tmp_path):
+    # "disable these services by passing None to the summary_op and saver parameters",
+    # then "Create summaries manually every 100 steps in the chief".
+    results = {}
+    for lib in (tf1, ff):
+        g = lib.Graph()
+        with g.as_default():
+            train, _, _ = _model(lib)
+            merged = lib.summary.merge_all()
+            logdir = str(tmp_path / lib.__name__.split(".")[0])
+            sv = lib.train.Supervisor(
+                logdir=logdir, summary_op=None, saver=None, save_summaries_secs=None
+            )
+            with sv.managed_session() as sess:
+                for step in range(300):
+                    if sv.should_stop():
+                        break
+                    if step % 100 == 0:
+                        sv.summary_computed(sess, sess.run(merged))
+                    sess.run(train)
+        files = sorted(n for n in os.listdir(logdir) if "tfevents" not in n)
+        steps = [e.step for e in _events(logdir) if e.HasField("summary")]
+        results[lib] = (files, steps)
+    assert results[ff] == results[tf1] == (["graph.pbtxt"], [0, 100, 200])
+
+
+def test_custom_local_init_op(tmp_path):
+    # "If you have special initialization needs, see how to specify a local_init_op."
+    with ff.Graph().as_default():
+        _model(ff)
+        local = ff.Variable(np.zeros([2], np.float32), name="local", collections=[])
+        sv = ff.train.Supervisor(
+            logdir=str(tmp_path), local_init_op=local.assign([4.0, 5.0]).op, save_model_secs=None
+        )
+        with sv.managed_session() as sess:
+            np.testing.assert_array_equal(sess.run(local), [4.0, 5.0])
+
+
+def test_a_non_chief_waits_for_the_model_and_writes_nothing(tf1, tmp_path):
+    # "In the other tasks sv.managed_session() waits for the Model to have been
+    # initialized": with a direct session nobody else initializes it, so it times out.
+    outcomes = {}
+    for lib in (tf1, ff):
+        g = lib.Graph()
+        with g.as_default():
+            with lib.device("/cpu:0"):
+                _model(lib)
+            logdir = tmp_path / lib.__name__.split(".")[0]
+            sv = lib.train.Supervisor(logdir=str(logdir), is_chief=False, recovery_wait_secs=0.05)
+            assert sv.summary_writer is None and sv.save_path is None
+            with pytest.raises(lib.errors.DeadlineExceededError) as e:
+                sv.prepare_or_wait_for_session(max_wait_secs=0.2)
+            with pytest.raises(RuntimeError, match="Only chief supervisor"):
+                sv.start_standard_services(None)
+        outcomes[lib] = (e.value.message, logdir.exists())
+    assert outcomes[ff] == outcomes[tf1] == ("Session was not ready after waiting 0 secs.", False)
