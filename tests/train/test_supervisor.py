@@ -278,3 +278,67 @@ def test_a_non_chief_waits_for_the_model_and_writes_nothing(tf1, tmp_path):
                 sv.start_standard_services(None)
         outcomes[lib] = (e.value.message, logdir.exists())
     assert outcomes[ff] == outcomes[tf1] == ("Session was not ready after waiting 0 secs.", False)
+
+
+def test_properties_and_coordination_methods(tf1, tmp_path):
+    for lib in (tf1, ff):
+        g = lib.Graph()
+        with g.as_default():
+            _model(lib)
+            feed = {}
+            sv = lib.train.Supervisor(
+                logdir=str(tmp_path / lib.__name__.split(".")[0]),
+                init_feed_dict=feed,
+                save_summaries_secs=7,
+                save_model_secs=9,
+                stop_grace_secs=0.2,
+            )
+            assert sv.init_feed_dict is feed and sv.ready_for_local_init_op is None
+            assert (sv.save_summaries_secs, sv.save_model_secs) == (7, 9)
+            assert isinstance(sv.coord, lib.train.Coordinator)
+            assert isinstance(sv.session_manager, lib.train.SessionManager)
+            assert sv.summary_op is not None and sv.saver is not None
+            sess = sv.prepare_or_wait_for_session(start_standard_services=False)
+            # stop_on_exception() records the error and requests a stop.
+            with sv.stop_on_exception():
+                raise ValueError("in a thread")
+            assert sv.should_stop()
+            sv.wait_for_stop()  # returns at once: a stop was requested
+            with pytest.raises(ValueError, match="in a thread"):
+                sv.stop()
+            sess.close()
+
+
+def test_queue_runners_writers_and_summaries_by_the_seeds_words(tf1, tmp_path):
+    for lib in (tf1, ff):
+        g = lib.Graph()
+        with g.as_default():
+            _model(lib)
+            q = lib.FIFOQueue(4, [lib.float32], shapes=[()])
+            qr = lib.train.QueueRunner(q, [q.enqueue(1.0)])
+            dequeue = q.dequeue()
+            sv = lib.train.Supervisor(logdir=None)
+            # summary_computed: "A Summary proto, or a string holding a serialized
+            # summary proto" -- without a summary writer it raises RuntimeError.
+            with sv.managed_session(start_standard_services=False) as sess:
+                with pytest.raises(RuntimeError, match="requires a summary writer"):
+                    sv.summary_computed(sess, lib.Summary())
+                threads = sv.start_queue_runners(sess, [qr])
+                assert len(threads) == 2 and all(t.daemon for t in threads)
+                assert sess.run(dequeue) == 1.0
+        g = lib.Graph()
+        with g.as_default():
+            _model(lib)
+            logdir = str(tmp_path / lib.__name__.split(".")[0])
+            sv = lib.train.Supervisor(logdir=logdir, save_model_secs=None)
+            with sv.managed_session(close_summary_writer=False) as sess:
+                sv.summary_computed(
+                    sess,
+                    lib.Summary(value=[lib.Summary.Value(tag="by_hand", simple_value=2.0)]),
+                    global_step=3,
+                )
+            # The writer stays open: a later summary still reaches the file.
+            sv.summary_computed(sess, lib.Summary(), global_step=4)
+            sv.summary_writer.close()
+        steps = [e.step for e in _events(logdir) if e.HasField("summary")]
+        assert 3 in steps and 4 in steps
