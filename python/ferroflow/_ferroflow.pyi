@@ -82,6 +82,8 @@ class Graph:
         self, id: int
     ) -> tuple[str, str, list[tuple[int, int]], list[int], str, list[_OutputSpec]]:
         """(name, op type, inputs, control inputs, device, output specs) of a node."""
+    def unfinalize(self) -> None:
+        """Makes a finalized graph modifiable again."""
     def finalize(self) -> None:
         """Makes the graph read-only."""
     @property

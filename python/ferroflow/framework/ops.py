@@ -451,7 +451,12 @@ class Graph:
         self._native.finalize()
 
     def _unsafe_unfinalize(self) -> None:
-        raise RuntimeError("ferroflow graphs cannot be unfinalized")
+        """Makes a finalized graph modifiable again.
+
+        TF's escape hatch, used by `MonitoredSession.close` for graphs it finalized.
+        """
+        self._finalized = False
+        self._native.unfinalize()
 
     def as_default(self):
         """Returns a context manager that makes this graph the default graph."""

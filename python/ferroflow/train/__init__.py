@@ -10,6 +10,14 @@ from .adadelta import AdadeltaOptimizer
 from .adagrad import AdagradOptimizer
 from .adagrad_da import AdagradDAOptimizer
 from .adam import AdamOptimizer
+from .basic_session_run_hooks import (
+    FeedFnHook,
+    FinalOpsHook,
+    NanLossDuringTrainingError,
+    NanTensorHook,
+    SecondOrStepTimer,
+    StopAtStepHook,
+)
 from .checkpoint_management import (
     checkpoint_exists,
     generate_checkpoint_state_proto,
@@ -48,6 +56,14 @@ from .learning_rate_decay import (
     polynomial_decay,
 )
 from .momentum import MomentumOptimizer
+from .monitored_session import (
+    ChiefSessionCreator,
+    MonitoredSession,
+    Scaffold,
+    SessionCreator,
+    SingularMonitoredSession,
+    WorkerSessionCreator,
+)
 from .moving_averages import ExponentialMovingAverage
 from .optimizer import Optimizer
 from .proximal_adagrad import ProximalAdagradOptimizer
@@ -64,6 +80,7 @@ from .saver import (
     write_graph,
 )
 from .session_manager import SessionManager
+from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
 from .supervisor import Supervisor, basic_train_loop
 from .training_util import (
     create_global_step,
@@ -120,6 +137,22 @@ __all__ = [
     "Saver",
     "SaverDef",
     "SessionManager",
+    "ChiefSessionCreator",
+    "FeedFnHook",
+    "FinalOpsHook",
+    "MonitoredSession",
+    "NanLossDuringTrainingError",
+    "NanTensorHook",
+    "Scaffold",
+    "SecondOrStepTimer",
+    "SessionCreator",
+    "SessionRunArgs",
+    "SessionRunContext",
+    "SessionRunHook",
+    "SessionRunValues",
+    "SingularMonitoredSession",
+    "StopAtStepHook",
+    "WorkerSessionCreator",
     "Supervisor",
     "basic_train_loop",
     "checkpoints_iterator",

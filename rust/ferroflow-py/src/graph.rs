@@ -247,6 +247,11 @@ impl PyGraph {
         self.inner.write().finalize();
     }
 
+    /// Makes a finalized graph modifiable again.
+    fn unfinalize(&self) {
+        self.inner.write().unfinalize();
+    }
+
     /// Whether the graph is read-only.
     #[getter]
     fn finalized(&self) -> bool {

@@ -180,6 +180,12 @@ impl Graph {
         self.finalized = true;
     }
     /// Whether the graph is read-only.
+    /// Makes the graph modifiable again (TF's `_unsafe_unfinalize`, used by
+    /// `MonitoredSession.close` to give back a graph it finalized).
+    pub fn unfinalize(&mut self) {
+        self.finalized = false;
+    }
+    /// Whether `finalize` was called (and not undone).
     pub fn finalized(&self) -> bool {
         self.finalized
     }

@@ -1,0 +1,182 @@
+"""`MonitoredSession`, the hook API and the first standard hooks, against TF's."""
+
+from __future__ import annotations
+
+import pytest
+
+import ferroflow as ff
+
+
+def _recording_hook(lib, log, name="h", stop_at=None, fetch=None):
+    """A hook that records every call (and may request a stop after `stop_at` runs)."""
+
+    class Recorder(lib.train.SessionRunHook):
+        def __init__(self):
+            self.runs = 0
+
+        def begin(self):
+            log.append((name, "begin", lib.get_default_graph().finalized))
+
+        def after_create_session(self, session, coord):
+            log.append((name, "after_create_session", session.graph.finalized))
+
+        def before_run(self, run_context):
+            log.append((name, "before_run"))
+            return lib.train.SessionRunArgs(fetch) if fetch is not None else None
+
+        def after_run(self, run_context, run_values):
+            self.runs += 1
+            result = run_values.results
+            log.append((name, "after_run", None if result is None else int(result)))
+            if stop_at is not None and self.runs >= stop_at:
+                run_context.request_stop()
+
+        def end(self, session):
+            log.append((name, "end"))
+
+    return Recorder()
+
+
+def _model(lib):
+    step = lib.train.get_or_create_global_step()
+    v = lib.Variable(1.0, name="v")
+    train = lib.group(v.assign_add(1.0), step.assign_add(1))
+    return train, step, v
+
+
+def test_hook_call_order_and_stop_requests_match_tf(tf1):
+    logs = {}
+    for lib in (tf1, ff):
+        g = lib.Graph()
+        with g.as_default():
+            train, step, _ = _model(lib)
+            log = []
+            hooks = [_recording_hook(lib, log, "a", fetch=step), _recording_hook(lib, log, "b", 2)]
+            with lib.train.MonitoredSession(hooks=hooks) as sess:
+                while not sess.should_stop():
+                    sess.run(train)
+            logs[lib] = log
+            assert not g.finalized  # given back unfinalized, as TF does
+    assert logs[ff] == logs[tf1]
+    assert logs[ff][0] == ("a", "begin", False)
+
+
+def test_end_is_called_on_out_of_range_but_not_on_other_errors(tf1):
+    for lib in (tf1, ff):
+        for error, ends in (
+            (lib.errors.OutOfRangeError(None, None, "done"), True),
+            (ValueError("boom"), False),
+        ):
+            g = lib.Graph()
+            with g.as_default():
+                train, _, _ = _model(lib)
+                log = []
+                try:
+                    with lib.train.MonitoredSession(hooks=[_recording_hook(lib, log)]) as sess:
+                        sess.run(train)
+                        raise error
+                except ValueError:
+                    pass
+                assert (("h", "end") in log) is ends, (lib, error)
+
+
+def test_stop_at_step_hook_and_singular_session(tf1):
+    results = {}
+    for lib in (tf1, ff):
+        g = lib.Graph()
+        with g.as_default():
+            train, step, v = _model(lib)
+            hooks = [lib.train.StopAtStepHook(num_steps=5)]
+            with lib.train.SingularMonitoredSession(hooks=hooks) as sess:
+                runs = 0
+                while not sess.should_stop():
+                    sess.run(train)
+                    runs += 1
+                raw = sess.raw_session()
+                results[lib] = (runs, raw.run(step), raw.run(v))
+            with pytest.raises(ValueError, match="One of num_steps or last_step"):
+                lib.train.StopAtStepHook()
+            with pytest.raises(ValueError, match="Only one of num_steps or last_step"):
+                lib.train.StopAtStepHook(num_steps=1, last_step=2)
+    assert results[ff] == results[tf1] == (5, 5, 6.0)
+
+
+def test_hook_feeds_fetches_and_conflicts(tf1):
+    for lib in (tf1, ff):
+        g = lib.Graph()
+        with g.as_default():
+            _model(lib)
+            x = lib.placeholder(lib.float32, [])
+            doubled = x * 2.0
+            hook = lib.train.FeedFnHook(lambda x=x: {x: 21.0})
+            final = lib.train.FinalOpsHook(doubled, {x: 4.0})
+            with lib.train.MonitoredSession(hooks=[hook, final]) as sess:
+                assert sess.run(doubled) == 42.0
+                with pytest.raises(
+                    RuntimeError, match="Same tensor is fed by a SessionRunHook and user"
+                ):
+                    sess.run(doubled, feed_dict={x: 1.0})
+            assert final.final_ops_values == 8.0
+
+
+def test_nan_tensor_hook(tf1):
+    for lib in (tf1, ff):
+        for fail in (True, False):
+            g = lib.Graph()
+            with g.as_default():
+                train, _, _ = _model(lib)
+                loss = lib.constant(float("nan"))
+                hook = lib.train.NanTensorHook(loss, fail_on_nan_loss=fail)
+                with lib.train.MonitoredSession(hooks=[hook]) as sess:
+                    if fail:
+                        with pytest.raises(lib.train.NanLossDuringTrainingError):
+                            sess.run(train)
+                    else:
+                        sess.run(train)
+                        assert sess.should_stop()
+
+
+def test_a_preempted_run_recreates_the_session_and_retries(tmp_path):
+    # AbortedError from a run closes the session, makes a new one (restoring from the
+    # latest checkpoint) and retries the run.
+    with ff.Graph().as_default():
+        train, step, _ = _model(ff)
+        saver = ff.train.Saver()
+        attempts = []
+
+        class Preempt(ff.train.SessionRunHook):
+            def before_run(self, run_context):
+                attempts.append(1)
+                if len(attempts) == 2:
+                    raise ff.errors.AbortedError(None, None, "worker restarted")
+
+        creator = ff.train.ChiefSessionCreator(
+            scaffold=ff.train.Scaffold(saver=saver), checkpoint_dir=str(tmp_path)
+        )
+        with ff.train.MonitoredSession(session_creator=creator, hooks=[Preempt()]) as sess:
+            sess.run(train)
+            raw = sess._tf_sess()
+            saver.save(raw, str(tmp_path / "model"), global_step=raw.run(step))
+            sess.run(train)  # preempted once, then retried on a restored session
+            assert sess._tf_sess() is not raw
+            assert sess.run(step) == 2
+    assert len(attempts) == 4
+
+
+def test_scaffold_defaults_and_errors(tf1):
+    for lib in (tf1, ff):
+        g = lib.Graph()
+        with g.as_default():
+            _model(lib)
+            scaffold = lib.train.Scaffold().finalize()
+            assert g.finalized
+            assert scaffold.init_op is not None and scaffold.ready_op is not None
+            assert scaffold.local_init_op is not None and scaffold.saver is not None
+            assert scaffold.summary_op is None
+        g = lib.Graph()
+        with g.as_default():
+            _model(lib)
+            lib.add_to_collection(lib.GraphKeys.INIT_OP, lib.no_op())
+            lib.add_to_collection(lib.GraphKeys.INIT_OP, lib.no_op())
+            with pytest.raises(RuntimeError, match="More than one item in the collection"):
+                lib.train.Scaffold().finalize()
