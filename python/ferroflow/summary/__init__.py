@@ -2,11 +2,12 @@
 
 from ..ops.summary_ops import audio, histogram, image, merge, merge_all, scalar
 from ..protos import Event, SessionLog, Summary, SummaryDescription, SummaryMetadata
-from .writer import FileWriter, summary_iterator
+from .writer import FileWriter, FileWriterCache, summary_iterator
 
 __all__ = [
     "Event",
     "FileWriter",
+    "FileWriterCache",
     "SessionLog",
     "Summary",
     "SummaryDescription",

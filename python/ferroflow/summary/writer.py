@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import socket
+import threading
 import time
 import weakref
 
@@ -222,3 +223,26 @@ def summary_iterator(path):
 
 
 __all__ = ["FileWriter", "SessionLog", "summary_iterator"]
+
+
+class FileWriterCache:
+    """One `FileWriter` per log directory, shared by the hooks (TF's cache)."""
+
+    _cache: dict = {}  # noqa: RUF012 - TF's class-level cache, shared by design
+    _lock = threading.RLock()
+
+    @staticmethod
+    def clear():
+        """Closes and forgets every cached writer."""
+        with FileWriterCache._lock:
+            for writer in FileWriterCache._cache.values():
+                writer.close()
+            FileWriterCache._cache = {}
+
+    @staticmethod
+    def get(logdir):
+        """The writer of `logdir` (made, with the default graph, on first use)."""
+        with FileWriterCache._lock:
+            if logdir not in FileWriterCache._cache:
+                FileWriterCache._cache[logdir] = FileWriter(logdir, graph=ops.get_default_graph())
+            return FileWriterCache._cache[logdir]

@@ -11,12 +11,16 @@ from .adagrad import AdagradOptimizer
 from .adagrad_da import AdagradDAOptimizer
 from .adam import AdamOptimizer
 from .basic_session_run_hooks import (
+    CheckpointSaverHook,
+    CheckpointSaverListener,
     FeedFnHook,
     FinalOpsHook,
     NanLossDuringTrainingError,
     NanTensorHook,
     SecondOrStepTimer,
+    StepCounterHook,
     StopAtStepHook,
+    SummarySaverHook,
 )
 from .checkpoint_management import (
     checkpoint_exists,
@@ -59,6 +63,7 @@ from .momentum import MomentumOptimizer
 from .monitored_session import (
     ChiefSessionCreator,
     MonitoredSession,
+    MonitoredTrainingSession,
     Scaffold,
     SessionCreator,
     SingularMonitoredSession,
@@ -138,9 +143,12 @@ __all__ = [
     "SaverDef",
     "SessionManager",
     "ChiefSessionCreator",
+    "CheckpointSaverHook",
+    "CheckpointSaverListener",
     "FeedFnHook",
     "FinalOpsHook",
     "MonitoredSession",
+    "MonitoredTrainingSession",
     "NanLossDuringTrainingError",
     "NanTensorHook",
     "Scaffold",
@@ -151,7 +159,9 @@ __all__ = [
     "SessionRunHook",
     "SessionRunValues",
     "SingularMonitoredSession",
+    "StepCounterHook",
     "StopAtStepHook",
+    "SummarySaverHook",
     "WorkerSessionCreator",
     "Supervisor",
     "basic_train_loop",

@@ -1,28 +1,38 @@
 """TF 1.x's standard `SessionRunHook`s (`basic_session_run_hooks`).
 
-So far `StopAtStepHook`, `NanTensorHook`, `FeedFnHook`, `FinalOpsHook` and the
-`SecondOrStepTimer` the periodic hooks use.
+`CheckpointSaverHook` (+ `CheckpointSaverListener`), `StepCounterHook`,
+`SummarySaverHook`, `StopAtStepHook`, `NanTensorHook`, `FeedFnHook`, `FinalOpsHook`
+and the `SecondOrStepTimer` the periodic hooks use. Writers come from
+`tf.summary.FileWriterCache`, one per directory, as in TF.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import time
 
 import numpy as np
 
 from ..framework import ops
 from ..ops import array_ops
+from ..protos import SessionLog, Summary
+from ..summary.writer import FileWriterCache
 from . import training_util
+from .saver import export_meta_graph, write_graph
 from .session_run_hook import SessionRunArgs, SessionRunHook
 
 __all__ = [
+    "CheckpointSaverHook",
+    "CheckpointSaverListener",
     "FeedFnHook",
     "FinalOpsHook",
     "NanLossDuringTrainingError",
     "NanTensorHook",
     "SecondOrStepTimer",
+    "StepCounterHook",
     "StopAtStepHook",
+    "SummarySaverHook",
 ]
 
 _log = logging.getLogger(__name__)
@@ -195,3 +205,263 @@ class FinalOpsHook(SessionRunHook):
             self._final_ops_values = session.run(
                 self._final_ops, feed_dict=self._final_ops_feed_dict
             )
+
+
+class CheckpointSaverListener:
+    """Called around the saves of a `CheckpointSaverHook`; every method is optional.
+
+    `after_save` may return True to request that training stop.
+    """
+
+    def begin(self):
+        """Called once, in the hook's `begin`."""
+
+    def before_save(self, session, global_step_value):
+        """Called before each save."""
+
+    def after_save(self, session, global_step_value):
+        """Called after each save; True requests a stop."""
+
+    def end(self, session, global_step_value):
+        """Called at the end of the session."""
+
+
+class CheckpointSaverHook(SessionRunHook):
+    """Saves checkpoints every `save_secs` seconds or `save_steps` steps.
+
+    As TF's: a checkpoint at once when the session is created, then by the timer,
+    and at the end unless the last step was just saved; a `SessionLog.CHECKPOINT`
+    event each time, and the graph and meta graph written once (`save_graph_def`).
+
+    Raises:
+        ValueError: Both `saver` and `scaffold`, or neither or both of `save_secs`
+            and `save_steps`.
+    """
+
+    def __init__(
+        self,
+        checkpoint_dir,
+        save_secs=None,
+        save_steps=None,
+        saver=None,
+        checkpoint_basename="model.ckpt",
+        scaffold=None,
+        listeners=None,
+        save_graph_def=True,
+    ):
+        if saver is not None and scaffold is not None:
+            raise ValueError("You cannot provide both saver and scaffold.")
+        self._saver = saver
+        self._checkpoint_dir = checkpoint_dir
+        self._save_path = os.path.join(checkpoint_dir, checkpoint_basename)
+        self._scaffold = scaffold
+        self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
+        self._listeners = listeners or []
+        self._steps_per_run = 1
+        self._save_graph_def = save_graph_def
+
+    def begin(self):
+        """Opens the writer, finds the global step, starts the listeners."""
+        self._summary_writer = FileWriterCache.get(self._checkpoint_dir)
+        self._global_step_tensor = _get_or_create_global_step_read()
+        if self._global_step_tensor is None:
+            raise RuntimeError("Global step should be created to use CheckpointSaverHook.")
+        for listener in self._listeners:
+            listener.begin()
+
+    def after_create_session(self, session, coord):
+        """Writes the graph and saves the state at the current step."""
+        global_step = session.run(self._global_step_tensor)
+        if self._save_graph_def:
+            graph = ops.get_default_graph()
+            write_graph(graph.as_graph_def(add_shapes=True), self._checkpoint_dir, "graph.pbtxt")
+            saver = self._get_saver()
+            meta = export_meta_graph(graph=graph, saver_def=saver.saver_def if saver else None)
+            self._summary_writer.add_graph(graph)
+            self._summary_writer.add_meta_graph(meta)
+        self._save(session, global_step)
+        self._timer.update_last_triggered_step(global_step)
+
+    def before_run(self, run_context):
+        """Asks for the global step."""
+        return SessionRunArgs(self._global_step_tensor)
+
+    def after_run(self, run_context, run_values):
+        """Saves when the timer says so (a listener may request a stop)."""
+        stale_global_step = run_values.results
+        if self._timer.should_trigger_for_step(stale_global_step + self._steps_per_run):
+            global_step = run_context.session.run(self._global_step_tensor)
+            if self._timer.should_trigger_for_step(global_step):
+                self._timer.update_last_triggered_step(global_step)
+                if self._save(run_context.session, global_step):
+                    run_context.request_stop()
+
+    def end(self, session):
+        """Saves the last step unless it was just saved; ends the listeners."""
+        last_step = session.run(self._global_step_tensor)
+        if last_step != self._timer.last_triggered_step():
+            self._save(session, last_step)
+        for listener in self._listeners:
+            listener.end(session, last_step)
+
+    def _save(self, session, step):
+        for listener in self._listeners:
+            listener.before_save(session, step)
+        _log.info("Saving checkpoints for %d into %s.", step, self._save_path)
+        self._get_saver().save(
+            session, self._save_path, global_step=step, write_meta_graph=self._save_graph_def
+        )
+        self._summary_writer.add_session_log(
+            SessionLog(status=SessionLog.CHECKPOINT, checkpoint_path=self._save_path), step
+        )
+        should_stop = False
+        for listener in self._listeners:
+            if listener.after_save(session, step):
+                _log.info("A CheckpointSaverListener requested that training be stopped.")
+                should_stop = True
+        return should_stop
+
+    def _get_saver(self):
+        if self._saver is not None:
+            return self._saver
+        if self._scaffold is not None:
+            return self._scaffold.saver
+        savers = ops.get_collection(ops.GraphKeys.SAVERS)
+        if not savers:
+            raise RuntimeError(
+                f"No items in collection {ops.GraphKeys.SAVERS}. Please add a saver to the "
+                "collection or provide a saver or scaffold."
+            )
+        if len(savers) > 1:
+            raise RuntimeError(
+                f"More than one item in collection {ops.GraphKeys.SAVERS}. Please indicate "
+                "which one to use by passing it to the constructor."
+            )
+        self._saver = savers[0]
+        return savers[0]
+
+
+class StepCounterHook(SessionRunHook):
+    """Writes (and logs) `global_step/sec` every N steps or seconds.
+
+    Raises:
+        ValueError: Not exactly one of `every_n_steps` and `every_n_secs`.
+    """
+
+    def __init__(self, every_n_steps=100, every_n_secs=None, output_dir=None, summary_writer=None):
+        if (every_n_steps is None) == (every_n_secs is None):
+            raise ValueError("exactly one of every_n_steps and every_n_secs should be provided.")
+        self._timer = SecondOrStepTimer(every_steps=every_n_steps, every_secs=every_n_secs)
+        self._summary_writer = summary_writer
+        self._output_dir = output_dir
+        self._last_global_step = None
+        self._steps_per_run = 1
+
+    def begin(self):
+        """Opens the writer and finds the global step."""
+        if self._summary_writer is None and self._output_dir:
+            self._summary_writer = FileWriterCache.get(self._output_dir)
+        self._global_step_tensor = _get_or_create_global_step_read()
+        if self._global_step_tensor is None:
+            raise RuntimeError("Global step should be created to use StepCounterHook.")
+        self._summary_tag = training_util.get_global_step().op.name + "/sec"
+
+    def before_run(self, run_context):
+        """Asks for the global step."""
+        return SessionRunArgs(self._global_step_tensor)
+
+    def after_run(self, run_context, run_values):
+        """Records the rate when the timer says so."""
+        stale_global_step = run_values.results
+        if self._timer.should_trigger_for_step(stale_global_step + self._steps_per_run):
+            global_step = run_context.session.run(self._global_step_tensor)
+            if self._timer.should_trigger_for_step(global_step):
+                elapsed_time, elapsed_steps = self._timer.update_last_triggered_step(global_step)
+                if elapsed_time is not None:
+                    steps_per_sec = elapsed_steps / elapsed_time
+                    if self._summary_writer is not None:
+                        summary = Summary(
+                            value=[Summary.Value(tag=self._summary_tag, simple_value=steps_per_sec)]
+                        )
+                        self._summary_writer.add_summary(summary, global_step)
+                    _log.info("%s: %g", self._summary_tag, steps_per_sec)
+        if stale_global_step == self._last_global_step:
+            _log.warning(
+                "It seems that global step (tf.train.get_global_step) has not been increased. "
+                "Current value (could be stable): %s vs previous value: %s.",
+                stale_global_step,
+                self._last_global_step,
+            )
+        self._last_global_step = stale_global_step
+
+
+class SummarySaverHook(SessionRunHook):
+    """Writes the summary op's result every N steps or seconds.
+
+    Raises:
+        ValueError: Not exactly one of `scaffold` and `summary_op`.
+    """
+
+    def __init__(
+        self,
+        save_steps=None,
+        save_secs=None,
+        output_dir=None,
+        summary_writer=None,
+        scaffold=None,
+        summary_op=None,
+    ):
+        if (scaffold is None and summary_op is None) or (
+            scaffold is not None and summary_op is not None
+        ):
+            raise ValueError("Exactly one of scaffold or summary_op must be provided.")
+        self._summary_op = summary_op
+        self._summary_writer = summary_writer
+        self._output_dir = output_dir
+        self._scaffold = scaffold
+        self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
+
+    def begin(self):
+        """Opens the writer and finds the global step."""
+        if self._summary_writer is None and self._output_dir:
+            self._summary_writer = FileWriterCache.get(self._output_dir)
+        self._next_step = None
+        self._global_step_tensor = _get_or_create_global_step_read()
+        if self._global_step_tensor is None:
+            raise RuntimeError("Global step should be created to use SummarySaverHook.")
+
+    def before_run(self, run_context):
+        """Asks for the global step, and the summaries when they are due."""
+        self._request_summary = self._next_step is None or self._timer.should_trigger_for_step(
+            self._next_step
+        )
+        requests = {"global_step": self._global_step_tensor}
+        if self._request_summary and self._get_summary_op() is not None:
+            requests["summary"] = self._get_summary_op()
+        return SessionRunArgs(requests)
+
+    def after_run(self, run_context, run_values):
+        """Writes the summaries (and a `SessionLog.START` the first time)."""
+        if not self._summary_writer:
+            return
+        global_step = run_values.results["global_step"] + 1
+        if self._next_step is None or self._request_summary:
+            global_step = run_context.session.run(self._global_step_tensor)
+        if self._next_step is None:
+            self._summary_writer.add_session_log(SessionLog(status=SessionLog.START), global_step)
+        if self._request_summary:
+            self._timer.update_last_triggered_step(global_step)
+            for summary in run_values.results.get("summary", []):
+                self._summary_writer.add_summary(summary, global_step)
+        self._next_step = global_step + 1
+
+    def end(self, session=None):
+        """Flushes the writer."""
+        if self._summary_writer:
+            self._summary_writer.flush()
+
+    def _get_summary_op(self):
+        summary_op = self._summary_op if self._summary_op is not None else self._scaffold.summary_op
+        if summary_op is None:
+            return None
+        return summary_op if isinstance(summary_op, list) else [summary_op]

@@ -34,6 +34,7 @@ from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunValue
 __all__ = [
     "ChiefSessionCreator",
     "MonitoredSession",
+    "MonitoredTrainingSession",
     "Scaffold",
     "SessionCreator",
     "SingularMonitoredSession",
@@ -649,3 +650,105 @@ def _merge_run_options(options, incoming):
     """TF's merge: the highest trace level, the longest timeout."""
     options.trace_level = max(options.trace_level, incoming.trace_level)
     options.timeout_in_ms = max(options.timeout_in_ms, incoming.timeout_in_ms)
+
+
+USE_DEFAULT = object()
+
+
+def MonitoredTrainingSession(
+    master="",
+    is_chief=True,
+    checkpoint_dir=None,
+    scaffold=None,
+    hooks=None,
+    chief_only_hooks=None,
+    save_checkpoint_secs=USE_DEFAULT,
+    save_summaries_steps=USE_DEFAULT,
+    save_summaries_secs=USE_DEFAULT,
+    config=None,
+    stop_grace_period_secs=120,
+    log_step_count_steps=100,
+    max_wait_secs=7200,
+    save_checkpoint_steps=USE_DEFAULT,
+    summary_dir=None,
+    save_graph_def=True,
+):
+    """A `MonitoredSession` set up for training, as TF 1.x's.
+
+    The chief restores from or initializes the model and gets the standard hooks:
+    `StepCounterHook` every `log_step_count_steps`, `SummarySaverHook` (every 100 steps
+    by default) writing to `summary_dir` (default `checkpoint_dir`), and
+    `CheckpointSaverHook` (every 600 seconds by default) in `checkpoint_dir`, then
+    `chief_only_hooks` and `hooks`. Other tasks wait for the model and get `hooks`.
+
+    Returns:
+        A `MonitoredSession`.
+    """
+    from .basic_session_run_hooks import (
+        CheckpointSaverHook,
+        StepCounterHook,
+        SummarySaverHook,
+    )
+
+    if save_summaries_steps is USE_DEFAULT and save_summaries_secs is USE_DEFAULT:
+        save_summaries_steps, save_summaries_secs = 100, None
+    elif save_summaries_secs is USE_DEFAULT:
+        save_summaries_secs = None
+    elif save_summaries_steps is USE_DEFAULT:
+        save_summaries_steps = None
+    if save_checkpoint_steps is USE_DEFAULT and save_checkpoint_secs is USE_DEFAULT:
+        save_checkpoint_steps, save_checkpoint_secs = None, 600
+    elif save_checkpoint_secs is USE_DEFAULT:
+        save_checkpoint_secs = None
+    elif save_checkpoint_steps is USE_DEFAULT:
+        save_checkpoint_steps = None
+    scaffold = scaffold or Scaffold()
+    if not is_chief:
+        session_creator = WorkerSessionCreator(
+            scaffold=scaffold, master=master, config=config, max_wait_secs=max_wait_secs
+        )
+        return MonitoredSession(
+            session_creator=session_creator,
+            hooks=hooks or [],
+            stop_grace_period_secs=stop_grace_period_secs,
+        )
+    all_hooks = list(chief_only_hooks or [])
+    session_creator = ChiefSessionCreator(
+        scaffold=scaffold, checkpoint_dir=checkpoint_dir, master=master, config=config
+    )
+    summary_dir = summary_dir or checkpoint_dir
+    if summary_dir:
+        if log_step_count_steps and log_step_count_steps > 0:
+            all_hooks.append(
+                StepCounterHook(output_dir=summary_dir, every_n_steps=log_step_count_steps)
+            )
+        if (save_summaries_steps and save_summaries_steps > 0) or (
+            save_summaries_secs and save_summaries_secs > 0
+        ):
+            all_hooks.append(
+                SummarySaverHook(
+                    scaffold=scaffold,
+                    save_steps=save_summaries_steps,
+                    save_secs=save_summaries_secs,
+                    output_dir=summary_dir,
+                )
+            )
+    if checkpoint_dir and (
+        (save_checkpoint_secs and save_checkpoint_secs > 0)
+        or (save_checkpoint_steps and save_checkpoint_steps > 0)
+    ):
+        all_hooks.append(
+            CheckpointSaverHook(
+                checkpoint_dir,
+                save_steps=save_checkpoint_steps,
+                save_secs=save_checkpoint_secs,
+                scaffold=scaffold,
+                save_graph_def=save_graph_def,
+            )
+        )
+    all_hooks.extend(hooks or [])
+    return MonitoredSession(
+        session_creator=session_creator,
+        hooks=all_hooks,
+        stop_grace_period_secs=stop_grace_period_secs,
+    )
