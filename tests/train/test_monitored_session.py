@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -259,3 +260,54 @@ def test_monitored_training_session_leaves_tfs_files_and_events(tf1, tmp_path):
     assert not_summaries(ours[1]) == not_summaries(theirs[1])
     assert summary_steps(ours[1]) == [1, 5, 9]
     assert abs(len(summary_steps(theirs[1])) - 3) <= 1
+
+
+def test_logging_tensor_hook_lines(tf1):
+    lines = {}
+    for lib in (tf1, ff):
+        g = lib.Graph()
+        with g.as_default():
+            train, step, v = _model(lib)
+            got = []
+
+            def every_line(d, got=got):
+                got.append(("every", int(d["step"]), float(d["v"])))
+
+            def end_line(d, got=got, name=v.name):
+                got.append(("end", float(d[name])))
+
+            every = lib.train.LoggingTensorHook(
+                {"step": step, "v": v}, every_n_iter=2, formatter=every_line
+            )
+            at_end = lib.train.LoggingTensorHook([v.name], at_end=True, formatter=end_line)
+            with lib.train.MonitoredSession(hooks=[every, at_end]) as sess:
+                for _ in range(5):
+                    sess.run(train)
+            lines[lib] = got
+            with pytest.raises(ValueError, match="exactly one of every_n_iter and every_n_secs"):
+                lib.train.LoggingTensorHook([v.name])
+            with pytest.raises(ValueError, match="invalid every_n_iter=0"):
+                lib.train.LoggingTensorHook([v.name], every_n_iter=0)
+    assert lines[ff] == lines[tf1]
+
+
+def test_default_logging_format(caplog):
+    with ff.Graph().as_default():
+        train, step, _ = _model(ff)
+        hook = ff.train.LoggingTensorHook({"step": step}, every_n_iter=1)
+        with caplog.at_level("INFO"):
+            with ff.train.MonitoredSession(hooks=[hook]) as sess:
+                sess.run(train)
+                sess.run(train)
+    messages = [r.getMessage() for r in caplog.records if "step =" in r.getMessage()]
+    assert re.fullmatch(r"step = \d+", messages[0])
+    assert re.fullmatch(r"step = \d+ \(\d+\.\d{3} sec\)", messages[1])
+
+
+def test_global_step_waiter_hook_waits_for_the_step():
+    with ff.Graph().as_default():
+        train, step, _ = _model(ff)
+        hook = ff.train.GlobalStepWaiterHook(wait_until_step=0)
+        with ff.train.MonitoredSession(hooks=[hook]) as sess:
+            sess.run(train)
+            assert sess.run(step) == 1

@@ -1,6 +1,7 @@
 """TF 1.x's standard `SessionRunHook`s (`basic_session_run_hooks`).
 
 `CheckpointSaverHook` (+ `CheckpointSaverListener`), `StepCounterHook`,
+`LoggingTensorHook`, `GlobalStepWaiterHook`,
 `SummarySaverHook`, `StopAtStepHook`, `NanTensorHook`, `FeedFnHook`, `FinalOpsHook`
 and the `SecondOrStepTimer` the periodic hooks use. Writers come from
 `tf.summary.FileWriterCache`, one per directory, as in TF.
@@ -23,6 +24,8 @@ from .saver import export_meta_graph, write_graph
 from .session_run_hook import SessionRunArgs, SessionRunHook
 
 __all__ = [
+    "GlobalStepWaiterHook",
+    "LoggingTensorHook",
     "CheckpointSaverHook",
     "CheckpointSaverListener",
     "FeedFnHook",
@@ -465,3 +468,144 @@ class SummarySaverHook(SessionRunHook):
         if summary_op is None:
             return None
         return summary_op if isinstance(summary_op, list) else [summary_op]
+
+
+def _as_graph_element(obj):
+    """A tensor from a tensor or a name (`"x"` means `"x:0"`, if `x` has one output)."""
+    graph = ops.get_default_graph()
+    if not isinstance(obj, str):
+        if not hasattr(obj, "graph") or obj.graph is not graph:
+            raise ValueError(
+                f"Passed {obj} should have graph attribute that is equal to current graph {graph}."
+            )
+        return obj
+    if ":" in obj:
+        return graph.as_graph_element(obj)
+    element = graph.as_graph_element(obj + ":0")
+    try:
+        graph.as_graph_element(obj + ":1")
+    except (KeyError, ValueError):
+        return element
+    raise ValueError(
+        f"Name {obj} is ambiguous, as this `Operation` has multiple outputs (at least 2)."
+    )
+
+
+class _NeverTriggerTimer(SecondOrStepTimer):
+    """A timer that never triggers (for hooks that act only at the end)."""
+
+    def __init__(self):
+        self.reset()
+
+    def should_trigger_for_step(self, step):
+        return False
+
+    def update_last_triggered_step(self, step):
+        return None, None
+
+
+class LoggingTensorHook(SessionRunHook):
+    """Logs the values of tensors every N runs or seconds, and/or at the end.
+
+    `tensors` is a list of tensors or names (logged under their names, in order) or a
+    dict from tags to tensors (logged sorted by tag); lines read `tag = value, ...`
+    followed by ` (0.123 sec)` since the last line, or whatever `formatter(values)`
+    returns.
+
+    Raises:
+        ValueError: Neither `at_end` nor exactly one of `every_n_iter` and
+            `every_n_secs`, or `every_n_iter <= 0`.
+    """
+
+    def __init__(self, tensors, every_n_iter=None, every_n_secs=None, at_end=False, formatter=None):
+        only_log_at_end = at_end and every_n_iter is None and every_n_secs is None
+        if not only_log_at_end and (every_n_iter is None) == (every_n_secs is None):
+            raise ValueError(
+                "either at_end and/or exactly one of every_n_iter and every_n_secs must be "
+                "provided."
+            )
+        if every_n_iter is not None and every_n_iter <= 0:
+            raise ValueError(f"invalid every_n_iter={every_n_iter}.")
+        if not isinstance(tensors, dict):
+            self._tag_order = tensors
+            tensors = {item: item for item in tensors}
+        else:
+            self._tag_order = sorted(tensors.keys())
+        self._tensors = tensors
+        self._formatter = formatter
+        self._timer = (
+            _NeverTriggerTimer()
+            if only_log_at_end
+            else SecondOrStepTimer(every_secs=every_n_secs, every_steps=every_n_iter)
+        )
+        self._log_at_end = at_end
+
+    def begin(self):
+        """Resolves the tensors and resets the timer."""
+        self._timer.reset()
+        self._iter_count = 0
+        self._current_tensors = {tag: _as_graph_element(t) for tag, t in self._tensors.items()}
+
+    def before_run(self, run_context):
+        """Asks for the tensors when a line is due."""
+        self._should_trigger = self._timer.should_trigger_for_step(self._iter_count)
+        return SessionRunArgs(self._current_tensors) if self._should_trigger else None
+
+    def _log_tensors(self, tensor_values):
+        original = np.get_printoptions()
+        np.set_printoptions(suppress=True)
+        try:
+            elapsed_secs, _ = self._timer.update_last_triggered_step(self._iter_count)
+            if self._formatter:
+                _log.info(self._formatter(tensor_values))
+            else:
+                stats = ", ".join(f"{tag} = {tensor_values[tag]}" for tag in self._tag_order)
+                if elapsed_secs is not None:
+                    _log.info("%s (%.3f sec)", stats, elapsed_secs)
+                else:
+                    _log.info("%s", stats)
+        finally:
+            np.set_printoptions(**original)
+
+    def after_run(self, run_context, run_values):
+        """Logs the values when a line was due."""
+        if self._should_trigger:
+            self._log_tensors(run_values.results)
+        self._iter_count += 1
+
+    def end(self, session):
+        """Logs the final values with `at_end`."""
+        if self._log_at_end:
+            self._log_tensors(session.run(self._current_tensors))
+
+
+class GlobalStepWaiterHook(SessionRunHook):
+    """Delays the first run until the global step reaches `wait_until_step`.
+
+    For workers that should start after the chief has trained a while.
+    """
+
+    def __init__(self, wait_until_step):
+        self._wait_until_step = wait_until_step
+
+    def begin(self):
+        """Finds the global step (it must exist)."""
+        self._worker_is_started = False
+        self._global_step_tensor = _get_or_create_global_step_read()
+        if self._global_step_tensor is None:
+            raise RuntimeError("Global step should be created to use _GlobalStepWaiterHook.")
+
+    def before_run(self, run_context):
+        """Waits (polling every 0.5 s) until the global step is reached."""
+        if self._worker_is_started:
+            return None
+        if self._wait_until_step <= 0:
+            self._worker_is_started = True
+            return None
+        _log.info("Waiting for global step %d before starting training.", self._wait_until_step)
+        while True:
+            current_step = run_context.session.run(self._global_step_tensor)
+            if current_step >= self._wait_until_step:
+                self._worker_is_started = True
+                return None
+            time.sleep(0.5)
