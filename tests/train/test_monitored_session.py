@@ -311,3 +311,35 @@ def test_global_step_waiter_hook_waits_for_the_step():
         with ff.train.MonitoredSession(hooks=[hook]) as sess:
             sess.run(train)
             assert sess.run(step) == 1
+
+
+def _step_fn(v, train, step):
+    def step_fn(step_context):
+        raw = step_context.session.run(v)
+        step_context.run_with_hooks(train)
+        if step_context.session.run(step) >= 3:
+            step_context.request_stop()
+        return raw
+
+    return step_fn
+
+
+def test_run_step_fn_as_tf(tf1):
+    results = {}
+    for lib in (tf1, ff):
+        g = lib.Graph()
+        with g.as_default():
+            train, step, v = _model(lib)
+            log = []
+            hook = _recording_hook(lib, log)
+
+            step_fn = _step_fn(v, train, step)
+            values = []
+            with lib.train.MonitoredSession(hooks=[hook]) as sess:
+                while not sess.should_stop():
+                    values.append(float(sess.run_step_fn(step_fn)))
+            with lib.train.MonitoredSession() as other:
+                with pytest.raises(ValueError, match="step_context"):
+                    other.run_step_fn(lambda ctx: None)
+            results[lib] = (values, [e for e in log if e[1] in ("before_run", "end")])
+    assert results[ff] == results[tf1]

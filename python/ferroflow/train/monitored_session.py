@@ -12,6 +12,7 @@ raised from `run`), and `_HookedSession` (calls the hooks around every `run`). A
 
 from __future__ import annotations
 
+import inspect
 import logging
 import sys
 
@@ -331,6 +332,49 @@ class _MonitoredSession:
             fetches, feed_dict=feed_dict, options=options, run_metadata=run_metadata
         )
 
+    def run_step_fn(self, step_fn):
+        """Runs `step_fn(step_context)`, which may run the session with and without hooks.
+
+        `step_context.session` is the raw session, `step_context.run_with_hooks(...)`
+        runs with the hooks, `step_context.request_stop()` ends the iterations (raises
+        `StopIteration`, which the `with` block treats as a normal end). Preemption
+        errors inside `step_fn` recreate the session and call it again.
+
+        Raises:
+            ValueError: `step_fn` does not take exactly `step_context` (or `self`,
+                `step_context`).
+        """
+        names = tuple(inspect.signature(step_fn).parameters)
+        if inspect.ismethod(step_fn):
+            names = ("self", *names)
+        if names not in (("step_context",), ("self", "step_context")):
+            raise ValueError(
+                "`step_fn` may either have one `step_context` argument, or `self` and "
+                "`step_context` arguments if it's an instance method. "
+                f"Got {names} instead."
+            )
+        return self._sess.run_step_fn(step_fn, self._tf_sess(), run_with_hooks=None)
+
+    class StepContext:
+        """What a `step_fn` gets: the raw session and a way to run with the hooks."""
+
+        def __init__(self, session, run_with_hooks_fn):
+            self._session = session
+            self._run_with_hooks_fn = run_with_hooks_fn
+
+        @property
+        def session(self):
+            """The raw session (runs without hooks)."""
+            return self._session
+
+        def run_with_hooks(self, *args, **kwargs):
+            """Runs the monitored session (hooks included)."""
+            return self._run_with_hooks_fn(*args, **kwargs)
+
+        def request_stop(self):
+            """Ends the iterations: raises `StopIteration`."""
+            raise StopIteration("step_fn has requested the iterations to stop.")
+
     def should_stop(self):
         """Whether a hook, the coordinator or a closed session ended training."""
         return self._sess is None or self._sess.should_stop()
@@ -482,6 +526,10 @@ class _WrappedSession:
     def run(self, *args, **kwargs):
         return self._sess.run(*args, **kwargs)
 
+    def run_step_fn(self, step_fn, raw_session, run_with_hooks):
+        run_with_hooks = run_with_hooks or self.run
+        return step_fn(_MonitoredSession.StepContext(raw_session, run_with_hooks))
+
 
 class _RecoverableSession(_WrappedSession):
     """Recreates the session (and retries the run) after a preemption error."""
@@ -534,6 +582,17 @@ class _RecoverableSession(_WrappedSession):
                 self.close()
                 self._sess = None
 
+    def run_step_fn(self, step_fn, raw_session, run_with_hooks):
+        while True:
+            try:
+                if not self._sess:
+                    self._sess = self._create_session()
+                return self._sess.run_step_fn(step_fn, raw_session, self._sess.run)
+            except _PREEMPTION_ERRORS as e:
+                _log.info("An error was raised in step_fn; the session will be recreated: %s", e)
+                self.close()
+                self._sess = None
+
 
 class _CoordinatedSession(_WrappedSession):
     """Raises the errors the coordinator's threads reported; stops them on close."""
@@ -559,9 +618,19 @@ class _CoordinatedSession(_WrappedSession):
             except Exception:
                 pass
 
+    def run_step_fn(self, step_fn, raw_session, run_with_hooks):
+        return self._reraising(lambda: self._sess.run_step_fn(step_fn, raw_session, run_with_hooks))
+
     def run(self, *args, **kwargs):
+        return self._reraising(lambda: self._sess.run(*args, **kwargs))
+
+    def _reraising(self, call):
+        """Calls `call`, raising a preemption error the coordinator recorded instead.
+
+        A preemption error recorded by a thread is the root cause of the call's error.
+        """
         try:
-            return self._sess.run(*args, **kwargs)
+            return call()
         except _PREEMPTION_ERRORS:
             raise
         except Exception:
