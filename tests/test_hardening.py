@@ -431,7 +431,6 @@ step = tf.placeholder(tf.int64, [])
 big = tf.fill([1 << 18], tf.cast(step, tf.float32))
 names = ["a", "b", "step"]
 save = io_ops.save_v2(prefix, names, [""] * 3, [big, big * 2.0, step])
-state_written = False
 with tf.Session() as sess:
     i = 0
     while True:

@@ -71,6 +71,10 @@ def _parse_input(name):
 
 
 def _in_dependency_order(nodes):
+    """The nodes, each after the nodes it reads (a GraphDef need not be ordered).
+
+    A depth-first walk, so an input is created before its consumers.
+    """
     by_name = {n.name: n for n in nodes}
     order, state = [], {}
     for root in nodes:
@@ -82,9 +86,7 @@ def _in_dependency_order(nodes):
                 order.append(node)
                 continue
             if state.get(node.name):
-                if state[node.name] == 1:
-                    continue
-                continue
+                continue  # on the stack already (1) or emitted (2)
             state[node.name] = 1
             stack.append((node, True))
             for inp in node.input:
