@@ -343,3 +343,22 @@ def test_run_step_fn_as_tf(tf1):
                     other.run_step_fn(lambda ctx: None)
             results[lib] = (values, [e for e in log if e[1] in ("before_run", "end")])
     assert results[ff] == results[tf1]
+
+
+def test_a_failing_run_skips_after_run_and_end(tf1):
+    # Seed 002: "If session.run() raises any exceptions then after_run() is not called"
+    # and end() is not called for errors other than OutOfRangeError/StopIteration.
+    logs = {}
+    for lib in (tf1, ff):
+        g = lib.Graph()
+        with g.as_default():
+            train, _, _ = _model(lib)
+            fails = lib.check_numerics(lib.constant(float("inf")), "bad value")
+            log = []
+            with pytest.raises(lib.errors.InvalidArgumentError):
+                with lib.train.MonitoredSession(hooks=[_recording_hook(lib, log)]) as sess:
+                    sess.run(train)
+                    sess.run(fails)
+            logs[lib] = [e[1] for e in log]
+    assert logs[ff] == logs[tf1]
+    assert logs[ff] == ["begin", "after_create_session", "before_run", "after_run", "before_run"]
