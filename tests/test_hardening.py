@@ -311,6 +311,8 @@ def test_a_failing_op_cancels_a_dequeue_in_a_parallel_run():
     big = [tf.reduce_sum(tf.matmul(tf.ones([256, 256]), tf.ones([256, 256]))) for _ in range(4)]
     fails = tf.check_numerics(tf.add_n(big) * np.inf, "boom")
     with tf.Session() as sess:
+        plan = sess._native.prepare([], [(a.op._id, 0), (fails.op._id, 0)], [])
+        assert plan.is_parallel, "the test must exercise the parallel executor"
         start = time.monotonic()
         with pytest.raises(tf.errors.InvalidArgumentError, match="boom"):
             sess.run([a, fails], options=tf.RunOptions(timeout_in_ms=20_000))

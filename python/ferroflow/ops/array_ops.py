@@ -87,18 +87,16 @@ _SMALL_CONSTANT_ELEMENTS = 1000
 def _filled(value, shape, dtype, name):
     dtype = dtypes.as_dtype(dtype).base_dtype
     fill_value = b"" if dtype == dtypes.string else value
-    default = "zeros" if value == 0 else "ones"
-    if not isinstance(shape, ops.Tensor) and not hasattr(shape, "_as_graph_element"):
+    is_tensor = isinstance(shape, ops.Tensor) or hasattr(shape, "_as_graph_element")
+    if not is_tensor:
         dims = tensor_shape.as_shape(shape).as_list()
         if np.prod(dims, dtype=object) < _SMALL_CONSTANT_ELEMENTS:
             return constant_op.constant(
                 np.full(dims, fill_value, dtype=dtype.as_numpy_dtype), name=name
             )
-        with ops.name_scope(name, default, [shape]) as scope:
+    with ops.name_scope(name, "zeros" if value == 0 else "ones", [shape]) as scope:
+        if not is_tensor:
             shape = _int_vector(dims, "shape_as_tensor")
-            scalar = constant_op.constant(fill_value, dtype=dtype, name="Const")
-            return make_op("Fill", [shape, scalar], scope=scope).outputs[0]
-    with ops.name_scope(name, default, [shape]) as scope:
         scalar = constant_op.constant(fill_value, dtype=dtype, name="Const")
         return make_op("Fill", [shape, scalar], scope=scope).outputs[0]
 

@@ -18,6 +18,7 @@ from .. import _ferroflow
 from ..framework import dtypes, tensor_shape
 from ..ops import io_ops, state_ops
 from ..ops.variables import Variable, global_variables
+from ..protos import DataType
 from . import checkpoint_management
 
 __all__ = [
@@ -78,7 +79,7 @@ class CheckpointReader:
 
 
 def _dt_name(dtype) -> str:
-    return "DT_" + dtype.name.upper().replace("FLOAT32", "FLOAT").replace("FLOAT64", "DOUBLE")
+    return DataType.values_by_number[dtype.as_datatype_enum].name
 
 
 def NewCheckpointReader(filepattern):

@@ -225,7 +225,25 @@ class SessionCreator:
         raise NotImplementedError(f"create_session is not implemented for {self}.")
 
 
-class ChiefSessionCreator(SessionCreator):
+class _ScaffoldSessionCreator(SessionCreator):
+    """A creator whose `SessionManager` takes its ops from a `Scaffold`."""
+
+    _scaffold: Scaffold
+    _session_manager = None
+
+    def _get_session_manager(self):
+        if self._session_manager is None:
+            self._session_manager = SessionManager(
+                local_init_op=self._scaffold.local_init_op,
+                local_init_feed_dict=self._scaffold.local_init_feed_dict,
+                ready_op=self._scaffold.ready_op,
+                ready_for_local_init_op=self._scaffold.ready_for_local_init_op,
+                graph=ops.get_default_graph(),
+            )
+        return self._session_manager
+
+
+class ChiefSessionCreator(_ScaffoldSessionCreator):
     """Prepares a session through a `SessionManager`.
 
     It restores the latest checkpoint of `checkpoint_dir`, or initializes the model.
@@ -242,21 +260,8 @@ class ChiefSessionCreator(SessionCreator):
         self._checkpoint_dir = checkpoint_dir
         self._checkpoint_filename_with_path = checkpoint_filename_with_path
         self._scaffold = scaffold or Scaffold()
-        self._session_manager = None
         self._master = master
         self._config = config
-
-    def _get_session_manager(self):
-        if self._session_manager:
-            return self._session_manager
-        self._session_manager = SessionManager(
-            local_init_op=self._scaffold.local_init_op,
-            local_init_feed_dict=self._scaffold.local_init_feed_dict,
-            ready_op=self._scaffold.ready_op,
-            ready_for_local_init_op=self._scaffold.ready_for_local_init_op,
-            graph=ops.get_default_graph(),
-        )
-        return self._session_manager
 
     def create_session(self):
         """A session with the model restored or initialized."""
@@ -273,27 +278,14 @@ class ChiefSessionCreator(SessionCreator):
         )
 
 
-class WorkerSessionCreator(SessionCreator):
+class WorkerSessionCreator(_ScaffoldSessionCreator):
     """Waits for a session whose model the chief made ready."""
 
     def __init__(self, scaffold=None, master="", config=None, max_wait_secs=30 * 60):
         self._scaffold = scaffold or Scaffold()
-        self._session_manager = None
         self._master = master
         self._config = config
         self._max_wait_secs = max_wait_secs
-
-    def _get_session_manager(self):
-        if self._session_manager:
-            return self._session_manager
-        self._session_manager = SessionManager(
-            local_init_op=self._scaffold.local_init_op,
-            local_init_feed_dict=self._scaffold.local_init_feed_dict,
-            ready_op=self._scaffold.ready_op,
-            ready_for_local_init_op=self._scaffold.ready_for_local_init_op,
-            graph=ops.get_default_graph(),
-        )
-        return self._session_manager
 
     def create_session(self):
         """A session, once the model is ready."""

@@ -87,28 +87,26 @@ def _saveables(var_list) -> list[tuple[str, object]]:
     """(checkpoint name, variable) pairs sorted by name, as TF's `op_list_to_dict`."""
     if isinstance(var_list, dict):
         items = list(var_list.items())
-    else:
-        if not isinstance(var_list, list | tuple | set):
-            raise TypeError(f"Variables to save should be passed in a dict or a list: {var_list}")
-        items = []
-        seen = set()
-        for var in var_list:
-            if not isinstance(var, Variable):
-                raise TypeError(f"Variable to save is not a Variable: {var}")
-            name = var.op.name
-            if name in seen:
-                raise ValueError(f"At least two variables have the same name: {name}")
-            seen.add(name)
-            items.append((name, var))
-    out = []
-    for name, var in items:
-        if not isinstance(var, Variable):
+        bad = next((v for _, v in items if not isinstance(v, Variable)), None)
+        if bad is not None:
             raise TypeError(
                 "names_to_saveables must be a dict mapping string names to Tensors/Variables. "
-                f"Not a variable: {var}"
+                f"Not a variable: {bad}"
             )
-        out.append((name, var))
-    return sorted(out, key=lambda item: item[0])
+    elif isinstance(var_list, list | tuple | set):
+        bad = next((v for v in var_list if not isinstance(v, Variable)), None)
+        if bad is not None:
+            raise TypeError(f"Variable to save is not a Variable: {bad}")
+        items = [(var.op.name, var) for var in var_list]
+        if len({name for name, _ in items}) != len(items):
+            names = [name for name, _ in items]
+            raise ValueError(
+                "At least two variables have the same name: "
+                f"{next(n for n in names if names.count(n) > 1)}"
+            )
+    else:
+        raise TypeError(f"Variables to save should be passed in a dict or a list: {var_list}")
+    return sorted(items, key=lambda item: item[0])
 
 
 def _all_saveable_objects():

@@ -572,7 +572,11 @@ impl Located<'_> {
 
     /// Reads the bytes into `out` (exactly `size` long).
     fn read_exact(&self, out: &mut [u8]) -> Result<()> {
-        let mut file = self.open()?;
+        self.read_from(self.open()?, out)
+    }
+
+    /// Reads the bytes from the opened (and bounds-checked) data file into `out`.
+    fn read_from(&self, mut file: File, out: &mut [u8]) -> Result<()> {
         file.seek(SeekFrom::Start(self.offset))
             .and_then(|_| file.read_exact(out))
             .map_err(Error::io(self.file_name.clone()))
@@ -581,14 +585,14 @@ impl Located<'_> {
     /// Reads the bytes into a new vector (the bounds are checked first, so a damaged
     /// entry never allocates more than the file holds).
     fn read_vec(&self) -> Result<Vec<u8>> {
-        drop(self.open()?);
+        let file = self.open()?;
         let size = usize::try_from(self.size).map_err(|_| self.bad("a size beyond this machine's address space"))?;
         let mut bytes = Vec::new();
         bytes.try_reserve_exact(size).map_err(|_| {
             Error::ResourceExhausted(format!("OOM when allocating {size} bytes to restore {}", self.name))
         })?;
         bytes.resize(size, 0);
-        self.read_exact(&mut bytes)?;
+        self.read_from(file, &mut bytes)?;
         if self.entry.dtype != DT_STRING {
             check_crc(self.name, self.entry.crc32c, crc32c::crc32c(&bytes))?;
         }
