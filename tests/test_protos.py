@@ -22,6 +22,8 @@ TB_MODULES = [
     "versions_pb2",
     "graph_pb2",
     "config_pb2",
+    "allocation_description_pb2",
+    "tensor_description_pb2",
     "step_stats_pb2",
     "histogram_pb2",
     "summary_pb2",

@@ -235,7 +235,7 @@ from .protos import (
 
 __version__ = _ferroflow.__version__
 
-from . import compat, nn, summary, train
+from . import compat, contrib, nn, summary, train
 
 newaxis = None  # `t[tf.newaxis]` inserts a dimension of size 1
 
@@ -289,6 +289,7 @@ __all__ = [
     "colocate_with",
     "compat",
     "concat",
+    "contrib",
     "ConfigProto",
     "constant",
     "control_dependencies",

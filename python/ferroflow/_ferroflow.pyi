@@ -126,6 +126,13 @@ class Plan:
         """Runs with one value per feed; returns the fetched values."""
     def run_with_timeout(self, timeout_ms: int, feeds: tuple[Any, ...]) -> list[Any]:
         """Runs like `run`, failing with `DeadlineExceededError` past `timeout_ms`."""
+    def run_with_options(self, options: bytes, feeds: tuple[Any, ...]) -> tuple[list[Any], bytes]:
+        """Runs under a serialized `RunOptions`; returns values and a `RunMetadata`.
+
+        The metadata is serialized; a traced run fills its `step_stats`.
+        """
+    def run_to_handles(self, *feeds: Any) -> list[TensorHandle]:
+        """Runs like `run`, keeping the results in Rust as `TensorHandle`s."""
     @property
     def num_steps(self) -> int:
         """Number of nodes the plan runs."""
@@ -136,6 +143,19 @@ class Plan:
 @final
 class _TensorBuffer:
     """Keeps a tensor buffer alive while numpy arrays view it."""
+
+@final
+class TensorHandle:
+    """A tensor kept in Rust: fed back without a copy; holding one is a snapshot."""
+
+    @property
+    def dtype(self) -> str:
+        """The element type's Python name (`float32`)."""
+    @property
+    def shape(self) -> list[int]:
+        """The shape."""
+    def numpy(self) -> Any:
+        """The value as a numpy array."""
 
 @final
 class EventWriter:

@@ -125,6 +125,13 @@ def _feed_value(value, tensor: ops.Tensor, dtype: dtypes.DType):
     np_dtype = dtype.as_numpy_dtype
     if type(value) is np.ndarray and value.dtype == np_dtype:
         return value
+    if isinstance(value, _ferroflow.TensorHandle):
+        if value.dtype != dtype.name:
+            raise TypeError(
+                f"Cannot feed a {value.dtype} TensorHandle to {tensor}, which has dtype "
+                f"{dtype.name}"
+            )
+        return value
     if isinstance(value, ops.Tensor | ops.Operation):
         raise TypeError(
             "The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
@@ -240,10 +247,30 @@ class BaseSession:
                     self._cache[key] = plan
         return plan
 
-    def _call(self, plan: _FetchPlan, values, timeout_ms=0):
+    def _call(self, plan: _FetchPlan, values, options=None, run_metadata=None):
+        """Runs `plan` on fed `values`; returns the fetched values in its structure.
+
+        `options` (a `RunOptions`) sets the timeout and trace level; a traced run fills
+        `run_metadata`'s step statistics.
+        """
+        if run_metadata is not None:
+            run_metadata.Clear()
         try:
-            if timeout_ms > 0:
-                return plan.build(plan.native.run_with_timeout(timeout_ms, tuple(values)))
+            if options is None:
+                return plan.build(plan.native.run(*values))
+            if options.trace_level > 0:
+                # A traced run: the options go to Rust whole, the step statistics come
+                # back as a serialized `RunMetadata`.
+                results, metadata = plan.native.run_with_options(
+                    options.SerializeToString(), tuple(values)
+                )
+                if run_metadata is not None:
+                    run_metadata.MergeFromString(metadata)
+                return plan.build(results)
+            if options.timeout_in_ms > 0:
+                return plan.build(
+                    plan.native.run_with_timeout(options.timeout_in_ms, tuple(values))
+                )
             return plan.build(plan.native.run(*values))
         except _errors.OpError as e:
             self._attach_op(e)
@@ -264,8 +291,10 @@ class BaseSession:
                 namedtuple or dict of them.
             feed_dict: Maps tensors (or their names) to values that replace them.
             options: A `RunOptions` message: `timeout_in_ms` bounds how long the run may
-                block (on a queue); tracing is not recorded yet.
-            run_metadata: A `RunMetadata` message, cleared by the run.
+                block (on a queue); a `trace_level` above `NO_TRACE` records step
+                statistics.
+            run_metadata: A `RunMetadata` message, cleared by the run; a traced run fills
+                its `step_stats` (per node: start and end times, thread, outputs).
 
         Returns:
             The values, in the structure of `fetches`: numpy arrays (numpy scalars for
@@ -289,13 +318,26 @@ class BaseSession:
             ]
         else:
             values = ()
-        if run_metadata is not None:
-            run_metadata.Clear()
-        timeout_ms = options.timeout_in_ms if options is not None else 0
+        return self._call(plan, values, options, run_metadata)
+
+    def _run_to_handles(self, fetches, feed_dict=None):
+        """Runs like `run`, keeping the fetched values in Rust as `TensorHandle`s.
+
+        Nothing is copied: a handle shares its tensor's buffer, so a handle to a
+        variable's value is a snapshot (a later in-place update copies first), and
+        feeding a handle back shares it again.
+        """
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        plan = self._plan_for(fetches, feed_dict)
+        values = [
+            _feed_value(v, t, d)
+            for v, t, d in zip(
+                (feed_dict or {}).values(), plan.feed_tensors, plan.feed_dtypes, strict=True
+            )
+        ]
         try:
-            if timeout_ms > 0:
-                return plan.build(plan.native.run_with_timeout(timeout_ms, tuple(values)))
-            return plan.build(plan.native.run(*values))
+            return plan.build(plan.native.run_to_handles(*values))
         except _errors.OpError as e:
             self._attach_op(e)
             raise
@@ -337,8 +379,7 @@ class BaseSession:
             if len(args) != len(conversions):
                 raise TypeError(f"Expected {len(conversions)} feed values, got {len(args)}")
             values = [_feed_value(v, t, d) for v, (t, d) in zip(args, conversions, strict=True)]
-            timeout_ms = options.timeout_in_ms if options is not None else 0
-            return self._call(plan, values, timeout_ms)
+            return self._call(plan, values, options, run_metadata)
 
         return run_with_feeds
 

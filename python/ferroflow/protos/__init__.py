@@ -38,6 +38,9 @@ RunMetadata = _message("RunMetadata")
 StepStats = _message("StepStats")
 DeviceStepStats = _message("DeviceStepStats")
 NodeExecStats = _message("NodeExecStats")
+NodeOutput = _message("NodeOutput")
+TensorDescription = _message("TensorDescription")
+AllocationDescription = _message("AllocationDescription")
 # Event files: `Summary` (with `Summary.Value`, `.Image`, `.Audio`) and the `Event` record.
 HistogramProto = _message("HistogramProto")
 SummaryDescription = _message("SummaryDescription")
@@ -87,6 +90,9 @@ __all__ = [
     "NameAttrList",
     "NodeDef",
     "NodeExecStats",
+    "NodeOutput",
+    "TensorDescription",
+    "AllocationDescription",
     "OptimizerOptions",
     "RunMetadata",
     "RunOptions",

@@ -10,6 +10,7 @@ from .adadelta import AdadeltaOptimizer
 from .adagrad import AdagradOptimizer
 from .adagrad_da import AdagradDAOptimizer
 from .adam import AdamOptimizer
+from .async_checkpoint import AsyncCheckpointSaverHook
 from .basic_session_run_hooks import (
     CheckpointSaverHook,
     CheckpointSaverListener,
@@ -19,6 +20,7 @@ from .basic_session_run_hooks import (
     LoggingTensorHook,
     NanLossDuringTrainingError,
     NanTensorHook,
+    ProfilerHook,
     SecondOrStepTimer,
     StepCounterHook,
     StopAtStepHook,
@@ -145,6 +147,7 @@ __all__ = [
     "SaverDef",
     "SessionManager",
     "ChiefSessionCreator",
+    "AsyncCheckpointSaverHook",
     "CheckpointSaverHook",
     "CheckpointSaverListener",
     "FeedFnHook",
@@ -155,6 +158,7 @@ __all__ = [
     "MonitoredTrainingSession",
     "NanLossDuringTrainingError",
     "NanTensorHook",
+    "ProfilerHook",
     "Scaffold",
     "SecondOrStepTimer",
     "SessionCreator",

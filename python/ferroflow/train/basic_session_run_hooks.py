@@ -2,9 +2,10 @@
 
 `CheckpointSaverHook` (+ `CheckpointSaverListener`), `StepCounterHook`,
 `LoggingTensorHook`, `GlobalStepWaiterHook`,
-`SummarySaverHook`, `StopAtStepHook`, `NanTensorHook`, `FeedFnHook`, `FinalOpsHook`
-and the `SecondOrStepTimer` the periodic hooks use. Writers come from
-`tf.summary.FileWriterCache`, one per directory, as in TF.
+`SummarySaverHook`, `StopAtStepHook`, `NanTensorHook`, `FeedFnHook`, `FinalOpsHook`,
+`ProfilerHook` (Chrome-trace timelines of traced steps) and the `SecondOrStepTimer`
+the periodic hooks use. Writers come from `tf.summary.FileWriterCache`, one per
+directory, as in TF.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ import time
 
 import numpy as np
 
+from ..client import timeline
 from ..framework import ops
 from ..ops import array_ops
-from ..protos import SessionLog, Summary
+from ..protos import RunOptions, SessionLog, Summary
 from ..summary.writer import FileWriterCache
 from . import training_util
 from .saver import export_meta_graph, write_graph
@@ -32,6 +34,7 @@ __all__ = [
     "FinalOpsHook",
     "NanLossDuringTrainingError",
     "NanTensorHook",
+    "ProfilerHook",
     "SecondOrStepTimer",
     "StepCounterHook",
     "StopAtStepHook",
@@ -308,11 +311,22 @@ class CheckpointSaverHook(SessionRunHook):
             listener.end(session, last_step)
 
     def _save(self, session, step):
+        return self._write_checkpoint(session, step)
+
+    def _write_checkpoint(self, session, step, snapshot=None):
+        """Saves with the listeners around it; returns whether one asked to stop.
+
+        Writes the values in `snapshot` if given (see `Saver._snapshot`).
+        """
         for listener in self._listeners:
             listener.before_save(session, step)
         _log.info("Saving checkpoints for %d into %s.", step, self._save_path)
-        self._get_saver().save(
-            session, self._save_path, global_step=step, write_meta_graph=self._save_graph_def
+        self._get_saver()._save_values(
+            session,
+            snapshot,
+            self._save_path,
+            global_step=step,
+            write_meta_graph=self._save_graph_def,
         )
         self._summary_writer.add_session_log(
             SessionLog(status=SessionLog.CHECKPOINT, checkpoint_path=self._save_path), step
@@ -609,3 +623,71 @@ class GlobalStepWaiterHook(SessionRunHook):
                 self._worker_is_started = True
                 return None
             time.sleep(0.5)
+
+
+class ProfilerHook(SessionRunHook):
+    """Writes a Chrome-trace timeline of a traced step every N steps or seconds.
+
+    The chosen steps run with `RunOptions(trace_level=FULL_TRACE)`; their step
+    statistics become `timeline-<global step>.json` in `output_dir` (open it in
+    `chrome://tracing` or Perfetto) and a `RunMetadata` event tagged `step_<global
+    step>` in its event file, which TensorBoard's graph view shows.
+
+    Args:
+        save_steps: Trace every N steps. Exactly one of `save_steps` and `save_secs`.
+        save_secs: Trace every N seconds.
+        output_dir: Where the timelines and events go (default: the current directory).
+        show_dataflow: Draw arrows from each tensor's producer to its consumers.
+        show_memory: Show tensor lifetimes and the allocator's memory.
+    """
+
+    def __init__(
+        self, save_steps=None, save_secs=None, output_dir="", show_dataflow=True, show_memory=False
+    ):
+        self._output_file = os.path.join(output_dir, "timeline-{}.json")
+        self._file_writer = FileWriterCache.get(output_dir)
+        self._show_dataflow = show_dataflow
+        self._show_memory = show_memory
+        self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
+
+    def begin(self):
+        """Finds the global step (it must exist)."""
+        self._next_step = None
+        self._global_step_tensor = _get_or_create_global_step_read()
+        if self._global_step_tensor is None:
+            raise RuntimeError("Global step should be created to use ProfilerHook.")
+
+    def before_run(self, run_context):
+        """Asks for the global step, and for a full trace when a timeline is due."""
+        self._request_summary = self._next_step is not None and self._timer.should_trigger_for_step(
+            self._next_step
+        )
+        options = RunOptions(trace_level=RunOptions.FULL_TRACE) if self._request_summary else None
+        return SessionRunArgs({"global_step": self._global_step_tensor}, options=options)
+
+    def after_run(self, run_context, run_values):
+        """Writes the traced step's timeline and run metadata."""
+        stale_global_step = run_values.results["global_step"]
+        if self._next_step is None:
+            # The first step only starts the timer.
+            self._timer.update_last_triggered_step(stale_global_step)
+        global_step = stale_global_step + 1
+        if self._request_summary:
+            global_step = run_context.session.run(self._global_step_tensor)
+            self._timer.update_last_triggered_step(global_step)
+            self._save(
+                global_step,
+                self._output_file.format(global_step),
+                run_values.run_metadata.step_stats,
+            )
+            self._file_writer.add_run_metadata(run_values.run_metadata, f"step_{global_step}")
+        self._next_step = global_step + 1
+
+    def _save(self, step, save_path, step_stats):
+        _log.info("Saving timeline for %d into '%s'.", step, save_path)
+        trace = timeline.Timeline(step_stats)
+        text = trace.generate_chrome_trace_format(
+            show_dataflow=self._show_dataflow, show_memory=self._show_memory
+        )
+        with open(save_path, "w") as f:
+            f.write(text)

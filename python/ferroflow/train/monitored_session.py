@@ -25,7 +25,7 @@ from ..ops.variables import (
     local_variables_initializer,
     report_uninitialized_variables,
 )
-from ..protos import RunOptions
+from ..protos import RunMetadata, RunOptions
 from ..summary import merge_all
 from . import coordinator, queue_runner
 from .saver import Saver
@@ -656,6 +656,8 @@ class _HookedSession(_WrappedSession):
             original_args=SessionRunArgs(fetches, feed_dict), session=self._sess
         )
         options = options or RunOptions()
+        if run_metadata is None:
+            run_metadata = RunMetadata()  # hooks read it (`ProfilerHook`'s traces)
         feed_dict = self._call_hook_before_run(run_context, actual_fetches, feed_dict, options)
         outputs = _WrappedSession.run(
             self,

@@ -109,6 +109,22 @@ def _saveables(var_list) -> list[tuple[str, object]]:
     return sorted(items, key=lambda item: item[0])
 
 
+def _saved_tensors(graph, saver_def) -> list:
+    """The tensors written by the `SaveV2` ops that `saver_def`'s save tensor runs."""
+    seen, stack, tensors = set(), [graph.get_tensor_by_name(saver_def.save_tensor_name).op], []
+    while stack:
+        op = stack.pop()
+        if op.name in seen:
+            continue
+        seen.add(op.name)
+        if op.type == "SaveV2":
+            tensors.extend(op.inputs[3:])
+            continue
+        stack.extend(t.op for t in op.inputs)
+        stack.extend(op.control_inputs)
+    return tensors
+
+
 def _all_saveable_objects():
     return ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES) + ops.get_collection(
         ops.GraphKeys.SAVEABLE_OBJECTS
@@ -385,6 +401,44 @@ class Saver:
                 or the parent directory cannot be created.
         """
         del strip_default_attrs, save_debug_info
+        return self._save_values(
+            sess,
+            None,
+            save_path,
+            global_step,
+            latest_filename,
+            meta_graph_suffix,
+            write_meta_graph,
+            write_state,
+        )
+
+    def _snapshot(self, sess) -> dict:
+        """The values `save` writes, as they are now, held in Rust.
+
+        A feed dict from each tensor the save op writes to a `TensorHandle` sharing
+        its buffer: nothing is copied here, and a variable updated in place later
+        copies its own buffer first, so the snapshot stays as it was. Pass it to
+        `_save_values` (on any thread) to write it.
+        """
+        if not self._is_built:
+            raise RuntimeError("`build()` should be called before save if defer_build==True")
+        if self._is_empty:
+            return {}
+        tensors = _saved_tensors(sess.graph, self.saver_def)
+        return dict(zip(tensors, sess._run_to_handles(tensors), strict=True))
+
+    def _save_values(
+        self,
+        sess,
+        snapshot,
+        save_path,
+        global_step=None,
+        latest_filename=None,
+        meta_graph_suffix="meta",
+        write_meta_graph=True,
+        write_state=True,
+    ):
+        """`save`, writing `snapshot` (from `_snapshot`) instead of the current values."""
         if not self._is_built:
             raise RuntimeError("`build()` should be called before save if defer_build==True")
         if latest_filename is None:
@@ -412,10 +466,10 @@ class Saver:
         model_checkpoint_path = None
         if not self._is_empty:
             try:
-                model_checkpoint_path = sess.run(
-                    self.saver_def.save_tensor_name,
-                    {self.saver_def.filename_tensor_name: checkpoint_file},
-                )
+                feeds = {self.saver_def.filename_tensor_name: checkpoint_file}
+                if snapshot:
+                    feeds.update(snapshot)
+                model_checkpoint_path = sess.run(self.saver_def.save_tensor_name, feeds)
             except (errors.FailedPreconditionError, errors.NotFoundError) as exc:
                 if not os.path.isdir(save_path_parent or "."):
                     raise ValueError(

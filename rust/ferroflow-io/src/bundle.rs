@@ -211,7 +211,14 @@ impl BundleWriter {
     pub fn new(prefix: impl Into<PathBuf>) -> Result<Self> {
         let prefix = prefix.into();
         if let Some(dir) = prefix.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(Error::io(dir.display().to_string()))?;
+            std::fs::create_dir_all(dir)
+                .map_err(|e| match e.kind() {
+                    // `create_dir_all` reports a file in the way as "exists"; TF's
+                    // writer fails on it as "Not a directory" (FailedPrecondition).
+                    std::io::ErrorKind::AlreadyExists => std::io::Error::from(std::io::ErrorKind::NotADirectory),
+                    _ => e,
+                })
+                .map_err(Error::io(dir.display().to_string()))?;
         }
         recover(&prefix)?;
         let data_tmp = temp_path(&data_path(&prefix));

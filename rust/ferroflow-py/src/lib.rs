@@ -34,6 +34,7 @@ fn _ferroflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<session::PySession>()?;
     m.add_class::<session::PyPlan>()?;
     m.add_class::<tensor::TensorBuffer>()?;
+    m.add_class::<tensor::PyTensorHandle>()?;
     m.add_class::<events::PyEventWriter>()?;
     m.add_class::<events::PyRecordReader>()?;
     m.add_class::<checkpoint::PyCheckpointReader>()?;

@@ -3,15 +3,18 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use prost::Message;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyBytes, PyList, PyTuple};
 
 use ferroflow_core::graph::Output;
+use ferroflow_core::proto as pb;
 use ferroflow_core::{Plan, Session, SessionOptions};
 
 use crate::errors::{guarded, run_detached};
 use crate::graph::PyGraph;
-use crate::tensor::{tensor_from_py, tensor_to_py};
+use crate::tensor::{PyTensorHandle, tensor_from_py, tensor_to_py};
 
 /// The native half of `ferroflow.Session`.
 #[pyclass(frozen, name = "Session", module = "ferroflow._ferroflow")]
@@ -97,6 +100,43 @@ impl PyPlan {
         let results = run_detached(py, || session.run_with_timeout(plan, values, timeout))?;
         let items = results.into_iter().map(|t| tensor_to_py(py, t)).collect::<PyResult<Vec<_>>>()?;
         PyList::new(py, items)
+    }
+
+    /// Runs the plan under a serialized `RunOptions` (its timeout and trace level);
+    /// returns the fetched values and a serialized `RunMetadata`, whose `step_stats`
+    /// a traced run (trace level above `NO_TRACE`) fills.
+    fn run_with_options<'py>(
+        &self,
+        py: Python<'py>,
+        options: &[u8],
+        feeds: &Bound<'py, PyTuple>,
+    ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyBytes>)> {
+        let options =
+            pb::RunOptions::decode(options).map_err(|e| PyValueError::new_err(format!("bad RunOptions: {e}")))?;
+        let values = feeds.iter().map(|f| tensor_from_py(&f)).collect::<PyResult<Vec<_>>>()?;
+        let timeout = u64::try_from(options.timeout_in_ms).ok().filter(|&ms| ms > 0).map(Duration::from_millis);
+        let traced = options.trace_level > pb::run_options::TraceLevel::NoTrace as i32;
+        let (session, plan) = (&self.session, &self.plan);
+        let (results, metadata) = run_detached(py, || {
+            if traced {
+                let (values, stats) = session.run_traced(plan, values, timeout)?;
+                Ok((values, pb::RunMetadata { step_stats: Some(stats), ..Default::default() }))
+            } else {
+                Ok((session.run_with_timeout(plan, values, timeout)?, pb::RunMetadata::default()))
+            }
+        })?;
+        let items = results.into_iter().map(|t| tensor_to_py(py, t)).collect::<PyResult<Vec<_>>>()?;
+        Ok((PyList::new(py, items)?, PyBytes::new(py, &metadata.encode_to_vec())))
+    }
+
+    /// Runs the plan like `run` but keeps the results in Rust, as `TensorHandle`s
+    /// sharing their buffers (a variable's value is not copied).
+    #[pyo3(signature = (*feeds))]
+    fn run_to_handles(&self, py: Python<'_>, feeds: &Bound<'_, PyTuple>) -> PyResult<Vec<PyTensorHandle>> {
+        let values = feeds.iter().map(|f| tensor_from_py(&f)).collect::<PyResult<Vec<_>>>()?;
+        let (session, plan) = (&self.session, &self.plan);
+        let results = run_detached(py, || session.run(plan, values))?;
+        Ok(results.into_iter().map(PyTensorHandle).collect())
     }
 
     /// Number of nodes the plan runs.

@@ -19,6 +19,33 @@ use ferroflow_core::tensor::Tensor;
 #[pyclass(frozen, name = "_TensorBuffer", module = "ferroflow._ferroflow")]
 pub struct TensorBuffer(Tensor);
 
+/// A tensor that stays in Rust: fetched without converting to numpy and fed back
+/// without a copy. It shares its buffer, so holding one is a snapshot: a variable
+/// updated in place afterwards copies its buffer first (copy-on-write).
+#[pyclass(frozen, name = "TensorHandle", module = "ferroflow._ferroflow")]
+pub struct PyTensorHandle(pub(crate) Tensor);
+
+#[pymethods]
+impl PyTensorHandle {
+    /// The element type's Python name (`float32`).
+    #[getter]
+    fn dtype(&self) -> &'static str {
+        self.0.dtype().name()
+    }
+    /// The shape.
+    #[getter]
+    fn shape(&self) -> Vec<usize> {
+        self.0.shape().to_vec()
+    }
+    /// The value as a numpy array (copied, as any shared buffer is).
+    fn numpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        tensor_to_py(py, self.0.clone())
+    }
+    fn __repr__(&self) -> String {
+        format!("TensorHandle(dtype={}, shape={:?})", self.0.dtype().name(), self.0.shape())
+    }
+}
+
 fn numpy_module(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
     static NP: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
     Ok(NP.get_or_try_init(py, || py.import("numpy").map(Bound::unbind))?.bind(py))
@@ -108,8 +135,12 @@ fn string_tensor(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
 }
 
 /// A tensor copied from a numpy array (any layout) of a supported dtype; `string`
-/// accepts arrays of bytes/str (object, `S` or `U` kinds).
+/// accepts arrays of bytes/str (object, `S` or `U` kinds); a `TensorHandle` is
+/// shared, not copied.
 pub fn tensor_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
+    if let Ok(handle) = obj.cast::<PyTensorHandle>() {
+        return Ok(handle.get().0.clone());
+    }
     macro_rules! try_typed {
         ($($t:ty),*) => {$(
             if let Ok(a) = obj.cast::<PyArrayDyn<$t>>() {

@@ -3,6 +3,7 @@
 //! thread, plans with enough independent work on the shared thread pool.
 mod plan;
 pub mod pool;
+mod trace;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -13,6 +14,8 @@ use parking_lot::{Mutex, RwLock};
 use smallvec::SmallVec;
 
 pub use plan::Plan;
+use trace::NodeClock;
+pub use trace::{LOCAL_CPU_DEVICE, StepTrace};
 
 /// The lock that guards a graph shared by Python handles and sessions.
 pub type GraphLock<T> = RwLock<T>;
@@ -114,6 +117,30 @@ impl Session {
     /// `None` falls back to the session's operation timeout). A run that blocks past it
     /// fails with `DeadlineExceeded`; closing the session cancels it.
     pub fn run_with_timeout(&self, plan: &Plan, feeds: Vec<Tensor>, timeout: Option<Duration>) -> Result<Vec<Tensor>> {
+        self.execute(plan, feeds, timeout, None)
+    }
+
+    /// [`run_with_timeout`](Self::run_with_timeout), recording every node's times and
+    /// outputs (a traced run: `RunOptions.trace_level` above `NO_TRACE`); returns the
+    /// fetched values and TF's `StepStats`.
+    pub fn run_traced(
+        &self,
+        plan: &Plan,
+        feeds: Vec<Tensor>,
+        timeout: Option<Duration>,
+    ) -> Result<(Vec<Tensor>, ferroflow_proto::StepStats)> {
+        let trace = StepTrace::new();
+        let values = self.execute(plan, feeds, timeout, Some(&trace))?;
+        Ok((values, trace.into_proto(plan)))
+    }
+
+    fn execute(
+        &self,
+        plan: &Plan,
+        feeds: Vec<Tensor>,
+        timeout: Option<Duration>,
+        trace: Option<&StepTrace>,
+    ) -> Result<Vec<Tensor>> {
         self.check_open()?;
         if feeds.len() != plan.feeds.len() {
             ff_bail!(Internal, "plan expects {} feeds, got {}", plan.feeds.len(), feeds.len());
@@ -145,8 +172,8 @@ impl Session {
         let aborted = AtomicBool::new(false);
         let wait = Wait { deadline, cancelled: &self.closed, aborted: &aborted };
         let values = match &self.inter_pool {
-            Some(pool) if plan.parallel => run_parallel(plan, values, pool, &self.env, wait, &self.resources)?,
-            _ => run_inline(plan, values, &self.env, wait)?,
+            Some(pool) if plan.parallel => run_parallel(plan, values, pool, &self.env, wait, &self.resources, trace)?,
+            _ => run_inline(plan, values, &self.env, wait, trace)?,
         };
         plan.fetches
             .iter()
@@ -214,16 +241,27 @@ fn run_inline(
     mut values: Vec<Option<Value>>,
     env: &ExecEnv,
     wait: Wait<'_>,
+    trace: Option<&StepTrace>,
 ) -> Result<Vec<Option<Value>>> {
-    for step in &plan.steps {
+    for (idx, step) in plan.steps.iter().enumerate() {
+        let mut clock = trace.map(|_| NodeClock::start());
         let mut inputs: SmallVec<[Option<Value>; 4]> = SmallVec::with_capacity(step.inputs.len());
         for i in &step.inputs {
             let v = if i.take { values[i.slot].take() } else { values[i.slot].clone() };
             inputs.push(gather_input(v, i.deref).map_err(|e| e.with_node(&step.name))?);
         }
         let mut ctx = OpContext::new(inputs, step.num_outputs, env, wait);
+        if let Some(c) = clock.as_mut() {
+            c.op_start();
+        }
         compute(step, &mut ctx).map_err(|e| e.with_node(&step.name))?;
+        if let Some(c) = clock.as_mut() {
+            c.op_end();
+        }
         let outs = ctx.into_outputs().map_err(|e| e.with_node(&step.name))?;
+        if let (Some(t), Some(c)) = (trace, clock) {
+            t.record(idx, c, &outs);
+        }
         store_outputs(step, outs, |slot, v| values[slot] = v);
     }
     Ok(values)
@@ -243,6 +281,7 @@ struct ParallelRun<'a> {
     env: &'a ExecEnv,
     wait: Wait<'a>,
     resources: &'a ResourceMgr,
+    trace: Option<&'a StepTrace>,
     values: Vec<Mutex<Option<Value>>>,
     pending: Vec<AtomicUsize>,
     uses_left: Vec<AtomicUsize>,
@@ -270,6 +309,7 @@ impl ParallelRun<'_> {
 
     fn run_step(&self, idx: usize) -> Result<()> {
         let step = &self.plan.steps[idx];
+        let mut clock = self.trace.map(|_| NodeClock::start());
         let mut inputs: SmallVec<[Option<Value>; 4]> = SmallVec::with_capacity(step.inputs.len());
         for i in &step.inputs {
             // The consumer that brings the count to zero moves the value; others clone.
@@ -282,8 +322,18 @@ impl ParallelRun<'_> {
             inputs.push(gather_input(v, i.deref)?);
         }
         let mut ctx = OpContext::new(inputs, step.num_outputs, self.env, self.wait);
+        if let Some(c) = clock.as_mut() {
+            c.op_start();
+        }
         compute(step, &mut ctx)?;
-        store_outputs(step, ctx.into_outputs()?, |slot, v| *self.values[slot].lock() = v);
+        if let Some(c) = clock.as_mut() {
+            c.op_end();
+        }
+        let outs = ctx.into_outputs()?;
+        if let (Some(t), Some(c)) = (self.trace, clock) {
+            t.record(idx, c, &outs);
+        }
+        store_outputs(step, outs, |slot, v| *self.values[slot].lock() = v);
         Ok(())
     }
 
@@ -377,12 +427,14 @@ fn run_parallel(
     env: &ExecEnv,
     wait: Wait<'_>,
     resources: &ResourceMgr,
+    trace: Option<&StepTrace>,
 ) -> Result<Vec<Option<Value>>> {
     let state = ParallelRun {
         plan,
         env,
         wait,
         resources,
+        trace,
         values: values.into_iter().map(Mutex::new).collect(),
         pending: plan.steps.iter().map(|s| AtomicUsize::new(s.num_predecessors)).collect(),
         // Fetched slots keep one extra use, so no consumer moves them out.

@@ -34,6 +34,8 @@ pub(crate) struct InputRef {
 /// One node of the plan.
 pub(crate) struct Step {
     pub name: String,
+    /// `name = Op(input, input:1, ^control)`: the node as TF's step statistics label it.
+    pub label: String,
     pub kernel: Box<dyn OpKernel>,
     pub inputs: SmallVec<[InputRef; 4]>,
     pub out_base: usize,
@@ -166,8 +168,10 @@ impl Plan {
             preds.sort_unstable();
             preds.dedup();
             let blocking = kernel.is_blocking();
+            let label = format!("{} = {}({})", node.name, node.op_type(), graph.node_def_inputs(node).join(", "));
             steps.push(Step {
                 name: node.name.clone(),
+                label,
                 blocking,
                 kernel,
                 inputs,

@@ -302,6 +302,18 @@ impl Graph {
         Ok(())
     }
 
+    /// `node`'s inputs as a NodeDef lists them: `src`, `src:1`, then `^control`.
+    pub fn node_def_inputs(&self, node: &Node) -> Vec<String> {
+        node.inputs
+            .iter()
+            .map(|o| {
+                let src = &self.nodes[o.node].name;
+                if o.index == 0 { src.clone() } else { format!("{src}:{}", o.index) }
+            })
+            .chain(node.control_inputs.iter().map(|c| format!("^{}", self.nodes[*c].name)))
+            .collect()
+    }
+
     /// The GraphDef of nodes `0..upto` (all when `None`), as TensorFlow writes it.
     pub fn to_graph_def(&self, upto: Option<usize>) -> pb::GraphDef {
         let n = upto.unwrap_or(self.nodes.len()).min(self.nodes.len());
@@ -310,15 +322,7 @@ impl Graph {
             .map(|node| pb::NodeDef {
                 name: node.name.clone(),
                 op: node.def.name.to_string(),
-                input: node
-                    .inputs
-                    .iter()
-                    .map(|o| {
-                        let src = &self.nodes[o.node].name;
-                        if o.index == 0 { src.clone() } else { format!("{src}:{}", o.index) }
-                    })
-                    .chain(node.control_inputs.iter().map(|c| format!("^{}", self.nodes[*c].name)))
-                    .collect(),
+                input: self.node_def_inputs(node),
                 device: node.device.clone(),
                 attr: node.attrs.iter().map(|(k, v)| (k.clone(), v.to_proto())).collect(),
                 experimental_debug_info: None,

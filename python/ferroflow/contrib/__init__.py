@@ -1,0 +1,5 @@
+"""`tf.contrib`: the parts of TF 1.x's contrib that training programs import."""
+
+from . import tpu
+
+__all__ = ["tpu"]
