@@ -30,11 +30,9 @@ VARIABLES = 4
 def build(lib):
     """The model: (train op, variables)."""
     n = MIB_PER_VARIABLE * (1 << 20) // 4
-    rng = np.random.default_rng(0)
-    ws = [
-        lib.Variable(rng.standard_normal(n, dtype=np.float32), name=f"w{i}")
-        for i in range(VARIABLES)
-    ]
+    # Initialized by random ops, as TF-1.x programs do: numpy initial values would
+    # embed 64 MiB of constants in the graph, and so in every checkpoint's .meta file.
+    ws = [lib.Variable(lib.random_normal([n], seed=i), name=f"w{i}") for i in range(VARIABLES)]
     loss = lib.add_n([lib.reduce_sum(lib.square(w)) for w in ws])
     step = lib.train.get_or_create_global_step()
     train = lib.train.GradientDescentOptimizer(1e-6).minimize(loss, global_step=step)

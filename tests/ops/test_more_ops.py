@@ -506,3 +506,22 @@ def test_values_static_shapes_and_names_match_tensorflow(tf1):
     got = run_ff(build)
     for w, g, t in zip(want, got, want_t, strict=True):
         np.testing.assert_array_equal(g, w, err_msg=t.name)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    dtype=st.sampled_from([np.float32, np.float64, np.int32, np.int64, np.uint8, np.bool_, object]),
+    outer=st.integers(0, 3),
+    inner=st.integers(0, 1100),
+    lead=st.integers(1, 3),
+)
+def test_broadcast_along_the_innermost_dimension_every_dtype(dtype, outer, inner, lead):
+    # The innermost dimension is filled by repeating one element (copies doubling).
+    x = np.arange(outer).reshape(outer, 1)
+    if dtype is object:
+        x = np.array([[str(v).encode()] for v in x.ravel()], dtype=object).reshape(outer, 1)
+    else:
+        x = x.astype(dtype)
+    target = [lead, outer, inner]
+    got = _run(ff.broadcast_to(ff.constant(x), target))
+    np.testing.assert_array_equal(got, np.broadcast_to(x, target))

@@ -132,6 +132,18 @@ impl Tensor {
         unsafe { buf.as_mut_bytes().as_mut_ptr().cast::<T>().write(v) };
         Tensor { dtype: T::DTYPE, shape: Shape::new(), data: Arc::new(Storage::Dense(buf)) }
     }
+    /// A dense tensor over `buf`, which holds exactly its elements' bytes (written by a
+    /// kernel from elements of valid tensors of the same dtype).
+    pub(crate) fn from_buf(dtype: DType, shape: &[usize], buf: AlignedBuf) -> Result<Self> {
+        let (_, bytes) = dense_size(dtype, shape)?;
+        if dtype == DType::String || buf.as_bytes().len() != bytes {
+            return Err(Error::new(
+                Code::Internal,
+                format!("{} bytes cannot hold a {dtype} tensor of shape {}", buf.as_bytes().len(), fmt_shape(shape)),
+            ));
+        }
+        Ok(Tensor { dtype, shape: shape.into(), data: Arc::new(Storage::Dense(buf)) })
+    }
     /// A tensor over a copy of raw little-endian `bytes`.
     pub fn from_bytes(dtype: DType, shape: &[usize], bytes: &[u8]) -> Result<Self> {
         let n = checked_num_elements(shape)?;

@@ -2,9 +2,9 @@
 //! They work on bytes (one body for every dense dtype) or on string vectors, copying
 //! contiguous runs of the innermost dimension at a time.
 use super::num::Num;
-use crate::buffer::try_vec;
+use crate::buffer::{AlignedBuf, try_vec};
 use crate::dtype::DType;
-use crate::error::Result;
+use crate::error::{Code, Error, Result};
 use crate::shape::{checked_num_elements, fmt_shape, strides};
 use crate::tensor::{Tensor, oom_error};
 
@@ -18,9 +18,10 @@ fn elems(t: &Tensor) -> Result<Elems<'_>> {
     if t.dtype() == DType::String { Ok(Elems::Strings(t.as_strings()?)) } else { Ok(Elems::Bytes(t.as_bytes()?)) }
 }
 
-/// Output under construction: bytes or strings.
+/// Output under construction: dense bytes written in order straight into the output's
+/// aligned buffer (no second copy), or strings.
 enum Sink {
-    Bytes(Vec<u8>, usize),
+    Bytes { buf: AlignedBuf, written: usize, elem: usize },
     Strings(Vec<Vec<u8>>),
 }
 
@@ -35,20 +36,49 @@ impl Sink {
             Sink::Strings(try_vec(n).map_err(oom)?)
         } else {
             let bytes = n.checked_mul(dtype.size()).ok_or_else(|| oom_error(dtype, shape))?;
-            Sink::Bytes(try_vec(bytes).map_err(oom)?, dtype.size())
+            Sink::Bytes { buf: AlignedBuf::for_overwrite(bytes).map_err(oom)?, written: 0, elem: dtype.size() }
         })
     }
     /// Appends elements `start..start + len` of `src` (same dtype).
     fn extend(&mut self, src: &Elems<'_>, start: usize, len: usize) {
         match (self, src) {
-            (Sink::Bytes(out, e), Elems::Bytes(b)) => out.extend_from_slice(&b[start * *e..(start + len) * *e]),
+            (Sink::Bytes { buf, written, elem }, Elems::Bytes(b)) => {
+                let n = len * *elem;
+                buf.as_mut_bytes()[*written..*written + n].copy_from_slice(&b[start * *elem..start * *elem + n]);
+                *written += n;
+            }
             (Sink::Strings(out), Elems::Strings(s)) => out.extend_from_slice(&s[start..start + len]),
+            _ => unreachable!("source and sink dtypes agree"),
+        }
+    }
+    /// Appends element `at` of `src` `count` times (a broadcast along the innermost
+    /// dimension): one element, then copies of what is written, doubling each time.
+    fn repeat(&mut self, src: &Elems<'_>, at: usize, count: usize) {
+        match (self, src) {
+            (Sink::Bytes { buf, written, elem }, Elems::Bytes(b)) => {
+                let n = count * *elem;
+                let out = &mut buf.as_mut_bytes()[*written..*written + n];
+                if n > 0 {
+                    out[..*elem].copy_from_slice(&b[at * *elem..(at + 1) * *elem]);
+                    let mut filled = *elem;
+                    while filled < n {
+                        let more = filled.min(n - filled);
+                        out.copy_within(..more, filled);
+                        filled += more;
+                    }
+                }
+                *written += n;
+            }
+            (Sink::Strings(out), Elems::Strings(s)) => out.extend(std::iter::repeat_n(&s[at], count).cloned()),
             _ => unreachable!("source and sink dtypes agree"),
         }
     }
     fn finish(self, dtype: DType, shape: &[usize]) -> Result<Tensor> {
         match self {
-            Sink::Bytes(b, _) => Tensor::from_bytes(dtype, shape, &b),
+            Sink::Bytes { buf, written, .. } if written == buf.as_bytes().len() => Tensor::from_buf(dtype, shape, buf),
+            Sink::Bytes { written, .. } => {
+                Err(Error::new(Code::Internal, format!("layout kernel wrote {written} bytes of {}", fmt_shape(shape))))
+            }
             Sink::Strings(s) => Tensor::from_strings(shape, s),
         }
     }
@@ -125,9 +155,7 @@ pub fn broadcast_to(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
         if inner_stride == 1 || inner == 1 {
             sink.extend(&src, off, inner);
         } else {
-            for _ in 0..inner {
-                sink.extend(&src, off, 1);
-            }
+            sink.repeat(&src, off, inner);
         }
     });
     sink.finish(x.dtype(), shape)
