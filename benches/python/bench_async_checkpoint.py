@@ -8,7 +8,11 @@ sum of squares: each step reads and writes every byte) under:
       while one is in flight is skipped;
   (c) ferroflow, the synchronous `CheckpointSaverHook(save_steps=1)`;
   (d) TensorFlow, no checkpoints, and (e) TensorFlow's synchronous
-      `CheckpointSaverHook(save_steps=1)` (TF 2.x no longer ships the async hook).
+      `CheckpointSaverHook(save_steps=1)` (TF 2.x no longer ships the async hook);
+  (f) ferroflow, no checkpoints, while another process writes and fsyncs 64 MiB
+      files in a loop: what any concurrent checkpoint write costs the step on this
+      machine (memory bandwidth, page cache and disk path shared with training), the
+      floor for (b).
 Prints the mean step time of each (best of `--repeat` rounds of `--steps` steps
 after a warm-up), the ratio to (a), and how many checkpoints each run finished.
 
@@ -16,12 +20,13 @@ Run: python benches/python/bench_async_checkpoint.py [--steps 40] [--repeat 3]
 """
 
 import argparse
+import contextlib
 import logging
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
-
-import numpy as np
 
 MIB_PER_VARIABLE = 16
 VARIABLES = 4
@@ -57,6 +62,30 @@ def time_steps(lib, hook_factory, directory, steps, repeat):
                     sess.run(train)
                 best = min(best, (time.perf_counter() - t0) / steps)
     return best, counter.saves
+
+
+# A process that keeps writing 64 MiB files, each fsynced, as a checkpoint save does.
+_WRITER = """
+import os, sys
+block = os.urandom(1 << 20)
+while True:
+    with open(sys.argv[1], "wb") as f:
+        for _ in range(64):
+            f.write(block)
+        f.flush()
+        os.fsync(f.fileno())
+"""
+
+
+@contextlib.contextmanager
+def _concurrent_writer(directory):
+    writer = subprocess.Popen([sys.executable, "-c", _WRITER, f"{directory}/blob"])
+    try:
+        time.sleep(0.5)
+        yield
+    finally:
+        writer.kill()
+        writer.wait()
 
 
 def _counter(lib):
@@ -108,14 +137,18 @@ def main():
         ]
     except ImportError:
         print("tensorflow skipped: not installed")
+    configs.append(("(f) ferroflow, no saving, beside a writer", ff, "writer"))
     total = args.steps * args.repeat + 3
     print(f"{VARIABLES * MIB_PER_VARIABLE} MiB of variables; {total} steps per configuration")
     print(f"{'':42s} {'ms/step':>8s} {'vs (a)':>7s} {'saved':>6s}")
     base = None
     for name, lib, hook in configs:
         directory = tempfile.mkdtemp(prefix="bench_async_ckpt_")
+        beside = _concurrent_writer(directory) if hook == "writer" else contextlib.nullcontext()
+        hook = None if hook == "writer" else hook
         try:
-            per_step, written = time_steps(lib, hook, directory, args.steps, args.repeat)
+            with beside:
+                per_step, written = time_steps(lib, hook, directory, args.steps, args.repeat)
         finally:
             shutil.rmtree(directory, ignore_errors=True)
         base = base or per_step

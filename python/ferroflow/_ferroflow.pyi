@@ -14,6 +14,7 @@ __all__ = [
     "Plan",
     "RecordReader",
     "Session",
+    "TensorHandle",
     "_TensorBuffer",
     "__version__",
     "op_names",
