@@ -153,6 +153,30 @@ fn parallel_and_inline_plans_agree() {
         let (g, w) = (g.scalar_value::<f32>().unwrap(), w.scalar_value::<f32>().unwrap());
         assert!((g - w).abs() <= 1e-3 * w.abs(), "{g} vs {w}");
     }
+
+    // Traced, both plans record every step once, with TF's labels, in start order,
+    // each node starting after its inputs finished.
+    for (sess, plan) in [(&parallel, &plan), (&inline, &plan1)] {
+        let (values, stats) = sess.run_traced(plan, vec![], None).unwrap();
+        assert_eq!(values.len(), 2);
+        assert_eq!(stats.dev_stats.len(), 1);
+        let dev = &stats.dev_stats[0];
+        assert_eq!(dev.device, ferroflow_core::executor::LOCAL_CPU_DEVICE);
+        assert_eq!(dev.node_stats.len(), plan.num_steps());
+        let by_name: std::collections::HashMap<&str, _> =
+            dev.node_stats.iter().map(|n| (n.node_name.as_str(), n)).collect();
+        assert_eq!(by_name["total"].timeline_label, "total = AddV2(l, r)");
+        assert_eq!(by_name["mm"].timeline_label, "mm = MatMul(Const, Const)");
+        let out = &by_name["mm"].output[0].tensor_description.as_ref().unwrap();
+        assert_eq!(out.allocation_description.as_ref().unwrap().requested_bytes, (n * n * 4) as i64);
+        assert!(dev.node_stats.windows(2).all(|w| w[0].all_start_nanos <= w[1].all_start_nanos));
+        let end = |name: &str| by_name[name].all_start_nanos + by_name[name].all_end_rel_nanos;
+        assert!(end("l") <= by_name["total"].all_start_nanos && end("r") <= by_name["total"].all_start_nanos);
+        for ns in &dev.node_stats {
+            assert!(0 <= ns.op_start_rel_nanos && ns.op_start_rel_nanos <= ns.op_end_rel_nanos);
+            assert!(ns.op_end_rel_nanos <= ns.all_end_rel_nanos);
+        }
+    }
 }
 
 #[test]
