@@ -99,13 +99,16 @@ class Graph:
 class Session:
     """The native half of `ferroflow.Session`: per-session state and plan cache."""
 
-    def __new__(
-        cls,
-        graph: Graph,
-        inter_op_threads: int = 0,
-        intra_op_threads: int = 0,
-        operation_timeout_ms: int = 0,
-    ) -> Session: ...
+    def __new__(cls, graph: Graph, config: bytes | None = None) -> Session: ...
+    def placement(
+        self,
+        feeds: list[tuple[int, int]],
+        fetches: list[tuple[int, int]],
+        targets: list[int],
+    ) -> list[tuple[str, str]]:
+        """Each step's node name and device for a run signature."""
+    def devices(self) -> list[str]:
+        """The full names of the session's devices, highest priority first."""
     def prepare(
         self,
         feeds: list[tuple[int, int]],

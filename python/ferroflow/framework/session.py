@@ -165,12 +165,11 @@ class BaseSession:
         self._graph = graph
         self._target = target or ""
         self._config = config
-        inter = intra = timeout_ms = 0
-        if config is not None:
-            inter = int(config.inter_op_parallelism_threads)
-            intra = int(config.intra_op_parallelism_threads)
-            timeout_ms = int(config.operation_timeout_in_ms)
-        self._native = _ferroflow.Session(graph._native, inter, intra, timeout_ms)
+        # The ConfigProto crosses whole and is parsed once in Rust (threads, timeout,
+        # soft placement, device counts).
+        self._native = _ferroflow.Session(
+            graph._native, config.SerializeToString() if config is not None else None
+        )
         self._closed = False
         self._cache: dict = {}
         self._cache_lock = threading.Lock()

@@ -16,6 +16,7 @@ pub mod error;
 pub mod autodiff;
 pub mod buffer;
 pub mod coord;
+pub mod device;
 pub mod dtype;
 pub mod executor;
 pub mod graph;

@@ -161,7 +161,7 @@ fn parallel_and_inline_plans_agree() {
         assert_eq!(values.len(), 2);
         assert_eq!(stats.dev_stats.len(), 1);
         let dev = &stats.dev_stats[0];
-        assert_eq!(dev.device, ferroflow_core::executor::LOCAL_CPU_DEVICE);
+        assert_eq!(dev.device, "/job:localhost/replica:0/task:0/device:CPU:0");
         assert_eq!(dev.node_stats.len(), plan.num_steps());
         let by_name: std::collections::HashMap<&str, _> =
             dev.node_stats.iter().map(|n| (n.node_name.as_str(), n)).collect();

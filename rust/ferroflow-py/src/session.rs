@@ -28,13 +28,31 @@ fn outputs(v: Vec<(usize, usize)>) -> Vec<Output> {
 
 #[pymethods]
 impl PySession {
+    /// A session on `graph` configured by a serialized `ConfigProto` (defaults if absent).
     #[new]
-    #[pyo3(signature = (graph, inter_op_threads = 0, intra_op_threads = 0, operation_timeout_ms = 0))]
-    fn new(graph: &PyGraph, inter_op_threads: usize, intra_op_threads: usize, operation_timeout_ms: i64) -> Self {
-        let operation_timeout =
-            u64::try_from(operation_timeout_ms).ok().filter(|&ms| ms > 0).map(Duration::from_millis);
-        let options = SessionOptions { inter_op_threads, intra_op_threads, operation_timeout };
-        PySession { inner: Arc::new(Session::new(Arc::clone(&graph.inner), options)) }
+    #[pyo3(signature = (graph, config = None))]
+    fn new(graph: &PyGraph, config: Option<&[u8]>) -> PyResult<Self> {
+        let config = pb::ConfigProto::decode(config.unwrap_or_default())
+            .map_err(|e| PyValueError::new_err(format!("bad ConfigProto: {e}")))?;
+        let options = SessionOptions::from_config(&config);
+        Ok(PySession { inner: Arc::new(Session::new(Arc::clone(&graph.inner), options)) })
+    }
+
+    /// Each step's node name and device for a run signature (compiling its plan).
+    fn placement(
+        &self,
+        py: Python<'_>,
+        feeds: Vec<(usize, usize)>,
+        fetches: Vec<(usize, usize)>,
+        targets: Vec<usize>,
+    ) -> PyResult<Vec<(String, String)>> {
+        let plan = self.prepare(py, feeds, fetches, targets)?.plan;
+        Ok(plan.placement().into_iter().map(|(n, d)| (n.to_string(), d.to_string())).collect())
+    }
+
+    /// The full names of the session's devices, highest priority first.
+    fn devices(&self) -> Vec<String> {
+        self.inner.devices().devices().iter().map(|d| d.name.clone()).collect()
     }
 
     /// Compiles (or fetches from the cache) the plan for a run signature.

@@ -353,7 +353,7 @@ impl<'a> Gradients<'a> {
             // Only ops with an input on a path from xs need their gradient.
             let flows = inputs.iter().any(|i| between[i.node]);
             let in_grads = if flows && out_grads.iter().any(Option::is_some) {
-                match def.grad {
+                match crate::ops::gradient(def.name) {
                     Gradient::Fn(f) => {
                         let prefix = format!("{}{name}_grad/", self.scope);
                         let mut ctx = self.ctx(id, prefix);

@@ -1,6 +1,7 @@
 //! Sessions: own the variable values of one graph, compile run signatures into
 //! cached plans, and execute them: small plans straight-line on the calling
 //! thread, plans with enough independent work on the shared thread pool.
+mod place;
 mod plan;
 pub mod pool;
 mod trace;
@@ -13,13 +14,15 @@ use std::time::{Duration, Instant};
 use parking_lot::{Mutex, RwLock};
 use smallvec::SmallVec;
 
+pub use place::Placement;
 pub use plan::Plan;
 use trace::NodeClock;
-pub use trace::{LOCAL_CPU_DEVICE, StepTrace};
+pub use trace::StepTrace;
 
 /// The lock that guards a graph shared by Python handles and sessions.
 pub type GraphLock<T> = RwLock<T>;
 
+use crate::device::DeviceSet;
 use crate::error::{Code, Error, Result};
 use crate::graph::{Graph, NodeId, Output};
 use crate::kernels::{ExecEnv, OpContext, Value};
@@ -28,8 +31,8 @@ use crate::resource::ResourceMgr;
 use crate::shape::PartialShape;
 use crate::tensor::Tensor;
 
-/// Thread settings of a session (from `ConfigProto`; 0 means the default).
-#[derive(Clone, Copy, Debug, Default)]
+/// Settings of a session (from `ConfigProto`; 0 means the default).
+#[derive(Clone, Debug, Default)]
 pub struct SessionOptions {
     /// Threads that run independent ops at once.
     pub inter_op_threads: usize,
@@ -38,6 +41,33 @@ pub struct SessionOptions {
     /// How long a run may block (on a queue) when its own options set no timeout
     /// (`ConfigProto.operation_timeout_in_ms`); `None` waits forever.
     pub operation_timeout: Option<Duration>,
+    /// `allow_soft_placement`: a node whose requested device does not exist or lacks
+    /// its kernel goes to one that has it.
+    pub allow_soft_placement: bool,
+    /// At most this many devices of each type (`ConfigProto.device_count`).
+    pub device_count: HashMap<String, u32>,
+}
+
+impl SessionOptions {
+    /// The settings a `ConfigProto` asks for: thread pools, the operation timeout, soft
+    /// placement and device counts (parsed once, here, whatever the caller).
+    pub fn from_config(config: &ferroflow_proto::ConfigProto) -> Self {
+        let count = |n: i32| usize::try_from(n).unwrap_or(0);
+        SessionOptions {
+            inter_op_threads: count(config.inter_op_parallelism_threads),
+            intra_op_threads: count(config.intra_op_parallelism_threads),
+            operation_timeout: u64::try_from(config.operation_timeout_in_ms)
+                .ok()
+                .filter(|&ms| ms > 0)
+                .map(Duration::from_millis),
+            allow_soft_placement: config.allow_soft_placement,
+            device_count: config
+                .device_count
+                .iter()
+                .map(|(k, &v)| (k.to_uppercase(), u32::try_from(v).unwrap_or(0)))
+                .collect(),
+        }
+    }
 }
 
 type PlanKey = (Vec<Output>, Vec<Output>, Vec<NodeId>);
@@ -51,6 +81,7 @@ pub struct Session {
     inter_pool: Option<Arc<rayon::ThreadPool>>,
     env: ExecEnv,
     operation_timeout: Option<Duration>,
+    placement: Placement,
 }
 
 /// TF-1.x Python's rendering of a static shape in feed errors: `(?, 3)`.
@@ -79,7 +110,16 @@ impl Session {
             inter_pool: pool::shared_pool(inter),
             env: ExecEnv { intra_pool: pool::shared_pool(intra) },
             operation_timeout: options.operation_timeout,
+            placement: Placement {
+                devices: DeviceSet::local(&options.device_count),
+                soft: options.allow_soft_placement,
+            },
         }
+    }
+
+    /// The devices this session places nodes on.
+    pub fn devices(&self) -> &DeviceSet {
+        &self.placement.devices
     }
 
     /// The graph this session runs.
@@ -95,7 +135,15 @@ impl Session {
             return Ok(Arc::clone(p));
         }
         let threads = self.inter_pool.as_ref().map_or(1, |p| p.current_num_threads());
-        let plan = Arc::new(Plan::compile(&self.graph.read(), &self.resources, feeds, fetches, targets, threads)?);
+        let plan = Arc::new(Plan::compile(
+            &self.graph.read(),
+            &self.resources,
+            &self.placement,
+            feeds,
+            fetches,
+            targets,
+            threads,
+        )?);
         self.plans.lock().insert(key, Arc::clone(&plan));
         Ok(plan)
     }

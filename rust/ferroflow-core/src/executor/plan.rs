@@ -1,15 +1,19 @@
-//! Compiling a run signature (feeds, fetches, targets) into a plan: the pruned
-//! subgraph in topological order, one kernel per node, value slots, which input
-//! occurrence is a value's last use (so it is moved, not cloned, and its buffer can
-//! be reused in place), and whether the plan has enough independent work to be
-//! worth spreading over the thread pool.
+//! Compiling a run signature (feeds, fetches, targets) into a plan, as passes: prune
+//! (the nodes the fetches and targets need), place (a device per node, `place.rs`),
+//! select each node's kernel for its device, partition (a copy step wherever a value
+//! crosses devices), and schedule: a topological order, value slots, which input
+//! occurrence is a value's last use (so it is moved, not cloned, and its buffer can be
+//! reused in place), and whether the plan has enough independent work to be worth
+//! spreading over the thread pool.
 use std::collections::HashMap;
 
 use smallvec::SmallVec;
 
+use super::place::{Placement, place};
 use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::graph::{Graph, NodeId, Output};
+use crate::error::{Code, Error, Result};
+use crate::graph::{AttrValue, Graph, Node, NodeId, Output};
+use crate::kernels::registry::find_kernel;
 use crate::kernels::{KernelBuild, OpKernel};
 use crate::resource::ResourceMgr;
 use crate::shape::PartialShape;
@@ -36,6 +40,8 @@ pub(crate) struct Step {
     pub name: String,
     /// `name = Op(input, input:1, ^control)`: the node as TF's step statistics label it.
     pub label: String,
+    /// The device it runs on (an index into the session's devices).
+    pub device: usize,
     pub kernel: Box<dyn OpKernel>,
     pub inputs: SmallVec<[InputRef; 4]>,
     pub out_base: usize,
@@ -47,6 +53,13 @@ pub(crate) struct Step {
     /// Whether the kernel may block (a queue operation): a parallel run executes it on
     /// the calling thread, so pool threads never wait on a queue.
     pub blocking: bool,
+}
+
+/// One step of the plan before slots are assigned: a node, or a copy of a value to
+/// another device.
+enum Entry {
+    Node(NodeId),
+    Copy { src: Output, device: usize },
 }
 
 /// A fed tensor: the slot it fills and the static type the fed value must have.
@@ -66,6 +79,8 @@ pub struct Plan {
     pub(crate) uses: Vec<usize>,
     /// Whether to dispatch on the pool.
     pub(crate) parallel: bool,
+    /// The full names of the session's devices (steps refer to them by index).
+    pub(crate) device_names: Vec<String>,
 }
 
 impl Plan {
@@ -73,15 +88,22 @@ impl Plan {
     pub fn num_steps(&self) -> usize {
         self.steps.len()
     }
+    /// Each step's node (or inserted copy) name and the device it runs on, in run order.
+    pub fn placement(&self) -> Vec<(&str, &str)> {
+        self.steps.iter().map(|s| (s.name.as_str(), self.device_names[s.device].as_str())).collect()
+    }
     /// Whether the plan runs its independent branches on the thread pool.
     pub fn is_parallel(&self) -> bool {
         self.parallel
     }
 
-    /// Compiles a plan. `pool_threads` > 1 allows a parallel plan.
+    /// Compiles a plan: prune, place (on `placement`'s devices), select kernels,
+    /// partition (copies at device boundaries), schedule. `pool_threads` > 1 allows a
+    /// parallel plan.
     pub fn compile(
         graph: &Graph,
         resources: &ResourceMgr,
+        placement: &Placement,
         feeds: &[Output],
         fetches: &[Output],
         targets: &[NodeId],
@@ -120,69 +142,157 @@ impl Plan {
             stack.extend(node.control_inputs.iter().copied());
         }
         let needed_nodes: Vec<NodeId> = (0..graph.len()).filter(|&n| needed[n]).collect();
+
+        // Place, then select each node's kernel for its device.
+        let devices = placement.devices.devices();
+        let device_of = place(graph, &needed_nodes, placement)?;
         let mut kernels: HashMap<NodeId, Box<dyn OpKernel>> = HashMap::with_capacity(needed_nodes.len());
         for &n in &needed_nodes {
             let node = graph.node(n)?;
-            let kernel =
-                (node.def.kernel)(&KernelBuild { node, graph, resources }).map_err(|e| e.with_node(&node.name))?;
+            let device = &devices[device_of[&n]];
+            let def = find_kernel(node, &device.device_type).ok_or_else(|| {
+                Error::new(Code::Internal, format!("no {} kernel for {}", device.device_type, node.name))
+            })?;
+            let kernel = (def.factory)(&KernelBuild { node, graph, resources }).map_err(|e| e.with_node(&node.name))?;
             kernels.insert(n, kernel);
         }
         let order = blocking_last_order(graph, &needed_nodes, &feed_slot, |n| kernels[&n].is_blocking())?;
 
-        let mut step_of = vec![usize::MAX; graph.len()];
-        let mut out_base = vec![0usize; graph.len()];
-        let mut next_slot = feeds.len();
-        for (s, &n) in order.iter().enumerate() {
-            step_of[n] = s;
-            out_base[n] = next_slot;
-            next_slot += graph.node(n)?.outputs.len();
-        }
-        let slot_of = |o: &Output| feed_slot.get(o).copied().unwrap_or(out_base[o.node] + o.index);
-
-        // Nodes that run after some control dependency: with one of their own, or
-        // downstream of one (TF's ops created in a `control_dependencies` block
-        // drop control inputs that an input already implies).
+        // Where each input really comes from. Nodes that run after some control
+        // dependency (one of their own, or downstream of one: TF's ops created in a
+        // `control_dependencies` block drop control inputs that an input already
+        // implies) read variables through their reference (`variable_behind_read`).
         let mut ordered = vec![false; graph.len()];
-        let mut steps = Vec::with_capacity(order.len());
+        let mut sources: HashMap<NodeId, Vec<Output>> = HashMap::with_capacity(order.len());
         for &n in &order {
             let node = graph.node(n)?;
             ordered[n] = !node.control_inputs.is_empty()
                 || node.inputs.iter().any(|o| ordered[o.node] && !feed_slot.contains_key(o));
-            let kernel = kernels.remove(&n).ok_or_else(|| Error::value(format!("no kernel for {}", node.name)))?;
-            let inputs = node
+            let src = node
                 .inputs
                 .iter()
-                .enumerate()
-                .map(|(i, o)| {
-                    let src = if ordered[n] { variable_behind_read(graph, *o, &feed_slot)? } else { *o };
-                    Ok(InputRef { slot: slot_of(&src), take: false, deref: !node.def.ref_inputs.contains(&i) })
-                })
-                .collect::<Result<_>>()?;
-            let mut preds: Vec<usize> = node
-                .inputs
-                .iter()
-                .filter(|o| !feed_slot.contains_key(o))
-                .map(|o| step_of[o.node])
-                .chain(node.control_inputs.iter().map(|&c| step_of[c]))
-                .collect();
+                .map(|o| if ordered[n] { variable_behind_read(graph, *o, &feed_slot) } else { Ok(*o) })
+                .collect::<Result<Vec<_>>>()?;
+            sources.insert(n, src);
+        }
+
+        // Partition: a value consumed on another device than its producer's (fed values
+        // are on the CPU) goes through one copy per destination device, run just before
+        // its first consumer there. (Send/Recv pairs will go here for remote tasks.)
+        let cpu = devices.iter().position(|d| d == placement.devices.cpu()).unwrap_or(0);
+        let device_of_value = |o: &Output| if feed_slot.contains_key(o) { cpu } else { device_of[&o.node] };
+        let mut entries: Vec<Entry> = Vec::with_capacity(order.len());
+        let mut copy_entry: HashMap<(Output, usize), usize> = HashMap::new();
+        for &n in &order {
+            let dst = device_of[&n];
+            let node = graph.node(n)?;
+            for (i, src) in sources[&n].iter().enumerate() {
+                if node.def.ref_inputs.contains(&i) || device_of_value(src) == dst {
+                    continue;
+                }
+                copy_entry.entry((*src, dst)).or_insert_with(|| {
+                    entries.push(Entry::Copy { src: *src, device: dst });
+                    entries.len() - 1
+                });
+            }
+            entries.push(Entry::Node(n));
+        }
+
+        let mut step_of = vec![usize::MAX; graph.len()];
+        let mut out_base = vec![0usize; entries.len()];
+        let mut next_slot = feeds.len();
+        for (s, e) in entries.iter().enumerate() {
+            out_base[s] = next_slot;
+            next_slot += match e {
+                Entry::Node(n) => {
+                    step_of[*n] = s;
+                    graph.node(*n)?.outputs.len()
+                }
+                Entry::Copy { .. } => 1,
+            };
+        }
+        let slot_of = |o: &Output| feed_slot.get(o).copied().unwrap_or_else(|| out_base[step_of[o.node]] + o.index);
+        // The slot and step an input reads: its copy on `dst`, if it crosses devices.
+        let read = |src: &Output, dst: usize| match copy_entry.get(&(*src, dst)) {
+            Some(&c) => (out_base[c], Some(c)),
+            None => (slot_of(src), (!feed_slot.contains_key(src)).then(|| step_of[src.node])),
+        };
+
+        let device_copy = crate::ops::lookup(crate::ops::DEVICE_COPY)?;
+        let mut steps = Vec::with_capacity(entries.len());
+        for (s, entry) in entries.iter().enumerate() {
+            let (step, mut preds) = match *entry {
+                Entry::Node(n) => {
+                    let node = graph.node(n)?;
+                    let kernel =
+                        kernels.remove(&n).ok_or_else(|| Error::value(format!("no kernel for {}", node.name)))?;
+                    let mut preds: Vec<usize> = node.control_inputs.iter().map(|&c| step_of[c]).collect();
+                    let mut inputs = SmallVec::new();
+                    for (i, src) in sources[&n].iter().enumerate() {
+                        let (slot, pred) = read(src, device_of[&n]);
+                        preds.extend(pred);
+                        inputs.push(InputRef { slot, take: false, deref: !node.def.ref_inputs.contains(&i) });
+                    }
+                    let label =
+                        format!("{} = {}({})", node.name, node.op_type(), graph.node_def_inputs(node).join(", "));
+                    let step = Step {
+                        name: node.name.clone(),
+                        label,
+                        device: device_of[&n],
+                        blocking: kernel.is_blocking(),
+                        kernel,
+                        inputs,
+                        out_base: out_base[s],
+                        num_outputs: node.outputs.len(),
+                        successors: Vec::new(),
+                        num_predecessors: 0,
+                    };
+                    (step, preds)
+                }
+                Entry::Copy { src, device } => {
+                    let producer = graph.node(src.node)?;
+                    let source_name =
+                        if src.index == 0 { producer.name.clone() } else { format!("{}:{}", producer.name, src.index) };
+                    let target = &devices[device];
+                    let name = format!("{source_name}/_copy_to_{}_{}", target.device_type, target.id);
+                    // A node that is never in the graph, so the destination device's
+                    // `_DeviceCopy` kernel can be built like any other.
+                    let spec = graph.output_spec(src)?.clone();
+                    let node = Node {
+                        name: name.clone(),
+                        def: device_copy,
+                        inputs: vec![src],
+                        control_inputs: Vec::new(),
+                        attrs: [("T".to_string(), AttrValue::Type(spec.dtype))].into_iter().collect(),
+                        device: target.name.clone(),
+                        outputs: vec![spec],
+                    };
+                    let def = find_kernel(&node, &target.device_type)
+                        .or_else(|| find_kernel(&node, crate::device::CPU))
+                        .ok_or_else(|| Error::new(Code::Internal, "no _DeviceCopy kernel"))?;
+                    let kernel = (def.factory)(&KernelBuild { node: &node, graph, resources })?;
+                    let (slot, pred) = (slot_of(&src), (!feed_slot.contains_key(&src)).then(|| step_of[src.node]));
+                    let step = Step {
+                        label: format!("{name} = {}({source_name})", crate::ops::DEVICE_COPY),
+                        name,
+                        device,
+                        blocking: false,
+                        kernel,
+                        // The copy passes a reference on; its consumer reads it when it runs.
+                        inputs: smallvec::smallvec![InputRef { slot, take: false, deref: false }],
+                        out_base: out_base[s],
+                        num_outputs: 1,
+                        successors: Vec::new(),
+                        num_predecessors: 0,
+                    };
+                    (step, pred.into_iter().collect())
+                }
+            };
             preds.sort_unstable();
             preds.dedup();
-            let blocking = kernel.is_blocking();
-            let label = format!("{} = {}({})", node.name, node.op_type(), graph.node_def_inputs(node).join(", "));
-            steps.push(Step {
-                name: node.name.clone(),
-                label,
-                blocking,
-                kernel,
-                inputs,
-                out_base: out_base[n],
-                num_outputs: node.outputs.len(),
-                successors: Vec::new(),
-                num_predecessors: preds.len(),
-            });
-            let me = steps.len() - 1;
+            steps.push(Step { num_predecessors: preds.len(), ..step });
             for p in preds {
-                steps[p].successors.push(me);
+                steps[p].successors.push(s);
             }
         }
 
@@ -209,8 +319,16 @@ impl Plan {
 
         // Blocking steps (queues) do not prevent a parallel run: it executes them on the
         // calling thread (see `executor::ParallelRun::serve_lane`).
-        let parallel = pool_threads > 1 && overlappable_work(graph, &order, &steps) >= PARALLEL_MIN_WORK;
-        Ok(Plan { steps, num_slots: next_slot, feeds: feed_slots, fetches: fetch_slots, uses, parallel })
+        let costs: Vec<f64> = entries
+            .iter()
+            .map(|e| match e {
+                Entry::Node(n) => node_cost(graph, *n),
+                Entry::Copy { .. } => 0.0,
+            })
+            .collect();
+        let parallel = pool_threads > 1 && overlappable_work(&costs, &steps) >= PARALLEL_MIN_WORK;
+        let device_names = devices.iter().map(|d| d.name.clone()).collect();
+        Ok(Plan { steps, num_slots: next_slot, feeds: feed_slots, fetches: fetch_slots, uses, parallel, device_names })
     }
 }
 
@@ -307,8 +425,7 @@ fn node_cost(graph: &Graph, n: NodeId) -> f64 {
 }
 
 /// Total work minus the critical path: what threads could overlap.
-fn overlappable_work(graph: &Graph, order: &[NodeId], steps: &[Step]) -> f64 {
-    let costs: Vec<f64> = order.iter().map(|&n| node_cost(graph, n)).collect();
+fn overlappable_work(costs: &[f64], steps: &[Step]) -> f64 {
     let total: f64 = costs.iter().sum();
     let mut finish = vec![0.0f64; steps.len()];
     let mut start = vec![0.0f64; steps.len()];

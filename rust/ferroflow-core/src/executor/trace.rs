@@ -15,8 +15,6 @@ use crate::dtype::DType;
 use crate::kernels::Value;
 use crate::tensor::shape_to_proto;
 
-/// The device a direct session's ops run on, named as TF's step statistics name it.
-pub const LOCAL_CPU_DEVICE: &str = "/job:localhost/replica:0/task:0/device:CPU:0";
 /// The allocator TF's CPU device reports tensors from.
 const CPU_ALLOCATOR: &str = "cpu";
 
@@ -134,37 +132,41 @@ impl StepTrace {
         let nanos = |from: Instant, to: Instant| {
             i64::try_from(to.saturating_duration_since(from).as_nanos()).unwrap_or(i64::MAX)
         };
-        let node_stats = records
+        let mut by_device: Vec<Vec<pb::NodeExecStats>> = vec![Vec::new(); plan.device_names.len()];
+        for r in records {
+            let step = &plan.steps[r.step];
+            let all_start = self.run_start_wall_nanos.saturating_add(nanos(self.run_start, r.start));
+            let (op_start, op_end, all_end) =
+                (nanos(r.start, r.op_start), nanos(r.start, r.op_end), nanos(r.start, r.end));
+            let stats = pb::NodeExecStats {
+                node_name: step.name.clone(),
+                all_start_micros: all_start / 1000,
+                op_start_rel_micros: op_start / 1000,
+                op_end_rel_micros: op_end / 1000,
+                all_end_rel_micros: all_end / 1000,
+                all_start_nanos: all_start,
+                op_start_rel_nanos: op_start,
+                op_end_rel_nanos: op_end,
+                all_end_rel_nanos: all_end,
+                timeline_label: step.label.clone(),
+                thread_id: r.thread,
+                output: r.outputs.into_iter().map(output_proto).collect(),
+                ..Default::default()
+            };
+            by_device[step.device].push(stats);
+        }
+        // One `DeviceStepStats` per device that ran something (TF's layout).
+        let dev_stats = by_device
             .into_iter()
-            .map(|r| {
-                let step = &plan.steps[r.step];
-                let all_start = self.run_start_wall_nanos.saturating_add(nanos(self.run_start, r.start));
-                let (op_start, op_end, all_end) =
-                    (nanos(r.start, r.op_start), nanos(r.start, r.op_end), nanos(r.start, r.end));
-                pb::NodeExecStats {
-                    node_name: step.name.clone(),
-                    all_start_micros: all_start / 1000,
-                    op_start_rel_micros: op_start / 1000,
-                    op_end_rel_micros: op_end / 1000,
-                    all_end_rel_micros: all_end / 1000,
-                    all_start_nanos: all_start,
-                    op_start_rel_nanos: op_start,
-                    op_end_rel_nanos: op_end,
-                    all_end_rel_nanos: all_end,
-                    timeline_label: step.label.clone(),
-                    thread_id: r.thread,
-                    output: r.outputs.into_iter().map(output_proto).collect(),
-                    ..Default::default()
-                }
-            })
-            .collect();
-        pb::StepStats {
-            dev_stats: vec![pb::DeviceStepStats {
-                device: LOCAL_CPU_DEVICE.to_string(),
+            .zip(&plan.device_names)
+            .filter(|(nodes, _)| !nodes.is_empty())
+            .map(|(node_stats, device)| pb::DeviceStepStats {
+                device: device.clone(),
                 node_stats,
                 ..Default::default()
-            }],
-        }
+            })
+            .collect();
+        pb::StepStats { dev_stats }
     }
 }
 

@@ -13,6 +13,7 @@ pub mod pool;
 pub(crate) mod queue;
 pub(crate) mod random;
 pub mod reduce;
+pub mod registry;
 pub(crate) mod state;
 pub mod summarize;
 pub mod training;
@@ -170,6 +171,15 @@ impl<'a> OpContext<'a> {
             Some(v) => v.into_tensor(),
             None => Err(missing(i)),
         }
+    }
+    /// Takes input `i` as it flows (tensor, reference or resource handle), for kernels
+    /// that pass values on unchanged (device copies between host-memory devices).
+    pub fn take_value(&mut self, i: usize) -> Result<Value> {
+        self.inputs.get_mut(i).and_then(Option::take).ok_or_else(|| missing(i))
+    }
+    /// Sets output `i` to a value as it flows.
+    pub fn set_value_output(&mut self, i: usize, v: Value) {
+        self.outputs[i] = Some(v);
     }
     /// Input `i` as a variable reference.
     pub fn ref_input(&self, i: usize) -> Result<&Arc<Var>> {

@@ -57,12 +57,27 @@ pub(crate) fn register(r: &mut Registry) {
             .grad(g::gather),
     );
     r.add(OpDef::new("Squeeze", &["input"], infer_squeeze, squeeze_kernel).grad(g::reshape_like_input));
+    // The copy the planner inserts where a value crosses from one device to another
+    // (never a graph node). Between host-memory devices it passes the value on; a
+    // device with its own memory registers a `_DeviceCopy` kernel that moves it.
+    r.add(
+        OpDef::new(DEVICE_COPY, &["input"], |c| Ok(vec![c.input(0).clone()]), |_| stateless(pass_value_on)).no_grad(),
+    );
     // Panics in its kernel: lets tests prove a Rust panic surfaces as InternalError,
     // and, having no gradient, that differentiating through such an op is a LookupError.
     r.add(
         OpDef::new("_PanicForTesting", &["input"], |c| Ok(vec![c.input(0).clone()]), |_| stateless(panic_compute))
             .stateful(),
     );
+}
+
+/// The op type of the copies the planner inserts at device boundaries.
+pub const DEVICE_COPY: &str = "_DeviceCopy";
+
+fn pass_value_on(ctx: &mut OpContext<'_>) -> Result<()> {
+    let v = ctx.take_value(0)?;
+    ctx.set_value_output(0, v);
+    Ok(())
 }
 
 fn panic_compute(_: &mut OpContext<'_>) -> Result<()> {

@@ -1,7 +1,10 @@
-//! The op registry: for each op type its inputs, whether it is stateful, its
-//! shape-inference function and its CPU kernel factory. Adding an op is one
-//! `r.add(OpDef::new(...))` line in the module of its family plus the two functions.
+//! The op registry. Adding an op is one `r.add(OpDef::new(...))` line in the module
+//! of its family plus its shape function and CPU kernel. The row is split into three
+//! registries: the op's schema ([`OpDef`]: inputs, statefulness, shape function), its
+//! CPU kernel (into [`crate::kernels::registry`], where backends add theirs) and its
+//! gradient (looked up with [`gradient`]).
 mod array;
+pub use array::DEVICE_COPY;
 mod compare;
 mod conv;
 mod data_flow;
@@ -25,13 +28,14 @@ use crate::autodiff::GradFn;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, OutputSpec};
+use crate::kernels::registry::KernelDef;
 use crate::kernels::{KernelBuild, OpKernel};
 use crate::shape::PartialShape;
 use crate::tensor::Tensor;
 
 /// Shape-inference function: the output types of a node from its inputs and attrs.
 pub type InferFn = fn(InferCtx<'_>) -> Result<Vec<OutputSpec>>;
-/// Kernel factory: builds the CPU kernel of one node once per plan.
+/// Kernel factory: builds the kernel of one node once per plan.
 pub type KernelFn = fn(&KernelBuild<'_>) -> Result<Box<dyn OpKernel>>;
 
 /// How an op takes part in `tf.gradients`.
@@ -46,7 +50,7 @@ pub enum Gradient {
     Fn(GradFn),
 }
 
-/// Definition of one op type.
+/// The schema of one op type.
 pub struct OpDef {
     /// Type name, as in a GraphDef (`MatMul`).
     pub name: &'static str,
@@ -62,27 +66,35 @@ pub struct OpDef {
     pub stateful: bool,
     /// Shape and dtype inference.
     pub infer: InferFn,
-    /// CPU kernel factory.
-    pub kernel: KernelFn,
-    /// Gradient function (registered beside the op).
-    pub grad: Gradient,
+}
+
+/// One registration row: an op's schema, its CPU kernel and its gradient, which
+/// [`Registry::add`] files into their three registries.
+pub struct OpRow {
+    schema: OpDef,
+    kernel: KernelFn,
+    grad: Gradient,
 }
 
 impl OpDef {
-    /// A stateless op with fixed inputs.
-    pub fn new(name: &'static str, inputs: &'static [&'static str], infer: InferFn, kernel: KernelFn) -> Self {
-        OpDef {
-            name,
-            inputs,
-            variadic: false,
-            variadic_min: 1,
-            ref_inputs: &[],
-            stateful: false,
-            infer,
-            kernel,
-            grad: Gradient::Missing,
-        }
+    /// The row of a stateless op with fixed inputs, its shape function and CPU kernel.
+    #[allow(clippy::new_ret_no_self)] // the row's face: `OpDef::new(...).grad(...)`
+    pub fn new(name: &'static str, inputs: &'static [&'static str], infer: InferFn, kernel: KernelFn) -> OpRow {
+        let schema = OpDef { name, inputs, variadic: false, variadic_min: 1, ref_inputs: &[], stateful: false, infer };
+        OpRow { schema, kernel, grad: Gradient::Missing }
     }
+    /// The name of input `i`.
+    pub fn input_name(&self, i: usize) -> &'static str {
+        self.inputs.get(i).or(self.inputs.last()).copied().unwrap_or("input")
+    }
+    pub(crate) fn check_arity(&self, n: usize) -> Result<()> {
+        let fixed = self.inputs.len();
+        let ok = if self.variadic { n + 1 >= fixed + self.variadic_min } else { n == fixed };
+        if ok { Ok(()) } else { Err(Error::value(format!("{} op expects {} inputs but got {n}", self.name, fixed))) }
+    }
+}
+
+impl OpRow {
     /// Registers the op's gradient function.
     #[must_use]
     pub fn grad(mut self, f: GradFn) -> Self {
@@ -98,54 +110,52 @@ impl OpDef {
     /// Marks inputs that must be variable references.
     #[must_use]
     pub fn refs(mut self, ref_inputs: &'static [usize]) -> Self {
-        self.ref_inputs = ref_inputs;
+        self.schema.ref_inputs = ref_inputs;
         self
     }
     /// Marks the op stateful.
     #[must_use]
     pub fn stateful(mut self) -> Self {
-        self.stateful = true;
+        self.schema.stateful = true;
         self
     }
     /// Lets the last input repeat (at least once).
     #[must_use]
     pub fn variadic(mut self) -> Self {
-        self.variadic = true;
+        self.schema.variadic = true;
         self
     }
     /// Lets the last input repeat any number of times, none included.
     #[must_use]
     pub fn variadic_or_empty(mut self) -> Self {
-        self.variadic = true;
-        self.variadic_min = 0;
+        self.schema.variadic = true;
+        self.schema.variadic_min = 0;
         self
     }
-    /// The name of input `i`.
-    pub fn input_name(&self, i: usize) -> &'static str {
-        self.inputs.get(i).or(self.inputs.last()).copied().unwrap_or("input")
-    }
-    pub(crate) fn check_arity(&self, n: usize) -> Result<()> {
-        let fixed = self.inputs.len();
-        let ok = if self.variadic { n + 1 >= fixed + self.variadic_min } else { n == fixed };
-        if ok { Ok(()) } else { Err(Error::value(format!("{} op expects {} inputs but got {n}", self.name, fixed))) }
-    }
 }
 
-/// The registry under construction (see each family's `register`).
-pub(crate) struct Registry(HashMap<&'static str, &'static OpDef>);
+/// The three registries under construction (see each family's `register`).
+#[derive(Default)]
+pub(crate) struct Registry {
+    schemas: HashMap<&'static str, &'static OpDef>,
+    cpu_kernels: Vec<KernelDef>,
+    gradients: HashMap<&'static str, Gradient>,
+}
 
 impl Registry {
-    pub(crate) fn add(&mut self, def: OpDef) {
-        let def: &'static OpDef = Box::leak(Box::new(def));
-        let previous = self.0.insert(def.name, def);
+    pub(crate) fn add(&mut self, row: OpRow) {
+        let def: &'static OpDef = Box::leak(Box::new(row.schema));
+        let previous = self.schemas.insert(def.name, def);
         debug_assert!(previous.is_none(), "op {} registered twice", def.name);
+        self.cpu_kernels.push(KernelDef::new(def.name, crate::device::CPU, row.kernel));
+        self.gradients.insert(def.name, row.grad);
     }
 }
 
-fn registry() -> &'static HashMap<&'static str, &'static OpDef> {
-    static REGISTRY: OnceLock<HashMap<&'static str, &'static OpDef>> = OnceLock::new();
+fn registry() -> &'static Registry {
+    static REGISTRY: OnceLock<Registry> = OnceLock::new();
     REGISTRY.get_or_init(|| {
-        let mut r = Registry(HashMap::new());
+        let mut r = Registry::default();
         array::register(&mut r);
         compare::register(&mut r);
         conv::register(&mut r);
@@ -161,18 +171,28 @@ fn registry() -> &'static HashMap<&'static str, &'static OpDef> {
         reduce::register(&mut r);
         state::register(&mut r);
         training::register(&mut r);
-        r.0
+        r
     })
 }
 
 /// The definition of op type `name`.
 pub fn lookup(name: &str) -> Result<&'static OpDef> {
-    registry().get(name).copied().ok_or_else(|| Error::value(format!("Op type not registered '{name}'")))
+    registry().schemas.get(name).copied().ok_or_else(|| Error::value(format!("Op type not registered '{name}'")))
+}
+
+/// How op type `name` takes part in `tf.gradients` (`Missing` for an unknown op).
+pub fn gradient(name: &str) -> Gradient {
+    registry().gradients.get(name).copied().unwrap_or(Gradient::Missing)
+}
+
+/// The op rows' CPU kernels (the kernel registry starts from them).
+pub(crate) fn cpu_kernels() -> &'static [KernelDef] {
+    &registry().cpu_kernels
 }
 
 /// Every registered op type name, sorted.
 pub fn op_names() -> Vec<&'static str> {
-    let mut v: Vec<_> = registry().keys().copied().collect();
+    let mut v: Vec<_> = registry().schemas.keys().copied().collect();
     v.sort_unstable();
     v
 }

@@ -1,0 +1,242 @@
+//! Devices: TF's device specifications (`/job:ps/task:1/device:GPU:0`, `/cpu:0`), the
+//! device types a process has (the CPU, plus whatever a backend crate registers with
+//! [`register_device_type`]) and a session's [`DeviceSet`]. Placement (the planner's
+//! place pass) matches each node's requested specification against the set.
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{OnceLock, RwLock};
+
+use crate::error::{Code, Error, Result};
+
+/// The CPU device type.
+pub const CPU: &str = "CPU";
+/// A direct session's job, replica and task, as TF names local devices.
+const LOCAL_TASK: &str = "/job:localhost/replica:0/task:0";
+
+/// A parsed device specification (TF's `DeviceNameUtils::ParsedName`): every part is
+/// optional, and an unset part matches anything.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeviceSpec {
+    /// `job:<name>`.
+    pub job: Option<String>,
+    /// `replica:<n>`.
+    pub replica: Option<u32>,
+    /// `task:<n>`.
+    pub task: Option<u32>,
+    /// The device type, upper case (`CPU`, `GPU`).
+    pub device_type: Option<String>,
+    /// The device index within its type (`None` for `*` or unset).
+    pub id: Option<u32>,
+}
+
+fn bad_spec(spec: &str) -> Error {
+    Error::new(Code::InvalidArgument, format!("Malformed device specification '{spec}'"))
+}
+
+/// `n` or `*` (any).
+fn index(part: &str, spec: &str) -> Result<Option<u32>> {
+    if part == "*" { Ok(None) } else { part.parse().map(Some).map_err(|_| bad_spec(spec)) }
+}
+
+impl DeviceSpec {
+    /// Parses `spec` as TF does: `/`-separated `job:`, `replica:`, `task:` and a device,
+    /// written `device:<TYPE>:<n|*>`, `<type>:<n|*>` (`/cpu:0`, `/gpu:1`) or
+    /// `device:<TYPE>`. The empty string is the empty specification.
+    pub fn parse(spec: &str) -> Result<DeviceSpec> {
+        let mut out = DeviceSpec::default();
+        for part in spec.split('/').filter(|p| !p.is_empty()) {
+            let fields: Vec<&str> = part.split(':').collect();
+            match fields.as_slice() {
+                ["job", name] if !name.is_empty() => out.job = Some((*name).to_string()),
+                ["replica", n] => out.replica = index(n, spec)?,
+                ["task", n] => out.task = index(n, spec)?,
+                ["device", kind] | ["device", kind, "*"] if *kind != "*" => out.device_type = Some(kind.to_uppercase()),
+                ["device", kind, n] if *kind != "*" => {
+                    out.device_type = Some(kind.to_uppercase());
+                    out.id = index(n, spec)?;
+                }
+                ["device", "*", ..] => {}
+                // Legacy names: `/cpu:0`, `/gpu:*`.
+                [kind, n] if kind.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !kind.is_empty() => {
+                    out.device_type = Some(kind.to_uppercase());
+                    out.id = index(n, spec)?;
+                }
+                _ => return Err(bad_spec(spec)),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether `device` satisfies every part this specification sets.
+    pub fn matches(&self, device: &Device) -> bool {
+        let local = DeviceSpec::parse(&device.name).unwrap_or_default();
+        self.job.as_ref().is_none_or(|j| local.job.as_ref() == Some(j))
+            && self.replica.is_none_or(|r| local.replica == Some(r))
+            && self.task.is_none_or(|t| local.task == Some(t))
+            && self.device_type.as_ref().is_none_or(|t| *t == device.device_type)
+            && self.id.is_none_or(|i| i == device.id)
+    }
+
+    /// The specification that satisfies both (colocated nodes' requests); `None` when
+    /// they conflict.
+    pub fn merged(&self, other: &DeviceSpec) -> Option<DeviceSpec> {
+        fn pick<T: Clone + PartialEq>(a: &Option<T>, b: &Option<T>) -> Option<Option<T>> {
+            match (a, b) {
+                (Some(x), Some(y)) if x != y => None,
+                (Some(x), _) | (None, Some(x)) => Some(Some(x.clone())),
+                (None, None) => Some(None),
+            }
+        }
+        Some(DeviceSpec {
+            job: pick(&self.job, &other.job)?,
+            replica: pick(&self.replica, &other.replica)?,
+            task: pick(&self.task, &other.task)?,
+            device_type: pick(&self.device_type, &other.device_type)?,
+            id: pick(&self.id, &other.id)?,
+        })
+    }
+
+    /// Whether no part is set.
+    pub fn is_empty(&self) -> bool {
+        *self == DeviceSpec::default()
+    }
+}
+
+impl fmt::Display for DeviceSpec {
+    /// The canonical form, `/job:x/replica:0/task:1/device:GPU:0`, unset parts left out.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(j) = &self.job {
+            write!(f, "/job:{j}")?;
+        }
+        if let Some(r) = self.replica {
+            write!(f, "/replica:{r}")?;
+        }
+        if let Some(t) = self.task {
+            write!(f, "/task:{t}")?;
+        }
+        if let Some(d) = &self.device_type {
+            match self.id {
+                Some(i) => write!(f, "/device:{d}:{i}")?,
+                None => write!(f, "/device:{d}:*")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One device of this process.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Device {
+    /// Its full name: `/job:localhost/replica:0/task:0/device:CPU:0`.
+    pub name: String,
+    /// Its type (`CPU`).
+    pub device_type: String,
+    /// Its index within its type.
+    pub id: u32,
+}
+
+impl Device {
+    /// The local device `<device_type>:<id>`.
+    pub fn local(device_type: &str, id: u32) -> Device {
+        Device { name: format!("{LOCAL_TASK}/device:{device_type}:{id}"), device_type: device_type.to_string(), id }
+    }
+}
+
+/// A device type a backend provides: how many devices, and its priority when a node
+/// could run on several types (TF's device priorities: a GPU before the CPU).
+#[derive(Clone, Debug)]
+struct DeviceType {
+    name: String,
+    priority: i32,
+    count: u32,
+}
+
+fn device_types() -> &'static RwLock<Vec<DeviceType>> {
+    static TYPES: OnceLock<RwLock<Vec<DeviceType>>> = OnceLock::new();
+    TYPES.get_or_init(|| RwLock::new(vec![DeviceType { name: CPU.to_string(), priority: 50, count: 1 }]))
+}
+
+/// Makes `count` devices of `device_type` available to sessions created from now on
+/// (a backend crate calls this once, with the kernels it registers). A node that could
+/// run on several types goes to the highest `priority` (the CPU has 50; TF gives GPUs
+/// more). Registering a type again replaces it.
+pub fn register_device_type(device_type: &str, priority: i32, count: u32) {
+    let mut types = device_types().write().unwrap_or_else(std::sync::PoisonError::into_inner);
+    types.retain(|t| t.name != device_type);
+    types.push(DeviceType { name: device_type.to_string(), priority, count });
+}
+
+/// The devices a session places nodes on, in priority order.
+#[derive(Clone, Debug)]
+pub struct DeviceSet {
+    devices: Vec<Device>,
+    priority: HashMap<String, i32>,
+}
+
+impl DeviceSet {
+    /// The process's devices, at most `device_count[type]` of each type
+    /// (`ConfigProto.device_count`; the CPU is always there).
+    pub fn local(device_count: &HashMap<String, u32>) -> DeviceSet {
+        let types = device_types().read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        let mut devices = Vec::new();
+        let mut priority = HashMap::new();
+        let mut ordered = types;
+        ordered.sort_by_key(|t| std::cmp::Reverse(t.priority));
+        for t in ordered {
+            let limit = device_count.get(&t.name).copied().unwrap_or(u32::MAX);
+            let count = if t.name == CPU { 1 } else { t.count.min(limit) };
+            priority.insert(t.name.clone(), t.priority);
+            devices.extend((0..count).map(|i| Device::local(&t.name, i)));
+        }
+        DeviceSet { devices, priority }
+    }
+
+    /// The devices, highest priority first.
+    pub fn devices(&self) -> &[Device] {
+        &self.devices
+    }
+
+    /// The CPU device.
+    pub fn cpu(&self) -> &Device {
+        self.devices.iter().find(|d| d.device_type == CPU).unwrap_or(&self.devices[0])
+    }
+
+    /// How much `d` is preferred: by type priority, then the lower index.
+    pub(crate) fn rank(&self, d: &Device) -> (i32, std::cmp::Reverse<u32>) {
+        (self.priority.get(&d.device_type).copied().unwrap_or(0), std::cmp::Reverse(d.id))
+    }
+
+    /// The names of all devices, for error messages.
+    pub(crate) fn names(&self) -> String {
+        self.devices.iter().map(|d| d.name.as_str()).collect::<Vec<_>>().join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_canonical_legacy_and_partial_names() {
+        let full = DeviceSpec::parse("/job:ps/replica:0/task:1/device:GPU:2").unwrap();
+        assert_eq!(full.to_string(), "/job:ps/replica:0/task:1/device:GPU:2");
+        assert_eq!(DeviceSpec::parse("/cpu:0").unwrap().to_string(), "/device:CPU:0");
+        assert_eq!(DeviceSpec::parse("/gpu:*").unwrap().to_string(), "/device:GPU:*");
+        assert_eq!(DeviceSpec::parse("/device:CPU").unwrap().device_type.as_deref(), Some("CPU"));
+        assert!(DeviceSpec::parse("").unwrap().is_empty());
+        assert!(DeviceSpec::parse("/job:").is_err());
+        assert!(DeviceSpec::parse("/task:x").is_err());
+        let cpu = Device::local("CPU", 0);
+        assert!(DeviceSpec::parse("/job:localhost/device:CPU:0").unwrap().matches(&cpu));
+        assert!(!DeviceSpec::parse("/job:ps").unwrap().matches(&cpu));
+        assert!(!DeviceSpec::parse("/gpu:0").unwrap().matches(&cpu));
+    }
+
+    #[test]
+    fn merging_keeps_both_requests_or_finds_the_conflict() {
+        let a = DeviceSpec::parse("/job:ps").unwrap();
+        let b = DeviceSpec::parse("/device:CPU:0").unwrap();
+        assert_eq!(a.merged(&b).unwrap().to_string(), "/job:ps/device:CPU:0");
+        assert!(b.merged(&DeviceSpec::parse("/device:CPU:1").unwrap()).is_none());
+    }
+}

@@ -1,0 +1,77 @@
+//! The kernel registry: for each op type, the kernels that implement it, keyed by
+//! device type and an optional dtype constraint (TF's `REGISTER_KERNEL_BUILDER` with
+//! `TypeConstraint` and `HostMemory`). The op rows register their CPU kernel here;
+//! a backend crate registers its own with [`register_kernel`] without touching the op
+//! rows. The planner asks it which device types can run a node, and for the factory.
+use std::collections::HashMap;
+use std::sync::{OnceLock, RwLock};
+
+use crate::dtype::DType;
+use crate::graph::{AttrValue, Node};
+use crate::ops::KernelFn;
+
+/// One kernel of one op on one device type.
+#[derive(Clone, Copy)]
+pub struct KernelDef {
+    /// The op type it implements (`MatMul`).
+    pub op: &'static str,
+    /// The device type it runs on (`CPU`).
+    pub device_type: &'static str,
+    /// `(attr, dtypes)`: it only runs nodes whose type attr is one of `dtypes`.
+    pub type_constraint: Option<(&'static str, &'static [DType])>,
+    /// Inputs and outputs it keeps in host memory (by argument name), so the executor
+    /// copies nothing to the device for them (shapes, indices).
+    pub host_memory: &'static [&'static str],
+    /// Builds the kernel of one node, once per plan.
+    pub factory: KernelFn,
+}
+
+impl KernelDef {
+    /// A kernel of `op` on `device_type` for every dtype.
+    pub fn new(op: &'static str, device_type: &'static str, factory: KernelFn) -> Self {
+        KernelDef { op, device_type, type_constraint: None, host_memory: &[], factory }
+    }
+    /// Restricts it to nodes whose `attr` is one of `dtypes`.
+    #[must_use]
+    pub fn type_constraint(mut self, attr: &'static str, dtypes: &'static [DType]) -> Self {
+        self.type_constraint = Some((attr, dtypes));
+        self
+    }
+    /// Marks arguments kept in host memory.
+    #[must_use]
+    pub fn host_memory(mut self, args: &'static [&'static str]) -> Self {
+        self.host_memory = args;
+        self
+    }
+    fn accepts(&self, node: &Node) -> bool {
+        match self.type_constraint {
+            None => true,
+            Some((attr, dtypes)) => matches!(node.attrs.get(attr), Some(AttrValue::Type(t)) if dtypes.contains(t)),
+        }
+    }
+}
+
+type Kernels = HashMap<&'static str, Vec<KernelDef>>;
+
+fn kernels() -> &'static RwLock<Kernels> {
+    static KERNELS: OnceLock<RwLock<Kernels>> = OnceLock::new();
+    KERNELS.get_or_init(|| {
+        // The op rows' CPU kernels, registered with their schemas.
+        let cpu = crate::ops::cpu_kernels().iter().map(|k| (k.op, vec![*k])).collect();
+        RwLock::new(cpu)
+    })
+}
+
+/// Registers a kernel (a backend crate's, or a test's). Plans compiled afterwards can
+/// place nodes of `def.op` on `def.device_type`.
+pub fn register_kernel(def: KernelDef) {
+    let mut all = kernels().write().unwrap_or_else(std::sync::PoisonError::into_inner);
+    all.entry(def.op).or_default().push(def);
+}
+
+/// The kernel of `node` on `device_type`: the latest registered whose constraint the
+/// node meets.
+pub fn find_kernel(node: &Node, device_type: &str) -> Option<KernelDef> {
+    let all = kernels().read().unwrap_or_else(std::sync::PoisonError::into_inner);
+    all.get(node.op_type())?.iter().rev().find(|k| k.device_type == device_type && k.accepts(node)).copied()
+}
