@@ -15,7 +15,7 @@ from . import ops, tensor_shape
 __all__ = ["import_graph_def"]
 
 # Attributes TF adds for tooling that are not part of an op's definition.
-_SKIPPED_ATTRS = {"_output_shapes", "_class"}
+_SKIPPED_ATTRS = {"_output_shapes"}
 
 
 def _attr_value(attr):
@@ -155,11 +155,25 @@ def import_graph_def(
                 for k, v in node.attr.items()
                 if k not in _SKIPPED_ATTRS
             }
+            node_device = node.device
+            if "_class" in node.attr:
+                # Colocation groups name imported nodes: under the import scope; and the
+                # node takes the device of the first of them that has one, as TF's.
+                groups = [
+                    b"loc:@" + scope.encode() + g[len(b"loc:@") :] if g.startswith(b"loc:@") else g
+                    for g in node.attr["_class"].list.s
+                ]
+                attrs["_class"] = ops._NativeAttr(("list(string)", groups))
+                for group in groups:
+                    target = graph._ops_by_name.get(group[len(b"loc:@") :].decode())
+                    if group.startswith(b"loc:@") and target is not None and target.device:
+                        node_device = target.device
+                        break
             full_name = scope + node.name
             if graph.unique_name(node.name) != full_name:
                 raise ValueError(f"Duplicate node name in graph: '{full_name}'")
             deps = ops.control_dependencies(control) if control else contextlib.nullcontext()
-            device = graph.device(node.device) if node.device else contextlib.nullcontext()
+            device = graph.device(node_device) if node_device else contextlib.nullcontext()
             with deps, device:
                 created[node.name] = graph._create_op(node.op, inputs, attrs, name=full_name + "/")
     if return_elements is None:

@@ -271,6 +271,14 @@ class Operation:
             node.attr[k].CopyFrom(v)
         return node
 
+    def colocation_groups(self) -> list[bytes]:
+        """The colocation groups of this op: its `_class` attr's `loc:@` entries, or its own."""
+        try:
+            groups = [g for g in self.get_attr("_class") if g.startswith(b"loc:@")]
+        except ValueError:
+            groups = []
+        return groups or [b"loc:@" + self._name.encode()]
+
     def get_attr(self, name: str):
         """The value of attribute `name` (`ValueError` if the op has none of that name)."""
         found = self._graph._native.get_attr(self._id, name)
@@ -412,6 +420,21 @@ class Graph:
         if stack is None:
             stack = self._thread_local.device_stack = []
         return stack
+
+    @_device_stack.setter
+    def _device_stack(self, value) -> None:
+        self._thread_local.device_stack = value
+
+    @property
+    def _colocation_stack(self) -> list:
+        stack = getattr(self._thread_local, "colocation_stack", None)
+        if stack is None:
+            stack = self._thread_local.colocation_stack = []
+        return stack
+
+    @_colocation_stack.setter
+    def _colocation_stack(self, value) -> None:
+        self._thread_local.colocation_stack = value
 
     # -- basics ----------------------------------------------------------------
     @property
@@ -672,8 +695,36 @@ class Graph:
 
     @contextlib.contextmanager
     def colocate_with(self, op, ignore_existing=False):
-        """Accepted for compatibility; ferroflow places ops by device scopes only."""
-        yield
+        """Ops created inside are placed with `op` (an op, tensor or variable).
+
+        As TF: they join `op`'s colocation groups (the `_class` attr,
+        `loc:@<name>`), take its device when it has one, and device scopes outside
+        this block are ignored (ones opened inside apply). `ignore_existing` drops
+        enclosing colocations; `op=None` with it resets colocation.
+
+        Raises:
+            ValueError: `op` is None without `ignore_existing`.
+        """
+        if op is None and not ignore_existing:
+            raise ValueError(
+                "Trying to reset colocation (op is None) but ignore_existing is not True"
+            )
+        if op is not None and not isinstance(op, Operation):
+            op = getattr(op, "op", op)
+        device_stack, self._device_stack = self._device_stack, []
+        colocation_stack = self._colocation_stack
+        if ignore_existing:
+            self._colocation_stack = []
+        if op is not None:
+            self._colocation_stack.append(op)
+        try:
+            yield
+        finally:
+            self._device_stack = device_stack
+            if op is not None:
+                self._colocation_stack.pop()
+            if ignore_existing:
+                self._colocation_stack = colocation_stack
 
     # -- collections --------------------------------------------------------------
     def add_to_collection(self, name, value) -> None:
@@ -725,7 +776,17 @@ class Graph:
         input_ops = [t._op for t in inputs]
         control = self._control_dependencies_for_inputs(input_ops)
         device = self._device_for(_PendingOp(op_type, name)) if self._device_stack else ""
-        native_attrs = {k: _attr_to_native(v) for k, v in (attrs or {}).items()}
+        attrs = dict(attrs or {})
+        if self._colocation_stack:
+            # TF: the groups of every op colocated with, and the device of the innermost
+            # one that has a device (over any device scope).
+            groups, device_from_colocation = set(), False
+            for colocated in reversed(self._colocation_stack):
+                groups.update(colocated.colocation_groups())
+                if colocated.device and not device_from_colocation:
+                    device, device_from_colocation = colocated.device, True
+            attrs["_class"] = sorted(groups)
+        native_attrs = {k: _attr_to_native(v) for k, v in attrs.items()}
         with self._lock:
             node_id, specs = self._native.add_op(
                 op_type,

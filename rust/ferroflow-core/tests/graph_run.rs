@@ -1,57 +1,11 @@
 //! End-to-end through the core alone: build graphs with the op registry, run them in
 //! sessions, and check values, errors, pruning, variables and parallel plans.
-use std::collections::BTreeMap;
+mod common;
+
 use std::sync::Arc;
 
-use ferroflow_core::executor::GraphLock;
-use ferroflow_core::{AttrValue, Code, DType, Graph, NodeSpec, Output, PartialShape, Session, SessionOptions, Tensor};
-
-struct Builder {
-    graph: Arc<GraphLock<Graph>>,
-}
-
-impl Builder {
-    fn new() -> Self {
-        Builder { graph: Arc::new(GraphLock::new(Graph::new())) }
-    }
-
-    fn op(&self, op: &str, name: &str, inputs: &[Output], attrs: Vec<(&str, AttrValue)>) -> Output {
-        self.try_op(op, name, inputs, &[], attrs).unwrap()
-    }
-
-    fn try_op(
-        &self,
-        op: &str,
-        name: &str,
-        inputs: &[Output],
-        control: &[usize],
-        attrs: Vec<(&str, AttrValue)>,
-    ) -> ferroflow_core::Result<Output> {
-        let mut g = self.graph.write();
-        let name = g.unique_name(name, true);
-        let attrs: BTreeMap<String, AttrValue> = attrs.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-        let id = g.add_node(NodeSpec {
-            name,
-            op: op.to_string(),
-            inputs: inputs.to_vec(),
-            control_inputs: control.to_vec(),
-            attrs,
-            device: String::new(),
-        })?;
-        Ok(Output { node: id, index: 0 })
-    }
-
-    fn constant(&self, t: Tensor) -> Output {
-        self.op("Const", "Const", &[], vec![("value", AttrValue::Tensor(t))])
-    }
-
-    fn session(&self, inter: usize) -> Session {
-        Session::new(
-            Arc::clone(&self.graph),
-            SessionOptions { inter_op_threads: inter, intra_op_threads: 1, ..Default::default() },
-        )
-    }
-}
+use common::Builder;
+use ferroflow_core::{AttrValue, Code, DType, PartialShape, Tensor};
 
 #[test]
 fn arithmetic_with_feeds_and_fetches() {

@@ -83,6 +83,12 @@ pub struct Plan {
     pub(crate) device_names: Vec<String>,
 }
 
+impl std::fmt::Debug for Plan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Plan").field("steps", &self.placement()).field("parallel", &self.parallel).finish()
+    }
+}
+
 impl Plan {
     /// Number of nodes the plan runs.
     pub fn num_steps(&self) -> usize {
