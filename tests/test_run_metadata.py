@@ -213,10 +213,10 @@ def test_profiler_hook_writes_tfs_timelines_and_run_metadata(tf1, tmp_path):
         assert processes == {"Allocators", CPU + " Compute", CPU + " Tensors"}
 
 
-def test_profiler_hook_needs_a_global_step():
+def test_profiler_hook_needs_a_global_step(tmp_path):
     with ff.Graph().as_default():
-        hook = ff.train.ProfilerHook(save_steps=1)
+        hook = ff.train.ProfilerHook(save_steps=1, output_dir=str(tmp_path))
         with pytest.raises(RuntimeError, match="Global step should be created"):
             hook.begin()
     with pytest.raises(ValueError):
-        ff.train.ProfilerHook()
+        ff.train.ProfilerHook(output_dir=str(tmp_path))
