@@ -91,9 +91,8 @@ def test_full_trace_records_every_node_as_tf_labels_it(tf1):
 
 
 def test_untraced_runs_leave_the_metadata_empty():
-    for level in (ff.RunOptions.NO_TRACE,):
-        _, metadata, _ = _traced_run(ff, level=level)
-        assert metadata == ff.RunMetadata()
+    _, metadata, _ = _traced_run(ff, level=ff.RunOptions.NO_TRACE)
+    assert metadata == ff.RunMetadata()
     with ff.Graph().as_default():
         x, loss = _model(ff)
         with ff.Session() as sess:

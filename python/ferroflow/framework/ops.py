@@ -22,6 +22,22 @@ _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*$")
 
 
+def _per_thread_list(attr: str) -> property:
+    """A `Graph` property holding a list per thread (in `_thread_local.<attr>`)."""
+
+    def get(self) -> list:
+        stack = getattr(self._thread_local, attr, None)
+        if stack is None:
+            stack = []
+            setattr(self._thread_local, attr, stack)
+        return stack
+
+    def set_(self, value) -> None:
+        setattr(self._thread_local, attr, value)
+
+    return property(get, set_)
+
+
 class GraphKeys:
     """Standard names of graph collections (TensorFlow's `tf.GraphKeys`)."""
 
@@ -403,38 +419,10 @@ class Graph:
     def _name_stack(self, value: str) -> None:
         self._thread_local.name_stack = value
 
-    @property
-    def _control_stack(self) -> list[_ControlDependencies]:
-        stack = getattr(self._thread_local, "control_stack", None)
-        if stack is None:
-            stack = self._thread_local.control_stack = []
-        return stack
-
-    @_control_stack.setter
-    def _control_stack(self, value) -> None:
-        self._thread_local.control_stack = value
-
-    @property
-    def _device_stack(self) -> list:
-        stack = getattr(self._thread_local, "device_stack", None)
-        if stack is None:
-            stack = self._thread_local.device_stack = []
-        return stack
-
-    @_device_stack.setter
-    def _device_stack(self, value) -> None:
-        self._thread_local.device_stack = value
-
-    @property
-    def _colocation_stack(self) -> list:
-        stack = getattr(self._thread_local, "colocation_stack", None)
-        if stack is None:
-            stack = self._thread_local.colocation_stack = []
-        return stack
-
-    @_colocation_stack.setter
-    def _colocation_stack(self, value) -> None:
-        self._thread_local.colocation_stack = value
+    # Each a list of this thread's own, created on first use.
+    _control_stack = _per_thread_list("control_stack")
+    _device_stack = _per_thread_list("device_stack")
+    _colocation_stack = _per_thread_list("colocation_stack")
 
     # -- basics ----------------------------------------------------------------
     @property

@@ -255,9 +255,7 @@ class BaseSession:
         if run_metadata is not None:
             run_metadata.Clear()
         try:
-            if options is None:
-                return plan.build(plan.native.run(*values))
-            if options.trace_level > 0:
+            if options is not None and options.trace_level > 0:
                 # A traced run: the options go to Rust whole, the step statistics come
                 # back as a serialized `RunMetadata`.
                 results, metadata = plan.native.run_with_options(
@@ -266,7 +264,7 @@ class BaseSession:
                 if run_metadata is not None:
                     run_metadata.MergeFromString(metadata)
                 return plan.build(results)
-            if options.timeout_in_ms > 0:
+            if options is not None and options.timeout_in_ms > 0:
                 return plan.build(
                     plan.native.run_with_timeout(options.timeout_in_ms, tuple(values))
                 )
@@ -305,19 +303,21 @@ class BaseSession:
             ValueError: If a fed value has the wrong shape or a fetch does not exist.
             tf.errors.OpError: If an op fails while running.
         """
+        plan, values = self._prepare_run(fetches, feed_dict)
+        return self._call(plan, values, options, run_metadata)
+
+    def _prepare_run(self, fetches, feed_dict):
+        """The plan for `fetches` and the fed values checked and converted for it."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         plan = self._plan_for(fetches, feed_dict)
-        if feed_dict:
-            values = [
-                _feed_value(v, t, d)
-                for v, t, d in zip(
-                    feed_dict.values(), plan.feed_tensors, plan.feed_dtypes, strict=True
-                )
-            ]
-        else:
-            values = ()
-        return self._call(plan, values, options, run_metadata)
+        if not feed_dict:
+            return plan, ()
+        values = [
+            _feed_value(v, t, d)
+            for v, t, d in zip(feed_dict.values(), plan.feed_tensors, plan.feed_dtypes, strict=True)
+        ]
+        return plan, values
 
     def _run_to_handles(self, fetches, feed_dict=None):
         """Runs like `run`, keeping the fetched values in Rust as `TensorHandle`s.
@@ -326,15 +326,7 @@ class BaseSession:
         variable's value is a snapshot (a later in-place update copies first), and
         feeding a handle back shares it again.
         """
-        if self._closed:
-            raise RuntimeError("Attempted to use a closed Session.")
-        plan = self._plan_for(fetches, feed_dict)
-        values = [
-            _feed_value(v, t, d)
-            for v, t, d in zip(
-                (feed_dict or {}).values(), plan.feed_tensors, plan.feed_dtypes, strict=True
-            )
-        ]
+        plan, values = self._prepare_run(fetches, feed_dict)
         try:
             return plan.build(plan.native.run_to_handles(*values))
         except _errors.OpError as e:

@@ -412,6 +412,10 @@ class Saver:
             write_state,
         )
 
+    def _check_built(self):
+        if not self._is_built:
+            raise RuntimeError("`build()` should be called before save if defer_build==True")
+
     def _snapshot(self, sess) -> dict:
         """The values `save` writes, as they are now, held in Rust.
 
@@ -420,8 +424,7 @@ class Saver:
         copies its own buffer first, so the snapshot stays as it was. Pass it to
         `_save_values` (on any thread) to write it.
         """
-        if not self._is_built:
-            raise RuntimeError("`build()` should be called before save if defer_build==True")
+        self._check_built()
         if self._is_empty:
             return {}
         tensors = _saved_tensors(sess.graph, self.saver_def)
@@ -439,8 +442,7 @@ class Saver:
         write_state=True,
     ):
         """`save`, writing `snapshot` (from `_snapshot`) instead of the current values."""
-        if not self._is_built:
-            raise RuntimeError("`build()` should be called before save if defer_build==True")
+        self._check_built()
         if latest_filename is None:
             latest_filename = "checkpoint"
         if os.path.split(latest_filename)[0]:

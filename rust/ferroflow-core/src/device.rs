@@ -10,8 +10,8 @@ use crate::error::{Code, Error, Result};
 
 /// The CPU device type.
 pub const CPU: &str = "CPU";
-/// A direct session's job, replica and task, as TF names local devices.
-const LOCAL_TASK: &str = "/job:localhost/replica:0/task:0";
+/// The job of this process's devices (TF's `/job:localhost/replica:0/task:0`).
+const LOCAL_JOB: &str = "localhost";
 
 /// A parsed device specification (TF's `DeviceNameUtils::ParsedName`): every part is
 /// optional, and an unset part matches anything.
@@ -69,10 +69,10 @@ impl DeviceSpec {
 
     /// Whether `device` satisfies every part this specification sets.
     pub fn matches(&self, device: &Device) -> bool {
-        let local = DeviceSpec::parse(&device.name).unwrap_or_default();
-        self.job.as_ref().is_none_or(|j| local.job.as_ref() == Some(j))
-            && self.replica.is_none_or(|r| local.replica == Some(r))
-            && self.task.is_none_or(|t| local.task == Some(t))
+        // Local devices live in TF's `/job:localhost/replica:0/task:0`.
+        self.job.as_deref().is_none_or(|j| j == LOCAL_JOB)
+            && self.replica.is_none_or(|r| r == 0)
+            && self.task.is_none_or(|t| t == 0)
             && self.device_type.as_ref().is_none_or(|t| *t == device.device_type)
             && self.id.is_none_or(|i| i == device.id)
     }
@@ -138,7 +138,8 @@ pub struct Device {
 impl Device {
     /// The local device `<device_type>:<id>`.
     pub fn local(device_type: &str, id: u32) -> Device {
-        Device { name: format!("{LOCAL_TASK}/device:{device_type}:{id}"), device_type: device_type.to_string(), id }
+        let name = format!("/job:{LOCAL_JOB}/replica:0/task:0/device:{device_type}:{id}");
+        Device { name, device_type: device_type.to_string(), id }
     }
 }
 
@@ -177,12 +178,11 @@ impl DeviceSet {
     /// The process's devices, at most `device_count[type]` of each type
     /// (`ConfigProto.device_count`; the CPU is always there).
     pub fn local(device_count: &HashMap<String, u32>) -> DeviceSet {
-        let types = device_types().read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        let mut types = device_types().read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        types.sort_by_key(|t| std::cmp::Reverse(t.priority));
         let mut devices = Vec::new();
         let mut priority = HashMap::new();
-        let mut ordered = types;
-        ordered.sort_by_key(|t| std::cmp::Reverse(t.priority));
-        for t in ordered {
+        for t in types {
             let limit = device_count.get(&t.name).copied().unwrap_or(u32::MAX);
             let count = if t.name == CPU { 1 } else { t.count.min(limit) };
             priority.insert(t.name.clone(), t.priority);

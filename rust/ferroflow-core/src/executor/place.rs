@@ -6,7 +6,7 @@
 //! the highest-priority device that matches the request and has a kernel for every
 //! member. With `allow_soft_placement`, a request no device can meet keeps only its
 //! job, replica and task, as TF's soft placement does.
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::device::{Device, DeviceSet, DeviceSpec};
 use crate::error::{Code, Error, Result};
@@ -60,20 +60,20 @@ fn parse_request(graph: &Graph, n: NodeId) -> Result<DeviceSpec> {
 /// The device of every node in `nodes` (indices into `placement.devices.devices()`).
 pub(crate) fn place(graph: &Graph, nodes: &[NodeId], placement: &Placement) -> Result<HashMap<NodeId, usize>> {
     let mut groups = Groups { parent: nodes.iter().map(|&n| (n, n)).collect() };
-    let needed: HashMap<NodeId, ()> = nodes.iter().map(|&n| (n, ())).collect();
+    let needed: HashSet<NodeId> = nodes.iter().copied().collect();
     // Requests of nodes outside the run that a group names (`loc:@` a pruned node).
     let mut outside: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
     for &n in nodes {
         for name in colocated_names(graph, n)? {
             match graph.find(&name) {
-                Some(other) if needed.contains_key(&other) => groups.union(n, other),
+                Some(other) if needed.contains(&other) => groups.union(n, other),
                 Some(other) => outside.entry(n).or_default().push(other),
                 None => {}
             }
         }
         let node = graph.node(n)?;
         for &i in node.def.ref_inputs {
-            if let Some(src) = node.inputs.get(i).filter(|o| needed.contains_key(&o.node)) {
+            if let Some(src) = node.inputs.get(i).filter(|o| needed.contains(&o.node)) {
                 groups.union(n, src.node);
             }
         }

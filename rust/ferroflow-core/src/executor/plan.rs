@@ -218,10 +218,12 @@ impl Plan {
             };
         }
         let slot_of = |o: &Output| feed_slot.get(o).copied().unwrap_or_else(|| out_base[step_of[o.node]] + o.index);
-        // The slot and step an input reads: its copy on `dst`, if it crosses devices.
+        // The slot a value is in and the step that produces it (none for a feed).
+        let produced = |o: &Output| (slot_of(o), (!feed_slot.contains_key(o)).then(|| step_of[o.node]));
+        // Where an input on device `dst` reads it: its copy there, if it crosses devices.
         let read = |src: &Output, dst: usize| match copy_entry.get(&(*src, dst)) {
             Some(&c) => (out_base[c], Some(c)),
-            None => (slot_of(src), (!feed_slot.contains_key(src)).then(|| step_of[src.node])),
+            None => produced(src),
         };
 
         let device_copy = crate::ops::lookup(crate::ops::DEVICE_COPY)?;
@@ -277,7 +279,7 @@ impl Plan {
                         .or_else(|| find_kernel(&node, crate::device::CPU))
                         .ok_or_else(|| Error::new(Code::Internal, "no _DeviceCopy kernel"))?;
                     let kernel = (def.factory)(&KernelBuild { node: &node, graph, resources })?;
-                    let (slot, pred) = (slot_of(&src), (!feed_slot.contains_key(&src)).then(|| step_of[src.node]));
+                    let (slot, pred) = produced(&src);
                     let step = Step {
                         label: format!("{name} = {}({source_name})", crate::ops::DEVICE_COPY),
                         name,
