@@ -10,15 +10,16 @@ __all__ = [
     "CoordinatorCore",
     "EventWriter",
     "Graph",
-    "NativeThread",
     "Plan",
     "RecordReader",
+    "RunnerJob",
     "Session",
     "TensorHandle",
     "_TensorBuffer",
     "__version__",
     "op_names",
-    "queue_runner_threads",
+    "queue_runner_jobs",
+    "reset_sessions",
     "write_file_atomically",
 ]
 __version__: str
@@ -97,9 +98,9 @@ class Graph:
 
 @final
 class Session:
-    """The native half of `ferroflow.Session`: per-session state and plan cache."""
+    """The native half of `ferroflow.Session`: a session backend for its target."""
 
-    def __new__(cls, graph: Graph, config: bytes | None = None) -> Session: ...
+    def __new__(cls, graph: Graph, config: bytes | None = None, target: str = "") -> Session: ...
     def placement(
         self,
         feeds: list[tuple[int, int]],
@@ -227,38 +228,20 @@ class CoordinatorCore:
         """The registered threads (a copy)."""
 
 @final
-class NativeThread:
-    """A queue-runner thread running in Rust without the GIL, shaped like a Thread."""
+class RunnerJob:
+    """The loop of one queue-runner thread, run in Rust without the GIL."""
 
-    def start(self) -> None:
-        """Starts the thread; `RuntimeError` if it was started before."""
-    def join(self, timeout: float | None = None) -> None:
-        """Waits until the thread ends or `timeout` seconds pass."""
-    def is_alive(self) -> bool:
-        """Whether the thread was started and has not ended."""
-    @property
-    def name(self) -> str:
-        """The thread's name."""
-    @name.setter
-    def name(self, value: str) -> None: ...
-    @property
-    def daemon(self) -> bool:
-        """Whether the interpreter may exit while the thread runs."""
-    @daemon.setter
-    def daemon(self, value: bool) -> None: ...
-    @property
-    def ident(self) -> int | None:
-        """A nonzero identifier once started, else None."""
-    def error(self) -> Any | None:
-        """The error that ended the thread (a `ferroflow.errors` exception), or None."""
+    def run(self) -> None:
+        """Runs the loop to its end; raises the error that ended it without a coordinator."""
 
-def queue_runner_threads(
+def queue_runner_jobs(
     enqueue_plans: list[Plan],
     close_plan: Plan,
     cancel_plan: Plan,
     coord: CoordinatorCore | None,
     closed_codes: list[int],
-    daemon: bool,
-    name: str,
-) -> list[NativeThread]:
-    """The (unstarted) native threads of one `QueueRunner.create_threads` call."""
+) -> list[RunnerJob]:
+    """The loops of one `QueueRunner.create_threads` call (enqueues, then close-on-stop)."""
+
+def reset_sessions(target: str, containers: list[str] = ...) -> None:
+    """Resets `containers` on `target` and closes the sessions connected to it."""

@@ -22,6 +22,7 @@ import pytest
 import ferroflow as ff
 from ferroflow import _ferroflow
 from ferroflow.protos import QueueRunnerDef
+from ferroflow.train import queue_runner
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -156,7 +157,7 @@ def test_constructor_errors_as_tensorflow(tf1):
 # --- threads ------------------------------------------------------------------------------
 
 
-def test_create_threads_returns_thread_like_native_threads():
+def test_create_threads_returns_threading_threads_with_native_loops():
     q, counter, qr = _counter_runner(limit=10)
     with ff.Session() as sess:
         sess.run(counter.initializer)
@@ -164,7 +165,10 @@ def test_create_threads_returns_thread_like_native_threads():
         threads = qr.create_threads(sess, coord=coord)
         # One per enqueue op, plus the one that cancels the queue when coord stops.
         assert len(threads) == 3
-        assert all(isinstance(t, _ferroflow.NativeThread) for t in threads)
+        # TF's contract: real `threading.Thread`s (user code checks this); their bodies
+        # are loops run in Rust.
+        assert all(isinstance(t, threading.Thread) for t in threads)
+        assert all(isinstance(t, queue_runner._NativeLoopThread) for t in threads)
         assert len({t.name for t in threads}) == 3
         for t in threads:
             assert not t.is_alive() and t.ident is None and t.daemon is False
@@ -267,6 +271,9 @@ def test_an_enqueue_error_reaches_the_coordinator():
         assert sess.run(q.is_closed())  # the stop cancelled the queue
 
 
+# As TF's threads, the thread logs the error, keeps it and re-raises it (so the thread
+# ends with an exception).
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
 def test_an_enqueue_error_without_coordinator_is_in_exceptions_raised():
     q, qr = _failing_runner()
     with ff.Session() as sess:

@@ -409,6 +409,8 @@ class Graph:
         self._seed = None
         self._unseeded_random_ops = 0  # default op seeds handed out (random_seed.get_seed)
         self._finalized = False
+        # The container stateful ops created now keep their resources in (`container()`).
+        self._container = ""
 
     # -- per-thread construction state (TF keeps these per thread too) ------------
     @property
@@ -714,6 +716,54 @@ class Graph:
             if ignore_existing:
                 self._colocation_stack = colocation_stack
 
+    # -- containers ---------------------------------------------------------------
+    @contextlib.contextmanager
+    def container(self, container_name):
+        """Stateful ops created inside keep their resources in `container_name`.
+
+        Stateful operations, such as variables and queues, can maintain their states
+        on devices so that they can be shared by multiple processes. A resource
+        container is a string name under which these stateful operations are tracked.
+        These resources can be released or cleared with `tf.Session.reset()`.
+
+        ```python
+        with g.container('experiment0'):
+            # All stateful Operations constructed in this context will be placed
+            # in resource container "experiment0".
+            v1 = tf.Variable([1.0])
+            v2 = tf.Variable([2.0])
+            with g.container("experiment1"):
+                # All stateful Operations constructed in this context will be
+                # placed in resource container "experiment1".
+                v3 = tf.Variable([3.0])
+                q1 = tf.FIFOQueue(10, tf.float32)
+            # All stateful Operations constructed in this context will be
+            # be created in the "experiment0".
+            v4 = tf.Variable([4.0])
+            q1 = tf.FIFOQueue(20, tf.float32)
+            with g.container(""):
+                # All stateful Operations constructed in this context will be
+                # be placed in the default resource container.
+                v5 = tf.Variable([5.0])
+                q3 = tf.FIFOQueue(30, tf.float32)
+
+        # Resets container "experiment0", after which the state of v1, v2, v4, q1
+        # will become undefined (such as uninitialized).
+        tf.Session.reset(target, ["experiment0"])
+        ```
+
+        Args:
+            container_name: container name string.
+
+        Returns:
+            A context manager for defining resource containers for stateful ops.
+        """
+        original, self._container = self._container, container_name
+        try:
+            yield self._container
+        finally:
+            self._container = original
+
     # -- collections --------------------------------------------------------------
     def add_to_collection(self, name, value) -> None:
         """Adds `value` to the collection `name`."""
@@ -765,6 +815,9 @@ class Graph:
         control = self._control_dependencies_for_inputs(input_ops)
         device = self._device_for(_PendingOp(op_type, name)) if self._device_stack else ""
         attrs = dict(attrs or {})
+        if self._container and "container" in attrs and not attrs["container"]:
+            # TF fills an empty `container` attr of a stateful op from `container()`.
+            attrs["container"] = self._container
         if self._colocation_stack:
             # TF: the groups of every op colocated with, and the device of the innermost
             # one that has a device (over any device scope).
@@ -940,6 +993,11 @@ def device(device_name_or_function):
 def colocate_with(op, ignore_existing=False):
     """`Graph.colocate_with` on the default graph."""
     return get_default_graph().colocate_with(op, ignore_existing)
+
+
+def container(container_name):
+    """Wrapper for `Graph.container()` using the default graph."""
+    return get_default_graph().container(container_name)
 
 
 def add_to_collection(name, value) -> None:

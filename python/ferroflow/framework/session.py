@@ -150,6 +150,13 @@ def _feed_value(value, tensor: ops.Tensor, dtype: dtypes.DType):
     return array
 
 
+def _target_str(target) -> str:
+    """A session target as text (TF accepts bytes or str; None means in-process)."""
+    if target is None:
+        return ""
+    return target.decode() if isinstance(target, bytes) else str(target)
+
+
 class BaseSession:
     """The shared implementation of `Session` and `InteractiveSession`."""
 
@@ -158,17 +165,16 @@ class BaseSession:
             graph = ops.get_default_graph()
         if not isinstance(graph, ops.Graph):
             raise TypeError(f"graph must be a tf.Graph, but got {type(graph)}")
-        if target not in ("", None) and not str(target).startswith("local"):
-            raise NotImplementedError(
-                f"Session target {target!r}: remote sessions arrive with tf.train.Server"
-            )
         self._graph = graph
-        self._target = target or ""
+        self._target = _target_str(target)
         self._config = config
         # The ConfigProto crosses whole and is parsed once in Rust (threads, timeout,
-        # soft placement, device counts).
+        # soft placement, device counts); the target picks the session backend there
+        # (NotFoundError for a target no registered factory serves, as TF).
         self._native = _ferroflow.Session(
-            graph._native, config.SerializeToString() if config is not None else None
+            graph._native,
+            config.SerializeToString() if config is not None else None,
+            self._target,
         )
         self._closed = False
         self._cache: dict = {}
@@ -333,6 +339,14 @@ class BaseSession:
             self._attach_op(e)
             raise
 
+    def _native_plan(self, fetch):
+        """The native plan that runs `fetch` (a tensor, op or name) with no feeds.
+
+        The protocol by which `QueueRunner` runs its loops in Rust: an object without
+        this method (another session class, a wrapper) gets Python threads instead.
+        """
+        return self._compile(fetch, []).native
+
     def make_callable(self, fetches, feed_list=None, accept_options=False):
         """A function that runs `fetches` with feeds given positionally for `feed_list`.
 
@@ -407,8 +421,27 @@ class Session(BaseSession):
 
     @staticmethod
     def reset(target, containers=None, config=None):
-        """Resets resource containers on a server (not supported yet)."""
-        raise NotImplementedError("Session.reset arrives with tf.train.Server")
+        """Resets resource containers on `target`, and closes all connected sessions.
+
+        A resource container is distributed across all workers in the same cluster
+        as `target`. When a resource container on `target` is reset, resources
+        associated with that container will be cleared. In particular, all Variables
+        in the container will become undefined: they lose their values and shapes.
+        For the in-process target `""` this closes every direct session of the
+        process, as TF does.
+
+        Args:
+            target: The execution engine to connect to (`""`: in-process).
+            containers: A list of resource container name strings, or `None` to reset
+                the default container.
+            config: (Optional.) Protocol buffer with configuration options (unused).
+
+        Raises:
+            tf.errors.OpError: Or one of its subclasses if an error occurs while
+                resetting containers (`NotFoundError` for an unknown target).
+        """
+        del config  # TF accepts it too; no reset option depends on it.
+        _ferroflow.reset_sessions(_target_str(target), [str(c) for c in containers or ()])
 
 
 class InteractiveSession(BaseSession):

@@ -110,6 +110,7 @@ def _queue_op(op_type, name, dtypes, shapes, capacity, shared_name, **attrs):
     """Creates the queue op outside any control-dependency block (TF's `init_scope`)."""
     attrs = {
         "capacity": int(capacity),
+        "container": "",
         "shared_name": shared_name or "",
         **attrs,
     }

@@ -112,6 +112,21 @@ class Coordinator:
         ```
     """
 
+    # Whether stops are checked, requested and waited for by the Rust core alone, so
+    # native queue-runner loops may use the core directly (see `_native_core`).
+    _stops_in_core = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # A subclass that redefines how stops work must be called through Python.
+        if any(m in cls.__dict__ for m in ("should_stop", "request_stop", "wait_for_stop")):
+            cls._stops_in_core = False
+
+    def _native_core(self) -> Any:
+        """The Rust core that native threads poll and report to, or None when this
+        coordinator's stop methods are Python code the threads must call instead."""
+        return self._core if self._stops_in_core else None
+
     def __init__(self, clean_stop_exception_types: Iterable[type[BaseException]] | None = None):
         """Create a new Coordinator.
 

@@ -1,13 +1,15 @@
 """`tf.train.QueueRunner`: threads that keep a queue filled, running natively in Rust.
 
 `create_threads` returns one thread per enqueue op (plus, with a coordinator, one
-that closes the queue when the coordinator stops). For a ferroflow `Session` and
-`Coordinator` these are `NativeThread`s: they look like `threading.Thread`
-(`start`, `join`, `is_alive`, `name`, `daemon`, `ident`) but their loop (run the
-enqueue op until stopped or the queue closes) runs in Rust without the GIL, so the
-Python main thread keeps its speed while they work. Errors go to the coordinator,
-or without one to `exceptions_raised`, exactly as TF's Python threads report them.
-For other session or coordinator objects the same loop runs in Python threads.
+that closes the queue when the coordinator stops). They are `threading.Thread`s, as
+TF's are; for a ferroflow `Session` and `Coordinator` each thread's body is one call
+into Rust that runs the whole loop (run the enqueue op until stopped or the queue
+closes) without the GIL, so the Python main thread keeps its speed while they work.
+Errors go to the coordinator, or without one to `exceptions_raised`, exactly as TF's
+threads report them. Which kind of body a thread gets is decided by a small
+protocol: the session must offer `_native_plan(fetch)` and the coordinator
+`_native_core()` (None when a subclass redefines how stops work); otherwise the same
+loop runs in Python.
 """
 
 from __future__ import annotations
@@ -18,26 +20,32 @@ import weakref
 
 from .. import _ferroflow, errors
 from ..framework import ops
-from ..framework.session import BaseSession
 from ..protos import QueueRunnerDef
-from .coordinator import Coordinator
 
 __all__ = ["QueueRunner", "add_queue_runner", "start_queue_runners"]
 
 _log = logging.getLogger(__name__)
 
-# Non-daemon native threads keep the interpreter alive, as non-daemon Python threads do.
-_NON_DAEMON: weakref.WeakSet = weakref.WeakSet()
 
+class _NativeLoopThread(threading.Thread):
+    """A queue-runner thread whose body is a loop run in Rust without the GIL."""
 
-def _join_non_daemon_threads() -> None:
-    for t in list(_NON_DAEMON):
-        if not t.daemon and t.is_alive():
-            t.join()
+    def __init__(self, job, runner: QueueRunner, reports_to_coordinator: bool, name: str):
+        super().__init__(name=name)
+        self._job = job
+        self._runner = runner
+        self._reports_to_coordinator = reports_to_coordinator
 
-
-if hasattr(threading, "_register_atexit"):
-    threading._register_atexit(_join_non_daemon_threads)
+    def run(self) -> None:
+        try:
+            self._job.run()
+        except Exception as e:
+            # Without a coordinator the error is logged, kept and re-raised, as TF's
+            # `QueueRunner._run` does (with one, Rust has already reported it).
+            _log.error("Exception in QueueRunner: %s", e)
+            with self._runner._lock:
+                self._runner._exceptions_raised.append(e)
+            raise
 
 
 class QueueRunner:
@@ -91,7 +99,6 @@ class QueueRunner:
         self._threads_per_session: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._runs_per_session: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._exceptions_raised: list = []
-        self._native_threads: list = []
 
     def _init_from_args(self, queue, enqueue_ops, close_op, cancel_op, closed_types):
         if not queue or not enqueue_ops:
@@ -161,43 +168,39 @@ class QueueRunner:
     def exceptions_raised(self) -> list:
         """Exceptions the threads raised without a coordinator (empty with one)."""
         with self._lock:
-            native = [t.error() for t in self._native_threads]
-        return self._exceptions_raised + [e for e in native if e is not None]
+            return list(self._exceptions_raised)
 
     @property
     def name(self) -> str:
         """The name of the queue."""
         return self._queue.name
 
-    def _native_threads_for(self, sess, coord, daemon):
-        """Native threads, when `sess` is a ferroflow session and `coord` one of ours.
-
-        A `Coordinator` subclass that overrides how stops are checked or requested gets
-        Python threads, which call its methods (native threads use the Rust core).
-        """
-        if not isinstance(sess, BaseSession):
+    def _native_threads_for(self, sess, coord):
+        """Threads whose loops run in Rust, when `sess` and `coord` allow it (the
+        `_native_plan` / `_native_core` protocol); otherwise None."""
+        native_plan = getattr(sess, "_native_plan", None)
+        core = None
+        if coord is not None:
+            native_core = getattr(coord, "_native_core", None)
+            core = native_core() if native_core is not None else None
+            if core is None:
+                return None
+        if native_plan is None:
             return None
-        if coord is not None and not (
-            isinstance(coord, Coordinator)
-            and all(
-                getattr(type(coord), m) is getattr(Coordinator, m)
-                for m in ("should_stop", "request_stop", "wait_for_stop")
-            )
-        ):
-            return None
-
-        def plan(op):
-            return sess._native.prepare([], [], [op._id])
-
-        return _ferroflow.queue_runner_threads(
-            [plan(op) for op in self._enqueue_ops],
-            plan(self._close_op),
-            plan(self._cancel_op),
-            coord._core if coord is not None else None,
+        jobs = _ferroflow.queue_runner_jobs(
+            [native_plan(op) for op in self._enqueue_ops],
+            native_plan(self._close_op),
+            native_plan(self._cancel_op),
+            core,
             errors._codes_caught_by(self._queue_closed_exception_types),
-            bool(daemon),
-            f"QueueRunnerThread-{self.name}",
         )
+        names = [f"QueueRunnerThread-{self.name}-{_name_of(op)}" for op in self._enqueue_ops]
+        if coord is not None:
+            names.append(f"QueueRunnerThread-{self.name}-close_on_stop")
+        return [
+            _NativeLoopThread(job, self, coord is not None, name)
+            for job, name in zip(jobs, names, strict=True)
+        ]
 
     def create_threads(self, sess, coord=None, daemon=False, start=False) -> list:
         """Creates one thread per enqueue op (plus a closer with a coordinator).
@@ -229,18 +232,13 @@ class QueueRunner:
                     f"for queue runner {self.name} in this session."
                 )
             self._exceptions_raised = []
-            threads = self._native_threads_for(sess, coord, daemon)
-            native = threads is not None
-            if not native:
+            threads = self._native_threads_for(sess, coord)
+            if threads is None:
                 threads = self._python_threads(sess, coord)
-                for t in threads:
-                    t.daemon = bool(daemon)
-            # Native threads keep their errors; without a coordinator they are reported.
-            self._native_threads = list(threads) if native and coord is None else []
+            for t in threads:
+                t.daemon = bool(daemon)
             self._threads_per_session[sess] = threads[: len(self._enqueue_ops)]
         for t in threads:
-            if not t.daemon:
-                _NON_DAEMON.add(t)
             if coord is not None:
                 coord.register_thread(t)
             if start:
@@ -255,7 +253,7 @@ class QueueRunner:
             threading.Thread(
                 target=self._run,
                 args=(sess, op, coord),
-                name=f"QueueRunnerThread-{self.name}-{op.name}",
+                name=f"QueueRunnerThread-{self.name}-{_name_of(op)}",
             )
             for op in self._enqueue_ops
         ]
@@ -333,6 +331,11 @@ class QueueRunner:
     def from_proto(queue_runner_def, import_scope=None):
         """A `QueueRunner` recreated from `queue_runner_def`."""
         return QueueRunner(queue_runner_def=queue_runner_def, import_scope=import_scope)
+
+
+def _name_of(fetchable) -> str:
+    """The name of an enqueue op, tensor or op name (TF accepts any fetchable)."""
+    return getattr(fetchable, "name", str(fetchable))
 
 
 def add_queue_runner(qr, collection=ops.GraphKeys.QUEUE_RUNNERS) -> None:

@@ -106,6 +106,9 @@ pub enum Kind {
     Type,
     /// A missing registration (no gradient for an op): Python `LookupError`.
     Lookup,
+    /// Not a failure: a kernel asked not to wait found that it would have to (see
+    /// [`Error::would_block`]). The executor retries it; it never reaches a user.
+    WouldBlock,
 }
 
 /// The core's error: a code, a message, and the name of the op that raised it.
@@ -141,6 +144,15 @@ impl Error {
     /// A construction-time `LookupError`.
     pub fn lookup(message: impl Into<String>) -> Self {
         Error { code: Code::NotFound, kind: Kind::Lookup, message: message.into(), node: None }
+    }
+    /// A blocking kernel run with `Wait::nonblocking` would have to wait: it returns
+    /// this before changing anything, with its inputs still in its context.
+    pub fn would_block() -> Self {
+        Error { code: Code::Unavailable, kind: Kind::WouldBlock, message: "operation would block".into(), node: None }
+    }
+    /// Whether this is [`Error::would_block`].
+    pub fn is_would_block(&self) -> bool {
+        self.kind == Kind::WouldBlock
     }
     /// Attaches the failing node's name unless one is already there.
     #[must_use]

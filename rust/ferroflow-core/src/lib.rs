@@ -3,8 +3,10 @@
 //! - [`graph`]: the dataflow graph, built node by node through the op registry
 //!   ([`ops`]), which infers dtypes and static shapes and raises TF's
 //!   construction-time errors.
-//! - [`executor`]: sessions that compile run signatures into cached plans and
-//!   execute them inline or on a thread pool.
+//! - [`session`]: the session backends and the factories that pick one per target;
+//!   [`executor`]: the direct session, which compiles run signatures into cached
+//!   plans and executes them inline or on a thread pool; [`cancel`]: per-run
+//!   cancellation.
 //! - [`kernels`]: CPU kernels; [`resource`]: per-session variables;
 //!   [`random`]: TF's Philox generator and distributions.
 //! - [`queue`]: the FIFO, padding, shuffle and priority queues of a session;
@@ -15,6 +17,7 @@
 pub mod error;
 pub mod autodiff;
 pub mod buffer;
+pub mod cancel;
 pub mod coord;
 pub mod device;
 pub mod dtype;
@@ -26,13 +29,15 @@ pub mod queue;
 pub mod queue_runner;
 pub mod random;
 pub mod resource;
+pub mod session;
 pub mod shape;
 pub mod tensor;
 
 pub use dtype::DType;
 pub use error::{Code, Error, Result};
-pub use executor::{Plan, Session, SessionOptions};
+pub use executor::{DirectSession, Plan, RunArgs, RunOutput, SessionOptions};
 pub use ferroflow_proto as proto;
 pub use graph::{AttrValue, Graph, NodeId, NodeSpec, Output};
+pub use session::{PreparedRun, SessionBackend};
 pub use shape::PartialShape;
 pub use tensor::Tensor;

@@ -10,12 +10,14 @@
 //! with `cancel_pending_enqueues` fails the waiting enqueues instead.
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
 use smallvec::SmallVec;
 
+use crate::cancel::{RunCancellation, Wake, cancelled};
 use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
 use crate::random::Philox;
@@ -74,22 +76,26 @@ pub struct QueueSpec {
     pub capacity: Option<usize>,
 }
 
-/// How long a blocked operation may wait, and the flag that cancels it.
+/// How long a blocked operation may wait, and what cancels it.
 #[derive(Clone, Copy)]
 pub struct Wait<'a> {
     /// When the run's deadline (`RunOptions.timeout_in_ms`) expires.
     pub deadline: Option<Instant>,
     /// Set when the session closes; blocked operations then fail with `Cancelled`.
-    pub cancelled: &'a AtomicBool,
-    /// Set when another step of the same run failed: the run is over, so blocked
-    /// operations fail with `Cancelled` (the run reports the first error).
-    pub aborted: &'a AtomicBool,
+    pub closed: &'a AtomicBool,
+    /// The run's cancellation: set when another step of the same run failed (the run is
+    /// over, so blocked operations fail with `Cancelled` and the run reports the first
+    /// error) or the caller was interrupted. A blocked operation registers with it.
+    pub run: &'a RunCancellation<'a>,
+    /// Fail with [`Error::would_block`] instead of waiting, before changing anything
+    /// (the executor then finishes the operation where its wait delays no other step).
+    pub nonblocking: bool,
 }
 
 impl Wait<'_> {
     /// Whether a blocked operation must give up now.
     pub fn is_cancelled(&self) -> bool {
-        self.cancelled.load(Ordering::Acquire) || self.aborted.load(Ordering::Acquire)
+        self.closed.load(Ordering::Acquire) || self.run.is_cancelled()
     }
 }
 
@@ -299,14 +305,29 @@ impl Queue {
         Ok(())
     }
 
-    fn block<'s>(&self, cv: &Condvar, state: &mut MutexGuard<'s, State>, wait: Wait<'_>, what: &str) -> Result<()> {
+    /// Waits on `cv` once (the caller re-checks its condition), registered with the
+    /// run's cancellation so that a failing step of the same run wakes it; a run that
+    /// may be interrupted wakes every [`INTERRUPT_POLL`](crate::cancel::INTERRUPT_POLL)
+    /// to check, with the queue unlocked.
+    fn block(
+        self: &Arc<Self>,
+        cv: &Condvar,
+        state: &mut MutexGuard<'_, State>,
+        wait: Wait<'_>,
+        what: &str,
+    ) -> Result<()> {
+        let _registered = wait.run.register(Arc::clone(self) as Arc<dyn Wake>);
         if wait.is_cancelled() {
-            return Err(Error::new(Code::Cancelled, format!("{what} operation was cancelled")));
+            return Err(cancelled(what));
         }
-        match wait.deadline {
-            Some(d) => {
-                if cv.wait_until(state, d).timed_out() {
-                    return Err(Error::new(Code::DeadlineExceeded, "Timed out waiting for notification"));
+        match wait.run.wake_time(wait.deadline) {
+            Some(t) => {
+                if cv.wait_until(state, t).timed_out() {
+                    if wait.deadline.is_some_and(|d| Instant::now() >= d) {
+                        return Err(Error::new(Code::DeadlineExceeded, "Timed out waiting for notification"));
+                    }
+                    // Never hold the queue's lock while the check takes the GIL.
+                    MutexGuard::unlocked(state, || wait.run.poll_interrupt())?;
                 }
             }
             None => cv.wait(state),
@@ -316,7 +337,7 @@ impl Queue {
 
     /// Adds `elements` (already checked) in order, waiting for room and for earlier
     /// enqueue attempts. Fails with `Cancelled` if the queue is closed first.
-    pub fn enqueue(&self, elements: Vec<Element>, wait: Wait<'_>) -> Result<()> {
+    pub fn enqueue(self: &Arc<Self>, elements: Vec<Element>, wait: Wait<'_>) -> Result<()> {
         if elements.is_empty() {
             // TF completes an empty enqueue_many at once, even on a closed queue.
             return Ok(());
@@ -330,6 +351,9 @@ impl Queue {
             }
             self.wake_dequeuers(&st);
             return Ok(());
+        }
+        if wait.nonblocking {
+            return Err(Error::would_block());
         }
         let ticket = st.ticket();
         st.enqueuers.push_back(ticket);
@@ -379,8 +403,13 @@ impl Queue {
         }
     }
 
+    /// Elements a dequeue must leave behind now (none once the queue is closed).
+    fn held_back(&self, st: &State) -> usize {
+        if st.closed { 0 } else { self.reserve() }
+    }
+
     fn can_take(&self, st: &State) -> bool {
-        st.store.len() > if st.closed { 0 } else { self.reserve() }
+        st.store.len() > self.held_back(st)
     }
 
     /// Takes `ticket` out of the enqueue line (an attempt that failed with `error`)
@@ -394,15 +423,19 @@ impl Queue {
     /// Removes `n` elements, waiting for them and for earlier dequeue attempts. When
     /// the queue is closed with fewer left, fails with `OutOfRange`, or with
     /// `allow_smaller` returns what is left (at least one element).
-    pub fn dequeue(&self, n: usize, allow_smaller: bool, wait: Wait<'_>) -> Result<Vec<Element>> {
+    pub fn dequeue(self: &Arc<Self>, n: usize, allow_smaller: bool, wait: Wait<'_>) -> Result<Vec<Element>> {
         let mut st = self.state.lock();
         if n == 0 {
             return Ok(Vec::new());
         }
-        if n == 1 && st.dequeuers.is_empty() && self.can_take(&st) {
-            let e = st.store.pop();
+        // The common case, uncontended: all `n` are there; take them and leave at once.
+        if st.dequeuers.is_empty() && st.store.len().saturating_sub(self.held_back(&st)) >= n {
+            let taken: Vec<Element> = (0..n).filter_map(|_| st.store.pop()).collect();
             self.enqueue_cv.notify_all();
-            return Ok(e.into_iter().collect());
+            return Ok(taken);
+        }
+        if wait.nonblocking {
+            return Err(Error::would_block());
         }
         let ticket = st.ticket();
         st.dequeuers.push_back(ticket);
@@ -462,7 +495,7 @@ impl Queue {
     /// closed queue that way is a `Cancelled` error, as in TF). With
     /// `cancel_pending_enqueues` it closes at once and fails every waiting enqueue
     /// attempt, a waiting plain close included, with `Cancelled`; that never errs.
-    pub fn close(&self, cancel_pending_enqueues: bool, wait: Wait<'_>) -> Result<()> {
+    pub fn close(self: &Arc<Self>, cancel_pending_enqueues: bool, wait: Wait<'_>) -> Result<()> {
         let mut st = self.state.lock();
         if cancel_pending_enqueues {
             st.cancel_below = st.next_ticket + 1;
@@ -470,6 +503,9 @@ impl Queue {
             self.enqueue_cv.notify_all();
             self.dequeue_cv.notify_all();
             return Ok(());
+        }
+        if wait.nonblocking && !st.enqueuers.is_empty() {
+            return Err(Error::would_block());
         }
         let ticket = st.ticket();
         st.enqueuers.push_back(ticket);
@@ -500,6 +536,12 @@ impl Queue {
     }
 }
 
+impl Wake for Queue {
+    fn wake(&self) {
+        self.wake_all();
+    }
+}
+
 fn cancelled_enqueue() -> Error {
     Error::new(Code::Cancelled, "Enqueue operation was cancelled")
 }
@@ -514,13 +556,13 @@ fn entropy_seeds() -> (u64, u64) {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
     use std::time::Duration;
 
     use super::*;
 
     static NEVER: AtomicBool = AtomicBool::new(false);
-    const FOREVER: Wait<'static> = Wait { deadline: None, cancelled: &NEVER, aborted: &NEVER };
+    static NO_RUN: RunCancellation<'static> = RunCancellation::new(None);
+    const FOREVER: Wait<'static> = Wait { deadline: None, closed: &NEVER, run: &NO_RUN, nonblocking: false };
 
     fn queue(kind: QueueKind, capacity: Option<usize>) -> Arc<Queue> {
         let spec = QueueSpec {
@@ -539,7 +581,7 @@ mod tests {
         es.iter().map(|e| e[0].scalar_value::<i64>().unwrap()).collect()
     }
     fn soon() -> Wait<'static> {
-        Wait { deadline: Some(Instant::now() + Duration::from_millis(50)), cancelled: &NEVER, aborted: &NEVER }
+        Wait { deadline: Some(Instant::now() + Duration::from_millis(50)), ..FOREVER }
     }
 
     #[test]
@@ -603,9 +645,7 @@ mod tests {
         let q = queue(QueueKind::Fifo, None);
         let flag = Arc::new(AtomicBool::new(false));
         let (q2, f2) = (Arc::clone(&q), Arc::clone(&flag));
-        let t = std::thread::spawn(move || {
-            q2.dequeue(1, false, Wait { deadline: None, cancelled: &f2, aborted: &NEVER }).map(|_| ())
-        });
+        let t = std::thread::spawn(move || q2.dequeue(1, false, Wait { closed: &f2, ..FOREVER }).map(|_| ()));
         std::thread::sleep(Duration::from_millis(20));
         flag.store(true, Ordering::Release);
         q.wake_all();

@@ -10,17 +10,18 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::coord::{Coordinator, StopError};
 use crate::error::{Code, Error};
-use crate::executor::{Plan, Session};
+use crate::executor::RunArgs;
+use crate::session::PreparedRun;
 
 /// What one queue-runner thread does.
 pub enum RunnerJob {
     /// Runs `enqueue` until stopped or the queue closes.
     Enqueue {
         /// The plan running the enqueue op.
-        enqueue: Arc<Plan>,
+        enqueue: Arc<dyn PreparedRun>,
         /// The plan running the queue's close op, run by the last thread to see the
         /// queue closed.
-        close: Arc<Plan>,
+        close: Arc<dyn PreparedRun>,
         /// Statuses that mean the queue was closed (TF: `OutOfRange`).
         closed_codes: Vec<Code>,
         /// Enqueue threads of this runner still running in this session (shared).
@@ -30,26 +31,27 @@ pub enum RunnerJob {
     /// cancelling pending enqueues).
     CloseOnStop {
         /// The plan running the queue's cancel op.
-        cancel: Arc<Plan>,
+        cancel: Arc<dyn PreparedRun>,
     },
 }
 
 impl RunnerJob {
-    /// Runs the job to its end in `session`. Returns the error that ended it, which
-    /// has already been reported to `coord` when there is one.
-    pub fn run(&self, session: &Session, coord: Option<&Coordinator>) -> Result<(), Error> {
+    /// Runs the job to its end. Returns the error that ended it, which has already
+    /// been reported to `coord` when there is one.
+    pub fn run(&self, coord: Option<&Coordinator>) -> Result<(), Error> {
+        let run = |p: &Arc<dyn PreparedRun>| p.run(Vec::new(), &RunArgs::default());
         match self {
             RunnerJob::Enqueue { enqueue, close, closed_codes, active } => {
                 let ended = loop {
                     if coord.is_some_and(Coordinator::should_stop) {
                         break Ok(());
                     }
-                    match session.run(enqueue, Vec::new()) {
+                    match run(enqueue) {
                         Ok(_) => {}
                         Err(e) if closed_codes.contains(&e.code) => {
                             if active.fetch_sub(1, Ordering::AcqRel) == 1 {
                                 // Errors from closing are ignored, as in TF.
-                                let _ = session.run(close, Vec::new());
+                                let _ = run(close);
                             }
                             return Ok(());
                         }
@@ -66,7 +68,7 @@ impl RunnerJob {
                 if let Some(c) = coord {
                     c.wait_for_stop(None);
                     // The queue may already be closed; that error is ignored, as in TF.
-                    let _ = session.run(cancel, Vec::new());
+                    let _ = run(cancel);
                 }
                 Ok(())
             }

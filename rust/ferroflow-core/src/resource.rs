@@ -1,9 +1,10 @@
-//! Per-session state: variables and queues, looked up by container and shared name. A
+//! Resources: variables and queues, looked up by container, type and shared name. A
 //! direct session owns its own `ResourceMgr`, so two sessions on one graph never share
-//! values.
-use std::any::Any;
+//! values; a server owns one that the sessions connected to it share.
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::{MappedRwLockWriteGuard, Mutex, RwLock, RwLockWriteGuard};
 
@@ -80,12 +81,47 @@ impl Var {
 /// State a kernel keeps for its node across runs and plans of one session.
 type NodeState = Arc<dyn Any + Send + Sync>;
 
-/// The variables, queues and per-node kernel state of one session or server.
+/// The container of resources created with an empty `container` attr (TF's default).
+pub const DEFAULT_CONTAINER: &str = "localhost";
+
+/// A value kept in a [`ResourceMgr`]: a variable, a queue, and whatever a backend adds.
+pub trait Resource: Any + Send + Sync {
+    /// Wakes every caller blocked on it (the resource is being dropped or its session
+    /// closed); most resources never block anyone.
+    fn wake_blocked(&self) {}
+}
+
+impl Resource for Var {}
+
+impl Resource for Queue {
+    fn wake_blocked(&self) {
+        self.wake_all();
+    }
+}
+
+/// One stored resource, as its own type (to hand out) and as a [`Resource`].
+struct Entry {
+    any: Arc<dyn Any + Send + Sync>,
+    resource: Arc<dyn Resource>,
+}
+
+/// Resources of one container, by type and name.
+type Container = HashMap<(TypeId, String), Entry>;
+
+/// The resources of a session, or of a server whose sessions share them: TF's
+/// `ResourceMgr`, containers of typed, named resources (variables, queues), plus the
+/// per-node kernel state of a session.
 #[derive(Default)]
 pub struct ResourceMgr {
-    vars: Mutex<HashMap<String, Arc<Var>>>,
-    queues: Mutex<HashMap<String, Arc<Queue>>>,
+    containers: Mutex<HashMap<String, Container>>,
     node_states: Mutex<HashMap<String, NodeState>>,
+    // Bumped whenever resources are dropped, so plans that bound the old ones recompile.
+    generation: AtomicU64,
+}
+
+/// The container an op's `container` attr names (empty: the default).
+fn container_name(container: &str) -> &str {
+    if container.is_empty() { DEFAULT_CONTAINER } else { container }
 }
 
 impl ResourceMgr {
@@ -93,59 +129,86 @@ impl ResourceMgr {
     pub fn new() -> Self {
         Self::default()
     }
+
+    /// The resource of type `T` named `name` in `container` (empty: the default
+    /// container), made by `create` if there is none. TF's `LookupOrCreate`: the
+    /// lookup and the creation are one step, so concurrent callers get one resource.
+    pub fn lookup_or_create<T: Resource>(
+        &self,
+        container: &str,
+        name: &str,
+        create: impl FnOnce() -> Result<T>,
+    ) -> Result<Arc<T>> {
+        let mut containers = self.containers.lock();
+        let c = containers.entry(container_name(container).to_string()).or_default();
+        let key = (TypeId::of::<T>(), name.to_string());
+        if let Some(e) = c.get(&key) {
+            return Arc::clone(&e.any)
+                .downcast::<T>()
+                .map_err(|_| Error::new(Code::Internal, format!("resource {name} has another type")));
+        }
+        let r = Arc::new(create()?);
+        c.insert(key, Entry { any: Arc::clone(&r) as Arc<dyn Any + Send + Sync>, resource: Arc::clone(&r) as _ });
+        Ok(r)
+    }
+
+    /// The resource of type `T` named `name` in `container`, if it exists.
+    pub fn lookup<T: Resource>(&self, container: &str, name: &str) -> Option<Arc<T>> {
+        let containers = self.containers.lock();
+        let e = containers.get(container_name(container))?.get(&(TypeId::of::<T>(), name.to_string()))?;
+        Arc::clone(&e.any).downcast::<T>().ok()
+    }
+
     /// The variable `container/name`, created uninitialised on first use. A variable
     /// that exists with another dtype is an error.
     pub fn variable(&self, container: &str, name: &str, dtype: DType, shape: &PartialShape) -> Result<Arc<Var>> {
-        let key = format!("{container}/{name}");
-        let mut vars = self.vars.lock();
-        if let Some(v) = vars.get(&key) {
-            if v.dtype != dtype {
-                ff_bail!(InvalidArgument, "Variable {name} exists with dtype {} but was requested as {dtype}", v.dtype);
-            }
-            return Ok(Arc::clone(v));
+        let v = self.lookup_or_create(container, name, || {
+            Ok(Var { name: name.to_string(), dtype, shape: shape.clone(), value: RwLock::new(None) })
+        })?;
+        if v.dtype != dtype {
+            ff_bail!(InvalidArgument, "Variable {name} exists with dtype {} but was requested as {dtype}", v.dtype);
         }
-        let v = Arc::new(Var { name: name.to_string(), dtype, shape: shape.clone(), value: RwLock::new(None) });
-        vars.insert(key, Arc::clone(&v));
         Ok(v)
     }
+
     /// The queue `container/name`, created from `spec` on first use. A queue shared
     /// under that name must have the same component types, shapes and capacity.
     pub fn queue(&self, container: &str, name: &str, spec: QueueSpec) -> Result<Arc<Queue>> {
-        let key = format!("{container}/{name}");
-        let mut queues = self.queues.lock();
-        if let Some(q) = queues.get(&key) {
-            let have = q.spec();
-            if have.kind.class_name() != spec.kind.class_name()
-                || have.dtypes != spec.dtypes
-                || have.shapes != spec.shapes
-                || have.capacity != spec.capacity
-            {
-                ff_bail!(
-                    InvalidArgument,
-                    "Shared queue '{name}' is a {} of {:?} with shapes {:?} and capacity {:?}, but a {} of {:?} with \
-                     shapes {:?} and capacity {:?} was requested",
-                    have.kind.class_name(),
-                    have.dtypes,
-                    have.shapes,
-                    have.capacity,
-                    spec.kind.class_name(),
-                    spec.dtypes,
-                    spec.shapes,
-                    spec.capacity
-                );
-            }
-            return Ok(Arc::clone(q));
+        let q = self.lookup_or_create(container, name, || Queue::new(spec.clone()))?;
+        let have = q.spec();
+        if have.kind.class_name() != spec.kind.class_name()
+            || have.dtypes != spec.dtypes
+            || have.shapes != spec.shapes
+            || have.capacity != spec.capacity
+        {
+            ff_bail!(
+                InvalidArgument,
+                "Shared queue '{name}' is a {} of {:?} with shapes {:?} and capacity {:?}, but a {} of {:?} with \
+                 shapes {:?} and capacity {:?} was requested",
+                have.kind.class_name(),
+                have.dtypes,
+                have.shapes,
+                have.capacity,
+                spec.kind.class_name(),
+                spec.dtypes,
+                spec.shapes,
+                spec.capacity
+            );
         }
-        let q = Arc::new(Queue::new(spec)?);
-        queues.insert(key, Arc::clone(&q));
         Ok(q)
     }
-    /// Wakes every caller blocked on a queue, so it sees its run cancelled.
+
+    /// Wakes every caller blocked on a resource, so it sees its run cancelled.
     pub fn wake_blocked(&self) {
-        for q in self.queues.lock().values() {
-            q.wake_all();
+        for r in self.resources() {
+            r.wake_blocked();
         }
     }
+
+    fn resources(&self) -> Vec<Arc<dyn Resource>> {
+        self.containers.lock().values().flat_map(|c| c.values().map(|e| Arc::clone(&e.resource))).collect()
+    }
+
     /// The state node `node` keeps for the session's lifetime (a random op's generator
     /// position), created by `init` on first use. Plans are compiled per run signature,
     /// so state that must survive between differently-fetched runs lives here, not in
@@ -155,11 +218,46 @@ impl ResourceMgr {
         let state = Arc::clone(states.entry(node.to_string()).or_insert_with(|| Arc::new(init())));
         state.downcast::<T>().map_err(|_| Error::new(Code::Internal, format!("node {node} has state of another type")))
     }
+
+    /// The names of the containers that hold resources, sorted.
+    pub fn container_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.containers.lock().keys().cloned().collect();
+        names.sort();
+        names
+    }
+
+    /// Drops the resources of `containers` (TF's `ClearContainers`: none named means
+    /// the default container). Callers blocked on them are woken first.
+    pub fn clear_containers(&self, containers: &[String]) {
+        let names: Vec<&str> = if containers.is_empty() {
+            vec![DEFAULT_CONTAINER]
+        } else {
+            containers.iter().map(String::as_str).collect()
+        };
+        let removed: Vec<Container> = {
+            let mut all = self.containers.lock();
+            names.iter().filter_map(|n| all.remove(*n)).collect()
+        };
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        for e in removed.iter().flat_map(HashMap::values) {
+            e.resource.wake_blocked();
+        }
+    }
+
+    /// Changes whenever resources are dropped: a plan compiled under another
+    /// generation may hold resources that no longer exist.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
     /// Drops every resource (session close).
     pub fn clear(&self) {
-        self.vars.lock().clear();
-        self.queues.lock().clear();
+        let all = std::mem::take(&mut *self.containers.lock());
         self.node_states.lock().clear();
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        for e in all.values().flat_map(HashMap::values) {
+            e.resource.wake_blocked();
+        }
     }
 }
 
@@ -187,5 +285,40 @@ mod tests {
         .unwrap();
         assert_eq!(before.as_slice::<f32>().unwrap(), &[1.0, 2.0]);
         assert_eq!(v.read().unwrap().as_slice::<f32>().unwrap(), &[5.0, 2.0]);
+    }
+
+    #[test]
+    fn containers_are_separate_and_cleared_by_name() {
+        let rm = ResourceMgr::new();
+        let s = PartialShape::scalar();
+        let default = rm.variable("", "v", DType::Float32, &s).unwrap();
+        let exp = rm.variable("exp", "v", DType::Float32, &s).unwrap();
+        assert!(!Arc::ptr_eq(&default, &exp));
+        assert!(Arc::ptr_eq(&default, &rm.variable(DEFAULT_CONTAINER, "v", DType::Float32, &s).unwrap()));
+        assert_eq!(rm.container_names(), ["exp", "localhost"]);
+        let before = rm.generation();
+        rm.clear_containers(&["exp".to_string()]);
+        assert!(rm.generation() > before);
+        assert!(rm.lookup::<Var>("exp", "v").is_none());
+        assert!(Arc::ptr_eq(&default, &rm.lookup::<Var>("", "v").unwrap()), "the default container stays");
+        rm.clear_containers(&[]);
+        assert!(rm.lookup::<Var>("", "v").is_none(), "no names: the default container");
+    }
+
+    #[test]
+    fn lookup_or_create_is_typed_and_creates_once() {
+        #[derive(Debug)]
+        struct Counter(u32);
+        impl Resource for Counter {}
+        let rm = ResourceMgr::new();
+        let a = rm.lookup_or_create("c", "n", || Ok(Counter(1))).unwrap();
+        let b = rm.lookup_or_create("c", "n", || -> Result<Counter> { panic!("created twice") }).unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+        assert_eq!(b.0, 1);
+        // The same name with another type is another resource.
+        assert!(rm.lookup::<Var>("c", "n").is_none());
+        let e = rm.lookup_or_create::<Counter>("c", "m", || Err(Error::invalid_argument("no"))).unwrap_err();
+        assert_eq!(e.code, Code::InvalidArgument);
+        assert!(rm.lookup::<Counter>("c", "m").is_none(), "a failed creation stores nothing");
     }
 }

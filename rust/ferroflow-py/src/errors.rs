@@ -6,6 +6,11 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyDict;
 
+use std::sync::OnceLock;
+
+use parking_lot::Mutex;
+
+use ferroflow_core::cancel::InterruptCheck;
 use ferroflow_core::error::{Code, Error, Kind};
 
 /// Converts a core error to the matching Python exception.
@@ -14,7 +19,7 @@ pub fn to_pyerr(py: Python<'_>, e: Error) -> PyErr {
         Kind::Value => PyValueError::new_err(e.message),
         Kind::Type => PyTypeError::new_err(e.message),
         Kind::Lookup => PyLookupError::new_err(e.message),
-        Kind::Status => {
+        Kind::Status | Kind::WouldBlock => {
             status_error(py, e.code, &e.message, e.node.as_deref()).unwrap_or_else(|import_failure| import_failure)
         }
     }
@@ -55,6 +60,45 @@ pub fn run_detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> ferroflow_core:
         Ok(Err(e)) => Err(to_pyerr(py, e)),
         Err(payload) => Err(panic_to_pyerr(py, &*payload)),
     }
+}
+
+/// [`run_detached`] for a run that may wait (`Session.run`): `f` gets a check that the
+/// core polls while the run waits (every 100 ms). On Python's main thread it runs the
+/// signal handlers, so Ctrl-C cancels the run (its blocked steps are woken) and the
+/// handler's exception (`KeyboardInterrupt`) is raised; elsewhere it does nothing.
+pub fn run_interruptible<T: Send>(
+    py: Python<'_>,
+    f: impl for<'a> FnOnce(InterruptCheck<'a>) -> ferroflow_core::Result<T> + Send,
+) -> PyResult<T> {
+    let raised: Mutex<Option<PyErr>> = Mutex::new(None);
+    let on_main_thread = OnceLock::new();
+    let check = || -> ferroflow_core::Result<()> {
+        let signals = Python::attach(|py| {
+            if !*on_main_thread.get_or_init(|| is_main_thread(py)) {
+                return Ok(());
+            }
+            py.check_signals()
+        });
+        signals.map_err(|e| {
+            *raised.lock() = Some(e);
+            Error::new(Code::Cancelled, "Run was interrupted")
+        })
+    };
+    let out = run_detached(py, || f(&check));
+    match raised.into_inner() {
+        Some(e) => Err(e),
+        None => out,
+    }
+}
+
+/// Whether the calling thread is Python's main thread (the one that runs signal handlers).
+fn is_main_thread(py: Python<'_>) -> bool {
+    let check = || -> PyResult<bool> {
+        let threading = py.import("threading")?;
+        let main = threading.call_method0("main_thread")?.getattr("ident")?;
+        main.eq(threading.call_method0("get_ident")?)
+    };
+    check().unwrap_or(false)
 }
 
 /// Like [`run_detached`] for quick calls that keep the GIL (graph construction).

@@ -39,8 +39,9 @@ fn _ferroflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<events::PyRecordReader>()?;
     m.add_class::<checkpoint::PyCheckpointReader>()?;
     m.add_class::<threads::PyCoordinatorCore>()?;
-    m.add_class::<threads::PyNativeThread>()?;
-    m.add_function(wrap_pyfunction!(threads::queue_runner_threads, m)?)?;
+    m.add_class::<threads::PyRunnerJob>()?;
+    m.add_function(wrap_pyfunction!(threads::queue_runner_jobs, m)?)?;
+    m.add_function(wrap_pyfunction!(session::reset_sessions, m)?)?;
     m.add_function(wrap_pyfunction!(op_names, m)?)?;
     m.add_function(wrap_pyfunction!(write_file_atomically, m)?)?;
     Ok(())

@@ -10,32 +10,39 @@ use pyo3::types::{PyBytes, PyList, PyTuple};
 
 use ferroflow_core::graph::Output;
 use ferroflow_core::proto as pb;
-use ferroflow_core::{Plan, Session, SessionOptions};
+use ferroflow_core::{PreparedRun, RunArgs, RunOutput, SessionBackend, Tensor};
 
-use crate::errors::{guarded, run_detached};
+use crate::errors::{guarded, run_detached, run_interruptible};
 use crate::graph::PyGraph;
 use crate::tensor::{PyTensorHandle, tensor_from_py, tensor_to_py};
 
-/// The native half of `ferroflow.Session`.
+/// The native half of `ferroflow.Session`: a session backend for its target.
 #[pyclass(frozen, name = "Session", module = "ferroflow._ferroflow")]
 pub struct PySession {
-    inner: Arc<Session>,
+    inner: Arc<dyn SessionBackend>,
 }
 
 fn outputs(v: Vec<(usize, usize)>) -> Vec<Output> {
     v.into_iter().map(|(node, index)| Output { node, index }).collect()
 }
 
+fn decode_config(config: Option<&[u8]>) -> PyResult<pb::ConfigProto> {
+    pb::ConfigProto::decode(config.unwrap_or_default())
+        .map_err(|e| PyValueError::new_err(format!("bad ConfigProto: {e}")))
+}
+
 #[pymethods]
 impl PySession {
-    /// A session on `graph` configured by a serialized `ConfigProto` (defaults if absent).
+    /// A session on `graph` for `target` (`""`: in-process) configured by a serialized
+    /// `ConfigProto` (defaults if absent); `NotFoundError` for a target no registered
+    /// factory accepts.
     #[new]
-    #[pyo3(signature = (graph, config = None))]
-    fn new(graph: &PyGraph, config: Option<&[u8]>) -> PyResult<Self> {
-        let config = pb::ConfigProto::decode(config.unwrap_or_default())
-            .map_err(|e| PyValueError::new_err(format!("bad ConfigProto: {e}")))?;
-        let options = SessionOptions::from_config(&config);
-        Ok(PySession { inner: Arc::new(Session::new(Arc::clone(&graph.inner), options)) })
+    #[pyo3(signature = (graph, config = None, target = ""))]
+    fn new(py: Python<'_>, graph: &PyGraph, config: Option<&[u8]>, target: &str) -> PyResult<Self> {
+        let config = decode_config(config)?;
+        let graph = Arc::clone(&graph.inner);
+        let inner = guarded(py, || ferroflow_core::session::new_session(target, graph, &config))?;
+        Ok(PySession { inner })
     }
 
     /// Each step's node name and device for a run signature (compiling its plan).
@@ -46,13 +53,12 @@ impl PySession {
         fetches: Vec<(usize, usize)>,
         targets: Vec<usize>,
     ) -> PyResult<Vec<(String, String)>> {
-        let plan = self.prepare(py, feeds, fetches, targets)?.plan;
-        Ok(plan.placement().into_iter().map(|(n, d)| (n.to_string(), d.to_string())).collect())
+        Ok(self.prepare(py, feeds, fetches, targets)?.plan.placement())
     }
 
     /// The full names of the session's devices, highest priority first.
     fn devices(&self) -> Vec<String> {
-        self.inner.devices().devices().iter().map(|d| d.name.clone()).collect()
+        self.inner.devices()
     }
 
     /// Compiles (or fetches from the cache) the plan for a run signature.
@@ -66,7 +72,7 @@ impl PySession {
         let (feeds, fetches) = (outputs(feeds), outputs(fetches));
         let session = Arc::clone(&self.inner);
         let plan = run_detached(py, move || session.prepare(&feeds, &fetches, &targets))?;
-        Ok(PyPlan { session: Arc::clone(&self.inner), plan })
+        Ok(PyPlan { plan })
     }
 
     /// Closes the session and releases its variable values.
@@ -85,11 +91,45 @@ impl PySession {
     }
 }
 
+/// TF's `Session.reset`: resets `containers` (none: the default container) on
+/// `target` and closes the sessions connected to it.
+#[pyfunction]
+#[pyo3(signature = (target, containers = Vec::new()))]
+pub fn reset_sessions(py: Python<'_>, target: &str, containers: Vec<String>) -> PyResult<()> {
+    run_detached(py, || ferroflow_core::session::reset(target, &containers))
+}
+
 /// A compiled run signature of one session.
 #[pyclass(frozen, name = "Plan", module = "ferroflow._ferroflow")]
 pub struct PyPlan {
-    pub(crate) session: Arc<Session>,
-    pub(crate) plan: Arc<Plan>,
+    pub(crate) plan: Arc<dyn PreparedRun>,
+}
+
+fn feed_tensors(feeds: &Bound<'_, PyTuple>) -> PyResult<Vec<Tensor>> {
+    feeds.iter().map(|f| tensor_from_py(&f)).collect()
+}
+
+fn timeout_of(ms: i64) -> Option<Duration> {
+    u64::try_from(ms).ok().filter(|&ms| ms > 0).map(Duration::from_millis)
+}
+
+impl PyPlan {
+    /// Runs with the GIL released; Ctrl-C while the run waits interrupts it.
+    fn execute(
+        &self,
+        py: Python<'_>,
+        values: Vec<Tensor>,
+        timeout: Option<Duration>,
+        trace: bool,
+    ) -> PyResult<RunOutput> {
+        let plan = &self.plan;
+        run_interruptible(py, |interrupt| plan.run(values, &RunArgs { timeout, trace, interrupt: Some(interrupt) }))
+    }
+}
+
+fn to_py_list<'py>(py: Python<'py>, values: Vec<Tensor>) -> PyResult<Bound<'py, PyList>> {
+    let items = values.into_iter().map(|t| tensor_to_py(py, t)).collect::<PyResult<Vec<_>>>()?;
+    PyList::new(py, items)
 }
 
 #[pymethods]
@@ -97,11 +137,8 @@ impl PyPlan {
     /// Runs the plan with one value per feed; returns the fetched values in order.
     #[pyo3(signature = (*feeds))]
     fn run<'py>(&self, py: Python<'py>, feeds: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyList>> {
-        let values = feeds.iter().map(|f| tensor_from_py(&f)).collect::<PyResult<Vec<_>>>()?;
-        let (session, plan) = (&self.session, &self.plan);
-        let results = run_detached(py, || session.run(plan, values))?;
-        let items = results.into_iter().map(|t| tensor_to_py(py, t)).collect::<PyResult<Vec<_>>>()?;
-        PyList::new(py, items)
+        let out = self.execute(py, feed_tensors(feeds)?, None, false)?;
+        to_py_list(py, out.values)
     }
 
     /// Runs the plan like `run`, failing with `DeadlineExceededError` if it blocks
@@ -112,12 +149,8 @@ impl PyPlan {
         timeout_ms: i64,
         feeds: &Bound<'py, PyTuple>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let values = feeds.iter().map(|f| tensor_from_py(&f)).collect::<PyResult<Vec<_>>>()?;
-        let timeout = u64::try_from(timeout_ms).ok().filter(|&ms| ms > 0).map(Duration::from_millis);
-        let (session, plan) = (&self.session, &self.plan);
-        let results = run_detached(py, || session.run_with_timeout(plan, values, timeout))?;
-        let items = results.into_iter().map(|t| tensor_to_py(py, t)).collect::<PyResult<Vec<_>>>()?;
-        PyList::new(py, items)
+        let out = self.execute(py, feed_tensors(feeds)?, timeout_of(timeout_ms), false)?;
+        to_py_list(py, out.values)
     }
 
     /// Runs the plan under a serialized `RunOptions` (its timeout and trace level);
@@ -131,30 +164,18 @@ impl PyPlan {
     ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyBytes>)> {
         let options =
             pb::RunOptions::decode(options).map_err(|e| PyValueError::new_err(format!("bad RunOptions: {e}")))?;
-        let values = feeds.iter().map(|f| tensor_from_py(&f)).collect::<PyResult<Vec<_>>>()?;
-        let timeout = u64::try_from(options.timeout_in_ms).ok().filter(|&ms| ms > 0).map(Duration::from_millis);
         let traced = options.trace_level > pb::run_options::TraceLevel::NoTrace as i32;
-        let (session, plan) = (&self.session, &self.plan);
-        let (results, metadata) = run_detached(py, || {
-            if traced {
-                let (values, stats) = session.run_traced(plan, values, timeout)?;
-                Ok((values, pb::RunMetadata { step_stats: Some(stats), ..Default::default() }))
-            } else {
-                Ok((session.run_with_timeout(plan, values, timeout)?, pb::RunMetadata::default()))
-            }
-        })?;
-        let items = results.into_iter().map(|t| tensor_to_py(py, t)).collect::<PyResult<Vec<_>>>()?;
-        Ok((PyList::new(py, items)?, PyBytes::new(py, &metadata.encode_to_vec())))
+        let out = self.execute(py, feed_tensors(feeds)?, timeout_of(options.timeout_in_ms), traced)?;
+        let metadata = pb::RunMetadata { step_stats: out.step_stats, ..Default::default() };
+        Ok((to_py_list(py, out.values)?, PyBytes::new(py, &metadata.encode_to_vec())))
     }
 
     /// Runs the plan like `run` but keeps the results in Rust, as `TensorHandle`s
     /// sharing their buffers (a variable's value is not copied).
     #[pyo3(signature = (*feeds))]
     fn run_to_handles(&self, py: Python<'_>, feeds: &Bound<'_, PyTuple>) -> PyResult<Vec<PyTensorHandle>> {
-        let values = feeds.iter().map(|f| tensor_from_py(&f)).collect::<PyResult<Vec<_>>>()?;
-        let (session, plan) = (&self.session, &self.plan);
-        let results = run_detached(py, || session.run(plan, values))?;
-        Ok(results.into_iter().map(PyTensorHandle).collect())
+        let out = self.execute(py, feed_tensors(feeds)?, None, false)?;
+        Ok(out.values.into_iter().map(PyTensorHandle).collect())
     }
 
     /// Number of nodes the plan runs.

@@ -1,20 +1,18 @@
 //! Threads for Python: `CoordinatorCore`, the Rust half of `tf.train.Coordinator`
-//! that Python threads and native queue-runner threads share, and `NativeThread`, a
-//! queue-runner thread that runs in Rust without the GIL but looks like a
-//! `threading.Thread`.
+//! that Python threads and queue-runner loops share, and `RunnerJob`, the loop of a
+//! queue-runner thread, run in Rust without the GIL.
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::AtomicUsize;
+use std::time::Duration;
 
-use parking_lot::{Condvar, Mutex};
-use pyo3::exceptions::PyRuntimeError;
+use parking_lot::Mutex;
 use pyo3::prelude::*;
 
+use ferroflow_core::Code;
 use ferroflow_core::coord::{Coordinator, StopError};
 use ferroflow_core::queue_runner::RunnerJob;
-use ferroflow_core::{Code, Session};
 
-use crate::errors::to_pyerr;
+use crate::errors::{run_detached, to_pyerr};
 use crate::session::PyPlan;
 
 /// Stop flag, first error and registered threads of one `tf.train.Coordinator`.
@@ -101,185 +99,61 @@ impl PyCoordinatorCore {
     }
 }
 
-/// Lifecycle of a native thread, shared with the thread itself.
-#[derive(Default)]
-struct Lifecycle {
-    started: bool,
-    finished: bool,
-    error: Option<ferroflow_core::Error>,
-}
-
-/// A native (Rust, GIL-free) queue-runner thread with the interface of
-/// `threading.Thread`: `start`, `join`, `is_alive`, `name`, `daemon`, `ident`.
-#[pyclass(frozen, weakref, name = "NativeThread", module = "ferroflow._ferroflow")]
-pub struct PyNativeThread {
-    job: Arc<RunnerJob>,
-    session: Arc<Session>,
+/// The loop of one queue-runner thread (the core's `RunnerJob`). The thread itself is
+/// a Python `threading.Thread` (TF's contract: users check `isinstance(t,
+/// threading.Thread)`) whose `run` calls [`PyRunnerJob::run`], which runs the whole
+/// loop in Rust with the GIL released.
+#[pyclass(frozen, name = "RunnerJob", module = "ferroflow._ferroflow")]
+pub struct PyRunnerJob {
+    job: RunnerJob,
     coord: Option<Arc<Coordinator>>,
-    name: Mutex<String>,
-    daemon: AtomicBool,
-    ident: AtomicU64,
-    state: Arc<(Mutex<Lifecycle>, Condvar)>,
-}
-
-impl PyNativeThread {
-    fn new(job: RunnerJob, session: Arc<Session>, coord: Option<Arc<Coordinator>>, name: String, daemon: bool) -> Self {
-        PyNativeThread {
-            job: Arc::new(job),
-            session,
-            coord,
-            name: Mutex::new(name),
-            daemon: AtomicBool::new(daemon),
-            ident: AtomicU64::new(0),
-            state: Arc::new((Mutex::new(Lifecycle::default()), Condvar::new())),
-        }
-    }
 }
 
 #[pymethods]
-impl PyNativeThread {
-    /// Starts the thread; `RuntimeError` if it was started before.
-    fn start(&self) -> PyResult<()> {
-        let mut st = self.state.0.lock();
-        if st.started {
-            return Err(PyRuntimeError::new_err("threads can only be started once"));
-        }
-        let (job, session, coord, state) =
-            (Arc::clone(&self.job), Arc::clone(&self.session), self.coord.clone(), Arc::clone(&self.state));
-        let spawned = std::thread::Builder::new().name(self.name.lock().clone()).spawn(move || {
-            let outcome =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.run(&session, coord.as_deref())));
-            let error = match outcome {
-                Ok(r) => r.err(),
-                Err(_) => Some(ferroflow_core::Error::new(Code::Internal, "queue runner thread panicked")),
-            };
-            let mut st = state.0.lock();
-            st.finished = true;
-            st.error = error;
-            state.1.notify_all();
-        });
-        spawned.map_err(|e| PyRuntimeError::new_err(format!("can't start new thread: {e}")))?;
-        static NEXT_IDENT: AtomicU64 = AtomicU64::new(1);
-        self.ident.store(NEXT_IDENT.fetch_add(1, Ordering::Relaxed), Ordering::Relaxed);
-        st.started = true;
-        Ok(())
-    }
-
-    /// Waits (without the GIL) until the thread ends or `timeout` seconds pass.
-    #[pyo3(signature = (timeout = None))]
-    fn join(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<()> {
-        if !self.state.0.lock().started {
-            return Err(PyRuntimeError::new_err("cannot join thread before it is started"));
-        }
-        let deadline =
-            timeout.map(|t| Instant::now() + Duration::try_from_secs_f64(t.max(0.0)).unwrap_or(Duration::MAX));
-        let state = &self.state;
-        py.detach(|| {
-            let mut st = state.0.lock();
-            while !st.finished {
-                match deadline {
-                    Some(d) => {
-                        if state.1.wait_until(&mut st, d).timed_out() {
-                            break;
-                        }
-                    }
-                    None => state.1.wait(&mut st),
-                }
+impl PyRunnerJob {
+    /// Runs the loop to its end without the GIL. An error that ended it was reported
+    /// to the coordinator, if there is one; without one it is raised here.
+    fn run(&self, py: Python<'_>) -> PyResult<()> {
+        let (job, coord) = (&self.job, self.coord.as_deref());
+        match run_detached(py, || job.run(coord)) {
+            Err(e) if coord.is_some() => {
+                drop(e);
+                Ok(())
             }
-        });
-        Ok(())
-    }
-
-    /// Whether the thread was started and has not ended.
-    fn is_alive(&self) -> bool {
-        let st = self.state.0.lock();
-        st.started && !st.finished
-    }
-
-    /// The thread's name.
-    #[getter]
-    fn get_name(&self) -> String {
-        self.name.lock().clone()
-    }
-
-    #[setter]
-    fn set_name(&self, name: String) {
-        *self.name.lock() = name;
-    }
-
-    /// Whether the interpreter may exit while the thread runs.
-    #[getter]
-    fn get_daemon(&self) -> bool {
-        self.daemon.load(Ordering::Relaxed)
-    }
-
-    #[setter]
-    fn set_daemon(&self, daemon: bool) -> PyResult<()> {
-        if self.state.0.lock().started {
-            return Err(PyRuntimeError::new_err("cannot set daemon status of active thread"));
+            other => other,
         }
-        self.daemon.store(daemon, Ordering::Relaxed);
-        Ok(())
-    }
-
-    /// A nonzero identifier once started, else None.
-    #[getter]
-    fn ident(&self) -> Option<u64> {
-        Some(self.ident.load(Ordering::Relaxed)).filter(|&i| i != 0)
-    }
-
-    /// The error that ended the thread (a `ferroflow.errors` exception), or None.
-    fn error(&self, py: Python<'_>) -> Option<Py<PyAny>> {
-        let e = self.state.0.lock().error.clone()?;
-        Some(to_pyerr(py, e).into_value(py).into_any())
-    }
-
-    fn __repr__(&self) -> String {
-        let st = self.state.0.lock();
-        let status = match (st.started, st.finished) {
-            (false, _) => "initial",
-            (true, false) => "started",
-            (true, true) => "stopped",
-        };
-        let daemon = if self.daemon.load(Ordering::Relaxed) { " daemon" } else { "" };
-        format!("<NativeThread({}, {status}{daemon})>", self.name.lock())
     }
 }
 
-/// The threads of one `QueueRunner.create_threads` call, not started: one per enqueue
-/// plan, sharing the count of running enqueue threads (the last to see the queue
-/// closed runs `close`), plus a close-on-stop thread when there is a coordinator.
+/// The jobs of one `QueueRunner.create_threads` call: one per enqueue plan, sharing the
+/// count of running enqueue loops (the last to see the queue closed runs `close`),
+/// plus a close-on-stop job when there is a coordinator.
 #[pyfunction]
-#[pyo3(signature = (enqueue_plans, close_plan, cancel_plan, coord, closed_codes, daemon, name))]
-pub fn queue_runner_threads(
+#[pyo3(signature = (enqueue_plans, close_plan, cancel_plan, coord, closed_codes))]
+pub fn queue_runner_jobs(
     enqueue_plans: Vec<PyRef<'_, PyPlan>>,
     close_plan: PyRef<'_, PyPlan>,
     cancel_plan: PyRef<'_, PyPlan>,
     coord: Option<PyRef<'_, PyCoordinatorCore>>,
     closed_codes: Vec<i32>,
-    daemon: bool,
-    name: &str,
-) -> Vec<PyNativeThread> {
+) -> Vec<PyRunnerJob> {
     let coord = coord.map(|c| Arc::clone(&c.inner));
     let closed_codes: Vec<Code> = closed_codes.into_iter().filter_map(Code::from_i32).collect();
     let active = Arc::new(AtomicUsize::new(enqueue_plans.len()));
-    let mut threads: Vec<PyNativeThread> = enqueue_plans
+    let mut jobs: Vec<PyRunnerJob> = enqueue_plans
         .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let job = RunnerJob::Enqueue {
+        .map(|p| PyRunnerJob {
+            job: RunnerJob::Enqueue {
                 enqueue: Arc::clone(&p.plan),
                 close: Arc::clone(&close_plan.plan),
                 closed_codes: closed_codes.clone(),
                 active: Arc::clone(&active),
-            };
-            PyNativeThread::new(job, Arc::clone(&p.session), coord.clone(), format!("{name}-enqueue-{i}"), daemon)
+            },
+            coord: coord.clone(),
         })
         .collect();
     if coord.is_some() {
-        let job = RunnerJob::CloseOnStop { cancel: Arc::clone(&cancel_plan.plan) };
-        let session = Arc::clone(&cancel_plan.session);
-        threads.push(PyNativeThread::new(job, session, coord, format!("{name}-close-on-stop"), daemon));
+        jobs.push(PyRunnerJob { job: RunnerJob::CloseOnStop { cancel: Arc::clone(&cancel_plan.plan) }, coord });
     }
-    threads
+    jobs
 }

@@ -1,4 +1,4 @@
-//! Sessions: own the variable values of one graph, compile run signatures into
+//! Direct sessions: own the variable values of one graph, compile run signatures into
 //! cached plans, and execute them: small plans straight-line on the calling
 //! thread, plans with enough independent work on the shared thread pool.
 mod place;
@@ -7,8 +7,8 @@ pub mod pool;
 mod trace;
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use parking_lot::{Mutex, RwLock};
@@ -22,6 +22,7 @@ pub use trace::StepTrace;
 /// The lock that guards a graph shared by Python handles and sessions.
 pub type GraphLock<T> = RwLock<T>;
 
+use crate::cancel::{InterruptCheck, RunCancellation};
 use crate::device::DeviceSet;
 use crate::error::{Code, Error, Result};
 use crate::graph::{Graph, NodeId, Output};
@@ -70,18 +71,49 @@ impl SessionOptions {
     }
 }
 
+/// How one run is carried out.
+#[derive(Clone, Copy, Default)]
+pub struct RunArgs<'a> {
+    /// How long the run may block (`RunOptions.timeout_in_ms`); `None` falls back to
+    /// the session's operation timeout.
+    pub timeout: Option<Duration>,
+    /// Record step statistics (`RunOptions.trace_level` above `NO_TRACE`).
+    pub trace: bool,
+    /// Polled while the run waits; an error cancels the run (Ctrl-C from Python).
+    pub interrupt: Option<InterruptCheck<'a>>,
+}
+
+/// What a run returns: the fetched values and, for a traced run, TF's `StepStats`.
+pub struct RunOutput {
+    /// The fetched values, in the plan's fetch order.
+    pub values: Vec<Tensor>,
+    /// Per-node statistics of a traced run.
+    pub step_stats: Option<ferroflow_proto::StepStats>,
+}
+
 type PlanKey = (Vec<Output>, Vec<Output>, Vec<NodeId>);
 
-/// A direct session on one graph.
-pub struct Session {
+/// A direct (in-process) session on one graph: TF's `DirectSession`.
+pub struct DirectSession {
     graph: Arc<RwLock<Graph>>,
-    resources: ResourceMgr,
-    plans: Mutex<HashMap<PlanKey, Arc<Plan>>>,
+    resources: Arc<ResourceMgr>,
+    // A session made with its own resources drops them when it closes; one sharing a
+    // server's leaves them to the server.
+    owns_resources: bool,
+    plans: Mutex<PlanCache>,
     closed: AtomicBool,
     inter_pool: Option<Arc<rayon::ThreadPool>>,
     env: ExecEnv,
     operation_timeout: Option<Duration>,
     placement: Placement,
+    me: Weak<DirectSession>,
+}
+
+/// Compiled plans by run signature, valid while the resources they bound exist.
+#[derive(Default)]
+struct PlanCache {
+    generation: u64,
+    plans: HashMap<PlanKey, Arc<Plan>>,
 }
 
 /// TF-1.x Python's rendering of a static shape in feed errors: `(?, 3)`.
@@ -96,16 +128,31 @@ fn py_shape(s: &PartialShape) -> String {
     }
 }
 
-impl Session {
+impl DirectSession {
     /// A session over `graph` with its own resources.
-    pub fn new(graph: Arc<RwLock<Graph>>, options: SessionOptions) -> Self {
+    pub fn new(graph: Arc<RwLock<Graph>>, options: SessionOptions) -> Arc<Self> {
+        Self::build(graph, options, Arc::new(ResourceMgr::new()), true)
+    }
+
+    /// A session over `graph` that uses `resources`, shared with other sessions (a
+    /// server's); closing it leaves them in place.
+    pub fn with_resources(
+        graph: Arc<RwLock<Graph>>,
+        options: SessionOptions,
+        resources: Arc<ResourceMgr>,
+    ) -> Arc<Self> {
+        Self::build(graph, options, resources, false)
+    }
+
+    fn build(graph: Arc<RwLock<Graph>>, options: SessionOptions, resources: Arc<ResourceMgr>, owns: bool) -> Arc<Self> {
         let or_default = |n: usize| if n == 0 { pool::default_threads() } else { n };
         let inter = or_default(options.inter_op_threads);
         let intra = or_default(options.intra_op_threads);
-        Session {
+        Arc::new_cyclic(|me| DirectSession {
             graph,
-            resources: ResourceMgr::new(),
-            plans: Mutex::new(HashMap::new()),
+            resources,
+            owns_resources: owns,
+            plans: Mutex::new(PlanCache::default()),
             closed: AtomicBool::new(false),
             inter_pool: pool::shared_pool(inter),
             env: ExecEnv { intra_pool: pool::shared_pool(intra) },
@@ -114,7 +161,18 @@ impl Session {
                 devices: DeviceSet::local(&options.device_count),
                 soft: options.allow_soft_placement,
             },
-        }
+            me: Weak::clone(me),
+        })
+    }
+
+    /// A counted handle to this session (for prepared runs that keep it alive).
+    pub fn handle(&self) -> Option<Arc<DirectSession>> {
+        self.me.upgrade()
+    }
+
+    /// The resources its ops use.
+    pub fn resources(&self) -> &Arc<ResourceMgr> {
+        &self.resources
     }
 
     /// The devices this session places nodes on.
@@ -131,8 +189,15 @@ impl Session {
     pub fn prepare(&self, feeds: &[Output], fetches: &[Output], targets: &[NodeId]) -> Result<Arc<Plan>> {
         self.check_open()?;
         let key = (feeds.to_vec(), fetches.to_vec(), targets.to_vec());
-        if let Some(p) = self.plans.lock().get(&key) {
-            return Ok(Arc::clone(p));
+        let generation = self.resources.generation();
+        {
+            let mut cache = self.plans.lock();
+            if cache.generation != generation {
+                // Resources were dropped (a container reset): plans bound the old ones.
+                *cache = PlanCache { generation, plans: HashMap::new() };
+            } else if let Some(p) = cache.plans.get(&key) {
+                return Ok(Arc::clone(p));
+            }
         }
         let threads = self.inter_pool.as_ref().map_or(1, |p| p.current_num_threads());
         let plan = Arc::new(Plan::compile(
@@ -144,7 +209,10 @@ impl Session {
             targets,
             threads,
         )?);
-        self.plans.lock().insert(key, Arc::clone(&plan));
+        let mut cache = self.plans.lock();
+        if cache.generation == generation {
+            cache.plans.insert(key, Arc::clone(&plan));
+        }
         Ok(plan)
     }
 
@@ -158,14 +226,14 @@ impl Session {
     /// Runs `plan` with one value per fed tensor (in the plan's feed order) and returns
     /// the fetched values.
     pub fn run(&self, plan: &Plan, feeds: Vec<Tensor>) -> Result<Vec<Tensor>> {
-        self.run_with_timeout(plan, feeds, None)
+        Ok(self.run_with(plan, feeds, &RunArgs::default())?.values)
     }
 
     /// [`run`](Self::run) with a limit on how long it may block (`RunOptions.timeout_in_ms`;
     /// `None` falls back to the session's operation timeout). A run that blocks past it
     /// fails with `DeadlineExceeded`; closing the session cancels it.
     pub fn run_with_timeout(&self, plan: &Plan, feeds: Vec<Tensor>, timeout: Option<Duration>) -> Result<Vec<Tensor>> {
-        self.execute(plan, feeds, timeout, None)
+        Ok(self.run_with(plan, feeds, &RunArgs { timeout, ..RunArgs::default() })?.values)
     }
 
     /// [`run_with_timeout`](Self::run_with_timeout), recording every node's times and
@@ -177,18 +245,15 @@ impl Session {
         feeds: Vec<Tensor>,
         timeout: Option<Duration>,
     ) -> Result<(Vec<Tensor>, ferroflow_proto::StepStats)> {
-        let trace = StepTrace::new();
-        let values = self.execute(plan, feeds, timeout, Some(&trace))?;
-        Ok((values, trace.into_proto(plan)))
+        let out = self.run_with(plan, feeds, &RunArgs { timeout, trace: true, ..RunArgs::default() })?;
+        Ok((out.values, out.step_stats.unwrap_or_default()))
     }
 
-    fn execute(
-        &self,
-        plan: &Plan,
-        feeds: Vec<Tensor>,
-        timeout: Option<Duration>,
-        trace: Option<&StepTrace>,
-    ) -> Result<Vec<Tensor>> {
+    /// Runs `plan` as `args` say: its deadline, whether to trace it, and an interrupt
+    /// check polled while it waits. The run has its own cancellation: when a step
+    /// fails (or the check reports an interrupt) every step of this run that is blocked
+    /// is woken to fail with `Cancelled`, and the run returns the first error.
+    pub fn run_with(&self, plan: &Plan, feeds: Vec<Tensor>, args: &RunArgs<'_>) -> Result<RunOutput> {
         self.check_open()?;
         if feeds.len() != plan.feeds.len() {
             ff_bail!(Internal, "plan expects {} feeds, got {}", plan.feeds.len(), feeds.len());
@@ -216,20 +281,31 @@ impl Session {
         for (i, t) in feeds.into_iter().enumerate() {
             values[i] = Some(Value::Tensor(t));
         }
-        let deadline = timeout.or(self.operation_timeout).and_then(|t| Instant::now().checked_add(t));
-        let aborted = AtomicBool::new(false);
-        let wait = Wait { deadline, cancelled: &self.closed, aborted: &aborted };
-        let values = match &self.inter_pool {
-            Some(pool) if plan.parallel => run_parallel(plan, values, pool, &self.env, wait, &self.resources, trace)?,
-            _ => run_inline(plan, values, &self.env, wait, trace)?,
+        let deadline = args.timeout.or(self.operation_timeout).and_then(|t| Instant::now().checked_add(t));
+        let cancellation = RunCancellation::new(args.interrupt);
+        let wait = Wait { deadline, closed: &self.closed, run: &cancellation, nonblocking: false };
+        let trace = args.trace.then(StepTrace::new);
+        let values = if plan.parallel {
+            // A plan parallel only for its blocking steps may meet a one-thread session.
+            match &self.inter_pool {
+                Some(pool) => run_parallel(plan, values, pool, &self.env, wait, trace.as_ref())?,
+                None => {
+                    let pool = pool::shared_pool(2).ok_or_else(|| Error::new(Code::Internal, "no thread pool"))?;
+                    run_parallel(plan, values, &pool, &self.env, wait, trace.as_ref())?
+                }
+            }
+        } else {
+            run_inline(plan, values, &self.env, wait, trace.as_ref())?
         };
-        plan.fetches
+        let fetched = plan
+            .fetches
             .iter()
             .map(|&s| match &values[s] {
                 Some(v) => v.clone().into_tensor(),
                 None => Err(Error::new(Code::Internal, "fetched value was not produced")),
             })
-            .collect()
+            .collect::<Result<Vec<_>>>()?;
+        Ok(RunOutput { values: fetched, step_stats: trace.map(|t| t.into_proto(plan)) })
     }
 
     /// Convenience: prepare and run.
@@ -244,8 +320,10 @@ impl Session {
     pub fn close(&self) {
         self.closed.store(true, Ordering::Release);
         self.resources.wake_blocked();
-        self.plans.lock().clear();
-        self.resources.clear();
+        self.plans.lock().plans.clear();
+        if self.owns_resources {
+            self.resources.clear();
+        }
     }
 
     /// Whether `close` was called.
@@ -283,7 +361,8 @@ fn store_outputs(step: &plan::Step, outs: SmallVec<[Option<Value>; 2]>, mut put:
     }
 }
 
-/// Straight-line execution on the calling thread.
+/// Straight-line execution on the calling thread. (A plan with more than one
+/// blocking step is always parallel, so a step blocked here delays no other.)
 fn run_inline(
     plan: &Plan,
     mut values: Vec<Option<Value>>,
@@ -316,48 +395,58 @@ fn run_inline(
 }
 
 /// Blocking steps handed to the calling thread, and the number of pieces of work
-/// (pool tasks and handed-over steps) not yet finished.
+/// (pool tasks, handed-over steps, steps waiting on their own threads) not yet
+/// finished.
 #[derive(Default)]
 struct CallerLane {
     ready: Vec<usize>,
     in_flight: usize,
 }
 
-/// State shared by the pool threads during one parallel run.
+/// State shared by the threads of one parallel run.
 struct ParallelRun<'a> {
     plan: &'a Plan,
     env: &'a ExecEnv,
     wait: Wait<'a>,
-    resources: &'a ResourceMgr,
     trace: Option<&'a StepTrace>,
     values: Vec<Mutex<Option<Value>>>,
     pending: Vec<AtomicUsize>,
     uses_left: Vec<AtomicUsize>,
     error: Mutex<Option<Error>>,
-    // Steps that may block (queue operations) run on the calling thread, which waits
+    // Steps that may block (queue operations) start on the calling thread, which waits
     // here for them; pool threads never block on a queue.
     lane: Mutex<CallerLane>,
     lane_changed: parking_lot::Condvar,
 }
 
-impl ParallelRun<'_> {
-    /// Records the run's first error and ends the run: no new step starts, and a step
-    /// blocked on a queue (on the calling thread) is woken to fail with `Cancelled`, as
-    /// TF's executor cancels a step's pending ops when one of them fails.
+/// A step whose kernel is ready to compute: its inputs gathered, its clock started.
+struct StartedStep<'a> {
+    idx: usize,
+    ctx: OpContext<'a>,
+    clock: Option<NodeClock>,
+}
+
+impl<'a> ParallelRun<'a> {
+    /// Records the run's first error and ends the run: no new step starts, and every
+    /// step of this run blocked on a queue is woken to fail with `Cancelled`, as TF's
+    /// executor cancels a step's pending ops when one of them fails.
     fn fail(&self, e: Error) {
         let mut slot = self.error.lock();
         if slot.is_none() {
             *slot = Some(e);
         }
         drop(slot);
-        if !self.wait.aborted.swap(true, Ordering::AcqRel) {
-            self.resources.wake_blocked();
-        }
+        self.wait.run.cancel();
     }
 
-    fn run_step(&self, idx: usize) -> Result<()> {
+    fn is_over(&self) -> bool {
+        self.wait.run.is_cancelled()
+    }
+
+    /// Gathers step `idx`'s inputs into a context.
+    fn start(&self, idx: usize) -> Result<StartedStep<'a>> {
         let step = &self.plan.steps[idx];
-        let mut clock = self.trace.map(|_| NodeClock::start());
+        let clock = self.trace.map(|_| NodeClock::start());
         let mut inputs: SmallVec<[Option<Value>; 4]> = SmallVec::with_capacity(step.inputs.len());
         for i in &step.inputs {
             // The consumer that brings the count to zero moves the value; others clone.
@@ -369,17 +458,27 @@ impl ParallelRun<'_> {
             drop(cell);
             inputs.push(gather_input(v, i.deref)?);
         }
-        let mut ctx = OpContext::new(inputs, step.num_outputs, self.env, self.wait);
-        if let Some(c) = clock.as_mut() {
+        Ok(StartedStep { idx, ctx: OpContext::new(inputs, step.num_outputs, self.env, self.wait), clock })
+    }
+
+    /// Computes a started step and stores its outputs.
+    fn compute(&self, s: &mut StartedStep<'a>) -> Result<()> {
+        if let Some(c) = s.clock.as_mut() {
             c.op_start();
         }
-        compute(step, &mut ctx)?;
-        if let Some(c) = clock.as_mut() {
+        compute(&self.plan.steps[s.idx], &mut s.ctx)?;
+        if let Some(c) = s.clock.as_mut() {
             c.op_end();
         }
-        let outs = ctx.into_outputs()?;
-        if let (Some(t), Some(c)) = (self.trace, clock) {
-            t.record(idx, c, &outs);
+        Ok(())
+    }
+
+    /// Stores a computed step's outputs.
+    fn store(&self, s: StartedStep<'a>) -> Result<()> {
+        let step = &self.plan.steps[s.idx];
+        let outs = s.ctx.into_outputs()?;
+        if let (Some(t), Some(c)) = (self.trace, s.clock) {
+            t.record(s.idx, c, &outs);
         }
         store_outputs(step, outs, |slot, v| *self.values[slot].lock() = v);
         Ok(())
@@ -426,10 +525,20 @@ impl ParallelRun<'_> {
 
     /// Runs step `idx` and dispatches its ready successors but one, which it returns.
     fn run_one<'s>(&'s self, idx: usize, scope: &rayon::Scope<'s>) -> Option<usize> {
-        if self.wait.aborted.load(Ordering::Acquire) {
+        if self.is_over() {
             return None;
         }
-        if let Err(e) = self.run_step(idx) {
+        let result = self.start(idx).and_then(|mut s| {
+            self.compute(&mut s)?;
+            self.store(s)
+        });
+        self.complete(idx, result, scope)
+    }
+
+    /// After step `idx` ended with `result`: fails the run, or dispatches the step's
+    /// ready successors but one, which it returns.
+    fn complete<'s>(&'s self, idx: usize, result: Result<()>, scope: &rayon::Scope<'s>) -> Option<usize> {
+        if let Err(e) = result {
             self.fail(e.with_node(&self.plan.steps[idx].name));
             return None;
         }
@@ -445,25 +554,77 @@ impl ParallelRun<'_> {
     }
 
     /// The calling thread's loop: runs the blocking steps handed to it until no work
-    /// is left anywhere.
-    fn serve_lane<'s>(&'s self, scope: &rayon::Scope<'s>) {
+    /// is left anywhere. Each is first tried without waiting; one that would wait runs
+    /// here only when nothing else of the run is outstanding, and otherwise waits on a
+    /// thread of its own, so blocked steps of one run never wait one after another
+    /// (TF runs them as asynchronous kernels). While it waits for work, the calling
+    /// thread polls for an interrupt.
+    fn serve_lane<'s, 't>(&'s self, scope: &'t rayon::Scope<'s>, threads: &'t std::thread::Scope<'t, '_>)
+    where
+        's: 't,
+    {
         loop {
-            let idx = {
+            let (idx, alone) = {
                 let mut lane = self.lane.lock();
                 loop {
                     if let Some(i) = lane.ready.pop() {
-                        break i;
+                        break (i, lane.ready.is_empty() && lane.in_flight == 1);
                     }
                     if lane.in_flight == 0 {
                         return;
                     }
-                    self.lane_changed.wait(&mut lane);
+                    match self.wait.run.wake_time(None) {
+                        Some(t) => {
+                            if self.lane_changed.wait_until(&mut lane, t).timed_out() {
+                                // Never hold the lane's lock while the check takes the GIL.
+                                if let Err(e) =
+                                    parking_lot::MutexGuard::unlocked(&mut lane, || self.wait.run.poll_interrupt())
+                                {
+                                    self.fail(e);
+                                }
+                            }
+                        }
+                        None => self.lane_changed.wait(&mut lane),
+                    }
                 }
             };
-            if let Some(n) = self.run_one(idx, scope) {
-                self.dispatch(n, scope);
+            if self.is_over() {
+                self.finish();
+                continue;
             }
-            self.finish();
+            let mut started = match self.start(idx) {
+                Ok(s) => s,
+                Err(e) => {
+                    self.complete(idx, Err(e), scope);
+                    self.finish();
+                    continue;
+                }
+            };
+            started.ctx.wait.nonblocking = !alone;
+            match self.compute(&mut started) {
+                Err(e) if e.is_would_block() => {
+                    started.ctx.wait.nonblocking = false;
+                    let waiter = std::thread::Builder::new().name("ferroflow-blocked-step".into());
+                    let spawned = waiter.spawn_scoped(threads, move || {
+                        let result = self.compute(&mut started).and_then(|()| self.store(started));
+                        if let Some(n) = self.complete(idx, result, scope) {
+                            self.dispatch(n, scope);
+                        }
+                        self.finish();
+                    });
+                    if let Err(e) = spawned {
+                        let e = Error::new(Code::ResourceExhausted, format!("could not start a thread: {e}"));
+                        self.complete(idx, Err(e), scope);
+                        self.finish();
+                    }
+                }
+                result => {
+                    if let Some(n) = self.complete(idx, result.and_then(|()| self.store(started)), scope) {
+                        self.dispatch(n, scope);
+                    }
+                    self.finish();
+                }
+            }
         }
     }
 }
@@ -474,14 +635,12 @@ fn run_parallel(
     pool: &rayon::ThreadPool,
     env: &ExecEnv,
     wait: Wait<'_>,
-    resources: &ResourceMgr,
     trace: Option<&StepTrace>,
 ) -> Result<Vec<Option<Value>>> {
     let state = ParallelRun {
         plan,
         env,
         wait,
-        resources,
         trace,
         values: values.into_iter().map(Mutex::new).collect(),
         pending: plan.steps.iter().map(|s| AtomicUsize::new(s.num_predecessors)).collect(),
@@ -493,12 +652,15 @@ fn run_parallel(
     };
     let roots: Vec<usize> = (0..plan.steps.len()).filter(|&i| plan.steps[i].num_predecessors == 0).collect();
     let st = &state;
-    // The closure runs on this (calling) thread, which serves the blocking steps.
+    // The closure runs on this (calling) thread, which serves the blocking steps; the
+    // threads of steps that wait are joined before the pool's scope ends.
     pool.in_place_scope(|scope| {
-        for r in roots {
-            st.dispatch(r, scope);
-        }
-        st.serve_lane(scope);
+        std::thread::scope(|threads| {
+            for r in roots {
+                st.dispatch(r, scope);
+            }
+            st.serve_lane(scope, threads);
+        });
     });
     if let Some(e) = state.error.into_inner() {
         return Err(e);

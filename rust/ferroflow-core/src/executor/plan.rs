@@ -325,8 +325,10 @@ impl Plan {
             }
         }
 
-        // Blocking steps (queues) do not prevent a parallel run: it executes them on the
-        // calling thread (see `executor::ParallelRun::serve_lane`).
+        // Blocking steps (queues) do not prevent a parallel run: it starts them on the
+        // calling thread (see `executor::ParallelRun::serve_lane`). A plan with more than
+        // one runs in parallel whatever its cost, so that one step waiting (a dequeue)
+        // never holds up another that would release it (an enqueue in the same run).
         let costs: Vec<f64> = entries
             .iter()
             .map(|e| match e {
@@ -334,7 +336,9 @@ impl Plan {
                 Entry::Copy { .. } => 0.0,
             })
             .collect();
-        let parallel = pool_threads > 1 && overlappable_work(&costs, &steps) >= PARALLEL_MIN_WORK;
+        let blocking_steps = steps.iter().filter(|s| s.blocking).count();
+        let parallel =
+            blocking_steps > 1 || (pool_threads > 1 && overlappable_work(&costs, &steps) >= PARALLEL_MIN_WORK);
         let device_names = devices.iter().map(|d| d.name.clone()).collect();
         Ok(Plan { steps, num_slots: next_slot, feeds: feed_slots, fetches: fetch_slots, uses, parallel, device_names })
     }

@@ -108,12 +108,14 @@ impl OpKernel for QueueOpsKernel {
         let queue = ctx.resource_input::<Queue>(0)?;
         match self.0 {
             QueueOp::Enqueue => {
-                let element = (1..ctx.num_inputs()).map(|i| ctx.take_input(i)).collect::<Result<Element>>()?;
+                // Inputs are cloned (shared, not copied), not taken: a try that would
+                // block must leave them for the retry.
+                let element = (1..ctx.num_inputs()).map(|i| ctx.input(i).cloned()).collect::<Result<Element>>()?;
                 queue.check_element(&element)?;
                 queue.enqueue(vec![element], ctx.wait)
             }
             QueueOp::EnqueueMany => {
-                let batch = (1..ctx.num_inputs()).map(|i| ctx.take_input(i)).collect::<Result<Vec<_>>>()?;
+                let batch = (1..ctx.num_inputs()).map(|i| ctx.input(i).cloned()).collect::<Result<Vec<_>>>()?;
                 let elements = split_batch(&queue, &batch)?;
                 queue.enqueue(elements, ctx.wait)
             }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use ferroflow_core::executor::GraphLock;
-use ferroflow_core::{AttrValue, DType, Graph, NodeSpec, Output, PartialShape, Session, SessionOptions, Tensor};
+use ferroflow_core::{AttrValue, DType, DirectSession, Graph, NodeSpec, Output, PartialShape, SessionOptions, Tensor};
 
 pub struct Builder {
     pub graph: Arc<GraphLock<Graph>>,
@@ -83,11 +83,11 @@ impl Builder {
         )
     }
 
-    pub fn session(&self, inter: usize) -> Session {
+    pub fn session(&self, inter: usize) -> Arc<DirectSession> {
         self.session_with(SessionOptions { inter_op_threads: inter, intra_op_threads: 1, ..Default::default() })
     }
 
-    pub fn session_with(&self, options: SessionOptions) -> Session {
-        Session::new(Arc::clone(&self.graph), options)
+    pub fn session_with(&self, options: SessionOptions) -> Arc<DirectSession> {
+        DirectSession::new(Arc::clone(&self.graph), options)
     }
 }

@@ -1,0 +1,176 @@
+//! Per-run cancellation: TF's step `CancellationManager`. Every `Session.run` has its
+//! own [`RunCancellation`]; an operation about to block (a queue wait) registers a
+//! [`Wake`] with it, so when another step of the same run fails, or the caller is
+//! interrupted (Ctrl-C), exactly that run's blocked operations are woken and fail with
+//! `Cancelled` while the run reports its first error. Other runs of the session, and
+//! other sessions, are not disturbed.
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+
+use crate::error::{Code, Error, Result};
+
+/// How often a run that may be interrupted checks for it while it waits.
+pub const INTERRUPT_POLL: Duration = Duration::from_millis(100);
+
+/// Something blocked on a condition variable that must re-check its cancellation.
+pub trait Wake: Send + Sync {
+    /// Wakes every waiter (taking the lock their condition is checked under, so a
+    /// waiter between its check and its wait cannot miss it).
+    fn wake(&self);
+}
+
+/// A check for an outside interrupt (the bindings poll Python's signal handlers):
+/// an `Err` cancels the run with that error.
+pub type InterruptCheck<'a> = &'a (dyn Fn() -> Result<()> + Sync);
+
+/// The cancellation state of one run.
+pub struct RunCancellation<'a> {
+    cancelled: AtomicBool,
+    next_id: AtomicU64,
+    waiters: Mutex<Vec<(u64, Arc<dyn Wake>)>>,
+    interrupt: Option<InterruptCheck<'a>>,
+    // The run's first error when an interrupt cancelled it (reported instead of the
+    // `Cancelled` statuses of the operations it woke).
+    interrupted: Mutex<Option<Error>>,
+}
+
+impl<'a> RunCancellation<'a> {
+    /// A run that is not cancelled; `interrupt`, if given, is polled while it waits.
+    pub const fn new(interrupt: Option<InterruptCheck<'a>>) -> Self {
+        RunCancellation {
+            cancelled: AtomicBool::new(false),
+            next_id: AtomicU64::new(0),
+            waiters: Mutex::new(Vec::new()),
+            interrupt,
+            interrupted: Mutex::new(None),
+        }
+    }
+
+    /// Whether the run was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Acquire)
+    }
+
+    /// Cancels the run: wakes every registered waiter. Returns false if it already was.
+    pub fn cancel(&self) -> bool {
+        if self.cancelled.swap(true, Ordering::AcqRel) {
+            return false;
+        }
+        // Wake outside the list's lock: a waiter registers while holding its own lock,
+        // and `wake` takes that lock.
+        let waiters: Vec<Arc<dyn Wake>> = self.waiters.lock().iter().map(|(_, w)| Arc::clone(w)).collect();
+        for w in waiters {
+            w.wake();
+        }
+        true
+    }
+
+    /// Registers `waker` until the returned guard drops. Register *before* checking
+    /// [`is_cancelled`](Self::is_cancelled): a cancel that comes later then wakes it.
+    pub fn register(&self, waker: Arc<dyn Wake>) -> Registration<'_, 'a> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        self.waiters.lock().push((id, waker));
+        Registration { run: self, id }
+    }
+
+    /// Whether an interrupt check is installed (waits then wake up to poll it).
+    pub fn polls_interrupts(&self) -> bool {
+        self.interrupt.is_some()
+    }
+
+    /// Runs the interrupt check; an interrupt cancels the run and is returned.
+    pub fn poll_interrupt(&self) -> Result<()> {
+        let Some(check) = self.interrupt else { return Ok(()) };
+        if let Err(e) = check() {
+            self.interrupted.lock().get_or_insert(e.clone());
+            self.cancel();
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// The error of an interrupt that cancelled the run, if one did.
+    pub fn interrupt_error(&self) -> Option<Error> {
+        self.interrupted.lock().clone()
+    }
+
+    /// When a wait starting now should wake to poll for interrupts (or `deadline`,
+    /// whichever is first).
+    pub fn wake_time(&self, deadline: Option<Instant>) -> Option<Instant> {
+        if !self.polls_interrupts() {
+            return deadline;
+        }
+        let poll = Instant::now() + INTERRUPT_POLL;
+        Some(deadline.map_or(poll, |d| d.min(poll)))
+    }
+}
+
+impl Default for RunCancellation<'_> {
+    fn default() -> Self {
+        RunCancellation::new(None)
+    }
+}
+
+/// A registered waiter; dropping it unregisters.
+pub struct Registration<'r, 'a> {
+    run: &'r RunCancellation<'a>,
+    id: u64,
+}
+
+impl Drop for Registration<'_, '_> {
+    fn drop(&mut self) {
+        let mut waiters = self.run.waiters.lock();
+        if let Some(i) = waiters.iter().position(|(id, _)| *id == self.id) {
+            waiters.swap_remove(i);
+        }
+    }
+}
+
+/// The error of an operation woken by its run's cancellation.
+pub fn cancelled(what: &str) -> Error {
+    Error::new(Code::Cancelled, format!("{what} operation was cancelled"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    struct Counter(AtomicUsize);
+    impl Wake for Counter {
+        fn wake(&self) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    #[test]
+    fn cancel_wakes_registered_waiters_once() {
+        let run = RunCancellation::default();
+        let a = Arc::new(Counter(AtomicUsize::new(0)));
+        let b = Arc::new(Counter(AtomicUsize::new(0)));
+        let _ra = run.register(Arc::clone(&a) as Arc<dyn Wake>);
+        {
+            let _rb = run.register(Arc::clone(&b) as Arc<dyn Wake>);
+        }
+        assert!(run.cancel());
+        assert!(!run.cancel(), "a second cancel is a no-op");
+        assert_eq!(a.0.load(Ordering::Relaxed), 1);
+        assert_eq!(b.0.load(Ordering::Relaxed), 0, "an unregistered waiter is not woken");
+        assert!(run.is_cancelled());
+    }
+
+    #[test]
+    fn an_interrupt_cancels_the_run_and_is_kept() {
+        let check = || Err(Error::new(Code::Cancelled, "interrupted"));
+        let run = RunCancellation::new(Some(&check));
+        assert!(run.polls_interrupts());
+        assert!(run.wake_time(None).is_some());
+        assert!(run.poll_interrupt().is_err());
+        assert!(run.is_cancelled());
+        assert_eq!(run.interrupt_error().unwrap().message, "interrupted");
+        assert!(RunCancellation::default().wake_time(None).is_none());
+    }
+}
