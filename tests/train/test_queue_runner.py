@@ -20,7 +20,6 @@ import numpy as np
 import pytest
 
 import ferroflow as ff
-from ferroflow import _ferroflow
 from ferroflow.protos import QueueRunnerDef
 from ferroflow.train import queue_runner
 
@@ -937,3 +936,43 @@ def test_racing_create_threads_calls_make_one_set_of_threads():
             t.start()
         coord.request_stop()
         coord.join(made[0], stop_grace_period_secs=10)
+
+
+def _runner_of_fetchables(lib):
+    """A runner over an imported graph whose enqueue "ops" are an imported op and a
+    tensor (the enqueue runs as its control dependency); the values the threads
+    enqueued, sorted, and the threads' classes."""
+    with lib.Graph().as_default() as source:
+        q = lib.FIFOQueue(10, lib.int64, shapes=[[]], name="q")
+        counter = lib.Variable(lib.constant(0, lib.int64), name="counter")
+        q.enqueue(lib.count_up_to(counter, 6), name="enqueue_op")
+        with lib.control_dependencies([q.enqueue(lib.count_up_to(counter, 6))]):
+            lib.constant(0, name="after_enqueue")
+        q.close(name="close")
+        q.close(cancel_pending_enqueues=True, name="cancel")
+        q.dequeue(name="dequeue")
+    names = ["q", "enqueue_op", "after_enqueue:0", "close", "cancel", "dequeue:0", "counter/Assign"]
+    with lib.Graph().as_default():
+        queue, op, tensor, close, cancel, dequeue, init = lib.import_graph_def(
+            source.as_graph_def(), return_elements=names, name=""
+        )
+        qr = lib.train.QueueRunner(queue, [op, tensor], close_op=close, cancel_op=cancel)
+        with lib.Session() as sess:
+            sess.run(init)
+            coord = lib.train.Coordinator()
+            threads = qr.create_threads(sess, coord=coord, start=True)
+            got = []
+            while True:
+                try:
+                    got.append(int(sess.run(dequeue)))
+                except lib.errors.OutOfRangeError:
+                    break
+            coord.request_stop()
+            coord.join(threads, stop_grace_period_secs=10)
+    return sorted(got), [isinstance(t, threading.Thread) for t in threads]
+
+
+def test_enqueue_ops_may_be_any_fetchable_as_tensorflow(tf1):
+    ours = _runner_of_fetchables(ff)
+    assert ours == _runner_of_fetchables(tf1)
+    assert ours == (list(range(6)), [True] * 3)

@@ -123,8 +123,11 @@ class Coordinator:
             cls._stops_in_core = False
 
     def _native_core(self) -> Any:
-        """The Rust core that native threads poll and report to, or None when this
-        coordinator's stop methods are Python code the threads must call instead."""
+        """The Rust core that native threads poll and report to.
+
+        None when this coordinator's stop methods are Python code that the threads
+        must call instead.
+        """
         return self._core if self._stops_in_core else None
 
     def __init__(self, clean_stop_exception_types: Iterable[type[BaseException]] | None = None):

@@ -176,8 +176,11 @@ class QueueRunner:
         return self._queue.name
 
     def _native_threads_for(self, sess, coord):
-        """Threads whose loops run in Rust, when `sess` and `coord` allow it (the
-        `_native_plan` / `_native_core` protocol); otherwise None."""
+        """Threads whose loops run in Rust, or None.
+
+        Only when `sess` and `coord` allow it: the `_native_plan` / `_native_core`
+        protocol.
+        """
         native_plan = getattr(sess, "_native_plan", None)
         core = None
         if coord is not None:
