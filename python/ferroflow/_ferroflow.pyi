@@ -20,6 +20,7 @@ __all__ = [
     "op_names",
     "queue_runner_jobs",
     "reset_sessions",
+    "training_op_signatures",
     "write_file_atomically",
 ]
 __version__: str
@@ -242,6 +243,11 @@ def queue_runner_jobs(
     closed_codes: list[int],
 ) -> list[RunnerJob]:
     """The loops of one `QueueRunner.create_threads` call (enqueues, then close-on-stop)."""
+
+def training_op_signatures() -> list[
+    tuple[str, list[tuple[str, str]], tuple[str, bool] | None, str]
+]:
+    """Every optimizer op's `(op, [(input, kind)], flag, doc)`; kind is ref, T, indices, step."""
 
 def reset_sessions(target: str, containers: list[str] = ...) -> None:
     """Resets `containers` on `target` and closes the sessions connected to it."""

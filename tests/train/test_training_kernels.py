@@ -223,3 +223,23 @@ def test_raw_ops_match_tensorflow(tf1, op_type, case, sparse, dtype):
     for want, got in zip(*results, strict=True):
         for w, g in zip(want, got, strict=True):
             np.testing.assert_allclose(g, w, **tol[dtype])
+
+
+def test_wrappers_derived_from_the_registry_have_tensorflows_signatures(tf1):
+    """The wrappers are made from the core's op table; each has TF's signature."""
+    import inspect
+
+    from tensorflow.python.ops import gen_training_ops
+
+    from ferroflow.ops import training_ops
+
+    assert len(training_ops.__all__) == 22
+    for name in training_ops.__all__:
+        ours = inspect.signature(getattr(training_ops, name))
+        theirs = inspect.signature(getattr(gen_training_ops, name))
+        assert [(p.name, p.default) for p in ours.parameters.values()] == [
+            (p.name, p.default) for p in theirs.parameters.values()
+        ], name
+    for op_type, *_ in ff._ferroflow.training_op_signatures():
+        doc = getattr(training_ops, training_ops._snake_case(op_type)).__doc__
+        assert f"Adds TF's `{op_type}` op" in doc, doc

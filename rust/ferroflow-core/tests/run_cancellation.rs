@@ -113,7 +113,8 @@ fn an_interrupt_cancels_a_waiting_run_and_leaves_the_queue_usable() {
         };
         let plan = sess.prepare(&[], &[d], &[]).unwrap();
         let started = Instant::now();
-        let err = sess.run_with(&plan, vec![], &RunArgs { interrupt: Some(&check), ..RunArgs::default() }).err().unwrap();
+        let err =
+            sess.run_with(&plan, vec![], &RunArgs { interrupt: Some(&check), ..RunArgs::default() }).err().unwrap();
         assert_eq!((err.code, err.message.as_str()), (Code::Cancelled, "interrupted"));
         assert_eq!(polls.load(Ordering::Relaxed), 3, "polled every 100 ms while waiting");
         assert!(started.elapsed() < Duration::from_secs(4));

@@ -18,6 +18,36 @@ fn op_names() -> Vec<&'static str> {
     ferroflow_core::ops::op_names()
 }
 
+/// One training op's signature from the core's table: `(op, [(input, kind)], flag,
+/// doc)`, where kind is `ref`, `T`, `indices` or `step` and flag is the op's bool
+/// attr besides `use_locking` with its default (or None).
+type TrainingSignature = (&'static str, Vec<(&'static str, &'static str)>, Option<(&'static str, bool)>, String);
+
+/// The signatures of every optimizer op, from which Python derives its wrappers.
+#[pyfunction]
+fn training_op_signatures() -> Vec<TrainingSignature> {
+    use ferroflow_core::ops::training::InputKind;
+    ferroflow_core::ops::training::training_op_signatures()
+        .into_iter()
+        .map(|s| {
+            let inputs = s
+                .inputs
+                .into_iter()
+                .map(|(name, kind)| {
+                    let kind = match kind {
+                        InputKind::Ref => "ref",
+                        InputKind::Typed => "T",
+                        InputKind::Indices => "indices",
+                        InputKind::Step => "step",
+                    };
+                    (name, kind)
+                })
+                .collect();
+            (s.op, inputs, s.flag, s.doc)
+        })
+        .collect()
+}
+
 /// Writes `data` to `path` atomically and durably (a synced temporary file renamed
 /// into place, then the directory synced), raising TF's error class for an OS error.
 #[pyfunction]
@@ -43,6 +73,7 @@ fn _ferroflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(threads::queue_runner_jobs, m)?)?;
     m.add_function(wrap_pyfunction!(session::reset_sessions, m)?)?;
     m.add_function(wrap_pyfunction!(op_names, m)?)?;
+    m.add_function(wrap_pyfunction!(training_op_signatures, m)?)?;
     m.add_function(wrap_pyfunction!(write_file_atomically, m)?)?;
     Ok(())
 }

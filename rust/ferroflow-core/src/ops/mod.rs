@@ -19,7 +19,7 @@ mod random;
 mod reduce;
 mod state;
 mod summary;
-mod training;
+pub mod training;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;

@@ -37,15 +37,14 @@ enum Family {
     CenteredRmsProp,
 }
 
-/// Where one op's inputs are.
+/// Where one op's inputs are. Its scalar hyper-parameters are the inputs that are
+/// none of the others, and the kernel reads them by name.
 struct Spec {
     op: &'static str,
     family: Family,
     inputs: &'static [&'static str],
     /// The variable, then its slots (ref inputs), in lock order.
     refs: &'static [usize],
-    /// Scalar hyper-parameters of the variable's type, in the rule's order.
-    hyper: &'static [usize],
     grad: usize,
     /// The sparse ops' row indices.
     indices: Option<usize>,
@@ -53,6 +52,72 @@ struct Spec {
     step: Option<usize>,
     /// The op's one bool attr besides `use_locking`, and its default.
     flag: Option<(&'static str, bool)>,
+    /// What the op computes (the Python wrapper's docstring).
+    doc: &'static str,
+}
+
+impl Spec {
+    fn hyper(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.inputs.len())
+            .filter(|&i| !self.refs.contains(&i) && i != self.grad && Some(i) != self.indices && Some(i) != self.step)
+    }
+}
+
+/// How a training op's input is given: a variable or slot reference, a value of the
+/// variable's type (hyper-parameters, gradient), the sparse ops' indices, or
+/// AdagradDA's int64 global step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputKind {
+    /// A reference variable (the variable, or one of its slots).
+    Ref,
+    /// A tensor of the variable's dtype.
+    Typed,
+    /// An int32 or int64 vector of rows.
+    Indices,
+    /// An int64 scalar step.
+    Step,
+}
+
+/// The signature of one optimizer op, for the Python wrappers derived from it.
+pub struct TrainingOpSignature {
+    /// TF's op name (`ApplyAdam`).
+    pub op: &'static str,
+    /// Inputs in TF's order, with how each is given.
+    pub inputs: Vec<(&'static str, InputKind)>,
+    /// The op's bool attr besides `use_locking`, with its default.
+    pub flag: Option<(&'static str, bool)>,
+    /// What it computes.
+    pub doc: String,
+}
+
+/// Every optimizer op's signature, in table order: the one source of the Python
+/// wrappers in `ferroflow.ops.training_ops`.
+pub fn training_op_signatures() -> Vec<TrainingOpSignature> {
+    SPECS
+        .iter()
+        .map(|s| TrainingOpSignature {
+            op: s.op,
+            inputs: s
+                .inputs
+                .iter()
+                .enumerate()
+                .map(|(i, &name)| {
+                    let kind = if s.refs.contains(&i) {
+                        InputKind::Ref
+                    } else if Some(i) == s.indices {
+                        InputKind::Indices
+                    } else if Some(i) == s.step {
+                        InputKind::Step
+                    } else {
+                        InputKind::Typed
+                    };
+                    (name, kind)
+                })
+                .collect(),
+            flag: s.flag,
+            doc: if s.indices.is_some() { format!("{}{ON_ROWS}", s.doc) } else { s.doc.to_string() },
+        })
+        .collect()
 }
 
 const NESTEROV: (&str, bool) = ("use_nesterov", false);
@@ -70,77 +135,110 @@ macro_rules! opt {
 }
 
 macro_rules! spec {
-    ($op:literal, $family:ident, [$($input:literal),*], refs $refs:expr, hyper $hyper:expr, grad $grad:literal
-     $(, indices $idx:literal)? $(, step $step:literal)? $(, flag $flag:ident)?) => {
+    ($op:literal, $family:ident, [$($input:literal),*], refs $refs:expr, grad $grad:literal
+     $(, indices $idx:literal)? $(, step $step:literal)? $(, flag $flag:ident)?, $doc:literal) => {
         Spec {
             op: $op,
             family: Family::$family,
             inputs: &[$($input),*],
             refs: &$refs,
-            hyper: &$hyper,
             grad: $grad,
             indices: opt!($($idx)?),
             step: opt!($($step)?),
             flag: opt!($($flag)?),
+            doc: $doc,
         }
     };
 }
 
+/// The most hyper-parameters an op has (Adam's six).
+const MAX_HYPER: usize = 6;
+
+const ON_ROWS: &str = " on the rows `indices` of the variable and its slots (`grad` holds one row per \
+     index; a repeated index updates its row once per occurrence).";
+
 /// Every optimizer op, with TF's input order.
 static SPECS: &[Spec] = &[
-    spec!("ApplyGradientDescent", GradientDescent, ["var", "alpha", "delta"], refs [0], hyper [1], grad 2),
+    spec!("ApplyGradientDescent", GradientDescent, ["var", "alpha", "delta"], refs [0], grad 2,
+        "`var -= alpha * delta`."),
     spec!("ApplyProximalGradientDescent", ProximalGradientDescent, ["var", "alpha", "l1", "l2", "delta"],
-        refs [0], hyper [1, 2, 3], grad 4),
+        refs [0], grad 4,
+        "FOBOS's proximal step after `prox = var - alpha * delta`:\n\n\
+         `var = sign(prox) * max(|prox| - alpha * l1, 0) / (1 + alpha * l2)`."),
     spec!("SparseApplyProximalGradientDescent", ProximalGradientDescent,
-        ["var", "alpha", "l1", "l2", "grad", "indices"], refs [0], hyper [1, 2, 3], grad 4, indices 5),
+        ["var", "alpha", "l1", "l2", "grad", "indices"], refs [0], grad 4, indices 5,
+        "`apply_proximal_gradient_descent`"),
     spec!("ApplyAdadelta", Adadelta, ["var", "accum", "accum_update", "lr", "rho", "epsilon", "grad"],
-        refs [0, 1, 2], hyper [3, 4, 5], grad 6),
+        refs [0, 1, 2], grad 6,
+        "Zeiler's Adadelta step:\n\n\
+         `accum = rho * accum + (1 - rho) * grad^2`;\n\
+         `update = sqrt(accum_update + epsilon) / sqrt(accum + epsilon) * grad`;\n\
+         `var -= lr * update`; `accum_update = rho * accum_update + (1 - rho) * update^2`."),
     spec!("SparseApplyAdadelta", Adadelta,
         ["var", "accum", "accum_update", "lr", "rho", "epsilon", "grad", "indices"],
-        refs [0, 1, 2], hyper [3, 4, 5], grad 6, indices 7),
-    spec!("ApplyAdagrad", Adagrad, ["var", "accum", "lr", "grad"], refs [0, 1], hyper [2], grad 3,
-        flag UPDATE_SLOTS),
-    spec!("SparseApplyAdagrad", Adagrad, ["var", "accum", "lr", "grad", "indices"], refs [0, 1], hyper [2],
-        grad 3, indices 4, flag UPDATE_SLOTS),
+        refs [0, 1, 2], grad 6, indices 7, "`apply_adadelta`"),
+    spec!("ApplyAdagrad", Adagrad, ["var", "accum", "lr", "grad"], refs [0, 1], grad 3, flag UPDATE_SLOTS,
+        "Adagrad: `accum += grad^2` (if `update_slots`); `var -= lr * grad / sqrt(accum)`."),
+    spec!("SparseApplyAdagrad", Adagrad, ["var", "accum", "lr", "grad", "indices"], refs [0, 1],
+        grad 3, indices 4, flag UPDATE_SLOTS, "`apply_adagrad`"),
     spec!("ApplyProximalAdagrad", ProximalAdagrad, ["var", "accum", "lr", "l1", "l2", "grad"], refs [0, 1],
-        hyper [2, 3, 4], grad 5),
+        grad 5, "`accum += grad^2`, then the proximal step with the rate `lr / sqrt(accum)`."),
     spec!("SparseApplyProximalAdagrad", ProximalAdagrad, ["var", "accum", "lr", "l1", "l2", "grad", "indices"],
-        refs [0, 1], hyper [2, 3, 4], grad 5, indices 6),
+        refs [0, 1], grad 5, indices 6, "`apply_proximal_adagrad`"),
     spec!("ApplyAdagradDA", AdagradDa,
         ["var", "gradient_accumulator", "gradient_squared_accumulator", "grad", "lr", "l1", "l2", "global_step"],
-        refs [0, 1, 2], hyper [4, 5, 6], grad 3, step 7),
+        refs [0, 1, 2], grad 3, step 7,
+        "Adagrad dual averaging.\n\n\
+         Accumulates `grad` (g) and `grad^2` (gg), then\n\
+         `var = -lr * sign(g) * max(|g| - l1 * t, 0) / (l2 * t * lr + sqrt(gg))`."),
     spec!("SparseApplyAdagradDA", AdagradDa,
         ["var", "gradient_accumulator", "gradient_squared_accumulator", "grad", "indices", "lr", "l1", "l2",
          "global_step"],
-        refs [0, 1, 2], hyper [5, 6, 7], grad 3, indices 4, step 8),
+        refs [0, 1, 2], grad 3, indices 4, step 8, "`apply_adagrad_da`"),
     spec!("ApplyFtrl", Ftrl, ["var", "accum", "linear", "grad", "lr", "l1", "l2", "lr_power"], refs [0, 1, 2],
-        hyper [4, 5, 6, 7], grad 3, flag LINEAR_BY_LR),
+        grad 3, flag LINEAR_BY_LR,
+        "FTRL-Proximal: `accum_new = accum + grad^2`;\n\
+         `linear += grad - (accum_new^-lr_power - accum^-lr_power) / lr * var`;\n\
+         `var = (sign(linear) * l1 - linear) / (accum_new^-lr_power / lr + 2 * l2)` where\n\
+         `|linear| > l1`, else 0."),
     spec!("SparseApplyFtrl", Ftrl, ["var", "accum", "linear", "grad", "indices", "lr", "l1", "l2", "lr_power"],
-        refs [0, 1, 2], hyper [5, 6, 7, 8], grad 3, indices 4, flag LINEAR_BY_LR),
+        refs [0, 1, 2], grad 3, indices 4, flag LINEAR_BY_LR, "`apply_ftrl`"),
     spec!("ApplyFtrlV2", FtrlV2,
         ["var", "accum", "linear", "grad", "lr", "l1", "l2", "l2_shrinkage", "lr_power"],
-        refs [0, 1, 2], hyper [4, 5, 6, 7, 8], grad 3, flag LINEAR_BY_LR),
+        refs [0, 1, 2], grad 3, flag LINEAR_BY_LR,
+        "`apply_ftrl` with online L2 shrinkage: the linear term uses\n\
+         `grad + 2 * l2_shrinkage * var`."),
     spec!("SparseApplyFtrlV2", FtrlV2,
         ["var", "accum", "linear", "grad", "indices", "lr", "l1", "l2", "l2_shrinkage", "lr_power"],
-        refs [0, 1, 2], hyper [5, 6, 7, 8, 9], grad 3, indices 4, flag LINEAR_BY_LR),
-    spec!("ApplyMomentum", Momentum, ["var", "accum", "lr", "grad", "momentum"], refs [0, 1], hyper [2, 4],
-        grad 3, flag NESTEROV),
+        refs [0, 1, 2], grad 3, indices 4, flag LINEAR_BY_LR, "`apply_ftrl_v2`"),
+    spec!("ApplyMomentum", Momentum, ["var", "accum", "lr", "grad", "momentum"], refs [0, 1],
+        grad 3, flag NESTEROV,
+        "`accum = accum * momentum + grad`; `var -= lr * accum` (Nesterov:\n\
+         `var -= lr * (grad + momentum * accum)`)."),
     spec!("SparseApplyMomentum", Momentum, ["var", "accum", "lr", "grad", "indices", "momentum"], refs [0, 1],
-        hyper [2, 5], grad 3, indices 4, flag NESTEROV),
+        grad 3, indices 4, flag NESTEROV, "`apply_momentum`"),
     spec!("ApplyAdam", Adam,
         ["var", "m", "v", "beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "grad"],
-        refs [0, 1, 2], hyper [3, 4, 5, 6, 7, 8], grad 9, flag NESTEROV),
+        refs [0, 1, 2], grad 9, flag NESTEROV,
+        "Adam: `lr_t = lr * sqrt(1 - beta2_power) / (1 - beta1_power)`;\n\
+         `m = beta1 * m + (1 - beta1) * grad`; `v = beta2 * v + (1 - beta2) * grad^2`;\n\
+         `var -= lr_t * m / (sqrt(v) + epsilon)` (Nesterov: `m` replaced by\n\
+         `beta1 * m + (1 - beta1) * grad` once more)."),
     spec!("ApplyRMSProp", RmsProp, ["var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"],
-        refs [0, 1, 2], hyper [3, 4, 5, 6], grad 7),
+        refs [0, 1, 2], grad 7,
+        "RMSProp: `ms = rho * ms + (1 - rho) * grad^2`;\n\
+         `mom = momentum * mom + lr * grad / sqrt(ms + epsilon)`; `var -= mom`."),
     spec!("SparseApplyRMSProp", RmsProp,
         ["var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad", "indices"],
-        refs [0, 1, 2], hyper [3, 4, 5, 6], grad 7, indices 8),
+        refs [0, 1, 2], grad 7, indices 8, "`apply_rms_prop`"),
     spec!("ApplyCenteredRMSProp", CenteredRmsProp,
         ["var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"],
-        refs [0, 1, 2, 3], hyper [4, 5, 6, 7], grad 8),
+        refs [0, 1, 2, 3], grad 8,
+        "Centered RMSProp: as `apply_rms_prop`, with `mg = rho * mg + (1 - rho) * grad` and\n\
+         the denominator `sqrt(ms - mg^2 + epsilon)`."),
     spec!("SparseApplyCenteredRMSProp", CenteredRmsProp,
         ["var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad", "indices"],
-        refs [0, 1, 2, 3], hyper [4, 5, 6, 7], grad 8, indices 9),
+        refs [0, 1, 2, 3], grad 8, indices 9, "`apply_centered_rms_prop`"),
 ];
 
 fn spec_of(op: &str) -> Result<&'static Spec> {
@@ -214,7 +312,7 @@ fn infer_apply(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
             }
         }
     }
-    s.hyper.iter().try_for_each(|&i| ctx.check_rank(i, 0))?;
+    s.hyper().try_for_each(|i| ctx.check_rank(i, 0))?;
     Ok(vec![OutputSpec { dtype: t, shape, is_ref: true }])
 }
 
@@ -300,7 +398,20 @@ impl ApplyKernel {
     /// the op's rule.
     fn update<T: Float + Element>(&self, ctx: &OpContext<'_>, refs: &[Arc<Var>]) -> Result<()> {
         let s = self.spec;
-        let h: Vec<T> = s.hyper.iter().map(|&i| scalar::<T>(ctx, i, s.inputs[i])).collect::<Result<_>>()?;
+        // Hyper-parameters by name: read (and checked to be scalars) before locking.
+        let mut hyper = [T::ZERO; MAX_HYPER];
+        let mut names = [""; MAX_HYPER];
+        for (k, i) in s.hyper().enumerate() {
+            hyper[k] = scalar::<T>(ctx, i, s.inputs[i])?;
+            names[k] = s.inputs[i];
+        }
+        let h = |name: &str| -> Result<T> {
+            names
+                .iter()
+                .position(|n| *n == name)
+                .map(|k| hyper[k])
+                .ok_or_else(|| Error::new(Code::Internal, format!("{} has no hyper-parameter {name}", s.op)))
+        };
         let step = s.step.map(|i| scalar::<i64>(ctx, i, s.inputs[i])).transpose()?;
         let grad = ctx.input(s.grad)?;
         let mut guards = refs.iter().map(|r| r.write()).collect::<Result<Vec<_>>>()?;
@@ -334,24 +445,37 @@ impl ApplyKernel {
             env: ctx.env,
         };
         let f = self.flag;
+        let rms = || -> Result<RmsProp<T>> {
+            Ok(RmsProp { lr: h("lr")?, rho: h("rho")?, momentum: h("momentum")?, epsilon: h("epsilon")? })
+        };
+        let proximal = |lr: &str| -> Result<ProximalGradientDescent<T>> {
+            Ok(ProximalGradientDescent::new(h(lr)?, h("l1")?, h("l2")?))
+        };
+        let adam = || -> Result<[T; 6]> {
+            Ok([h("lr")?, h("beta1_power")?, h("beta2_power")?, h("beta1")?, h("beta2")?, h("epsilon")?])
+        };
         match s.family {
-            Family::GradientDescent => run.go(GradientDescent { alpha: h[0] }),
-            Family::ProximalGradientDescent => run.go(ProximalGradientDescent::new(h[0], h[1], h[2])),
-            Family::Adadelta => run.go(Adadelta { lr: h[0], rho: h[1], epsilon: h[2] }),
-            Family::Adagrad if f => run.go(Adagrad::<T, true> { lr: h[0] }),
-            Family::Adagrad => run.go(Adagrad::<T, false> { lr: h[0] }),
-            Family::ProximalAdagrad => run.go(ProximalAdagrad(ProximalGradientDescent::new(h[0], h[1], h[2]))),
-            Family::AdagradDa => run.go(AdagradDa::new(h[0], h[1], h[2], step.unwrap_or_default())),
-            Family::Ftrl => run.ftrl(f, [h[0], h[1], h[2], T::ZERO, h[3]]),
-            Family::FtrlV2 => run.ftrl(f, [h[0], h[1], h[2], h[3], h[4]]),
-            Family::Momentum if f => run.go(Momentum::<T, true> { lr: h[0], momentum: h[1] }),
-            Family::Momentum => run.go(Momentum::<T, false> { lr: h[0], momentum: h[1] }),
-            Family::Adam if f => run.go(Adam::<T, true>::new(h[2], h[0], h[1], h[3], h[4], h[5])),
-            Family::Adam => run.go(Adam::<T, false>::new(h[2], h[0], h[1], h[3], h[4], h[5])),
-            Family::RmsProp => run.go(RmsProp { lr: h[0], rho: h[1], momentum: h[2], epsilon: h[3] }),
-            Family::CenteredRmsProp => {
-                run.go(CenteredRmsProp(RmsProp { lr: h[0], rho: h[1], momentum: h[2], epsilon: h[3] }))
+            Family::GradientDescent => run.go(GradientDescent { alpha: h("alpha")? }),
+            Family::ProximalGradientDescent => run.go(proximal("alpha")?),
+            Family::Adadelta => run.go(Adadelta { lr: h("lr")?, rho: h("rho")?, epsilon: h("epsilon")? }),
+            Family::Adagrad if f => run.go(Adagrad::<T, true> { lr: h("lr")? }),
+            Family::Adagrad => run.go(Adagrad::<T, false> { lr: h("lr")? }),
+            Family::ProximalAdagrad => run.go(ProximalAdagrad(proximal("lr")?)),
+            Family::AdagradDa => run.go(AdagradDa::new(h("lr")?, h("l1")?, h("l2")?, step.unwrap_or_default())),
+            Family::Ftrl => run.ftrl(f, [h("lr")?, h("l1")?, h("l2")?, T::ZERO, h("lr_power")?]),
+            Family::FtrlV2 => run.ftrl(f, [h("lr")?, h("l1")?, h("l2")?, h("l2_shrinkage")?, h("lr_power")?]),
+            Family::Momentum if f => run.go(Momentum::<T, true> { lr: h("lr")?, momentum: h("momentum")? }),
+            Family::Momentum => run.go(Momentum::<T, false> { lr: h("lr")?, momentum: h("momentum")? }),
+            Family::Adam => {
+                let [lr, beta1_power, beta2_power, beta1, beta2, epsilon] = adam()?;
+                if f {
+                    run.go(Adam::<T, true>::new(lr, beta1_power, beta2_power, beta1, beta2, epsilon))
+                } else {
+                    run.go(Adam::<T, false>::new(lr, beta1_power, beta2_power, beta1, beta2, epsilon))
+                }
             }
+            Family::RmsProp => run.go(rms()?),
+            Family::CenteredRmsProp => run.go(CenteredRmsProp(rms()?)),
         }
     }
 }
@@ -387,5 +511,28 @@ impl<T: Float> Run<'_, T> {
             (false, false) => self.go(Ftrl::<T, false, false> { lr, l1, l2, l2_shrinkage, lr_power }),
             (false, true) => self.go(Ftrl::<T, false, true> { lr, l1, l2, l2_shrinkage, lr_power }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_spec_is_consistent() {
+        for s in SPECS {
+            let hyper: Vec<usize> = s.hyper().collect();
+            assert!(!hyper.is_empty() && hyper.len() <= MAX_HYPER, "{}", s.op);
+            assert_eq!(s.inputs[s.refs[0]], "var", "{}", s.op);
+            assert!(s.inputs[s.grad] == "grad" || s.inputs[s.grad] == "delta", "{}", s.op);
+            assert_eq!(s.indices.map(|i| s.inputs[i]), s.op.starts_with("Sparse").then_some("indices"), "{}", s.op);
+        }
+        let sigs = training_op_signatures();
+        let adam = sigs.iter().find(|s| s.op == "ApplyAdam").unwrap();
+        assert_eq!(adam.inputs[3], ("beta1_power", InputKind::Typed));
+        assert_eq!(adam.flag, Some(("use_nesterov", false)));
+        let sparse = sigs.iter().find(|s| s.op == "SparseApplyMomentum").unwrap();
+        assert!(sparse.doc.starts_with("`apply_momentum` on the rows `indices`"), "{}", sparse.doc);
+        assert_eq!(sparse.inputs[4], ("indices", InputKind::Indices));
     }
 }
