@@ -14,6 +14,8 @@ from __future__ import annotations
 import functools
 import operator
 
+from ..protos import TensorShapeProto
+
 __all__ = [
     "Dimension",
     "TensorShape",
@@ -569,8 +571,6 @@ class TensorShape:
 
     def as_proto(self):
         """The shape as a `TensorShapeProto` (`-1` for unknown dimensions)."""
-        from ..protos import TensorShapeProto
-
         if self._dims is None:
             return TensorShapeProto(unknown_rank=True)
         return TensorShapeProto(

@@ -253,3 +253,7 @@ def _check_index(idx, allow_none):
         "Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
         f"tf.int32/tf.int64 tensors are valid indices, got {idx!r}"
     )
+
+
+# `t[...]` (TF installs it from array_ops): the framework's Tensor knows no op module.
+ops.Tensor._override_operator("__getitem__", slice_helper)
