@@ -15,7 +15,7 @@ import time
 import weakref
 
 from .. import _ferroflow
-from ..framework import ops
+from ..framework import meta_graph, ops
 from ..protos import Event, GraphDef, MetaGraphDef, SessionLog, TaggedRunMetadata
 
 # Open writers, closed at interpreter exit so queued events reach the disk.
@@ -81,12 +81,10 @@ class FileWriter:
         if graph is not None or graph_def is not None:
             self.add_graph(graph=graph, graph_def=graph_def)
             # As TF 1.x's writer: the meta graph too (the graph's collections with it).
-            from ..train.saver import export_meta_graph
-
             if isinstance(graph, ops.Graph):
-                self.add_meta_graph(export_meta_graph(graph=graph))
+                self.add_meta_graph(meta_graph.create_meta_graph_def(graph=graph))
             else:
-                self.add_meta_graph(export_meta_graph(graph_def=graph_def or graph))
+                self.add_meta_graph(meta_graph.create_meta_graph_def(graph_def=graph_def or graph))
 
     def _open(self):
         max_queue, flush_secs, suffix = self._options

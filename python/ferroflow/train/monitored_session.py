@@ -28,6 +28,7 @@ from ..ops.variables import (
 from ..protos import RunMetadata, RunOptions
 from ..summary import merge_all
 from . import coordinator, queue_runner
+from .basic_session_run_hooks import CheckpointSaverHook, StepCounterHook, SummarySaverHook
 from .saver import Saver
 from .session_manager import SessionManager
 from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunValues
@@ -747,12 +748,6 @@ def MonitoredTrainingSession(
     Returns:
         A `MonitoredSession`.
     """
-    from .basic_session_run_hooks import (
-        CheckpointSaverHook,
-        StepCounterHook,
-        SummarySaverHook,
-    )
-
     if save_summaries_steps is USE_DEFAULT and save_summaries_secs is USE_DEFAULT:
         save_summaries_steps, save_summaries_secs = 100, None
     elif save_summaries_secs is USE_DEFAULT:
