@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
@@ -89,8 +90,11 @@ def _filled(value, shape, dtype, name):
     fill_value = b"" if dtype == dtypes.string else value
     is_tensor = isinstance(shape, ops.Tensor) or hasattr(shape, "_as_graph_element")
     if not is_tensor:
-        dims = tensor_shape.as_shape(shape).as_list()
-        if np.prod(dims, dtype=object) < _SMALL_CONSTANT_ELEMENTS:
+        listed = tensor_shape.as_shape(shape).as_list()
+        dims = [d for d in listed if d is not None]
+        if len(dims) != len(listed):  # TF's error for a None in a shape
+            raise TypeError("Expected int32, but got None of type 'NoneType'.")
+        if math.prod(dims) < _SMALL_CONSTANT_ELEMENTS:
             return constant_op.constant(
                 np.full(dims, fill_value, dtype=dtype.as_numpy_dtype), name=name
             )

@@ -23,6 +23,9 @@ class Variable:
         ```
     """
 
+    # numpy defers binary operators to a Variable on the right-hand side (as to Tensor).
+    __array_priority__ = 100
+
     def __init__(
         self,
         initial_value=None,
@@ -312,7 +315,6 @@ for _dunder in (
     "__getitem__",
 ):
     setattr(Variable, _dunder, _delegate_operator(_dunder))
-Variable.__array_priority__ = 100
 
 
 # -- collections and initializers ---------------------------------------------------

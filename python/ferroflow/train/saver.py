@@ -298,7 +298,7 @@ class Saver:
         """The `SaverDef` naming this saver's filename tensor, save tensor and restore op."""
         return self.saver_def
 
-    def to_proto(self, export_scope=None) -> SaverDef:
+    def to_proto(self, export_scope=None) -> SaverDef | None:
         """The `SaverDef` (for the `savers` collection of a meta graph)."""
         if export_scope is None:
             return self.saver_def

@@ -344,7 +344,7 @@ class Supervisor:
         if self._global_step is not None and self._summary_writer:
             current_step = training_util.global_step(sess, self._global_step)
             self._summary_writer.add_session_log(SessionLog(status=SessionLog.START), current_step)
-        threads = []
+        threads: list[coordinator.LooperThread] = []
         if self._save_summaries_secs and self._summary_writer:
             if self._summary_op is not None:
                 threads.append(SVSummaryThread(self, sess))
