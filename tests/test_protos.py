@@ -5,9 +5,12 @@ TensorFlow's protos (same number, type and label), so our bytes parse as TF's an
 theirs as ours; enums must agree value for value.
 """
 
+import ast
 import importlib
+import pathlib
 
 import pytest
+from google.protobuf.message import Message
 
 import ferroflow as ff
 from ferroflow import protos
@@ -169,3 +172,13 @@ def test_event_bytes_match_tensorflow():
     back = event_pb2.Event.FromString(protos.Event(step=3, session_log=log).SerializeToString())
     assert back.session_log.status == event_pb2.SessionLog.CHECKPOINT
     assert back.session_log.checkpoint_path == "m.ckpt-3"
+
+
+def test_the_type_stub_names_every_message_class():
+    # `protos/__init__.pyi` (what type checkers read) must list what `__init__.py` builds.
+    stub = ast.parse((pathlib.Path(protos.__file__).parent / "__init__.pyi").read_text())
+    classes = {n.name for n in stub.body if isinstance(n, ast.ClassDef)}
+    public = {name for name in classes if not name.startswith("_")}
+    assert public | {"DataType"} == set(protos.__all__)
+    for name in public:
+        assert issubclass(getattr(protos, name), Message), name

@@ -218,3 +218,6 @@ def test_dropout_statistics_and_gradient():
         ff.nn.dropout(x)
     with pytest.raises(ValueError, match="scalar"):
         ff.nn.dropout(x, rate=[0.5])
+    # A rate tensor of another dtype is TF's error (it was an AttributeError).
+    with pytest.raises(ValueError, match=r"`x.dtype` must be compatible with `rate.dtype`"):
+        ff.nn.dropout(x, rate=ff.constant(0.5, ff.float64))

@@ -140,7 +140,7 @@ class Timeline:
 
     def __init__(self, step_stats, graph=None):
         self._origin_step_stats = step_stats
-        self._step_stats = None
+        self._step_stats = step_stats  # or a copy with op times stretched (_select_op_times)
         self._graph = graph
         self._trace = _ChromeTrace()
         self._next_pid = 0
@@ -168,7 +168,7 @@ class Timeline:
             for d in self._step_stats.dev_stats
             if "/stream:all" not in d.device and "/job" in d.device
         ]
-        spans = {}
+        spans: dict[str, tuple[int, int]] = {}
         for dev in kernels:
             for k in dev.node_stats:
                 name, _ = _kernel_label(k.timeline_label, k.node_name)

@@ -148,7 +148,7 @@ class OpError(Exception):
             # Print the frames shared with the previous traceback once, eliding repeats.
             is_eliding = False
             elide_count = 0
-            last_elided_line = None
+            last_elided_line = ""  # set before it is written: elide_count > 0
             for line, line_in_prev in zip(curr_traceback_list, prev_traceback_list, strict=False):
                 if line == line_in_prev:
                     if is_eliding:
@@ -414,7 +414,8 @@ def _make_specific_exception(node_def, op, message, error_code) -> OpError:
     """Return an instance of the `OpError` subclass for `error_code` (`UnknownError` if none)."""
     try:
         exc_type = exception_type_from_error_code(error_code)
-        return exc_type(node_def, op, message)
+        # A subclass from the table: its constructor supplies its own error code.
+        return exc_type(node_def, op, message)  # type: ignore[call-arg]
     except KeyError:
         warnings.warn(f"Unknown error code: {error_code:d}", stacklevel=2)
         return UnknownError(node_def, op, message, error_code)

@@ -1,4 +1,8 @@
-"""`tf.constant` and the conversion of Python/numpy values to constant tensors."""
+"""`tf.constant` and the conversion of Python/numpy values to constant tensors.
+
+Importing this module registers those conversions with `ops.convert_to_tensor` (as
+TF's constant_op does), so `ops` converts values without importing it.
+"""
 
 from __future__ import annotations
 
@@ -127,3 +131,61 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
 def is_constant(t) -> bool:
     """Whether `t` is the output of a `Const` op."""
     return isinstance(t, ops.Tensor) and t.op.type == "Const"
+
+
+def _constant_tensor_conversion_function(v, dtype=None, name=None, as_ref=False):
+    del as_ref  # a constant is never a reference
+    return constant(v, dtype=dtype, name=name)
+
+
+# Lists and tuples first, then any other object (numpy arrays, Python numbers,
+# strings): the fallback that user-registered types (priority 100) run before.
+ops.register_tensor_conversion_function((list, tuple), _constant_tensor_conversion_function, 100)
+ops.register_tensor_conversion_function(object, _constant_tensor_conversion_function, 200)
+
+
+def _tensor_shape_tensor_conversion_function(s, dtype=None, name=None, as_ref=False):
+    """A fully defined `TensorShape` as an int32 (int64 if a dimension needs it) vector."""
+    del as_ref
+    if not s.is_fully_defined():
+        raise ValueError(f"Cannot convert a partially known TensorShape {s} to a Tensor.")
+    s_list = s.as_list()
+    int64_value = next((d for d in s_list if d >= 2**31), 0)
+    if dtype is not None:
+        if dtype not in (dtypes.int32, dtypes.int64):
+            raise TypeError(
+                f"Cannot convert TensorShape {s} to dtype {dtype}. "
+                "Allowed dtypes are tf.int32 and tf.int64."
+            )
+        if dtype == dtypes.int32 and int64_value:
+            raise ValueError(
+                f"Cannot convert TensorShape {s} to dtype int32; "
+                "a dimension is too large. Consider using tf.int64."
+            )
+    else:
+        dtype = dtypes.int64 if int64_value else dtypes.int32
+    return constant(s_list, dtype=dtype, name=name or "shape_as_tensor")
+
+
+def _dimension_tensor_conversion_function(d, dtype=None, name=None, as_ref=False):
+    """A known `Dimension` as an int32 (or int64) scalar."""
+    del as_ref
+    if d.value is None:
+        raise ValueError(f"Cannot convert unknown Dimension {d} to a Tensor.")
+    if dtype is not None:
+        if dtype not in (dtypes.int32, dtypes.int64):
+            raise TypeError(
+                f"Cannot convert Dimension {d} to dtype {dtype}. "
+                "Allowed dtypes are tf.int32 and tf.int64."
+            )
+    else:
+        dtype = dtypes.int32
+    return constant(d.value, dtype=dtype, name=name or "shape_as_tensor")
+
+
+ops.register_tensor_conversion_function(
+    tensor_shape.TensorShape, _tensor_shape_tensor_conversion_function, 100
+)
+ops.register_tensor_conversion_function(
+    tensor_shape.Dimension, _dimension_tensor_conversion_function, 100
+)

@@ -79,17 +79,26 @@ class DeviceSpecV2:
         self._task = _as_int_or_none(task)
         self._device_type = _as_device_str_or_none(device_type)
         self._device_index = _as_int_or_none(device_index)
-        self._as_string = self._components_to_string(
+        # Both cached; None once a `DeviceSpecV1` field is assigned (computed again).
+        self._as_string: str | None = self._components_to_string(
             job=self._job,
             replica=self._replica,
             task=self._task,
             device_type=self._device_type,
             device_index=self._device_index,
         )
-        self._hash = hash(self.to_string())
+        self._hash: int | None = hash(self._as_string)
 
     def to_string(self) -> str:
         """Return the canonical string form of this specification (`""` if nothing is set)."""
+        if self._as_string is None:
+            self._as_string = self._components_to_string(
+                job=self._job,
+                replica=self._replica,
+                task=self._task,
+                device_type=self._device_type,
+                device_index=self._device_index,
+            )
         return self._as_string
 
     @classmethod
@@ -251,6 +260,8 @@ class DeviceSpecV2:
         return isinstance(other, self.__class__) and self.to_string() == other.to_string()
 
     def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(self.to_string())
         return self._hash
 
     def __repr__(self) -> str:
@@ -269,52 +280,61 @@ class DeviceSpecV1(DeviceSpecV2):
 
     __slots__ = ()
 
-    @DeviceSpecV2.job.setter
+    # Getter and setter together: a type checker cannot follow `@Base.job.setter`.
+    @property
+    def job(self):
+        """The job name, or None."""
+        return self._job
+
+    @job.setter
     def job(self, job):
         """Set the job name (None to unset)."""
         self._job = _as_str_or_none(job)
         self._as_string, self._hash = None, None
 
-    @DeviceSpecV2.replica.setter
+    @property
+    def replica(self):
+        """The replica index, or None."""
+        return self._replica
+
+    @replica.setter
     def replica(self, replica):
         """Set the replica index (None to unset)."""
         self._replica = _as_int_or_none(replica)
         self._as_string, self._hash = None, None
 
-    @DeviceSpecV2.task.setter
+    @property
+    def task(self):
+        """The task index, or None."""
+        return self._task
+
+    @task.setter
     def task(self, task):
         """Set the task index (None to unset)."""
         self._task = _as_int_or_none(task)
         self._as_string, self._hash = None, None
 
-    @DeviceSpecV2.device_type.setter
+    @property
+    def device_type(self):
+        """The device type (e.g. `"CPU"`), or None."""
+        return self._device_type
+
+    @device_type.setter
     def device_type(self, device_type):
         """Set the device type (None to unset; `"cpu"` and `"gpu"` are upper-cased)."""
         self._device_type = _as_device_str_or_none(device_type)
         self._as_string, self._hash = None, None
 
-    @DeviceSpecV2.device_index.setter
+    @property
+    def device_index(self):
+        """The device index, or None (any device of the type)."""
+        return self._device_index
+
+    @device_index.setter
     def device_index(self, device_index):
         """Set the device index (None for any device of the type)."""
         self._device_index = _as_int_or_none(device_index)
         self._as_string, self._hash = None, None
-
-    def __hash__(self) -> int:
-        if self._hash is None:
-            self._hash = hash(self.to_string())
-        return self._hash
-
-    def to_string(self) -> str:
-        """Return the canonical string form of this specification (`""` if nothing is set)."""
-        if self._as_string is None:
-            self._as_string = self._components_to_string(
-                job=self.job,
-                replica=self.replica,
-                task=self.task,
-                device_type=self.device_type,
-                device_index=self.device_index,
-            )
-        return self._as_string
 
     def parse_from_string(self, spec):
         """Replace every field of this specification with those parsed from `spec`.

@@ -129,7 +129,7 @@ def import_graph_def(
         if not isinstance(value, ops.Tensor):
             input_map[key] = ops.convert_to_tensor(value)
     prefix = "import" if name is None else name
-    created = {}
+    created: dict[str, ops.Operation] = {}
     scope_ctx = ops.name_scope(prefix) if prefix else contextlib.nullcontext("")
     with scope_ctx as scope:
         for node in _in_dependency_order(list(graph_def.node)):

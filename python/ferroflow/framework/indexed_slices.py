@@ -1,14 +1,13 @@
 """`tf.IndexedSlices`: a sparse representation of rows of a dense tensor.
 
 Gradients of `gather`/`embedding_lookup` are IndexedSlices, so optimizers can update
-only the touched rows; converting one to a tensor sums its rows into a dense tensor.
+only the touched rows; converting one to a tensor sums its rows into a dense tensor
+(a conversion that math_ops registers, as it makes the ops).
 """
 
 from __future__ import annotations
 
 import collections
-
-from . import ops
 
 IndexedSlicesValue = collections.namedtuple(
     "IndexedSlicesValue", ["values", "indices", "dense_shape"]
@@ -74,18 +73,3 @@ class IndexedSlices:
     def __repr__(self) -> str:
         shape = "" if self._dense_shape is None else f", dense_shape={self._dense_shape}"
         return f"IndexedSlices(indices={self._indices}, values={self._values}{shape})"
-
-
-def _to_dense(value: IndexedSlices, dtype=None, name=None, as_ref=False):
-    from ..ops import array_ops, math_ops
-
-    if value.dense_shape is None:
-        raise ValueError(
-            f"Tensor conversion requested for IndexedSlices without dense_shape: {value!r}"
-        )
-    with ops.name_scope(name, "IndexedSlicesToDense", [value.values, value.indices]):
-        rows = array_ops.reshape(array_ops.slice(value.dense_shape, [0], [1]), [])
-        return math_ops.unsorted_segment_sum(value.values, value.indices, rows)
-
-
-ops.register_tensor_conversion_function(IndexedSlices, _to_dense)

@@ -10,11 +10,12 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .. import _ferroflow
+from .. import _ferroflow, protos
 from . import device as pydev
 from . import dtypes, tensor_shape
 
@@ -167,8 +168,6 @@ class Tensor:
         Returns:
             A numpy array (or numpy scalar) with the value.
         """
-        from .session import _eval_using_default_session
-
         return _eval_using_default_session(self, feed_dict, self.graph, session)
 
     def _as_node_def_input(self) -> str:
@@ -193,17 +192,108 @@ class Tensor:
     def __iter__(self):
         raise TypeError("'Tensor' object is not iterable.")
 
-    def __getitem__(self, slice_spec):
-        """Python slicing (`t[1:, ..., tf.newaxis, 0]`) as one `StridedSlice` op."""
-        from ..ops.indexing_ops import slice_helper
-
-        return slice_helper(self, slice_spec)
-
     def __len__(self) -> int:
         raise TypeError(
             f"len is not well defined for symbolic Tensors. ({self.name}) Please call "
             "`x.shape` rather than `len(x)` for shape information."
         )
+
+    # The operators that op modules above this floor install (TF's list): math_ops the
+    # arithmetic, logical and comparison operators, indexing_ops `__getitem__`.
+    OVERLOADABLE_OPERATORS = frozenset(
+        {
+            # Binary.
+            "__add__",
+            "__radd__",
+            "__sub__",
+            "__rsub__",
+            "__mul__",
+            "__rmul__",
+            "__div__",
+            "__rdiv__",
+            "__truediv__",
+            "__rtruediv__",
+            "__floordiv__",
+            "__rfloordiv__",
+            "__mod__",
+            "__rmod__",
+            "__lt__",
+            "__le__",
+            "__gt__",
+            "__ge__",
+            "__ne__",
+            "__eq__",
+            "__and__",
+            "__rand__",
+            "__or__",
+            "__ror__",
+            "__xor__",
+            "__rxor__",
+            "__getitem__",
+            "__pow__",
+            "__rpow__",
+            # Unary.
+            "__invert__",
+            "__neg__",
+            "__abs__",
+            "__matmul__",
+            "__rmatmul__",
+        }
+    )
+
+    if TYPE_CHECKING:
+        # What math_ops and indexing_ops install, for type checkers.
+        def __add__(self, other: Any) -> Tensor: ...
+        def __radd__(self, other: Any) -> Tensor: ...
+        def __sub__(self, other: Any) -> Tensor: ...
+        def __rsub__(self, other: Any) -> Tensor: ...
+        def __mul__(self, other: Any) -> Tensor: ...
+        def __rmul__(self, other: Any) -> Tensor: ...
+        def __truediv__(self, other: Any) -> Tensor: ...
+        def __rtruediv__(self, other: Any) -> Tensor: ...
+        def __matmul__(self, other: Any) -> Tensor: ...
+        def __rmatmul__(self, other: Any) -> Tensor: ...
+        def __floordiv__(self, other: Any) -> Tensor: ...
+        def __rfloordiv__(self, other: Any) -> Tensor: ...
+        def __mod__(self, other: Any) -> Tensor: ...
+        def __rmod__(self, other: Any) -> Tensor: ...
+        def __pow__(self, other: Any) -> Tensor: ...
+        def __rpow__(self, other: Any) -> Tensor: ...
+        def __and__(self, other: Any) -> Tensor: ...
+        def __rand__(self, other: Any) -> Tensor: ...
+        def __or__(self, other: Any) -> Tensor: ...
+        def __ror__(self, other: Any) -> Tensor: ...
+        def __lt__(self, other: Any) -> Tensor: ...
+        def __le__(self, other: Any) -> Tensor: ...
+        def __gt__(self, other: Any) -> Tensor: ...
+        def __ge__(self, other: Any) -> Tensor: ...
+        def __neg__(self) -> Tensor: ...
+        def __abs__(self) -> Tensor: ...
+        def __invert__(self) -> Tensor: ...
+        def __getitem__(self, slice_spec: Any) -> Tensor: ...
+
+    @classmethod
+    def _override_operator(cls, operator: str, func) -> None:
+        """Installs `func` as the Python operator `operator` (TF's `_override_operator`).
+
+        This is how the op modules give tensors their operators without this module
+        importing them: `math_ops` installs `__add__` and the others, `indexing_ops`
+        `__getitem__`. An operator is installed once.
+
+        Raises:
+            ValueError: `operator` was installed already or is not one of
+                `OVERLOADABLE_OPERATORS`.
+        """
+        if operator not in cls.OVERLOADABLE_OPERATORS:
+            raise ValueError(
+                f"Overriding {operator} is disallowed. Allowed operators are "
+                f"{sorted(cls.OVERLOADABLE_OPERATORS)}."
+            )
+        # Inherited slots (`object.__lt__`, `type.__or__`) may be replaced; an operator
+        # this class already defines may not (a second installer is a bug).
+        if operator in cls.__dict__:
+            raise ValueError(f"operator {operator} cannot be overwritten again on class {cls}.")
+        setattr(cls, operator, func)
 
 
 class Operation:
@@ -277,8 +367,6 @@ class Operation:
     @property
     def node_def(self):
         """The op as a `NodeDef` message."""
-        from .. import protos
-
         node = protos.NodeDef(name=self._name, op=self._type, device=self._device)
         node.input.extend(t._as_node_def_input() for t in self._inputs)
         node.input.extend("^" + c._name for c in self._control_inputs)
@@ -308,8 +396,6 @@ class Operation:
 
     def run(self, feed_dict=None, session=None) -> None:
         """Runs this op in `session` (or the default session)."""
-        from .session import _run_using_default_session
-
         _run_using_default_session(self, feed_dict, self._graph, session)
 
     def _add_control_input(self, op: Operation) -> None:
@@ -454,8 +540,6 @@ class Graph:
     @property
     def graph_def_versions(self):
         """The `VersionDef` written into this graph's GraphDefs."""
-        from .. import protos
-
         return protos.GraphDef.FromString(self._native.graph_def(0)).versions
 
     def finalize(self) -> None:
@@ -485,8 +569,6 @@ class Graph:
         Returns:
             A `GraphDef` protocol buffer.
         """
-        from .. import protos
-
         graph_def = protos.GraphDef.FromString(self._native.graph_def(None))
         if from_version:
             kept = graph_def.node[from_version:]
@@ -877,8 +959,6 @@ class _PendingOp:
     @property
     def node_def(self):
         """A `NodeDef` with the op type, name and current device."""
-        from .. import protos
-
         return protos.NodeDef(name=self.name, op=self.type, device=self.device)
 
 
@@ -934,6 +1014,79 @@ def reset_default_graph() -> None:
             "cleared graph, exit the nesting and create a new graph."
         )
     _default_graph_stack.reset()
+
+
+# -- the default session ------------------------------------------------------------
+# Kept here, beside the default graph, as TF keeps it in ops.py: `Tensor.eval` and
+# `Operation.run` need a session's `run` and `graph` only, so this floor never imports
+# session.py; `Session.as_default` enters `default_session(self)`.
+
+
+class _DefaultSessionStack(threading.local):
+    """The per-thread stack of sessions entered with `as_default()` (or `with sess:`)."""
+
+    def __init__(self):
+        super().__init__()
+        self.stack: list[Any] = []
+
+    def get_default(self):
+        return self.stack[-1] if self.stack else None
+
+    @contextlib.contextmanager
+    def get_controller(self, session):
+        self.stack.append(session)
+        try:
+            with session.graph.as_default():
+                yield session
+        finally:
+            if session in self.stack:
+                self.stack.remove(session)
+
+
+_default_session_stack = _DefaultSessionStack()
+
+
+def default_session(session):
+    """Makes `session` this thread's default session, and its graph the default graph.
+
+    A context manager; `Session.as_default` returns it.
+    """
+    return _default_session_stack.get_controller(session)
+
+
+def get_default_session():
+    """The innermost session entered with `as_default()` (or `with sess:`), or None."""
+    return _default_session_stack.get_default()
+
+
+def _session_for(graph: Graph, session, what: str):
+    if session is None:
+        session = get_default_session()
+        if session is None:
+            raise ValueError(
+                f"Cannot evaluate {what} using `eval()`: No default session is registered. Use "
+                "`with sess.as_default()` or pass an explicit session to `eval(session=sess)`"
+            )
+        if session.graph is not graph:
+            raise ValueError(
+                f"Cannot use the default session to evaluate {what}: the {what}'s graph is "
+                "different from the session's graph. Pass an explicit session to "
+                "`eval(session=sess)`."
+            )
+    elif session.graph is not graph:
+        raise ValueError(
+            f"Cannot use the given session to evaluate {what}: the {what}'s graph is different "
+            "from the session's graph."
+        )
+    return session
+
+
+def _eval_using_default_session(tensors, feed_dict, graph: Graph, session=None):
+    return _session_for(graph, session, "tensor").run(tensors, feed_dict)
+
+
+def _run_using_default_session(operation, feed_dict, graph: Graph, session=None) -> None:
+    _session_for(graph, session, "operation").run(operation, feed_dict)
 
 
 def _graph_of(values, default=None) -> Graph:
@@ -1021,23 +1174,80 @@ def get_collection_ref(key) -> list:
 
 
 # -- conversion to tensors -------------------------------------------------------------
-_conversion_registry: list[tuple[int, type, Any]] = []
+# TF's tensor_conversion_registry. The modules above register how their types become
+# tensors (constant_op: Python and numpy values; variables; IndexedSlices in math_ops),
+# so this floor converts values without importing any of them.
+ConversionFunction = Callable[..., Any]
+_conversion_lock = threading.Lock()
+# priority -> [(base type(s), function)], in registration order.
+_conversion_registry: dict[int, list[tuple[type | tuple[type, ...], ConversionFunction]]] = {}
+# type(value) -> the functions that apply to it, best first.
+_conversion_cache: dict[type, list[tuple[type | tuple[type, ...], ConversionFunction]]] = {}
 
 
 def register_tensor_conversion_function(base_type, conversion_func, priority=100) -> None:
-    """Registers `conversion_func(value, dtype=None, name=None, as_ref=False)` for `base_type`."""
-    _conversion_registry.append((priority, base_type, conversion_func))
-    _conversion_registry.sort(key=lambda e: e[0])
+    """Registers a function that converts objects of `base_type` to a `Tensor`.
+
+    `convert_to_tensor(value)` tries the functions registered for `value`'s type (an
+    `isinstance` match) by ascending `priority`, and in registration order within one
+    priority. A function is called as `conversion_func(value, dtype=None, name=None,
+    as_ref=False)` and returns a `Tensor` (of `dtype`, when given: else it raises
+    `ValueError` or `TypeError`), or `NotImplemented` to pass the value to the next
+    function.
+
+    Args:
+        base_type: A type or a tuple of types.
+        conversion_func: The function.
+        priority: Lower runs first; TF's default is 100 (constant_op's fallback for
+            any object is 200).
+
+    Raises:
+        TypeError: `base_type` is not a type or tuple of types, or `conversion_func`
+            is not callable.
+    """
+    if not (
+        isinstance(base_type, type)
+        or (isinstance(base_type, tuple) and all(isinstance(x, type) for x in base_type))
+    ):
+        raise TypeError("base_type must be a type or a tuple of types.")
+    if not callable(conversion_func):
+        raise TypeError("conversion_func must be callable.")
+    with _conversion_lock:
+        _conversion_registry.setdefault(priority, []).append((base_type, conversion_func))
+        _conversion_cache.clear()
+
+
+def _conversion_functions(value_type: type):
+    """The conversion functions for values of `value_type`, in the order to try them."""
+    funcs = _conversion_cache.get(value_type)
+    if funcs is None:
+        with _conversion_lock:
+            funcs = [
+                (base_type, func)
+                for _, entries in sorted(_conversion_registry.items())
+                for base_type, func in entries
+                if issubclass(value_type, base_type)
+            ]
+            _conversion_cache[value_type] = funcs
+    return funcs
+
+
+def _error_prefix(name) -> str:
+    return "" if name is None else f"{name}: "
 
 
 def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref=False):
     """Converts `value` (a Tensor, variable, numpy array or Python value) to a Tensor.
 
+    Tensors are returned as they are; anything else goes through the functions given
+    to `register_tensor_conversion_function`.
+
     Args:
         value: The object to convert.
         dtype: Required element type, or None.
         name: Name of a new constant, if one is created.
-        preferred_dtype: Element type to try when `dtype` is None.
+        preferred_dtype: Element type to try when `dtype` is None (a conversion that
+            cannot give it falls back to the value's own type).
         as_ref: Return a variable reference rather than its value.
 
     Returns:
@@ -1061,23 +1271,45 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
             f"Can't convert Operation '{value.name}' to Tensor (target dtype={dtype}, "
             f"name={name}, as_ref={as_ref})"
         )
-    for _, base_type, fn in _conversion_registry:
-        if isinstance(value, base_type):
-            t = fn(value, dtype=dtype, name=name, as_ref=as_ref)
-            if dtype is not None and not dtype.is_compatible_with(t.dtype.base_dtype):
-                raise ValueError(
-                    f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
-                    f"{t.dtype.base_dtype.name}: {t!r}"
+    if preferred_dtype is not None:
+        preferred_dtype = dtypes.as_dtype(preferred_dtype)
+    for base_type, func in _conversion_functions(type(value)):
+        ret = None
+        if dtype is None and preferred_dtype is not None:
+            try:
+                ret = func(value, dtype=preferred_dtype, name=name, as_ref=as_ref)
+            except (TypeError, ValueError):
+                ret = None  # not representable in the preferred type: the value's own
+            if (
+                ret is not None
+                and ret is not NotImplemented
+                and ret.dtype.base_dtype != preferred_dtype.base_dtype
+            ):
+                raise RuntimeError(
+                    f"{_error_prefix(name)}Conversion function {func!r} for type {base_type} "
+                    f"returned incompatible dtype: requested = {preferred_dtype.base_dtype.name}"
+                    f", actual = {ret.dtype.base_dtype.name}"
                 )
-            return t
-    from . import constant_op
-
-    if dtype is None and preferred_dtype is not None:
-        try:
-            return constant_op.constant(value, dtype=preferred_dtype, name=name or "Const")
-        except (TypeError, ValueError):
-            pass
-    return constant_op.constant(value, dtype=dtype, name=name or "Const")
+        if ret is None:
+            ret = func(value, dtype=dtype, name=name, as_ref=as_ref)
+        if ret is NotImplemented:
+            continue
+        if not isinstance(ret, Tensor):
+            raise RuntimeError(
+                f"{_error_prefix(name)}Conversion function {func!r} for type {base_type} "
+                f"returned non-Tensor: {ret!r}"
+            )
+        if dtype is not None and not dtype.is_compatible_with(ret.dtype.base_dtype):
+            raise RuntimeError(
+                f"{_error_prefix(name)}Conversion function {func!r} for type {base_type} "
+                f"returned incompatible dtype: requested = {dtype.name}, actual = "
+                f"{ret.dtype.base_dtype.name}"
+            )
+        return ret
+    raise TypeError(
+        f"{_error_prefix(name)}Cannot convert {value!r} with type {type(value)} to Tensor: "
+        "no conversion function registered."
+    )
 
 
 def convert_n_to_tensor(values, dtype=None, name=None, preferred_dtype=None):

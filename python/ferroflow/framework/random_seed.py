@@ -25,6 +25,7 @@ def get_seed(op_seed):
     """
     graph = ops.get_default_graph()
     global_seed = graph.seed
+    seeds: tuple[int | None, int | None]
     if global_seed is not None:
         if op_seed is None:
             with graph._lock:

@@ -19,6 +19,9 @@ from .. import errors as _errors
 from . import dtypes, ops
 from .indexed_slices import IndexedSlices, IndexedSlicesValue
 
+# The default-session stack lives in ops (as TF's), where `Tensor.eval` finds it.
+from .ops import get_default_session as get_default_session
+
 
 class _FetchPlan:
     """A compiled fetch structure: the flat tensors/targets and how to rebuild results."""
@@ -198,7 +201,7 @@ class BaseSession:
 
     def as_default(self):
         """A context manager that makes this the default session (for `Tensor.eval`)."""
-        return _default_session_stack.get_controller(self)
+        return ops.default_session(self)
 
     def close(self) -> None:
         """Closes the session, releasing its variable values. Safe to call twice."""
@@ -461,60 +464,3 @@ class InteractiveSession(BaseSession):
         if ctx is not None:
             with contextlib.suppress(Exception):
                 ctx.__exit__(None, None, None)
-
-
-class _DefaultSessionStack(threading.local):
-    def __init__(self):
-        super().__init__()
-        self.stack: list[BaseSession] = []
-
-    def get_default(self):
-        return self.stack[-1] if self.stack else None
-
-    @contextlib.contextmanager
-    def get_controller(self, session):
-        self.stack.append(session)
-        try:
-            with session.graph.as_default():
-                yield session
-        finally:
-            if session in self.stack:
-                self.stack.remove(session)
-
-
-_default_session_stack = _DefaultSessionStack()
-
-
-def get_default_session():
-    """The innermost session entered with `as_default()` (or `with sess:`), or None."""
-    return _default_session_stack.get_default()
-
-
-def _session_for(graph, session, what):
-    if session is None:
-        session = get_default_session()
-        if session is None:
-            raise ValueError(
-                f"Cannot evaluate {what} using `eval()`: No default session is registered. Use "
-                "`with sess.as_default()` or pass an explicit session to `eval(session=sess)`"
-            )
-        if session.graph is not graph:
-            raise ValueError(
-                f"Cannot use the default session to evaluate {what}: the {what}'s graph is "
-                "different from the session's graph. Pass an explicit session to "
-                "`eval(session=sess)`."
-            )
-    elif session.graph is not graph:
-        raise ValueError(
-            f"Cannot use the given session to evaluate {what}: the {what}'s graph is different "
-            "from the session's graph."
-        )
-    return session
-
-
-def _eval_using_default_session(tensors, feed_dict, graph, session=None):
-    return _session_for(graph, session, "tensor").run(tensors, feed_dict)
-
-
-def _run_using_default_session(operation, feed_dict, graph, session=None):
-    _session_for(graph, session, "operation").run(operation, feed_dict)

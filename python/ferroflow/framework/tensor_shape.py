@@ -14,6 +14,8 @@ from __future__ import annotations
 import functools
 import operator
 
+from ..protos import TensorShapeProto
+
 __all__ = [
     "Dimension",
     "TensorShape",
@@ -53,9 +55,10 @@ def dimension_at_index(shape, index) -> Dimension:
         A `Dimension`.
     """
     assert isinstance(shape, TensorShape)
-    if shape.rank is None:
+    dims = shape.dims
+    if dims is None:
         return Dimension(None)
-    return shape.dims[index]
+    return dims[index]
 
 
 class Dimension:
@@ -66,6 +69,7 @@ class Dimension:
     """
 
     __slots__ = ("_value",)
+    _value: int | None
 
     def __init__(self, value):
         """Create a `Dimension` of the given value.
@@ -284,6 +288,7 @@ class TensorShape:
     """
 
     __slots__ = ("_dims",)
+    _dims: tuple[int | None, ...] | None
 
     def __init__(self, dims):
         """Create a `TensorShape` with the given dimensions.
@@ -325,11 +330,12 @@ class TensorShape:
         return f"TensorShape({self.dims})"
 
     def __str__(self) -> str:
-        if self.rank is None:
+        dims = self.dims
+        if dims is None:
             return "<unknown>"
-        if self.rank == 1:
-            return f"({self.dims[0]},)"
-        return "({})".format(", ".join(str(d) for d in self.dims))
+        if len(dims) == 1:
+            return f"({dims[0]},)"
+        return "({})".format(", ".join(str(d) for d in dims))
 
     @property
     def rank(self) -> int | None:
@@ -359,15 +365,16 @@ class TensorShape:
         return self._dims is not None
 
     def __iter__(self):
-        if self._dims is None:
+        dims = self.dims
+        if dims is None:
             raise ValueError("Cannot iterate over a shape with unknown rank.")
-        return iter(self.dims)
+        return iter(dims)
 
     def __getitem__(self, key):
         if self._dims is not None:
             if isinstance(key, slice):
                 return TensorShape(self._dims[key])
-            return self.dims[key]
+            return [as_dimension(d) for d in self._dims][key]  # a list's IndexError, as TF
         if isinstance(key, slice):
             start = key.start if key.start is not None else 0
             stop = key.stop
@@ -546,7 +553,7 @@ class TensorShape:
             dimension is kept where both agree and unknown elsewhere.
         """
         other = as_shape(other)
-        if self.dims is None or other.dims is None or self.rank != other.rank:
+        if self._dims is None or other._dims is None or self.rank != other.rank:
             return unknown_shape()
         dims = [
             d1 if d1 is not None and d2 is not None and d1 == d2 else None
@@ -569,8 +576,6 @@ class TensorShape:
 
     def as_proto(self):
         """The shape as a `TensorShapeProto` (`-1` for unknown dimensions)."""
-        from ..protos import TensorShapeProto
-
         if self._dims is None:
             return TensorShapeProto(unknown_rank=True)
         return TensorShapeProto(

@@ -21,7 +21,9 @@ def constant_value(tensor):
         return op.get_attr("value")
     if op.type in ("Identity", "StopGradient"):
         return constant_value(op.inputs[0])
-    shape = op.inputs[0].shape if op.inputs else None
+    if not op.inputs:
+        return None
+    shape = op.inputs[0].shape
     if op.type == "Shape" and shape.is_fully_defined():
         return np.array(shape.as_list(), dtype=tensor.dtype.as_numpy_dtype)
     if op.type == "Size" and shape.is_fully_defined():

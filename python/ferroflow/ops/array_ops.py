@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
 from ..framework import constant_op, dtypes, ops, tensor_shape
-from ._op_util import make_op, unary
+from ._op_util import convert_same_type, make_op, unary
 
 
 def placeholder(dtype, shape=None, name=None):
@@ -89,8 +90,11 @@ def _filled(value, shape, dtype, name):
     fill_value = b"" if dtype == dtypes.string else value
     is_tensor = isinstance(shape, ops.Tensor) or hasattr(shape, "_as_graph_element")
     if not is_tensor:
-        dims = tensor_shape.as_shape(shape).as_list()
-        if np.prod(dims, dtype=object) < _SMALL_CONSTANT_ELEMENTS:
+        listed = tensor_shape.as_shape(shape).as_list()
+        dims = [d for d in listed if d is not None]
+        if len(dims) != len(listed):  # TF's error for a None in a shape
+            raise TypeError("Expected int32, but got None of type 'NoneType'.")
+        if math.prod(dims) < _SMALL_CONSTANT_ELEMENTS:
             return constant_op.constant(
                 np.full(dims, fill_value, dtype=dtype.as_numpy_dtype), name=name
             )
@@ -158,8 +162,6 @@ def rank(input, name=None):
 def stack(values, axis=0, name="stack"):
     """Stacks same-shaped tensors along a new axis (TF's `Pack`)."""
     with ops.name_scope(name) as scope:
-        from ._op_util import convert_same_type
-
         values = convert_same_type(list(values), [f"values_{i}" for i in range(len(values))])
         if not values:
             raise ValueError("stack requires at least one value")
@@ -297,8 +299,6 @@ def to_int64(x, name="ToInt64"):
 
 def select(condition, x, y, name=None):
     """`x` where `condition`, else `y`, with numpy broadcasting (TF's `SelectV2`)."""
-    from ._op_util import convert_same_type
-
     with ops.name_scope(name, "Select", [condition, x, y]) as scope:
         c = ops.convert_to_tensor(condition, dtype=dtypes.bool, name="condition")
         x, y = convert_same_type([x, y], ["t", "e"])
@@ -312,8 +312,6 @@ def stop_gradient(input, name=None):
 
 def concat(values, axis, name="concat"):
     """Concatenates tensors along `axis`."""
-    from ._op_util import convert_same_type
-
     values = list(values)
     if len(values) == 1:
         with ops.name_scope(name) as scope:
@@ -330,19 +328,23 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
         a = ops.convert_to_tensor(a, name="a")
         if perm is None:
             if a.shape.ndims is None:
-                r = rank(a)
-                perm = math_ops_range_reverse(r)
+                perm = _reversed_axes(rank(a))
             else:
                 perm = list(range(a.shape.ndims))[::-1]
         perm = _int_vector(perm, "perm")
         return make_op("Transpose", [a, perm], scope=scope).outputs[0]
 
 
-def math_ops_range_reverse(r):
-    """`range(r - 1, -1, -1)` as a tensor (for `transpose` of unknown rank)."""
-    from . import math_ops
+def _reversed_axes(r):
+    """`[r - 1, ..., 1, 0]` for a rank tensor `r` (`transpose` of unknown rank).
 
-    return math_ops.range(r - 1, -1, -1)
+    One `Range(r - 1, -1, -1)` made here, as TF's array_ops makes its `Range`, so
+    this module needs nothing from math_ops (which imports it).
+    """
+    with ops.name_scope(None, "range", [r]) as scope:
+        minus_one = constant_op.constant(-1, name="delta")
+        start = make_op("AddV2", [r, minus_one], name="start").outputs[0]
+        return make_op("Range", [start, minus_one, minus_one], scope=scope).outputs[0]
 
 
 def expand_dims(input, axis=None, name=None, dim=None):

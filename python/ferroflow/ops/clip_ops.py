@@ -6,9 +6,8 @@ None entries (passed through).
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
-
-import numpy as np
 
 from ..framework import constant_op, dtypes, ops
 from ..framework.indexed_slices import IndexedSlices
@@ -44,8 +43,8 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     """`t * clip_norm / max(l2norm(t), clip_norm)` (the L2 norm over `axes`, default all)."""
     with ops.name_scope(name, "clip_by_norm", [t, clip_norm]) as scope:
         values = _values(t)
-        if np.isscalar(clip_norm):
-            clip_norm = max(clip_norm, 0)
+        if isinstance(clip_norm, numbers.Real):  # Python or numpy number
+            clip_norm = max(float(clip_norm), 0.0)
         else:
             clip_norm = array_ops.cast(math_ops.maximum(clip_norm, 0), values.dtype)
         l2sum = math_ops.reduce_sum(values * values, axes, keepdims=True)
@@ -98,7 +97,7 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
         scale_for_finite = clip_norm * math_ops.minimum(1.0 / use_norm, one / clip_norm)
         # use_norm - use_norm is 0 for a finite norm and NaN otherwise.
         scale = scale_for_finite + (use_norm - use_norm)
-        clipped = []
+        clipped: list[ops.Tensor | IndexedSlices | None] = []
         for i, t in enumerate(t_list):
             if t is None:
                 clipped.append(None)

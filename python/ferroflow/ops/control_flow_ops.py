@@ -65,7 +65,7 @@ def tuple(tensors, name=None, control_inputs=None):
         gating = [t.op for t in tensors if t is not None] + _ops_of(control_inputs or [])
         gating = sorted({id(op): op for op in gating}.values(), key=lambda op: op._id)
         gate = group(*gating)
-        out = []
+        out: list[ops.Tensor | None] = []
         for t in tensors:
             if t is None:
                 out.append(None)

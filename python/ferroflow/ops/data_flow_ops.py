@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 from ..framework import dtypes as _dtypes
 from ..framework import ops, random_seed, tensor_shape, tensor_util
+from . import array_ops
 from ._op_util import make_op
 
 __all__ = [
@@ -175,8 +176,6 @@ class QueueBase:
             TypeError: `queues` is not a non-empty list of queues with matching
                 dtypes and names.
         """
-        from . import array_ops
-
         if (
             not queues
             or not isinstance(queues, list)

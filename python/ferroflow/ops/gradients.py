@@ -93,7 +93,7 @@ def gradients(
         )
         ops._sync_native_ops(g)
     tensor = lambda pair: g._ops[pair[0]]._outputs[pair[1]]  # noqa: E731
-    out = []
+    out: list[ops.Tensor | IndexedSlices | None] = []
     for r in result:
         if r is None:
             out.append(None)

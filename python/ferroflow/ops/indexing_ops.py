@@ -199,7 +199,10 @@ def slice_helper(tensor, slice_spec):
     """
     if not isinstance(slice_spec, tuple):
         slice_spec = (slice_spec,)
-    begin, end, strides = [], [], []
+    # Python ints, or scalar int tensors where the index is one.
+    begin: list[int | ops.Tensor] = []
+    end: list[int | ops.Tensor] = []
+    strides: list[int | ops.Tensor] = []
     masks = {"begin": 0, "end": 0, "ellipsis": 0, "new_axis": 0, "shrink": 0}
     for index, s in enumerate(slice_spec):
         bit = 1 << index
@@ -213,12 +216,11 @@ def slice_helper(tensor, slice_spec):
                     lst.append(part)
             _check_index(s.step, allow_none=True)
             strides.append(1 if s.step is None else s.step)
-        elif s is Ellipsis:
-            begin.append(0), end.append(0), strides.append(1)
-            masks["ellipsis"] |= bit
-        elif s is None:
-            begin.append(0), end.append(0), strides.append(1)
-            masks["new_axis"] |= bit
+        elif s is Ellipsis or s is None:
+            begin.append(0)
+            end.append(0)
+            strides.append(1)
+            masks["ellipsis" if s is Ellipsis else "new_axis"] |= bit
         else:
             _check_index(s, allow_none=False)
             begin.append(s)
@@ -253,3 +255,7 @@ def _check_index(idx, allow_none):
         "Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
         f"tf.int32/tf.int64 tensors are valid indices, got {idx!r}"
     )
+
+
+# `t[...]` (TF installs it from array_ops): the framework's Tensor knows no op module.
+ops.Tensor._override_operator("__getitem__", slice_helper)

@@ -60,7 +60,7 @@ def Print(input_, data, message=None, first_n=None, summarize=None, name=None):
     with ops.name_scope(name, "Print", [input_, data]) as scope:
         x = ops.convert_to_tensor(input_, name="input")
         tensors = _data_tensors(data)
-        attrs = {}
+        attrs: dict[str, bytes | int] = {}
         if message is not None:
             attrs["message"] = message.encode() if isinstance(message, str) else bytes(message)
         if first_n is not None:

@@ -6,7 +6,7 @@ import builtins
 
 import numpy as np
 
-from ..framework import constant_op, dtypes, ops
+from ..framework import constant_op, dtypes, indexed_slices, ops
 from . import array_ops
 from ._op_util import binary, convert_same_type, make_op, unary
 
@@ -213,6 +213,27 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
         ids = ops.convert_to_tensor(segment_ids, name="segment_ids")
         n = ops.convert_to_tensor(num_segments, name="num_segments")
         return make_op("UnsortedSegmentSum", [data, ids, n], scope=scope).outputs[0]
+
+
+def _indexed_slices_to_tensor(value, dtype=None, name=None, as_ref=False):
+    """An `IndexedSlices` as a dense tensor: its rows summed into `dense_shape`."""
+    del as_ref
+    if dtype is not None and not dtype.is_compatible_with(value.dtype.base_dtype):
+        raise ValueError(
+            f"Incompatible tensor conversion requested to `dtype` {dtype.name} for "
+            f"IndexedSlices ({value}) with dtype {value.dtype.base_dtype.name}"
+        )
+    if value.dense_shape is None:
+        raise ValueError(
+            f"Tensor conversion requested for IndexedSlices without dense_shape: {value!r}"
+        )
+    with ops.name_scope(name, "IndexedSlicesToDense", [value.values, value.indices]):
+        rows = array_ops.reshape(array_ops.slice(value.dense_shape, [0], [1]), [])
+        return unsorted_segment_sum(value.values, value.indices, rows)
+
+
+# framework/indexed_slices.py holds the type; the ops that densify it live here.
+ops.register_tensor_conversion_function(indexed_slices.IndexedSlices, _indexed_slices_to_tensor)
 
 
 def negative(x, name=None):
@@ -506,14 +527,15 @@ def _install_operators(cls) -> None:
         ("or", "or"),
     ):
         fwd, rev = _binary_operator(*OVERLOADS[key])
-        setattr(cls, f"__{dunder}__", fwd)
-        setattr(cls, f"__r{dunder}__", rev)
+        cls._override_operator(f"__{dunder}__", fwd)
+        cls._override_operator(f"__r{dunder}__", rev)
     for dunder, func in _COMPARISONS.items():
         # As TF: `x < y` is one `Less` op (Python reflects `1 < x` to `x > 1`).
-        setattr(cls, f"__{dunder}__", lambda self, other, func=func: func(self, other))
-    cls.__neg__ = lambda self: negative(self)
-    cls.__abs__ = lambda self: abs(self)
-    cls.__invert__ = lambda self: logical_not(self)
+        cls._override_operator(f"__{dunder}__", lambda self, other, func=func: func(self, other))
+    cls._override_operator("__neg__", lambda self: negative(self))
+    cls._override_operator("__abs__", lambda self: abs(self))
+    cls._override_operator("__invert__", lambda self: logical_not(self))
 
 
+# The framework's Tensor gets its operators from here (TF's `_override_operator`).
 _install_operators(ops.Tensor)

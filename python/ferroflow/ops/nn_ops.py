@@ -253,7 +253,7 @@ def _noise_shape(x, noise_shape):
         requested = tensor_shape.as_shape(noise_shape)
     except (TypeError, ValueError):
         return noise_shape
-    if x.shape.dims is not None and len(x.shape.dims) == len(requested.dims):
+    if x.shape.ndims is not None and x.shape.ndims == requested.ndims:
         pairs = zip(x.shape.as_list(), requested.as_list(), strict=True)
         return tensor_shape.TensorShape([d if n is None else n for d, n in pairs])
     return noise_shape
@@ -278,7 +278,7 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
     if keep_prob is not None and rate is not None:
         raise ValueError("Cannot specify both 'rate' and 'keep_prob'")
     if keep_prob is not None:
-        if isinstance(keep_prob, numbers.Real) and not 0 < keep_prob <= 1:
+        if isinstance(keep_prob, numbers.Real) and not 0 < float(keep_prob) <= 1:
             raise ValueError(f"`keep_prob` must be a float in the range (0, 1], got {keep_prob}")
         rate = 1 - keep_prob
     if rate is None:
@@ -304,9 +304,16 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
             raise ValueError(f"`rate` must be a scalar or scalar tensor. Received: rate={rate!r}")
         else:
             rate = ops.convert_to_tensor(rate)
-            rate = math_ops.cast(rate, x.dtype) if rate.dtype != x.dtype else rate
             if rate.shape.ndims not in (None, 0):
                 raise ValueError(f"`rate` must be a scalar, got shape {rate.shape}")
+            if rate.dtype != x.dtype:
+                # As TF: only a compatible dtype (a reference of x's) is cast.
+                if not rate.dtype.is_compatible_with(x.dtype):
+                    raise ValueError(
+                        "`x.dtype` must be compatible with `rate.dtype`. "
+                        f"Received: x.dtype={x.dtype} and rate.dtype={rate.dtype}"
+                    )
+                rate = array_ops.cast(rate, x.dtype)
             one = ops.convert_to_tensor(1, dtype=x.dtype)
             scaled = math_ops.truediv(x, math_ops.subtract(one, rate))
         noise = random_ops.random_uniform(_noise_shape(x, noise_shape), seed=seed, dtype=x.dtype)

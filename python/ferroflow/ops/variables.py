@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..framework import dtypes, ops, tensor_shape
+from ..framework import constant_op, dtypes, ops, tensor_shape
+from ..protos import VariableDef
 from . import array_ops, control_flow_ops, math_ops, state_ops
 
 
@@ -21,6 +22,9 @@ class Variable:
             sess.run(w.assign_add(tf.ones([3, 1])))
         ```
     """
+
+    # numpy defers binary operators to a Variable on the right-hand side (as to Tensor).
+    __array_priority__ = 100
 
     def __init__(
         self,
@@ -207,8 +211,6 @@ class Variable:
 
         Returns None when the variable is not in `export_scope`.
         """
-        from ..protos import VariableDef
-
         if export_scope is not None and not self._variable.name.startswith(export_scope):
             return None
         strip = lambda name: ops.strip_name_scope(name, export_scope)  # noqa: E731
@@ -229,9 +231,7 @@ class Variable:
 
     def load(self, value, session=None):
         """Writes `value` into the variable in `session` (runs the initializer with a feed)."""
-        from ..framework.session import get_default_session
-
-        session = session or get_default_session()
+        session = session or ops.get_default_session()
         if session is None:
             raise ValueError(
                 "Either session argument should be provided or default session "
@@ -264,6 +264,12 @@ class Variable:
 
 
 def _variable_to_tensor(v, dtype=None, name=None, as_ref=False):
+    del name  # the variable's own tensors
+    if dtype is not None and not dtype.is_compatible_with(v.dtype.base_dtype):
+        raise ValueError(
+            f"Incompatible type conversion requested to type '{dtype.name}' for variable "
+            f"of type '{v.dtype.name}'"
+        )
     return v._ref() if as_ref else v.value()
 
 
@@ -309,7 +315,6 @@ for _dunder in (
     "__getitem__",
 ):
     setattr(Variable, _dunder, _delegate_operator(_dunder))
-Variable.__array_priority__ = 100
 
 
 # -- collections and initializers ---------------------------------------------------
@@ -401,8 +406,6 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
                 for op in ops.get_default_graph().get_operations()
                 if op.type in ("Variable", "VariableV2", "AutoReloadVariable")
             ]
-    from ..framework import constant_op
-
     with ops.name_scope(name):
         if not var_list:
             return constant_op.constant([], dtype=dtypes.string)

@@ -15,11 +15,11 @@ import time
 import weakref
 
 from .. import _ferroflow
-from ..framework import ops
+from ..framework import meta_graph, ops
 from ..protos import Event, GraphDef, MetaGraphDef, SessionLog, TaggedRunMetadata
 
 # Open writers, closed at interpreter exit so queued events reach the disk.
-_OPEN_WRITERS = weakref.WeakSet()
+_OPEN_WRITERS: weakref.WeakSet[FileWriter] = weakref.WeakSet()
 
 
 @atexit.register
@@ -75,22 +75,19 @@ class FileWriter:
             raise NotImplementedError("FileWriter(session=...) is not supported")
         self._logdir = str(logdir)
         self._options = (int(max_queue), float(flush_secs), filename_suffix or "")
-        self._run_metadata_tags = set()
-        self._writer = None
+        self._run_metadata_tags: set[str] = set()
         self._open()
         if graph is not None or graph_def is not None:
             self.add_graph(graph=graph, graph_def=graph_def)
             # As TF 1.x's writer: the meta graph too (the graph's collections with it).
-            from ..train.saver import export_meta_graph
-
             if isinstance(graph, ops.Graph):
-                self.add_meta_graph(export_meta_graph(graph=graph))
+                self.add_meta_graph(meta_graph.create_meta_graph_def(graph=graph))
             else:
-                self.add_meta_graph(export_meta_graph(graph_def=graph_def or graph))
+                self.add_meta_graph(meta_graph.create_meta_graph_def(graph_def=graph_def or graph))
 
-    def _open(self):
+    def _open(self) -> None:
         max_queue, flush_secs, suffix = self._options
-        self._writer = _ferroflow.EventWriter(
+        self._writer: _ferroflow.EventWriter = _ferroflow.EventWriter(
             self._logdir, max_queue, flush_secs, suffix, socket.gethostname()
         )
         _OPEN_WRITERS.add(self)

@@ -43,9 +43,12 @@ class AdadeltaOptimizer(Optimizer):
         self._rho_t = ops.convert_to_tensor(c(self._rho), name="rho")
         self._epsilon_t = ops.convert_to_tensor(c(self._epsilon), name="epsilon")
 
-    def _hyper(self, var):
+    def _hyper(self, var) -> tuple[ops.Tensor, ops.Tensor, ops.Tensor]:
         dtype = var.dtype.base_dtype
-        return [array_ops.cast(t, dtype) for t in (self._lr_t, self._rho_t, self._epsilon_t)]
+        lr, rho, epsilon = (
+            array_ops.cast(t, dtype) for t in (self._lr_t, self._rho_t, self._epsilon_t)
+        )
+        return lr, rho, epsilon
 
     def _apply_dense(self, grad, var):
         accum, accum_update = self.get_slot(var, "accum"), self.get_slot(var, "accum_update")

@@ -71,7 +71,7 @@ class AdagradDAOptimizer(Optimizer):
         # The step this update completes: the global step is incremented after it.
         self._global_step_on_worker = array_ops.identity(self._global_step) + 1
 
-    def _args(self, var):
+    def _args(self, var) -> tuple[ops.Tensor, ops.Tensor, ops.Tensor, ops.Tensor]:
         dtype = var.dtype.base_dtype
         lr = array_ops.cast(self._learning_rate_tensor, dtype)
         l1 = array_ops.cast(self._l1_regularization_strength, dtype)

@@ -72,7 +72,7 @@ class AsyncCheckpointSaverHook(CheckpointSaverHook):
             scaffold=scaffold,
             listeners=listeners,
         )
-        self._save_thread = None
+        self._save_thread: threading.Thread | None = None
         self._write_graph_thread = None
         self._last_checkpoint_step = None
         # Set by the save thread, read and cleared by the training thread.
@@ -145,9 +145,10 @@ class AsyncCheckpointSaverHook(CheckpointSaverHook):
         return self._save_thread is not None and self._save_thread.is_alive()
 
     def _join_save_thread(self):
-        if self._save_in_flight():
+        thread = self._save_thread
+        if thread is not None and thread.is_alive():
             _log.info("Waiting for any pending checkpoints to finish.")
-            self._save_thread.join()
+            thread.join()
 
     def _raise_background_error(self):
         error, self._background_error = self._background_error, None

@@ -117,36 +117,59 @@ class FtrlOptimizer(Optimizer):
             self._learning_rate_power, name="learning_rate_power"
         )
 
-    def _hyper(self, var):
-        """lr, l1, l2 (and the shrinkage for V2), lr_power, cast to `var`'s dtype."""
-        hyper = [self._learning_rate_tensor, self._l1_tensor, self._l2_tensor]
+    def _hyper(
+        self, var
+    ) -> tuple[ops.Tensor, ops.Tensor, ops.Tensor, ops.Tensor | None, ops.Tensor]:
+        """lr, l1, l2, the L2 shrinkage (V2 only, else None), lr_power, cast to `var`'s dtype."""
+        dtype = var.dtype.base_dtype
+        lr = array_ops.cast(self._learning_rate_tensor, dtype)
+        l1 = array_ops.cast(self._l1_tensor, dtype)
+        l2 = array_ops.cast(self._l2_tensor, dtype)
+        shrinkage = None
         if self._l2_shrinkage_regularization_strength > 0.0:
-            hyper.append(self._l2_shrinkage_tensor)
-        hyper.append(self._learning_rate_power_tensor)
-        return [array_ops.cast(t, var.dtype.base_dtype) for t in hyper]
+            shrinkage = array_ops.cast(self._l2_shrinkage_tensor, dtype)
+        return lr, l1, l2, shrinkage, array_ops.cast(self._learning_rate_power_tensor, dtype)
 
     def _accum_and_linear(self, var):
         return self.get_slot(var, "accum"), self.get_slot(var, "linear")
 
     def _apply_dense(self, grad, var):
-        v2 = self._l2_shrinkage_regularization_strength > 0.0
-        apply = training_ops.apply_ftrl_v2 if v2 else training_ops.apply_ftrl
-        return apply(
+        accum, linear = self._accum_and_linear(var)
+        lr, l1, l2, shrinkage, lr_power = self._hyper(var)
+        if shrinkage is None:
+            return training_ops.apply_ftrl(
+                var, accum, linear, grad, lr, l1, l2, lr_power, use_locking=self._use_locking
+            )
+        return training_ops.apply_ftrl_v2(
             var,
-            *self._accum_and_linear(var),
+            accum,
+            linear,
             grad,
-            *self._hyper(var),
+            lr,
+            l1,
+            l2,
+            shrinkage,
+            lr_power,
             use_locking=self._use_locking,
         )
 
     def _apply_sparse(self, grad, var):
-        v2 = self._l2_shrinkage_regularization_strength > 0.0
-        apply = training_ops.sparse_apply_ftrl_v2 if v2 else training_ops.sparse_apply_ftrl
-        return apply(
+        accum, linear = self._accum_and_linear(var)
+        rows = (grad.values, grad.indices)
+        lr, l1, l2, shrinkage, lr_power = self._hyper(var)
+        if shrinkage is None:
+            return training_ops.sparse_apply_ftrl(
+                var, accum, linear, *rows, lr, l1, l2, lr_power, use_locking=self._use_locking
+            )
+        return training_ops.sparse_apply_ftrl_v2(
             var,
-            *self._accum_and_linear(var),
-            grad.values,
-            grad.indices,
-            *self._hyper(var),
+            accum,
+            linear,
+            *rows,
+            lr,
+            l1,
+            l2,
+            shrinkage,
+            lr_power,
             use_locking=self._use_locking,
         )

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import inspect
 import logging
-import sys
+from collections.abc import Callable
+from typing import Any
 
 from .. import errors
 from ..framework import ops
@@ -28,6 +29,7 @@ from ..ops.variables import (
 from ..protos import RunMetadata, RunOptions
 from ..summary import merge_all
 from . import coordinator, queue_runner
+from .basic_session_run_hooks import CheckpointSaverHook, StepCounterHook, SummarySaverHook
 from .saver import Saver
 from .session_manager import SessionManager
 from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunValues
@@ -55,6 +57,9 @@ class Scaffold:
     entry, or `global_variables_initializer()`, `report_uninitialized_variables()`,
     `Scaffold.default_local_init_op()`, `merge_all()` and a Saver.
     """
+
+    # `init_fn(scaffold, session)` as given (`copy_from_scaffold` reads another's).
+    _user_init_fn: Callable[[Scaffold, Any], object] | None
 
     def __init__(
         self,
@@ -308,10 +313,17 @@ class _MonitoredSession:
             hooks=self._hooks,
             stop_grace_period_secs=stop_grace_period_secs,
         )
+        # None once closed.
+        self._sess: _WrappedSession | None
         if should_recover:
             self._sess = _RecoverableSession(self._coordinated_creator)
         else:
             self._sess = self._coordinated_creator.create_session()
+
+    def _open_session(self) -> _WrappedSession:
+        if self._sess is None:
+            raise RuntimeError("Session is already closed.")
+        return self._sess
 
     @property
     def graph(self):
@@ -320,7 +332,7 @@ class _MonitoredSession:
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """Runs `fetches` with the hooks around the call (see `Session.run`)."""
-        return self._sess.run(
+        return self._open_session().run(
             fetches, feed_dict=feed_dict, options=options, run_metadata=run_metadata
         )
 
@@ -345,7 +357,7 @@ class _MonitoredSession:
                 "`step_context` arguments if it's an instance method. "
                 f"Got {names} instead."
             )
-        return self._sess.run_step_fn(step_fn, self._tf_sess(), run_with_hooks=None)
+        return self._open_session().run_step_fn(step_fn, self._tf_sess(), run_with_hooks=None)
 
     class StepContext:
         """What a `step_fn` gets: the raw session and a way to run with the hooks."""
@@ -625,16 +637,15 @@ class _CoordinatedSession(_WrappedSession):
             return call()
         except _PREEMPTION_ERRORS:
             raise
-        except Exception:
+        except Exception as original:
             # A thread's preemption error may be the root cause: raise that instead.
-            original = sys.exc_info()
             try:
                 self._coord.raise_requested_exception()
             except _PREEMPTION_ERRORS:
                 raise
             except Exception:
-                raise original[1].with_traceback(original[2]) from None
-            raise original[1].with_traceback(original[2]) from None
+                raise original from None
+            raise original from None
 
 
 class _HookedSession(_WrappedSession):
@@ -679,7 +690,7 @@ class _HookedSession(_WrappedSession):
         return outputs["caller"]
 
     def _call_hook_before_run(self, run_context, fetch_dict, user_feed_dict, options):
-        hook_feeds = {}
+        hook_feeds: dict[Any, Any] = {}
         for hook in self._hooks:
             request = hook.before_run(run_context)
             if request is not None:
@@ -747,12 +758,6 @@ def MonitoredTrainingSession(
     Returns:
         A `MonitoredSession`.
     """
-    from .basic_session_run_hooks import (
-        CheckpointSaverHook,
-        StepCounterHook,
-        SummarySaverHook,
-    )
-
     if save_summaries_steps is USE_DEFAULT and save_summaries_secs is USE_DEFAULT:
         save_summaries_steps, save_summaries_secs = 100, None
     elif save_summaries_secs is USE_DEFAULT:
@@ -766,6 +771,7 @@ def MonitoredTrainingSession(
     elif save_checkpoint_steps is USE_DEFAULT:
         save_checkpoint_steps = None
     scaffold = scaffold or Scaffold()
+    session_creator: SessionCreator
     if not is_chief:
         session_creator = WorkerSessionCreator(
             scaffold=scaffold, master=master, config=config, max_wait_secs=max_wait_secs

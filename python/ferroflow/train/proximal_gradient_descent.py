@@ -7,16 +7,16 @@ from ..ops import training_ops
 from .optimizer import Optimizer
 
 
-def proximal_hyper_tensors(opt):
+def proximal_hyper_tensors(opt) -> tuple[ops.Tensor, ops.Tensor, ops.Tensor]:
     """The learning rate and L1/L2 strengths of a proximal optimizer as Tensors.
 
     They stay uncast: TF's proximal optimizers do not cast them to the variable's dtype.
     """
-    return [
+    return (
         ops.convert_to_tensor(opt._learning_rate, name="learning_rate"),
         ops.convert_to_tensor(opt._l1_regularization_strength, name="l1_regularization_strength"),
         ops.convert_to_tensor(opt._l2_regularization_strength, name="l2_regularization_strength"),
-    ]
+    )
 
 
 class ProximalGradientDescentOptimizer(Optimizer):

@@ -62,23 +62,32 @@ class RMSPropOptimizer(Optimizer):
             ops.convert_to_tensor(c(self._epsilon), name="epsilon"),
         ]
 
-    def _slots_and_hyper(self, var):
-        slots = [self.get_slot(var, "rms"), self.get_slot(var, "momentum")]
-        if self._centered:
-            slots.insert(0, self.get_slot(var, "mg"))
-        return [*slots, *(array_ops.cast(t, var.dtype.base_dtype) for t in self._hyper)]
+    def _cast_hyper(self, var) -> tuple[ops.Tensor, ops.Tensor, ops.Tensor, ops.Tensor]:
+        """lr, decay, momentum and epsilon, cast to `var`'s dtype."""
+        lr, decay, momentum, epsilon = (
+            array_ops.cast(t, var.dtype.base_dtype) for t in self._hyper
+        )
+        return lr, decay, momentum, epsilon
 
     def _apply_dense(self, grad, var):
-        apply = (
-            training_ops.apply_centered_rms_prop if self._centered else training_ops.apply_rms_prop
-        )
-        return apply(var, *self._slots_and_hyper(var), grad, use_locking=self._use_locking).op
+        rms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
+        if self._centered:
+            mg = self.get_slot(var, "mg")
+            return training_ops.apply_centered_rms_prop(
+                var, mg, rms, mom, *self._cast_hyper(var), grad, use_locking=self._use_locking
+            ).op
+        return training_ops.apply_rms_prop(
+            var, rms, mom, *self._cast_hyper(var), grad, use_locking=self._use_locking
+        ).op
 
     def _apply_sparse(self, grad, var):
-        apply = (
-            training_ops.sparse_apply_centered_rms_prop
-            if self._centered
-            else training_ops.sparse_apply_rms_prop
+        rms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
+        rows = (grad.values, grad.indices)
+        if self._centered:
+            mg = self.get_slot(var, "mg")
+            return training_ops.sparse_apply_centered_rms_prop(
+                var, mg, rms, mom, *self._cast_hyper(var), *rows, use_locking=self._use_locking
+            )
+        return training_ops.sparse_apply_rms_prop(
+            var, rms, mom, *self._cast_hyper(var), *rows, use_locking=self._use_locking
         )
-        args = self._slots_and_hyper(var)
-        return apply(var, *args, grad.values, grad.indices, use_locking=self._use_locking)

@@ -19,15 +19,17 @@ import re
 import time
 
 import numpy as np
+from google.protobuf import text_format
 
 from .. import errors
-from ..framework import ops
+from ..framework import meta_graph, ops
 from ..framework.importer import import_graph_def
 from ..framework.session import Session
 from ..ops import array_ops, control_flow_ops, io_ops, state_ops
 from ..ops.variables import Variable
-from ..protos import CollectionDef, MetaGraphDef, OpList, QueueRunnerDef, SaverDef, VariableDef
+from ..protos import MetaGraphDef, QueueRunnerDef, SaverDef, VariableDef
 from . import checkpoint_management
+from .queue_runner import QueueRunner
 
 __all__ = [
     "Saver",
@@ -296,7 +298,7 @@ class Saver:
         """The `SaverDef` naming this saver's filename tensor, save tensor and restore op."""
         return self.saver_def
 
-    def to_proto(self, export_scope=None) -> SaverDef:
+    def to_proto(self, export_scope=None) -> SaverDef | None:
         """The `SaverDef` (for the `savers` collection of a meta graph)."""
         if export_scope is None:
             return self.saver_def
@@ -556,59 +558,6 @@ def _wrap_restore_error(err, extra_verbiage):
     return type(err)(err.node_def, err.op, message)
 
 
-_TF_OP_DEFS: dict | None = None
-
-
-def _tf_op_defs() -> dict:
-    """TensorFlow's OpDefs of the ops ferroflow registers, by name.
-
-    They ship with the package as `framework/tf_op_defs.binpb` (written by
-    `proto/make_op_defs.py`).
-    """
-    global _TF_OP_DEFS
-    if _TF_OP_DEFS is None:
-        path = os.path.join(os.path.dirname(ops.__file__), "tf_op_defs.binpb")
-        op_list = OpList()
-        with open(path, "rb") as f:
-            op_list.ParseFromString(f.read())
-        _TF_OP_DEFS = {op.name: op for op in op_list.op}
-    return _TF_OP_DEFS
-
-
-def stripped_op_list_for_graph(graph_def) -> OpList:
-    """The OpDefs of the ops `graph_def` uses, sorted by name (as TF's function).
-
-    ferroflow's private ops, which TF lacks, are left out.
-    """
-    defs = _tf_op_defs()
-    used = sorted({node.op for node in graph_def.node})
-    return OpList(op=[defs[name] for name in used if name in defs])
-
-
-def _collection_def(values) -> CollectionDef | None:
-    """The `CollectionDef` of one collection, as TF's `add_collection_def` writes it."""
-    out = CollectionDef()
-    if not values:
-        return None
-    first = values[0]
-    if hasattr(first, "to_proto"):
-        protos = [v.to_proto() for v in values]
-        if any(p is None for p in protos):
-            return None
-        out.bytes_list.value.extend(p.SerializeToString() for p in protos)
-    elif isinstance(first, ops.Tensor | ops.Operation):
-        out.node_list.value.extend(v.name for v in values)
-    elif isinstance(first, bool | int | np.integer):
-        out.int64_list.value.extend(int(v) for v in values)
-    elif isinstance(first, float | np.floating):
-        out.float_list.value.extend(float(v) for v in values)
-    elif isinstance(first, str | bytes):
-        out.bytes_list.value.extend(v.encode() if isinstance(v, str) else v for v in values)
-    else:
-        return None
-    return out
-
-
 def export_meta_graph(
     filename=None,
     meta_info_def=None,
@@ -647,36 +596,15 @@ def export_meta_graph(
         The `MetaGraphDef`.
     """
     del clear_extraneous_savers, strip_default_attrs, save_debug_info, kwargs
-    graph = graph or ops.get_default_graph()
-    meta = MetaGraphDef()
-    if meta_info_def is not None:
-        meta.meta_info_def.CopyFrom(meta_info_def)
-    else:
-        from .. import __version__
-
-        # TensorFlow parses `tensorflow_version` as a version number; the writer's
-        # name goes in the free-text git version instead.
-        meta.meta_info_def.tensorflow_git_version = f"ferroflow {__version__}"
-    if graph_def is None:
-        graph_def = graph.as_graph_def(add_shapes=True)
-    meta.graph_def.CopyFrom(graph_def)
-    if not meta.meta_info_def.HasField("stripped_op_list"):
-        meta.meta_info_def.stripped_op_list.CopyFrom(stripped_op_list_for_graph(meta.graph_def))
-    if clear_devices:
-        for node in meta.graph_def.node:
-            node.device = ""
-    if saver_def is not None:
-        meta.saver_def.CopyFrom(saver_def)
-    keys = collection_list if collection_list is not None else graph.get_all_collection_keys()
-    for key in keys:
-        values = graph.get_collection(key, scope=export_scope)
-        try:
-            collection = _collection_def(values)
-        except Exception as e:
-            _log.warning("Issue encountered when serializing %s: %s", key, e)
-            continue
-        if collection is not None:
-            meta.collection_def[key].CopyFrom(collection)
+    meta = meta_graph.create_meta_graph_def(
+        meta_info_def=meta_info_def,
+        graph_def=graph_def,
+        saver_def=saver_def,
+        collection_list=collection_list,
+        graph=graph,
+        export_scope=export_scope,
+        clear_devices=clear_devices,
+    )
     if filename:
         checkpoint_management._atomic_write_bytes(
             filename, str(meta).encode() if as_text else meta.SerializeToString()
@@ -711,8 +639,6 @@ def _read_meta_graph(meta_graph_or_file) -> MetaGraphDef:
     try:
         meta.ParseFromString(data)
     except Exception:
-        from google.protobuf import text_format
-
         text_format.Merge(data.decode("utf-8"), meta)
     return meta
 
@@ -722,8 +648,6 @@ def _variable_from_bytes(data, import_scope):
 
 
 def _queue_runner_from_bytes(data, import_scope):
-    from .queue_runner import QueueRunner
-
     return QueueRunner.from_proto(QueueRunnerDef.FromString(data), import_scope)
 
 

@@ -31,7 +31,7 @@ from ..protos import SessionLog, Summary
 from ..summary import merge_all
 from ..summary.writer import FileWriter
 from . import coordinator, training_util
-from .saver import Saver, write_graph
+from .saver import Saver, export_meta_graph, write_graph
 from .session_manager import SessionManager
 
 __all__ = ["Supervisor", "basic_train_loop"]
@@ -114,8 +114,6 @@ class Supervisor:
             self._init_summary_op(summary_op)
             self._init_global_step(global_step)
         self._graph = graph
-        from .saver import export_meta_graph
-
         with graph.as_default():
             self._meta_graph_def = export_meta_graph(
                 graph=graph, saver_def=self._saver.saver_def if self._saver else None
@@ -346,7 +344,7 @@ class Supervisor:
         if self._global_step is not None and self._summary_writer:
             current_step = training_util.global_step(sess, self._global_step)
             self._summary_writer.add_session_log(SessionLog(status=SessionLog.START), current_step)
-        threads = []
+        threads: list[coordinator.LooperThread] = []
         if self._save_summaries_secs and self._summary_writer:
             if self._summary_op is not None:
                 threads.append(SVSummaryThread(self, sess))
