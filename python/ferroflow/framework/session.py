@@ -11,6 +11,8 @@ from __future__ import annotations
 import collections
 import contextlib
 import threading
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -69,14 +71,14 @@ class _FetchCollector:
             self.tensors.append(t)
         return i
 
-    def compile(self, fetch):
+    def compile(self, fetch) -> Callable[[Sequence[Any]], Any]:
         """A function from the flat results to the structure of `fetch`."""
         if fetch is None:
             raise TypeError(f"Fetch argument None has invalid type {type(None)}")
         if isinstance(fetch, IndexedSlices):
             parts = [fetch.values, fetch.indices, fetch.dense_shape]
-            builders = [None if p is None else self.compile(p) for p in parts]
-            return lambda r: IndexedSlicesValue(*[b and b(r) for b in builders])
+            part_builders = [None if p is None else self.compile(p) for p in parts]
+            return lambda r: IndexedSlicesValue(*[b and b(r) for b in part_builders])
         if isinstance(fetch, list | tuple):
             builders = [self.compile(f) for f in fetch]
             if isinstance(fetch, list):
@@ -89,8 +91,8 @@ class _FetchCollector:
         if isinstance(fetch, dict):
             keys = list(fetch)
             builders = [self.compile(fetch[k]) for k in keys]
-            cls = type(fetch) if type(fetch) in (dict, collections.OrderedDict) else dict
-            return lambda r: cls(zip(keys, [b(r) for b in builders], strict=True))
+            mapping = type(fetch) if type(fetch) in (dict, collections.OrderedDict) else dict
+            return lambda r: mapping(zip(keys, [b(r) for b in builders], strict=True))
         try:
             element = self.graph.as_graph_element(fetch, allow_tensor=True, allow_operation=True)
         except TypeError as e:
@@ -143,7 +145,7 @@ def _feed_value(value, tensor: ops.Tensor, dtype: dtypes.DType):
         )
     if dtype == dtypes.string:
         return np.asarray(value, dtype=object)
-    array = np.asarray(value, dtype=np_dtype)
+    array: np.ndarray = np.asarray(value, dtype=np_dtype)
     if isinstance(value, int) and not isinstance(value, bool) and array.item() != value:
         raise TypeError(
             f"Type of feed value {value} with type {type(value)} is not compatible with Tensor "
