@@ -124,7 +124,8 @@ pub fn recover(prefix: &Path) -> Result<()> {
     sync_parent(prefix)
 }
 
-/// Removes the temporary files (`<file>.tempstate<n>`) killed writers of `prefix` left.
+/// Removes the temporary files (`<file>.tempstate<pid>-<n>`) killed writers of
+/// `prefix` left (never a live writer's).
 fn remove_temporaries(prefix: &Path) {
     let (Some(dir), Some(stem)) = (prefix.parent(), prefix.file_name()) else { return };
     let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
@@ -135,7 +136,11 @@ fn remove_temporaries(prefix: &Path) {
         let name = name.as_encoded_bytes();
         let ours = name.starts_with(stem)
             && (name[stem.len()..].starts_with(b".data-") || name[stem.len()..].starts_with(b".index"));
-        if ours && name.windows(10).any(|w| w == b".tempstate") {
+        let stale = name
+            .windows(10)
+            .position(|w| w == b".tempstate")
+            .is_some_and(|at| crate::durable::is_stale_temporary(&name[at + 10..]));
+        if ours && stale {
             let _ = std::fs::remove_file(entry.path());
         }
     }

@@ -15,12 +15,48 @@ pub(crate) fn suffixed(path: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(s)
 }
 
-/// A sibling temporary name for `path` (TF's `<name>.tempstate<random>`).
+/// A sibling temporary name for `path`: TF's `<name>.tempstate<random>`, with the
+/// writer's process id first (`<name>.tempstate<pid>-<random>`), so that a later
+/// writer can tell a killed writer's leftovers from a live writer's file.
 pub(crate) fn temp_path(path: &Path) -> PathBuf {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u32(std::process::id());
-    suffixed(path, &format!(".tempstate{}", h.finish()))
+    suffixed(path, &format!(".tempstate{}-{}", std::process::id(), h.finish()))
+}
+
+/// Whether `suffix` (what follows `.tempstate` in a temporary's name) names a
+/// temporary whose writer is gone: one of ours (`<pid>-<digits>`) whose process no
+/// longer exists. A live process's temporaries, those of other threads of this
+/// process included, and names of other writers (TF's) are never touched.
+pub(crate) fn is_stale_temporary(suffix: &[u8]) -> bool {
+    let Some(dash) = suffix.iter().position(|&b| b == b'-') else { return false };
+    let (pid, rest) = (&suffix[..dash], &suffix[dash + 1..]);
+    let digits = |s: &[u8]| !s.is_empty() && s.iter().all(u8::is_ascii_digit);
+    if !digits(pid) || !digits(rest) {
+        return false;
+    }
+    std::str::from_utf8(pid).ok().and_then(|p| p.parse::<u32>().ok()).is_some_and(process_is_gone)
+}
+
+/// Whether no process `pid` exists (Linux: `kill(pid, 0)` fails with `ESRCH`).
+/// Elsewhere every writer is assumed alive, so nothing is removed.
+fn process_is_gone(pid: u32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let Ok(pid) = libc::pid_t::try_from(pid) else { return false };
+        if pid <= 0 {
+            return false;
+        }
+        // SAFETY: signal 0 only checks that the process exists; nothing is sent.
+        let alive = unsafe { libc::kill(pid, 0) } == 0;
+        !alive && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        false
+    }
 }
 
 /// Writes `bytes` to the temporary file `tmp` and syncs it (removed on failure).
@@ -50,10 +86,9 @@ pub fn sync_parent(path: &Path) -> Result<()> {
 }
 
 /// Writes `bytes` to `path` atomically and durably: a temporary file, synced, renamed
-/// over `path`, then the directory synced.
-///
-/// Temporary files that killed writers of `path` left are removed first (one writer
-/// per file is assumed, as for TF's `checkpoint` state file).
+/// over `path`, then the directory synced. Several writers of one file may race (the
+/// last rename wins, whole); temporary files that killed writers of `path` left are
+/// removed first.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     remove_temporaries(path);
     let tmp = temp_path(path);
@@ -65,8 +100,8 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     sync_parent(path)
 }
 
-/// Removes the temporary siblings (`<name>.tempstate<n>`) of `path` that killed
-/// writers left behind.
+/// Removes the temporary siblings (`<name>.tempstate<pid>-<n>`) of `path` that
+/// killed writers left behind.
 pub fn remove_temporaries(path: &Path) {
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { return };
     let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
@@ -76,7 +111,7 @@ pub fn remove_temporaries(path: &Path) {
     for entry in listing.flatten() {
         let n = entry.file_name();
         let n = n.as_encoded_bytes();
-        if n.len() > stem.len() && n.starts_with(&stem) && n[stem.len()..].iter().all(u8::is_ascii_digit) {
+        if n.starts_with(&stem) && is_stale_temporary(&n[stem.len()..]) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
@@ -101,5 +136,52 @@ pub fn start_writeback(file: &File, offset: u64, len: u64) {
     #[cfg(not(target_os = "linux"))]
     {
         let _ = (file, offset, len);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn concurrent_writers_of_one_file_never_remove_each_others_temporaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("checkpoint");
+        let writers: Vec<_> = (0..4u8)
+            .map(|w| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    for i in 0..50u8 {
+                        write_atomically(&path, &[w, i]).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for w in writers {
+            w.join().unwrap();
+        }
+        assert_eq!(std::fs::read(&path).unwrap().len(), 2);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temporaries left");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn only_temporaries_of_dead_writers_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("checkpoint");
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let live = std::process::id();
+        for suffix in [format!("{dead}-17"), format!("{live}-17"), "12345".to_string()] {
+            std::fs::write(suffixed(&path, &format!(".tempstate{suffix}")), b"x").unwrap();
+        }
+        remove_temporaries(&path);
+        let mut left: Vec<String> =
+            std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        left.sort();
+        let mut want = ["checkpoint.tempstate12345".to_string(), format!("checkpoint.tempstate{live}-17")];
+        want.sort();
+        assert_eq!(left, want, "a live writer's and another program's temporaries stay");
     }
 }
