@@ -234,10 +234,11 @@ def test_ctrl_c_interrupts_a_waiting_run(tmp_path, mode):
     )
     try:
         assert child.stdout.readline().strip() == "waiting"
-        # Let the run reach its wait (a signal before it is handled at the next poll too).
+        # Let the run reach its wait and poll a few times (a parallel run's waiting
+        # steps poll too, and must leave the signals to the calling thread).
         import time
 
-        time.sleep(0.5)
+        time.sleep(1.0)
         child.send_signal(signal.SIGINT)
         out, err = child.communicate(timeout=30)
     finally:

@@ -79,6 +79,7 @@ class Graph:
         scope: str,
         device: str,
         aggregation: int = 0,
+        colocate_with_ops: bool = False,
     ) -> list[tuple[Any, ...] | None]:
         """`tf.gradients`: adds gradient nodes; per x None, ("dense", t) or ("sparse", v, i, s)."""
     def node_info(

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import ferroflow as ff
@@ -120,3 +122,51 @@ def test_step_stats_name_the_device_each_node_ran_on():
     [dev] = metadata.step_stats.dev_stats
     assert dev.device == CPU
     assert {"a", "mul", "b"} <= {n.node_name for n in dev.node_stats}
+
+
+def _colocation_of_a_training_graph(lib, colocate_gradients):
+    """`(name, _class, device)` of every op of a small Adam training graph."""
+    with lib.Graph().as_default() as g:
+        with lib.device("/cpu:0"):
+            w = lib.Variable([1.0, 2.0], name="w")
+        b = lib.Variable(0.5, name="b")
+        x = lib.placeholder(lib.float32, [2], name="x")
+        y = w * x + b
+        loss = lib.reduce_sum(y * y + w)
+        opt = lib.train.AdamOptimizer(0.1)
+        grads = opt.compute_gradients(loss, colocate_gradients_with_ops=colocate_gradients)
+        opt.apply_gradients(grads)
+        out = {}
+        for op in g.get_operations():
+            try:
+                groups = [c.decode() for c in op.get_attr("_class")]
+            except ValueError:
+                groups = []
+            if op.type != "NoOp":  # TF's `group` adds a NoOp per device; ours one
+                out[op.name] = (groups, op.device)
+        return out
+
+
+@pytest.mark.parametrize("colocate_gradients", [False, True])
+def test_variables_slots_updates_and_gradients_are_colocated_as_tensorflow(tf1, colocate_gradients):
+    ours = _colocation_of_a_training_graph(ff, colocate_gradients)
+    theirs = _colocation_of_a_training_graph(tf1, colocate_gradients)
+    # Gradient nodes are named differently here (our gradient functions build other
+    # helper nodes); every other op must exist in both, placed and grouped alike.
+    forward = {n for n in theirs if not n.startswith("gradients/")}
+    assert forward <= set(ours)
+    for name in sorted(forward):
+        assert ours[name] == theirs[name], name
+    shared = {n for n in theirs if n.startswith("gradients/") and n in ours}
+    assert len(shared) >= 4
+
+    def by_gradient(placed):
+        # A group naming a gradient's helper node names that gradient (the helpers
+        # differ: TF tiles where we broadcast).
+        groups, device = placed
+        return [re.sub(r"_grad/.*", "_grad/", c) for c in groups], device
+
+    for name in sorted(shared):
+        assert by_gradient(ours[name]) == by_gradient(theirs[name]), name
+    assert ours["w/Adam"] == (["loc:@w"], "/device:CPU:0")
+    assert ours["Adam/update_b/ApplyAdam"][0] == ["loc:@b"]

@@ -46,8 +46,10 @@ def gradients(
         grad_ys: Optional tensors (one per y) holding the initial gradients; ones by
             default.
         name: Name scope of the gradient ops.
-        colocate_gradients_with_ops: Accepted for compatibility (placement follows the
-            current device scope).
+        colocate_gradients_with_ops: If True, the ops of each op's gradient are
+            colocated with that op (its `_class` groups and device), as TF's; the
+            sum of several gradient contributions is always colocated with its first
+            summand's op.
         gate_gradients: Accepted for compatibility.
         aggregation_method: An `AggregationMethod` value.
         stop_gradients: Tensors through which no gradient flows (as `tf.stop_gradient`).
@@ -90,6 +92,7 @@ def gradients(
             if aggregation_method
             in (AggregationMethod.EXPERIMENTAL_TREE, AggregationMethod.EXPERIMENTAL_ACCUMULATE_N)
             else 0,
+            bool(colocate_gradients_with_ops),
         )
         ops._sync_native_ops(g)
     tensor = lambda pair: g._ops[pair[0]]._outputs[pair[1]]  # noqa: E731

@@ -107,10 +107,12 @@ class Variable:
             self._variable = state_ops.variable_op_v2(
                 var_shape, initial_value.dtype.base_dtype, name=scope
             )
-            self._initializer_op = state_ops.assign(
-                self._variable, initial_value, validate_shape=validate_shape, name="Assign"
-            ).op
-            self._snapshot = array_ops.identity(self._variable, name="read")
+            # As TF: the initializer and the snapshot are colocated with the variable.
+            with ops.colocate_with(self._variable.op):
+                self._initializer_op = state_ops.assign(
+                    self._variable, initial_value, validate_shape=validate_shape, name="Assign"
+                ).op
+                self._snapshot = array_ops.identity(self._variable, name="read")
         ops.add_to_collections(collections, self)
         self._graph = self._variable.graph
 

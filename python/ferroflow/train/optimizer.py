@@ -172,7 +172,7 @@ class Optimizer:
             for grad, var in converted:
                 if grad is None:
                     continue
-                with ops.name_scope("update_" + var.op.name):
+                with ops.name_scope("update_" + var.op.name), ops.colocate_with(var):
                     if isinstance(grad, IndexedSlices):
                         update_ops.append(self._apply_sparse_duplicate_indices(grad, var))
                     else:
@@ -262,7 +262,8 @@ class Optimizer:
         v = self._non_slot_dict.get(key)
         if v is None:
             with graph.as_default(), graph.name_scope(None), ops.control_dependencies(None):
-                v = variables.Variable(initial_value, name=name, trainable=False)
+                with ops.colocate_with(colocate_with):
+                    v = variables.Variable(initial_value, name=name, trainable=False)
             self._non_slot_dict[key] = v
         return v
 

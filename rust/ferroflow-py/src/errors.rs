@@ -71,10 +71,16 @@ pub fn run_interruptible<T: Send>(
     f: impl for<'a> FnOnce(InterruptCheck<'a>) -> ferroflow_core::Result<T> + Send,
 ) -> PyResult<T> {
     let raised: Mutex<Option<PyErr>> = Mutex::new(None);
-    let on_main_thread = OnceLock::new();
+    // Only the calling thread can run signal handlers, and only if it is Python's main
+    // thread; the run's other threads (steps waiting on their own) skip the check.
+    let caller = std::thread::current().id();
+    let caller_is_main = OnceLock::new();
     let check = || -> ferroflow_core::Result<()> {
+        if std::thread::current().id() != caller {
+            return Ok(());
+        }
         let signals = Python::attach(|py| {
-            if !*on_main_thread.get_or_init(|| is_main_thread(py)) {
+            if !*caller_is_main.get_or_init(|| is_main_thread(py)) {
                 return Ok(());
             }
             py.check_signals()

@@ -187,7 +187,7 @@ impl PyGraph {
     /// `("dense", (node, index))` or `("sparse", values, indices, dense_shape)`.
     // Mirrors the Python call: tensors as (node, index) pairs plus the scope settings.
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (ys, xs, grad_ys, scope, device, aggregation = 0))]
+    #[pyo3(signature = (ys, xs, grad_ys, scope, device, aggregation = 0, colocate_with_ops = false))]
     fn gradients<'py>(
         &self,
         py: Python<'py>,
@@ -197,6 +197,7 @@ impl PyGraph {
         scope: &str,
         device: &str,
         aggregation: u8,
+        colocate_with_ops: bool,
     ) -> PyResult<Bound<'py, PyList>> {
         let out = |(node, index): (usize, usize)| Output { node, index };
         let ys: Vec<Output> = ys.into_iter().map(out).collect();
@@ -204,7 +205,11 @@ impl PyGraph {
         let grad_ys: Vec<Option<Output>> = grad_ys.into_iter().map(|g| g.map(out)).collect();
         let aggregation = if aggregation == 0 { Aggregation::AddN } else { Aggregation::Tree };
         let mut g = self.inner.write();
-        let grads = guarded(py, || Gradients::new(&mut g, scope, device, aggregation).compute(&ys, &xs, &grad_ys))?;
+        let grads = guarded(py, || {
+            Gradients::new(&mut g, scope, device, aggregation)
+                .colocate_with_ops(colocate_with_ops)
+                .compute(&ys, &xs, &grad_ys)
+        })?;
         let pair = |o: Output| (o.node, o.index);
         let items = grads
             .into_iter()

@@ -53,6 +53,8 @@ pub struct GradCtx<'a> {
     node: NodeId,
     prefix: String,
     device: String,
+    /// The `_class` groups new nodes join (`colocate_gradients_with_ops`).
+    groups: Option<AttrValue>,
 }
 
 impl GradCtx<'_> {
@@ -92,7 +94,10 @@ impl GradCtx<'_> {
     /// Adds a node; returns the node id.
     pub fn node(&mut self, op: &str, inputs: &[Output], attrs: Vec<(&str, AttrValue)>) -> Result<NodeId> {
         let name = self.graph.unique_name(&format!("{}{op}", self.prefix), true);
-        let attrs: BTreeMap<String, AttrValue> = attrs.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        let mut attrs: BTreeMap<String, AttrValue> = attrs.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        if let Some(groups) = &self.groups {
+            attrs.insert("_class".into(), groups.clone());
+        }
         self.graph.add_node(NodeSpec {
             name,
             op: op.to_string(),
@@ -208,16 +213,48 @@ pub struct Gradients<'a> {
     scope: String,
     device: String,
     aggregation: Aggregation,
+    colocate_with_ops: bool,
+}
+
+/// Where a node colocated with `node` goes, as TF's `colocate_with(node)`: into
+/// `node`'s colocation groups (its `_class`, else `loc:@<name>`), on its device (outer
+/// device scopes are ignored).
+fn colocation_of(graph: &Graph, node: NodeId) -> Result<(AttrValue, String)> {
+    let n = graph.node(node)?;
+    let groups = match n.attrs.get("_class") {
+        Some(AttrValue::ListS(g)) if !g.is_empty() => g.clone(),
+        _ => vec![format!("loc:@{}", n.name).into_bytes()],
+    };
+    Ok((AttrValue::ListS(groups), n.device.clone()))
 }
 
 impl<'a> Gradients<'a> {
     /// A transform adding nodes under `scope` (e.g. `"gradients/"`) on `device`.
     pub fn new(graph: &'a mut Graph, scope: &str, device: &str, aggregation: Aggregation) -> Self {
-        Gradients { graph, scope: scope.to_string(), device: device.to_string(), aggregation }
+        Gradients { graph, scope: scope.to_string(), device: device.to_string(), aggregation, colocate_with_ops: false }
+    }
+
+    /// TF's `colocate_gradients_with_ops`: the nodes of each op's gradient (and the
+    /// default `grad_ys` of each y) are colocated with that op.
+    #[must_use]
+    pub fn colocate_with_ops(mut self, colocate: bool) -> Self {
+        self.colocate_with_ops = colocate;
+        self
     }
 
     fn ctx(&mut self, node: NodeId, prefix: String) -> GradCtx<'_> {
-        GradCtx { graph: self.graph, node, prefix, device: self.device.clone() }
+        GradCtx { graph: self.graph, node, prefix, device: self.device.clone(), groups: None }
+    }
+
+    /// A context whose nodes are colocated with `node` when `colocate` holds.
+    fn ctx_colocated(&mut self, node: NodeId, prefix: String, colocate: bool) -> Result<GradCtx<'_>> {
+        let placed = if colocate { Some(colocation_of(self.graph, node)?) } else { None };
+        let mut ctx = self.ctx(node, prefix);
+        if let Some((groups, device)) = placed {
+            ctx.groups = Some(groups);
+            ctx.device = device;
+        }
+        Ok(ctx)
     }
 
     /// Sums gradient contributions for one tensor.
@@ -255,7 +292,13 @@ impl<'a> Gradients<'a> {
         }
         let dense: Vec<Output> = grads.into_iter().map(|g| ctx.dense(g)).collect::<Result<_>>()?;
         let sum = match aggregation {
-            Aggregation::AddN => ctx.op("AddN", &dense, vec![])?,
+            Aggregation::AddN => {
+                // TF's `_MultiDeviceAddN`: the sum is colocated with its first summand's op.
+                let (groups, device) = colocation_of(ctx.graph, dense[0].node)?;
+                ctx.groups = Some(groups);
+                ctx.device = device;
+                ctx.op("AddN", &dense, vec![])?
+            }
             Aggregation::Tree => {
                 let mut acc = dense[0];
                 for d in &dense[1..] {
@@ -322,7 +365,8 @@ impl<'a> Gradients<'a> {
                 }
                 None => {
                     let scope = self.scope.clone();
-                    let mut ctx = self.ctx(y.node, scope);
+                    let colocate = self.colocate_with_ops;
+                    let mut ctx = self.ctx_colocated(y.node, scope, colocate)?;
                     let dtype = ctx.spec(*y)?.dtype;
                     let shape = ctx.shape_of(*y)?;
                     let one = ctx.scalar(dtype, 1.0)?;
@@ -356,7 +400,8 @@ impl<'a> Gradients<'a> {
                 match crate::ops::gradient(def.name) {
                     Gradient::Fn(f) => {
                         let prefix = format!("{}{name}_grad/", self.scope);
-                        let mut ctx = self.ctx(id, prefix);
+                        let colocate = self.colocate_with_ops;
+                        let mut ctx = self.ctx_colocated(id, prefix, colocate)?;
                         let r = f(&mut ctx, &out_grads)?;
                         if r.len() != inputs.len() {
                             return Err(Error::new(
