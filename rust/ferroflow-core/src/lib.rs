@@ -11,6 +11,8 @@
 //!   [`random`]: TF's Philox generator and distributions.
 //! - [`queue`]: the FIFO, padding, shuffle and priority queues of a session;
 //!   [`queue_runner`]: the native loops of queue-runner threads.
+//! - [`conformance`]: the kernel suite every device's kernels must agree with the
+//!   CPU on.
 //! - [`coord`]: the stop flag and first error of `tf.train.Coordinator`.
 //! - [`tensor`], [`shape`], [`dtype`], [`error`]: the value types underneath.
 #[macro_use]
@@ -18,6 +20,7 @@ pub mod error;
 pub mod autodiff;
 pub mod buffer;
 pub mod cancel;
+pub mod conformance;
 pub mod coord;
 pub mod device;
 pub mod dtype;

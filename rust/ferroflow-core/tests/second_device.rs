@@ -20,15 +20,18 @@ static ADDS: AtomicUsize = AtomicUsize::new(0);
 static MULS: AtomicUsize = AtomicUsize::new(0);
 static COPIES: AtomicUsize = AtomicUsize::new(0);
 
-/// An elementwise float kernel of the test device (same-shape operands).
+/// An elementwise float kernel of the test device (the second operand the same shape
+/// as the first, or broadcast along its leading dimensions).
 struct Binary(fn(f32, f32) -> f32, &'static AtomicUsize);
 
 impl OpKernel for Binary {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         self.1.fetch_add(1, Ordering::SeqCst);
         let (a, b) = (ctx.input(0)?, ctx.input(1)?);
-        let values: Vec<f32> =
-            a.as_slice::<f32>()?.iter().zip(b.as_slice::<f32>()?).map(|(&x, &y)| (self.0)(x, y)).collect();
+        // `b` the same shape as `a`, or broadcast along `a`'s leading dimensions.
+        let (a, b) = (a.as_slice::<f32>()?, b.as_slice::<f32>()?);
+        let values: Vec<f32> = a.iter().enumerate().map(|(i, &x)| (self.0)(x, b[i % b.len()])).collect();
+        let a = ctx.input(0)?;
         let out = Tensor::from_slice(a.shape(), &values)?;
         ctx.set_output(0, out);
         Ok(())
@@ -187,4 +190,39 @@ fn colocated_nodes_with_conflicting_requests_are_tfs_error() {
     let plan = soft.prepare(&[], &[m], &[]).unwrap();
     let placement: HashMap<&str, &str> = plan.placement().into_iter().collect();
     assert_eq!(placement["a"], placement["m"]);
+}
+
+/// A device whose `Mul` is slightly wrong: the conformance harness must catch it.
+const BADDEV: &str = "BADDEV";
+
+fn bad_mul_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(Binary(|x, y| x * y * 1.001, &MULS)))
+}
+
+#[test]
+fn the_conformance_suite_passes_the_devices_kernels_and_catches_a_wrong_one() {
+    register_test_device();
+    let report = ferroflow_core::conformance::check_device(TESTDEV).unwrap();
+    assert!(report.mismatches.is_empty(), "{:?}", report.mismatches);
+    assert_eq!(report.passed, ["AddV2 float32", "Mul float32", "AddV2 float32 broadcast"]);
+    assert!(report.skipped.len() > 50, "every other case: no kernel there");
+
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        register_device_type(BADDEV, 5, 1);
+        register_kernel(KernelDef::new("Mul", BADDEV, bad_mul_kernel).type_constraint("T", &[DType::Float32]));
+        register_kernel(KernelDef::new(ferroflow_core::ops::DEVICE_COPY, BADDEV, copy_kernel));
+    });
+    let report = ferroflow_core::conformance::check_device(BADDEV).unwrap();
+    assert_eq!(report.mismatches.len(), 1, "{:?}", report.mismatches);
+    let (case, what) = &report.mismatches[0];
+    assert_eq!(case, "Mul float32");
+    assert!(what.starts_with("result 0["), "{what}");
+}
+
+#[test]
+fn every_conformance_case_runs_on_the_cpu() {
+    let report = ferroflow_core::conformance::check_device("CPU").unwrap();
+    assert!(report.mismatches.is_empty() && report.skipped.is_empty(), "{report:?}");
+    assert!(report.passed.len() >= 80, "{}", report.passed.len());
 }
