@@ -407,7 +407,7 @@ fn blocking_last_order(
 /// one step are consistent (an update never leaks into the same step's gradients).
 fn variable_behind_read(graph: &Graph, o: Output, feeds: &HashMap<Output, usize>) -> Result<Output> {
     let producer = graph.node(o.node)?;
-    if feeds.contains_key(&o) || producer.def.name != "Identity" {
+    if feeds.contains_key(&o) || !producer.def.forwards_input {
         return Ok(o);
     }
     let source = producer.inputs[0];
@@ -427,7 +427,7 @@ fn node_cost(graph: &Graph, n: NodeId) -> f64 {
     };
     let out: f64 = node.outputs.iter().map(|o| elems(&o.shape)).sum();
     let inp: f64 = node.inputs.iter().filter_map(|o| graph.output_spec(*o).ok()).map(|s| elems(&s.shape)).sum();
-    if node.op_type() == "MatMul" {
+    if node.def.cost == crate::ops::Cost::Contraction {
         // m*n outputs, each a k-long dot product.
         let k =
             node.inputs.first().and_then(|o| graph.output_spec(*o).ok()).and_then(|s| s.shape.dims().map(|d| d.len()));

@@ -19,7 +19,11 @@ pub(crate) fn register(r: &mut Registry) {
         OpDef::new("PlaceholderWithDefault", &["input"], infer_placeholder_with_default, |_| stateless(pass_through))
             .grad(g::identity),
     );
-    r.add(OpDef::new("Identity", &["input"], infer_identity, |_| stateless(pass_through)).grad(g::identity));
+    r.add(
+        OpDef::new("Identity", &["input"], infer_identity, |_| stateless(pass_through))
+            .forwards_input()
+            .grad(g::identity),
+    );
     r.add(OpDef::new("StopGradient", &["input"], infer_identity, |_| stateless(pass_through)).no_grad());
     r.add(OpDef::new("NoOp", &[], |_| Ok(vec![]), |_| stateless(|_| Ok(()))).no_grad());
     r.add(OpDef::new("Cast", &["x"], infer_cast, cast_kernel).grad(g::cast));

@@ -63,7 +63,9 @@ pub(crate) fn register(r: &mut Registry) {
         OpDef::new("SigmoidGrad", &["y", "dy"], infer_binary_float, binary_kernel::<SigmoidGradFn>)
             .grad(g::sigmoid_grad),
     );
-    r.add(OpDef::new("MatMul", &["a", "b"], infer_matmul, matmul_kernel).grad(g::matmul));
+    r.add(
+        OpDef::new("MatMul", &["a", "b"], infer_matmul, matmul_kernel).cost(super::Cost::Contraction).grad(g::matmul),
+    );
 }
 
 fn infer_binary(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {

@@ -64,8 +64,25 @@ pub struct OpDef {
     pub ref_inputs: &'static [usize],
     /// Whether the op has side effects or reads state (never folded or cached).
     pub stateful: bool,
+    /// Whether its output is its first input unchanged (`Identity`): a consumer that
+    /// must see a variable's latest value may read the variable behind it instead.
+    pub forwards_input: bool,
+    /// How the planner estimates its work.
+    pub cost: Cost,
     /// Shape and dtype inference.
     pub infer: InferFn,
+}
+
+/// How the planner estimates an op's work from its static shapes (to decide whether a
+/// plan is worth spreading over threads).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Cost {
+    /// One operation per element of its largest side (inputs or outputs).
+    #[default]
+    Elementwise,
+    /// A contraction (`MatMul`): each output element is a dot product along the
+    /// shared dimension.
+    Contraction,
 }
 
 /// One registration row: an op's schema, its CPU kernel and its gradient, which
@@ -80,7 +97,17 @@ impl OpDef {
     /// The row of a stateless op with fixed inputs, its shape function and CPU kernel.
     #[allow(clippy::new_ret_no_self)] // the row's face: `OpDef::new(...).grad(...)`
     pub fn new(name: &'static str, inputs: &'static [&'static str], infer: InferFn, kernel: KernelFn) -> OpRow {
-        let schema = OpDef { name, inputs, variadic: false, variadic_min: 1, ref_inputs: &[], stateful: false, infer };
+        let schema = OpDef {
+            name,
+            inputs,
+            variadic: false,
+            variadic_min: 1,
+            ref_inputs: &[],
+            stateful: false,
+            forwards_input: false,
+            cost: Cost::Elementwise,
+            infer,
+        };
         OpRow { schema, kernel, grad: Gradient::Missing }
     }
     /// The name of input `i`.
@@ -117,6 +144,19 @@ impl OpRow {
     #[must_use]
     pub fn stateful(mut self) -> Self {
         self.schema.stateful = true;
+        self
+    }
+    /// Declares that the output is the first input unchanged (see
+    /// [`OpDef::forwards_input`]).
+    #[must_use]
+    pub fn forwards_input(mut self) -> Self {
+        self.schema.forwards_input = true;
+        self
+    }
+    /// Sets how the planner estimates the op's work.
+    #[must_use]
+    pub fn cost(mut self, cost: Cost) -> Self {
+        self.schema.cost = cost;
         self
     }
     /// Lets the last input repeat (at least once).
