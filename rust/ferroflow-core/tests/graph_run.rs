@@ -51,14 +51,7 @@ fn construction_errors_are_value_and_type_errors() {
 #[test]
 fn variables_live_in_sessions_and_control_deps_order_reads() {
     let b = Builder::new();
-    let v = b.op(
-        "VariableV2",
-        "v",
-        &[],
-        vec![("dtype", AttrValue::Type(DType::Int64)), ("shape", AttrValue::Shape(PartialShape::scalar()))],
-    );
-    let init_value = b.constant(Tensor::scalar(10i64));
-    let init = b.op("Assign", "init", &[v, init_value], vec![]);
+    let (v, init) = b.int_variable("v", 10);
     let one = b.constant(Tensor::scalar(1i64));
     let inc = b.op("AssignAdd", "inc", &[v, one], vec![]);
     let read = b.try_op("Identity", "read", &[v], &[inc.node], vec![]).unwrap();

@@ -165,14 +165,7 @@ fn closing_the_session_cancels_a_waiting_run() {
 #[test]
 fn sessions_sharing_resources_see_one_variable() {
     let b = Builder::new();
-    let v = b.op(
-        "VariableV2",
-        "v",
-        &[],
-        vec![("dtype", AttrValue::Type(DType::Int64)), ("shape", AttrValue::Shape(PartialShape::scalar()))],
-    );
-    let init_value = b.constant(Tensor::scalar(3i64));
-    let init = b.op("Assign", "init", &[v, init_value], vec![]);
+    let (v, init) = b.int_variable("v", 3);
     let shared = Arc::new(ResourceMgr::new());
     let options = ferroflow_core::SessionOptions::default;
     let s1 = DirectSession::with_resources(Arc::clone(&b.graph), options(), Arc::clone(&shared));

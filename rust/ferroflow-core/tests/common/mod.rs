@@ -67,6 +67,18 @@ impl Builder {
         Ok(Output { node: id, index: 0 })
     }
 
+    /// A scalar int64 reference variable and its `Assign` of `initial`.
+    pub fn int_variable(&self, name: &str, initial: i64) -> (Output, Output) {
+        let v = self.op(
+            "VariableV2",
+            name,
+            &[],
+            vec![("dtype", AttrValue::Type(DType::Int64)), ("shape", AttrValue::Shape(PartialShape::scalar()))],
+        );
+        let init_value = self.constant(Tensor::scalar(initial));
+        (v, self.op("Assign", "init", &[v, init_value], vec![]))
+    }
+
     pub fn constant(&self, t: Tensor) -> Output {
         self.op("Const", "Const", &[], vec![("value", AttrValue::Tensor(t))])
     }
