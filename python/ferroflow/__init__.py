@@ -236,7 +236,7 @@ from .protos import (
 
 __version__ = _ferroflow.__version__
 
-from . import compat, contrib, io, nn, summary, train
+from . import compat, contrib, io, nn, python_io, summary, train
 from .platform import app, flags, gfile
 from .platform import tf_logging as logging
 from .platform.tf_logging import get_logger
@@ -382,6 +382,7 @@ __all__ = [
     "negative",
     "newaxis",
     "nn",
+    "python_io",
     "no_op",
     "not_equal",
     "one_hot",

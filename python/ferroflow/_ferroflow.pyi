@@ -12,6 +12,7 @@ __all__ = [
     "Graph",
     "Plan",
     "RecordReader",
+    "RecordWriter",
     "RunnerJob",
     "Session",
     "TensorHandle",
@@ -197,10 +198,22 @@ class EventWriter:
 class RecordReader:
     """Iterates over the payloads of a TFRecord file, verifying both CRCs."""
 
-    def __new__(cls, path: str) -> RecordReader: ...
+    def __new__(cls, path: str, compression: int = 0) -> RecordReader: ...
     def __iter__(self) -> RecordReader: ...
     def __next__(self) -> bytes:
         """The next payload."""
+
+@final
+class RecordWriter:
+    """Writes a TFRecord file, compressed as asked (0 none, 1 zlib, 2 gzip)."""
+
+    def __new__(cls, path: str, compression: int = 0, level: int | None = None) -> RecordWriter: ...
+    def write(self, record: bytes) -> None:
+        """Appends one record."""
+    def flush(self) -> None:
+        """Hands what is buffered to the OS."""
+    def close(self) -> None:
+        """Finishes, syncs and closes the file."""
 
 @final
 class CoordinatorCore:

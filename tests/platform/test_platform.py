@@ -240,3 +240,52 @@ def test_logging_as_tensorflow(tf1, tmp_path):
     assert ours == _log_lines("tensorflow.compat.v1", tmp_path)
     assert "INFO:<lib>:step 7 loss 0.50" in ours[1]
     assert ff.get_logger() is ff.logging.get_logger()
+
+
+@pytest.mark.parametrize("compression", [None, "ZLIB", "GZIP"])
+def test_tfrecord_files_interoperate_with_tensorflow(tf1, tmp_path, compression):
+    records = [bytes([i]) * (i * 13) for i in range(40)] + [b"", "text"]
+    expect = [r.encode() if isinstance(r, str) else r for r in records]
+    paths = {lib: tmp_path / f"{name}.tfrecord" for lib, name in ((ff, "ours"), (tf1, "theirs"))}
+    for lib, path in paths.items():
+        options = lib.python_io.TFRecordOptions(compression)
+        with lib.python_io.TFRecordWriter(str(path), options) as w:
+            for r in records:
+                w.write(r)
+    for reader in (ff, tf1):
+        for path in paths.values():
+            got = list(reader.python_io.tf_record_iterator(str(path), compression))
+            assert got == expect, (reader.__name__, path.name)
+    if compression is None:
+        assert paths[ff].read_bytes() == paths[tf1].read_bytes()
+    assert list(ff.io.tf_record_iterator(str(paths[tf1]), compression)) == expect
+
+
+def _record_errors(tf, tmp_path):
+    out = []
+    good = tmp_path / f"good_{tf.__name__}.tfrecord"
+    with tf.python_io.TFRecordWriter(str(good)) as w:
+        w.write(b"payload")
+    raw = good.read_bytes()
+    cut = tmp_path / f"cut_{tf.__name__}.tfrecord"
+    cut.write_bytes(raw + raw[:5])
+    bad = tmp_path / f"bad_{tf.__name__}.tfrecord"
+    bad.write_bytes(raw[:14] + b"X" + raw[15:])
+    for path in (tmp_path / "missing.tfrecord", cut, bad):
+        try:
+            out.append(len(list(tf.python_io.tf_record_iterator(str(path)))))
+        except tf.errors.OpError as e:
+            out.append((type(e).__name__, str(e).replace(str(tmp_path), "<d>").split(":")[-1]))
+    for options in (None, "GZIP", tf.python_io.TFRecordCompressionType.ZLIB, 0):
+        out.append(tf.python_io.TFRecordOptions.get_compression_type_string(options))
+    return out
+
+
+def test_tfrecord_errors_as_tensorflow(tf1, tmp_path):
+    ours, theirs = _record_errors(ff, tmp_path), _record_errors(tf1, tmp_path)
+    assert [type(x) for x in ours] == [type(x) for x in theirs]
+    assert [x[0] if isinstance(x, tuple) else x for x in ours] == [
+        x[0] if isinstance(x, tuple) else x for x in theirs
+    ]
+    assert ours[1] == 1, "a partial header at the end ends the file, as TF's"
+    assert ours[2][0] == "DataLossError"

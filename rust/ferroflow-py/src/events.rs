@@ -1,12 +1,11 @@
-//! Event files for Python: the background `EventWriter` behind
-//! `tf.summary.FileWriter`, and `RecordReader`, the verifying TFRecord reader behind
-//! `tf.train.summary_iterator`.
-use std::fs::File;
-use std::io::BufReader;
+//! Event and record files for Python: the background `EventWriter` behind
+//! `tf.summary.FileWriter`, `RecordReader`, the verifying TFRecord reader behind
+//! `tf.train.summary_iterator` and `tf_record_iterator`, and `RecordWriter`, behind
+//! `TFRecordWriter`.
 use std::path::PathBuf;
 
 use ferroflow_io::events::{EventFileWriter, WriterOptions, wall_time};
-use ferroflow_io::record::RecordReader;
+use ferroflow_io::record::{Compression, RecordFileWriter, RecordReader, open_record_file};
 use parking_lot::{Mutex, RwLock};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -138,17 +137,30 @@ impl PyEventWriter {
 /// Iterates over the payloads of a TFRecord file, verifying both CRCs.
 #[pyclass(frozen, name = "RecordReader", module = "ferroflow._ferroflow")]
 pub struct PyRecordReader {
-    inner: Mutex<RecordReader<BufReader<File>>>,
+    inner: Mutex<RecordReader<Box<dyn std::io::Read + Send>>>,
+}
+
+/// TF's `TFRecordCompressionType` code (0 none, 1 zlib, 2 gzip).
+fn compression(code: u8) -> PyResult<Compression> {
+    match code {
+        0 => Ok(Compression::None),
+        1 => Ok(Compression::Zlib),
+        2 => Ok(Compression::Gzip),
+        _ => Err(pyo3::exceptions::PyValueError::new_err(format!("unknown compression type {code}"))),
+    }
 }
 
 #[pymethods]
 impl PyRecordReader {
-    /// Opens `path` (`NotFoundError` if it does not exist).
+    /// Opens `path` (`NotFoundError` if it does not exist); `compression` is TF's
+    /// `TFRecordCompressionType` (0 none, 1 zlib, 2 gzip). A partial header at the end
+    /// ends the file (as TF's readers: a writer may be appending).
     #[new]
-    fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let name = path.display().to_string();
-        let file = guarded(py, || File::open(&path).map_err(|e| ferroflow_io::Error::Io(name.clone(), e).into()))?;
-        Ok(PyRecordReader { inner: Mutex::new(RecordReader::new(BufReader::with_capacity(1 << 16, file), name)) })
+    #[pyo3(signature = (path, compression = 0))]
+    fn new(py: Python<'_>, path: PathBuf, compression: u8) -> PyResult<Self> {
+        let kind = self::compression(compression)?;
+        let reader = guarded(py, || Ok(open_record_file(&path, kind)?))?;
+        Ok(PyRecordReader { inner: Mutex::new(reader) })
     }
 
     fn __iter__(slf: Py<Self>) -> Py<Self> {
@@ -160,5 +172,39 @@ impl PyRecordReader {
     fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
         let next = run_detached(py, || Ok(self.inner.lock().next_record()?))?;
         Ok(next.map(|payload| PyBytes::new(py, &payload)))
+    }
+}
+
+/// Writes a TFRecord file (`tf.python_io.TFRecordWriter`), compressed as asked.
+#[pyclass(frozen, name = "RecordWriter", module = "ferroflow._ferroflow")]
+pub struct PyRecordWriter {
+    inner: Mutex<RecordFileWriter>,
+}
+
+#[pymethods]
+impl PyRecordWriter {
+    /// Creates (or truncates) `path`; `compression` as for `RecordReader`, `level` the
+    /// compression level (0-9; None: the default).
+    #[new]
+    #[pyo3(signature = (path, compression = 0, level = None))]
+    fn new(py: Python<'_>, path: PathBuf, compression: u8, level: Option<u32>) -> PyResult<Self> {
+        let kind = self::compression(compression)?;
+        let writer = run_detached(py, || Ok(RecordFileWriter::create(&path, kind, level)?))?;
+        Ok(PyRecordWriter { inner: Mutex::new(writer) })
+    }
+
+    /// Appends one record.
+    fn write(&self, py: Python<'_>, record: &[u8]) -> PyResult<()> {
+        run_detached(py, || Ok(self.inner.lock().write(record)?))
+    }
+
+    /// Hands what is buffered to the OS.
+    fn flush(&self, py: Python<'_>) -> PyResult<()> {
+        run_detached(py, || Ok(self.inner.lock().flush()?))
+    }
+
+    /// Finishes the file (its compressed stream too), syncs and closes it.
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        run_detached(py, || Ok(self.inner.lock().close()?))
     }
 }

@@ -67,6 +67,7 @@ fn _ferroflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tensor::PyTensorHandle>()?;
     m.add_class::<events::PyEventWriter>()?;
     m.add_class::<events::PyRecordReader>()?;
+    m.add_class::<events::PyRecordWriter>()?;
     m.add_class::<checkpoint::PyCheckpointReader>()?;
     m.add_class::<threads::PyCoordinatorCore>()?;
     m.add_class::<threads::PyRunnerJob>()?;
