@@ -2,26 +2,57 @@
 
 from __future__ import annotations
 
+import logging
+
 from ..framework import dtypes, ops
 from ..ops import variables
 
+_log = logging.getLogger(__name__)
+
 
 def get_global_step(graph=None):
-    """The graph's global step variable, or None.
+    """The graph's global step, or None.
+
+    The `GLOBAL_STEP` collection's one tensor, else the tensor `global_step:0`; None
+    when there is none, or (as TF) when the collection holds several, which is logged
+    as an error.
 
     Raises:
-        TypeError: The collection holds more than one variable, or a non-integer one.
+        TypeError: The global step is not an integer scalar variable or tensor.
     """
     graph = graph or ops.get_default_graph()
     steps = graph.get_collection(ops.GraphKeys.GLOBAL_STEP)
-    if not steps:
+    if len(steps) == 1:
+        step = steps[0]
+    elif not steps:
+        try:
+            step = graph.get_tensor_by_name("global_step:0")
+        except KeyError:
+            return None
+    else:
+        _log.error("Multiple tensors in global_step collection.")
         return None
-    if len(steps) != 1:
-        raise TypeError("Multiple tensors in global_step collection.")
-    step = steps[0]
-    if not step.dtype.base_dtype.is_integer or step.shape.ndims != 0:
-        raise TypeError(f"Existing 'global_step' does not have integer type: {step.dtype}")
+    assert_global_step(step)
     return step
+
+
+def assert_global_step(global_step_tensor) -> None:
+    """Checks that `global_step_tensor` can be a global step (TF's TypeErrors).
+
+    Raises:
+        TypeError: Not a variable or tensor, not of an integer type, or not a scalar.
+    """
+    if not isinstance(global_step_tensor, variables.Variable | ops.Tensor):
+        raise TypeError(
+            f'Existing "global_step" must be a Variable or Tensor: {global_step_tensor}.'
+        )
+    if not global_step_tensor.dtype.base_dtype.is_integer:
+        raise TypeError(
+            f'Existing "global_step" does not have integer type: {global_step_tensor.dtype}'
+        )
+    shape = global_step_tensor.get_shape()
+    if shape.ndims != 0 and shape.is_fully_defined():
+        raise TypeError(f'Existing "global_step" is not scalar: {shape}')
 
 
 def create_global_step(graph=None):
