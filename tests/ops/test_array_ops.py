@@ -31,7 +31,7 @@ def test_constant_dtype_inference_and_shapes():
     np.testing.assert_array_equal(_run(ff.constant([1, 2], shape=[4])), [1, 2, 2, 2])
     with pytest.raises(TypeError, match="Expected int32"):
         ff.constant(1.5, dtype=ff.int32)
-    with pytest.raises(TypeError, match="Too many elements"):
+    with pytest.raises(ValueError, match="Too many elements"):
         ff.constant([1, 2, 3], shape=[2])
     with pytest.raises(TypeError, match="Expected Tensor's shape"):
         ff.constant([1, 2], shape=[4], verify_shape=True)

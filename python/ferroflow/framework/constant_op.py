@@ -89,11 +89,11 @@ def _reshape_for(arr: np.ndarray, shape, verify_shape: bool) -> np.ndarray:
     dims = shape.as_list()
     n = int(np.prod(dims, dtype=np.int64))
     if verify_shape and list(arr.shape) != dims:
-        raise TypeError(f"Expected Tensor's shape: {tuple(dims)}, got {arr.shape}.")
+        raise TypeError(f"Expected Tensor's shape: {tuple(dims)}, but got {arr.shape}.")
     if arr.size == n:
         return arr.reshape(dims)
     if arr.size > n:
-        raise TypeError(f"Too many elements provided. Needed at most {n}, but received {arr.size}")
+        raise ValueError(f"Too many elements provided. Takes at most {n}, but got {arr.size}.")
     if arr.size == 0:
         raise ValueError(f"Cannot make a tensor of shape {tuple(dims)} from an empty value")
     # TF-1.x pads with the last value (a single value fills the whole tensor).
