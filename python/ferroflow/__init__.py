@@ -125,6 +125,18 @@ from .ops.data_flow_ops import (
 )
 from .ops.gradients import AggregationMethod, gradients
 from .ops.indexing_ops import one_hot, pad, split, strided_slice, tile
+from .ops.init_ops import (
+    constant_initializer,
+    glorot_normal_initializer,
+    glorot_uniform_initializer,
+    ones_initializer,
+    random_normal_initializer,
+    random_uniform_initializer,
+    truncated_normal_initializer,
+    uniform_unit_scaling_initializer,
+    variance_scaling_initializer,
+    zeros_initializer,
+)
 from .ops.logging_ops import Assert, Print
 from .ops.math_ops import (
     abs,
@@ -203,6 +215,16 @@ from .ops.summary_ops import (
     merge_summary,
     scalar_summary,
 )
+from .ops.variable_scope import (
+    AUTO_REUSE,
+    VariableScope,
+    get_local_variable,
+    get_variable,
+    get_variable_scope,
+    no_regularizer,
+    variable_op_scope,
+    variable_scope,
+)
 from .ops.variables import (
     Variable,
     all_variables,
@@ -236,7 +258,7 @@ from .protos import (
 
 __version__ = _ferroflow.__version__
 
-from . import compat, contrib, io, nn, python_io, summary, train
+from . import compat, contrib, initializers, io, nn, python_io, summary, train
 from .platform import app, flags, gfile
 from .platform import tf_logging as logging
 from .platform.tf_logging import get_logger
@@ -276,6 +298,7 @@ __all__ = [
     "assign_add",
     "assign_sub",
     "audio_summary",
+    "AUTO_REUSE",
     "bool",
     "boolean_mask",
     "broadcast_to",
@@ -291,6 +314,7 @@ __all__ = [
     "concat",
     "ConfigProto",
     "constant",
+    "constant_initializer",
     "container",
     "contrib",
     "control_dependencies",
@@ -326,12 +350,17 @@ __all__ = [
     "get_collection_ref",
     "get_default_graph",
     "get_default_session",
+    "get_local_variable",
     "get_logger",
     "get_seed",
+    "get_variable",
+    "get_variable_scope",
     "gfile",
     "global_norm",
     "global_variables",
     "global_variables_initializer",
+    "glorot_normal_initializer",
+    "glorot_uniform_initializer",
     "GPUOptions",
     "gradients",
     "Graph",
@@ -351,6 +380,7 @@ __all__ = [
     "IndexedSlicesValue",
     "initialize_all_variables",
     "initialize_local_variables",
+    "initializers",
     "int32",
     "int64",
     "InteractiveSession",
@@ -382,11 +412,12 @@ __all__ = [
     "negative",
     "newaxis",
     "nn",
-    "python_io",
     "no_op",
+    "no_regularizer",
     "not_equal",
     "one_hot",
     "ones",
+    "ones_initializer",
     "ones_like",
     "Operation",
     "pad",
@@ -396,10 +427,13 @@ __all__ = [
     "pow",
     "Print",
     "PriorityQueue",
+    "python_io",
     "QueueBase",
     "random_normal",
+    "random_normal_initializer",
     "random_shuffle",
     "random_uniform",
+    "random_uniform_initializer",
     "RandomShuffleQueue",
     "range",
     "rank",
@@ -444,8 +478,8 @@ __all__ = [
     "strided_slice",
     "string",
     "subtract",
-    "Summary",
     "summary",
+    "Summary",
     "tanh",
     "Tensor",
     "TensorShape",
@@ -459,14 +493,21 @@ __all__ = [
     "transpose",
     "truediv",
     "truncated_normal",
+    "truncated_normal_initializer",
     "tuple",
     "uint8",
+    "uniform_unit_scaling_initializer",
     "unique",
     "unsorted_segment_sum",
     "unstack",
     "Variable",
+    "variable_op_scope",
+    "variable_scope",
     "variables_initializer",
+    "VariableScope",
+    "variance_scaling_initializer",
     "where",
     "zeros",
+    "zeros_initializer",
     "zeros_like",
 ]

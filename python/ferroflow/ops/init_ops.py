@@ -1,0 +1,396 @@
+"""TF-1.x initializers (`tf.zeros_initializer`, `tf.glorot_uniform_initializer`, ...).
+
+An initializer is a callable `init(shape, dtype=None, partition_info=None)` that
+builds graph ops for a variable's initial value. `tf.get_variable` calls it inside
+the variable's `Initializer` name scope. The classes port TF's `init_ops.py`: the
+same constructor arguments, the same random ops with the same seeds (so seeded
+initializers give TensorFlow's numbers), the same `get_config`.
+
+`Orthogonal` is not provided: it needs a QR decomposition, which ferroflow has no
+op for yet. `Identity` builds its matrix with `OneHot` instead of TF's
+`MatrixDiag`, so its op names differ from TF's (its values do not).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..framework import constant_op, dtypes, tensor_shape
+from . import array_ops, indexing_ops, math_ops, random_ops
+
+
+def _assert_float_dtype(dtype):
+    if not dtype.is_floating:
+        raise ValueError(f"Argument `dtype` is expected to be floating point. Received: {dtype}.")
+    return dtype
+
+
+def _compute_fans(shape):
+    """(fan_in, fan_out) of a weight shape, as TF's `_compute_fans`."""
+    if len(shape) < 1:
+        fan_in = fan_out = 1
+    elif len(shape) == 1:
+        fan_in = fan_out = shape[0]
+    elif len(shape) == 2:
+        fan_in, fan_out = shape[0], shape[1]
+    else:
+        receptive_field_size = 1
+        for dim in shape[:-2]:
+            receptive_field_size *= dim
+        fan_in = shape[-2] * receptive_field_size
+        fan_out = shape[-1] * receptive_field_size
+    return int(fan_in), int(fan_out)
+
+
+class Initializer:
+    """Base class of the initializers: `__call__(shape, dtype, partition_info)`."""
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        """Builds the initial-value tensor of `shape` and `dtype`."""
+        raise NotImplementedError
+
+    def get_config(self) -> dict:
+        """The constructor arguments, as a JSON-serialisable dict."""
+        return {}
+
+    @classmethod
+    def from_config(cls, config):
+        """An initializer built from `get_config()`'s dict."""
+        return cls(**config)
+
+
+class Zeros(Initializer):
+    """Initializer of tensors filled with 0 (`tf.zeros_initializer`)."""
+
+    def __init__(self, dtype=dtypes.float32):
+        """Args: dtype: the default dtype when `__call__` gets none."""
+        self.dtype = dtypes.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        """`tf.zeros(shape, dtype)`."""
+        if dtype is None:
+            dtype = self.dtype
+        return array_ops.zeros(shape, dtype)
+
+    def get_config(self) -> dict:
+        """`{"dtype": ...}`."""
+        return {"dtype": self.dtype.name}
+
+
+class Ones(Initializer):
+    """Initializer of tensors filled with 1 (`tf.ones_initializer`)."""
+
+    def __init__(self, dtype=dtypes.float32):
+        """Args: dtype: the default dtype when `__call__` gets none."""
+        self.dtype = dtypes.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        """`tf.ones(shape, dtype)`."""
+        if dtype is None:
+            dtype = self.dtype
+        return array_ops.ones(shape, dtype)
+
+    def get_config(self) -> dict:
+        """`{"dtype": ...}`."""
+        return {"dtype": self.dtype.name}
+
+
+class Constant(Initializer):
+    """Initializer of tensors holding `value` (`tf.constant_initializer`).
+
+    A list shorter than the shape is padded with its last element; `verify_shape`
+    requires `value` to have exactly the shape (TF-1.x `tf.constant` rules).
+    """
+
+    def __init__(self, value=0, dtype=dtypes.float32, verify_shape=False):
+        """Args: value: scalar, list, tuple or numpy array; dtype; verify_shape.
+
+        Raises:
+            TypeError: For another kind of `value`.
+        """
+        if not (np.isscalar(value) or isinstance(value, list | tuple | np.ndarray)):
+            raise TypeError(
+                f"Invalid type for initial value={value} of type: "
+                f"{type(value).__name__}. Expected Python scalar, list or tuple of "
+                "values, or numpy.ndarray."
+            )
+        self.value = value
+        self.dtype = dtypes.as_dtype(dtype)
+        self._verify_shape = verify_shape
+
+    def __call__(self, shape, dtype=None, partition_info=None, verify_shape=None):
+        """`tf.constant(value, dtype, shape, verify_shape)`."""
+        if dtype is None:
+            dtype = self.dtype
+        if verify_shape is None:
+            verify_shape = self._verify_shape
+        return constant_op.constant(self.value, dtype=dtype, shape=shape, verify_shape=verify_shape)
+
+    def get_config(self) -> dict:
+        """`{"value": ..., "dtype": ...}`."""
+        return {"value": self.value, "dtype": self.dtype.name}
+
+
+class RandomUniform(Initializer):
+    """Uniform values in `[minval, maxval)` (`tf.random_uniform_initializer`)."""
+
+    def __init__(self, minval=0.0, maxval=None, seed=None, dtype=dtypes.float32):
+        """Args: minval, maxval (default 1 for floats), seed, dtype."""
+        self.minval = minval
+        self.maxval = maxval
+        self.seed = seed
+        self.dtype = dtypes.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        """`tf.random_uniform(shape, minval, maxval, dtype, seed)`."""
+        if dtype is None:
+            dtype = self.dtype
+        return random_ops.random_uniform(shape, self.minval, self.maxval, dtype, seed=self.seed)
+
+    def get_config(self) -> dict:
+        """`{"minval", "maxval", "seed", "dtype"}`."""
+        return {
+            "minval": self.minval,
+            "maxval": self.maxval,
+            "seed": self.seed,
+            "dtype": self.dtype.name,
+        }
+
+
+class RandomNormal(Initializer):
+    """Normally distributed values (`tf.random_normal_initializer`)."""
+
+    def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
+        """Args: mean, stddev, seed, dtype (floating).
+
+        Raises:
+            ValueError: If `dtype` is not floating point.
+        """
+        self.mean = mean
+        self.stddev = stddev
+        self.seed = seed
+        self.dtype = _assert_float_dtype(dtypes.as_dtype(dtype))
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        """`tf.random_normal(shape, mean, stddev, dtype, seed)`."""
+        if dtype is None:
+            dtype = self.dtype
+        return random_ops.random_normal(shape, self.mean, self.stddev, dtype, seed=self.seed)
+
+    def get_config(self) -> dict:
+        """`{"mean", "stddev", "seed", "dtype"}`."""
+        return {
+            "mean": self.mean,
+            "stddev": self.stddev,
+            "seed": self.seed,
+            "dtype": self.dtype.name,
+        }
+
+
+class TruncatedNormal(Initializer):
+    """Normal values redrawn beyond two stddevs (`tf.truncated_normal_initializer`)."""
+
+    def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
+        """Args: mean, stddev, seed, dtype (floating).
+
+        Raises:
+            ValueError: If `dtype` is not floating point.
+        """
+        self.mean = mean
+        self.stddev = stddev
+        self.seed = seed
+        self.dtype = _assert_float_dtype(dtypes.as_dtype(dtype))
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        """`tf.truncated_normal(shape, mean, stddev, dtype, seed)`."""
+        if dtype is None:
+            dtype = self.dtype
+        return random_ops.truncated_normal(shape, self.mean, self.stddev, dtype, seed=self.seed)
+
+    def get_config(self) -> dict:
+        """`{"mean", "stddev", "seed", "dtype"}`."""
+        return {
+            "mean": self.mean,
+            "stddev": self.stddev,
+            "seed": self.seed,
+            "dtype": self.dtype.name,
+        }
+
+
+class UniformUnitScaling(Initializer):
+    """Uniform in `±sqrt(3 / input_size) * factor` (deprecated in TF for VarianceScaling)."""
+
+    def __init__(self, factor=1.0, seed=None, dtype=dtypes.float32):
+        """Args: factor, seed, dtype (floating)."""
+        self.factor = factor
+        self.seed = seed
+        self.dtype = _assert_float_dtype(dtypes.as_dtype(dtype))
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        """Uniform values scaled by the product of all dimensions but the last."""
+        if dtype is None:
+            dtype = self.dtype
+        scale_shape = shape if partition_info is None else partition_info.full_shape
+        input_size = 1.0
+        for dim in scale_shape[:-1]:
+            input_size *= float(dim)
+        input_size = max(input_size, 1.0)
+        max_val = math.sqrt(3 / input_size) * self.factor
+        return random_ops.random_uniform(shape, -max_val, max_val, dtype, seed=self.seed)
+
+    def get_config(self) -> dict:
+        """`{"factor", "seed", "dtype"}`."""
+        return {"factor": self.factor, "seed": self.seed, "dtype": self.dtype.name}
+
+
+class VarianceScaling(Initializer):
+    """Values whose variance is `scale / fan` (`tf.variance_scaling_initializer`).
+
+    `mode` picks the fan (`fan_in`, `fan_out`, `fan_avg`); `distribution` is
+    `truncated_normal` (alias `normal`; stddev corrected by TF's 0.8796... for
+    the truncation), `untruncated_normal` or `uniform` (limit `sqrt(3 * scale)`).
+    """
+
+    def __init__(
+        self,
+        scale=1.0,
+        mode="fan_in",
+        distribution="truncated_normal",
+        seed=None,
+        dtype=dtypes.float32,
+    ):
+        """Args: scale (> 0), mode, distribution, seed, dtype (floating).
+
+        Raises:
+            ValueError: For a non-positive scale, an unknown mode or distribution,
+                or a non-floating dtype (TF's messages).
+        """
+        if scale <= 0.0:
+            raise ValueError(f"Argument `scale` must be a positive float. Received: {scale}")
+        if mode not in {"fan_in", "fan_out", "fan_avg"}:
+            raise ValueError(
+                f"Argument `mode` should be one of ('fan_in', 'fan_out', 'fan_avg'). "
+                f"Received: {mode}"
+            )
+        distribution = distribution.lower()
+        if distribution not in {"normal", "uniform", "truncated_normal", "untruncated_normal"}:
+            raise ValueError(
+                "Argument `distribution` should be one of ('normal', uniform', "
+                f"'truncated_normal', 'untruncated_normal'). Received: {distribution}"
+            )
+        self.scale = scale
+        self.mode = mode
+        self.distribution = distribution
+        self.seed = seed
+        self.dtype = _assert_float_dtype(dtypes.as_dtype(dtype))
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        """The random op of `distribution` with the scale for `shape`."""
+        if dtype is None:
+            dtype = self.dtype
+        scale = self.scale
+        scale_shape = shape if partition_info is None else partition_info.full_shape
+        fan_in, fan_out = _compute_fans(scale_shape)
+        if self.mode == "fan_in":
+            scale /= max(1.0, fan_in)
+        elif self.mode == "fan_out":
+            scale /= max(1.0, fan_out)
+        else:
+            scale /= max(1.0, (fan_in + fan_out) / 2.0)
+        if self.distribution in ("normal", "truncated_normal"):
+            # The stddev of a unit normal truncated to (-2, 2).
+            stddev = math.sqrt(scale) / 0.87962566103423978
+            return random_ops.truncated_normal(shape, 0.0, stddev, dtype, seed=self.seed)
+        if self.distribution == "untruncated_normal":
+            stddev = math.sqrt(scale)
+            return random_ops.random_normal(shape, 0.0, stddev, dtype, seed=self.seed)
+        limit = math.sqrt(3.0 * scale)
+        return random_ops.random_uniform(shape, -limit, limit, dtype, seed=self.seed)
+
+    def get_config(self) -> dict:
+        """`{"scale", "mode", "distribution", "seed", "dtype"}`."""
+        return {
+            "scale": self.scale,
+            "mode": self.mode,
+            "distribution": self.distribution,
+            "seed": self.seed,
+            "dtype": self.dtype.name,
+        }
+
+
+class Identity(Initializer):
+    """`gain` times the identity matrix (2-D shapes only; `tf.initializers.identity`)."""
+
+    def __init__(self, gain=1.0, dtype=dtypes.float32):
+        """Args: gain, dtype (floating)."""
+        self.gain = gain
+        self.dtype = _assert_float_dtype(dtypes.as_dtype(dtype))
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        """`gain * eye(rows, cols)`.
+
+        Raises:
+            ValueError: If `shape` is not 2-D (TF's message).
+        """
+        full_shape = shape if partition_info is None else partition_info.full_shape
+        if len(full_shape) != 2:
+            raise ValueError(
+                "The tensor to initialize, specified by argument `shape` must be at "
+                f"least two-dimensional. Received shape={shape}"
+            )
+        if dtype is None:
+            dtype = self.dtype
+        if isinstance(full_shape, tensor_shape.TensorShape):
+            full_shape = full_shape.as_list()
+        rows, cols = full_shape
+        eye = indexing_ops.one_hot(math_ops.range(rows), cols, dtype=dtype)
+        if partition_info is not None:
+            eye = array_ops.slice(eye, partition_info.var_offset, shape)
+        return self.gain * eye
+
+    def get_config(self) -> dict:
+        """`{"gain", "dtype"}`."""
+        return {"gain": self.gain, "dtype": self.dtype.name}
+
+
+class GlorotUniform(VarianceScaling):
+    """Glorot (Xavier) uniform: `VarianceScaling(1, "fan_avg", "uniform")`.
+
+    As in TF, the constructor's `dtype` is ignored (float32 unless `__call__` says).
+    """
+
+    def __init__(self, seed=None, dtype=dtypes.float32):
+        """Args: seed; dtype (ignored, as in TF)."""
+        super().__init__(scale=1.0, mode="fan_avg", distribution="uniform", seed=seed)
+
+    def get_config(self) -> dict:
+        """`{"seed", "dtype"}`."""
+        return {"seed": self.seed, "dtype": self.dtype.name}
+
+
+class GlorotNormal(VarianceScaling):
+    """Glorot (Xavier) normal: `VarianceScaling(1, "fan_avg", "truncated_normal")`."""
+
+    def __init__(self, seed=None, dtype=dtypes.float32):
+        """Args: seed; dtype (ignored, as in TF)."""
+        super().__init__(scale=1.0, mode="fan_avg", distribution="truncated_normal", seed=seed)
+
+    def get_config(self) -> dict:
+        """`{"seed", "dtype"}`."""
+        return {"seed": self.seed, "dtype": self.dtype.name}
+
+
+# TF-1.x's lower-case names.
+zeros_initializer = Zeros
+ones_initializer = Ones
+constant_initializer = Constant
+random_uniform_initializer = RandomUniform
+random_normal_initializer = RandomNormal
+truncated_normal_initializer = TruncatedNormal
+uniform_unit_scaling_initializer = UniformUnitScaling
+variance_scaling_initializer = VarianceScaling
+glorot_uniform_initializer = GlorotUniform
+glorot_normal_initializer = GlorotNormal
+identity_initializer = Identity

@@ -1,0 +1,953 @@
+"""`tf.variable_scope` and `tf.get_variable`: TF-1.x variable sharing by name.
+
+A port of TF's `variable_scope.py` for graph mode and reference variables. Each
+graph holds a variable store (name -> variable, in collection `("__variable_store",)`)
+and a variable-scope store (the current `VariableScope` and how often each scope
+name was opened, in `("__varscope",)`), as TF keeps them. `get_variable` prefixes
+the name with the current variable scope, checks reuse against the store, and
+creates a `Variable` whose initial value comes from an initializer called inside
+the variable's `Initializer` name scope; ops are named as TF names them.
+
+Not built: partitioners (`partitioner=` raises `NotImplementedError`),
+`make_template`, resource variables, eager variable stores. Regularization
+losses are the tensors TF builds (TF wraps them in a lazily re-evaluated tensor
+that builds the ops again when converted; ferroflow stores the tensor itself).
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+import functools
+import inspect
+import threading
+
+from ..framework import dtypes, ops, tensor_shape
+from . import init_ops, variables
+
+_VARSTORE_KEY = ("__variable_store",)
+_VARSCOPESTORE_KEY = ("__varscope",)
+
+
+class _ReuseMode(enum.Enum):
+    """Reuse modes besides True/None."""
+
+    AUTO_REUSE = 1
+
+
+AUTO_REUSE = _ReuseMode.AUTO_REUSE
+"""`reuse=tf.AUTO_REUSE`: `get_variable` creates a variable if absent, else returns it."""
+
+
+def _needs_no_arguments(python_callable) -> bool:
+    """Whether `python_callable` can be called without arguments."""
+    try:
+        params = inspect.signature(python_callable).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return all(
+        p.default is not inspect.Parameter.empty
+        or p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+        for p in params
+    )
+
+
+def _accepts(fn, arg: str) -> bool:
+    """Whether `fn` takes keyword `arg` (by name or through `**kwargs`)."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return arg in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
+def _takes_named(fn, arg: str) -> bool:
+    try:
+        return arg in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+class _VariableStore:
+    """The variables `get_variable` created in one graph, by full name."""
+
+    def __init__(self):
+        self._vars: dict = {}
+
+    def get_variable(
+        self,
+        name,
+        shape=None,
+        dtype=dtypes.float32,
+        initializer=None,
+        regularizer=None,
+        reuse=None,
+        trainable=None,
+        collections=None,
+        caching_device=None,
+        partitioner=None,
+        validate_shape=True,
+        use_resource=None,
+        custom_getter=None,
+        constraint=None,
+        synchronization=None,
+        aggregation=None,
+    ):
+        """Gets or creates variable `name` (a full name), through `custom_getter` if any."""
+        if custom_getter is not None and not callable(custom_getter):
+            raise ValueError(f"Passed a custom_getter which is not callable: {custom_getter}")
+        dtype = getattr(dtype, "base_dtype", dtype)
+
+        def _true_getter(
+            name,
+            shape=None,
+            dtype=dtypes.float32,
+            initializer=None,
+            regularizer=None,
+            reuse=None,
+            trainable=None,
+            collections=None,
+            caching_device=None,
+            partitioner=None,
+            validate_shape=True,
+            use_resource=None,
+            constraint=None,
+            synchronization=None,
+            aggregation=None,
+        ):
+            is_scalar = shape is not None and isinstance(shape, list | tuple) and not shape
+            if partitioner is not None and not is_scalar:
+                raise NotImplementedError("Partitioned variables are not supported by ferroflow")
+            return self._get_single_variable(
+                name=name,
+                shape=shape,
+                dtype=dtype,
+                initializer=initializer,
+                regularizer=regularizer,
+                reuse=reuse,
+                trainable=trainable,
+                collections=collections,
+                validate_shape=validate_shape,
+                constraint=constraint,
+            )
+
+        if trainable is None:
+            trainable = True
+        if custom_getter is not None:
+            kwargs = {
+                "getter": _true_getter,
+                "name": name,
+                "shape": shape,
+                "dtype": dtype,
+                "initializer": initializer,
+                "regularizer": regularizer,
+                "reuse": reuse,
+                "trainable": trainable,
+                "collections": collections,
+                "caching_device": caching_device,
+                "partitioner": partitioner,
+                "validate_shape": validate_shape,
+                "use_resource": use_resource,
+                "synchronization": synchronization,
+                "aggregation": aggregation,
+            }
+            if _accepts(custom_getter, "constraint"):
+                kwargs["constraint"] = constraint
+            return custom_getter(**kwargs)
+        return _true_getter(
+            name,
+            shape=shape,
+            dtype=dtype,
+            initializer=initializer,
+            regularizer=regularizer,
+            reuse=reuse,
+            trainable=trainable,
+            collections=collections,
+            caching_device=caching_device,
+            partitioner=partitioner,
+            validate_shape=validate_shape,
+            use_resource=use_resource,
+            constraint=constraint,
+        )
+
+    def _get_single_variable(
+        self,
+        name,
+        shape=None,
+        dtype=dtypes.float32,
+        initializer=None,
+        regularizer=None,
+        partition_info=None,
+        reuse=None,
+        trainable=None,
+        collections=None,
+        validate_shape=True,
+        constraint=None,
+    ):
+        initializing_from_value = initializer is not None and not callable(initializer)
+        if shape is not None and initializing_from_value:
+            raise ValueError("If initializer is a constant, do not specify shape.")
+        dtype = dtypes.as_dtype(dtype)
+        if shape is not None:
+            shape = tensor_shape.as_shape(shape)
+        if name in self._vars:
+            if reuse is False:
+                raise ValueError(
+                    f"Variable {name} already exists, disallowed. Did you mean to set "
+                    "reuse=True or reuse=tf.AUTO_REUSE in VarScope?"
+                )
+            found_var = self._vars[name]
+            if shape is not None and not shape.is_compatible_with(found_var.get_shape()):
+                raise ValueError(
+                    f"Trying to share variable {name}, but specified shape {shape} and "
+                    f"found shape {found_var.get_shape()}."
+                )
+            if not dtype.is_compatible_with(found_var.dtype):
+                raise ValueError(
+                    f"Trying to share variable {name}, but specified dtype {dtype.name} and "
+                    f"found dtype {found_var.dtype.name}."
+                )
+            return found_var
+        if reuse is True:
+            raise ValueError(
+                f"Variable {name} does not exist, or was not created with "
+                "tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE in VarScope?"
+            )
+        if initializer is None:
+            if shape is None:
+                raise ValueError(
+                    f"Variable {name} did not get an initializer, so its `shape` "
+                    "argument must be specified."
+                )
+            initializer, initializing_from_value = _default_initializer(name, dtype)
+        if initializing_from_value:
+            init_val = initializer
+            variable_dtype = None
+        else:
+            if inspect.isclass(initializer):
+                initializer = initializer()
+            if shape is not None and shape.is_fully_defined():
+                if _takes_named(initializer, "partition_info"):
+                    init_val = functools.partial(
+                        initializer, shape.as_list(), dtype=dtype, partition_info=partition_info
+                    )
+                else:
+                    init_val = functools.partial(initializer, shape.as_list(), dtype=dtype)
+                variable_dtype = dtype.base_dtype
+            elif _needs_no_arguments(initializer):
+                init_val = initializer
+                variable_dtype = None
+            else:
+                raise ValueError(
+                    "The initializer passed is not valid. It should be a callable with no "
+                    "arguments and the shape should not be provided or an instance of "
+                    "`tf.keras.initializers.*' and `shape` should be fully defined."
+                )
+        v = variables.Variable(
+            initial_value=init_val,
+            name=name,
+            trainable=trainable,
+            collections=collections,
+            dtype=variable_dtype,
+            validate_shape=validate_shape,
+            constraint=constraint,
+            shape=shape,
+        )
+        self._vars[name] = v
+        if regularizer:
+            # As TF: the regularizer runs once to see whether it gives a loss (those
+            # ops stay in the graph), then again colocated under `<name>/Regularizer/`.
+            if regularizer(v) is not None:
+                with ops.colocate_with(v.op), ops.name_scope(name + "/Regularizer/"):
+                    loss = regularizer(v)
+                ops.add_to_collection(ops.GraphKeys.REGULARIZATION_LOSSES, loss)
+        return v
+
+
+def _default_initializer(name, dtype):
+    """TF's default: Glorot uniform for floats, zeros for ints, bools and strings."""
+    if dtype.is_floating:
+        return init_ops.glorot_uniform_initializer(), False
+    if dtype.is_integer or dtype.is_unsigned or dtype.is_bool or dtype == dtypes.string:
+        return init_ops.zeros_initializer(), False
+    raise ValueError(f"An initializer for variable {name} of {dtype.base_dtype} is required")
+
+
+def no_regularizer(_):
+    """Use this function to prevent regularization of variables."""
+    return None
+
+
+class VariableScope:
+    """The defaults `get_variable` uses inside a `variable_scope` (TF-1.x).
+
+    Attributes:
+        name: The scope's name (prefix of its variables' names).
+        original_name_scope: The name scope opened when the scope was first entered.
+        reuse: True, `AUTO_REUSE` or False/None.
+        initializer, regularizer, dtype, custom_getter, constraint: The defaults
+            for `get_variable`.
+    """
+
+    def __init__(
+        self,
+        reuse,
+        name="",
+        initializer=None,
+        regularizer=None,
+        caching_device=None,
+        partitioner=None,
+        custom_getter=None,
+        name_scope="",
+        dtype=dtypes.float32,
+        use_resource=None,
+        constraint=None,
+    ):
+        """Creates a scope; users get them from `variable_scope` instead."""
+        self._name = name
+        self._initializer = initializer
+        self._regularizer = regularizer
+        self._reuse = reuse
+        self._caching_device = caching_device
+        self._partitioner = partitioner
+        self._custom_getter = custom_getter
+        self._name_scope = name_scope
+        self._dtype = dtype
+        self._use_resource = use_resource
+        self._constraint = constraint
+
+    @property
+    def name(self):
+        """The scope's name."""
+        return self._name
+
+    @property
+    def original_name_scope(self):
+        """The name scope (with a trailing slash) of the scope's first entry."""
+        return self._name_scope
+
+    @property
+    def reuse(self):
+        """The reuse mode."""
+        return self._reuse
+
+    @property
+    def initializer(self):
+        """The default initializer."""
+        return self._initializer
+
+    @property
+    def dtype(self):
+        """The default dtype."""
+        return self._dtype
+
+    @property
+    def use_resource(self):
+        """Accepted for compatibility (ferroflow variables are reference variables)."""
+        return self._use_resource
+
+    @property
+    def regularizer(self):
+        """The default regularizer."""
+        return self._regularizer
+
+    @property
+    def caching_device(self):
+        """Accepted for compatibility; unused."""
+        return self._caching_device
+
+    @property
+    def partitioner(self):
+        """The default partitioner (partitioning is not supported)."""
+        return self._partitioner
+
+    @property
+    def custom_getter(self):
+        """The custom getter `get_variable` goes through."""
+        return self._custom_getter
+
+    @property
+    def constraint(self):
+        """The default constraint."""
+        return self._constraint
+
+    def reuse_variables(self):
+        """Makes `get_variable` reuse variables in this scope from now on."""
+        self._reuse = True
+
+    def set_initializer(self, initializer):
+        """Sets the default initializer."""
+        self._initializer = initializer
+
+    def set_dtype(self, dtype):
+        """Sets the default dtype."""
+        self._dtype = dtype
+
+    def set_use_resource(self, use_resource):
+        """Accepted for compatibility."""
+        self._use_resource = use_resource
+
+    def set_regularizer(self, regularizer):
+        """Sets the default regularizer."""
+        self._regularizer = regularizer
+
+    def set_caching_device(self, caching_device):
+        """Accepted for compatibility."""
+        self._caching_device = caching_device
+
+    def set_partitioner(self, partitioner):
+        """Sets the default partitioner."""
+        self._partitioner = partitioner
+
+    def set_custom_getter(self, custom_getter):
+        """Sets the custom getter."""
+        self._custom_getter = custom_getter
+
+    def get_collection(self, name):
+        """Collection `name`, restricted to this scope's names."""
+        scope = self._name + "/" if self._name else ""
+        return ops.get_collection(name, scope)
+
+    def trainable_variables(self):
+        """The trainable variables of this scope."""
+        return self.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES)
+
+    def global_variables(self):
+        """The global variables of this scope."""
+        return self.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)
+
+    def local_variables(self):
+        """The local variables of this scope."""
+        return self.get_collection(ops.GraphKeys.LOCAL_VARIABLES)
+
+    def get_variable(
+        self,
+        var_store,
+        name,
+        shape=None,
+        dtype=None,
+        initializer=None,
+        regularizer=None,
+        reuse=None,
+        trainable=None,
+        collections=None,
+        caching_device=None,
+        partitioner=None,
+        validate_shape=True,
+        use_resource=None,
+        custom_getter=None,
+        constraint=None,
+        synchronization=None,
+        aggregation=None,
+    ):
+        """`get_variable` in this scope, on `var_store`, with the scope's defaults."""
+        if regularizer is None:
+            regularizer = self._regularizer
+        if caching_device is None:
+            caching_device = self._caching_device
+        if partitioner is None:
+            partitioner = self._partitioner
+        if custom_getter is None:
+            custom_getter = self._custom_getter
+        if reuse is None:
+            reuse = self._reuse
+        if use_resource is None:
+            use_resource = self._use_resource
+        full_name = self.name + "/" + name if self.name else name
+        with ops.name_scope(None):
+            if dtype is not None and initializer is not None and not callable(initializer):
+                init_dtype = ops.convert_to_tensor(initializer).dtype.base_dtype
+                if init_dtype != dtype:
+                    raise ValueError(
+                        f"Initializer type '<dtype: '{init_dtype.name}'>' and explicit dtype "
+                        f"'<dtype: '{dtypes.as_dtype(dtype).name}'>' don't match."
+                    )
+            if initializer is None:
+                initializer = self._initializer
+            if constraint is None:
+                constraint = self._constraint
+            if dtype is None:
+                dtype = self._dtype
+            return var_store.get_variable(
+                full_name,
+                shape=shape,
+                dtype=dtype,
+                initializer=initializer,
+                regularizer=regularizer,
+                reuse=reuse,
+                trainable=trainable,
+                collections=collections,
+                caching_device=caching_device,
+                partitioner=partitioner,
+                validate_shape=validate_shape,
+                use_resource=use_resource,
+                custom_getter=custom_getter,
+                constraint=constraint,
+                synchronization=synchronization,
+                aggregation=aggregation,
+            )
+
+
+class _VariableScopeStore(threading.local):
+    """The current variable scope and the open counts of scope names (per thread)."""
+
+    def __init__(self):
+        super().__init__()
+        self.current_scope = VariableScope(False)
+        self.variable_scopes_count: dict = {}
+
+    def open_variable_scope(self, scope_name):
+        self.variable_scopes_count[scope_name] = self.variable_scopes_count.get(scope_name, 0) + 1
+
+    def close_variable_subscopes(self, scope_name):
+        if scope_name is None:
+            for k in self.variable_scopes_count:
+                self.variable_scopes_count[k] = 0
+        else:
+            prefix = scope_name + "/"
+            for k in self.variable_scopes_count:
+                if k.startswith(prefix):
+                    self.variable_scopes_count[k] = 0
+
+    def variable_scope_count(self, scope_name):
+        return self.variable_scopes_count.get(scope_name, 0)
+
+
+def _get_variable_scope_store() -> _VariableScopeStore:
+    store = ops.get_collection(_VARSCOPESTORE_KEY)
+    if store:
+        return store[0]
+    new = _VariableScopeStore()
+    ops.add_to_collection(_VARSCOPESTORE_KEY, new)
+    return new
+
+
+def get_variable_scope() -> VariableScope:
+    """The current `VariableScope` of the default graph."""
+    return _get_variable_scope_store().current_scope
+
+
+def _get_default_variable_store() -> _VariableStore:
+    store = ops.get_collection(_VARSTORE_KEY)
+    if store:
+        return store[0]
+    new = _VariableStore()
+    ops.add_to_collection(_VARSTORE_KEY, new)
+    return new
+
+
+def get_variable(
+    name,
+    shape=None,
+    dtype=None,
+    initializer=None,
+    regularizer=None,
+    trainable=None,
+    collections=None,
+    caching_device=None,
+    partitioner=None,
+    validate_shape=True,
+    use_resource=None,
+    custom_getter=None,
+    constraint=None,
+    synchronization=None,
+    aggregation=None,
+):
+    """Gets an existing variable with these parameters or creates a new one.
+
+    The name is prefixed with the current variable scope; whether an existing
+    variable is returned or a new one made follows the scope's `reuse` (False:
+    create, and fail if it exists; True: reuse, and fail if absent; `AUTO_REUSE`:
+    either).
+
+    Args:
+        name: The variable's name within the current variable scope.
+        shape: Its shape (required unless `initializer` is a value).
+        dtype: Its dtype (default: the scope's, float32).
+        initializer: An initializer (class or instance), a callable, or a Tensor or
+            Python value that also gives the shape. Default: the scope's, else
+            `glorot_uniform_initializer` for floats and zeros for ints and bools.
+        regularizer: A function of the variable; a non-None result goes to
+            `GraphKeys.REGULARIZATION_LOSSES`. Default: the scope's.
+        trainable: Add to `TRAINABLE_VARIABLES` (default True).
+        collections: Collections to add to (default `[GLOBAL_VARIABLES]`).
+        caching_device: Accepted for compatibility; unused.
+        partitioner: Not supported (raises `NotImplementedError`).
+        validate_shape: If False, the initial value's shape may be unknown.
+        use_resource: Accepted for compatibility (reference variables are made).
+        custom_getter: `custom_getter(getter, name, *args, **kwargs)` called instead
+            of the true getter.
+        constraint: Projection applied after optimizer updates.
+        synchronization: Accepted for compatibility.
+        aggregation: Accepted for compatibility.
+
+    Returns:
+        The created or existing `Variable`.
+
+    Raises:
+        ValueError: On reuse violations, shape or dtype mismatches with the existing
+            variable, or a missing shape (TF's messages).
+    """
+    return get_variable_scope().get_variable(
+        _get_default_variable_store(),
+        name,
+        shape=shape,
+        dtype=dtype,
+        initializer=initializer,
+        regularizer=regularizer,
+        trainable=trainable,
+        collections=collections,
+        caching_device=caching_device,
+        partitioner=partitioner,
+        validate_shape=validate_shape,
+        use_resource=use_resource,
+        custom_getter=custom_getter,
+        constraint=constraint,
+        synchronization=synchronization,
+        aggregation=aggregation,
+    )
+
+
+def get_local_variable(
+    name,
+    shape=None,
+    dtype=None,
+    initializer=None,
+    regularizer=None,
+    trainable=False,
+    collections=None,
+    caching_device=None,
+    partitioner=None,
+    validate_shape=True,
+    use_resource=None,
+    custom_getter=None,
+    constraint=None,
+    synchronization=None,
+    aggregation=None,
+):
+    """`get_variable` for a non-trainable variable in `GraphKeys.LOCAL_VARIABLES`.
+
+    Same arguments as `get_variable` (`trainable` is ignored: always False).
+    """
+    if collections:
+        collections += [ops.GraphKeys.LOCAL_VARIABLES]
+    else:
+        collections = [ops.GraphKeys.LOCAL_VARIABLES]
+    return get_variable(
+        name,
+        shape=shape,
+        dtype=dtype,
+        initializer=initializer,
+        regularizer=regularizer,
+        trainable=False,
+        collections=collections,
+        caching_device=caching_device,
+        partitioner=partitioner,
+        validate_shape=validate_shape,
+        use_resource=use_resource,
+        synchronization=synchronization,
+        aggregation=aggregation,
+        custom_getter=custom_getter,
+        constraint=constraint,
+    )
+
+
+def _maybe_wrap_custom_getter(custom_getter, old_getter):
+    if old_getter is None:
+        return custom_getter
+
+    def wrapped_custom_getter(getter, *args, **kwargs):
+        return custom_getter(functools.partial(old_getter, getter), *args, **kwargs)
+
+    return wrapped_custom_getter
+
+
+class _pure_variable_scope:  # TF's name
+    """Enters a variable scope without opening a name scope."""
+
+    def __init__(
+        self,
+        name_or_scope,
+        reuse=None,
+        initializer=None,
+        regularizer=None,
+        caching_device=None,
+        partitioner=None,
+        custom_getter=None,
+        old_name_scope=None,
+        dtype=dtypes.float32,
+        use_resource=None,
+        constraint=None,
+    ):
+        self._name_or_scope = name_or_scope
+        self._reuse = reuse
+        self._initializer = initializer
+        self._regularizer = regularizer
+        self._caching_device = caching_device
+        self._partitioner = partitioner
+        self._custom_getter = custom_getter
+        self._old_name_scope = old_name_scope
+        self._dtype = dtype
+        self._use_resource = use_resource
+        self._constraint = constraint
+        self._var_scope_store = _get_variable_scope_store()
+        self._last_variable_scope_object = None
+        if isinstance(name_or_scope, VariableScope):
+            self._new_name = name_or_scope.name
+            scope = VariableScope(
+                name_or_scope.reuse if not reuse else reuse,
+                name=self._new_name,
+                initializer=name_or_scope.initializer,
+                regularizer=name_or_scope.regularizer,
+                caching_device=name_or_scope.caching_device,
+                partitioner=name_or_scope.partitioner,
+                dtype=name_or_scope.dtype,
+                custom_getter=name_or_scope.custom_getter,
+                name_scope=name_or_scope.original_name_scope,
+                use_resource=name_or_scope.use_resource,
+                constraint=constraint,
+            )
+            self._apply_overrides(scope, name_or_scope.custom_getter)
+            self._cached_variable_scope_object = scope
+
+    def _apply_overrides(self, scope, old_getter):
+        if self._initializer is not None:
+            scope.set_initializer(self._initializer)
+        if self._regularizer is not None:
+            scope.set_regularizer(self._regularizer)
+        if self._caching_device is not None:
+            scope.set_caching_device(self._caching_device)
+        if self._partitioner is not None:
+            scope.set_partitioner(self._partitioner)
+        if self._custom_getter is not None:
+            scope.set_custom_getter(_maybe_wrap_custom_getter(self._custom_getter, old_getter))
+        if self._dtype is not None:
+            scope.set_dtype(self._dtype)
+        if self._use_resource is not None:
+            scope.set_use_resource(self._use_resource)
+
+    def __enter__(self):
+        self._old = self._var_scope_store.current_scope
+        if isinstance(self._name_or_scope, VariableScope):
+            self._var_scope_store.open_variable_scope(self._new_name)
+            self._old_subscopes = copy.copy(self._var_scope_store.variable_scopes_count)
+            scope = self._cached_variable_scope_object
+        else:
+            old = self._old
+            self._new_name = (
+                old.name + "/" + self._name_or_scope if old.name else self._name_or_scope
+            )
+            self._reuse = self._reuse or old.reuse
+            name_scope = (
+                self._name_or_scope if self._old_name_scope is None else self._old_name_scope
+            )
+            scope = VariableScope(
+                self._reuse,
+                name=self._new_name,
+                initializer=old.initializer,
+                regularizer=old.regularizer,
+                caching_device=old.caching_device,
+                partitioner=old.partitioner,
+                dtype=old.dtype,
+                use_resource=old.use_resource,
+                custom_getter=old.custom_getter,
+                name_scope=name_scope,
+                constraint=self._constraint,
+            )
+            self._apply_overrides(scope, old.custom_getter)
+            self._var_scope_store.open_variable_scope(self._new_name)
+        self._var_scope_store.current_scope = scope
+        self._last_variable_scope_object = scope
+        return scope
+
+    def __exit__(self, type_arg, value_arg, traceback_arg):
+        if self._var_scope_store.current_scope is not self._last_variable_scope_object:
+            raise RuntimeError("Improper nesting of variable_scope.")
+        if isinstance(self._name_or_scope, VariableScope):
+            self._var_scope_store.variable_scopes_count = self._old_subscopes
+        else:
+            self._var_scope_store.close_variable_subscopes(self._new_name)
+        self._var_scope_store.current_scope = self._old
+
+
+def _get_unique_variable_scope(prefix):
+    """`prefix`, or `prefix_<n>` if a scope of that name was already opened here."""
+    store = _get_variable_scope_store()
+    current = get_variable_scope()
+    name = current.name + "/" + prefix if current.name else prefix
+    if store.variable_scope_count(name) == 0:
+        return prefix
+    idx = 1
+    while store.variable_scope_count(f"{name}_{idx}") > 0:
+        idx += 1
+    return f"{prefix}_{idx}"
+
+
+class variable_scope:  # TF's name
+    """A context manager that opens a variable scope (and a name scope) (TF-1.x).
+
+    Variables from `get_variable` inside are named `<scope>/<name>`; the scope's
+    `reuse`, `initializer`, `regularizer`, `dtype` and `custom_getter` become the
+    defaults of `get_variable`, inherited by nested scopes (reuse cannot be turned
+    off inside a reusing scope). Entering with a `VariableScope` object re-enters
+    that scope (with a fresh name scope such as `scope_1/`); `default_name` is
+    made unique (`name`, `name_1`, ...) per enclosing scope.
+
+    Example:
+        ```python
+        with tf.variable_scope("layer"):
+            w = tf.get_variable("w", [3, 4])        # layer/w
+        with tf.variable_scope("layer", reuse=True):
+            assert tf.get_variable("w") is w
+        ```
+    """
+
+    def __init__(
+        self,
+        name_or_scope,
+        default_name=None,
+        values=None,
+        initializer=None,
+        regularizer=None,
+        caching_device=None,
+        partitioner=None,
+        custom_getter=None,
+        reuse=None,
+        dtype=None,
+        use_resource=None,
+        constraint=None,
+        auxiliary_name_scope=True,
+    ):
+        """Prepares the scope; it is opened on `__enter__`.
+
+        Args: TF's (`name_or_scope`: a string or `VariableScope`; `default_name`
+        when it is None; `values`: tensors that pick the graph; the defaults for
+        `get_variable`; `reuse`: True, None/False or `tf.AUTO_REUSE`;
+        `auxiliary_name_scope`: open a name scope too).
+
+        Raises:
+            TypeError: Without `name_or_scope` and `default_name`, or a non-bool
+                `auxiliary_name_scope`.
+            ValueError: For another `reuse` value.
+        """
+        self._name_or_scope = name_or_scope
+        self._default_name = default_name
+        self._values = values
+        self._initializer = initializer
+        self._regularizer = regularizer
+        self._caching_device = caching_device
+        self._partitioner = partitioner
+        self._custom_getter = custom_getter
+        self._reuse = reuse
+        self._dtype = dtype
+        self._use_resource = use_resource
+        self._constraint = constraint
+        if self._default_name is None and self._name_or_scope is None:
+            raise TypeError("If default_name is None then name_or_scope is required")
+        if self._reuse is False:
+            self._reuse = None
+        if not (self._reuse is True or self._reuse is None or self._reuse is AUTO_REUSE):
+            raise ValueError("The reuse parameter must be True or False or None.")
+        if self._values is None:
+            self._values = []
+        self._graph = ops._graph_of(list(self._values))
+        self._cached_pure_variable_scope = None
+        self._current_name_scope = None
+        if not isinstance(auxiliary_name_scope, bool):
+            raise TypeError(
+                "The auxiliary_name_scope must be `True` or `False`, while get "
+                f"{auxiliary_name_scope}"
+            )
+        self._auxiliary_name_scope = auxiliary_name_scope
+
+    def __enter__(self):
+        self._graph_context_manager = self._graph.as_default()
+        self._graph_context_manager.__enter__()
+        try:
+            return self._enter_scope_uncached()
+        except BaseException:
+            self._graph_context_manager.__exit__(None, None, None)
+            raise
+
+    def _pure(self, name_or_scope, old_name_scope=None, reuse=None):
+        return _pure_variable_scope(
+            name_or_scope,
+            reuse=reuse,
+            initializer=self._initializer,
+            regularizer=self._regularizer,
+            caching_device=self._caching_device,
+            partitioner=self._partitioner,
+            custom_getter=self._custom_getter,
+            old_name_scope=old_name_scope,
+            dtype=self._dtype,
+            use_resource=self._use_resource,
+            constraint=self._constraint,
+        )
+
+    def _enter_pure(self, pure):
+        try:
+            entered = pure.__enter__()
+        except BaseException:
+            self._exit_name_scope()
+            raise
+        self._cached_pure_variable_scope = pure
+        return entered
+
+    def _enter_name_scope(self, current_name_scope):
+        self._current_name_scope = current_name_scope
+        try:
+            return current_name_scope.__enter__()
+        except BaseException:
+            self._current_name_scope = None
+            raise
+
+    def _exit_name_scope(self, *exc):
+        if self._current_name_scope is not None:
+            cm, self._current_name_scope = self._current_name_scope, None
+            cm.__exit__(*(exc or (None, None, None)))
+
+    def _enter_scope_uncached(self):
+        if self._auxiliary_name_scope:
+            current_name_scope = None
+        else:
+            name_scope = ops.get_default_graph().get_name_scope()
+            current_name_scope = ops.name_scope(name_scope + "/" if name_scope else name_scope)
+        if self._name_or_scope is not None:
+            if not isinstance(self._name_or_scope, VariableScope | str):
+                raise TypeError("VariableScope: name_or_scope must be a string or VariableScope.")
+            if isinstance(self._name_or_scope, str):
+                name_scope = self._name_or_scope
+            else:
+                name_scope = self._name_or_scope.name.split("/")[-1]
+            if name_scope or current_name_scope:
+                current_name_scope = current_name_scope or ops.name_scope(name_scope)
+                current_name_scope_name = self._enter_name_scope(current_name_scope)
+                if isinstance(self._name_or_scope, str):
+                    old_name_scope = current_name_scope_name
+                else:
+                    old_name_scope = self._name_or_scope.original_name_scope
+                pure = self._pure(self._name_or_scope, old_name_scope, self._reuse)
+                return self._enter_pure(pure)
+            return self._enter_pure(self._pure(self._name_or_scope, None, self._reuse))
+        if self._reuse:
+            raise ValueError("reuse=True cannot be used without a name_or_scope")
+        current_name_scope = current_name_scope or ops.name_scope(self._default_name)
+        current_name_scope_name = self._enter_name_scope(current_name_scope)
+        unique_default_name = _get_unique_variable_scope(self._default_name)
+        return self._enter_pure(self._pure(unique_default_name, current_name_scope_name))
+
+    def __exit__(self, type_arg, value_arg, traceback_arg):
+        try:
+            if self._cached_pure_variable_scope is not None:
+                self._cached_pure_variable_scope.__exit__(type_arg, value_arg, traceback_arg)
+        finally:
+            try:
+                self._exit_name_scope(type_arg, value_arg, traceback_arg)
+            finally:
+                self._cached_pure_variable_scope = None
+                self._graph_context_manager.__exit__(type_arg, value_arg, traceback_arg)
+
+
+def variable_op_scope(values, name_or_scope, default_name=None, **kwargs):
+    """Deprecated: `variable_scope(name_or_scope, default_name, values, **kwargs)`."""
+    return variable_scope(name_or_scope, default_name=default_name, values=values, **kwargs)
