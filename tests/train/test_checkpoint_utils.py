@@ -67,13 +67,36 @@ def test_init_from_checkpoint_matches_tf(tf1, tmp_path):
         np.testing.assert_array_equal(a, b)
 
 
+def test_init_from_checkpoint_by_scope_through_the_variable_store_matches_tf(tf1, tmp_path):
+    path = _write(ff, tmp_path)
+    results = {}
+    for lib in (tf1, ff):
+        g = lib.Graph()
+        with g.as_default():
+            with lib.variable_scope("new"):
+                x = lib.get_variable("v", [2, 3])
+                y = lib.get_variable("w", [3], dtype=lib.int64)
+            z = lib.get_variable("d", [2], dtype=lib.float64)
+            lib.train.init_from_checkpoint(path, {"a/": "new/", "b/d": "d"})
+            with lib.Session() as sess:
+                sess.run(lib.global_variables_initializer())
+                results[lib] = (
+                    sess.run([x, y, z]),
+                    [op.name for op in g.get_operations()],
+                )
+    for a, b in zip(results[ff][0], results[tf1][0], strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert results[ff][1] == results[tf1][1]
+
+
 def test_init_from_checkpoint_by_scope_and_its_errors(tmp_path):
-    # TF looks scope names up among `get_variable`'s variables; ferroflow, which has
-    # no variable store yet, among the global variables.
+    # As TF: names are looked up among `get_variable`'s variables.
     path = _write(ff, tmp_path)
     with ff.Graph().as_default():
-        x = ff.Variable(np.zeros([2, 3], np.float32), name="new/v")
-        y = ff.Variable(np.zeros([3], np.int64), name="new/w")
+        with ff.variable_scope("new"):
+            x = ff.get_variable("v", [2, 3])
+            y = ff.get_variable("w", [3], dtype=ff.int64)
+        ff.Variable(np.zeros([3], np.int64), name="new/plain")  # not in the store
         ff.train.init_from_checkpoint(str(tmp_path), {"a/": "new/"})
         with ff.Session() as sess:
             sess.run(ff.global_variables_initializer())
@@ -81,7 +104,7 @@ def test_init_from_checkpoint_by_scope_and_its_errors(tmp_path):
     np.testing.assert_array_equal(got[0], np.arange(6).reshape(2, 3))
     np.testing.assert_array_equal(got[1], np.arange(3))
     with ff.Graph().as_default():
-        ff.Variable(np.zeros([4], np.float32), name="bad")
+        ff.get_variable("bad", [4])
         with pytest.raises(ValueError, match="doesn't match with shape"):
             ff.train.init_from_checkpoint(path, {"a/v": "bad"})
         with pytest.raises(ValueError, match="is not found in"):

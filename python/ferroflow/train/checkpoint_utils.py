@@ -16,8 +16,8 @@ import time
 
 from .. import _ferroflow
 from ..framework import dtypes, tensor_shape
-from ..ops import io_ops, state_ops
-from ..ops.variables import Variable, global_variables
+from ..ops import io_ops, state_ops, variable_scope
+from ..ops.variables import Variable
 from ..protos import DataType
 from . import checkpoint_management
 
@@ -180,8 +180,8 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
     it must be called before `global_variables_initializer()`. As TF's:
     `{"ckpt/scope/": "scope/"}` maps every variable under `scope/` to the tensor of
     the same name under `ckpt/scope/`; `{"ckpt/name": "var_name"}` or
-    `{"ckpt/name": variable}` maps one variable. Variables are looked up by op name
-    among the global variables (ferroflow has no separate `get_variable` store yet).
+    `{"ckpt/name": variable}` maps one variable. Names are looked up, as in TF, among
+    the variables `tf.get_variable` made (a `tf.Variable` is mapped by passing it).
 
     Raises:
         ValueError: A tensor is missing from the checkpoint, or its shape differs.
@@ -189,7 +189,7 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
     ckpt_file = _get_checkpoint_filename(ckpt_dir_or_file)
     reader = load_checkpoint(ckpt_dir_or_file)
     variable_map = reader.get_variable_to_shape_map()
-    store = {v.op.name: v for v in global_variables()}
+    store = variable_scope._get_default_variable_store()._vars
     for tensor_name, current in sorted(assignment_map.items(), key=lambda kv: kv[0]):
         var = current if isinstance(current, Variable) else store.get(current)
         if var is not None:
