@@ -94,6 +94,42 @@ def test_identity_values(tf1):
         ff.initializers.identity()([2, 2, 2])
 
 
+@settings(max_examples=15, deadline=None)
+@given(
+    shape=st.lists(st.integers(1, 6), min_size=2, max_size=3),
+    gain=st.floats(0.5, 2.0),
+    seed=st.integers(0, 2**31 - 1),
+    dtype=st.sampled_from(["float32", "float64"]),
+)
+def test_orthogonal_gives_tf_numbers(shape, gain, seed, dtype):
+    # Other ops than TF's (Gram-Schmidt for its Qr), the same values.
+    tf1 = pytest.importorskip("tensorflow.compat.v1")
+    tf1.disable_v2_behavior()
+    values = []
+    for lib in (tf1, ff):
+        g = lib.Graph()
+        with g.as_default(), lib.Session(graph=g) as sess:
+            init = lib.initializers.orthogonal(gain, seed=seed)
+            values.append(sess.run(init(shape, dtype=getattr(lib, dtype))))
+            assert init.get_config() == {"gain": gain, "seed": seed, "dtype": "float32"}
+    assert values[1].dtype == values[0].dtype
+    np.testing.assert_allclose(values[1], values[0], atol=1e-5 if dtype == "float32" else 1e-12)
+
+
+def test_orthogonal_through_get_variable(tf1):
+    g = ff.Graph()
+    with g.as_default():
+        v = ff.get_variable("v", [40, 30], initializer=ff.orthogonal_initializer(seed=1))
+        with ff.Session() as sess:
+            sess.run(v.initializer)
+            q = sess.run(v)
+    np.testing.assert_allclose(q.T @ q, np.eye(30), atol=1e-5)
+    for lib in (tf1, ff):
+        with lib.Graph().as_default(), pytest.raises(ValueError) as info:
+            lib.orthogonal_initializer()([3])
+        assert "must be at least two-dimensional. Received shape=[3]" in str(info.value)
+
+
 def test_unseeded_statistics():
     shape = [200, 300]
     with ff.Session() as sess:

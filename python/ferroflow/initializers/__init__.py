@@ -5,6 +5,7 @@ from ..ops.init_ops import GlorotNormal as glorot_normal
 from ..ops.init_ops import GlorotUniform as glorot_uniform
 from ..ops.init_ops import Identity as identity
 from ..ops.init_ops import Ones as ones
+from ..ops.init_ops import Orthogonal as orthogonal
 from ..ops.init_ops import RandomNormal as random_normal
 from ..ops.init_ops import RandomUniform as random_uniform
 from ..ops.init_ops import TruncatedNormal as truncated_normal
@@ -23,6 +24,7 @@ __all__ = [
     "identity",
     "local_variables",
     "ones",
+    "orthogonal",
     "random_normal",
     "random_uniform",
     "truncated_normal",

@@ -6,9 +6,10 @@ the variable's `Initializer` name scope. The classes port TF's `init_ops.py`: th
 same constructor arguments, the same random ops with the same seeds (so seeded
 initializers give TensorFlow's numbers), the same `get_config`.
 
-`Orthogonal` is not provided: it needs a QR decomposition, which ferroflow has no
-op for yet. `Identity` builds its matrix with `OneHot` instead of TF's
-`MatrixDiag`, so its op names differ from TF's (its values do not).
+Two build other ops than TF's, with TF's values: `Orthogonal` orthonormalises
+its random matrix by Gram-Schmidt (ferroflow has no `Qr` op; TF's Householder QR
+with the signs of R's diagonal taken out is the same unique factorisation), and
+`Identity` builds its matrix with `OneHot` instead of `MatrixDiag`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import math
 
 import numpy as np
 
-from ..framework import constant_op, dtypes, tensor_shape
+from ..framework import constant_op, dtypes, ops, tensor_shape
 from . import array_ops, indexing_ops, math_ops, random_ops
 
 
@@ -320,6 +321,68 @@ class VarianceScaling(Initializer):
         }
 
 
+def _orthonormal_columns(a, rows, cols):
+    """Q of the QR factorisation of `a` (rows >= cols) whose R has a positive diagonal.
+
+    Classical Gram-Schmidt with reorthogonalisation ("twice is enough"), column by
+    column in graph ops: each column loses its projection on the earlier ones twice,
+    then is normalised.
+    """
+    with ops.name_scope("Qr"):
+        q = None
+        for j in range(cols):
+            v = array_ops.slice(a, [0, j], [rows, 1])
+            if q is not None:
+                for _ in range(2):
+                    v = v - math_ops.matmul(q, math_ops.matmul(q, v, transpose_a=True))
+            v = v * math_ops.rsqrt(math_ops.reduce_sum(math_ops.square(v)))
+            q = v if q is None else array_ops.concat([q, v], 1)
+        return q
+
+
+class Orthogonal(Initializer):
+    """A (semi-)orthogonal matrix, reshaped to `shape` (`tf.orthogonal_initializer`).
+
+    The shape is flattened to `(prod(shape[:-1]), shape[-1])`; the Q factor of a
+    random normal matrix of that shape (or its transpose) is scaled by `gain`.
+    """
+
+    def __init__(self, gain=1.0, seed=None, dtype=dtypes.float32):
+        """Args: gain, seed, dtype (floating)."""
+        self.gain = gain
+        self.dtype = _assert_float_dtype(dtypes.as_dtype(dtype))
+        self.seed = seed
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        """`gain * reshape(q, shape)` for the Q of a seeded random normal matrix.
+
+        Raises:
+            ValueError: If `shape` has fewer than two dimensions (TF's message).
+        """
+        if dtype is None:
+            dtype = self.dtype
+        if len(shape) < 2:
+            raise ValueError(
+                "The tensor to initialize, specified by argument `shape` must be at "
+                f"least two-dimensional. Received shape={shape}"
+            )
+        num_rows = 1
+        for dim in shape[:-1]:
+            num_rows *= dim
+        num_rows = int(num_rows)
+        num_cols = int(shape[-1])
+        flat_shape = (num_cols, num_rows) if num_rows < num_cols else (num_rows, num_cols)
+        a = random_ops.random_normal(flat_shape, dtype=dtype, seed=self.seed)
+        q = _orthonormal_columns(a, *flat_shape)
+        if num_rows < num_cols:
+            q = array_ops.transpose(q)
+        return self.gain * array_ops.reshape(q, shape)
+
+    def get_config(self) -> dict:
+        """`{"gain", "seed", "dtype"}`."""
+        return {"gain": self.gain, "seed": self.seed, "dtype": self.dtype.name}
+
+
 class Identity(Initializer):
     """`gain` times the identity matrix (2-D shapes only; `tf.initializers.identity`)."""
 
@@ -394,3 +457,4 @@ variance_scaling_initializer = VarianceScaling
 glorot_uniform_initializer = GlorotUniform
 glorot_normal_initializer = GlorotNormal
 identity_initializer = Identity
+orthogonal_initializer = Orthogonal
