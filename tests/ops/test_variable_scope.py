@@ -275,3 +275,91 @@ def test_get_variable_scope_outside_any_scope():
     g = ff.Graph()
     with g.as_default():
         assert ff.get_variable_scope() is not scope
+
+
+def _case_reentered_scope_object(t):
+    vs = t.variable_scope("a")
+    with vs as s:
+        t.get_variable("v", [1])
+        t.add(1.0, 2.0, name="op")
+    with t.variable_scope(s, reuse=True):
+        t.add(1.0, 2.0, name="op")
+    return s.name
+
+
+def _case_initializer_forms(t):
+    v = t.get_variable("c", initializer=lambda: t.constant([1.0, 2.0]))
+    w = t.get_variable("d", initializer=t.constant_initializer(2.0), shape=t.TensorShape([2]))
+    x = t.get_variable(
+        "e", initializer=t.placeholder_with_default([1.0, 2.0], [None]), validate_shape=False
+    )
+    y = t.get_variable("f", initializer=np.array([1, 2], np.int64), dtype=t.int64)
+    return [v.shape.as_list(), w.shape.as_list(), x.shape.as_list(), y.dtype.name]
+
+
+def _case_control_dependencies_not_inherited(t):
+    with t.control_dependencies([t.no_op(name="dep")]):
+        t.get_variable("v", [2])
+    return [len(op.control_inputs) for op in t.get_default_graph().get_operations()]
+
+
+def _case_kwargs_getter_and_regularizer(t):
+    def getter(getter, **kwargs):
+        return getter(**kwargs)
+
+    with t.variable_scope("s", custom_getter=getter, regularizer=t.reduce_sum):
+        return t.get_variable("v", [2]).name
+
+
+def _case_partial_shape(t):
+    return t.get_variable("p", shape=[None, 2]).name
+
+
+def _case_slash_in_scope_name(t):
+    with t.variable_scope("x"), t.variable_scope("y"):
+        t.get_variable("v", [1])
+    with t.variable_scope("x/y", reuse=True):
+        return t.get_variable("v").name
+
+
+def _case_scope_object_in_other_scope(t):
+    with t.variable_scope("outer") as o:
+        pass
+    with t.variable_scope("other"), t.variable_scope(o) as o2:
+        t.add(1.0, 2.0, name="op")
+        with t.variable_scope("in") as i:
+            t.get_variable("v", [1])
+            return [o2.name, o2.original_name_scope, i.name, i.original_name_scope]
+
+
+def _case_values_pick_graph(t):
+    a = t.constant(1.0)
+    with t.variable_scope(None, "def", [a]) as s:
+        return s.name
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        _case_reentered_scope_object,
+        _case_initializer_forms,
+        _case_control_dependencies_not_inherited,
+        _case_kwargs_getter_and_regularizer,
+        _case_partial_shape,
+        _case_slash_in_scope_name,
+        _case_scope_object_in_other_scope,
+        _case_values_pick_graph,
+    ],
+    ids=lambda c: c.__name__.removeprefix("_case_"),
+)
+def test_edge_cases_match_tf(tf1, case):
+    results = []
+    for lib in (tf1, ff):
+        g = lib.Graph()
+        with g.as_default():
+            try:
+                out = case(lib)
+            except ValueError as e:
+                out = ("ValueError", str(e))
+            results.append((out, [op.name for op in g.get_operations()]))
+    assert results[1] == results[0]
