@@ -193,6 +193,19 @@ def test_global_step_helpers():
         assert sess.run(v) == 0.0
 
 
+def test_global_step_is_tfs_get_variable(tf1):
+    results = []
+    for lib in (tf1, ff):
+        g = lib.Graph()
+        with g.as_default():
+            with lib.variable_scope("s"):
+                step = lib.train.get_or_create_global_step()
+            with lib.variable_scope("s", reuse=True):
+                same = lib.get_variable("global_step", dtype=lib.int64) is step
+            results.append((step.name, same, [op.name for op in g.get_operations()]))
+    assert results[1] == results[0]
+
+
 def test_scatter_ops_and_errors():
     v = ff.Variable(np.zeros((4, 2), np.float32))
     add = ff.scatter_add(v, [1, 3, 1], [[1, 1], [2, 2], [3, 3]])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from ..framework import dtypes, ops
-from ..ops import variables
+from ..ops import init_ops, variable_scope, variables
 
 _log = logging.getLogger(__name__)
 
@@ -58,6 +58,9 @@ def assert_global_step(global_step_tensor) -> None:
 def create_global_step(graph=None):
     """Creates the global step (`global_step:0`, int64, 0, not trainable).
 
+    As TF, it is `get_variable("global_step")` in the current variable scope (so it
+    is in `get_variable`'s store, and named `<scope>/global_step` inside a scope).
+
     Raises:
         ValueError: The graph already has one.
     """
@@ -65,11 +68,12 @@ def create_global_step(graph=None):
     if get_global_step(graph) is not None:
         raise ValueError('"global_step" already exists.')
     with graph.as_default(), graph.name_scope(None):
-        return variables.Variable(
-            0,
+        return variable_scope.get_variable(
+            ops.GraphKeys.GLOBAL_STEP,
+            shape=[],
             dtype=dtypes.int64,
+            initializer=init_ops.zeros_initializer(),
             trainable=False,
-            name="global_step",
             collections=[ops.GraphKeys.GLOBAL_VARIABLES, ops.GraphKeys.GLOBAL_STEP],
         )
 
