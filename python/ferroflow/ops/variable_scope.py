@@ -36,7 +36,11 @@ class _ReuseMode(enum.Enum):
 
 
 AUTO_REUSE = _ReuseMode.AUTO_REUSE
-"""`reuse=tf.AUTO_REUSE`: `get_variable` creates a variable if absent, else returns it."""
+AUTO_REUSE.__doc__ = (
+    "When passed in as the value for the `reuse` flag, `AUTO_REUSE` indicates that "
+    "get_variable() should create the requested variable if it doesn't exist or, if "
+    "it does exist, simply return it."
+)
 
 
 def _needs_no_arguments(python_callable) -> bool:
