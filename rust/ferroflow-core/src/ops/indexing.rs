@@ -27,7 +27,7 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("SplitV", &["value", "size_splits", "axis"], infer_split, split_kernel).grad(g::split));
     r.add(
         OpDef::new("OneHot", &["indices", "depth", "on_value", "off_value"], infer_one_hot, |b| {
-            Ok(Box::new(OneHotKernel { axis: b.node.attr_int_or("axis", -1)? }))
+            Ok(Box::new(OneHotKernel { axis: b.node.attr_or::<i64>("axis", -1)? }))
         })
         .no_grad(),
     );

@@ -254,7 +254,7 @@ pub(crate) fn register(r: &mut Registry) {
 fn apply_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     let spec = spec_of(b.node.op_type())?;
     let flag = match spec.flag {
-        Some((name, default)) => b.node.attr_bool_or(name, default)?,
+        Some((name, default)) => b.node.attr_or::<bool>(name, default)?,
         None => false,
     };
     Ok(Box::new(ApplyKernel { spec, flag }))
