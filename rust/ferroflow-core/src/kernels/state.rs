@@ -160,8 +160,13 @@ impl OpKernel for ScatterKernel {
     }
 }
 
+/// `IsVariableInitialized`'s kernel.
+pub(crate) fn is_initialized_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    super::stateless(is_initialized)
+}
+
 /// `IsVariableInitialized`.
-pub(crate) fn is_initialized(ctx: &mut OpContext<'_>) -> Result<()> {
+fn is_initialized(ctx: &mut OpContext<'_>) -> Result<()> {
     let init = ctx.ref_input(0)?.is_initialized();
     ctx.set_output(0, Tensor::scalar(init));
     Ok(())
