@@ -6,6 +6,7 @@ pub(crate) mod compare;
 pub mod conv;
 pub mod elementwise;
 pub mod fastmath;
+pub(crate) mod indexing;
 pub(crate) mod io;
 pub mod layout;
 pub(crate) mod logging;

@@ -8,7 +8,7 @@ pub use array::DEVICE_COPY;
 mod compare;
 mod conv;
 mod data_flow;
-mod indexing;
+pub(crate) mod indexing;
 pub(crate) mod io;
 pub use crate::kernels::io::restore_tensor;
 mod layout;
