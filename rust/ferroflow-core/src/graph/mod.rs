@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use ferroflow_proto as pb;
 
-pub use attr::{AttrValue, FromAttr};
 pub(crate) use attr::read_attr;
+pub use attr::{AttrValue, FromAttr};
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -79,9 +79,8 @@ impl Node {
     }
     /// Attr `name` as a `T`; a `ValueError` naming it when absent.
     pub fn required_attr<T: FromAttr>(&self, name: &str) -> Result<T> {
-        self.attr(name)?.ok_or_else(|| {
-            Error::value(format!("Op '{}' ({}) is missing attr '{name}'", self.name, self.def.name))
-        })
+        self.attr(name)?
+            .ok_or_else(|| Error::value(format!("Op '{}' ({}) is missing attr '{name}'", self.name, self.def.name)))
     }
 }
 

@@ -34,6 +34,7 @@ compare_fn!(GeFn, >=);
 
 struct CompareKernel<F>(PhantomData<F>);
 
+/// The kernel of a comparison: elementwise with broadcasting, strings included.
 pub(crate) fn compare_kernel<F: CompareFn>(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     Ok(Box::new(CompareKernel::<F>(PhantomData)))
 }
@@ -114,6 +115,7 @@ struct CheckNumericsKernel {
     message: String,
 }
 
+/// `CheckNumerics`'s kernel.
 pub(crate) fn check_numerics_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     Ok(Box::new(CheckNumericsKernel { message: b.node.attr_or::<String>("message", String::new())? }))
 }

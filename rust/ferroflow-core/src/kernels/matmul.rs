@@ -4,8 +4,8 @@
 //! use a plain cache-friendly loop.
 use gemm::Parallelism;
 
-use super::{ExecEnv, KernelBuild, OpContext, OpKernel};
 use super::num::Num;
+use super::{ExecEnv, KernelBuild, OpContext, OpKernel};
 use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::shape::fmt_shape;

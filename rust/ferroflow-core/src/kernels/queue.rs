@@ -80,9 +80,7 @@ pub(crate) fn queue_access_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKerne
         "QueueDequeueV2" => QueueOp::Dequeue,
         "QueueDequeueManyV2" => QueueOp::DequeueMany,
         "QueueDequeueUpToV2" => QueueOp::DequeueUpTo,
-        "QueueCloseV2" => QueueOp::Close {
-            cancel_pending_enqueues: b.node.attr_or("cancel_pending_enqueues", false)?,
-        },
+        "QueueCloseV2" => QueueOp::Close { cancel_pending_enqueues: b.node.attr_or("cancel_pending_enqueues", false)? },
         "QueueSizeV2" => QueueOp::Size,
         _ => QueueOp::IsClosed,
     };

@@ -17,7 +17,8 @@ pub(crate) fn variable_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> 
     let shared = b.node.attr_or::<String>("shared_name", String::new())?;
     let name = if shared.is_empty() { b.node.name.clone() } else { shared };
     let spec = &b.node.outputs[0];
-    let var = b.resources.variable(&b.node.attr_or::<String>("container", String::new())?, &name, spec.dtype, &spec.shape)?;
+    let var =
+        b.resources.variable(&b.node.attr_or::<String>("container", String::new())?, &name, spec.dtype, &spec.shape)?;
     Ok(Box::new(VariableKernel(var)))
 }
 

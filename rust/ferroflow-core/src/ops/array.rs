@@ -17,63 +17,37 @@ pub(crate) fn register(r: &mut Registry) {
         OpDef::new("PlaceholderWithDefault", &["input"], infer_placeholder_with_default, k::identity_kernel)
             .grad(g::identity),
     );
-    r.add(
-        OpDef::new("Identity", &["input"], infer_identity, k::identity_kernel)
-            .forwards_input()
-            .grad(g::identity),
-    );
+    r.add(OpDef::new("Identity", &["input"], infer_identity, k::identity_kernel).forwards_input().grad(g::identity));
     r.add(OpDef::new("StopGradient", &["input"], infer_identity, k::identity_kernel).no_grad());
     r.add(OpDef::new("NoOp", &[], |_| Ok(vec![]), k::no_op_kernel).no_grad());
     r.add(OpDef::new("Cast", &["x"], infer_cast, k::cast_kernel).grad(g::cast));
-    r.add(
-        OpDef::new("Reshape", &["tensor", "shape"], infer_reshape, k::reshape_kernel)
-            .grad(g::reshape_like_input),
-    );
+    r.add(OpDef::new("Reshape", &["tensor", "shape"], infer_reshape, k::reshape_kernel).grad(g::reshape_like_input));
     r.add(OpDef::new("Fill", &["dims", "value"], infer_fill, k::fill_kernel).grad(g::fill));
     r.add(OpDef::new("ZerosLike", &["x"], infer_identity, k::zeros_like_kernel).no_grad());
     r.add(OpDef::new("OnesLike", &["x"], infer_identity, k::ones_like_kernel).no_grad());
-    r.add(
-        OpDef::new("Unique", &["x"], infer_unique, ks::unique_kernel)
-            .no_grad(),
-    );
-    r.add(
-        OpDef::new("ListDiff", &["x", "y"], infer_list_diff, ks::list_diff_kernel)
-        .no_grad(),
-    );
+    r.add(OpDef::new("Unique", &["x"], infer_unique, ks::unique_kernel).no_grad());
+    r.add(OpDef::new("ListDiff", &["x", "y"], infer_list_diff, ks::list_diff_kernel).no_grad());
     r.add(OpDef::new("Shape", &["input"], infer_shape_op, k::shape_kernel).no_grad());
-    r.add(
-        OpDef::new("ShapeN", &["input"], infer_shape_n, k::shape_n_kernel)
-            .variadic()
-            .no_grad(),
-    );
+    r.add(OpDef::new("ShapeN", &["input"], infer_shape_n, k::shape_n_kernel).variadic().no_grad());
     r.add(OpDef::new("Size", &["input"], infer_scalar_int, k::size_kernel).no_grad());
     r.add(OpDef::new("Rank", &["input"], infer_scalar_int, k::rank_kernel).no_grad());
     r.add(OpDef::new("Range", &["start", "limit", "delta"], infer_range, ks::range_kernel).no_grad());
     r.add(OpDef::new("Pack", &["values"], infer_pack, k::pack_kernel).variadic().grad(g::pack));
     r.add(OpDef::new("LogicalNot", &["x"], infer_logical_not, k::logical_not_kernel).no_grad());
     r.add(OpDef::new("Where", &["input"], infer_where, k::where_kernel).no_grad());
-    r.add(
-        OpDef::new("GatherV2", &["params", "indices", "axis"], infer_gather, k::gather_kernel)
-            .grad(g::gather),
-    );
+    r.add(OpDef::new("GatherV2", &["params", "indices", "axis"], infer_gather, k::gather_kernel).grad(g::gather));
     r.add(OpDef::new("Squeeze", &["input"], infer_squeeze, k::squeeze_kernel).grad(g::reshape_like_input));
     // The copy the planner inserts where a value crosses from one device to another
     // (never a graph node). Between host-memory devices it passes the value on; a
     // device with its own memory registers a `_DeviceCopy` kernel that moves it.
-    r.add(
-        OpDef::new(DEVICE_COPY, &["input"], |c| Ok(vec![c.input(0).clone()]), k::device_copy_kernel).no_grad(),
-    );
+    r.add(OpDef::new(DEVICE_COPY, &["input"], |c| Ok(vec![c.input(0).clone()]), k::device_copy_kernel).no_grad());
     // Panics in its kernel: lets tests prove a Rust panic surfaces as InternalError,
     // and, having no gradient, that differentiating through such an op is a LookupError.
-    r.add(
-        OpDef::new("_PanicForTesting", &["input"], |c| Ok(vec![c.input(0).clone()]), k::panic_kernel)
-            .stateful(),
-    );
+    r.add(OpDef::new("_PanicForTesting", &["input"], |c| Ok(vec![c.input(0).clone()]), k::panic_kernel).stateful());
 }
 
 /// The op type of the copies the planner inserts at device boundaries.
 pub const DEVICE_COPY: &str = "_DeviceCopy";
-
 
 fn infer_const(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.attr_tensor("value")?;
@@ -82,11 +56,9 @@ fn infer_const(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![spec])
 }
 
-
 fn infer_placeholder(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![OutputSpec::new(ctx.attr_type("dtype")?, ctx.attr_shape("shape")?)])
 }
-
 
 fn infer_placeholder_with_default(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.input(0).dtype;
@@ -102,7 +74,6 @@ fn infer_placeholder_with_default(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> 
     Ok(vec![OutputSpec::new(t, declared)])
 }
 
-
 fn infer_identity(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0])?;
     Ok(vec![OutputSpec::new(t, ctx.input(0).shape.clone())])
@@ -114,7 +85,6 @@ fn infer_cast(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.attrs.entry("Truncate".into()).or_insert(AttrValue::B(false));
     Ok(vec![OutputSpec::new(to, ctx.input(0).shape.clone())])
 }
-
 
 fn infer_reshape(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0])?;
@@ -135,7 +105,6 @@ fn infer_reshape(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     };
     Ok(vec![OutputSpec::new(t, shape)])
 }
-
 
 fn infer_fill(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.check_type(0, &[DType::Int32, DType::Int64])?;
@@ -160,7 +129,6 @@ pub(crate) fn shape_input(ctx: &InferCtx<'_>, i: usize, what: &str) -> Result<Pa
         },
     })
 }
-
 
 fn out_type(ctx: &mut InferCtx<'_>) -> Result<DType> {
     let t = match ctx.attrs.get("out_type") {
@@ -187,13 +155,11 @@ fn infer_shape_n(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(ctx.inputs.iter().map(|s| OutputSpec::new(t, PartialShape::from_dims([s.shape.rank()]))).collect())
 }
 
-
 fn infer_scalar_int(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = out_type(&mut ctx)?;
     let t = if ctx.def.name == "Rank" { DType::Int32 } else { t };
     Ok(vec![OutputSpec::new(t, PartialShape::scalar())])
 }
-
 
 fn infer_list_diff(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0, 1])?;
@@ -228,7 +194,6 @@ fn infer_unique(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![OutputSpec::new(t, PartialShape::from_dims([None])), OutputSpec::new(idx, ctx.input(0).shape.clone())])
 }
 
-
 fn infer_range(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0, 1, 2])?;
     ctx.attrs.insert("Tidx".into(), AttrValue::Type(t));
@@ -243,7 +208,6 @@ fn infer_range(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     };
     Ok(vec![OutputSpec::new(t, PartialShape::from_dims([len]))])
 }
-
 
 fn axis_attr(attrs: &std::collections::BTreeMap<String, AttrValue>) -> i64 {
     match attrs.get("axis") {
@@ -279,19 +243,16 @@ fn infer_pack(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![OutputSpec::new(t, out)])
 }
 
-
 fn infer_logical_not(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.check_type(0, &[DType::Bool])?;
     Ok(vec![OutputSpec::new(DType::Bool, ctx.input(0).shape.clone())])
 }
-
 
 fn infer_where(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.check_type(0, &[DType::Bool])?;
     ctx.attrs.insert("T".into(), AttrValue::Type(DType::Bool));
     Ok(vec![OutputSpec::new(DType::Int64, PartialShape::from_dims([None, ctx.input(0).shape.rank()]))])
 }
-
 
 fn infer_gather(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.check_type(1, &[DType::Int32, DType::Int64])?;
@@ -317,7 +278,6 @@ fn infer_gather(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     };
     Ok(vec![OutputSpec::new(t, shape)])
 }
-
 
 fn squeeze_dims(attrs: &std::collections::BTreeMap<String, AttrValue>) -> Vec<i64> {
     match attrs.get("squeeze_dims") {

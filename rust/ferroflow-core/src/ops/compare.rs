@@ -39,13 +39,11 @@ fn infer_compare(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![OutputSpec::new(DType::Bool, broadcast_shape_of(&ctx, 0, 1)?)])
 }
 
-
 fn infer_logical(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.check_type(0, &[DType::Bool])?;
     ctx.check_type(1, &[DType::Bool])?;
     Ok(vec![OutputSpec::new(DType::Bool, broadcast_shape_of(&ctx, 0, 1)?)])
 }
-
 
 fn infer_select(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.check_type(0, &[DType::Bool])?;
@@ -56,13 +54,11 @@ fn infer_select(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![OutputSpec::new(t, shape)])
 }
 
-
 fn infer_classify(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.same_type(&[0])?;
     ctx.check_type(0, super::math::FLOATS)?;
     Ok(vec![OutputSpec::new(DType::Bool, ctx.input(0).shape.clone())])
 }
-
 
 fn infer_check_numerics(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0])?;
@@ -70,4 +66,3 @@ fn infer_check_numerics(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.attrs.entry("message".into()).or_insert_with(|| crate::graph::AttrValue::S(Vec::new()));
     Ok(vec![OutputSpec::new(t, ctx.input(0).shape.clone())])
 }
-

@@ -16,8 +16,13 @@ pub(crate) fn register(r: &mut Registry) {
             .grad(g::conv2d_backprop_input),
     );
     r.add(
-        OpDef::new("Conv2DBackpropFilter", &["input", "filter_sizes", "out_backprop"], infer_conv_filter, k::conv_kernel)
-            .grad(g::conv2d_backprop_filter),
+        OpDef::new(
+            "Conv2DBackpropFilter",
+            &["input", "filter_sizes", "out_backprop"],
+            infer_conv_filter,
+            k::conv_kernel,
+        )
+        .grad(g::conv2d_backprop_filter),
     );
     r.add(OpDef::new("MaxPool", &["input"], infer_pool, k::pool_kernel).grad(g::max_pool));
     r.add(
@@ -34,7 +39,6 @@ pub(crate) fn register(r: &mut Registry) {
             .grad(g::avg_pool_grad),
     );
 }
-
 
 /// Records the defaulted attrs on the node as TF does, and returns the validated set.
 fn infer_attrs(ctx: &mut InferCtx<'_>, pooling: bool) -> Result<WindowAttrs> {

@@ -15,10 +15,7 @@ const INDEX: &[DType] = &[DType::Int32, DType::Int64];
 pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("Tile", &["input", "multiples"], infer_tile, k::tile_kernel).grad(g::tile));
     r.add(OpDef::new("Pad", &["input", "paddings"], infer_pad, k::pad_kernel).grad(g::pad));
-    r.add(
-        OpDef::new("PadV2", &["input", "paddings", "constant_values"], infer_pad, k::pad_kernel)
-            .grad(g::pad),
-    );
+    r.add(OpDef::new("PadV2", &["input", "paddings", "constant_values"], infer_pad, k::pad_kernel).grad(g::pad));
     r.add(OpDef::new("MirrorPad", &["input", "paddings"], infer_pad, k::mirror_kernel).grad(g::mirror_pad));
     r.add(OpDef::new("MirrorPadGrad", &["input", "paddings"], infer_pad, k::mirror_kernel).grad(g::mirror_pad_grad));
     r.add(OpDef::new("Split", &["axis", "value"], infer_split, k::split_kernel).grad(g::split));
@@ -71,7 +68,6 @@ fn infer_tile(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     };
     Ok(vec![OutputSpec::new(t, shape)])
 }
-
 
 // ---- Pad ----------------------------------------------------------------------
 
@@ -134,7 +130,6 @@ fn infer_pad(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![OutputSpec::new(t, shape)])
 }
 
-
 pub(crate) fn mirror_mode(attr: &Option<AttrValue>, op: &str) -> Result<MirrorMode> {
     match attr {
         Some(AttrValue::S(m)) if m.as_slice() == b"REFLECT" => Ok(MirrorMode::Reflect),
@@ -142,7 +137,6 @@ pub(crate) fn mirror_mode(attr: &Option<AttrValue>, op: &str) -> Result<MirrorMo
         other => Err(Error::value(format!("{op} needs attr mode REFLECT or SYMMETRIC, got {other:?}"))),
     }
 }
-
 
 // ---- Split / SplitV -----------------------------------------------------------
 
@@ -251,7 +245,6 @@ pub(crate) fn split_sizes(dim: Dim, n: usize, sizes: Option<&[i64]>) -> Result<V
     }
 }
 
-
 // ---- OneHot -------------------------------------------------------------------
 
 fn infer_one_hot(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
@@ -279,7 +272,6 @@ fn infer_one_hot(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     out.insert(pos, depth.and_then(|d| usize::try_from(d).ok()));
     Ok(vec![OutputSpec::new(t, PartialShape::from_dims(out))])
 }
-
 
 // ---- StridedSlice -------------------------------------------------------------
 

@@ -15,20 +15,14 @@ pub(crate) fn register(r: &mut Registry) {
         OpDef::new("BroadcastTo", &["input", "shape"], infer_broadcast_to, k::broadcast_to_kernel)
             .grad(g::broadcast_to),
     );
-    r.add(
-        OpDef::new("ConcatV2", &["values", "axis"], infer_concat, k::concat_kernel)
-            .variadic()
-            .grad(g::concat),
-    );
+    r.add(OpDef::new("ConcatV2", &["values", "axis"], infer_concat, k::concat_kernel).variadic().grad(g::concat));
     r.add(
         OpDef::new("ConcatOffset", &["concat_dim", "shape"], infer_concat_offset, k::concat_offset_kernel)
             .variadic()
             .no_grad(),
     );
     r.add(OpDef::new("Slice", &["input", "begin", "size"], infer_slice, k::slice_kernel).grad(g::slice));
-    r.add(
-        OpDef::new("Transpose", &["x", "perm"], infer_transpose, k::transpose_kernel).grad(g::transpose),
-    );
+    r.add(OpDef::new("Transpose", &["x", "perm"], infer_transpose, k::transpose_kernel).grad(g::transpose));
     r.add(OpDef::new("InvertPermutation", &["x"], infer_invert, k::invert_permutation_kernel).no_grad());
     r.add(
         OpDef::new("ExpandDims", &["input", "dim"], infer_expand_dims, k::expand_dims_kernel)
@@ -47,7 +41,6 @@ fn infer_concat_offset(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.attrs.insert("N".into(), AttrValue::I(shapes.len() as i64));
     Ok(ctx.inputs[1..].iter().map(|s| OutputSpec::new(s.dtype, s.shape.clone())).collect())
 }
-
 
 fn infer_broadcast_to(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0])?;
@@ -78,7 +71,6 @@ fn infer_broadcast_to(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     };
     Ok(vec![OutputSpec::new(t, shape)])
 }
-
 
 fn infer_concat(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let n = ctx.inputs.len() - 1;
@@ -135,7 +127,6 @@ fn infer_concat(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![OutputSpec::new(t, PartialShape::from_dims(dims))])
 }
 
-
 fn infer_slice(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0])?;
     ctx.check_type(1, INDEX)?;
@@ -162,7 +153,6 @@ fn infer_slice(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![OutputSpec::new(t, shape)])
 }
 
-
 fn infer_transpose(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0])?;
     ctx.check_type(1, INDEX)?;
@@ -181,13 +171,11 @@ fn infer_transpose(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![OutputSpec::new(t, shape)])
 }
 
-
 fn infer_invert(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0])?;
     ctx.check_type(0, INDEX)?;
     Ok(vec![OutputSpec::new(t, ctx.input(0).shape.clone())])
 }
-
 
 fn infer_expand_dims(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0])?;
@@ -208,7 +196,6 @@ fn infer_expand_dims(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     };
     Ok(vec![OutputSpec::new(t, shape)])
 }
-
 
 fn axis_attr(attrs: &std::collections::BTreeMap<String, AttrValue>) -> i64 {
     match attrs.get("axis") {

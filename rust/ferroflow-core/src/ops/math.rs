@@ -45,13 +45,20 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("Ceil", &["x"], infer_unary_float, k::float_kernel::<k::CeilFn>).no_grad());
     r.add(OpDef::new("Round", &["x"], infer_unary_float, k::float_kernel::<k::RoundFn>).no_grad());
     // Fused gradient ops (TF's names): first input the forward output y, second dy.
-    r.add(OpDef::new("SqrtGrad", &["y", "dy"], infer_binary_float, k::binary_kernel::<k::SqrtGradFn>).grad(g::sqrt_grad));
-    r.add(OpDef::new("RsqrtGrad", &["y", "dy"], infer_binary_float, k::binary_kernel::<k::RsqrtGradFn>).grad(g::rsqrt_grad));
+    r.add(
+        OpDef::new("SqrtGrad", &["y", "dy"], infer_binary_float, k::binary_kernel::<k::SqrtGradFn>).grad(g::sqrt_grad),
+    );
+    r.add(
+        OpDef::new("RsqrtGrad", &["y", "dy"], infer_binary_float, k::binary_kernel::<k::RsqrtGradFn>)
+            .grad(g::rsqrt_grad),
+    );
     r.add(
         OpDef::new("ReciprocalGrad", &["y", "dy"], infer_binary_float, k::binary_kernel::<k::ReciprocalGradFn>)
             .grad(g::reciprocal_grad),
     );
-    r.add(OpDef::new("TanhGrad", &["y", "dy"], infer_binary_float, k::binary_kernel::<k::TanhGradFn>).grad(g::tanh_grad));
+    r.add(
+        OpDef::new("TanhGrad", &["y", "dy"], infer_binary_float, k::binary_kernel::<k::TanhGradFn>).grad(g::tanh_grad),
+    );
     r.add(
         OpDef::new("SigmoidGrad", &["y", "dy"], infer_binary_float, k::binary_kernel::<k::SigmoidGradFn>)
             .grad(g::sigmoid_grad),
@@ -80,7 +87,6 @@ fn infer_unary_float(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.check_type(0, FLOATS)?;
     Ok(vec![OutputSpec::new(t, ctx.input(0).shape.clone())])
 }
-
 
 fn infer_matmul(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0, 1])?;
@@ -113,7 +119,6 @@ fn infer_matmul(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     }
     Ok(vec![OutputSpec::new(t, PartialShape::from_dims([m, n]))])
 }
-
 
 fn infer_binary_float(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0, 1])?;

@@ -1,8 +1,8 @@
 //! The op registry. Adding an op is one `r.add(OpDef::new(...))` line in the module
-//! of its family plus its shape function and CPU kernel. The row is split into three
-//! registries: the op's schema ([`OpDef`]: inputs, statefulness, shape function), its
-//! CPU kernel (into [`crate::kernels::registry`], where backends add theirs) and its
-//! gradient (looked up with [`gradient`]).
+//! of its family plus its shape function, and its CPU kernel in `kernels/<family>.rs`.
+//! The row is split into three registries: the op's schema ([`OpDef`]: inputs,
+//! statefulness, shape function), its CPU kernel (into [`crate::kernels::registry`],
+//! where backends add theirs) and its gradient (looked up with [`gradient`]).
 mod array;
 pub use array::DEVICE_COPY;
 mod compare;

@@ -28,24 +28,28 @@ pub(crate) fn register(r: &mut Registry) {
             .grad(g::elu_grad),
     );
     r.add(
-        OpDef::new("SoftplusGrad", &["gradients", "features"], infer_float_binary, k::activation_grad::<k::SoftplusGradFn>)
-            .grad(g::softplus_grad),
+        OpDef::new(
+            "SoftplusGrad",
+            &["gradients", "features"],
+            infer_float_binary,
+            k::activation_grad::<k::SoftplusGradFn>,
+        )
+        .grad(g::softplus_grad),
     );
-    r.add(
-        OpDef::new("Softmax", &["logits"], infer_float_unary, k::softmax_kernel)
-            .grad(g::softmax),
-    );
-    r.add(
-        OpDef::new("LogSoftmax", &["logits"], infer_float_unary, k::log_softmax_kernel)
-            .grad(g::log_softmax),
-    );
+    r.add(OpDef::new("Softmax", &["logits"], infer_float_unary, k::softmax_kernel).grad(g::softmax));
+    r.add(OpDef::new("LogSoftmax", &["logits"], infer_float_unary, k::log_softmax_kernel).grad(g::log_softmax));
     r.add(
         OpDef::new("SoftmaxCrossEntropyWithLogits", &["features", "labels"], infer_xent, k::softmax_xent_kernel)
             .grad(g::softmax_xent),
     );
     r.add(
-        OpDef::new("SparseSoftmaxCrossEntropyWithLogits", &["features", "labels"], infer_sparse_xent, k::sparse_softmax_xent_kernel)
-            .grad(g::sparse_softmax_xent),
+        OpDef::new(
+            "SparseSoftmaxCrossEntropyWithLogits",
+            &["features", "labels"],
+            infer_sparse_xent,
+            k::sparse_softmax_xent_kernel,
+        )
+        .grad(g::sparse_softmax_xent),
     );
     r.add(OpDef::new("BiasAdd", &["value", "bias"], infer_bias_add, k::bias_add_kernel).grad(g::bias_add));
     r.add(
@@ -53,10 +57,7 @@ pub(crate) fn register(r: &mut Registry) {
             .grad(g::bias_add_grad),
     );
     r.add(OpDef::new("L2Loss", &["t"], infer_l2_loss, k::l2_loss_kernel).grad(g::l2_loss));
-    r.add(
-        OpDef::new("InTopKV2", &["predictions", "targets", "k"], infer_in_top_k, k::in_top_k_kernel)
-            .no_grad(),
-    );
+    r.add(OpDef::new("InTopKV2", &["predictions", "targets", "k"], infer_in_top_k, k::in_top_k_kernel).no_grad());
 }
 
 fn infer_float_unary(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
@@ -71,13 +72,11 @@ fn infer_numeric_unary(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![OutputSpec::new(t, ctx.input(0).shape.clone())])
 }
 
-
 fn infer_float_binary(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0, 1])?;
     ctx.check_type(0, FLOATS)?;
     Ok(vec![OutputSpec::new(t, ctx.input(0).shape.merge(&ctx.input(1).shape)?)])
 }
-
 
 fn rank2(ctx: &InferCtx<'_>, i: usize, what: &str) -> Result<[Option<usize>; 2]> {
     match ctx.input(i).shape.dims() {
@@ -105,7 +104,6 @@ fn infer_xent(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![OutputSpec::new(t, PartialShape::from_dims([b])), OutputSpec::new(t, merged)])
 }
 
-
 fn infer_sparse_xent(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.input(0).dtype;
     ctx.check_type(0, FLOATS)?;
@@ -127,7 +125,6 @@ fn infer_sparse_xent(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let b = PartialShape::from_dims([b]).merge(&PartialShape::from_dims([lb]))?.dims().and_then(|d| d[0]);
     Ok(vec![OutputSpec::new(t, PartialShape::from_dims([b])), OutputSpec::new(t, PartialShape::from_dims([b, c]))])
 }
-
 
 fn infer_bias_add(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0, 1])?;
@@ -161,7 +158,6 @@ fn infer_bias_add(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![OutputSpec::new(t, PartialShape::from_dims(dims))])
 }
 
-
 fn infer_bias_add_grad(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0])?;
     ctx.check_type(0, FLOATS)?;
@@ -170,13 +166,11 @@ fn infer_bias_add_grad(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![OutputSpec::new(t, PartialShape::from_dims([c]))])
 }
 
-
 fn infer_l2_loss(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0])?;
     ctx.check_type(0, FLOATS)?;
     Ok(vec![OutputSpec::new(t, PartialShape::scalar())])
 }
-
 
 fn infer_in_top_k(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.check_type(0, &[DType::Float32])?;

@@ -22,14 +22,19 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("ArgMax", &["input", "dimension"], infer_arg, k::arg_kernel).no_grad());
     r.add(OpDef::new("ArgMin", &["input", "dimension"], infer_arg, k::arg_kernel).no_grad());
     r.add(
-        OpDef::new("UnsortedSegmentSum", &["data", "segment_ids", "num_segments"], infer_segment_sum, k::segment_sum_kernel)
-            .grad(g::unsorted_segment_sum),
+        OpDef::new(
+            "UnsortedSegmentSum",
+            &["data", "segment_ids", "num_segments"],
+            infer_segment_sum,
+            k::segment_sum_kernel,
+        )
+        .grad(g::unsorted_segment_sum),
     );
-    r.add(OpDef::new("BroadcastGradientArgs", &["s0", "s1"], infer_bcast_args, k::broadcast_gradient_args_kernel).no_grad());
     r.add(
-        OpDef::new("ReducedShape", &["input_shape", "axes"], infer_reduced_shape, k::reduced_shape_kernel)
+        OpDef::new("BroadcastGradientArgs", &["s0", "s1"], infer_bcast_args, k::broadcast_gradient_args_kernel)
             .no_grad(),
     );
+    r.add(OpDef::new("ReducedShape", &["input_shape", "axes"], infer_reduced_shape, k::reduced_shape_kernel).no_grad());
 }
 
 fn infer_reduce(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
@@ -69,7 +74,6 @@ fn infer_reduction(mut ctx: InferCtx<'_>, allowed: &[DType]) -> Result<Vec<Outpu
     Ok(vec![OutputSpec::new(t, PartialShape::from_dims(out))])
 }
 
-
 fn infer_scan(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0])?;
     ctx.check_type(0, NUMERIC)?;
@@ -91,7 +95,6 @@ fn infer_scan(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     }
     Ok(vec![OutputSpec::new(t, shape)])
 }
-
 
 fn infer_arg(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.check_type(0, NUMERIC)?;
@@ -120,7 +123,6 @@ fn infer_arg(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     };
     Ok(vec![OutputSpec::new(out, shape)])
 }
-
 
 fn infer_segment_sum(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.check_type(0, NUMERIC)?;
@@ -155,12 +157,10 @@ fn infer_segment_sum(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![OutputSpec::new(t, shape)])
 }
 
-
 fn infer_bcast_args(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0, 1])?;
     Ok(vec![OutputSpec::new(t, PartialShape::from_dims([None])); 2])
 }
-
 
 fn infer_reduced_shape(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.check_type(0, &[DType::Int32, DType::Int64])?;

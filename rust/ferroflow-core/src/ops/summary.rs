@@ -11,13 +11,10 @@ use crate::shape::PartialShape;
 
 pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("ScalarSummary", &["tags", "values"], infer_scalar, k::scalar_summary_kernel).no_grad());
-    r.add(
-        OpDef::new("HistogramSummary", &["tag", "values"], infer_histogram, k::histogram_summary_kernel).no_grad(),
-    );
+    r.add(OpDef::new("HistogramSummary", &["tag", "values"], infer_histogram, k::histogram_summary_kernel).no_grad());
     r.add(OpDef::new("ImageSummary", &["tag", "tensor"], infer_image, k::image_summary_kernel).no_grad());
     r.add(
-        OpDef::new("AudioSummaryV2", &["tag", "tensor", "sample_rate"], infer_audio, k::audio_summary_kernel)
-            .no_grad(),
+        OpDef::new("AudioSummaryV2", &["tag", "tensor", "sample_rate"], infer_audio, k::audio_summary_kernel).no_grad(),
     );
     r.add(OpDef::new("MergeSummary", &["inputs"], infer_merge, k::merge_summary_kernel).variadic().no_grad());
 }
