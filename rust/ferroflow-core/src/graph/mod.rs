@@ -6,7 +6,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use ferroflow_proto as pb;
 
-pub use attr::AttrValue;
+pub(crate) use attr::read_attr;
+pub use attr::{AttrValue, FromAttr};
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -67,46 +68,19 @@ impl Node {
     pub fn op_type(&self) -> &'static str {
         self.def.name
     }
-    /// An attribute, or a `ValueError` naming it.
-    pub fn attr(&self, name: &str) -> Result<&AttrValue> {
-        self.attrs
-            .get(name)
+    /// Attr `name` as a `T`: `None` when absent, a `ValueError` naming the node when it
+    /// holds another kind of value.
+    pub fn attr<T: FromAttr>(&self, name: &str) -> Result<Option<T>> {
+        attr::read_attr(&self.attrs, &self.name, self.def.name, name)
+    }
+    /// Attr `name` as a `T`, or `default` when absent.
+    pub fn attr_or<T: FromAttr>(&self, name: &str, default: T) -> Result<T> {
+        Ok(self.attr(name)?.unwrap_or(default))
+    }
+    /// Attr `name` as a `T`; a `ValueError` naming it when absent.
+    pub fn required_attr<T: FromAttr>(&self, name: &str) -> Result<T> {
+        self.attr(name)?
             .ok_or_else(|| Error::value(format!("Op '{}' ({}) is missing attr '{name}'", self.name, self.def.name)))
-    }
-    fn wrong_attr(&self, name: &str, want: &str) -> Error {
-        Error::value(format!("Attr '{name}' of '{}' ({}) should be {want}", self.name, self.def.name))
-    }
-    /// An `int` attr, or `default` when absent.
-    pub fn attr_int_or(&self, name: &str, default: i64) -> Result<i64> {
-        match self.attrs.get(name) {
-            None => Ok(default),
-            Some(AttrValue::I(i)) => Ok(*i),
-            Some(_) => Err(self.wrong_attr(name, "an int")),
-        }
-    }
-    /// A `bool` attr, or `default` when absent.
-    pub fn attr_bool_or(&self, name: &str, default: bool) -> Result<bool> {
-        match self.attrs.get(name) {
-            None => Ok(default),
-            Some(AttrValue::B(b)) => Ok(*b),
-            Some(_) => Err(self.wrong_attr(name, "a bool")),
-        }
-    }
-    /// A `string` attr, or `default` when absent.
-    pub fn attr_str_or(&self, name: &str, default: &str) -> Result<String> {
-        match self.attrs.get(name) {
-            None => Ok(default.to_string()),
-            Some(AttrValue::S(s)) => Ok(String::from_utf8_lossy(s).into_owned()),
-            Some(_) => Err(self.wrong_attr(name, "a string")),
-        }
-    }
-    /// A `list(int)` attr, or `default` when absent.
-    pub fn attr_ints_or(&self, name: &str, default: &[i64]) -> Result<Vec<i64>> {
-        match self.attrs.get(name) {
-            None => Ok(default.to_vec()),
-            Some(AttrValue::ListI(v)) => Ok(v.clone()),
-            Some(_) => Err(self.wrong_attr(name, "a list of ints")),
-        }
     }
 }
 

@@ -1,10 +1,13 @@
 //! Array kernels that move or convert elements without arithmetic: cast, fill,
 //! stack, gather, range, where. Dense copies work on bytes, so one body serves
 //! every dtype; string tensors take the same paths over their element vectors.
+//! Also the kernels of the array ops (shapes and registration in `ops/array.rs`).
+use super::{KernelBuild, OpContext, OpKernel, stateless};
 use crate::buffer::try_vec;
 use crate::dtype::{DType, Element};
-use crate::error::Result;
-use crate::shape::checked_num_elements;
+use crate::error::{Error, Result};
+use crate::ops::{int_values, shape_from_values};
+use crate::shape::{checked_num_elements, fmt_shape, normalize_axis};
 use crate::tensor::{Tensor, oom_error};
 
 /// Conversion between element types with the results TF's CPU kernels give: C++
@@ -199,6 +202,346 @@ pub fn where_true(x: &Tensor) -> Result<Tensor> {
     let rank = x.shape().len();
     let n = coords.len().checked_div(rank).unwrap_or(usize::from(mask.first() == Some(&true)));
     Tensor::from_slice(&[n, x.shape().len()], &coords)
+}
+
+fn pass_value_on(ctx: &mut OpContext<'_>) -> Result<()> {
+    let v = ctx.take_value(0)?;
+    ctx.set_value_output(0, v);
+    Ok(())
+}
+
+fn panic_compute(_: &mut OpContext<'_>) -> Result<()> {
+    panic!("_PanicForTesting kernel ran")
+}
+
+struct ConstKernel(Tensor);
+
+impl OpKernel for ConstKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        ctx.set_output(0, self.0.clone());
+        Ok(())
+    }
+}
+
+/// `Const`: its value.
+pub(crate) fn const_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(ConstKernel(b.node.required_attr("value")?)))
+}
+
+/// TF's C++ name of a dtype, used in its run-time messages (`float`, `double`).
+fn cpp_name(d: DType) -> &'static str {
+    match d {
+        DType::Float32 => "float",
+        DType::Float64 => "double",
+        DType::Float16 => "half",
+        other => other.name(),
+    }
+}
+
+struct PlaceholderKernel(String);
+
+impl OpKernel for PlaceholderKernel {
+    fn compute(&self, _: &mut OpContext<'_>) -> Result<()> {
+        Err(Error::invalid_argument(self.0.clone()))
+    }
+}
+
+/// `Placeholder`: fails when run, as nothing was fed.
+pub(crate) fn placeholder_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    let spec = &b.node.outputs[0];
+    let shape = if spec.shape.rank().is_some() { format!(" and shape {}", spec.shape) } else { String::new() };
+    Ok(Box::new(PlaceholderKernel(format!(
+        "You must feed a value for placeholder tensor '{}' with dtype {}{shape}",
+        b.node.name,
+        cpp_name(spec.dtype)
+    ))))
+}
+
+fn pass_through(ctx: &mut OpContext<'_>) -> Result<()> {
+    let x = ctx.take_input(0)?;
+    ctx.set_output(0, x);
+    Ok(())
+}
+
+struct CastKernel(DType);
+
+impl OpKernel for CastKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let out = cast(ctx.input(0)?, self.0)?;
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
+/// `Cast`.
+pub(crate) fn cast_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(CastKernel(b.node.outputs[0].dtype)))
+}
+
+/// Resolves a requested shape with at most one `-1` against `n` elements.
+pub(crate) fn resolve_shape(requested: &[i64], n: Option<usize>) -> Result<Vec<Option<usize>>> {
+    let mut unknown = None;
+    let mut known = 1usize;
+    let mut dims = Vec::with_capacity(requested.len());
+    for (i, &d) in requested.iter().enumerate() {
+        if d == -1 {
+            if unknown.replace(i).is_some() {
+                ff_bail!(InvalidArgument, "only one input size may be -1, not both {} and {i}", unknown.unwrap_or(0));
+            }
+            dims.push(None);
+        } else {
+            let d = usize::try_from(d)
+                .map_err(|_| Error::invalid_argument(format!("size {i} must be non-negative, not {d}")))?;
+            known = known.checked_mul(d).filter(|&k| k <= crate::shape::MAX_ELEMENTS).ok_or_else(|| {
+                let list: Vec<String> = requested.iter().map(ToString::to_string).collect();
+                Error::invalid_argument(format!("Shape [{}] has too many elements", list.join(", ")))
+            })?;
+            dims.push(Some(d));
+        }
+    }
+    if let Some(n) = n {
+        match unknown {
+            Some(i) if known > 0 && n % known == 0 => dims[i] = Some(n / known),
+            Some(_) if n == 0 => {}
+            None if n == known => {}
+            _ => ff_bail!(
+                InvalidArgument,
+                "Input to reshape is a tensor with {n} values, but the requested shape {} {}",
+                if unknown.is_some() { "requires a multiple of" } else { "has" },
+                known
+            ),
+        }
+    }
+    Ok(dims)
+}
+
+fn reshape_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let requested = int_values(ctx.input(1)?)?;
+    let x = ctx.take_input(0)?;
+    let dims = resolve_shape(&requested, Some(x.num_elements()))?;
+    let shape: Vec<usize> = dims.into_iter().map(|d| d.unwrap_or(0)).collect();
+    ctx.set_output(0, x.reshaped(&shape)?);
+    Ok(())
+}
+
+fn fill_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let dims = shape_from_values(&int_values(ctx.input(0)?)?, "dims")?;
+    let out = fill(&dims, ctx.input(1)?)?;
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+fn zeros_like_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let x = ctx.input(0)?;
+    let out = Tensor::zeros(x.dtype(), x.shape())?;
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+fn ones_like_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let x = ctx.input(0)?;
+    let one = crate::dispatch_pod!(x.dtype(), T => Tensor::scalar(<T as crate::kernels::array::Castable>::from_i64(1)),
+        _ => ff_bail!(InvalidArgument, "OnesLike does not support {}", x.dtype()));
+    let out = fill(x.shape(), &one)?;
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+struct ShapeNKernel(DType);
+
+impl OpKernel for ShapeNKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        for i in 0..ctx.num_inputs() {
+            let s = ctx.input(i)?.shape().to_vec();
+            ctx.set_output(i, int_tensor(self.0, &[s.len()], &s)?);
+        }
+        Ok(())
+    }
+}
+
+/// An int32 or int64 tensor of `values` (the node's declared output type).
+fn int_tensor(dtype: DType, shape: &[usize], values: &[usize]) -> Result<Tensor> {
+    let v: Vec<i64> = values.iter().map(|&x| i64::try_from(x).unwrap_or(i64::MAX)).collect();
+    cast(&Tensor::from_slice(shape, &v)?, dtype)
+}
+
+fn shape_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let s = ctx.input(0)?.shape().to_vec();
+    ctx.set_output(0, int_tensor(DType::Int32, &[s.len()], &s)?);
+    Ok(())
+}
+
+fn size_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let n = ctx.input(0)?.num_elements();
+    ctx.set_output(0, int_tensor(DType::Int32, &[], &[n])?);
+    Ok(())
+}
+
+fn rank_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let r = ctx.input(0)?.shape().len();
+    ctx.set_output(0, int_tensor(DType::Int32, &[], &[r])?);
+    Ok(())
+}
+
+struct PackKernel(i64);
+
+impl OpKernel for PackKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let values: Vec<&Tensor> = (0..ctx.num_inputs()).map(|i| ctx.input(i)).collect::<Result<_>>()?;
+        let rank = values[0].shape().len();
+        let Some(axis) = normalize_axis(self.0, rank + 1) else {
+            ff_bail!(InvalidArgument, "axis = {} not in [{}, {})", self.0, -(rank as i64) - 1, rank + 1);
+        };
+        let out = pack(&values, axis)?;
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
+/// `Pack`.
+pub(crate) fn pack_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(PackKernel(b.node.attr_or("axis", 0)?)))
+}
+
+fn logical_not_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let x = ctx.take_input(0)?;
+    ctx.set_output(0, crate::kernels::elementwise::unary::<bool>(x, ctx.env, |b| !b)?);
+    Ok(())
+}
+
+fn where_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let out = where_true(ctx.input(0)?)?;
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+fn gather_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let params = ctx.input(0)?;
+    let indices = ctx.input(1)?;
+    let axis = int_values(ctx.input(2)?)?.first().copied().unwrap_or(0);
+    let Some(ax) = normalize_axis(axis, params.shape().len()) else {
+        ff_bail!(
+            InvalidArgument,
+            "Expected axis in the range [{}, {}), but got {axis}",
+            -(params.shape().len() as i64),
+            params.shape().len()
+        );
+    };
+    let out = gather(params, &int_values(indices)?, indices.shape(), ax)?;
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+struct SqueezeKernel(Vec<i64>);
+
+impl OpKernel for SqueezeKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let x = ctx.take_input(0)?;
+        let rank = x.shape().len();
+        let mut wanted = Vec::new();
+        for &a in &self.0 {
+            match normalize_axis(a, rank) {
+                Some(v) => wanted.push(v),
+                None => ff_bail!(InvalidArgument, "Tried to squeeze dim index {a} for tensor with {rank} dimensions."),
+            }
+        }
+        let mut shape = Vec::new();
+        for (i, &d) in x.shape().iter().enumerate() {
+            let listed = wanted.contains(&i);
+            if listed && d != 1 {
+                ff_bail!(
+                    InvalidArgument,
+                    "Can not squeeze dim[{i}], expected a dimension of 1, got {d} for shape {}",
+                    fmt_shape(x.shape())
+                );
+            }
+            if !(d == 1 && (wanted.is_empty() || listed)) {
+                shape.push(d);
+            }
+        }
+        ctx.set_output(0, x.reshaped(&shape)?);
+        Ok(())
+    }
+}
+
+/// `Squeeze`.
+pub(crate) fn squeeze_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(SqueezeKernel(b.node.attr_or("squeeze_dims", Vec::new())?)))
+}
+
+/// `Identity`, `StopGradient` and `PlaceholderWithDefault`: the input passed on.
+pub(crate) fn identity_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(pass_through)
+}
+
+/// `NoOp`.
+pub(crate) fn no_op_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|_| Ok(()))
+}
+
+/// `Reshape`.
+pub(crate) fn reshape_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(reshape_compute)
+}
+
+/// `Fill`.
+pub(crate) fn fill_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(fill_compute)
+}
+
+/// `ZerosLike`.
+pub(crate) fn zeros_like_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(zeros_like_compute)
+}
+
+/// `OnesLike`.
+pub(crate) fn ones_like_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(ones_like_compute)
+}
+
+/// `Shape`.
+pub(crate) fn shape_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(shape_compute)
+}
+
+/// `ShapeN`, in the node's declared output type.
+pub(crate) fn shape_n_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(ShapeNKernel(b.node.outputs[0].dtype)))
+}
+
+/// `Size`.
+pub(crate) fn size_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(size_compute)
+}
+
+/// `Rank`.
+pub(crate) fn rank_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(rank_compute)
+}
+
+/// `LogicalNot`.
+pub(crate) fn logical_not_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(logical_not_compute)
+}
+
+/// `Where`.
+pub(crate) fn where_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(where_compute)
+}
+
+/// `GatherV2`.
+pub(crate) fn gather_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(gather_compute)
+}
+
+/// `_DeviceCopy` between host-memory devices: the value passed on as it flows.
+pub(crate) fn device_copy_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(pass_value_on)
+}
+
+/// `_PanicForTesting`.
+pub(crate) fn panic_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(panic_compute)
 }
 
 #[cfg(test)]

@@ -2,10 +2,12 @@
 //! They work on bytes (one body for every dense dtype) or on string vectors, copying
 //! contiguous runs of the innermost dimension at a time.
 use super::num::Num;
+use super::{KernelBuild, OpContext, OpKernel, stateless};
 use crate::buffer::{AlignedBuf, try_vec};
 use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
-use crate::shape::{checked_num_elements, fmt_shape, strides};
+use crate::ops::{int_values, scalar_int, shape_from_values};
+use crate::shape::{checked_num_elements, fmt_shape, normalize_axis, strides};
 use crate::tensor::{Tensor, oom_error};
 
 /// The elements of one tensor as bytes (dense) or strings, with the element size.
@@ -465,6 +467,204 @@ pub fn mirror_pad_grad<T: Num>(
         }
     }
     Tensor::from_slice(in_shape, &dx)
+}
+
+/// `ConcatOffset`: where each input of a concat starts in the output (zeros except
+/// along `concat_dim`), after checking that the other dimensions agree.
+fn concat_offset_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let n = ctx.num_inputs() - 1;
+    let first = int_values(ctx.input(1)?)?;
+    let rank = first.len();
+    let axis = scalar_int(ctx.input(0)?, "concat_dim")?;
+    let Some(ax) = normalize_axis(axis, rank) else {
+        ff_bail!(InvalidArgument, "Concat dim is out of range: {axis} vs. {rank}");
+    };
+    let dtype = ctx.input(1)?.dtype();
+    let mut offset = 0i64;
+    for i in 0..n {
+        let s = int_values(ctx.input(i + 1)?)?;
+        if s.len() != rank {
+            ff_bail!(InvalidArgument, "input {i} should contain {rank} elements, but got {}", s.len());
+        }
+        if let Some(d) = (0..rank).find(|&d| d != ax && s[d] != first[d]) {
+            ff_bail!(
+                InvalidArgument,
+                "All dimensions except {ax} must match. Input {i} has shape [{}] and doesn't match input 0 with shape [{}] (dimension {d}).",
+                join(&s),
+                join(&first)
+            );
+        }
+        let mut out = vec![0i64; rank];
+        out[ax] = offset;
+        offset += s[ax];
+        ctx.set_output(i, crate::kernels::array::cast(&Tensor::from_slice(&[rank], &out)?, dtype)?);
+    }
+    Ok(())
+}
+
+fn join(v: &[i64]) -> String {
+    v.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ")
+}
+
+/// Non-negative sizes from an int tensor.
+fn sizes(t: &Tensor, what: &str) -> Result<Vec<usize>> {
+    crate::ops::dims_from(&int_values(t)?, what)
+}
+
+fn broadcast_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let shape = shape_from_values(&int_values(ctx.input(1)?)?, "shape")?;
+    let out = broadcast_to(ctx.input(0)?, &shape)?;
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+fn concat_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let n = ctx.num_inputs() - 1;
+    let axis = int_values(ctx.input(n)?)?.first().copied().unwrap_or(0);
+    let values: Vec<&Tensor> = (0..n).map(|i| ctx.input(i)).collect::<Result<_>>()?;
+    let rank = values[0].shape().len();
+    let Some(ax) = normalize_axis(axis, rank) else {
+        ff_bail!(
+            InvalidArgument,
+            "ConcatOp : Expected concatenating dimensions in the range [{}, {rank}), but got {axis}",
+            -(rank as i64)
+        );
+    };
+    let out = concat(&values, ax)?;
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+fn slice_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let x = ctx.input(0)?;
+    let begin = sizes(ctx.input(1)?, "begin")?;
+    let size: Vec<usize> = int_values(ctx.input(2)?)?
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| {
+            if s == -1 {
+                x.shape().get(i).copied().unwrap_or(0).saturating_sub(begin.get(i).copied().unwrap_or(0))
+            } else {
+                usize::try_from(s).unwrap_or(usize::MAX)
+            }
+        })
+        .collect();
+    let out = slice(x, &begin, &size)?;
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+/// A permutation of `rank` axes from an int tensor (`Transpose`'s `perm`), checked.
+pub(crate) fn perm_of(t: &Tensor, rank: usize) -> Result<Vec<usize>> {
+    let p = sizes(t, "perm")?;
+    if p.len() != rank {
+        ff_bail!(
+            InvalidArgument,
+            "transpose expects a vector of size {rank}. But input(1) is a vector of size {}",
+            p.len()
+        );
+    }
+    Ok(p)
+}
+
+fn transpose_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let x = ctx.input(0)?;
+    let perm = perm_of(ctx.input(1)?, x.shape().len())?;
+    let out = transpose(x, &perm)?;
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+fn invert_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let x = ctx.input(0)?;
+    let p = sizes(x, "x")?;
+    let mut inv = vec![usize::MAX; p.len()];
+    for (i, &v) in p.iter().enumerate() {
+        if v >= p.len() || inv[v] != usize::MAX {
+            ff_bail!(InvalidArgument, "{v} is not a valid permutation entry of {p:?}");
+        }
+        inv[v] = i;
+    }
+    let v: Vec<i64> = inv.iter().map(|&i| i64::try_from(i).unwrap_or(i64::MAX)).collect();
+    let out = crate::kernels::array::cast(&Tensor::from_slice(&[v.len()], &v)?, x.dtype())?;
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+fn expand_dims_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let a = int_values(ctx.input(1)?)?.first().copied().unwrap_or(0);
+    let x = ctx.take_input(0)?;
+    let Some(ax) = normalize_axis(a, x.shape().len() + 1) else {
+        ff_bail!(InvalidArgument, "Tried to expand dim index {a} for tensor with {} dimensions.", x.shape().len());
+    };
+    let mut shape = x.shape().to_vec();
+    shape.insert(ax, 1);
+    ctx.set_output(0, x.reshaped(&shape)?);
+    Ok(())
+}
+
+struct UnpackKernel(i64);
+
+/// `Unpack`'s kernel.
+pub(crate) fn unpack_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(UnpackKernel(b.node.attr_or("axis", 0)?)))
+}
+
+impl OpKernel for UnpackKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let x = ctx.input(0)?;
+        let Some(ax) = normalize_axis(self.0, x.shape().len()) else {
+            ff_bail!(InvalidArgument, "axis = {} not in range for shape {}", self.0, fmt_shape(x.shape()));
+        };
+        let parts = unstack(x, ax)?;
+        if parts.len() != ctx.num_outputs() {
+            ff_bail!(
+                InvalidArgument,
+                "Input shape axis {ax} must equal {}, got shape {}",
+                ctx.num_outputs(),
+                fmt_shape(x.shape())
+            );
+        }
+        for (i, p) in parts.into_iter().enumerate() {
+            ctx.set_output(i, p);
+        }
+        Ok(())
+    }
+}
+
+/// `BroadcastTo`.
+pub(crate) fn broadcast_to_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(broadcast_compute)
+}
+
+/// `ConcatV2`.
+pub(crate) fn concat_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(concat_compute)
+}
+
+/// `ConcatOffset`.
+pub(crate) fn concat_offset_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(concat_offset_compute)
+}
+
+/// `Slice`.
+pub(crate) fn slice_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(slice_compute)
+}
+
+/// `Transpose`.
+pub(crate) fn transpose_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(transpose_compute)
+}
+
+/// `InvertPermutation`.
+pub(crate) fn invert_permutation_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(invert_compute)
+}
+
+/// `ExpandDims`.
+pub(crate) fn expand_dims_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(expand_dims_compute)
 }
 
 #[cfg(test)]

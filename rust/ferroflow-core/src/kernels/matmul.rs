@@ -4,8 +4,8 @@
 //! use a plain cache-friendly loop.
 use gemm::Parallelism;
 
-use super::ExecEnv;
 use super::num::Num;
+use super::{ExecEnv, KernelBuild, OpContext, OpKernel};
 use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::shape::fmt_shape;
@@ -228,6 +228,25 @@ fn loop_matmul<T: Element + Num>(out: &mut Tensor, a: &Tensor, b: &Tensor, d: Di
         }
     }
     Ok(())
+}
+
+struct MatMulKernel {
+    transpose_a: bool,
+    transpose_b: bool,
+}
+
+/// `MatMul`'s kernel (the transposes read once, from its attrs).
+pub(crate) fn matmul_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    let flag = |n: &str| b.node.attr_or(n, false);
+    Ok(Box::new(MatMulKernel { transpose_a: flag("transpose_a")?, transpose_b: flag("transpose_b")? }))
+}
+
+impl OpKernel for MatMulKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let out = matmul(ctx.input(0)?, ctx.input(1)?, self.transpose_a, self.transpose_b, ctx.env)?;
+        ctx.set_output(0, out);
+        Ok(())
+    }
 }
 
 #[cfg(test)]

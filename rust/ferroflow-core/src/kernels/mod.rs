@@ -2,10 +2,15 @@
 //! once per node per plan (parsing attrs, binding variables) and then computed on
 //! every run with the node's input values.
 pub mod array;
+pub(crate) mod compare;
 pub mod conv;
 pub mod elementwise;
 pub mod fastmath;
+pub(crate) mod indexing;
+pub(crate) mod io;
 pub mod layout;
+pub(crate) mod logging;
+pub(crate) mod math;
 pub mod matmul;
 pub mod nn;
 pub mod num;
@@ -14,8 +19,10 @@ pub(crate) mod queue;
 pub(crate) mod random;
 pub mod reduce;
 pub mod registry;
+pub(crate) mod sequence;
 pub(crate) mod state;
 pub mod summarize;
+pub(crate) mod summary;
 pub mod training;
 
 use std::any::Any;
@@ -238,14 +245,6 @@ pub struct KernelBuild<'a> {
     pub graph: &'a Graph,
     /// The session's variables and other resources.
     pub resources: &'a ResourceMgr,
-}
-
-/// A string attr of the node being built (empty when absent).
-pub(crate) fn attr_str(b: &KernelBuild<'_>, name: &str) -> String {
-    match b.node.attrs.get(name) {
-        Some(crate::graph::AttrValue::S(s)) => String::from_utf8_lossy(s).into_owned(),
-        _ => String::new(),
-    }
 }
 
 /// A kernel defined by a plain function (for ops with no per-node state).

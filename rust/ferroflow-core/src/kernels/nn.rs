@@ -1,7 +1,13 @@
 //! Neural-network kernels over the last dimension: softmax, log-softmax, the fused
 //! softmax cross-entropy losses (loss and backprop in one pass, as TF's kernels),
-//! bias add and its gradient, L2 loss.
-use super::num::Float;
+//! bias add and its gradient, L2 loss; and the kernels of the nn ops (activations and
+//! their gradients, `InTopKV2`; shapes and registration in `ops/nn.rs`).
+use std::marker::PhantomData;
+
+use super::elementwise::{binary, unary};
+use super::num::{Float, Num};
+use super::{KernelBuild, OpContext, OpKernel, stateless};
+use crate::dispatch_float;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::shape::fmt_shape;
@@ -204,6 +210,185 @@ pub fn in_top_k(predictions: &Tensor, targets: &[i64], k: i64) -> Result<Tensor>
         })
         .collect();
     Tensor::from_slice(&[batch], &out)
+}
+
+/// `Relu` (`max(x, 0)`) and, with `SIX`, `Relu6` (`min(max(x, 0), 6)`) for every numeric type.
+struct ClampKernel<const SIX: bool>;
+
+/// `Relu` and `Relu6`.
+pub(crate) fn clamp_kernel<const SIX: bool>(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(ClampKernel::<SIX>))
+}
+
+impl<const SIX: bool> OpKernel for ClampKernel<SIX> {
+    // `v < 0` is always false for uint8, which is fine.
+    #[allow(clippy::absurd_extreme_comparisons)]
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let x = ctx.take_input(0)?;
+        let out = crate::dispatch_numeric!(x.dtype(), T => unary::<T>(x, ctx.env, |v| {
+            // NaN passes through `max` unchanged, as TF's Relu.
+            let r = if v < T::ZERO { T::ZERO } else { v };
+            if SIX && r > six() { six() } else { r }
+        })?, _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
+/// An activation `f(x)`.
+pub(crate) trait ActivationFn: Send + Sync + 'static {
+    fn apply<T: Float>(x: T) -> T;
+}
+/// An activation gradient `(dy, x_or_y) -> dx`.
+pub(crate) trait ActivationGradFn: Send + Sync + 'static {
+    fn apply<T: Float>(dy: T, v: T) -> T;
+}
+
+fn six<T: Num>() -> T {
+    T::from_usize(6)
+}
+
+macro_rules! activation_fn {
+    ($trait:ident, $name:ident, |$($a:ident),*| $e:expr) => {
+        pub(crate) struct $name;
+        impl $trait for $name {
+            #[inline]
+            fn apply<T: Float>($($a: T),*) -> T { $e }
+        }
+    };
+}
+activation_fn!(ActivationFn, EluFn, |x| if x > T::ZERO { x } else { x.exp().sub(T::ONE) });
+// log(1 + exp(x)) computed without overflow: max(x, 0) + log1p(exp(-|x|)).
+activation_fn!(ActivationFn, SoftplusFn, |x| x.max(T::ZERO).add(x.abs().neg().exp().ln_1p()));
+activation_fn!(ActivationGradFn, ReluGradFn, |dy, x| if x > T::ZERO { dy } else { T::ZERO });
+activation_fn!(ActivationGradFn, Relu6GradFn, |dy, x| if x > T::ZERO && x < six() { dy } else { T::ZERO });
+activation_fn!(ActivationGradFn, EluGradFn, |dy, y| if y > T::ZERO { dy } else { dy.mul(y.add(T::ONE)) });
+activation_fn!(ActivationGradFn, SoftplusGradFn, |dy, x| dy.div(T::ONE.add(x.neg().exp())));
+
+struct Activation<F>(PhantomData<F>);
+struct ActivationGrad<F>(PhantomData<F>);
+
+/// The kernel of an activation.
+pub(crate) fn activation<F: ActivationFn>(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(Activation::<F>(PhantomData)))
+}
+/// The kernel of an activation gradient.
+pub(crate) fn activation_grad<F: ActivationGradFn>(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(ActivationGrad::<F>(PhantomData)))
+}
+
+impl<F: ActivationFn> OpKernel for Activation<F> {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let x = ctx.take_input(0)?;
+        let out = dispatch_float!(x.dtype(), T => unary::<T>(x, ctx.env, F::apply::<T>)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
+impl<F: ActivationGradFn> OpKernel for ActivationGrad<F> {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let (dy, v) = (ctx.take_input(0)?, ctx.take_input(1)?);
+        if dy.shape() != v.shape() {
+            ff_bail!(InvalidArgument, "gradients and features must have the same shape");
+        }
+        let out = dispatch_float!(dy.dtype(), T => binary::<T>(dy, v, ctx.env, F::apply::<T>)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", dy.dtype()));
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
+fn softmax_compute(ctx: &mut OpContext<'_>, log: bool) -> Result<()> {
+    let x = ctx.input(0)?;
+    let out = dispatch_float!(x.dtype(), T => softmax::<T>(x, log)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+fn xent_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let (x, y) = (ctx.input(0)?, ctx.input(1)?);
+    let (loss, back) = dispatch_float!(x.dtype(), T => softmax_xent::<T>(x, y)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
+    ctx.set_output(0, loss);
+    ctx.set_output(1, back);
+    Ok(())
+}
+
+fn sparse_xent_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let x = ctx.input(0)?;
+    let labels = labels_i64(ctx.input(1)?)?;
+    let (loss, back) = dispatch_float!(x.dtype(), T => sparse_softmax_xent::<T>(x, &labels)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
+    ctx.set_output(0, loss);
+    ctx.set_output(1, back);
+    Ok(())
+}
+
+fn bias_add_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let (v, b) = (ctx.take_input(0)?, ctx.input(1)?.clone());
+    let out = dispatch_float!(v.dtype(), T => bias_add::<T>(v, &b)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", v.dtype()));
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+fn bias_add_grad_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let g = ctx.input(0)?;
+    let out = dispatch_float!(g.dtype(), T => bias_add_grad::<T>(g)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", g.dtype()));
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+fn l2_loss_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let x = ctx.input(0)?;
+    let out = dispatch_float!(x.dtype(), T => l2_loss::<T>(x)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+fn in_top_k_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let targets = labels_i64(ctx.input(1)?)?;
+    let k = crate::ops::scalar_int(ctx.input(2)?, "k")?;
+    let out = in_top_k(ctx.input(0)?, &targets, k)?;
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+/// `Softmax`.
+pub(crate) fn softmax_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|c| softmax_compute(c, false))
+}
+
+/// `LogSoftmax`.
+pub(crate) fn log_softmax_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|c| softmax_compute(c, true))
+}
+
+/// `SoftmaxCrossEntropyWithLogits`.
+pub(crate) fn softmax_xent_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(xent_compute)
+}
+
+/// `SparseSoftmaxCrossEntropyWithLogits`.
+pub(crate) fn sparse_softmax_xent_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(sparse_xent_compute)
+}
+
+/// `BiasAdd`.
+pub(crate) fn bias_add_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(bias_add_compute)
+}
+
+/// `BiasAddGrad`.
+pub(crate) fn bias_add_grad_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(bias_add_grad_compute)
+}
+
+/// `L2Loss`.
+pub(crate) fn l2_loss_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(l2_loss_compute)
+}
+
+/// `InTopKV2`.
+pub(crate) fn in_top_k_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(in_top_k_compute)
 }
 
 #[cfg(test)]

@@ -5,20 +5,12 @@
 use std::sync::Arc;
 
 use super::layout::{concat, pad, unstack};
-use super::{KernelBuild, OpContext, OpKernel, attr_str};
+use super::{KernelBuild, OpContext, OpKernel};
 use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
-use crate::graph::AttrValue;
 use crate::queue::{Element, Queue, QueueKind, QueueSpec};
 use crate::shape::fmt_shape;
 use crate::tensor::Tensor;
-
-fn attr_i64(b: &KernelBuild<'_>, name: &str, default: i64) -> i64 {
-    match b.node.attrs.get(name) {
-        Some(AttrValue::I(v)) => *v,
-        _ => default,
-    }
-}
 
 /// The queue's spec from the queue op's attrs.
 fn queue_spec(b: &KernelBuild<'_>) -> Result<QueueSpec> {
@@ -26,24 +18,18 @@ fn queue_spec(b: &KernelBuild<'_>) -> Result<QueueSpec> {
         "FIFOQueueV2" => QueueKind::Fifo,
         "PaddingFIFOQueueV2" => QueueKind::PaddingFifo,
         "RandomShuffleQueueV2" => {
-            let m = attr_i64(b, "min_after_dequeue", 0);
+            let m = b.node.attr_or::<i64>("min_after_dequeue", 0)?;
             QueueKind::RandomShuffle {
                 min_after_dequeue: usize::try_from(m)
                     .map_err(|_| Error::invalid_argument(format!("min_after_dequeue {m} must be >= 0")))?,
-                seed: attr_i64(b, "seed", 0),
-                seed2: attr_i64(b, "seed2", 0),
+                seed: b.node.attr_or::<i64>("seed", 0)?,
+                seed2: b.node.attr_or::<i64>("seed2", 0)?,
             }
         }
         _ => QueueKind::Priority,
     };
-    let mut dtypes = match b.node.attrs.get("component_types") {
-        Some(AttrValue::ListType(t)) => t.clone(),
-        _ => Vec::new(),
-    };
-    let mut shapes = match b.node.attrs.get("shapes") {
-        Some(AttrValue::ListShape(s)) => s.clone(),
-        _ => Vec::new(),
-    };
+    let mut dtypes: Vec<DType> = b.node.attr_or("component_types", Vec::new())?;
+    let mut shapes: Vec<crate::shape::PartialShape> = b.node.attr_or("shapes", Vec::new())?;
     if kind == QueueKind::Priority {
         // The int64 priority is an implicit first component.
         dtypes.insert(0, DType::Int64);
@@ -51,7 +37,7 @@ fn queue_spec(b: &KernelBuild<'_>) -> Result<QueueSpec> {
             shapes.insert(0, crate::shape::PartialShape::scalar());
         }
     }
-    let capacity = usize::try_from(attr_i64(b, "capacity", -1)).ok();
+    let capacity = usize::try_from(b.node.attr_or::<i64>("capacity", -1)?).ok();
     Ok(QueueSpec { kind, name: b.node.name.clone(), dtypes, shapes, capacity })
 }
 
@@ -59,9 +45,9 @@ fn queue_spec(b: &KernelBuild<'_>) -> Result<QueueSpec> {
 struct QueueOpKernel(Arc<Queue>);
 
 pub(crate) fn queue_op_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    let shared = attr_str(b, "shared_name");
+    let shared = b.node.attr_or::<String>("shared_name", String::new())?;
     let name = if shared.is_empty() { b.node.name.clone() } else { shared };
-    let queue = b.resources.queue(&attr_str(b, "container"), &name, queue_spec(b)?)?;
+    let queue = b.resources.queue(&b.node.attr_or::<String>("container", String::new())?, &name, queue_spec(b)?)?;
     Ok(Box::new(QueueOpKernel(queue)))
 }
 
@@ -94,9 +80,7 @@ pub(crate) fn queue_access_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKerne
         "QueueDequeueV2" => QueueOp::Dequeue,
         "QueueDequeueManyV2" => QueueOp::DequeueMany,
         "QueueDequeueUpToV2" => QueueOp::DequeueUpTo,
-        "QueueCloseV2" => QueueOp::Close {
-            cancel_pending_enqueues: matches!(b.node.attrs.get("cancel_pending_enqueues"), Some(AttrValue::B(true))),
-        },
+        "QueueCloseV2" => QueueOp::Close { cancel_pending_enqueues: b.node.attr_or("cancel_pending_enqueues", false)? },
         "QueueSizeV2" => QueueOp::Size,
         _ => QueueOp::IsClosed,
     };

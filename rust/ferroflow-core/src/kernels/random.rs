@@ -20,7 +20,7 @@ const MIN_CHUNK: usize = 1 << 15;
 const WORDS_PER_OUTPUT: u64 = 256;
 
 fn generator(b: &KernelBuild<'_>) -> Result<Arc<GuardedPhilox>> {
-    let (seed, seed2) = (b.node.attr_int_or("seed", 0)?, b.node.attr_int_or("seed2", 0)?);
+    let (seed, seed2) = (b.node.attr_or::<i64>("seed", 0)?, b.node.attr_or::<i64>("seed2", 0)?);
     b.resources.node_state(&b.node.name, || GuardedPhilox::new(seed, seed2))
 }
 

@@ -3,10 +3,9 @@
 use std::sync::Arc;
 
 use super::num::Num;
-use super::{KernelBuild, OpContext, OpKernel, attr_str};
+use super::{KernelBuild, OpContext, OpKernel};
 use crate::dispatch_numeric;
 use crate::error::Result;
-use crate::graph::AttrValue;
 use crate::resource::Var;
 use crate::shape::fmt_shape;
 use crate::tensor::Tensor;
@@ -15,10 +14,11 @@ use crate::tensor::Tensor;
 pub(crate) struct VariableKernel(Arc<Var>);
 
 pub(crate) fn variable_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    let shared = attr_str(b, "shared_name");
+    let shared = b.node.attr_or::<String>("shared_name", String::new())?;
     let name = if shared.is_empty() { b.node.name.clone() } else { shared };
     let spec = &b.node.outputs[0];
-    let var = b.resources.variable(&attr_str(b, "container"), &name, spec.dtype, &spec.shape)?;
+    let var =
+        b.resources.variable(&b.node.attr_or::<String>("container", String::new())?, &name, spec.dtype, &spec.shape)?;
     Ok(Box::new(VariableKernel(var)))
 }
 
@@ -35,7 +35,7 @@ pub(crate) struct AssignKernel {
 }
 
 pub(crate) fn assign_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    let validate_shape = !matches!(b.node.attrs.get("validate_shape"), Some(AttrValue::B(false)));
+    let validate_shape = b.node.attr_or("validate_shape", true)?;
     Ok(Box::new(AssignKernel { validate_shape }))
 }
 
@@ -161,8 +161,13 @@ impl OpKernel for ScatterKernel {
     }
 }
 
+/// `IsVariableInitialized`'s kernel.
+pub(crate) fn is_initialized_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    super::stateless(is_initialized)
+}
+
 /// `IsVariableInitialized`.
-pub(crate) fn is_initialized(ctx: &mut OpContext<'_>) -> Result<()> {
+fn is_initialized(ctx: &mut OpContext<'_>) -> Result<()> {
     let init = ctx.ref_input(0)?.is_initialized();
     ctx.set_output(0, Tensor::scalar(init));
     Ok(())
@@ -175,10 +180,7 @@ pub(crate) struct CountUpToKernel {
 }
 
 pub(crate) fn count_up_to_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    let limit = match b.node.attrs.get("limit") {
-        Some(AttrValue::I(l)) => *l,
-        _ => 0,
-    };
+    let limit = b.node.attr_or("limit", 0)?;
     Ok(Box::new(CountUpToKernel { limit }))
 }
 

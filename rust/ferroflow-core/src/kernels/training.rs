@@ -9,10 +9,21 @@
 //! arrive as scalars, so per-step constants (such as Adam's bias-corrected rate) are
 //! computed once, never per element; loop-invariant choices (Nesterov, FTRL's
 //! `sqrt` power) are const generics, so no rule branches per element on them.
+//!
+//! The kernel of every optimizer op (`ApplyKernel`) is here too: it reads the op's
+//! row of the table in `ops/training.rs` (`SPECS`) and runs its rule.
+use std::sync::Arc;
+
 use multiversion::multiversion;
 
-use super::ExecEnv;
 use super::num::Float;
+use super::{ExecEnv, KernelBuild, OpContext, OpKernel};
+use crate::dispatch_float;
+use crate::dtype::Element;
+use crate::error::{Code, Error, Result};
+use crate::ops::training::{Family, MAX_HYPER, Spec, spec_of};
+use crate::resource::Var;
+use crate::shape::fmt_shape;
 
 /// Elements per piece below which an update stays on one thread (it reads and writes
 /// a few streams; 64 K elements take ~20 us).
@@ -342,6 +353,214 @@ impl<T: Float> Rule<T, 3> for AdagradDa<T> {
         let shrunk = ga.sign().mul(ga.abs().sub(self.step.mul(self.l1)).max(T::ZERO));
         let denom = self.l2.mul(self.step.mul(self.lr)).add(gga.sqrt());
         *v = self.lr.neg().mul(shrunk).div(denom);
+    }
+}
+
+/// The kernel of every optimizer op: its table row and its bool attr, read once.
+pub(crate) fn apply_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    let spec = spec_of(b.node.op_type())?;
+    let flag = match spec.flag {
+        Some((name, default)) => b.node.attr_or::<bool>(name, default)?,
+        None => false,
+    };
+    Ok(Box::new(ApplyKernel { spec, flag }))
+}
+
+/// The scalar input `i`, checked as TF does (`lr is not a scalar: [2]`).
+fn scalar<T: Element>(ctx: &OpContext<'_>, i: usize, name: &str) -> Result<T> {
+    let t = ctx.input(i)?;
+    if !t.shape().is_empty() {
+        ff_bail!(InvalidArgument, "{name} is not a scalar: {}", fmt_shape(t.shape()));
+    }
+    t.scalar_value::<T>()
+}
+
+/// The kernel of every op here.
+struct ApplyKernel {
+    spec: &'static Spec,
+    /// The value of the op's bool attr (Nesterov, update_slots, multiply_linear_by_lr).
+    flag: bool,
+}
+
+impl OpKernel for ApplyKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let refs: Vec<Arc<Var>> =
+            self.spec.refs.iter().map(|&i| ctx.ref_input(i).map(Arc::clone)).collect::<Result<_>>()?;
+        // Locking one variable twice would deadlock.
+        for (k, r) in refs.iter().enumerate() {
+            if refs[..k].iter().any(|o| Arc::ptr_eq(o, r)) {
+                ff_bail!(
+                    InvalidArgument,
+                    "{} is passed twice to {}: the variable and its slots must be distinct",
+                    r.name(),
+                    self.spec.op
+                );
+            }
+        }
+        let dtype = refs[0].dtype();
+        dispatch_float!(dtype, T => self.update::<T>(ctx, &refs)?,
+            _ => ff_bail!(InvalidArgument, "no optimizer kernel for {dtype}"));
+        ctx.set_ref_output(0, Arc::clone(&refs[0]));
+        Ok(())
+    }
+}
+
+/// The sparse ops' rows of `var` (checked to be in range) and the row width.
+fn sparse_rows(
+    indices: &crate::tensor::Tensor,
+    grad_shape: &[usize],
+    var_shape: &[usize],
+) -> Result<(Vec<usize>, usize)> {
+    if var_shape.is_empty() {
+        ff_bail!(InvalidArgument, "var must be at least 1 dimensional");
+    }
+    if indices.shape().len() != 1 {
+        ff_bail!(InvalidArgument, "indices must be one-dimensional");
+    }
+    if grad_shape.len() != var_shape.len() {
+        ff_bail!(
+            InvalidArgument,
+            "var and grad must have the same rank: {} vs {}",
+            fmt_shape(var_shape),
+            fmt_shape(grad_shape)
+        );
+    }
+    if let Some(d) = (1..var_shape.len()).find(|&d| var_shape[d] != grad_shape[d]) {
+        ff_bail!(InvalidArgument, "var and grad must match in dimension {d}");
+    }
+    let indices = crate::ops::int_values(indices)?;
+    if grad_shape[0] != indices.len() {
+        ff_bail!(InvalidArgument, "grad must be the same size as indices in the first dimension.");
+    }
+    let rows = indices
+        .iter()
+        .enumerate()
+        .map(|(i, &ix)| match usize::try_from(ix) {
+            Ok(r) if r < var_shape[0] => Ok(r),
+            _ => Err(Error::invalid_argument(format!("Index {ix} at offset {i} in indices is out of range"))),
+        })
+        .collect::<Result<_>>()?;
+    Ok((rows, var_shape[1..].iter().product()))
+}
+
+impl ApplyKernel {
+    /// Locks the variable and its slots (in input order), validates the shapes and runs
+    /// the op's rule.
+    fn update<T: Float + Element>(&self, ctx: &OpContext<'_>, refs: &[Arc<Var>]) -> Result<()> {
+        let s = self.spec;
+        // Hyper-parameters by name: read (and checked to be scalars) before locking.
+        let mut hyper = [T::ZERO; MAX_HYPER];
+        let mut names = [""; MAX_HYPER];
+        for (k, i) in s.hyper().enumerate() {
+            hyper[k] = scalar::<T>(ctx, i, s.inputs[i])?;
+            names[k] = s.inputs[i];
+        }
+        let h = |name: &str| -> Result<T> {
+            names
+                .iter()
+                .position(|n| *n == name)
+                .map(|k| hyper[k])
+                .ok_or_else(|| Error::new(Code::Internal, format!("{} has no hyper-parameter {name}", s.op)))
+        };
+        let step = s.step.map(|i| scalar::<i64>(ctx, i, s.inputs[i])).transpose()?;
+        let grad = ctx.input(s.grad)?;
+        let mut guards = refs.iter().map(|r| r.write()).collect::<Result<Vec<_>>>()?;
+        let var_shape = guards[0].shape().to_vec();
+        for (g, &i) in guards.iter().zip(s.refs).skip(1) {
+            if g.shape() != var_shape.as_slice() {
+                ff_bail!(
+                    InvalidArgument,
+                    "var and {} do not have the same shape{} {}",
+                    s.inputs[i],
+                    fmt_shape(&var_shape),
+                    fmt_shape(g.shape())
+                );
+            }
+        }
+        let sparse = match s.indices {
+            None if grad.shape() != var_shape.as_slice() => ff_bail!(
+                InvalidArgument,
+                "var and grad do not have the same shape{} {}",
+                fmt_shape(&var_shape),
+                fmt_shape(grad.shape())
+            ),
+            None => None,
+            Some(i) => Some(sparse_rows(ctx.input(i)?, grad.shape(), &var_shape)?),
+        };
+        let parts: Vec<&mut [T]> = guards.iter_mut().map(|t| t.as_mut_slice::<T>()).collect::<Result<_>>()?;
+        let run = Run {
+            parts,
+            grad: grad.as_slice::<T>()?,
+            sparse: sparse.as_ref().map(|(r, w)| (r.as_slice(), *w)),
+            env: ctx.env,
+        };
+        let f = self.flag;
+        let rms = || -> Result<RmsProp<T>> {
+            Ok(RmsProp { lr: h("lr")?, rho: h("rho")?, momentum: h("momentum")?, epsilon: h("epsilon")? })
+        };
+        let proximal = |lr: &str| -> Result<ProximalGradientDescent<T>> {
+            Ok(ProximalGradientDescent::new(h(lr)?, h("l1")?, h("l2")?))
+        };
+        let adam = || -> Result<[T; 6]> {
+            Ok([h("lr")?, h("beta1_power")?, h("beta2_power")?, h("beta1")?, h("beta2")?, h("epsilon")?])
+        };
+        match s.family {
+            Family::GradientDescent => run.go(GradientDescent { alpha: h("alpha")? }),
+            Family::ProximalGradientDescent => run.go(proximal("alpha")?),
+            Family::Adadelta => run.go(Adadelta { lr: h("lr")?, rho: h("rho")?, epsilon: h("epsilon")? }),
+            Family::Adagrad if f => run.go(Adagrad::<T, true> { lr: h("lr")? }),
+            Family::Adagrad => run.go(Adagrad::<T, false> { lr: h("lr")? }),
+            Family::ProximalAdagrad => run.go(ProximalAdagrad(proximal("lr")?)),
+            Family::AdagradDa => run.go(AdagradDa::new(h("lr")?, h("l1")?, h("l2")?, step.unwrap_or_default())),
+            Family::Ftrl => run.ftrl(f, [h("lr")?, h("l1")?, h("l2")?, T::ZERO, h("lr_power")?]),
+            Family::FtrlV2 => run.ftrl(f, [h("lr")?, h("l1")?, h("l2")?, h("l2_shrinkage")?, h("lr_power")?]),
+            Family::Momentum if f => run.go(Momentum::<T, true> { lr: h("lr")?, momentum: h("momentum")? }),
+            Family::Momentum => run.go(Momentum::<T, false> { lr: h("lr")?, momentum: h("momentum")? }),
+            Family::Adam => {
+                let [lr, beta1_power, beta2_power, beta1, beta2, epsilon] = adam()?;
+                if f {
+                    run.go(Adam::<T, true>::new(lr, beta1_power, beta2_power, beta1, beta2, epsilon))
+                } else {
+                    run.go(Adam::<T, false>::new(lr, beta1_power, beta2_power, beta1, beta2, epsilon))
+                }
+            }
+            Family::RmsProp => run.go(rms()?),
+            Family::CenteredRmsProp => run.go(CenteredRmsProp(rms()?)),
+        }
+    }
+}
+
+/// One update's locked buffers, gradient and (sparse ops) rows, ready for a rule.
+struct Run<'a, T> {
+    parts: Vec<&'a mut [T]>,
+    grad: &'a [T],
+    sparse: Option<(&'a [usize], usize)>,
+    env: &'a ExecEnv,
+}
+
+impl<T: Float> Run<'_, T> {
+    fn go<R: Rule<T, N>, const N: usize>(self, rule: R) -> Result<()> {
+        let parts: [&mut [T]; N] = self
+            .parts
+            .try_into()
+            .map_err(|_| Error::new(Code::Internal, "optimizer slot count does not match its rule"))?;
+        match self.sparse {
+            None => apply_dense(parts, self.grad, rule, self.env),
+            Some((rows, width)) => apply_sparse(parts, self.grad, rows, width, rule),
+        }
+        Ok(())
+    }
+
+    /// FTRL with TF's `lr_power == -0.5` fast path; `h` is lr, l1, l2, l2_shrinkage,
+    /// lr_power.
+    fn ftrl(self, by_lr: bool, [lr, l1, l2, l2_shrinkage, lr_power]: [T; 5]) -> Result<()> {
+        let sqrt = lr_power == T::from_f64(-0.5);
+        match (sqrt, by_lr) {
+            (true, false) => self.go(Ftrl::<T, true, false> { lr, l1, l2, l2_shrinkage, lr_power }),
+            (true, true) => self.go(Ftrl::<T, true, true> { lr, l1, l2, l2_shrinkage, lr_power }),
+            (false, false) => self.go(Ftrl::<T, false, false> { lr, l1, l2, l2_shrinkage, lr_power }),
+            (false, true) => self.go(Ftrl::<T, false, true> { lr, l1, l2, l2_shrinkage, lr_power }),
+        }
     }
 }
 

@@ -32,11 +32,7 @@ pub(crate) fn register(r: &mut Registry) {
 }
 
 fn list_types(ctx: &InferCtx<'_>, name: &str) -> Result<Vec<DType>> {
-    match ctx.attrs.get(name) {
-        Some(AttrValue::ListType(t)) => Ok(t.clone()),
-        None => Ok(Vec::new()),
-        Some(other) => Err(Error::value(format!("attr '{name}' should be a list of types, got {other:?}"))),
-    }
+    Ok(ctx.attr::<Vec<DType>>(name)?.unwrap_or_default())
 }
 
 fn infer_queue(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
@@ -45,10 +41,7 @@ fn infer_queue(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     if types.is_empty() && !priority {
         return Err(Error::value(format!("{} '{}' needs at least one component type", ctx.def.name, ctx.name)));
     }
-    let shapes = match ctx.attrs.entry("shapes".into()).or_insert(AttrValue::ListShape(Vec::new())) {
-        AttrValue::ListShape(s) => s.clone(),
-        other => return Err(Error::value(format!("attr 'shapes' should be a list of shapes, got {other:?}"))),
-    };
+    let shapes: Vec<PartialShape> = ctx.attr_or("shapes", Vec::new())?;
     if !shapes.is_empty() && shapes.len() != types.len() {
         return Err(Error::value(format!(
             "Shapes must be provided for all components, but received {} dtypes and {} shapes.",

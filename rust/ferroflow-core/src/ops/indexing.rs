@@ -1,38 +1,31 @@
 //! Ops that select or repeat elements by index: `Tile`, `Pad`/`PadV2`, `Split`/`SplitV`,
 //! `OneHot`, and `StridedSlice` (what `Tensor.__getitem__` builds) with its gradient.
-use super::{InferCtx, OpDef, Registry, dims_from, int_values, scalar_int};
+use super::{InferCtx, OpDef, Registry, dims_from, int_values};
 use crate::autodiff::array_grad as g;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::layout::{
-    MirrorMode, mirror_pad, mirror_pad_grad, pad, slice, strided_gather, strided_scatter, tile,
-};
-use crate::kernels::{KernelBuild, OpContext, OpKernel, stateless};
+use crate::kernels::indexing as k;
+use crate::kernels::layout::MirrorMode;
 use crate::shape::{Dim, PartialShape, fmt_shape, normalize_axis};
 use crate::tensor::Tensor;
 
 const INDEX: &[DType] = &[DType::Int32, DType::Int64];
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add(OpDef::new("Tile", &["input", "multiples"], infer_tile, |_| stateless(tile_compute)).grad(g::tile));
-    r.add(OpDef::new("Pad", &["input", "paddings"], infer_pad, |_| stateless(pad_compute)).grad(g::pad));
+    r.add(OpDef::new("Tile", &["input", "multiples"], infer_tile, k::tile_kernel).grad(g::tile));
+    r.add(OpDef::new("Pad", &["input", "paddings"], infer_pad, k::pad_kernel).grad(g::pad));
+    r.add(OpDef::new("PadV2", &["input", "paddings", "constant_values"], infer_pad, k::pad_kernel).grad(g::pad));
+    r.add(OpDef::new("MirrorPad", &["input", "paddings"], infer_pad, k::mirror_kernel).grad(g::mirror_pad));
+    r.add(OpDef::new("MirrorPadGrad", &["input", "paddings"], infer_pad, k::mirror_kernel).grad(g::mirror_pad_grad));
+    r.add(OpDef::new("Split", &["axis", "value"], infer_split, k::split_kernel).grad(g::split));
+    r.add(OpDef::new("SplitV", &["value", "size_splits", "axis"], infer_split, k::split_kernel).grad(g::split));
     r.add(
-        OpDef::new("PadV2", &["input", "paddings", "constant_values"], infer_pad, |_| stateless(pad_compute))
-            .grad(g::pad),
-    );
-    r.add(OpDef::new("MirrorPad", &["input", "paddings"], infer_pad, mirror_kernel).grad(g::mirror_pad));
-    r.add(OpDef::new("MirrorPadGrad", &["input", "paddings"], infer_pad, mirror_kernel).grad(g::mirror_pad_grad));
-    r.add(OpDef::new("Split", &["axis", "value"], infer_split, split_kernel).grad(g::split));
-    r.add(OpDef::new("SplitV", &["value", "size_splits", "axis"], infer_split, split_kernel).grad(g::split));
-    r.add(
-        OpDef::new("OneHot", &["indices", "depth", "on_value", "off_value"], infer_one_hot, |b| {
-            Ok(Box::new(OneHotKernel { axis: b.node.attr_int_or("axis", -1)? }))
-        })
-        .no_grad(),
+        OpDef::new("OneHot", &["indices", "depth", "on_value", "off_value"], infer_one_hot, k::one_hot_kernel)
+            .no_grad(),
     );
     r.add(
-        OpDef::new("StridedSlice", &["input", "begin", "end", "strides"], infer_strided_slice, strided_kernel)
+        OpDef::new("StridedSlice", &["input", "begin", "end", "strides"], infer_strided_slice, k::strided_kernel)
             .grad(g::strided_slice),
     );
     r.add(
@@ -40,7 +33,7 @@ pub(crate) fn register(r: &mut Registry) {
             "StridedSliceGrad",
             &["shape", "begin", "end", "strides", "dy"],
             infer_strided_slice_grad,
-            strided_kernel,
+            k::strided_kernel,
         )
         .grad(g::strided_slice_grad),
     );
@@ -76,17 +69,10 @@ fn infer_tile(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![OutputSpec::new(t, shape)])
 }
 
-fn tile_compute(ctx: &mut OpContext<'_>) -> Result<()> {
-    let m = dims_from(&int_values(ctx.input(1)?)?, "multiples")?;
-    let out = tile(ctx.input(0)?, &m)?;
-    ctx.set_output(0, out);
-    Ok(())
-}
-
 // ---- Pad ----------------------------------------------------------------------
 
 /// `paddings` as `(before, after)` pairs for a rank-`rank` input.
-fn pad_pairs(p: &Tensor, rank: usize) -> Result<Vec<(usize, usize)>> {
+pub(crate) fn pad_pairs(p: &Tensor, rank: usize) -> Result<Vec<(usize, usize)>> {
     if p.shape() != [rank, 2] {
         return Err(Error::invalid_argument(format!(
             "The first dimension of paddings must be the rank of inputs[{rank},2], got {}",
@@ -144,83 +130,11 @@ fn infer_pad(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![OutputSpec::new(t, shape)])
 }
 
-fn pad_compute(ctx: &mut OpContext<'_>) -> Result<()> {
-    let x = ctx.input(0)?;
-    let pairs = pad_pairs(ctx.input(1)?, x.shape().len())?;
-    let value = if ctx.num_inputs() == 3 {
-        ctx.input(2)?.clone()
-    } else if x.dtype() == DType::String {
-        Tensor::from_strings(&[], vec![Vec::new()])?
-    } else {
-        Tensor::zeros(x.dtype(), &[])?
-    };
-    let out = pad(x, &pairs, &value)?;
-    ctx.set_output(0, out);
-    Ok(())
-}
-
-fn mirror_mode(attr: &Option<AttrValue>, op: &str) -> Result<MirrorMode> {
+pub(crate) fn mirror_mode(attr: &Option<AttrValue>, op: &str) -> Result<MirrorMode> {
     match attr {
         Some(AttrValue::S(m)) if m.as_slice() == b"REFLECT" => Ok(MirrorMode::Reflect),
         Some(AttrValue::S(m)) if m.as_slice() == b"SYMMETRIC" => Ok(MirrorMode::Symmetric),
         other => Err(Error::value(format!("{op} needs attr mode REFLECT or SYMMETRIC, got {other:?}"))),
-    }
-}
-
-/// `MirrorPad` and `MirrorPadGrad`, with TF's run-time checks of the paddings.
-struct MirrorKernel {
-    mode: MirrorMode,
-    grad: bool,
-}
-
-fn mirror_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    let op = b.node.op_type();
-    Ok(Box::new(MirrorKernel {
-        mode: mirror_mode(&b.node.attrs.get("mode").cloned(), op)?,
-        grad: op == "MirrorPadGrad",
-    }))
-}
-
-impl OpKernel for MirrorKernel {
-    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let x = ctx.input(0)?;
-        let pairs = pad_pairs(ctx.input(1)?, x.shape().len())?;
-        let out = if self.grad {
-            let mut in_shape = Vec::with_capacity(pairs.len());
-            for (&d, &(b, a)) in x.shape().iter().zip(&pairs) {
-                in_shape.push(d.checked_sub(b + a).ok_or_else(|| {
-                    Error::invalid_argument(format!("paddings {b}, {a} exceed the gradient's dimension size {d}"))
-                })?);
-            }
-            self.check(&in_shape, &pairs)?;
-            crate::dispatch_numeric!(x.dtype(), T => mirror_pad_grad::<T>(x, &in_shape, &pairs, self.mode)?,
-                _ => ff_bail!(InvalidArgument, "MirrorPadGrad: no kernel for {}", x.dtype()))
-        } else {
-            self.check(x.shape(), &pairs)?;
-            mirror_pad(x, &pairs, self.mode)?
-        };
-        ctx.set_output(0, out);
-        Ok(())
-    }
-}
-
-impl MirrorKernel {
-    /// TF's limits: REFLECT pads less than each dimension, SYMMETRIC at most it.
-    fn check(&self, shape: &[usize], pairs: &[(usize, usize)]) -> Result<()> {
-        for (&d, &(b, a)) in shape.iter().zip(pairs) {
-            match self.mode {
-                MirrorMode::Reflect if b >= d || a >= d => ff_bail!(
-                    InvalidArgument,
-                    "paddings must be less than the dimension size: {b}, {a} not less than {d}"
-                ),
-                MirrorMode::Symmetric if b > d || a > d => ff_bail!(
-                    InvalidArgument,
-                    "paddings must be no greater than the dimension size: {b}, {a} greater than {d}"
-                ),
-                _ => {}
-            }
-        }
-        Ok(())
     }
 }
 
@@ -266,13 +180,16 @@ fn infer_split(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 }
 
 /// Which inputs of `Split` (`axis, value`) and `SplitV` (`value, size_splits, axis`) are which.
-struct SplitInputs {
-    value: usize,
-    axis: usize,
-    sizes: Option<usize>,
+pub(crate) struct SplitInputs {
+    /// The tensor split.
+    pub(crate) value: usize,
+    /// The axis.
+    pub(crate) axis: usize,
+    /// `SplitV`'s `size_splits`.
+    pub(crate) sizes: Option<usize>,
 }
 
-fn split_inputs(op: &str) -> SplitInputs {
+pub(crate) fn split_inputs(op: &str) -> SplitInputs {
     if op == "Split" {
         SplitInputs { value: 1, axis: 0, sizes: None }
     } else {
@@ -282,7 +199,7 @@ fn split_inputs(op: &str) -> SplitInputs {
 
 /// The sizes of the `n` pieces of a dimension of size `dim` (known or not): equal
 /// pieces for `Split`, `sizes` (one of which may be -1) for `SplitV`.
-fn split_sizes(dim: Dim, n: usize, sizes: Option<&[i64]>) -> Result<Vec<Dim>> {
+pub(crate) fn split_sizes(dim: Dim, n: usize, sizes: Option<&[i64]>) -> Result<Vec<Dim>> {
     match sizes {
         None => match dim {
             Some(d) if d % n != 0 => Err(Error::invalid_argument(format!(
@@ -328,39 +245,6 @@ fn split_sizes(dim: Dim, n: usize, sizes: Option<&[i64]>) -> Result<Vec<Dim>> {
     }
 }
 
-struct SplitKernel {
-    v: SplitInputs,
-    n: usize,
-}
-
-fn split_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    Ok(Box::new(SplitKernel { v: split_inputs(b.node.op_type()), n: b.node.outputs.len() }))
-}
-
-impl OpKernel for SplitKernel {
-    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let x = ctx.input(self.v.value)?;
-        let axis = scalar_int(ctx.input(self.v.axis)?, "split_dim")?;
-        let rank = x.shape().len();
-        let ax = normalize_axis(axis, rank)
-            .ok_or_else(|| Error::invalid_argument(format!("-{rank} <= split_dim < {rank}, got {axis}")))?;
-        let sizes = self.v.sizes.map(|i| ctx.input(i).and_then(int_values)).transpose()?;
-        let parts = split_sizes(Some(x.shape()[ax]), self.n, sizes.as_deref())?;
-        let mut begin = vec![0usize; rank];
-        let mut outs = Vec::with_capacity(self.n);
-        for p in parts {
-            let mut size = x.shape().to_vec();
-            size[ax] = p.unwrap_or(0);
-            outs.push(slice(x, &begin, &size)?);
-            begin[ax] += size[ax];
-        }
-        for (i, t) in outs.into_iter().enumerate() {
-            ctx.set_output(i, t);
-        }
-        Ok(())
-    }
-}
-
 // ---- OneHot -------------------------------------------------------------------
 
 fn infer_one_hot(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
@@ -389,60 +273,11 @@ fn infer_one_hot(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![OutputSpec::new(t, PartialShape::from_dims(out))])
 }
 
-/// `OneHot`: the depth axis goes at `axis` (-1: last).
-struct OneHotKernel {
-    axis: i64,
-}
-
-impl OpKernel for OneHotKernel {
-    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        one_hot_compute(ctx, self.axis)
-    }
-}
-
-fn one_hot_compute(ctx: &mut OpContext<'_>, axis: i64) -> Result<()> {
-    let idx = ctx.input(0)?;
-    let indices: Vec<i64> = match idx.dtype() {
-        DType::UInt8 => idx.as_slice::<u8>()?.iter().map(|&v| i64::from(v)).collect(),
-        _ => int_values(idx)?,
-    };
-    let depth = scalar_int(ctx.input(1)?, "depth")?;
-    let depth = usize::try_from(depth)
-        .map_err(|_| Error::invalid_argument(format!("depth must be non-negative, got: {depth}")))?;
-    let (on, off) = (ctx.input(2)?, ctx.input(3)?);
-    let rank = idx.shape().len();
-    let pos = if axis < 0 { rank } else { usize::try_from(axis).unwrap_or(rank).min(rank) };
-    let outer: usize = idx.shape()[..pos].iter().product();
-    let inner: usize = idx.shape()[pos..].iter().product();
-    let mut shape = idx.shape().to_vec();
-    shape.insert(pos, depth);
-    // Output element (o, d, i) is `on` where indices[o * inner + i] == d.
-    let mut out = crate::kernels::array::fill(&shape, off)?;
-    let e = on.dtype().size();
-    if on.dtype() == DType::String {
-        ff_bail!(InvalidArgument, "OneHot does not support string values");
-    }
-    let on_bytes = on.as_bytes()?.to_vec();
-    let dst = out.as_mut_bytes()?;
-    for o in 0..outer {
-        for i in 0..inner {
-            if let Ok(d) = usize::try_from(indices[o * inner + i])
-                && d < depth
-            {
-                let k = (o * depth + d) * inner + i;
-                dst[k * e..(k + 1) * e].copy_from_slice(&on_bytes);
-            }
-        }
-    }
-    ctx.set_output(0, out);
-    Ok(())
-}
-
 // ---- StridedSlice -------------------------------------------------------------
 
 /// The five bit masks of a strided slice (bit `i` refers to entry `i` of the spec).
 #[derive(Clone, Copy, Default)]
-struct Masks {
+pub(crate) struct Masks {
     begin: i64,
     end: i64,
     ellipsis: i64,
@@ -451,7 +286,7 @@ struct Masks {
 }
 
 impl Masks {
-    fn from_attrs(attrs: &std::collections::BTreeMap<String, AttrValue>) -> Masks {
+    pub(crate) fn from_attrs(attrs: &std::collections::BTreeMap<String, AttrValue>) -> Masks {
         let get = |n: &str| match attrs.get(n) {
             Some(AttrValue::I(v)) => *v,
             _ => 0,
@@ -469,25 +304,30 @@ impl Masks {
 /// One input dimension of a resolved slice: where it starts, its step and how many
 /// elements it takes (unknown when the dimension is).
 #[derive(Clone, Copy, Debug)]
-struct DimSlice {
-    begin: Option<usize>,
-    step: isize,
-    size: Dim,
+pub(crate) struct DimSlice {
+    /// Where it starts (unknown when the dimension is).
+    pub(crate) begin: Option<usize>,
+    /// The step.
+    pub(crate) step: isize,
+    /// How many elements it takes.
+    pub(crate) size: Dim,
 }
 
 /// A strided slice resolved against an input shape (TF's `ValidateStridedSliceOp`):
 /// per input dimension what is taken, and the output shape (new axes added, shrunk
 /// axes removed).
-struct Resolved {
-    dims: Vec<DimSlice>,
-    output: Vec<Dim>,
+pub(crate) struct Resolved {
+    /// What is taken of each input dimension.
+    pub(crate) dims: Vec<DimSlice>,
+    /// The output shape.
+    pub(crate) output: Vec<Dim>,
 }
 
 fn bit(mask: i64, i: usize) -> bool {
     i < 63 && mask & (1 << i) != 0
 }
 
-fn resolve(input: &[Dim], begin: &[i64], end: &[i64], strides: &[i64], m: Masks) -> Result<Resolved> {
+pub(crate) fn resolve(input: &[Dim], begin: &[i64], end: &[i64], strides: &[i64], m: Masks) -> Result<Resolved> {
     let n = begin.len();
     if end.len() != n || strides.len() != n {
         return Err(Error::invalid_argument(format!(
@@ -631,46 +471,4 @@ fn infer_strided_slice_grad(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.attrs.insert("Index".into(), AttrValue::Type(ctx.input(0).dtype));
     let shape = super::array::shape_input(&ctx, 0, "shape")?;
     Ok(vec![OutputSpec::new(t, shape)])
-}
-
-struct StridedKernel {
-    masks: Masks,
-    grad: bool,
-}
-
-fn strided_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    Ok(Box::new(StridedKernel {
-        masks: Masks::from_attrs(&b.node.attrs),
-        grad: b.node.op_type() == "StridedSliceGrad",
-    }))
-}
-
-impl OpKernel for StridedKernel {
-    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let shape: Vec<usize> =
-            if self.grad { dims_from(&int_values(ctx.input(0)?)?, "shape")? } else { ctx.input(0)?.shape().to_vec() };
-        let spec: Vec<Vec<i64>> = (1..4).map(|i| ctx.input(i).and_then(int_values)).collect::<Result<_>>()?;
-        let dims: Vec<Dim> = shape.iter().map(|&d| Some(d)).collect();
-        let r = resolve(&dims, &spec[0], &spec[1], &spec[2], self.masks)?;
-        let begin: Vec<usize> = r.dims.iter().map(|d| d.begin.unwrap_or(0)).collect();
-        let step: Vec<isize> = r.dims.iter().map(|d| d.step).collect();
-        let size: Vec<usize> = r.dims.iter().map(|d| d.size.unwrap_or(0)).collect();
-        let out_shape: Vec<usize> = r.output.iter().map(|d| d.unwrap_or(0)).collect();
-        let out = if self.grad {
-            let dy = ctx.input(4)?;
-            if dy.num_elements() != size.iter().product::<usize>() {
-                ff_bail!(
-                    InvalidArgument,
-                    "shape of dy was {} instead of {}",
-                    fmt_shape(dy.shape()),
-                    fmt_shape(&out_shape)
-                );
-            }
-            strided_scatter(&dy.reshaped(&size)?, &shape, &begin, &step)?
-        } else {
-            strided_gather(ctx.input(0)?, &begin, &step, &size)?.reshaped(&out_shape)?
-        };
-        ctx.set_output(0, out);
-        Ok(())
-    }
 }

@@ -5,38 +5,30 @@ use crate::autodiff::array_grad as g;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::layout::{broadcast_to, concat, slice, transpose, unstack};
-use crate::kernels::{KernelBuild, OpContext, OpKernel, stateless};
-use crate::shape::{PartialShape, fmt_shape, normalize_axis};
-use crate::tensor::Tensor;
+use crate::kernels::layout::{self as k, perm_of};
+use crate::shape::{PartialShape, normalize_axis};
 
 const INDEX: &[DType] = &[DType::Int32, DType::Int64];
 
 pub(crate) fn register(r: &mut Registry) {
     r.add(
-        OpDef::new("BroadcastTo", &["input", "shape"], infer_broadcast_to, |_| stateless(broadcast_compute))
+        OpDef::new("BroadcastTo", &["input", "shape"], infer_broadcast_to, k::broadcast_to_kernel)
             .grad(g::broadcast_to),
     );
+    r.add(OpDef::new("ConcatV2", &["values", "axis"], infer_concat, k::concat_kernel).variadic().grad(g::concat));
     r.add(
-        OpDef::new("ConcatV2", &["values", "axis"], infer_concat, |_| stateless(concat_compute))
-            .variadic()
-            .grad(g::concat),
-    );
-    r.add(
-        OpDef::new("ConcatOffset", &["concat_dim", "shape"], infer_concat_offset, |_| stateless(concat_offset_compute))
+        OpDef::new("ConcatOffset", &["concat_dim", "shape"], infer_concat_offset, k::concat_offset_kernel)
             .variadic()
             .no_grad(),
     );
-    r.add(OpDef::new("Slice", &["input", "begin", "size"], infer_slice, |_| stateless(slice_compute)).grad(g::slice));
+    r.add(OpDef::new("Slice", &["input", "begin", "size"], infer_slice, k::slice_kernel).grad(g::slice));
+    r.add(OpDef::new("Transpose", &["x", "perm"], infer_transpose, k::transpose_kernel).grad(g::transpose));
+    r.add(OpDef::new("InvertPermutation", &["x"], infer_invert, k::invert_permutation_kernel).no_grad());
     r.add(
-        OpDef::new("Transpose", &["x", "perm"], infer_transpose, |_| stateless(transpose_compute)).grad(g::transpose),
-    );
-    r.add(OpDef::new("InvertPermutation", &["x"], infer_invert, |_| stateless(invert_compute)).no_grad());
-    r.add(
-        OpDef::new("ExpandDims", &["input", "dim"], infer_expand_dims, |_| stateless(expand_dims_compute))
+        OpDef::new("ExpandDims", &["input", "dim"], infer_expand_dims, k::expand_dims_kernel)
             .grad(g::reshape_like_input),
     );
-    r.add(OpDef::new("Unpack", &["value"], infer_unpack, unpack_kernel).grad(g::unpack));
+    r.add(OpDef::new("Unpack", &["value"], infer_unpack, k::unpack_kernel).grad(g::unpack));
 }
 
 fn infer_concat_offset(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
@@ -48,48 +40,6 @@ fn infer_concat_offset(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.attrs.insert("shape_type".into(), AttrValue::Type(ctx.input(1).dtype));
     ctx.attrs.insert("N".into(), AttrValue::I(shapes.len() as i64));
     Ok(ctx.inputs[1..].iter().map(|s| OutputSpec::new(s.dtype, s.shape.clone())).collect())
-}
-
-/// `ConcatOffset`: where each input of a concat starts in the output (zeros except
-/// along `concat_dim`), after checking that the other dimensions agree.
-fn concat_offset_compute(ctx: &mut OpContext<'_>) -> Result<()> {
-    let n = ctx.num_inputs() - 1;
-    let first = int_values(ctx.input(1)?)?;
-    let rank = first.len();
-    let axis = super::scalar_int(ctx.input(0)?, "concat_dim")?;
-    let Some(ax) = normalize_axis(axis, rank) else {
-        ff_bail!(InvalidArgument, "Concat dim is out of range: {axis} vs. {rank}");
-    };
-    let dtype = ctx.input(1)?.dtype();
-    let mut offset = 0i64;
-    for i in 0..n {
-        let s = int_values(ctx.input(i + 1)?)?;
-        if s.len() != rank {
-            ff_bail!(InvalidArgument, "input {i} should contain {rank} elements, but got {}", s.len());
-        }
-        if let Some(d) = (0..rank).find(|&d| d != ax && s[d] != first[d]) {
-            ff_bail!(
-                InvalidArgument,
-                "All dimensions except {ax} must match. Input {i} has shape [{}] and doesn't match input 0 with shape [{}] (dimension {d}).",
-                join(&s),
-                join(&first)
-            );
-        }
-        let mut out = vec![0i64; rank];
-        out[ax] = offset;
-        offset += s[ax];
-        ctx.set_output(i, crate::kernels::array::cast(&Tensor::from_slice(&[rank], &out)?, dtype)?);
-    }
-    Ok(())
-}
-
-fn join(v: &[i64]) -> String {
-    v.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ")
-}
-
-/// Non-negative sizes from an int tensor.
-fn sizes(t: &Tensor, what: &str) -> Result<Vec<usize>> {
-    super::dims_from(&int_values(t)?, what)
 }
 
 fn infer_broadcast_to(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
@@ -120,13 +70,6 @@ fn infer_broadcast_to(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         },
     };
     Ok(vec![OutputSpec::new(t, shape)])
-}
-
-fn broadcast_compute(ctx: &mut OpContext<'_>) -> Result<()> {
-    let shape = super::shape_from_values(&int_values(ctx.input(1)?)?, "shape")?;
-    let out = broadcast_to(ctx.input(0)?, &shape)?;
-    ctx.set_output(0, out);
-    Ok(())
 }
 
 fn infer_concat(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
@@ -184,23 +127,6 @@ fn infer_concat(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![OutputSpec::new(t, PartialShape::from_dims(dims))])
 }
 
-fn concat_compute(ctx: &mut OpContext<'_>) -> Result<()> {
-    let n = ctx.num_inputs() - 1;
-    let axis = int_values(ctx.input(n)?)?.first().copied().unwrap_or(0);
-    let values: Vec<&Tensor> = (0..n).map(|i| ctx.input(i)).collect::<Result<_>>()?;
-    let rank = values[0].shape().len();
-    let Some(ax) = normalize_axis(axis, rank) else {
-        ff_bail!(
-            InvalidArgument,
-            "ConcatOp : Expected concatenating dimensions in the range [{}, {rank}), but got {axis}",
-            -(rank as i64)
-        );
-    };
-    let out = concat(&values, ax)?;
-    ctx.set_output(0, out);
-    Ok(())
-}
-
 fn infer_slice(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0])?;
     ctx.check_type(1, INDEX)?;
@@ -227,37 +153,6 @@ fn infer_slice(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![OutputSpec::new(t, shape)])
 }
 
-fn slice_compute(ctx: &mut OpContext<'_>) -> Result<()> {
-    let x = ctx.input(0)?;
-    let begin = sizes(ctx.input(1)?, "begin")?;
-    let size: Vec<usize> = int_values(ctx.input(2)?)?
-        .iter()
-        .enumerate()
-        .map(|(i, &s)| {
-            if s == -1 {
-                x.shape().get(i).copied().unwrap_or(0).saturating_sub(begin.get(i).copied().unwrap_or(0))
-            } else {
-                usize::try_from(s).unwrap_or(usize::MAX)
-            }
-        })
-        .collect();
-    let out = slice(x, &begin, &size)?;
-    ctx.set_output(0, out);
-    Ok(())
-}
-
-fn perm_of(t: &Tensor, rank: usize) -> Result<Vec<usize>> {
-    let p = sizes(t, "perm")?;
-    if p.len() != rank {
-        ff_bail!(
-            InvalidArgument,
-            "transpose expects a vector of size {rank}. But input(1) is a vector of size {}",
-            p.len()
-        );
-    }
-    Ok(p)
-}
-
 fn infer_transpose(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0])?;
     ctx.check_type(1, INDEX)?;
@@ -276,34 +171,10 @@ fn infer_transpose(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![OutputSpec::new(t, shape)])
 }
 
-fn transpose_compute(ctx: &mut OpContext<'_>) -> Result<()> {
-    let x = ctx.input(0)?;
-    let perm = perm_of(ctx.input(1)?, x.shape().len())?;
-    let out = transpose(x, &perm)?;
-    ctx.set_output(0, out);
-    Ok(())
-}
-
 fn infer_invert(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0])?;
     ctx.check_type(0, INDEX)?;
     Ok(vec![OutputSpec::new(t, ctx.input(0).shape.clone())])
-}
-
-fn invert_compute(ctx: &mut OpContext<'_>) -> Result<()> {
-    let x = ctx.input(0)?;
-    let p = sizes(x, "x")?;
-    let mut inv = vec![usize::MAX; p.len()];
-    for (i, &v) in p.iter().enumerate() {
-        if v >= p.len() || inv[v] != usize::MAX {
-            ff_bail!(InvalidArgument, "{v} is not a valid permutation entry of {p:?}");
-        }
-        inv[v] = i;
-    }
-    let v: Vec<i64> = inv.iter().map(|&i| i64::try_from(i).unwrap_or(i64::MAX)).collect();
-    let out = crate::kernels::array::cast(&Tensor::from_slice(&[v.len()], &v)?, x.dtype())?;
-    ctx.set_output(0, out);
-    Ok(())
 }
 
 fn infer_expand_dims(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
@@ -324,18 +195,6 @@ fn infer_expand_dims(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         _ => PartialShape::unknown(),
     };
     Ok(vec![OutputSpec::new(t, shape)])
-}
-
-fn expand_dims_compute(ctx: &mut OpContext<'_>) -> Result<()> {
-    let a = int_values(ctx.input(1)?)?.first().copied().unwrap_or(0);
-    let x = ctx.take_input(0)?;
-    let Some(ax) = normalize_axis(a, x.shape().len() + 1) else {
-        ff_bail!(InvalidArgument, "Tried to expand dim index {a} for tensor with {} dimensions.", x.shape().len());
-    };
-    let mut shape = x.shape().to_vec();
-    shape.insert(ax, 1);
-    ctx.set_output(0, x.reshaped(&shape)?);
-    Ok(())
 }
 
 fn axis_attr(attrs: &std::collections::BTreeMap<String, AttrValue>) -> i64 {
@@ -371,32 +230,4 @@ fn infer_unpack(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let mut dims = d;
     dims.remove(ax);
     Ok(vec![OutputSpec::new(t, PartialShape::from_dims(dims)); num])
-}
-
-struct UnpackKernel(i64);
-
-fn unpack_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    Ok(Box::new(UnpackKernel(axis_attr(&b.node.attrs))))
-}
-
-impl OpKernel for UnpackKernel {
-    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let x = ctx.input(0)?;
-        let Some(ax) = normalize_axis(self.0, x.shape().len()) else {
-            ff_bail!(InvalidArgument, "axis = {} not in range for shape {}", self.0, fmt_shape(x.shape()));
-        };
-        let parts = unstack(x, ax)?;
-        if parts.len() != ctx.num_outputs() {
-            ff_bail!(
-                InvalidArgument,
-                "Input shape axis {ax} must equal {}, got shape {}",
-                ctx.num_outputs(),
-                fmt_shape(x.shape())
-            );
-        }
-        for (i, p) in parts.into_iter().enumerate() {
-            ctx.set_output(i, p);
-        }
-        Ok(())
-    }
 }

@@ -1,16 +1,16 @@
 //! The op registry. Adding an op is one `r.add(OpDef::new(...))` line in the module
-//! of its family plus its shape function and CPU kernel. The row is split into three
-//! registries: the op's schema ([`OpDef`]: inputs, statefulness, shape function), its
-//! CPU kernel (into [`crate::kernels::registry`], where backends add theirs) and its
-//! gradient (looked up with [`gradient`]).
+//! of its family plus its shape function, and its CPU kernel in `kernels/<family>.rs`.
+//! The row is split into three registries: the op's schema ([`OpDef`]: inputs,
+//! statefulness, shape function), its CPU kernel (into [`crate::kernels::registry`],
+//! where backends add theirs) and its gradient (looked up with [`gradient`]).
 mod array;
 pub use array::DEVICE_COPY;
 mod compare;
 mod conv;
 mod data_flow;
-mod indexing;
-mod io;
-pub use io::restore_tensor;
+pub(crate) mod indexing;
+pub(crate) mod io;
+pub use crate::kernels::io::restore_tensor;
 mod layout;
 mod logging;
 mod math;
@@ -27,7 +27,7 @@ use std::sync::OnceLock;
 use crate::autodiff::GradFn;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
+use crate::graph::{AttrValue, FromAttr, OutputSpec, read_attr};
 use crate::kernels::registry::KernelDef;
 use crate::kernels::{KernelBuild, OpKernel};
 use crate::shape::PartialShape;
@@ -301,47 +301,42 @@ impl InferCtx<'_> {
             names.join(", ")
         )))
     }
-    /// A required attr.
-    pub fn attr(&self, name: &str) -> Result<&AttrValue> {
-        self.attrs
-            .get(name)
+    /// Attr `name` as a `T` (`None` when absent), through the one typed reader
+    /// ([`FromAttr`]).
+    pub fn attr<T: FromAttr>(&self, name: &str) -> Result<Option<T>> {
+        read_attr(self.attrs, self.name, self.def.name, name)
+    }
+    /// A required attr as a `T`.
+    pub fn required_attr<T: FromAttr>(&self, name: &str) -> Result<T> {
+        self.attr(name)?
             .ok_or_else(|| Error::value(format!("{} op '{}' is missing attr '{name}'", self.def.name, self.name)))
+    }
+    /// Attr `name` as a `T`, with a default that is recorded on the node as TF does.
+    pub fn attr_or<T: FromAttr>(&mut self, name: &str, default: T) -> Result<T> {
+        if !self.attrs.contains_key(name) {
+            self.attrs.insert(name.into(), default.into_attr());
+        }
+        self.required_attr(name)
     }
     /// A required `type` attr.
     pub fn attr_type(&self, name: &str) -> Result<DType> {
-        match self.attr(name)? {
-            AttrValue::Type(t) => Ok(*t),
-            other => Err(Error::value(format!("attr '{name}' should be a type, got {other:?}"))),
-        }
+        self.required_attr(name)
     }
     /// A `shape` attr (unknown if absent).
     pub fn attr_shape(&self, name: &str) -> Result<PartialShape> {
-        match self.attrs.get(name) {
-            None => Ok(PartialShape::unknown()),
-            Some(AttrValue::Shape(s)) => Ok(s.clone()),
-            Some(other) => Err(Error::value(format!("attr '{name}' should be a shape, got {other:?}"))),
-        }
+        Ok(self.attr(name)?.unwrap_or_else(PartialShape::unknown))
     }
     /// A `bool` attr with a default (recorded on the node as TF does).
     pub fn attr_bool(&mut self, name: &str, default: bool) -> Result<bool> {
-        match self.attrs.entry(name.into()).or_insert(AttrValue::B(default)) {
-            AttrValue::B(b) => Ok(*b),
-            other => Err(Error::value(format!("attr '{name}' should be a bool, got {other:?}"))),
-        }
+        self.attr_or(name, default)
     }
     /// An `int` attr with a default (recorded on the node as TF does).
     pub fn attr_int(&mut self, name: &str, default: i64) -> Result<i64> {
-        match self.attrs.entry(name.into()).or_insert(AttrValue::I(default)) {
-            AttrValue::I(i) => Ok(*i),
-            other => Err(Error::value(format!("attr '{name}' should be an int, got {other:?}"))),
-        }
+        self.attr_or(name, default)
     }
     /// A required `tensor` attr.
-    pub fn attr_tensor(&self, name: &str) -> Result<&Tensor> {
-        match self.attr(name)? {
-            AttrValue::Tensor(t) => Ok(t),
-            other => Err(Error::value(format!("attr '{name}' should be a tensor, got {other:?}"))),
-        }
+    pub fn attr_tensor(&self, name: &str) -> Result<Tensor> {
+        self.required_attr(name)
     }
     /// The value of input `i` when its producer is a constant known at construction
     /// time (for shape functions of ops like Reshape and Sum).

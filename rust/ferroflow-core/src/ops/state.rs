@@ -5,9 +5,8 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, OutputSpec};
 use crate::kernels::state::{
-    assign_kernel, assign_update_kernel, count_up_to_kernel, is_initialized, scatter_kernel, variable_kernel,
+    assign_kernel, assign_update_kernel, count_up_to_kernel, is_initialized_kernel, scatter_kernel, variable_kernel,
 };
-use crate::kernels::stateless;
 use crate::shape::PartialShape;
 
 pub(crate) fn register(r: &mut Registry) {
@@ -29,7 +28,7 @@ pub(crate) fn register(r: &mut Registry) {
     }
     r.add(OpDef::new("CountUpTo", &["ref"], infer_count_up_to, count_up_to_kernel).refs(&[0]).stateful().no_grad());
     r.add(
-        OpDef::new("IsVariableInitialized", &["ref"], infer_is_initialized, |_| stateless(is_initialized))
+        OpDef::new("IsVariableInitialized", &["ref"], infer_is_initialized, is_initialized_kernel)
             .refs(&[0])
             .stateful()
             .no_grad(),

@@ -3,26 +3,18 @@
 //!
 //! Every op is one row of [`SPECS`] (where its variable, slots, hyper-parameters,
 //! gradient and indices are) and one [`Family`] (which [`Rule`] it runs); one kernel
-//! validates inputs as TF does and runs the rule densely or on the indexed rows.
-use std::sync::Arc;
-
+//! validates inputs as TF does and runs the rule densely or on the indexed rows
+//! (`kernels::training`, which reads this table).
 use super::{InferCtx, OpDef, Registry};
-use crate::dispatch_float;
-use crate::dtype::{DType, Element};
+use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
 use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::num::Float;
-use crate::kernels::training::{
-    Adadelta, Adagrad, AdagradDa, Adam, CenteredRmsProp, Ftrl, GradientDescent, Momentum, ProximalAdagrad,
-    ProximalGradientDescent, RmsProp, Rule, apply_dense, apply_sparse,
-};
-use crate::kernels::{ExecEnv, KernelBuild, OpContext, OpKernel};
-use crate::resource::Var;
-use crate::shape::fmt_shape;
+use crate::kernels::training::apply_kernel;
 
 /// Which update rule an op runs.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Family {
+#[allow(missing_docs)] // each names its rule in `kernels::training`
+pub(crate) enum Family {
     GradientDescent,
     ProximalGradientDescent,
     Adadelta,
@@ -39,25 +31,30 @@ enum Family {
 
 /// Where one op's inputs are. Its scalar hyper-parameters are the inputs that are
 /// none of the others, and the kernel reads them by name.
-struct Spec {
-    op: &'static str,
-    family: Family,
-    inputs: &'static [&'static str],
+pub(crate) struct Spec {
+    /// The op's type name.
+    pub(crate) op: &'static str,
+    /// Its update rule.
+    pub(crate) family: Family,
+    /// Its input names, in TF's order.
+    pub(crate) inputs: &'static [&'static str],
     /// The variable, then its slots (ref inputs), in lock order.
-    refs: &'static [usize],
-    grad: usize,
+    pub(crate) refs: &'static [usize],
+    /// The gradient.
+    pub(crate) grad: usize,
     /// The sparse ops' row indices.
-    indices: Option<usize>,
+    pub(crate) indices: Option<usize>,
     /// AdagradDA's int64 global step.
-    step: Option<usize>,
+    pub(crate) step: Option<usize>,
     /// The op's one bool attr besides `use_locking`, and its default.
-    flag: Option<(&'static str, bool)>,
+    pub(crate) flag: Option<(&'static str, bool)>,
     /// What the op computes (the Python wrapper's docstring).
     doc: &'static str,
 }
 
 impl Spec {
-    fn hyper(&self) -> impl Iterator<Item = usize> + '_ {
+    /// The hyper-parameter inputs: those that are none of the others.
+    pub(crate) fn hyper(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.inputs.len())
             .filter(|&i| !self.refs.contains(&i) && i != self.grad && Some(i) != self.indices && Some(i) != self.step)
     }
@@ -152,7 +149,7 @@ macro_rules! spec {
 }
 
 /// The most hyper-parameters an op has (Adam's six).
-const MAX_HYPER: usize = 6;
+pub(crate) const MAX_HYPER: usize = 6;
 
 const ON_ROWS: &str = " on the rows `indices` of the variable and its slots (`grad` holds one row per \
      index; a repeated index updates its row once per occurrence).";
@@ -241,7 +238,8 @@ static SPECS: &[Spec] = &[
         refs [0, 1, 2, 3], grad 8, indices 9, "`apply_centered_rms_prop`"),
 ];
 
-fn spec_of(op: &str) -> Result<&'static Spec> {
+/// The table row of optimizer op `op`.
+pub(crate) fn spec_of(op: &str) -> Result<&'static Spec> {
     SPECS.iter().find(|s| s.op == op).ok_or_else(|| Error::new(Code::Internal, format!("no optimizer spec for {op}")))
 }
 
@@ -249,15 +247,6 @@ pub(crate) fn register(r: &mut Registry) {
     for s in SPECS {
         r.add(OpDef::new(s.op, s.inputs, infer_apply, apply_kernel).refs(s.refs).stateful().no_grad());
     }
-}
-
-fn apply_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    let spec = spec_of(b.node.op_type())?;
-    let flag = match spec.flag {
-        Some((name, default)) => b.node.attr_bool_or(name, default)?,
-        None => false,
-    };
-    Ok(Box::new(ApplyKernel { spec, flag }))
 }
 
 fn infer_apply(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
@@ -314,204 +303,6 @@ fn infer_apply(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     }
     s.hyper().try_for_each(|i| ctx.check_rank(i, 0))?;
     Ok(vec![OutputSpec { dtype: t, shape, is_ref: true }])
-}
-
-/// The scalar input `i`, checked as TF does (`lr is not a scalar: [2]`).
-fn scalar<T: Element>(ctx: &OpContext<'_>, i: usize, name: &str) -> Result<T> {
-    let t = ctx.input(i)?;
-    if !t.shape().is_empty() {
-        ff_bail!(InvalidArgument, "{name} is not a scalar: {}", fmt_shape(t.shape()));
-    }
-    t.scalar_value::<T>()
-}
-
-/// The kernel of every op here.
-struct ApplyKernel {
-    spec: &'static Spec,
-    /// The value of the op's bool attr (Nesterov, update_slots, multiply_linear_by_lr).
-    flag: bool,
-}
-
-impl OpKernel for ApplyKernel {
-    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let refs: Vec<Arc<Var>> =
-            self.spec.refs.iter().map(|&i| ctx.ref_input(i).map(Arc::clone)).collect::<Result<_>>()?;
-        // Locking one variable twice would deadlock.
-        for (k, r) in refs.iter().enumerate() {
-            if refs[..k].iter().any(|o| Arc::ptr_eq(o, r)) {
-                ff_bail!(
-                    InvalidArgument,
-                    "{} is passed twice to {}: the variable and its slots must be distinct",
-                    r.name(),
-                    self.spec.op
-                );
-            }
-        }
-        let dtype = refs[0].dtype();
-        dispatch_float!(dtype, T => self.update::<T>(ctx, &refs)?,
-            _ => ff_bail!(InvalidArgument, "no optimizer kernel for {dtype}"));
-        ctx.set_ref_output(0, Arc::clone(&refs[0]));
-        Ok(())
-    }
-}
-
-/// The sparse ops' rows of `var` (checked to be in range) and the row width.
-fn sparse_rows(
-    indices: &crate::tensor::Tensor,
-    grad_shape: &[usize],
-    var_shape: &[usize],
-) -> Result<(Vec<usize>, usize)> {
-    if var_shape.is_empty() {
-        ff_bail!(InvalidArgument, "var must be at least 1 dimensional");
-    }
-    if indices.shape().len() != 1 {
-        ff_bail!(InvalidArgument, "indices must be one-dimensional");
-    }
-    if grad_shape.len() != var_shape.len() {
-        ff_bail!(
-            InvalidArgument,
-            "var and grad must have the same rank: {} vs {}",
-            fmt_shape(var_shape),
-            fmt_shape(grad_shape)
-        );
-    }
-    if let Some(d) = (1..var_shape.len()).find(|&d| var_shape[d] != grad_shape[d]) {
-        ff_bail!(InvalidArgument, "var and grad must match in dimension {d}");
-    }
-    let indices = super::int_values(indices)?;
-    if grad_shape[0] != indices.len() {
-        ff_bail!(InvalidArgument, "grad must be the same size as indices in the first dimension.");
-    }
-    let rows = indices
-        .iter()
-        .enumerate()
-        .map(|(i, &ix)| match usize::try_from(ix) {
-            Ok(r) if r < var_shape[0] => Ok(r),
-            _ => Err(Error::invalid_argument(format!("Index {ix} at offset {i} in indices is out of range"))),
-        })
-        .collect::<Result<_>>()?;
-    Ok((rows, var_shape[1..].iter().product()))
-}
-
-impl ApplyKernel {
-    /// Locks the variable and its slots (in input order), validates the shapes and runs
-    /// the op's rule.
-    fn update<T: Float + Element>(&self, ctx: &OpContext<'_>, refs: &[Arc<Var>]) -> Result<()> {
-        let s = self.spec;
-        // Hyper-parameters by name: read (and checked to be scalars) before locking.
-        let mut hyper = [T::ZERO; MAX_HYPER];
-        let mut names = [""; MAX_HYPER];
-        for (k, i) in s.hyper().enumerate() {
-            hyper[k] = scalar::<T>(ctx, i, s.inputs[i])?;
-            names[k] = s.inputs[i];
-        }
-        let h = |name: &str| -> Result<T> {
-            names
-                .iter()
-                .position(|n| *n == name)
-                .map(|k| hyper[k])
-                .ok_or_else(|| Error::new(Code::Internal, format!("{} has no hyper-parameter {name}", s.op)))
-        };
-        let step = s.step.map(|i| scalar::<i64>(ctx, i, s.inputs[i])).transpose()?;
-        let grad = ctx.input(s.grad)?;
-        let mut guards = refs.iter().map(|r| r.write()).collect::<Result<Vec<_>>>()?;
-        let var_shape = guards[0].shape().to_vec();
-        for (g, &i) in guards.iter().zip(s.refs).skip(1) {
-            if g.shape() != var_shape.as_slice() {
-                ff_bail!(
-                    InvalidArgument,
-                    "var and {} do not have the same shape{} {}",
-                    s.inputs[i],
-                    fmt_shape(&var_shape),
-                    fmt_shape(g.shape())
-                );
-            }
-        }
-        let sparse = match s.indices {
-            None if grad.shape() != var_shape.as_slice() => ff_bail!(
-                InvalidArgument,
-                "var and grad do not have the same shape{} {}",
-                fmt_shape(&var_shape),
-                fmt_shape(grad.shape())
-            ),
-            None => None,
-            Some(i) => Some(sparse_rows(ctx.input(i)?, grad.shape(), &var_shape)?),
-        };
-        let parts: Vec<&mut [T]> = guards.iter_mut().map(|t| t.as_mut_slice::<T>()).collect::<Result<_>>()?;
-        let run = Run {
-            parts,
-            grad: grad.as_slice::<T>()?,
-            sparse: sparse.as_ref().map(|(r, w)| (r.as_slice(), *w)),
-            env: ctx.env,
-        };
-        let f = self.flag;
-        let rms = || -> Result<RmsProp<T>> {
-            Ok(RmsProp { lr: h("lr")?, rho: h("rho")?, momentum: h("momentum")?, epsilon: h("epsilon")? })
-        };
-        let proximal = |lr: &str| -> Result<ProximalGradientDescent<T>> {
-            Ok(ProximalGradientDescent::new(h(lr)?, h("l1")?, h("l2")?))
-        };
-        let adam = || -> Result<[T; 6]> {
-            Ok([h("lr")?, h("beta1_power")?, h("beta2_power")?, h("beta1")?, h("beta2")?, h("epsilon")?])
-        };
-        match s.family {
-            Family::GradientDescent => run.go(GradientDescent { alpha: h("alpha")? }),
-            Family::ProximalGradientDescent => run.go(proximal("alpha")?),
-            Family::Adadelta => run.go(Adadelta { lr: h("lr")?, rho: h("rho")?, epsilon: h("epsilon")? }),
-            Family::Adagrad if f => run.go(Adagrad::<T, true> { lr: h("lr")? }),
-            Family::Adagrad => run.go(Adagrad::<T, false> { lr: h("lr")? }),
-            Family::ProximalAdagrad => run.go(ProximalAdagrad(proximal("lr")?)),
-            Family::AdagradDa => run.go(AdagradDa::new(h("lr")?, h("l1")?, h("l2")?, step.unwrap_or_default())),
-            Family::Ftrl => run.ftrl(f, [h("lr")?, h("l1")?, h("l2")?, T::ZERO, h("lr_power")?]),
-            Family::FtrlV2 => run.ftrl(f, [h("lr")?, h("l1")?, h("l2")?, h("l2_shrinkage")?, h("lr_power")?]),
-            Family::Momentum if f => run.go(Momentum::<T, true> { lr: h("lr")?, momentum: h("momentum")? }),
-            Family::Momentum => run.go(Momentum::<T, false> { lr: h("lr")?, momentum: h("momentum")? }),
-            Family::Adam => {
-                let [lr, beta1_power, beta2_power, beta1, beta2, epsilon] = adam()?;
-                if f {
-                    run.go(Adam::<T, true>::new(lr, beta1_power, beta2_power, beta1, beta2, epsilon))
-                } else {
-                    run.go(Adam::<T, false>::new(lr, beta1_power, beta2_power, beta1, beta2, epsilon))
-                }
-            }
-            Family::RmsProp => run.go(rms()?),
-            Family::CenteredRmsProp => run.go(CenteredRmsProp(rms()?)),
-        }
-    }
-}
-
-/// One update's locked buffers, gradient and (sparse ops) rows, ready for a rule.
-struct Run<'a, T> {
-    parts: Vec<&'a mut [T]>,
-    grad: &'a [T],
-    sparse: Option<(&'a [usize], usize)>,
-    env: &'a ExecEnv,
-}
-
-impl<T: Float> Run<'_, T> {
-    fn go<R: Rule<T, N>, const N: usize>(self, rule: R) -> Result<()> {
-        let parts: [&mut [T]; N] = self
-            .parts
-            .try_into()
-            .map_err(|_| Error::new(Code::Internal, "optimizer slot count does not match its rule"))?;
-        match self.sparse {
-            None => apply_dense(parts, self.grad, rule, self.env),
-            Some((rows, width)) => apply_sparse(parts, self.grad, rows, width, rule),
-        }
-        Ok(())
-    }
-
-    /// FTRL with TF's `lr_power == -0.5` fast path; `h` is lr, l1, l2, l2_shrinkage,
-    /// lr_power.
-    fn ftrl(self, by_lr: bool, [lr, l1, l2, l2_shrinkage, lr_power]: [T; 5]) -> Result<()> {
-        let sqrt = lr_power == T::from_f64(-0.5);
-        match (sqrt, by_lr) {
-            (true, false) => self.go(Ftrl::<T, true, false> { lr, l1, l2, l2_shrinkage, lr_power }),
-            (true, true) => self.go(Ftrl::<T, true, true> { lr, l1, l2, l2_shrinkage, lr_power }),
-            (false, false) => self.go(Ftrl::<T, false, false> { lr, l1, l2, l2_shrinkage, lr_power }),
-            (false, true) => self.go(Ftrl::<T, false, true> { lr, l1, l2, l2_shrinkage, lr_power }),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,177 @@
+//! Kernels of the comparisons, logical ops, `SelectV2`, the float classification ops
+//! and `CheckNumerics` (shapes and registration in `ops/compare.rs`).
+use std::marker::PhantomData;
+
+use crate::dispatch_pod;
+use crate::dtype::{DType, Element};
+use crate::error::Result;
+use crate::kernels::elementwise::binary_to;
+use crate::kernels::layout::broadcast_to;
+use crate::kernels::{KernelBuild, OpContext, OpKernel, stateless};
+use crate::shape::broadcast_shapes;
+use crate::tensor::Tensor;
+
+/// A comparison defined for every ordered element type.
+pub(crate) trait CompareFn: Send + Sync + 'static {
+    fn apply<T: PartialOrd>(a: T, b: T) -> bool;
+}
+
+macro_rules! compare_fn {
+    ($name:ident, $op:tt) => {
+        pub(crate) struct $name;
+        impl CompareFn for $name {
+            #[inline]
+            fn apply<T: PartialOrd>(a: T, b: T) -> bool { a $op b }
+        }
+    };
+}
+compare_fn!(EqFn, ==);
+compare_fn!(NeFn, !=);
+compare_fn!(LtFn, <);
+compare_fn!(LeFn, <=);
+compare_fn!(GtFn, >);
+compare_fn!(GeFn, >=);
+
+struct CompareKernel<F>(PhantomData<F>);
+
+/// The kernel of a comparison: elementwise with broadcasting, strings included.
+pub(crate) fn compare_kernel<F: CompareFn>(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(CompareKernel::<F>(PhantomData)))
+}
+
+fn compare_strings<F: CompareFn>(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    let shape = broadcast_shapes(a.shape(), b.shape())?;
+    let (a, b) = (broadcast_to(a, &shape)?, broadcast_to(b, &shape)?);
+    let out: Vec<bool> = a.as_strings()?.iter().zip(b.as_strings()?).map(|(x, y)| F::apply(x, y)).collect();
+    Tensor::from_slice(&shape, &out)
+}
+
+impl<F: CompareFn> OpKernel for CompareKernel<F> {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let (a, b) = (ctx.input(0)?, ctx.input(1)?);
+        let out = if a.dtype() == DType::String {
+            compare_strings::<F>(a, b)?
+        } else {
+            dispatch_pod!(a.dtype(), T => binary_to::<T, bool>(a, b, ctx.env, F::apply::<T>)?,
+                _ => ff_bail!(InvalidArgument, "no comparison kernel for {}", a.dtype()))
+        };
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
+fn logical(ctx: &mut OpContext<'_>, f: fn(bool, bool) -> bool) -> Result<()> {
+    let out = binary_to::<bool, bool>(ctx.input(0)?, ctx.input(1)?, ctx.env, f)?;
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+fn select_typed<T: Element>(c: &Tensor, t: &Tensor, e: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    let (c, t, e) = (broadcast_to(c, shape)?, broadcast_to(t, shape)?, broadcast_to(e, shape)?);
+    let out: Vec<T> = c
+        .as_slice::<bool>()?
+        .iter()
+        .zip(t.as_slice::<T>()?.iter().zip(e.as_slice::<T>()?))
+        .map(|(&k, (&x, &y))| if k { x } else { y })
+        .collect();
+    Tensor::from_slice(shape, &out)
+}
+
+/// `SelectV2`: `t` where `condition`, else `e`, all broadcast together.
+fn select(ctx: &mut OpContext<'_>) -> Result<()> {
+    let (c, t, e) = (ctx.input(0)?, ctx.input(1)?, ctx.input(2)?);
+    let shape = broadcast_shapes(c.shape(), &broadcast_shapes(t.shape(), e.shape())?)?;
+    let out = if t.dtype() == DType::String {
+        let (c, t, e) = (broadcast_to(c, &shape)?, broadcast_to(t, &shape)?, broadcast_to(e, &shape)?);
+        let v = c
+            .as_slice::<bool>()?
+            .iter()
+            .zip(t.as_strings()?.iter().zip(e.as_strings()?))
+            .map(|(&k, (x, y))| if k { x.clone() } else { y.clone() })
+            .collect();
+        Tensor::from_strings(&shape, v)?
+    } else {
+        dispatch_pod!(t.dtype(), T => select_typed::<T>(c, t, e, &shape)?,
+            _ => ff_bail!(InvalidArgument, "no SelectV2 kernel for {}", t.dtype()))
+    };
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+fn classify(ctx: &mut OpContext<'_>, finite: bool) -> Result<()> {
+    use crate::kernels::elementwise::map_into;
+    let x = ctx.input(0)?;
+    let out = match x.dtype() {
+        DType::Float32 => map_into::<f32, bool>(x, ctx.env, |v| if finite { v.is_finite() } else { v.is_nan() })?,
+        DType::Float64 => map_into::<f64, bool>(x, ctx.env, |v| if finite { v.is_finite() } else { v.is_nan() })?,
+        d => ff_bail!(InvalidArgument, "no kernel for {d}"),
+    };
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+/// `CheckNumerics`: passes its input through, or fails naming what it found.
+struct CheckNumericsKernel {
+    message: String,
+}
+
+/// `CheckNumerics`'s kernel.
+pub(crate) fn check_numerics_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(CheckNumericsKernel { message: b.node.attr_or::<String>("message", String::new())? }))
+}
+
+fn scan<T: crate::kernels::num::Float>(x: &Tensor) -> Result<(bool, bool)> {
+    let (mut nan, mut inf) = (false, false);
+    for &v in x.as_slice::<T>()? {
+        if v.partial_cmp(&v).is_none() {
+            nan = true;
+        } else if v.abs() == T::HIGHEST {
+            inf = true;
+        }
+    }
+    Ok((nan, inf))
+}
+
+impl OpKernel for CheckNumericsKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let x = ctx.take_input(0)?;
+        let (nan, inf) = crate::dispatch_float!(x.dtype(), T => scan::<T>(&x)?,
+            _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
+        let found = match (nan, inf) {
+            (true, true) => Some("Inf and NaN"),
+            (true, false) => Some("NaN"),
+            (false, true) => Some("Inf"),
+            _ => None,
+        };
+        if let Some(what) = found {
+            ff_bail!(InvalidArgument, "{} : Tensor had {what} values", self.message);
+        }
+        ctx.set_output(0, x);
+        Ok(())
+    }
+}
+
+/// `LogicalAnd`.
+pub(crate) fn logical_and_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|c| logical(c, |a, b| a && b))
+}
+
+/// `LogicalOr`.
+pub(crate) fn logical_or_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|c| logical(c, |a, b| a || b))
+}
+
+/// `SelectV2`.
+pub(crate) fn select_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(select)
+}
+
+/// `IsFinite`.
+pub(crate) fn is_finite_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|c| classify(c, true))
+}
+
+/// `IsNan`.
+pub(crate) fn is_nan_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|c| classify(c, false))
+}

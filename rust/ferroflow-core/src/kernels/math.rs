@@ -1,0 +1,234 @@
+//! Kernels of the math ops: elementwise arithmetic with broadcasting, the unary
+//! functions, their fused gradients, `AddN`, `FloorDiv`/`FloorMod` and `Pow` (shapes
+//! and registration in `ops/math.rs`; `MatMul` is in `matmul.rs`).
+use std::marker::PhantomData;
+
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::kernels::array::Castable;
+use crate::kernels::elementwise::{binary, unary};
+use crate::kernels::num::{Float, Num};
+use crate::kernels::{ExecEnv, KernelBuild, OpContext, OpKernel, stateless};
+use crate::tensor::Tensor;
+use crate::{dispatch_float, dispatch_numeric};
+
+/// A binary elementwise function defined for every numeric type.
+pub(crate) trait BinaryFn: Send + Sync + 'static {
+    /// Integer division: a zero divisor is an error rather than a value.
+    const CHECKS_ZERO_DIVISOR: bool = false;
+    fn apply<T: Num>(a: T, b: T) -> T;
+}
+
+macro_rules! binary_fn {
+    ($name:ident, |$a:ident, $b:ident| $e:expr $(, $zero:expr)?) => {
+        pub(crate) struct $name;
+        impl BinaryFn for $name {
+            $(const CHECKS_ZERO_DIVISOR: bool = $zero;)?
+            #[inline]
+            fn apply<T: Num>($a: T, $b: T) -> T { $e }
+        }
+    };
+}
+binary_fn!(AddFn, |a, b| a.add(b));
+binary_fn!(SubFn, |a, b| a.sub(b));
+binary_fn!(MulFn, |a, b| a.mul(b));
+binary_fn!(DivFn, |a, b| a.div(b), true);
+binary_fn!(DivNoNanFn, |a, b| if b.is_zero() { T::ZERO } else { a.div(b) });
+binary_fn!(MaxFn, |a, b| a.max(b));
+binary_fn!(MinFn, |a, b| a.min(b));
+// Gradient helpers: (y, dy) -> dx, as TF's fused *Grad kernels.
+binary_fn!(SqrtGradFn, |y, dy| dy.div(y.add(y)));
+binary_fn!(RsqrtGradFn, |y, dy| dy.mul(y).mul(y).mul(y).neg().div(T::ONE.add(T::ONE)));
+binary_fn!(ReciprocalGradFn, |y, dy| dy.mul(y).mul(y).neg());
+binary_fn!(TanhGradFn, |y, dy| dy.mul(T::ONE.sub(y.mul(y))));
+binary_fn!(SigmoidGradFn, |y, dy| dy.mul(y).mul(T::ONE.sub(y)));
+
+struct BinaryKernel<F>(PhantomData<F>);
+
+/// The kernel of a binary elementwise op with broadcasting.
+pub(crate) fn binary_kernel<F: BinaryFn>(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(BinaryKernel::<F>(PhantomData)))
+}
+
+impl<F: BinaryFn> OpKernel for BinaryKernel<F> {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let (a, b) = (ctx.take_input(0)?, ctx.take_input(1)?);
+        let out = dispatch_numeric!(a.dtype(), T => {
+            if F::CHECKS_ZERO_DIVISOR && a.dtype().is_integer() && b.as_slice::<T>()?.iter().any(|v| v.is_zero()) {
+                ff_bail!(InvalidArgument, "Integer division by zero");
+            }
+            binary::<T>(a, b, ctx.env, F::apply::<T>)?
+        }, _ => ff_bail!(InvalidArgument, "no kernel for {}", a.dtype()));
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
+/// A unary function defined for every numeric type.
+pub(crate) trait UnaryFn: Send + Sync + 'static {
+    fn apply<T: Num>(x: T) -> T;
+}
+/// A unary function defined for floating types.
+pub(crate) trait FloatFn: Send + Sync + 'static {
+    fn apply<T: Float>(x: T) -> T;
+}
+
+macro_rules! unary_fn {
+    ($trait:ident, $bound:ident, $name:ident, |$x:ident| $e:expr) => {
+        pub(crate) struct $name;
+        impl $trait for $name {
+            #[inline]
+            fn apply<T: $bound>($x: T) -> T {
+                $e
+            }
+        }
+    };
+}
+unary_fn!(UnaryFn, Num, NegFn, |x| x.neg());
+unary_fn!(UnaryFn, Num, SquareFn, |x| x.mul(x));
+unary_fn!(UnaryFn, Num, AbsFn, |x| x.abs_val());
+unary_fn!(UnaryFn, Num, SignFn, |x| x.sign());
+unary_fn!(FloatFn, Float, SqrtFn, |x| x.sqrt());
+unary_fn!(FloatFn, Float, RsqrtFn, |x| T::ONE.div(x.sqrt()));
+unary_fn!(FloatFn, Float, ReciprocalFn, |x| T::ONE.div(x));
+unary_fn!(FloatFn, Float, ExpFn, |x| x.exp());
+unary_fn!(FloatFn, Float, LogFn, |x| x.ln());
+unary_fn!(FloatFn, Float, Log1pFn, |x| x.ln_1p());
+unary_fn!(FloatFn, Float, TanhFn, |x| x.tanh());
+unary_fn!(FloatFn, Float, SigmoidFn, |x| T::ONE.div(T::ONE.add(x.neg().exp())));
+unary_fn!(FloatFn, Float, SinFn, |x| x.sin());
+unary_fn!(FloatFn, Float, CosFn, |x| x.cos());
+unary_fn!(FloatFn, Float, FloorFn, |x| x.floor());
+unary_fn!(FloatFn, Float, CeilFn, |x| x.ceil());
+unary_fn!(FloatFn, Float, RoundFn, |x| x.round_even());
+
+struct UnaryKernel<F>(PhantomData<F>);
+struct FloatKernel<F>(PhantomData<F>);
+
+/// The kernel of a unary op on every numeric type.
+pub(crate) fn unary_kernel<F: UnaryFn>(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(UnaryKernel::<F>(PhantomData)))
+}
+/// The kernel of a unary op on floating types.
+pub(crate) fn float_kernel<F: FloatFn>(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(FloatKernel::<F>(PhantomData)))
+}
+
+impl<F: UnaryFn> OpKernel for UnaryKernel<F> {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let x = ctx.take_input(0)?;
+        let out = dispatch_numeric!(x.dtype(), T => unary::<T>(x, ctx.env, F::apply::<T>)?,
+            _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
+impl<F: FloatFn> OpKernel for FloatKernel<F> {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let x = ctx.take_input(0)?;
+        let out = dispatch_float!(x.dtype(), T => unary::<T>(x, ctx.env, F::apply::<T>)?,
+            _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
+/// `AddN`'s kernel.
+pub(crate) fn add_n_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(add_n)
+}
+
+/// `AddN`: sums same-shaped tensors into the first input's buffer when it is unique.
+fn add_n(ctx: &mut OpContext<'_>) -> Result<()> {
+    let mut acc = ctx.take_input(0)?;
+    for i in 1..ctx.num_inputs() {
+        let x = ctx.take_input(i)?;
+        if x.shape() != acc.shape() {
+            ff_bail!(
+                InvalidArgument,
+                "Inputs to operation AddN must have the same size and shape.  Input 0: {} != input {i}: {}",
+                crate::shape::fmt_shape(acc.shape()),
+                crate::shape::fmt_shape(x.shape())
+            );
+        }
+        acc = dispatch_numeric!(acc.dtype(), T => binary::<T>(acc, x, ctx.env, T::add)?, _ => ff_bail!(InvalidArgument, "no AddN kernel for {}", acc.dtype()));
+    }
+    ctx.set_output(0, acc);
+    Ok(())
+}
+
+/// `FloorDiv` and `FloorMod` with Python semantics (integer division by zero is an error).
+struct FloorKernel {
+    modulo: bool,
+}
+
+/// `FloorDiv` and `FloorMod`.
+pub(crate) fn floor_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(FloorKernel { modulo: b.node.op_type() == "FloorMod" }))
+}
+
+fn floor_int<T: Num + std::ops::Rem<Output = T>>(a: T, b: T, modulo: bool) -> T {
+    let q = a.div(b);
+    let r = a.sub(q.mul(b));
+    // Round the quotient toward negative infinity when the signs differ.
+    let adjust = r != T::ZERO && ((r < T::ZERO) != (b < T::ZERO));
+    match (modulo, adjust) {
+        (false, true) => q.sub(T::ONE),
+        (false, false) => q,
+        (true, true) => r.add(b),
+        (true, false) => r,
+    }
+}
+
+impl OpKernel for FloorKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let (a, b) = (ctx.take_input(0)?, ctx.take_input(1)?);
+        let m = self.modulo;
+        let out = match a.dtype() {
+            DType::Float32 => {
+                binary::<f32>(a, b, ctx.env, |x, y| if m { x - (x / y).floor() * y } else { (x / y).floor() })?
+            }
+            DType::Float64 => {
+                binary::<f64>(a, b, ctx.env, |x, y| if m { x - (x / y).floor() * y } else { (x / y).floor() })?
+            }
+            d => dispatch_numeric!(d, T => {
+                if b.as_slice::<T>()?.iter().any(|v| v.is_zero()) {
+                    ff_bail!(InvalidArgument, "Integer division by zero");
+                }
+                binary::<T>(a, b, ctx.env, |x, y| floor_int(x, y, m))?
+            }, _ => ff_bail!(InvalidArgument, "no kernel for {d}")),
+        };
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
+/// `Pow`: `x ** y`; integer powers with negative exponents are an error, as in TF.
+pub(crate) fn pow_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|ctx| {
+        let (a, b) = (ctx.take_input(0)?, ctx.take_input(1)?);
+        let out = match a.dtype() {
+            DType::Float32 => binary::<f32>(a, b, ctx.env, f32::powf)?,
+            DType::Float64 => binary::<f64>(a, b, ctx.env, f64::powf)?,
+            DType::Int32 => int_pow::<i32>(&a, &b, ctx.env, i32::wrapping_pow)?,
+            DType::Int64 => int_pow::<i64>(&a, &b, ctx.env, i64::wrapping_pow)?,
+            d => ff_bail!(InvalidArgument, "no Pow kernel for {d}"),
+        };
+        ctx.set_output(0, out);
+        Ok(())
+    })
+}
+
+/// Integer `x ** y` by squaring (wrapping, as TF's C++); negative exponents are an error.
+fn int_pow<T: Num + Castable>(a: &Tensor, b: &Tensor, env: &ExecEnv, pow: fn(T, u32) -> T) -> Result<Tensor> {
+    if b.as_slice::<T>()?.iter().any(|e| e.to_i64() < 0) {
+        ff_bail!(InvalidArgument, "Integers to negative integer powers are not allowed");
+    }
+    crate::kernels::elementwise::binary_to::<T, T>(a, b, env, |x, y| {
+        // Clamp huge exponents to u32, keeping their parity (it decides the sign of (-1)**y).
+        let e = y.to_i64();
+        let e = u32::try_from(e).unwrap_or(u32::MAX - 1 + u32::from(e % 2 == 1));
+        pow(x, e)
+    })
+}

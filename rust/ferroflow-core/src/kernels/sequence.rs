@@ -1,0 +1,206 @@
+//! Kernels that build vectors element by element: `Range`, `Unique` and `ListDiff`
+//! (shapes and registration in `ops/array.rs`).
+use std::cmp::Ordering;
+
+use super::array::{cast, gather};
+use super::{KernelBuild, OpContext, OpKernel, stateless};
+use crate::dtype::{DType, Element};
+use crate::error::{Error, Result};
+use crate::shape::fmt_shape;
+use crate::tensor::Tensor;
+
+/// A hashable key for a numeric element: integers as themselves, floats by their bits
+/// (with -0 as +0, which compare equal, as TF's `std::unordered_map` sees them).
+trait UniqueKey: Copy {
+    fn key(self) -> u64;
+}
+
+macro_rules! unique_key_int {
+    ($($t:ty),*) => {$(impl UniqueKey for $t {
+        #[allow(clippy::cast_sign_loss, clippy::cast_lossless)]
+        fn key(self) -> u64 { self as u64 }
+    })*};
+}
+unique_key_int!(i32, i64, u8);
+impl UniqueKey for f32 {
+    fn key(self) -> u64 {
+        u64::from((self + 0.0).to_bits())
+    }
+}
+impl UniqueKey for f64 {
+    fn key(self) -> u64 {
+        (self + 0.0).to_bits()
+    }
+}
+
+/// `Unique`: the distinct elements of a vector in order of first appearance, and for
+/// each element the position of its value among them.
+struct UniqueKernel {
+    out_idx: DType,
+}
+
+fn unique_positions<T: UniqueKey + crate::dtype::Element>(x: &Tensor) -> Result<(Vec<i64>, Vec<i64>)> {
+    let mut first: std::collections::HashMap<u64, i64> = std::collections::HashMap::new();
+    let mut keep = Vec::new();
+    let idx = x
+        .as_slice::<T>()?
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            *first.entry(v.key()).or_insert_with(|| {
+                keep.push(i as i64);
+                keep.len() as i64 - 1
+            })
+        })
+        .collect();
+    Ok((keep, idx))
+}
+
+impl OpKernel for UniqueKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let x = ctx.input(0)?;
+        if x.shape().len() != 1 {
+            ff_bail!(InvalidArgument, "unique expects a 1D vector, got shape {}", fmt_shape(x.shape()));
+        }
+        let (keep, idx) = match x.dtype() {
+            DType::Int32 => unique_positions::<i32>(x)?,
+            DType::Int64 => unique_positions::<i64>(x)?,
+            DType::UInt8 => unique_positions::<u8>(x)?,
+            DType::Float32 => unique_positions::<f32>(x)?,
+            DType::Float64 => unique_positions::<f64>(x)?,
+            d => ff_bail!(InvalidArgument, "Unique: no kernel for {d}"),
+        };
+        let y = gather(x, &keep, &[keep.len()], 0)?;
+        let idx = cast(&Tensor::from_slice(&[idx.len()], &idx)?, self.out_idx)?;
+        ctx.set_output(0, y);
+        ctx.set_output(1, idx);
+        Ok(())
+    }
+}
+
+/// `ListDiff` (`tf.setdiff1d`): the elements of `x` not in `y`, in order, and their
+/// positions in `x`. (A linear scan of `y` per element: its inputs are short lists.)
+struct ListDiffKernel {
+    out_idx: DType,
+}
+
+impl OpKernel for ListDiffKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let (x, y) = (ctx.input(0)?, ctx.input(1)?);
+        for (t, what) in [(x, "x"), (y, "y")] {
+            if t.shape().len() != 1 {
+                ff_bail!(InvalidArgument, "{what} should be a 1D vector, got shape {}", fmt_shape(t.shape()));
+            }
+        }
+        let keep: Vec<i64> = crate::dispatch_numeric!(x.dtype(), T => {
+            let (xs, ys) = (x.as_slice::<T>()?, y.as_slice::<T>()?);
+            (0..xs.len()).filter(|&i| !ys.contains(&xs[i])).map(|i| i as i64).collect()
+        }, _ => ff_bail!(InvalidArgument, "ListDiff: no kernel for {}", x.dtype()));
+        let out = gather(x, &keep, &[keep.len()], 0)?;
+        let idx = cast(&Tensor::from_slice(&[keep.len()], &keep)?, self.out_idx)?;
+        ctx.set_output(0, out);
+        ctx.set_output(1, idx);
+        Ok(())
+    }
+}
+
+/// The number of elements of `Range(start, limit, delta)` computed in floating point
+/// (TF's rule for float ranges; the shape function uses it for every type), with
+/// TF's checks: a NaN or infinite bound or step is an `InvalidArgument`, never a
+/// saturated or empty size.
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss)]
+pub(crate) fn range_len(start: f64, limit: f64, delta: f64) -> Result<usize> {
+    check_range_bounds(start, limit, delta)?;
+    let size = ((limit - start) / delta).abs().ceil();
+    // NaN bounds fail the comparisons above; an infinite span lands here.
+    if !matches!(size.partial_cmp(&(i64::MAX as f64)), Some(Ordering::Less | Ordering::Equal)) {
+        ff_bail!(InvalidArgument, "Requires ((limit - start) / delta) <= {}", i64::MAX);
+    }
+    Ok(size as usize)
+}
+
+/// TF's `RangeOp` checks on the bounds, branch for branch: a NaN bound fails the
+/// comparison, and a NaN step takes the `delta < 0` branch, as in TF.
+fn check_range_bounds<T: PartialOrd + Default + std::fmt::Display + Copy>(start: T, limit: T, delta: T) -> Result<()> {
+    use Ordering::{Equal, Greater, Less};
+    let zero = T::default();
+    if delta == zero {
+        ff_bail!(InvalidArgument, "Requires delta != 0: {}", show(delta));
+    }
+    if delta > zero {
+        if !matches!(start.partial_cmp(&limit), Some(Less | Equal)) {
+            ff_bail!(InvalidArgument, "Requires start <= limit when delta > 0: {}/{}", show(start), show(limit));
+        }
+    } else if !matches!(start.partial_cmp(&limit), Some(Greater | Equal)) {
+        ff_bail!(InvalidArgument, "Requires start >= limit when delta < 0: {}/{}", show(start), show(limit));
+    }
+    Ok(())
+}
+
+/// A bound as TF prints it (`nan`, not Rust's `NaN`).
+fn show<T: std::fmt::Display>(v: T) -> String {
+    let s = v.to_string();
+    if s == "NaN" { "nan".into() } else { s }
+}
+
+/// An integer range, counted exactly (`divup(|limit - start|, |delta|)` in 128 bits,
+/// where the float computation would lose int64 precision).
+fn int_range<T: Element + Into<i64> + TryFrom<i64>>(start: T, limit: T, delta: T) -> Result<Tensor> {
+    let (s, l, d) = (start.into(), limit.into(), delta.into());
+    check_range_bounds(s, l, d)?;
+    let span = (i128::from(l) - i128::from(s)).unsigned_abs();
+    let step = i128::from(d).unsigned_abs();
+    let n = i64::try_from(span.div_ceil(step))
+        .ok()
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| Error::invalid_argument(format!("Requires ((limit - start) / delta) <= {}", i64::MAX)))?;
+    let mut out = Tensor::for_overwrite(T::DTYPE, &[n])?;
+    for (i, o) in out.as_mut_slice::<T>()?.iter_mut().enumerate() {
+        // Every value lies between start and limit, so it fits T.
+        let v = i128::from(s) + i128::from(d) * i128::try_from(i).unwrap_or(i128::MAX);
+        *o = i64::try_from(v).ok().and_then(|v| T::try_from(v).ok()).unwrap_or(start);
+    }
+    Ok(out)
+}
+
+fn range_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    let dtype = ctx.input(0)?.dtype();
+    let out = match dtype {
+        DType::Int32 => {
+            let f = |i: usize| ctx.input(i).and_then(Tensor::scalar_value::<i32>);
+            int_range(f(0)?, f(1)?, f(2)?)?
+        }
+        DType::Int64 => {
+            let f = |i: usize| ctx.input(i).and_then(Tensor::scalar_value::<i64>);
+            int_range(f(0)?, f(1)?, f(2)?)?
+        }
+        _ => {
+            let f = |t: &Tensor| cast(t, DType::Float64).and_then(|x| x.scalar_value::<f64>());
+            let (start, limit, delta) = (f(ctx.input(0)?)?, f(ctx.input(1)?)?, f(ctx.input(2)?)?);
+            let n = range_len(start, limit, delta)?;
+            let mut values = Tensor::for_overwrite(DType::Float64, &[n])?;
+            #[allow(clippy::cast_precision_loss)]
+            for (i, v) in values.as_mut_slice::<f64>()?.iter_mut().enumerate() {
+                *v = start + i as f64 * delta;
+            }
+            cast(&values, dtype)?
+        }
+    };
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+/// `Unique`, its indices in the node's declared `out_idx` type.
+pub(crate) fn unique_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(UniqueKernel { out_idx: b.node.outputs[1].dtype }))
+}
+
+/// `ListDiff`, its indices in the node's declared `out_idx` type.
+pub(crate) fn list_diff_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(ListDiffKernel { out_idx: b.node.outputs[1].dtype }))
+}
+
+/// `Range`.
+pub(crate) fn range_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(range_compute)
+}
