@@ -270,6 +270,8 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
 def cast(x, dtype, name=None):
     """`x` converted to `dtype` (C++ `static_cast` semantics; bools become 0/1)."""
     dtype = dtypes.as_dtype(dtype).base_dtype
+    if isinstance(x, ops.Tensor) and x.dtype.base_dtype == dtype:
+        return x  # as TF: no name scope is opened (so no `Cast` name is taken)
     with ops.name_scope(name, "Cast", [x]) as scope:
         x = ops.convert_to_tensor(x, name="x")
         if x.dtype.base_dtype == dtype:
