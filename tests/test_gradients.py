@@ -970,3 +970,32 @@ def test_gradient_of_empty_broadcast_with_unknown_shapes():
     x = ff.placeholder(ff.float32, [None, None])
     (g,) = ff.gradients(x * 2.0, x)
     assert _run(g, {x: np.zeros((1, 0), np.float32)}).shape == (1, 0)
+
+
+def _stop_and_unconnected(tf):
+    """stop_gradients and unconnected_gradients, as TF-1.x programs use them."""
+    with tf.Graph().as_default():
+        x = tf.constant([1.0, 2.0])
+        a = x * 3.0
+        b = a * a + x
+        y = tf.reduce_sum(b * x)
+        unrelated = tf.constant([5.0, 6.0, 7.0])
+        cases = [
+            tf.gradients(y, [x, a], stop_gradients=[a]),
+            tf.gradients(y, [x], stop_gradients=a),
+            tf.gradients(y, [x, b], stop_gradients=[b]),
+            tf.gradients(y, [x, a, b], stop_gradients=[a, b]),
+            tf.gradients(y, [unrelated], unconnected_gradients="zero"),
+            tf.gradients(y, [unrelated, x], unconnected_gradients=tf.UnconnectedGradients.ZERO),
+            tf.gradients(y, [unrelated]),
+        ]
+        with tf.Session() as sess:
+            return [[None if g is None else sess.run(g).tolist() for g in grads] for grads in cases]
+
+
+def test_stop_gradients_and_unconnected_gradients_as_tensorflow(tf1):
+    ours = _stop_and_unconnected(ff)
+    assert ours == _stop_and_unconnected(tf1)
+    assert ours[4] == [[0.0, 0.0, 0.0]] and ours[6] == [None]
+    with pytest.raises(ValueError):
+        ff.gradients(ff.constant(1.0), [ff.constant(2.0)], unconnected_gradients="sometimes")

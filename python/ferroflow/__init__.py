@@ -123,7 +123,7 @@ from .ops.data_flow_ops import (
     QueueBase,
     RandomShuffleQueue,
 )
-from .ops.gradients import AggregationMethod, gradients
+from .ops.gradients import AggregationMethod, UnconnectedGradients, gradients
 from .ops.indexing_ops import one_hot, pad, split, strided_slice, tile
 from .ops.init_ops import (
     constant_initializer,
@@ -498,6 +498,7 @@ __all__ = [
     "truncated_normal",
     "truncated_normal_initializer",
     "tuple",
+    "UnconnectedGradients",
     "uint8",
     "uniform_unit_scaling_initializer",
     "unique",

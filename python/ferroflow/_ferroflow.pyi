@@ -81,6 +81,7 @@ class Graph:
         device: str,
         aggregation: int = 0,
         colocate_with_ops: bool = False,
+        stop: list[tuple[int, int]] = ...,
     ) -> list[tuple[Any, ...] | None]:
         """`tf.gradients`: adds gradient nodes; per x None, ("dense", t) or ("sparse", v, i, s)."""
     def node_info(

@@ -7,8 +7,21 @@ graph, each op's gradient function, and the summing of contributions are in
 
 from __future__ import annotations
 
+import enum
+
 from ..framework import ops
 from ..framework.indexed_slices import IndexedSlices
+from . import array_ops
+
+
+class UnconnectedGradients(enum.Enum):
+    """What `tf.gradients` returns for an x that the ys do not depend on.
+
+    `NONE`: None (the default). `ZERO`: zeros shaped like x.
+    """
+
+    NONE = "none"
+    ZERO = "zero"
 
 
 class AggregationMethod:
@@ -37,6 +50,7 @@ def gradients(
     gate_gradients=False,
     aggregation_method=None,
     stop_gradients=None,
+    unconnected_gradients=UnconnectedGradients.NONE,
 ):
     """Symbolic partial derivatives of `sum(ys)` with respect to each of `xs`.
 
@@ -52,7 +66,10 @@ def gradients(
             summand's op.
         gate_gradients: Accepted for compatibility.
         aggregation_method: An `AggregationMethod` value.
-        stop_gradients: Tensors through which no gradient flows (as `tf.stop_gradient`).
+        stop_gradients: Tensors not differentiated through: each is treated as a
+            constant (it gets a gradient when it is an x; none flows on to its inputs).
+        unconnected_gradients: An `UnconnectedGradients` (or `"none"`/`"zero"`): what an
+            x the ys do not depend on gets.
 
     Returns:
         A list with one entry per x: a `Tensor`, an `IndexedSlices` (for gradients of
@@ -73,10 +90,16 @@ def gradients(
         if len(grad_ys) != len(ys):
             raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
         grad_ys = [None if g is None else ops.convert_to_tensor(g, name="grad_y") for g in grad_ys]
-    if stop_gradients is not None:
-        raise NotImplementedError(
-            "stop_gradients= is not supported yet; wrap tensors in tf.stop_gradient"
-        )
+    unconnected = UnconnectedGradients(
+        unconnected_gradients.value
+        if isinstance(unconnected_gradients, UnconnectedGradients)
+        else unconnected_gradients
+    )
+    stops = (
+        []
+        if stop_gradients is None
+        else [ops.convert_to_tensor(t) for t in _as_list(stop_gradients)]
+    )
     g = ops._graph_of(ys + xs)
     with g.as_default(), g.name_scope(name) as scope:
         device = g._device_for(ops._PendingOp("Gradients", scope)) if g._device_stack else ""
@@ -93,13 +116,18 @@ def gradients(
             in (AggregationMethod.EXPERIMENTAL_TREE, AggregationMethod.EXPERIMENTAL_ACCUMULATE_N)
             else 0,
             bool(colocate_gradients_with_ops),
+            [(t._op._id, t._value_index) for t in stops],
         )
         ops._sync_native_ops(g)
     tensor = lambda pair: g._ops[pair[0]]._outputs[pair[1]]  # noqa: E731
     out: list[ops.Tensor | IndexedSlices | None] = []
-    for r in result:
+    for x, r in zip(xs, result, strict=True):
         if r is None:
-            out.append(None)
+            if unconnected is UnconnectedGradients.ZERO:
+                with g.as_default():
+                    out.append(array_ops.zeros_like(x))
+            else:
+                out.append(None)
         elif r[0] == "dense":
             out.append(tensor(r[1]))
         else:

@@ -187,7 +187,7 @@ impl PyGraph {
     /// `("dense", (node, index))` or `("sparse", values, indices, dense_shape)`.
     // Mirrors the Python call: tensors as (node, index) pairs plus the scope settings.
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (ys, xs, grad_ys, scope, device, aggregation = 0, colocate_with_ops = false))]
+    #[pyo3(signature = (ys, xs, grad_ys, scope, device, aggregation = 0, colocate_with_ops = false, stop = Vec::new()))]
     fn gradients<'py>(
         &self,
         py: Python<'py>,
@@ -198,16 +198,19 @@ impl PyGraph {
         device: &str,
         aggregation: u8,
         colocate_with_ops: bool,
+        stop: Vec<(usize, usize)>,
     ) -> PyResult<Bound<'py, PyList>> {
         let out = |(node, index): (usize, usize)| Output { node, index };
         let ys: Vec<Output> = ys.into_iter().map(out).collect();
         let xs: Vec<Output> = xs.into_iter().map(out).collect();
         let grad_ys: Vec<Option<Output>> = grad_ys.into_iter().map(|g| g.map(out)).collect();
+        let stop: Vec<Output> = stop.into_iter().map(out).collect();
         let aggregation = if aggregation == 0 { Aggregation::AddN } else { Aggregation::Tree };
         let mut g = self.inner.write();
         let grads = guarded(py, || {
             Gradients::new(&mut g, scope, device, aggregation)
                 .colocate_with_ops(colocate_with_ops)
+                .stop_at(&stop)
                 .compute(&ys, &xs, &grad_ys)
         })?;
         let pair = |o: Output| (o.node, o.index);

@@ -214,6 +214,9 @@ pub struct Gradients<'a> {
     device: String,
     aggregation: Aggregation,
     colocate_with_ops: bool,
+    /// Nodes not differentiated through (`stop_gradients`): they receive gradients
+    /// but pass none to their inputs.
+    stop: HashSet<NodeId>,
 }
 
 /// Where a node colocated with `node` goes, as TF's `colocate_with(node)`: into
@@ -231,7 +234,14 @@ fn colocation_of(graph: &Graph, node: NodeId) -> Result<(AttrValue, String)> {
 impl<'a> Gradients<'a> {
     /// A transform adding nodes under `scope` (e.g. `"gradients/"`) on `device`.
     pub fn new(graph: &'a mut Graph, scope: &str, device: &str, aggregation: Aggregation) -> Self {
-        Gradients { graph, scope: scope.to_string(), device: device.to_string(), aggregation, colocate_with_ops: false }
+        Gradients {
+            graph,
+            scope: scope.to_string(),
+            device: device.to_string(),
+            aggregation,
+            colocate_with_ops: false,
+            stop: HashSet::new(),
+        }
     }
 
     /// TF's `colocate_gradients_with_ops`: the nodes of each op's gradient (and the
@@ -239,6 +249,14 @@ impl<'a> Gradients<'a> {
     #[must_use]
     pub fn colocate_with_ops(mut self, colocate: bool) -> Self {
         self.colocate_with_ops = colocate;
+        self
+    }
+
+    /// TF's `stop_gradients`: the producers of `tensors` are treated as constants (a
+    /// gradient reaches them, none flows on to their inputs).
+    #[must_use]
+    pub fn stop_at(mut self, tensors: &[Output]) -> Self {
+        self.stop.extend(tensors.iter().map(|t| t.node));
         self
     }
 
@@ -395,7 +413,7 @@ impl<'a> Gradients<'a> {
                 out_grads.push(agg);
             }
             // Only ops with an input on a path from xs need their gradient.
-            let flows = inputs.iter().any(|i| between[i.node]);
+            let flows = inputs.iter().any(|i| between[i.node]) && !self.stop.contains(&id);
             let in_grads = if flows && out_grads.iter().any(Option::is_some) {
                 match crate::ops::gradient(def.name) {
                     Gradient::Fn(f) => {
