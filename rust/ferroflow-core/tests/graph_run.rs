@@ -144,3 +144,18 @@ fn pruning_skips_unfetched_nodes_and_plans_are_cached() {
     assert_eq!(p1.num_steps(), 2);
     assert_eq!(sess.run(&p1, vec![]).unwrap()[0].scalar_value::<i32>().unwrap(), -3);
 }
+
+#[test]
+fn feeding_a_placeholder_satisfies_its_control_edges() {
+    // TF redirects a fed placeholder's control edges to the feed: `with
+    // tf.control_dependencies([x])` on a placeholder then needs only x fed.
+    let b = Builder::new();
+    let x = b.placeholder("x");
+    let c = b.constant(Tensor::from_slice(&[1], &[4f32]).unwrap());
+    let after = b.try_op("Identity", "after", &[c], &[x.node], vec![]).unwrap();
+    let sess = b.session(1);
+    let fed = sess.run_once(&[(x, Tensor::from_slice(&[1], &[1f32]).unwrap())], &[after], &[]).unwrap();
+    assert_eq!(fed[0].as_slice::<f32>().unwrap(), &[4.0]);
+    let e = sess.run_once(&[], &[after], &[]).unwrap_err();
+    assert!(e.message.contains("You must feed a value for placeholder tensor 'x'"), "{}", e.message);
+}

@@ -128,6 +128,18 @@ impl Plan {
         for f in fetches {
             graph.output_spec(*f)?;
         }
+        // The control inputs that still bind: a fed placeholder's are satisfied by the
+        // feed (TF redirects them to the feed node), so it is neither run nor waited for.
+        let controls = |node: &Node| -> Vec<NodeId> {
+            node.control_inputs
+                .iter()
+                .copied()
+                .filter(|&c| {
+                    let fed = feed_slot.contains_key(&Output { node: c, index: 0 });
+                    !(fed && graph.node(c).is_ok_and(|n| n.def.feed_satisfies_control))
+                })
+                .collect()
+        };
 
         // Prune: every node reachable backwards from the fetches and targets, not
         // crossing fed edges. Nodes are appended after their inputs, so id order is a
@@ -145,7 +157,7 @@ impl Plan {
             }
             let node = graph.node(n)?;
             stack.extend(node.inputs.iter().filter(|i| !feed_slot.contains_key(i)).map(|i| i.node));
-            stack.extend(node.control_inputs.iter().copied());
+            stack.extend(controls(node));
         }
         let needed_nodes: Vec<NodeId> = (0..graph.len()).filter(|&n| needed[n]).collect();
 
@@ -172,8 +184,8 @@ impl Plan {
         let mut sources: HashMap<NodeId, Vec<Output>> = HashMap::with_capacity(order.len());
         for &n in &order {
             let node = graph.node(n)?;
-            ordered[n] = !node.control_inputs.is_empty()
-                || node.inputs.iter().any(|o| ordered[o.node] && !feed_slot.contains_key(o));
+            ordered[n] =
+                !controls(node).is_empty() || node.inputs.iter().any(|o| ordered[o.node] && !feed_slot.contains_key(o));
             let src = node
                 .inputs
                 .iter()
@@ -234,7 +246,7 @@ impl Plan {
                     let node = graph.node(n)?;
                     let kernel =
                         kernels.remove(&n).ok_or_else(|| Error::value(format!("no kernel for {}", node.name)))?;
-                    let mut preds: Vec<usize> = node.control_inputs.iter().map(|&c| step_of[c]).collect();
+                    let mut preds: Vec<usize> = controls(node).into_iter().map(|c| step_of[c]).collect();
                     let mut inputs = SmallVec::new();
                     for (i, src) in sources[&n].iter().enumerate() {
                         let (slot, pred) = read(src, device_of[&n]);

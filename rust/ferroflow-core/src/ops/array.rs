@@ -12,7 +12,7 @@ use crate::tensor::Tensor;
 
 pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("Const", &[], infer_const, k::const_kernel).no_grad());
-    r.add(OpDef::new("Placeholder", &[], infer_placeholder, k::placeholder_kernel).no_grad());
+    r.add(OpDef::new("Placeholder", &[], infer_placeholder, k::placeholder_kernel).feed_satisfies_control().no_grad());
     r.add(
         OpDef::new("PlaceholderWithDefault", &["input"], infer_placeholder_with_default, k::identity_kernel)
             .grad(g::identity),

@@ -67,6 +67,9 @@ pub struct OpDef {
     /// Whether its output is its first input unchanged (`Identity`): a consumer that
     /// must see a variable's latest value may read the variable behind it instead.
     pub forwards_input: bool,
+    /// Whether feeding its output also satisfies the control edges out of it (TF's
+    /// `Placeholder`: a fed placeholder's control edges are redirected to the feed).
+    pub feed_satisfies_control: bool,
     /// How the planner estimates its work.
     pub cost: Cost,
     /// Shape and dtype inference.
@@ -105,6 +108,7 @@ impl OpDef {
             ref_inputs: &[],
             stateful: false,
             forwards_input: false,
+            feed_satisfies_control: false,
             cost: Cost::Elementwise,
             infer,
         };
@@ -151,6 +155,13 @@ impl OpRow {
     #[must_use]
     pub fn forwards_input(mut self) -> Self {
         self.schema.forwards_input = true;
+        self
+    }
+    /// Declares that feeding the op's output satisfies the control edges out of it
+    /// (see [`OpDef::feed_satisfies_control`]).
+    #[must_use]
+    pub fn feed_satisfies_control(mut self) -> Self {
+        self.schema.feed_satisfies_control = true;
         self
     }
     /// Sets how the planner estimates the op's work.
