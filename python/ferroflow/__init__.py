@@ -259,7 +259,7 @@ from .protos import (
 
 __version__ = _ferroflow.__version__
 
-from . import compat, contrib, initializers, io, losses, nn, python_io, summary, train
+from . import compat, contrib, initializers, io, losses, metrics, nn, python_io, summary, train
 from .platform import app, flags, gfile
 from .platform import tf_logging as logging
 from .platform.tf_logging import get_logger
@@ -393,6 +393,7 @@ __all__ = [
     "less_equal",
     "local_variables",
     "losses",
+    "metrics",
     "local_variables_initializer",
     "log",
     "log1p",
