@@ -92,7 +92,7 @@ def test_paired_metric_streams_like_tf(tf1, name, weights):
     _compare(tf1, build)
 
 
-@pytest.mark.parametrize("weights", ["per_element", "per_row", "scalar"])
+@pytest.mark.parametrize("weights", sorted(WEIGHTS))
 def test_mean_streams_like_tf(tf1, weights):
     rng = np.random.RandomState(3)
     batches = [rng.randn(4, 3).astype(np.float32) for _ in range(3)]
@@ -135,3 +135,20 @@ def _error(lib, build):
 )
 def test_errors_match_tf(tf1, build):
     assert _error(ferroflow, build) == _error(tf1, build)
+
+
+def test_two_means_in_one_graph_get_their_own_scopes(tf1):
+    rng = np.random.RandomState(5)
+    batches = [rng.randn(4, 3).astype(np.float32) for _ in range(2)]
+
+    def build(tf):
+        x = tf.placeholder(tf.float32, [4, 3])
+        first, update_first = tf.metrics.mean(x)
+        second, update_second = tf.metrics.mean(x * 2.0)
+        # The second mean's value and update, grouped with the first's so both stream.
+        with tf.control_dependencies([update_first]):
+            update = tf.identity(update_second)
+        del first
+        return [{x: b} for b in batches], second, update
+
+    _compare(tf1, build)
