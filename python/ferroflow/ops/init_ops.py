@@ -160,64 +160,54 @@ class RandomUniform(Initializer):
         }
 
 
-class RandomNormal(Initializer):
+class _MeanStddev(Initializer):
+    """An initializer drawing from a distribution given by mean and stddev."""
+
+    def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
+        """Args: mean, stddev, seed, dtype (floating).
+
+        Raises:
+            ValueError: If `dtype` is not floating point.
+        """
+        self.mean = mean
+        self.stddev = stddev
+        self.seed = seed
+        self.dtype = _assert_float_dtype(dtypes.as_dtype(dtype))
+
+    @staticmethod
+    def _draw(shape, mean, stddev, dtype, seed):
+        raise NotImplementedError  # each subclass names its random op
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        """The random op's values of `shape` (`dtype` defaults to the initializer's)."""
+        if dtype is None:
+            dtype = self.dtype
+        return self._draw(shape, self.mean, self.stddev, dtype, self.seed)
+
+    def get_config(self) -> dict:
+        """`{"mean", "stddev", "seed", "dtype"}`."""
+        return {
+            "mean": self.mean,
+            "stddev": self.stddev,
+            "seed": self.seed,
+            "dtype": self.dtype.name,
+        }
+
+
+class RandomNormal(_MeanStddev):
     """Normally distributed values (`tf.random_normal_initializer`)."""
 
-    def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
-        """Args: mean, stddev, seed, dtype (floating).
-
-        Raises:
-            ValueError: If `dtype` is not floating point.
-        """
-        self.mean = mean
-        self.stddev = stddev
-        self.seed = seed
-        self.dtype = _assert_float_dtype(dtypes.as_dtype(dtype))
-
-    def __call__(self, shape, dtype=None, partition_info=None):
-        """`tf.random_normal(shape, mean, stddev, dtype, seed)`."""
-        if dtype is None:
-            dtype = self.dtype
-        return random_ops.random_normal(shape, self.mean, self.stddev, dtype, seed=self.seed)
-
-    def get_config(self) -> dict:
-        """`{"mean", "stddev", "seed", "dtype"}`."""
-        return {
-            "mean": self.mean,
-            "stddev": self.stddev,
-            "seed": self.seed,
-            "dtype": self.dtype.name,
-        }
+    @staticmethod
+    def _draw(shape, mean, stddev, dtype, seed):
+        return random_ops.random_normal(shape, mean, stddev, dtype, seed=seed)
 
 
-class TruncatedNormal(Initializer):
+class TruncatedNormal(_MeanStddev):
     """Normal values redrawn beyond two stddevs (`tf.truncated_normal_initializer`)."""
 
-    def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
-        """Args: mean, stddev, seed, dtype (floating).
-
-        Raises:
-            ValueError: If `dtype` is not floating point.
-        """
-        self.mean = mean
-        self.stddev = stddev
-        self.seed = seed
-        self.dtype = _assert_float_dtype(dtypes.as_dtype(dtype))
-
-    def __call__(self, shape, dtype=None, partition_info=None):
-        """`tf.truncated_normal(shape, mean, stddev, dtype, seed)`."""
-        if dtype is None:
-            dtype = self.dtype
-        return random_ops.truncated_normal(shape, self.mean, self.stddev, dtype, seed=self.seed)
-
-    def get_config(self) -> dict:
-        """`{"mean", "stddev", "seed", "dtype"}`."""
-        return {
-            "mean": self.mean,
-            "stddev": self.stddev,
-            "seed": self.seed,
-            "dtype": self.dtype.name,
-        }
+    @staticmethod
+    def _draw(shape, mean, stddev, dtype, seed):
+        return random_ops.truncated_normal(shape, mean, stddev, dtype, seed=seed)
 
 
 class UniformUnitScaling(Initializer):

@@ -32,9 +32,6 @@ pub struct RunCancellation<'a> {
     next_id: AtomicU64,
     waiters: Mutex<Vec<(u64, Arc<dyn Wake>)>>,
     interrupt: Option<InterruptCheck<'a>>,
-    // The run's first error when an interrupt cancelled it (reported instead of the
-    // `Cancelled` statuses of the operations it woke).
-    interrupted: Mutex<Option<Error>>,
 }
 
 impl<'a> RunCancellation<'a> {
@@ -45,7 +42,6 @@ impl<'a> RunCancellation<'a> {
             next_id: AtomicU64::new(0),
             waiters: Mutex::new(Vec::new()),
             interrupt,
-            interrupted: Mutex::new(None),
         }
     }
 
@@ -81,20 +77,13 @@ impl<'a> RunCancellation<'a> {
         self.interrupt.is_some()
     }
 
-    /// Runs the interrupt check; an interrupt cancels the run and is returned.
+    /// Runs the interrupt check; an interrupt cancels the run and is returned (the
+    /// step that polled fails with it, so it becomes the run's first error).
     pub fn poll_interrupt(&self) -> Result<()> {
         let Some(check) = self.interrupt else { return Ok(()) };
-        if let Err(e) = check() {
-            self.interrupted.lock().get_or_insert(e.clone());
+        check().inspect_err(|_| {
             self.cancel();
-            return Err(e);
-        }
-        Ok(())
-    }
-
-    /// The error of an interrupt that cancelled the run, if one did.
-    pub fn interrupt_error(&self) -> Option<Error> {
-        self.interrupted.lock().clone()
+        })
     }
 
     /// When a wait starting now should wake to poll for interrupts (or `deadline`,
@@ -168,9 +157,8 @@ mod tests {
         let run = RunCancellation::new(Some(&check));
         assert!(run.polls_interrupts());
         assert!(run.wake_time(None).is_some());
-        assert!(run.poll_interrupt().is_err());
+        assert_eq!(run.poll_interrupt().unwrap_err().message, "interrupted");
         assert!(run.is_cancelled());
-        assert_eq!(run.interrupt_error().unwrap().message, "interrupted");
         assert!(RunCancellation::default().wake_time(None).is_none());
     }
 }
