@@ -115,6 +115,7 @@ from .ops.clip_ops import (
     clip_by_value,
     global_norm,
 )
+from .ops.confusion_matrix import confusion_matrix
 from .ops.control_flow_ops import group, no_op, tuple
 from .ops.data_flow_ops import (
     FIFOQueue,
@@ -314,6 +315,7 @@ __all__ = [
     "compat",
     "concat",
     "ConfigProto",
+    "confusion_matrix",
     "constant",
     "constant_initializer",
     "container",

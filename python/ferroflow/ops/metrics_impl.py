@@ -8,8 +8,19 @@ batch to them and gives the value after the update.
 
 from __future__ import annotations
 
-from ..framework import dtypes, ops, tensor_util
-from . import array_ops, check_ops, control_flow_ops, logging_ops, math_ops, state_ops, variables
+from ..framework import constant_op, dtypes, ops, tensor_util
+from ..platform import tf_logging as logging
+from . import (
+    array_ops,
+    check_ops,
+    control_flow_ops,
+    indexing_ops,
+    logging_ops,
+    math_ops,
+    state_ops,
+    variables,
+)
+from . import confusion_matrix as confusion_matrix_ops
 from . import variable_scope as vs
 from .losses_impl import _broadcast_weights
 
@@ -286,3 +297,668 @@ def _ratio(default_name, other):
 
 precision = _ratio("precision", false_positives)
 recall = _ratio("recall", false_negatives)
+
+
+def _confusion_matrix_at_thresholds(labels, predictions, thresholds, weights=None, includes=None):
+    """TF's per-threshold confusion counts: variables and update ops, keyed by kind.
+
+    For each of `includes` (from `"tp"`, `"fn"`, `"tn"`, `"fp"`; all four by default) a
+    `[len(thresholds)]` metric variable (`true_positives`, `false_negatives`,
+    `true_negatives`, `false_positives`) counts the (weighted) elements whose prediction
+    is above (positive) or at most (negative) each threshold. `predictions` are checked
+    to lie in `[0, 1]` (statically when constant, else when the update runs).
+
+    Returns:
+        `(values, update_ops)`: two dicts keyed by `includes`.
+
+    Raises:
+        ValueError: An invalid key in `includes`, or mismatched shapes.
+    """
+    all_includes = ("tp", "fn", "tn", "fp")
+    if includes is None:
+        includes = all_includes
+    else:
+        for include in includes:
+            if include not in all_includes:
+                raise ValueError(f"Invalid key: {include}")
+    predictions = ops.convert_to_tensor(predictions)
+    with ops.control_dependencies(
+        [
+            check_ops.assert_greater_equal(
+                predictions,
+                array_ops.cast(0.0, dtype=predictions.dtype),
+                message="predictions must be in [0, 1]",
+            ),
+            check_ops.assert_less_equal(
+                predictions,
+                array_ops.cast(1.0, dtype=predictions.dtype),
+                message="predictions must be in [0, 1]",
+            ),
+        ]
+    ):
+        predictions, labels, weights = _remove_squeezable_dimensions(
+            predictions=array_ops.cast(predictions, dtypes.float32),
+            labels=array_ops.cast(labels, dtype=dtypes.bool),
+            weights=weights,
+        )
+    num_thresholds = len(thresholds)
+    predictions_2d = array_ops.reshape(predictions, [-1, 1])
+    labels_2d = array_ops.reshape(array_ops.cast(labels, dtype=dtypes.bool), [1, -1])
+    num_predictions = predictions_2d.get_shape().as_list()[0]
+    if num_predictions is None:
+        num_predictions = array_ops.shape(predictions_2d)[0]
+    thresh_tiled = indexing_ops.tile(
+        array_ops.expand_dims(constant_op.constant(thresholds), [1]),
+        array_ops.stack([1, num_predictions]),
+    )
+    pred_is_pos = math_ops.greater(
+        indexing_ops.tile(array_ops.transpose(predictions_2d), [num_thresholds, 1]), thresh_tiled
+    )
+    if ("fn" in includes) or ("tn" in includes):
+        pred_is_neg = math_ops.logical_not(pred_is_pos)
+    label_is_pos = indexing_ops.tile(labels_2d, [num_thresholds, 1])
+    if ("fp" in includes) or ("tn" in includes):
+        label_is_neg = math_ops.logical_not(label_is_pos)
+    if weights is not None:
+        weights = _broadcast_weights(array_ops.cast(weights, dtypes.float32), predictions)
+        weights_tiled = indexing_ops.tile(array_ops.reshape(weights, [1, -1]), [num_thresholds, 1])
+        thresh_tiled.get_shape().assert_is_compatible_with(weights_tiled.get_shape())
+    else:
+        weights_tiled = None
+
+    values = {}
+    update_ops = {}
+    kinds = (
+        ("tp", "true_positives", lambda: (label_is_pos, pred_is_pos)),
+        ("fn", "false_negatives", lambda: (label_is_pos, pred_is_neg)),
+        ("tn", "true_negatives", lambda: (label_is_neg, pred_is_neg)),
+        ("fp", "false_positives", lambda: (label_is_neg, pred_is_pos)),
+    )
+    for key, var_name, operands in kinds:
+        if key not in includes:
+            continue
+        var = metric_variable([num_thresholds], dtypes.float32, name=var_name)
+        is_kind = array_ops.cast(math_ops.logical_and(*operands()), dtypes.float32)
+        if weights_tiled is not None:
+            is_kind *= weights_tiled
+        update_ops[key] = state_ops.assign_add(var, math_ops.reduce_sum(is_kind, 1))
+        values[key] = var
+    return values, update_ops
+
+
+def auc(
+    labels,
+    predictions,
+    weights=None,
+    num_thresholds=200,
+    metrics_collections=None,
+    updates_collections=None,
+    curve="ROC",
+    name=None,
+    summation_method="trapezoidal",
+    thresholds=None,
+):
+    """The area under the ROC or precision-recall curve, by a Riemann sum over thresholds.
+
+    Four `[num_thresholds]` variables (`true_positives`, `false_negatives`,
+    `true_negatives`, `false_positives`) count the predictions above each threshold:
+    `num_thresholds - 2` evenly spaced in `(0, 1)` (or the sorted `thresholds`), plus
+    `-1e-7` and `1 + 1e-7`. The curve's points (false positive rate and recall for
+    `"ROC"`, recall and precision for `"PR"`) are summed by `summation_method`:
+    `"trapezoidal"`, `"careful_interpolation"` (interpolating the counts, Davis &
+    Goadrich 2006, for `"PR"`), `"minoring"` or `"majoring"`.
+
+    Args:
+        labels: A tensor of `predictions`' shape, cast to bool.
+        predictions: Floating point predictions in `[0, 1]`.
+        weights: Optional weights of rank 0 or `labels`' rank, broadcastable to it.
+        num_thresholds: The number of thresholds (ignored with `thresholds`).
+        metrics_collections: Collections to add the value to.
+        updates_collections: Collections to add the update op to.
+        curve: `"ROC"` or `"PR"`.
+        name: The variable scope (default `auc`).
+        summation_method: How the areas are summed (see above).
+        thresholds: Optional thresholds in `[0, 1]`.
+
+    Returns:
+        `(auc, update_op)`.
+
+    Raises:
+        ValueError: An unknown `curve` or `summation_method`, or mismatched shapes.
+    """
+    with vs.variable_scope(name, "auc", (labels, predictions, weights)):
+        if curve != "ROC" and curve != "PR":
+            raise ValueError(f"Curve must be either ROC or PR. Curve {curve} is unknown.")
+        kepsilon = 1e-7
+        if thresholds is not None:
+            thresholds = sorted(thresholds)
+            num_thresholds = len(thresholds) + 2
+        else:
+            thresholds = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+        thresholds = [0.0 - kepsilon, *thresholds, 1.0 + kepsilon]
+        values, update_ops = _confusion_matrix_at_thresholds(
+            labels, predictions, thresholds, weights
+        )
+        epsilon = 1.0e-6
+        n = num_thresholds
+
+        def interpolate_pr_auc(tp, fp, fn):
+            dtp = tp[: n - 1] - tp[1:]
+            p = tp + fp
+            prec_slope = math_ops.div_no_nan(
+                dtp, math_ops.maximum(p[: n - 1] - p[1:], 0), name="prec_slope"
+            )
+            intercept = tp[1:] - math_ops.multiply(prec_slope, p[1:])
+            safe_p_ratio = array_ops.where(
+                math_ops.logical_and(p[: n - 1] > 0, p[1:] > 0),
+                math_ops.div_no_nan(
+                    p[: n - 1], math_ops.maximum(p[1:], 0), name="recall_relative_ratio"
+                ),
+                array_ops.ones_like(p[1:]),
+            )
+            return math_ops.reduce_sum(
+                math_ops.div_no_nan(
+                    prec_slope * (dtp + intercept * math_ops.log(safe_p_ratio)),
+                    math_ops.maximum(tp[1:] + fn[1:], 0),
+                    name="pr_auc_increment",
+                ),
+                name="interpolate_pr_auc",
+            )
+
+        def compute_auc(tp, fn, tn, fp, name):
+            if curve == "PR":
+                if summation_method == "trapezoidal":
+                    logging.warning(
+                        "Trapezoidal rule is known to produce incorrect PR-AUCs; "
+                        'please switch to "careful_interpolation" instead.'
+                    )
+                elif summation_method == "careful_interpolation":
+                    return interpolate_pr_auc(tp, fp, fn)
+            rec = math_ops.divide(tp + epsilon, tp + fn + epsilon)
+            if curve == "ROC":
+                x = math_ops.divide(fp, fp + tn + epsilon)
+                y = rec
+            else:
+                x = rec
+                y = math_ops.divide(tp + epsilon, tp + fp + epsilon)
+            if summation_method in ("trapezoidal", "careful_interpolation"):
+                heights = (y[: n - 1] + y[1:]) / 2.0
+            elif summation_method == "minoring":
+                heights = math_ops.minimum(y[: n - 1], y[1:])
+            elif summation_method == "majoring":
+                heights = math_ops.maximum(y[: n - 1], y[1:])
+            else:
+                raise ValueError(
+                    f"Invalid summation_method: {summation_method} summation_method should "
+                    "be 'trapezoidal', 'careful_interpolation', 'minoring', or 'majoring'."
+                )
+            return math_ops.reduce_sum(math_ops.multiply(x[: n - 1] - x[1:], heights), name=name)
+
+        auc_value = compute_auc(values["tp"], values["fn"], values["tn"], values["fp"], "value")
+        _add(metrics_collections, auc_value)
+        update_op = compute_auc(
+            update_ops["tp"], update_ops["fn"], update_ops["tn"], update_ops["fp"], "update_op"
+        )
+        _add(updates_collections, update_op)
+        return auc_value, update_op
+
+
+def _counter_at_thresholds(default_name, key):
+    def metric(
+        labels,
+        predictions,
+        thresholds,
+        weights=None,
+        metrics_collections=None,
+        updates_collections=None,
+        name=None,
+    ):
+        with vs.variable_scope(name, default_name, (predictions, labels, weights)):
+            values, update_ops = _confusion_matrix_at_thresholds(
+                labels, predictions, thresholds, weights=weights, includes=(key,)
+            )
+            value = _read(values[key], metrics_collections)
+            _add(updates_collections, update_ops[key])
+            return value, update_ops[key]
+
+    metric.__name__ = metric.__qualname__ = f"{default_name}_at_thresholds"
+    metric.__doc__ = (
+        f"The (weighted) {default_name.replace('_', ' ')} at each of `thresholds`.\n\n"
+        "A prediction (in `[0, 1]`) is positive above a threshold and negative at or\n"
+        "below it; `labels` are cast to bool. The counts stream into the\n"
+        f"`[len(thresholds)]` variable `{default_name}/{default_name}`.\n\n"
+        "Returns:\n    `(value, update_op)`, both of shape `[len(thresholds)]`.\n"
+    )
+    return metric
+
+
+true_positives_at_thresholds = _counter_at_thresholds("true_positives", "tp")
+false_positives_at_thresholds = _counter_at_thresholds("false_positives", "fp")
+true_negatives_at_thresholds = _counter_at_thresholds("true_negatives", "tn")
+false_negatives_at_thresholds = _counter_at_thresholds("false_negatives", "fn")
+
+
+def _ratio_at_thresholds(default_name, other):
+    prefix = default_name.split("_at_")[0]
+
+    def metric(
+        labels,
+        predictions,
+        thresholds,
+        weights=None,
+        metrics_collections=None,
+        updates_collections=None,
+        name=None,
+    ):
+        with vs.variable_scope(name, default_name, (predictions, labels, weights)):
+            values, update_ops = _confusion_matrix_at_thresholds(
+                labels, predictions, thresholds, weights, includes=("tp", other)
+            )
+            epsilon = 1e-7
+
+            def compute(tp, o, name):
+                return math_ops.divide(tp, epsilon + tp + o, name=f"{prefix}_{name}")
+
+            value = compute(values["tp"], values[other], "value")
+            _add(metrics_collections, value)
+            update_op = compute(update_ops["tp"], update_ops[other], "update_op")
+            _add(updates_collections, update_op)
+            return value, update_op
+
+    metric.__name__ = metric.__qualname__ = default_name
+    other_name = {"fp": "false_positives", "fn": "false_negatives"}[other]
+    metric.__doc__ = (
+        f"The streamed {prefix} at each of `thresholds`: `tp / (tp + {other} + 1e-7)`.\n\n"
+        "A prediction (in `[0, 1]`) is positive above a threshold; `labels` are cast to\n"
+        f"bool. The `true_positives` and `{other_name}` variables count per threshold.\n\n"
+        "Returns:\n    `(value, update_op)`, both of shape `[len(thresholds)]`.\n"
+    )
+    return metric
+
+
+precision_at_thresholds = _ratio_at_thresholds("precision_at_thresholds", "fp")
+recall_at_thresholds = _ratio_at_thresholds("recall_at_thresholds", "fn")
+
+
+def sensitivity_at_specificity(
+    labels,
+    predictions,
+    specificity,
+    weights=None,
+    num_thresholds=200,
+    metrics_collections=None,
+    updates_collections=None,
+    name=None,
+):
+    """The sensitivity (recall) at the threshold whose specificity is nearest `specificity`.
+
+    Counts `true_positives`, `false_negatives`, `true_negatives` and `false_positives`
+    at `num_thresholds` thresholds (as `auc`), picks the first threshold whose
+    `tn / (tn + fp)` is nearest `specificity` and gives `tp / (tp + fn)` there.
+
+    Returns:
+        `(sensitivity, update_op)`.
+
+    Raises:
+        ValueError: `specificity` outside `[0, 1]`, or mismatched shapes.
+    """
+    if specificity < 0 or specificity > 1:
+        raise ValueError(
+            "`specificity` must be in the range [0, 1]. Currently, `specificity` got "
+            f"{specificity}."
+        )
+    with vs.variable_scope(name, "sensitivity_at_specificity", (predictions, labels, weights)):
+        kepsilon = 1e-7
+        thresholds = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+        thresholds = [0.0 - kepsilon, *thresholds, 1.0 + kepsilon]
+        values, update_ops = _confusion_matrix_at_thresholds(
+            labels, predictions, thresholds, weights
+        )
+
+        def compute(tp, tn, fp, fn, name):
+            specificities = math_ops.divide(tn, tn + fp + kepsilon)
+            tf_index = math_ops.argmin(math_ops.abs(specificities - specificity), 0)
+            tf_index = array_ops.cast(tf_index, dtypes.int32)
+            return math_ops.divide(tp[tf_index], tp[tf_index] + fn[tf_index] + kepsilon, name)
+
+        sensitivity = compute(values["tp"], values["tn"], values["fp"], values["fn"], "value")
+        _add(metrics_collections, sensitivity)
+        update_op = compute(
+            update_ops["tp"], update_ops["tn"], update_ops["fp"], update_ops["fn"], "update_op"
+        )
+        _add(updates_collections, update_op)
+        return sensitivity, update_op
+
+
+def specificity_at_sensitivity(
+    labels,
+    predictions,
+    sensitivity,
+    weights=None,
+    num_thresholds=200,
+    metrics_collections=None,
+    updates_collections=None,
+    name=None,
+):
+    """The specificity at the threshold whose sensitivity is nearest `sensitivity`.
+
+    Counts `true_positives`, `false_negatives`, `true_negatives` and `false_positives`
+    at `num_thresholds` thresholds (the last `1 - 1e-7`, as TF), picks the last threshold
+    whose `tp / (tp + fn)` is nearest `sensitivity` and gives `tn / (tn + fp)` there.
+
+    Returns:
+        `(specificity, update_op)`.
+
+    Raises:
+        ValueError: `sensitivity` outside `[0, 1]`, or mismatched shapes.
+    """
+    if sensitivity < 0 or sensitivity > 1:
+        raise ValueError(
+            f"`sensitivity` must be in the range [0, 1]. Currently, `sensitivity` is {sensitivity}."
+        )
+    with vs.variable_scope(name, "specificity_at_sensitivity", (predictions, labels, weights)):
+        kepsilon = 1e-7
+        thresholds = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+        thresholds = [0.0 - kepsilon, *thresholds, 1.0 - kepsilon]
+        values, update_ops = _confusion_matrix_at_thresholds(
+            labels, predictions, thresholds, weights
+        )
+
+        def compute(tp, tn, fp, fn, name):
+            sensitivities = math_ops.divide(tp, tp + fn + kepsilon)
+            min_val = math_ops.reduce_min(math_ops.abs(sensitivities - sensitivity))
+            indices_at_minval = math_ops.equal(math_ops.abs(sensitivities - sensitivity), min_val)
+            indices_at_minval = array_ops.cast(indices_at_minval, dtypes.int64)
+            indices_at_minval = math_ops.cumsum(indices_at_minval)
+            tf_index = math_ops.argmax(indices_at_minval, 0)
+            tf_index = array_ops.cast(tf_index, dtypes.int32)
+            return math_ops.divide(tn[tf_index], tn[tf_index] + fp[tf_index] + kepsilon, name)
+
+        specificity = compute(values["tp"], values["tn"], values["fp"], values["fn"], "value")
+        _add(metrics_collections, specificity)
+        update_op = compute(
+            update_ops["tp"], update_ops["tn"], update_ops["fp"], update_ops["fn"], "update_op"
+        )
+        _add(updates_collections, update_op)
+        return specificity, update_op
+
+
+def _streaming_confusion_matrix(labels, predictions, num_classes, weights=None):
+    """A `[num_classes, num_classes]` float64 `total_confusion_matrix` and its update op."""
+    total_cm = metric_variable(
+        [num_classes, num_classes], dtypes.float64, name="total_confusion_matrix"
+    )
+    predictions = array_ops.cast(predictions, dtypes.int64)
+    labels = array_ops.cast(labels, dtypes.int64)
+    num_classes = array_ops.cast(num_classes, dtypes.int64)
+    if predictions.get_shape().ndims > 1:
+        predictions = array_ops.reshape(predictions, [-1])
+    if labels.get_shape().ndims > 1:
+        labels = array_ops.reshape(labels, [-1])
+    if (weights is not None) and (weights.get_shape().ndims > 1):
+        weights = array_ops.reshape(weights, [-1])
+    current_cm = confusion_matrix_ops.confusion_matrix(
+        labels, predictions, num_classes, weights=weights, dtype=dtypes.float64
+    )
+    update_op = state_ops.assign_add(total_cm, current_cm)
+    return total_cm, update_op
+
+
+def _diag_part(matrix):
+    """The diagonal of a square matrix of static size (TF's `DiagPart`, by a gather)."""
+    n = matrix.get_shape().dims[0].value
+    return array_ops.gather(array_ops.reshape(matrix, [-1]), list(range(0, n * n, n + 1)))
+
+
+def mean_iou(
+    labels,
+    predictions,
+    num_classes,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name=None,
+):
+    """The mean intersection-over-union of the classes, from a streamed confusion matrix.
+
+    Each class's IOU is `true_positive / (true_positive + false_positive +
+    false_negative)`, read off the float64 `total_confusion_matrix` variable; the mean
+    is over the classes that occur in labels or predictions (0 if none).
+
+    Args:
+        labels: Class ids (int32 or int64), flattened when of rank > 1.
+        predictions: Predicted class ids of `labels`' shape.
+        num_classes: The number of classes (a Python int).
+        weights: Optional per-element weights of `labels`' shape (or rank 0).
+        metrics_collections: Collections to add the value to.
+        updates_collections: Collections to add the update op to.
+        name: The variable scope (default `mean_iou`).
+
+    Returns:
+        `(mean_iou, update_op)`; `update_op` gives the updated confusion matrix.
+
+    Raises:
+        ValueError: `predictions` and `labels` of incompatible shapes.
+
+    Departure: `DiagPart` is a `Gather` of the flattened matrix.
+    """
+    with vs.variable_scope(name, "mean_iou", (predictions, labels, weights)):
+        labels = ops.convert_to_tensor(labels)
+        predictions = ops.convert_to_tensor(predictions)
+        if weights is not None:
+            weights = ops.convert_to_tensor(weights)
+        predictions.get_shape().assert_is_compatible_with(labels.get_shape())
+        total_cm, update_op = _streaming_confusion_matrix(labels, predictions, num_classes, weights)
+        sum_over_row = array_ops.cast(math_ops.reduce_sum(total_cm, 0), dtypes.float32)
+        sum_over_col = array_ops.cast(math_ops.reduce_sum(total_cm, 1), dtypes.float32)
+        cm_diag = array_ops.cast(_diag_part(total_cm), dtypes.float32)
+        denominator = sum_over_row + sum_over_col - cm_diag
+        num_valid_entries = math_ops.reduce_sum(
+            array_ops.cast(math_ops.not_equal(denominator, 0), dtype=dtypes.float32)
+        )
+        denominator = array_ops.where(
+            math_ops.greater(denominator, 0), denominator, array_ops.ones_like(denominator)
+        )
+        iou = math_ops.divide(cm_diag, denominator)
+        mean_iou_v = array_ops.where(
+            math_ops.greater(num_valid_entries, 0),
+            math_ops.reduce_sum(iou, name="mean_iou") / num_valid_entries,
+            0.0,
+        )
+        _add(metrics_collections, mean_iou_v)
+        _add(updates_collections, update_op)
+        return mean_iou_v, update_op
+
+
+def mean_per_class_accuracy(
+    labels,
+    predictions,
+    num_classes,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name=None,
+):
+    """The mean over classes of each class's accuracy (correct / seen, per label class).
+
+    Two `[num_classes]` variables, `total` (the weight of each label class) and `count`
+    (the weight of its correct predictions), are updated with `ScatterAdd`.
+
+    Args:
+        labels: Class ids, flattened when of rank > 1.
+        predictions: Predicted class ids of `labels`' shape.
+        num_classes: The number of classes.
+        weights: Optional per-element weights of `labels`' shape.
+        metrics_collections: Collections to add the value to.
+        updates_collections: Collections to add the update op to.
+        name: The variable scope (default `mean_accuracy`).
+
+    Returns:
+        `(mean_accuracy, update_op)`; `update_op` gives the per-class accuracies.
+
+    Raises:
+        ValueError: `predictions` and `labels` of incompatible shapes.
+    """
+    with vs.variable_scope(name, "mean_accuracy", (predictions, labels, weights)):
+        labels = array_ops.cast(labels, dtypes.int64)
+        predictions = ops.convert_to_tensor(predictions)
+        if labels.get_shape().ndims > 1:
+            labels = array_ops.reshape(labels, [-1])
+        if predictions.get_shape().ndims > 1:
+            predictions = array_ops.reshape(predictions, [-1])
+        predictions.get_shape().assert_is_compatible_with(labels.get_shape())
+        total = metric_variable([num_classes], dtypes.float32, name="total")
+        count = metric_variable([num_classes], dtypes.float32, name="count")
+        ones = array_ops.ones(array_ops.stack([array_ops.size(labels)]), dtypes.float32)
+        if labels.dtype != predictions.dtype:
+            predictions = array_ops.cast(predictions, labels.dtype)
+        is_correct = array_ops.cast(math_ops.equal(predictions, labels), dtypes.float32)
+        if weights is not None:
+            weights = ops.convert_to_tensor(weights)
+            if weights.get_shape().ndims > 1:
+                weights = array_ops.reshape(weights, [-1])
+            weights = array_ops.cast(weights, dtypes.float32)
+            is_correct *= weights
+            ones *= weights
+        update_total_op = state_ops.scatter_add(total, labels, ones)
+        update_count_op = state_ops.scatter_add(count, labels, is_correct)
+        per_class_accuracy = math_ops.div_no_nan(count, math_ops.maximum(total, 0))
+        mean_accuracy_v = math_ops.reduce_mean(per_class_accuracy, name="mean_accuracy")
+        _add(metrics_collections, mean_accuracy_v)
+        update_op = math_ops.div_no_nan(
+            update_count_op, math_ops.maximum(update_total_op, 0), name="update_op"
+        )
+        _add(updates_collections, update_op)
+        return mean_accuracy_v, update_op
+
+
+def mean_relative_error(
+    labels,
+    predictions,
+    normalizer,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name=None,
+):
+    """The (weighted) `mean` of `|labels - predictions| / normalizer` (0 where it is 0).
+
+    Returns:
+        `(mean_relative_error, update_op)`.
+
+    Raises:
+        ValueError: `predictions`, `labels` and `normalizer` of incompatible shapes.
+    """
+    predictions, labels, weights = _remove_squeezable_dimensions(
+        predictions=predictions, labels=labels, weights=weights
+    )
+    predictions, normalizer = confusion_matrix_ops.remove_squeezable_dimensions(
+        predictions, normalizer
+    )
+    predictions.get_shape().assert_is_compatible_with(normalizer.get_shape())
+    relative_errors = array_ops.where(
+        math_ops.equal(normalizer, 0.0),
+        array_ops.zeros_like(labels),
+        math_ops.divide(math_ops.abs(labels - predictions), normalizer),
+    )
+    return mean(
+        relative_errors,
+        weights,
+        metrics_collections,
+        updates_collections,
+        name or "mean_relative_error",
+    )
+
+
+def mean_cosine_distance(
+    labels,
+    predictions,
+    dim,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name=None,
+):
+    """One minus the (weighted) `mean` of `sum(labels * predictions, dim)`.
+
+    `labels` and `predictions` should be unit vectors along `dim`; the products are
+    summed along it (kept as a dimension of 1) and streamed through `mean`.
+
+    Returns:
+        `(mean_distance, update_op)`.
+
+    Raises:
+        ValueError: `predictions` and `labels` of incompatible shapes.
+    """
+    predictions, labels, weights = _remove_squeezable_dimensions(
+        predictions=predictions, labels=labels, weights=weights
+    )
+    radial_diffs = math_ops.multiply(predictions, labels)
+    radial_diffs = math_ops.reduce_sum(radial_diffs, axis=[dim], keepdims=True)
+    mean_distance, update_op = mean(
+        radial_diffs, weights, None, None, name or "mean_cosine_distance"
+    )
+    mean_distance = math_ops.subtract(1.0, mean_distance)
+    update_op = math_ops.subtract(1.0, update_op)
+    _add(metrics_collections, mean_distance)
+    _add(updates_collections, update_op)
+    return mean_distance, update_op
+
+
+def mean_tensor(
+    values, weights=None, metrics_collections=None, updates_collections=None, name=None
+):
+    """The element-wise (weighted) mean of `values` over the batches streamed.
+
+    `total_tensor` and `count_tensor` variables of `values`' (fully defined) shape
+    accumulate `values * weights` and `weights` (or ones); the value divides them
+    (0 where the count is 0).
+
+    Returns:
+        `(mean, update_op)`, both of `values`' shape.
+    """
+    with vs.variable_scope(name, "mean", (values, weights)):
+        values = array_ops.cast(values, dtypes.float32)
+        total = metric_variable(values.get_shape(), dtypes.float32, name="total_tensor")
+        count = metric_variable(values.get_shape(), dtypes.float32, name="count_tensor")
+        num_values = array_ops.ones_like(values)
+        if weights is not None:
+            values, _, weights = _remove_squeezable_dimensions(
+                predictions=values, labels=None, weights=weights
+            )
+            weights = _broadcast_weights(array_ops.cast(weights, dtypes.float32), values)
+            values = math_ops.multiply(values, weights)
+            num_values = math_ops.multiply(num_values, weights)
+        update_total_op = state_ops.assign_add(total, values)
+        with ops.control_dependencies([values]):
+            update_count_op = state_ops.assign_add(count, num_values)
+        mean_t = math_ops.div_no_nan(total, math_ops.maximum(count, 0), name="value")
+        _add(metrics_collections, mean_t)
+        update_op = math_ops.div_no_nan(
+            update_total_op, math_ops.maximum(update_count_op, 0), name="update_op"
+        )
+        _add(updates_collections, update_op)
+        return mean_t, update_op
+
+
+def percentage_below(
+    values,
+    threshold,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name=None,
+):
+    """The (weighted) fraction of `values` below `threshold`, streamed through `mean`.
+
+    Returns:
+        `(percentage, update_op)`.
+    """
+    is_below_threshold = array_ops.cast(math_ops.less(values, threshold), dtypes.float32)
+    return mean(
+        is_below_threshold,
+        weights,
+        metrics_collections,
+        updates_collections,
+        name or "percentage_below_threshold",
+    )

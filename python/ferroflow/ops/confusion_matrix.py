@@ -1,0 +1,119 @@
+"""`tf.confusion_matrix` (TF-1.x `confusion_matrix.py`), built from graph ops."""
+
+from __future__ import annotations
+
+from ..framework import dtypes, ops
+from . import array_ops, check_ops, control_flow_ops, math_ops
+
+
+def remove_squeezable_dimensions(labels, predictions, expected_rank_diff=0, name=None):
+    """Squeezes the last dimension of `labels` or `predictions` if their ranks differ by one.
+
+    With `expected_rank_diff` the rank difference the caller wants, the last dimension of
+    `predictions` (or `labels`) is squeezed when it is 1 and `predictions` has one
+    dimension more (or less) than that.
+
+    Args:
+        labels: The label values.
+        predictions: The predicted values.
+        expected_rank_diff: The expected `rank(predictions) - rank(labels)`.
+        name: An optional name scope.
+
+    Returns:
+        `(labels, predictions)`, possibly squeezed.
+
+    Raises:
+        NotImplementedError: A rank is unknown (TF falls back to `cond`, which ferroflow
+            has not built).
+    """
+    with ops.name_scope(name, "remove_squeezable_dimensions", [labels, predictions]):
+        predictions = ops.convert_to_tensor(predictions)
+        labels = ops.convert_to_tensor(labels)
+        predictions_shape = predictions.get_shape()
+        labels_shape = labels.get_shape()
+        if labels_shape.ndims is None or predictions_shape.ndims is None:
+            raise NotImplementedError("remove_squeezable_dimensions needs known ranks")
+        rank_diff = predictions_shape.ndims - labels_shape.ndims
+        if rank_diff == expected_rank_diff + 1 and predictions_shape.dims[-1].is_compatible_with(1):
+            predictions = array_ops.squeeze(predictions, [-1])
+        elif rank_diff == expected_rank_diff - 1 and labels_shape.dims[-1].is_compatible_with(1):
+            labels = array_ops.squeeze(labels, [-1])
+        return labels, predictions
+
+
+def confusion_matrix(
+    labels, predictions, num_classes=None, dtype=dtypes.int32, name=None, weights=None
+):
+    """The confusion matrix of `labels` (rows) against `predictions` (columns).
+
+    Both are 1-D vectors of class ids in `[0, num_classes)`; entry `[i, j]` sums the
+    weights (or counts) of the elements with label `i` and prediction `j`.
+
+    Args:
+        labels: 1-D class ids (cast to int64).
+        predictions: 1-D predicted class ids, as long as `labels`.
+        num_classes: The number of classes; `None` makes it one more than the largest
+            id in `labels` and `predictions`.
+        dtype: The dtype of the matrix.
+        name: An optional name scope.
+        weights: An optional tensor of `predictions`' shape, each element's weight.
+
+    Returns:
+        A `[num_classes, num_classes]` tensor of `dtype`. The ids are checked at run
+        time (`InvalidArgumentError` for a negative or out-of-bound one).
+
+    Departure: TF scatters with `ScatterNd`; ferroflow sums `labels * num_classes +
+    predictions` with `UnsortedSegmentSum` and reshapes, naming the result `ScatterNd`
+    as TF's.
+    """
+    with ops.name_scope(
+        name, "confusion_matrix", (predictions, labels, num_classes, weights)
+    ) as name:
+        labels, predictions = remove_squeezable_dimensions(
+            ops.convert_to_tensor(labels, name="labels"),
+            ops.convert_to_tensor(predictions, name="predictions"),
+        )
+        predictions = array_ops.cast(predictions, dtypes.int64)
+        labels = array_ops.cast(labels, dtypes.int64)
+        labels = control_flow_ops.with_dependencies(
+            [check_ops.assert_non_negative(labels, message="`labels` contains negative values")],
+            labels,
+        )
+        predictions = control_flow_ops.with_dependencies(
+            [
+                check_ops.assert_non_negative(
+                    predictions, message="`predictions` contains negative values"
+                )
+            ],
+            predictions,
+        )
+        if num_classes is None:
+            num_classes = (
+                math_ops.maximum(math_ops.reduce_max(predictions), math_ops.reduce_max(labels)) + 1
+            )
+        else:
+            num_classes_int64 = array_ops.cast(num_classes, dtypes.int64)
+            labels = control_flow_ops.with_dependencies(
+                [check_ops.assert_less(labels, num_classes_int64, message="`labels` out of bound")],
+                labels,
+            )
+            predictions = control_flow_ops.with_dependencies(
+                [
+                    check_ops.assert_less(
+                        predictions, num_classes_int64, message="`predictions` out of bound"
+                    )
+                ],
+                predictions,
+            )
+        if weights is not None:
+            weights = ops.convert_to_tensor(weights, name="weights")
+            predictions.get_shape().assert_is_compatible_with(weights.get_shape())
+            weights = array_ops.cast(weights, dtype)
+        num_classes = array_ops.cast(num_classes, dtypes.int64)
+        shape = array_ops.stack([num_classes, num_classes])
+        cells = math_ops.add(math_ops.multiply(labels, num_classes), predictions)
+        values = array_ops.ones_like(predictions, dtype) if weights is None else weights
+        counts = math_ops.unsorted_segment_sum(
+            values, cells, math_ops.multiply(num_classes, num_classes)
+        )
+        return array_ops.reshape(counts, shape, name="ScatterNd")
