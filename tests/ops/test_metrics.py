@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import ferroflow
+from conftest import build_both
 
 PAIRED = [
     "accuracy",
@@ -152,3 +153,340 @@ def test_two_means_in_one_graph_get_their_own_scopes(tf1):
         return [{x: b} for b in batches], second, update
 
     _compare(tf1, build)
+
+
+# ---------------------------------------------------------------------------
+# The threshold metrics (auc, *_at_thresholds, sensitivity/specificity).
+
+THRESHOLD_METRICS = {
+    "auc": lambda m, lab, p, w: m.auc(lab, p, w, num_thresholds=11, **COLLS),
+    "auc_default": lambda m, lab, p, w: m.auc(lab, p, w, **COLLS),
+    "auc_thresholds": lambda m, lab, p, w: m.auc(
+        lab, p, w, thresholds=[0.7, 0.25, 0.5, 0.0], **COLLS
+    ),
+    "true_positives_at_thresholds": lambda m, lab, p, w: m.true_positives_at_thresholds(
+        lab, p, [0.0, 0.25, 0.5, 1.0], w, **COLLS
+    ),
+    "false_positives_at_thresholds": lambda m, lab, p, w: m.false_positives_at_thresholds(
+        lab, p, [0.0, 0.25, 0.5, 1.0], w, **COLLS
+    ),
+    "true_negatives_at_thresholds": lambda m, lab, p, w: m.true_negatives_at_thresholds(
+        lab, p, [0.0, 0.25, 0.5, 1.0], w, **COLLS
+    ),
+    "false_negatives_at_thresholds": lambda m, lab, p, w: m.false_negatives_at_thresholds(
+        lab, p, [0.0, 0.25, 0.5, 1.0], w, **COLLS
+    ),
+    "precision_at_thresholds": lambda m, lab, p, w: m.precision_at_thresholds(
+        lab, p, [0.1, 0.5, 0.9], w, **COLLS
+    ),
+    "recall_at_thresholds": lambda m, lab, p, w: m.recall_at_thresholds(
+        lab, p, [0.1, 0.5, 0.9], w, **COLLS
+    ),
+    "sensitivity_at_specificity": lambda m, lab, p, w: m.sensitivity_at_specificity(
+        lab, p, 0.6, w, num_thresholds=21, **COLLS
+    ),
+    "specificity_at_sensitivity": lambda m, lab, p, w: m.specificity_at_sensitivity(
+        lab, p, 0.4, w, **COLLS
+    ),
+}
+COLLS = {"metrics_collections": ["my_metrics"], "updates_collections": ["my_updates"]}
+
+
+def _scores(rng, shape=(4, 3)):
+    """Scores in [0, 1], some exactly 0, 1 or on a threshold."""
+    p = rng.rand(*shape).astype(np.float32)
+    flat = p.reshape(-1)
+    k = min(3, flat.size)
+    flat[rng.choice(flat.size, k, replace=False)] = [0.0, 1.0, 0.5][:k]
+    return p
+
+
+def _score_batches(n=3, seed=11):
+    rng = np.random.RandomState(seed)
+    return [(rng.randint(0, 2, (4, 3)).astype(np.int64), _scores(rng)) for _ in range(n)]
+
+
+def _compare_tight(tf1, build):
+    ours, our_names = _stream(ferroflow, build)
+    theirs, their_names = _stream(tf1, build)
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+    assert our_names == their_names
+
+
+@pytest.mark.parametrize("weights", sorted(WEIGHTS))
+@pytest.mark.parametrize("name", sorted(THRESHOLD_METRICS))
+def test_threshold_metric_streams_like_tf(tf1, name, weights):
+    batches = _score_batches()
+    w = WEIGHTS[weights]
+
+    def build(tf):
+        labels = tf.placeholder(tf.int64, [4, 3])
+        preds = tf.placeholder(tf.float32, [4, 3])
+        value, update = THRESHOLD_METRICS[name](tf.metrics, labels, preds, w)
+        return [{labels: lab, preds: p} for lab, p in batches], value, update
+
+    _compare_tight(tf1, build)
+
+
+@pytest.mark.parametrize("method", ["trapezoidal", "careful_interpolation", "minoring", "majoring"])
+@pytest.mark.parametrize("curve", ["ROC", "PR"])
+@pytest.mark.parametrize("weights", ["none", "per_element"])
+def test_auc_curves_and_summations_stream_like_tf(tf1, curve, method, weights):
+    batches = _score_batches(seed=5)
+    w = WEIGHTS[weights]
+
+    def build(tf):
+        labels = tf.placeholder(tf.bool, [4, 3])
+        preds = tf.placeholder(tf.float32, [4, 3])
+        value, update = tf.metrics.auc(
+            labels, preds, w, 25, curve=curve, summation_method=method, name="my_auc", **COLLS
+        )
+        feeds = [{labels: lab.astype(bool), preds: p} for lab, p in batches]
+        return feeds, value, update
+
+    _compare_tight(tf1, build)
+
+
+def test_threshold_metrics_squeeze_and_use_dynamic_batch(tf1):
+    # Labels [N, 1] against predictions [N], a batch size known only when fed, and
+    # float64 predictions (cast to float32 as TF does).
+    rng = np.random.RandomState(2)
+    batches = [
+        (rng.randint(0, 2, (n, 1)).astype(np.int32), _scores(rng, (n,)).astype(np.float64))
+        for n in (5, 2, 7)
+    ]
+
+    def build(tf):
+        labels = tf.placeholder(tf.int32, [None, 1])
+        preds = tf.placeholder(tf.float64, [None])
+        _, first = tf.metrics.auc(labels, preds, num_thresholds=9, curve="PR")
+        value, update = tf.metrics.recall_at_thresholds(labels, preds, [0.3, 0.6])
+        with tf.control_dependencies([first]):
+            update = tf.identity(update)
+        return [{labels: lab, preds: p} for lab, p in batches], value, update
+
+    _compare_tight(tf1, build)
+
+
+# ---------------------------------------------------------------------------
+# The class metrics (a confusion matrix or per-class counters).
+
+CLASS_WEIGHTS = {
+    "none": None,
+    "per_element": np.array([[1, 0, 2], [0.5, 1, 0], [3, 1, 1], [0, 0, 0]], np.float32),
+}
+
+
+def _class_batches(n=3, seed=4, num_classes=4):
+    rng = np.random.RandomState(seed)
+    return [
+        (
+            rng.randint(0, num_classes, (4, 3)).astype(np.int64),
+            rng.randint(0, num_classes, (4, 3)).astype(np.int32),
+        )
+        for _ in range(n)
+    ]
+
+
+@pytest.mark.parametrize("weights", sorted(CLASS_WEIGHTS))
+@pytest.mark.parametrize("name", ["mean_iou", "mean_per_class_accuracy"])
+def test_class_metric_streams_like_tf(tf1, name, weights):
+    # Class 3 never occurs in the first batch; 4 classes of which 5 is never seen.
+    batches = _class_batches()
+    w = CLASS_WEIGHTS[weights]
+
+    def build(tf):
+        labels = tf.placeholder(tf.int64, [4, 3])
+        preds = tf.placeholder(tf.int32, [4, 3])
+        # TF reads the static shape of `weights`: it must be a tensor here.
+        weights = None if w is None else tf.constant(w)
+        value, update = getattr(tf.metrics, name)(labels, preds, 5, weights, **COLLS)
+        return [{labels: lab, preds: p} for lab, p in batches], value, update
+
+    _compare_tight(tf1, build)
+
+
+def test_mean_iou_of_vectors_with_weight_vector(tf1):
+    rng = np.random.RandomState(9)
+    batches = [(rng.randint(0, 3, 6), rng.randint(0, 3, 6), rng.rand(6)) for _ in range(3)]
+
+    def build(tf):
+        labels = tf.placeholder(tf.int32, [6])
+        preds = tf.placeholder(tf.int64, [6])
+        weights = tf.placeholder(tf.float64, [6])
+        value, update = tf.metrics.mean_iou(labels, preds, 3, weights, name="iou")
+        feeds = [{labels: lab, preds: p, weights: w} for lab, p, w in batches]
+        return feeds, value, update
+
+    _compare_tight(tf1, build)
+
+
+def test_mean_iou_out_of_range_label_fails_like_tf(tf1):
+    def outcome(tf):
+        g = tf.Graph()
+        with g.as_default():
+            labels = tf.placeholder(tf.int64, [3])
+            _, update = tf.metrics.mean_iou(labels, tf.constant([0, 1, 1], tf.int64), 2)
+            with tf.Session() as sess:
+                sess.run(tf.local_variables_initializer())
+                with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                    sess.run(update, {labels: [0, 2, 1]})
+        return "`labels` out of bound" in str(info.value)
+
+    assert outcome(ferroflow) and outcome(tf1)
+
+
+# ---------------------------------------------------------------------------
+# The means built on `mean`, and `mean_tensor`.
+
+MEAN_METRICS = {
+    "mean_relative_error": lambda m, lab, p, w: m.mean_relative_error(lab, p, lab, w, **COLLS),
+    "mean_cosine_distance": lambda m, lab, p, w: m.mean_cosine_distance(lab, p, 1, w, **COLLS),
+    "mean_cosine_distance_dim0": lambda m, lab, p, w: m.mean_cosine_distance(
+        lab, p, 0, None if w is None or np.ndim(w) == 0 else w[:1] * 0 + 1, **COLLS
+    ),
+    "percentage_below": lambda m, lab, p, w: m.percentage_below(p, 0.2, w, **COLLS),
+    "mean_tensor": lambda m, lab, p, w: m.mean_tensor(p, w, **COLLS),
+}
+
+
+def _unit_rows(x):
+    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+
+@pytest.mark.parametrize("weights", sorted(WEIGHTS))
+@pytest.mark.parametrize("name", sorted(MEAN_METRICS))
+def test_mean_based_metric_streams_like_tf(tf1, name, weights):
+    rng = np.random.RandomState(6)
+    batches = [(_unit_rows(rng.randn(4, 3)), _unit_rows(rng.randn(4, 3))) for _ in range(3)]
+    batches[0][0][1, 2] = 0.0  # a zero normalizer for mean_relative_error
+    w = WEIGHTS[weights]
+    if name == "mean_cosine_distance" and weights == "per_element":
+        w = w[:, :1]  # weights of the reduced [4, 1] distances
+
+    def build(tf):
+        labels = tf.placeholder(tf.float32, [4, 3])
+        preds = tf.placeholder(tf.float32, [4, 3])
+        value, update = MEAN_METRICS[name](tf.metrics, labels, preds, w)
+        return [{labels: lab, preds: p} for lab, p in batches], value, update
+
+    _compare_tight(tf1, build)
+
+
+# ---------------------------------------------------------------------------
+# tf.confusion_matrix.
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"num_classes": 5},
+        {"num_classes": 4, "dtype": "float64", "weights": [0.5, 1.0, 2.0, 0.0, 1.5, 3.0]},
+        {"dtype": "float32", "weights": [1, 2, 3, 4, 5, 6], "name": "cm"},
+    ],
+)
+def test_confusion_matrix_like_tf(tf1, kwargs):
+    labels = np.array([0, 3, 1, 1, 2, 0])
+    preds = np.array([[0], [2], [1], [3], [2], [1]])  # a squeezable last dimension
+
+    def build(tf):
+        kw = dict(kwargs)
+        if "dtype" in kw:
+            kw["dtype"] = getattr(tf, kw["dtype"])
+        lab = tf.placeholder(tf.int32, [6])
+        pred = tf.placeholder(tf.int64, [6, 1])
+        cm = tf.confusion_matrix(lab, pred, **kw)
+        with tf.Session() as sess:
+            value = sess.run(cm, {lab: labels, pred: preds})
+        return value, value.dtype, cm.name, cm.dtype.name, cm.get_shape().as_list()
+
+    (_, theirs), (_, ours) = build_both(tf1, build)
+    np.testing.assert_array_equal(ours[0], theirs[0])
+    assert ours[1:] == theirs[1:]
+
+
+# ---------------------------------------------------------------------------
+# Errors of the metrics above and of tf.confusion_matrix.
+
+
+def _full_error(lib, build):
+    g = lib.Graph()
+    with g.as_default(), pytest.raises(Exception) as info:
+        build(lib)
+    return type(info.value).__name__, str(info.value)
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda tf: tf.metrics.auc(tf.zeros([4]), tf.zeros([4]), curve="XX"),
+        lambda tf: tf.metrics.auc(tf.zeros([4]), tf.zeros([4]), summation_method="left"),
+        lambda tf: tf.metrics.auc(tf.zeros([4]), tf.constant([0.5, 1.5, 0.0, 0.2])),
+        lambda tf: tf.metrics.auc(tf.zeros([4]), tf.constant([0.5, -1.5, 0.0, 0.2])),
+        lambda tf: tf.metrics.auc(tf.zeros([4, 3]), tf.zeros([4, 2])),
+        lambda tf: tf.metrics.auc(tf.zeros([4, 3]), tf.zeros([4, 3]), weights=tf.ones([4, 2])),
+        lambda tf: tf.metrics.sensitivity_at_specificity(tf.zeros([4]), tf.zeros([4]), 1.5),
+        lambda tf: tf.metrics.specificity_at_sensitivity(tf.zeros([4]), tf.zeros([4]), -0.1),
+        lambda tf: tf.metrics.precision_at_thresholds(tf.zeros([4, 3]), tf.zeros([4, 2]), [0.5]),
+        lambda tf: tf.metrics.mean_iou(tf.zeros([4, 3], tf.int32), tf.zeros([4, 2], tf.int32), 3),
+        lambda tf: tf.metrics.mean_iou(
+            tf.zeros([4], tf.int32), tf.zeros([4], tf.int32), 3, weights=tf.ones([3])
+        ),
+        lambda tf: tf.metrics.mean_per_class_accuracy(
+            tf.zeros([4, 3], tf.int32), tf.zeros([4, 2], tf.int32), 3
+        ),
+        lambda tf: tf.metrics.mean_relative_error(
+            tf.zeros([4, 3]), tf.zeros([4, 3]), tf.ones([4, 2])
+        ),
+        lambda tf: tf.metrics.mean_cosine_distance(tf.zeros([4, 3]), tf.zeros([4, 2]), 1),
+        lambda tf: tf.metrics.mean_tensor(tf.zeros([4, 3]), weights=tf.ones([2, 3])),
+        lambda tf: tf.metrics.percentage_below(tf.zeros([4, 3]), 0.5, weights=tf.ones([4, 2])),
+        lambda tf: tf.confusion_matrix([0, 1], [1, 2], weights=[1.0, 2.0, 3.0]),
+        lambda tf: tf.confusion_matrix([0, -1], [1, 2]),
+        lambda tf: tf.confusion_matrix([0, 1], [1, -2]),
+        lambda tf: tf.confusion_matrix([0, 1], [1, 2], num_classes=2),
+        lambda tf: tf.confusion_matrix([0, 3], [1, 1], num_classes=3),
+    ],
+)
+def test_more_errors_match_tf(tf1, build):
+    assert _full_error(ferroflow, build) == _full_error(tf1, build)
+
+
+def test_confusion_matrix_of_mismatched_ranks_is_a_value_error(tf1):
+    # TF's message is its C++ shape function's; both come from the stacked pairs.
+    def build(tf):
+        return tf.confusion_matrix([[0, 1]], [1, 2, 3])
+
+    ours, theirs = _full_error(ferroflow, build), _full_error(tf1, build)
+    assert ours[0] == theirs[0] == "ValueError"
+    assert "confusion_matrix/stack_1" in ours[1] and "confusion_matrix/stack_1" in theirs[1]
+
+
+@pytest.mark.parametrize("dtypes", ["int64-float32", "bool-float64", "bool-float32"])
+@pytest.mark.parametrize("score", [1.5, -0.25])
+def test_threshold_metric_checks_fed_predictions_when_updating(tf1, score, dtypes):
+    # The [0, 1] checks guard the casts of labels and predictions; with bool labels and
+    # float32 predictions there is no cast, so TF (and ferroflow) never check them.
+    label_dtype, pred_dtype = dtypes.split("-")
+
+    def outcome(tf):
+        g = tf.Graph()
+        with g.as_default():
+            labels = tf.placeholder(getattr(tf, label_dtype), [3])
+            preds = tf.placeholder(getattr(tf, pred_dtype), [3])
+            value, update = tf.metrics.auc(labels, preds, num_thresholds=5)
+            with tf.Session() as sess:
+                sess.run(tf.local_variables_initializer())
+                try:
+                    sess.run(update, {labels: [1, 0, 1], preds: [0.5, score, 0.0]})
+                    raised = None
+                except tf.errors.InvalidArgumentError as e:
+                    raised = "predictions must be in [0, 1]" in str(e)
+                return raised, sess.run(value)
+
+    ours, theirs = outcome(ferroflow), outcome(tf1)
+    assert ours[0] == theirs[0]
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-6)
+    assert (ours[0] is None) == (dtypes == "bool-float32")

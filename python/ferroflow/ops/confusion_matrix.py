@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..framework import dtypes, ops
+from ..framework import dtypes, ops, tensor_util
 from . import array_ops, check_ops, control_flow_ops, math_ops
 
 
@@ -62,9 +62,9 @@ def confusion_matrix(
         A `[num_classes, num_classes]` tensor of `dtype`. The ids are checked at run
         time (`InvalidArgumentError` for a negative or out-of-bound one).
 
-    Departure: TF scatters with `ScatterNd`; ferroflow sums `labels * num_classes +
-    predictions` with `UnsortedSegmentSum` and reshapes, naming the result `ScatterNd`
-    as TF's.
+    Departure: TF scatters the stacked `[label, prediction]` pairs with `ScatterNd`;
+    ferroflow sums each pair's row-major cell (`label * num_classes + prediction`) with
+    `UnsortedSegmentSum` and reshapes, naming the result `ScatterNd` as TF's.
     """
     with ops.name_scope(
         name, "confusion_matrix", (predictions, labels, num_classes, weights)
@@ -87,6 +87,9 @@ def confusion_matrix(
             ],
             predictions,
         )
+        static = num_classes
+        if isinstance(num_classes, ops.Tensor):
+            static = tensor_util.constant_value(num_classes)
         if num_classes is None:
             num_classes = (
                 math_ops.maximum(math_ops.reduce_max(predictions), math_ops.reduce_max(labels)) + 1
@@ -111,9 +114,15 @@ def confusion_matrix(
             weights = array_ops.cast(weights, dtype)
         num_classes = array_ops.cast(num_classes, dtypes.int64)
         shape = array_ops.stack([num_classes, num_classes])
-        cells = math_ops.add(math_ops.multiply(labels, num_classes), predictions)
+        indices = array_ops.stack([labels, predictions], axis=1)
+        # Row-major cell of each [label, prediction] pair.
+        strides = array_ops.stack([num_classes, array_ops.ones([], dtypes.int64)])
+        cells = math_ops.reduce_sum(math_ops.multiply(indices, strides), 1)
         values = array_ops.ones_like(predictions, dtype) if weights is None else weights
         counts = math_ops.unsorted_segment_sum(
             values, cells, math_ops.multiply(num_classes, num_classes)
         )
-        return array_ops.reshape(counts, shape, name="ScatterNd")
+        matrix = array_ops.reshape(counts, shape, name="ScatterNd")
+        if static is not None:
+            matrix.set_shape([int(static), int(static)])
+        return matrix
