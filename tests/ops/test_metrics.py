@@ -2,6 +2,9 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import ferroflow
 from conftest import build_both
@@ -490,3 +493,95 @@ def test_threshold_metric_checks_fed_predictions_when_updating(tf1, score, dtype
     assert ours[0] == theirs[0]
     np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-6)
     assert (ours[0] is None) == (dtypes == "bool-float32")
+
+
+# ---------------------------------------------------------------------------
+# Hypothesis: random streams through every metric of one graph per library.
+
+AUC_VARIANTS = [
+    (curve, method)
+    for curve in ("ROC", "PR")
+    for method in ("trapezoidal", "careful_interpolation", "minoring", "majoring")
+]
+
+
+@pytest.fixture(scope="module")
+def metric_graphs(tf1):
+    """`_all_metrics_graph` of each library, built once for all the examples."""
+    graphs = {lib.__name__: _all_metrics_graph(lib) for lib in (ferroflow, tf1)}
+    yield graphs
+    for sess, *_ in graphs.values():
+        sess.close()
+
+
+def _all_metrics_graph(tf):
+    """One graph holding every metric above, on fed labels, scores, classes and weights."""
+    g = tf.Graph()
+    with g.as_default():
+        labels = tf.placeholder(tf.bool, [None])
+        scores = tf.placeholder(tf.float32, [None])
+        classes = tf.placeholder(tf.int64, [None])
+        predicted = tf.placeholder(tf.int32, [None])
+        weights = tf.placeholder(tf.float32, [None])
+        m = tf.metrics
+        pairs = [
+            m.auc(labels, scores, weights, 17, curve=curve, summation_method=method)
+            for curve, method in AUC_VARIANTS
+        ]
+        pairs += [
+            m.auc(labels, scores, weights, thresholds=[0.25, 0.5, 0.75]),
+            m.sensitivity_at_specificity(labels, scores, 0.7, weights, num_thresholds=13),
+            m.sensitivity_at_specificity(labels, scores, 0.0),
+            m.specificity_at_sensitivity(labels, scores, 0.7, weights, num_thresholds=13),
+            m.specificity_at_sensitivity(labels, scores, 1.0),
+            m.precision_at_thresholds(labels, scores, [0.0, 0.5, 1.0], weights),
+            m.recall_at_thresholds(labels, scores, [0.0, 0.5, 1.0], weights),
+            m.false_positives_at_thresholds(labels, scores, [0.25, 0.75], weights),
+            m.mean_iou(classes, predicted, 4, weights),
+            m.mean_iou(classes, predicted, 4),
+            m.mean_per_class_accuracy(classes, predicted, 4, weights),
+            m.percentage_below(scores, 0.5, weights),
+            m.mean_relative_error(scores, scores * 0.5 + 0.25, scores, weights),
+        ]
+        init = tf.local_variables_initializer()
+    return tf.Session(graph=g), init, (labels, scores, classes, predicted, weights), pairs
+
+
+def _stream_all(graph, batches):
+    sess, init, placeholders, pairs = graph
+    sess.run(init)
+    seen = []
+    for batch in batches:
+        seen.append(sess.run([u for _, u in pairs], dict(zip(placeholders, batch, strict=True))))
+        seen.append(sess.run([v for v, _ in pairs]))
+    return seen
+
+
+# No subnormal scores: TF's kernels flush them to zero (1e-45 > 0 is false there), and
+# ferroflow's do not.
+_SCORES = st.one_of(
+    st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]),
+    st.floats(0.0, 1.0, width=32, allow_subnormal=False),
+)
+
+
+@st.composite
+def _metric_batch(draw):
+    n = draw(st.integers(1, 12))
+    labels = draw(hnp.arrays(np.bool_, n))
+    scores = draw(hnp.arrays(np.float32, n, elements=_SCORES))
+    classes = draw(hnp.arrays(np.int64, n, elements=st.integers(0, 3)))
+    predicted = draw(hnp.arrays(np.int32, n, elements=st.integers(0, 3)))
+    # Dyadic weights: every count is exact, whatever the summation order.
+    weights = draw(hnp.arrays(np.float32, n, elements=st.sampled_from([0.0, 0.5, 1.0, 2.0])))
+    return labels, scores, classes, predicted, weights
+
+
+@settings(max_examples=60, deadline=None)
+@given(batches=st.lists(_metric_batch(), min_size=1, max_size=3))
+def test_every_metric_streams_random_batches_like_tf(tf1, metric_graphs, batches):
+    ours = _stream_all(metric_graphs[ferroflow.__name__], batches)
+    theirs = _stream_all(metric_graphs[tf1.__name__], batches)
+    for step_ours, step_theirs in zip(ours, theirs, strict=True):
+        for a, b in zip(step_ours, step_theirs, strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
