@@ -13,10 +13,15 @@ from __future__ import annotations
 import inspect
 import re
 import weakref
+from typing import Any
 
 from ..framework import dtypes, ops, tensor_shape
+from ..ops import init_ops, variables
 from ..ops import variable_scope as vs
-from ..ops import variables
+
+# The default initializers of biases / offsets and scales (shared, stateless).
+_ZEROS = init_ops.zeros_initializer()
+_ONES = init_ops.ones_initializer()
 
 # Per graph: how many layers of each snake-case class name were made.
 _LAYER_NAME_UIDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -221,9 +226,9 @@ class Layer:
         """Creates the variables; the default creates none."""
         self.built = True
 
-    def call(self, inputs, **kwargs):
-        """The layer's computation; the default returns `inputs`."""
-        return inputs
+    def call(self, *args: Any, **kwargs: Any) -> Any:
+        """The layer's computation `call(inputs, ...)`; the default returns `inputs`."""
+        return args[0]
 
     def compute_output_shape(self, input_shape):
         """The output shape for `input_shape` (subclasses override)."""

@@ -7,8 +7,9 @@ kernels are NHWC, as TF's CPU kernels.
 from __future__ import annotations
 
 from ..framework import tensor_shape
-from ..ops import array_ops, conv_ops, indexing_ops, init_ops, nn_impl, nn_ops
+from ..ops import array_ops, conv_ops, indexing_ops, nn_impl, nn_ops
 from .base import (
+    _ZEROS,
     InputSpec,
     Layer,
     _as_shape,
@@ -58,7 +59,7 @@ class _Conv(Layer):
         activation=None,
         use_bias=True,
         kernel_initializer=None,
-        bias_initializer=init_ops.zeros_initializer(),
+        bias_initializer=_ZEROS,
         kernel_regularizer=None,
         bias_regularizer=None,
         activity_regularizer=None,
@@ -171,7 +172,7 @@ class Conv1D(_Conv):
         activation=None,
         use_bias=True,
         kernel_initializer=None,
-        bias_initializer=init_ops.zeros_initializer(),
+        bias_initializer=_ZEROS,
         kernel_regularizer=None,
         bias_regularizer=None,
         activity_regularizer=None,
@@ -249,7 +250,7 @@ class Conv2D(_Conv):
         activation=None,
         use_bias=True,
         kernel_initializer=None,
-        bias_initializer=init_ops.zeros_initializer(),
+        bias_initializer=_ZEROS,
         kernel_regularizer=None,
         bias_regularizer=None,
         activity_regularizer=None,
@@ -311,7 +312,7 @@ class Conv2DTranspose(Conv2D):
         activation=None,
         use_bias=True,
         kernel_initializer=None,
-        bias_initializer=init_ops.zeros_initializer(),
+        bias_initializer=_ZEROS,
         kernel_regularizer=None,
         bias_regularizer=None,
         activity_regularizer=None,
@@ -373,20 +374,6 @@ class Conv2DTranspose(Conv2D):
         return tensor_shape.TensorShape([dims[0], *spatial, self.filters])
 
 
-_COMMON_DOC = """
-
-    Args:
-        inputs: The input tensor.
-        filters: Number of output channels.
-        kernel_size, strides, padding, data_format, dilation_rate: as the layer class.
-        reuse: Reuse the variables of a previous layer of the same `name`.
-        (the others): as `tf.layers.Dense`.
-
-    Returns:
-        The output tensor.
-"""
-
-
 def _functional(cls, inputs, filters, kernel_size, name, reuse, **kwargs):
     layer = cls(filters, kernel_size, name=name, _scope=name, _reuse=reuse, **kwargs)
     return layer.apply(inputs)
@@ -403,7 +390,7 @@ def conv1d(
     activation=None,
     use_bias=True,
     kernel_initializer=None,
-    bias_initializer=init_ops.zeros_initializer(),
+    bias_initializer=_ZEROS,
     kernel_regularizer=None,
     bias_regularizer=None,
     activity_regularizer=None,
@@ -413,6 +400,14 @@ def conv1d(
     name=None,
     reuse=None,
 ):
+    """Functional interface of `Conv1D`: 1-D convolution.
+
+    Args: `inputs` then the layer's (see the class), and `reuse`: reuse the
+    variables of a previous layer of the same `name`.
+
+    Returns:
+        The output tensor.
+    """
     return _functional(
         Conv1D,
         inputs,
@@ -448,7 +443,7 @@ def conv2d(
     activation=None,
     use_bias=True,
     kernel_initializer=None,
-    bias_initializer=init_ops.zeros_initializer(),
+    bias_initializer=_ZEROS,
     kernel_regularizer=None,
     bias_regularizer=None,
     activity_regularizer=None,
@@ -458,6 +453,14 @@ def conv2d(
     name=None,
     reuse=None,
 ):
+    """Functional interface of `Conv2D`: 2-D convolution.
+
+    Args: `inputs` then the layer's (see the class), and `reuse`: reuse the
+    variables of a previous layer of the same `name`.
+
+    Returns:
+        The output tensor.
+    """
     return _functional(
         Conv2D,
         inputs,
@@ -492,7 +495,7 @@ def conv2d_transpose(
     activation=None,
     use_bias=True,
     kernel_initializer=None,
-    bias_initializer=init_ops.zeros_initializer(),
+    bias_initializer=_ZEROS,
     kernel_regularizer=None,
     bias_regularizer=None,
     activity_regularizer=None,
@@ -502,6 +505,14 @@ def conv2d_transpose(
     name=None,
     reuse=None,
 ):
+    """Functional interface of `Conv2DTranspose`: transposed 2-D convolution.
+
+    Args: `inputs` then the layer's (see the class), and `reuse`: reuse the
+    variables of a previous layer of the same `name`.
+
+    Returns:
+        The output tensor.
+    """
     return _functional(
         Conv2DTranspose,
         inputs,
@@ -523,10 +534,3 @@ def conv2d_transpose(
         bias_constraint=bias_constraint,
         trainable=trainable,
     )
-
-
-conv1d.__doc__ = "Functional interface of `Conv1D`: 1-D convolution." + _COMMON_DOC
-conv2d.__doc__ = "Functional interface of `Conv2D`: 2-D convolution." + _COMMON_DOC
-conv2d_transpose.__doc__ = (
-    "Functional interface of `Conv2DTranspose`: transposed 2-D convolution." + _COMMON_DOC
-)

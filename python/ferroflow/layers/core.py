@@ -7,8 +7,8 @@ import numbers
 import operator
 
 from ..framework import constant_op, dtypes, ops, tensor_shape, tensor_util
-from ..ops import array_ops, init_ops, math_ops, nn_impl, nn_ops
-from .base import InputSpec, Layer, _as_shape
+from ..ops import array_ops, math_ops, nn_impl, nn_ops
+from .base import _ZEROS, InputSpec, Layer, _as_shape
 
 
 def _activation(activation):
@@ -94,7 +94,7 @@ class Dense(Layer):
         activation=None,
         use_bias=True,
         kernel_initializer=None,
-        bias_initializer=init_ops.zeros_initializer(),
+        bias_initializer=_ZEROS,
         kernel_regularizer=None,
         bias_regularizer=None,
         activity_regularizer=None,
@@ -176,7 +176,7 @@ def dense(
     activation=None,
     use_bias=True,
     kernel_initializer=None,
-    bias_initializer=init_ops.zeros_initializer(),
+    bias_initializer=_ZEROS,
     kernel_regularizer=None,
     bias_regularizer=None,
     activity_regularizer=None,
@@ -191,8 +191,18 @@ def dense(
     Args:
         inputs: The input tensor (rank >= 2, last dimension known).
         units: Output size.
+        activation: A function (or Keras activation name), None for linear.
+        use_bias: Whether to add a bias.
+        kernel_initializer: Initializer of the kernel (default glorot_uniform).
+        bias_initializer: Initializer of the bias (zeros).
+        kernel_regularizer: Function of the kernel giving a regularization loss.
+        bias_regularizer: Function of the bias giving a regularization loss.
+        activity_regularizer: Function of the output giving a regularization loss.
+        kernel_constraint: Projection of the kernel after optimizer updates.
+        bias_constraint: Projection of the bias after optimizer updates.
+        trainable: Whether the variables are trainable.
+        name: Name of the layer (and of its variable scope).
         reuse: Reuse the variables of a previous layer of the same `name`.
-        (the others): as `Dense`.
 
     Returns:
         The output tensor.

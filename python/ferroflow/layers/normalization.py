@@ -13,9 +13,11 @@ updates leave the moving statistics unchanged, as TF's momentum of 1).
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..framework import dtypes, ops
-from ..ops import array_ops, init_ops, nn_impl, nn_ops, state_ops
-from .base import InputSpec, Layer, _as_shape
+from ..ops import array_ops, nn_impl, nn_ops, state_ops
+from .base import _ONES, _ZEROS, InputSpec, Layer, _as_shape
 from .core import _static_training
 
 
@@ -57,10 +59,10 @@ class BatchNormalization(Layer):
         epsilon=1e-3,
         center=True,
         scale=True,
-        beta_initializer=init_ops.zeros_initializer(),
-        gamma_initializer=init_ops.ones_initializer(),
-        moving_mean_initializer=init_ops.zeros_initializer(),
-        moving_variance_initializer=init_ops.ones_initializer(),
+        beta_initializer=_ZEROS,
+        gamma_initializer=_ONES,
+        moving_mean_initializer=_ZEROS,
+        moving_variance_initializer=_ONES,
         beta_regularizer=None,
         gamma_regularizer=None,
         beta_constraint=None,
@@ -99,8 +101,8 @@ class BatchNormalization(Layer):
         self.fused = True if fused is None else bool(fused)
         self.gamma = None
         self.beta = None
-        self.moving_mean = None
-        self.moving_variance = None
+        self.moving_mean: Any = None
+        self.moving_variance: Any = None
 
     def build(self, input_shape):
         """Creates `gamma`, `beta`, `moving_mean` and `moving_variance`.
@@ -286,10 +288,10 @@ def batch_normalization(
     epsilon=1e-3,
     center=True,
     scale=True,
-    beta_initializer=init_ops.zeros_initializer(),
-    gamma_initializer=init_ops.ones_initializer(),
-    moving_mean_initializer=init_ops.zeros_initializer(),
-    moving_variance_initializer=init_ops.ones_initializer(),
+    beta_initializer=_ZEROS,
+    gamma_initializer=_ONES,
+    moving_mean_initializer=_ZEROS,
+    moving_variance_initializer=_ONES,
     beta_regularizer=None,
     gamma_regularizer=None,
     beta_constraint=None,
@@ -312,10 +314,30 @@ def batch_normalization(
 
     Args:
         inputs: The input tensor.
+        axis: The feature axis (or list of axes) normalized separately.
+        momentum: Decay of the moving averages.
+        epsilon: Added to the variance.
+        center: Add the offset `beta`.
+        scale: Multiply by `gamma`.
+        beta_initializer: Initializer of `beta`.
+        gamma_initializer: Initializer of `gamma`.
+        moving_mean_initializer: Initializer of `moving_mean`.
+        moving_variance_initializer: Initializer of `moving_variance`.
+        beta_regularizer: Function of `beta` giving a regularization loss.
+        gamma_regularizer: Function of `gamma` giving a regularization loss.
+        beta_constraint: Projection of `beta` after optimizer updates.
+        gamma_constraint: Projection of `gamma` after optimizer updates.
         training: Python bool or bool tensor: batch statistics and updates (True) or
             the moving statistics (False).
+        trainable: Whether `gamma` and `beta` are trainable.
+        name: Name of the layer (and of its variable scope).
         reuse: Reuse the variables of a previous layer of the same `name`.
-        (the others): as `BatchNormalization`.
+        renorm: Not supported (True raises `NotImplementedError`).
+        renorm_clipping: Accepted with `renorm=False`.
+        renorm_momentum: Accepted with `renorm=False`.
+        fused: None or True: the fused path where possible; False: never.
+        virtual_batch_size: Not supported (must be None).
+        adjustment: Not supported (must be None).
 
     Returns:
         The normalized tensor.

@@ -7,8 +7,14 @@ from __future__ import annotations
 
 from ..framework import tensor_shape
 from ..ops import array_ops, conv_ops
-from .base import InputSpec, Layer, _as_shape, _normalize_data_format, _normalize_padding
-from .base import _normalize_tuple
+from .base import (
+    InputSpec,
+    Layer,
+    _as_shape,
+    _normalize_data_format,
+    _normalize_padding,
+    _normalize_tuple,
+)
 from .convolutional import _conv_output_length
 
 
