@@ -135,7 +135,9 @@ def test_fused_batch_norm_matches_tensorflow(tf1, is_training, data_format):
         y, bm, bv = tf.nn.fused_batch_norm(
             x, s, o, m, v, epsilon=0.01, data_format=data_format, is_training=is_training
         )
-        loss = tf.reduce_sum(y * tf.constant(np.linspace(-1, 2, img.size).reshape(img.shape), tf.float32))
+        loss = tf.reduce_sum(
+            y * tf.constant(np.linspace(-1, 2, img.size).reshape(img.shape), tf.float32)
+        )
         return [y, bm, bv, *tf.gradients(loss, [x, s, o])]
 
     # TF's CPU kernel does not run NCHW in inference; NHWC gives the reference.
@@ -167,7 +169,9 @@ def test_fused_batch_norm_errors(tf1):
     for tf in (tf1, ff):
         with tf.Graph().as_default():
             with pytest.raises(ValueError, match="Both `mean` and `variance` must be a 1D"):
-                tf.nn.fused_batch_norm(tf.constant(IMG), tf.ones([3]), tf.zeros([3]), is_training=False)
+                tf.nn.fused_batch_norm(
+                    tf.constant(IMG), tf.ones([3]), tf.zeros([3]), is_training=False
+                )
             with pytest.raises(ValueError, match="rank 4"):
                 tf.nn.fused_batch_norm(tf.constant(SEQ), tf.ones([3]), tf.zeros([3]))
 

@@ -16,7 +16,7 @@ import weakref
 from typing import Any
 
 from ..framework import dtypes, ops, tensor_shape
-from ..ops import init_ops, variables
+from ..ops import array_ops, init_ops, variables
 from ..ops import variable_scope as vs
 
 # The default initializers of biases / offsets and scales (shared, stateless).
@@ -371,10 +371,17 @@ class Layer:
                 _check_input_spec(self.input_spec, self.name, first)
                 outputs = self.call(inputs, *args, **kwargs)
                 if self._activity_regularizer is not None:
-                    with ops.name_scope("ActivityRegularizer"):
-                        self.add_loss(self._activity_regularizer(outputs))
+                    self._handle_activity_regularization(outputs)
         _add_elements_to_collection(self.updates, ops.GraphKeys.UPDATE_OPS)
         return outputs
+
+    def _handle_activity_regularization(self, outputs):
+        # As Keras: the loss of each output is divided by its batch size.
+        with ops.name_scope("ActivityRegularizer"):
+            for output in outputs if isinstance(outputs, list | tuple) else [outputs]:
+                loss = self._activity_regularizer(output)
+                batch_size = array_ops.cast(array_ops.shape(output)[0], loss.dtype)
+                self.add_loss(loss / batch_size)
 
     def apply(self, inputs, *args, **kwargs):
         """Deprecated alias of `__call__`."""

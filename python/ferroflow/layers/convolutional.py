@@ -89,7 +89,7 @@ class _Conv(Layer):
         self.bias_regularizer = bias_regularizer
         self.kernel_constraint = kernel_constraint
         self.bias_constraint = bias_constraint
-        self.input_spec = InputSpec(ndim=rank + 2)
+        self.input_spec = InputSpec(min_ndim=rank + 2)
         self.kernel = None
         self.bias = None
 
@@ -121,7 +121,7 @@ class _Conv(Layer):
                 trainable=True,
                 dtype=self.dtype,
             )
-        self.input_spec = InputSpec(ndim=self.rank + 2, axes={-1: input_dim})
+        self.input_spec = InputSpec(min_ndim=self.rank + 2, axes={-1: input_dim})
         self.built = True
 
     def _convolve(self, inputs):
