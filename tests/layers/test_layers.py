@@ -13,9 +13,9 @@ import warnings
 
 import numpy as np
 import pytest
+from tests.conftest import run_ff, run_tf
 
 import ferroflow as ff
-from tests.conftest import run_ff, run_tf
 
 RNG = np.random.default_rng(4)
 X3 = RNG.standard_normal((2, 7, 3)).astype(np.float32)

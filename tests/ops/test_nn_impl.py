@@ -7,10 +7,9 @@ so only values, gradients and the output's name scope are compared.
 
 import numpy as np
 import pytest
+from tests.conftest import run_ff, run_tf
 
 import ferroflow as ff
-
-from tests.conftest import run_ff, run_tf
 
 RNG = np.random.default_rng(20)
 X = RNG.standard_normal((3, 4)).astype(np.float32)
