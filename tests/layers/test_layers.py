@@ -9,13 +9,15 @@ normalization: that layer is compared with TF's documented formula built from
 """
 
 import types
-import warnings
 
 import numpy as np
 import pytest
 from tests.conftest import run_ff, run_tf
 
 import ferroflow as ff
+
+# TF's legacy layers warn that they are deprecated on every use.
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 RNG = np.random.default_rng(4)
 X3 = RNG.standard_normal((2, 7, 3)).astype(np.float32)
@@ -26,7 +28,6 @@ X2 = RNG.standard_normal((4, 3)).astype(np.float32)
 @pytest.fixture(scope="module")
 def tfl(tf1):
     """TF's legacy layers as a `tf.layers`-shaped namespace."""
-    warnings.filterwarnings("ignore", category=UserWarning)
     core = pytest.importorskip("tensorflow.python.keras.legacy_tf_layers.core")
     conv = pytest.importorskip("tensorflow.python.keras.legacy_tf_layers.convolutional")
     pool = pytest.importorskip("tensorflow.python.keras.legacy_tf_layers.pooling")
