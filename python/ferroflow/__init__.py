@@ -260,7 +260,19 @@ from .protos import (
 
 __version__ = _ferroflow.__version__
 
-from . import compat, contrib, initializers, io, losses, metrics, nn, python_io, summary, train
+from . import (
+    compat,
+    contrib,
+    initializers,
+    io,
+    layers,
+    losses,
+    metrics,
+    nn,
+    python_io,
+    summary,
+    train,
+)
 from .platform import app, flags, gfile
 from .platform import tf_logging as logging
 from .platform.tf_logging import get_logger
@@ -394,6 +406,7 @@ __all__ = [
     "less",
     "less_equal",
     "local_variables",
+    "layers",
     "losses",
     "metrics",
     "local_variables_initializer",

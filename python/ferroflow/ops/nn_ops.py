@@ -156,8 +156,18 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
     """`max(x, 0) - x * z + log(1 + exp(-|x|))`, the stable logistic loss."""
     if _sentinel is not None:
         raise ValueError("Only call sigmoid_cross_entropy_with_logits with named arguments")
+    if labels is None or logits is None:
+        raise ValueError(
+            "Both `labels` and `logits` must be provided for sigmoid_cross_entropy_with_logits"
+            f"Received: labels={labels} and logits={logits}"
+        )
     with ops.name_scope(name, "logistic_loss", [logits, labels]) as scope:
         logits, labels = convert_same_type([logits, labels], ["logits", "labels"])
+        if not labels.shape.is_compatible_with(logits.shape):
+            raise ValueError(
+                "`logits` and `labels` must have the same shape, "
+                f"received ({logits.shape} vs {labels.shape})."
+            )
         zeros = array_ops.zeros_like(logits)
         cond = math_ops.greater_equal(logits, zeros)
         relu_logits = array_ops.select(cond, logits, zeros)
