@@ -7,7 +7,6 @@ graph, each op's gradient function, and the summing of contributions are in
 
 from __future__ import annotations
 
-import contextlib
 import enum
 
 from ..framework import ops
@@ -106,14 +105,6 @@ def gradients(
         device = g._device_for(ops._PendingOp("Gradients", scope)) if g._device_stack else ""
         if g._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
-        if g._control_stack:
-            # Inside `control_dependencies`, TF's gradient ops wait for the controls:
-            # its default initial gradients (`grad_ys_<i>`, made here as TF makes
-            # them) get the control inputs, and every gradient flows from them.
-            grad_ys = [
-                _default_grad_ys(y, i, colocate_gradients_with_ops) if gy is None else gy
-                for i, (y, gy) in enumerate(zip(ys, grad_ys, strict=True))
-            ]
         result = g._native.gradients(
             [(t._op._id, t._value_index) for t in ys],
             [(t._op._id, t._value_index) for t in xs],
@@ -142,10 +133,3 @@ def gradients(
         else:
             out.append(IndexedSlices(tensor(r[1]), tensor(r[2]), tensor(r[3])))
     return out
-
-
-def _default_grad_ys(y, i, colocate_gradients_with_ops):
-    """TF's default initial gradient of `y`: `ones(shape(y))`, named `grad_ys_<i>`."""
-    colocation = ops.colocate_with(y.op) if colocate_gradients_with_ops else contextlib.nullcontext()
-    with colocation:
-        return array_ops.ones(array_ops.shape(y), dtype=y.dtype.base_dtype, name=f"grad_ys_{i}")
