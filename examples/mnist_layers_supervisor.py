@@ -99,7 +99,9 @@ def run_training():
         with sv.managed_session() as sess:
             step = int(sess.run(global_step))
             if step:
-                tf.logging.info("Resumed from %s at step %d", tf.train.latest_checkpoint(FLAGS.train_dir), step)
+                tf.logging.info(
+                    "Resumed from %s at step %d", tf.train.latest_checkpoint(FLAGS.train_dir), step
+                )
             while step < FLAGS.max_steps and not sv.should_stop():
                 batch_images, batch_labels = data_sets.train.next_batch(FLAGS.batch_size)
                 feed = {images: batch_images, labels: batch_labels, training: True}

@@ -98,7 +98,9 @@ def test_copies_of_initialized_values_wait_for_their_variables(tf1):
     def build(tf):
         tf.set_random_seed(1)
         originals = [tf.Variable(tf.truncated_normal([576, 128]), name=f"w{i}") for i in range(6)]
-        copies = [tf.Variable(w.initialized_value(), name=f"copy{i}") for i, w in enumerate(originals)]
+        copies = [
+            tf.Variable(w.initialized_value(), name=f"copy{i}") for i, w in enumerate(originals)
+        ]
         return originals, copies
 
     def run(tf):
