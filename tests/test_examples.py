@@ -1,6 +1,8 @@
 """The examples train: each reaches its target within a short run."""
 
 import importlib
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -13,8 +15,65 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 def examples_on_path(monkeypatch):
     monkeypatch.syspath_prepend(str(EXAMPLES))
     yield
-    for name in ("_data", "linear_regression", "softmax_regression", "mlp_classifier"):
+    for name in (
+        "_data",
+        "linear_regression",
+        "softmax_regression",
+        "mlp_classifier",
+        "mnist_fully_connected_feed",
+        "cifar10_train",
+        "mnist_layers_supervisor",
+    ):
         sys.modules.pop(name, None)
+
+
+@pytest.fixture
+def flags_example(examples_on_path, monkeypatch):
+    """Imports an example that defines `tf.app.flags` and parses `--name=value` flags.
+
+    The examples define flags of the same names (`train_dir`, `max_steps`, ...), as
+    programs each run in their own process do; `load.unload()` (and the end of the
+    test) removes the flags an example defined and forgets the module, so the next one
+    can define its own. `load(name, tf=module)` runs the example's
+    `import ferroflow as tf` on another module (TensorFlow's compat.v1).
+    """
+    from absl import flags
+
+    before, was_parsed = set(flags.FLAGS), flags.FLAGS.is_parsed()
+    loaded = []
+
+    def load(name, tf=None, **flag_values):
+        with monkeypatch.context() as patch:
+            if tf is not None:
+                patch.setitem(sys.modules, "ferroflow", tf)
+            module = importlib.import_module(name)
+        loaded.append(name)
+        flags.FLAGS([name] + [f"--{k}={v}" for k, v in flag_values.items()])
+        return module
+
+    def unload():
+        for name in set(flags.FLAGS) - before:
+            delattr(flags.FLAGS, name)
+        for name in loaded:
+            sys.modules.pop(name, None)
+        loaded.clear()
+
+    load.unload = unload
+    yield load
+    unload()
+    if not was_parsed:
+        flags.FLAGS.unparse_flags()
+
+
+def _events(logdir):
+    import ferroflow as ff
+
+    (path,) = [f for f in Path(logdir).iterdir() if "tfevents" in f.name]
+    return list(ff.train.summary_iterator(str(path)))
+
+
+def _scalars(events, tag):
+    return [(e.step, v.simple_value) for e in events for v in e.summary.value if v.tag == tag]
 
 
 def test_linear_regression(examples_on_path):
@@ -62,3 +121,146 @@ def test_mlp_classifier_saves_checkpoints_and_resumes(examples_on_path, tmp_path
     assert f"resumed from {latest} at step 120" in out
     assert ff.train.latest_checkpoint(str(tmp_path)) == str(tmp_path / "model.ckpt-160")
     assert accuracy > 0.5
+
+
+def test_mnist_fully_connected_feed(flags_example, tmp_path, capsys):
+    import ferroflow as ff
+
+    example = flags_example(
+        "mnist_fully_connected_feed",
+        train_dir=tmp_path,
+        max_steps=300,
+        summary_every=50,
+        checkpoint_every=150,
+    )
+    validation, test = example.run_training()
+    assert validation > 0.8 and test > 0.8  # chance is 0.1
+    out = capsys.readouterr().out
+    assert out.count("Validation Data Eval:") == 2 and "Precision @ 1: " in out
+    assert ff.train.latest_checkpoint(str(tmp_path)) == str(tmp_path / "model.ckpt-299")
+    events = _events(tmp_path)
+    assert events[1].HasField("graph_def")
+    losses = _scalars(events, "loss")
+    assert [step for step, _ in losses] == [0, 50, 100, 150, 200, 250]
+    assert losses[-1][1] < losses[0][1] / 2
+    graph = ff.GraphDef.FromString(events[1].graph_def)
+    names = {n.name for n in graph.node}
+    assert {"hidden1/weights", "hidden2/biases", "softmax_linear/weights"} <= names
+
+
+def test_mnist_fully_connected_feed_command_line(tmp_path):
+    # tf.app.run parses the flags from argv; main() empties --train_dir with tf.gfile.
+    import ferroflow as ff
+
+    train_dir = tmp_path / "logs"
+    train_dir.mkdir()
+    (train_dir / "stale.txt").write_text("from an earlier run")
+    package_root = str(Path(ff.__file__).resolve().parent.parent)
+    pythonpath = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
+    script = str(EXAMPLES / "mnist_fully_connected_feed.py")
+    flags = ["--max_steps=120", f"--train_dir={train_dir}", "--batch_size=50", "--hidden1=64"]
+    result = subprocess.run(
+        [sys.executable, script, *flags],
+        env={**os.environ, "PYTHONPATH": pythonpath},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Step 100: loss = " in result.stdout
+    assert "Num examples: 1000" in result.stdout  # the test set, in batches of 50
+    assert "Saved checkpoint" in result.stderr  # tf.logging, at INFO
+    assert not (train_dir / "stale.txt").exists()
+    assert ff.train.latest_checkpoint(str(train_dir)) == str(train_dir / "model.ckpt-119")
+    reader = ff.train.load_checkpoint(str(train_dir))
+    assert reader.get_variable_to_shape_map()["hidden1/weights"] == [784, 64]
+
+
+def _cifar10_run(example, train_dir, ea):
+    """Trains and evaluates; returns the summary tags and the checkpoint's variables."""
+    example.train()
+    precision = example.evaluate()
+    acc = ea.EventAccumulator(
+        str(train_dir), size_guidance={k: 0 for k in ea.DEFAULT_SIZE_GUIDANCE}
+    )
+    acc.Reload()
+    evaluation = ea.EventAccumulator(str(train_dir / "eval"))
+    evaluation.Reload()
+    return precision, acc, evaluation
+
+
+@pytest.mark.tf_oracle
+def test_cifar10_train(flags_example, tmp_path, capsys, tf1):
+    import ferroflow as ff
+
+    ea = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
+    flags = {"max_steps": 200, "save_summaries_steps": 25}
+    example = flags_example("cifar10_train", train_dir=tmp_path / "ff", **flags)
+    precision, acc, evaluation = _cifar10_run(example, tmp_path / "ff", ea)
+    # The moving averages of the weights, restored by evaluate(), classify the
+    # held-out images (four classes: chance is 0.25).
+    assert precision > 0.55
+    out = capsys.readouterr().out
+    assert "step 0, loss = " in out and "step 190, loss = " in out  # the _LoggerHook
+    latest = ff.train.latest_checkpoint(str(tmp_path / "ff"))
+    assert latest == str(tmp_path / "ff" / "model.ckpt-200")
+    variables = dict(ff.train.list_variables(latest))
+    assert variables["conv1/weights"] == [5, 5, 3, 16]
+
+    # TensorBoard's own reader shows what the MonitoredTrainingSession's hooks wrote:
+    # the loss averages, learning rate, activation and gradient histograms, images.
+    tags = acc.Tags()
+    assert tags["graph"] is True
+    scalars = set(tags["scalars"])
+    assert {"total_loss_1", "total_loss__raw_", "learning_rate", "global_step/sec"} <= scalars
+    assert "conv1/conv1/conv1/sparsity" in scalars
+    histograms = set(tags["histograms"])
+    assert {"conv1/conv1/conv1/activations", "local3/weights/gradients"} <= histograms
+    assert "images/image/0" in tags["images"]
+    averaged = acc.Scalars("total_loss_1")
+    assert [s.step for s in averaged] == list(range(1, 200, 25))  # as TF's hook stamps them
+    raw = [s.value for s in acc.Scalars("total_loss__raw_")]
+    assert sum(raw[-3:]) < sum(raw[:3])
+    ((step, value),) = [(s.step, s.value) for s in evaluation.Scalars("Precision @ 1")]
+    assert step == 200 and value == pytest.approx(precision)
+
+    # The same program on TensorFlow writes the same tags and checkpoint variables.
+    flags_example.unload()
+    example = flags_example("cifar10_train", tf=tf1, train_dir=tmp_path / "tf", **flags)
+    tf_precision, tf_acc, _ = _cifar10_run(example, tmp_path / "tf", ea)
+    assert tf_precision > 0.55
+    for kind in ("scalars", "histograms", "images"):
+        assert sorted(tags[kind]) == sorted(tf_acc.Tags()[kind])
+    assert [s.step for s in tf_acc.Scalars("total_loss_1")] == [s.step for s in averaged]
+    tf_latest = tf1.train.latest_checkpoint(str(tmp_path / "tf"))
+    assert dict(tf1.train.list_variables(tf_latest)) == variables
+
+
+def test_mnist_layers_supervisor(flags_example, tmp_path):
+    import ferroflow as ff
+
+    if not hasattr(ff, "layers"):
+        pytest.skip("tf.layers is not in ferroflow yet")
+    example = flags_example(
+        "mnist_layers_supervisor",
+        train_dir=tmp_path,
+        max_steps=100,
+        eval_every=50,
+        summary_every=25,
+    )
+    assert example.run_training() > 0.8  # chance is 0.1
+    assert ff.train.latest_checkpoint(str(tmp_path)) == str(tmp_path / "model.ckpt-100")
+    variables = dict(ff.train.list_variables(str(tmp_path)))
+    assert variables["conv2d/kernel"] == [5, 5, 1, 8]
+    assert variables["dense_1/kernel"] == [128, 10]
+    events = _events(tmp_path)
+    losses = _scalars(events, "loss")
+    assert [step for step, _ in losses] == [0, 25, 50, 75]
+    assert losses[-1][1] < losses[0][1] / 2
+    assert [step for step, _ in _scalars(events, "validation_accuracy")] == [50, 100]
+
+    # Run again with more steps: the Supervisor restores the checkpoint and goes on.
+    ff.app.flags.FLAGS.max_steps = 150
+    ff.reset_default_graph()
+    assert example.run_training() > 0.8
+    assert ff.train.latest_checkpoint(str(tmp_path)) == str(tmp_path / "model.ckpt-150")

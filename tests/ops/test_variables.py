@@ -90,6 +90,37 @@ def test_load_and_initialized_value():
         np.testing.assert_array_equal(sess.run(v), np.full((2, 2), 7.0))
 
 
+@pytest.mark.tf_oracle
+def test_copies_of_initialized_values_wait_for_their_variables(tf1):
+    # `tf.Variable(v.initialized_value())` (how ExponentialMovingAverage and optimizer
+    # slots start): one global initializer runs every Assign; each copy must still
+    # read its variable after the variable's own initializer, however many there are.
+    def build(tf):
+        tf.set_random_seed(1)
+        originals = [tf.Variable(tf.truncated_normal([576, 128]), name=f"w{i}") for i in range(6)]
+        copies = [
+            tf.Variable(w.initialized_value(), name=f"copy{i}") for i, w in enumerate(originals)
+        ]
+        return originals, copies
+
+    def run(tf):
+        with tf.Graph().as_default():
+            originals, copies = build(tf)
+            init = tf.global_variables_initializer()
+            firsts = None
+            for _ in range(10):
+                with tf.Session() as sess:
+                    sess.run(init)
+                    values, expected = sess.run([copies, originals])
+                firsts = firsts or values
+                for a, b in zip(values, expected, strict=True):
+                    np.testing.assert_array_equal(a, b)
+            return firsts
+
+    for ours, theirs in zip(run(ff), run(tf1), strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+
+
 def test_validate_shape_false_allows_reshaping_assignments():
     v = ff.Variable([1.0, 2.0], validate_shape=False)
     assert v.shape.ndims is None

@@ -247,6 +247,16 @@ impl Plan {
                     let kernel =
                         kernels.remove(&n).ok_or_else(|| Error::value(format!("no kernel for {}", node.name)))?;
                     let mut preds: Vec<usize> = controls(node).into_iter().map(|c| step_of[c]).collect();
+                    // An input redirected to the variable behind a read still waits for
+                    // the read, and so for the read's own control dependencies
+                    // (`v.initialized_value()` reads `v` after its initializer).
+                    preds.extend(
+                        node.inputs
+                            .iter()
+                            .zip(&sources[&n])
+                            .filter(|(o, src)| o != src && !feed_slot.contains_key(o))
+                            .map(|(o, _)| step_of[o.node]),
+                    );
                     let mut inputs = SmallVec::new();
                     for (i, src) in sources[&n].iter().enumerate() {
                         let (slot, pred) = read(src, device_of[&n]);
