@@ -216,6 +216,7 @@ from .ops.summary_ops import (
     merge_summary,
     scalar_summary,
 )
+from .ops.template import make_template
 from .ops.variable_scope import (
     AUTO_REUSE,
     VariableScope,
@@ -402,6 +403,7 @@ __all__ = [
     "logical_not",
     "logical_or",
     "LogMessage",
+    "make_template",
     "matmul",
     "maximum",
     "merge_all_summaries",
