@@ -198,6 +198,12 @@ from .ops.math_ops import (
     truediv,
     unsorted_segment_sum,
 )
+from .ops.partitioned_variables import (
+    create_partitioned_variables,
+    fixed_size_partitioner,
+    min_max_variable_partitioner,
+    variable_axis_size_partitioner,
+)
 from .ops.random_ops import random_normal, random_shuffle, random_uniform, truncated_normal
 from .ops.state_ops import (
     assign,
@@ -323,6 +329,7 @@ __all__ = [
     "convert_to_tensor",
     "cos",
     "count_up_to",
+    "create_partitioned_variables",
     "cumprod",
     "cumsum",
     "device",
@@ -340,6 +347,7 @@ __all__ = [
     "expand_dims",
     "FIFOQueue",
     "fill",
+    "fixed_size_partitioner",
     "flags",
     "float16",
     "float32",
@@ -409,6 +417,7 @@ __all__ = [
     "merge_all_summaries",
     "merge_summary",
     "MetaGraphDef",
+    "min_max_variable_partitioner",
     "minimum",
     "mod",
     "moving_average_variables",
@@ -508,6 +517,7 @@ __all__ = [
     "unsorted_segment_sum",
     "unstack",
     "Variable",
+    "variable_axis_size_partitioner",
     "variable_op_scope",
     "variable_scope",
     "variables_initializer",
