@@ -350,3 +350,44 @@ def test_partitioned_variable_assign_and_meta_graph_round_trip():
             ("p", [5, 2], [0, 0], [3, 2], "5 2 0,3:0,2"),
             ("p", [5, 2], [3, 0], [2, 2], "5 2 3,2:0,2"),
         ]
+
+
+@pytest.mark.parametrize("with_adam", [False, True])
+def test_checkpoints_of_partitioned_variables_cross_between_tf_and_ferroflow(
+    tf1, tmp_path, with_adam
+):
+    table = np.arange(30, dtype=np.float32).reshape(10, 3)
+
+    def build(tf, init):
+        with tf.variable_scope("m", partitioner=tf.fixed_size_partitioner(3)):
+            pv = tf.get_variable("t", initializer=tf.constant(init))
+        if with_adam:
+            loss = tf.reduce_sum(tf.nn.embedding_lookup(pv, [1, 7]))
+            tf.train.AdamOptimizer(0.5).minimize(loss)
+        return pv
+
+    for writer, reader in ((ff, tf1), (tf1, ff)):
+        path = str(tmp_path / f"{writer.__name__}_{with_adam}" / "model")
+        with writer.Graph().as_default():
+            pv = build(writer, table)
+            with writer.Session() as sess:
+                sess.run(writer.global_variables_initializer())
+                for op in writer.get_collection(writer.GraphKeys.TRAIN_OP):
+                    sess.run(op)
+                want = sess.run(pv.as_tensor())
+                slots = {
+                    v.op.name: sess.run(v) for v in writer.global_variables() if "Adam" in v.op.name
+                }
+                writer.train.Saver().save(sess, path, write_meta_graph=False)
+        assert np.asarray(tf1.train.load_variable(path, "m/t")).tolist() == want.tolist()
+        names = dict(ff.train.list_variables(path))
+        assert names == dict(tf1.train.list_variables(path))
+        assert names["m/t"] == [10, 3]
+        with reader.Graph().as_default():
+            pv = build(reader, np.zeros_like(table))
+            with reader.Session() as sess:
+                reader.train.Saver().restore(sess, path)
+                np.testing.assert_array_equal(sess.run(pv.as_tensor()), want)
+                for v in reader.global_variables():
+                    if v.op.name in slots:
+                        np.testing.assert_array_equal(sess.run(v), slots[v.op.name])

@@ -60,10 +60,11 @@ def variable_axis_size_partitioner(
             element_size = bytes_per_string_element
         else:
             element_size = dtype.size
-        partitions = [1] * shape.ndims
-        bytes_per_slice = 1.0 * (shape.num_elements() / shape.dims[axis].value) * element_size
+        dims = shape.as_list()
+        partitions = [1] * len(dims)
+        bytes_per_slice = 1.0 * (shape.num_elements() / dims[axis]) * element_size
         slices_per_shard = max(1, math.floor(max_shard_bytes / bytes_per_slice))
-        axis_shards = math.ceil(1.0 * shape.dims[axis].value / slices_per_shard)
+        axis_shards = math.ceil(1.0 * dims[axis] / slices_per_shard)
         if max_shards:
             axis_shards = min(max_shards, axis_shards)
         partitions[axis] = axis_shards
