@@ -325,7 +325,8 @@ def test_constraints_after_updates_and_shared_name(tf1):
 
     def run(tf, sess, out):
         for _ in range(3):
-            sess.run(out["trains"])
+            for train in out["trains"]:  # one at a time: both update v and w
+                sess.run(train)
         return sess.run(out["vars"])
 
     out_tf, out_ff = _both(tf1, build, run, op_filter=lambda n: not n.startswith("gradients"))

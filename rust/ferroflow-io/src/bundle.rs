@@ -286,7 +286,8 @@ impl BundleWriter {
         }
         let key = name.as_bytes();
         if let Some(full) = self.entries.get(key) {
-            let same_shape = full.shape.as_ref().is_some_and(|s| s.dim.iter().map(|d| d.size).eq(full_dims.iter().copied()));
+            let same_shape =
+                full.shape.as_ref().is_some_and(|s| s.dim.iter().map(|d| d.size).eq(full_dims.iter().copied()));
             if full.slices.is_empty() || full.dtype != dtype || !same_shape {
                 return Err(Error::InvalidArgument(format!(
                     "{name}: a slice that does not match the tensor already added under that name"
@@ -672,7 +673,15 @@ impl BundleReader {
             // From the slice's buffer (its own coordinates) to the region's.
             let src: Vec<(usize, usize)> = meet.iter().zip(&stored).map(|(&(s, l), &(o, _))| (s - o, l)).collect();
             let dst: Vec<(usize, usize)> = meet.iter().zip(region).map(|(&(s, l), &(o, _))| (s - o, l)).collect();
-            copy_box_between(&bytes, &stored.iter().map(|&(_, l)| l).collect::<Vec<_>>(), &src, out, &lengths, &dst, element_size);
+            copy_box_between(
+                &bytes,
+                &stored.iter().map(|&(_, l)| l).collect::<Vec<_>>(),
+                &src,
+                out,
+                &lengths,
+                &dst,
+                element_size,
+            );
             covered += count;
         }
         if covered != wanted {
