@@ -199,6 +199,12 @@ from .ops.math_ops import (
     truediv,
     unsorted_segment_sum,
 )
+from .ops.partitioned_variables import (
+    create_partitioned_variables,
+    fixed_size_partitioner,
+    min_max_variable_partitioner,
+    variable_axis_size_partitioner,
+)
 from .ops.random_ops import random_normal, random_shuffle, random_uniform, truncated_normal
 from .ops.state_ops import (
     assign,
@@ -217,6 +223,7 @@ from .ops.summary_ops import (
     merge_summary,
     scalar_summary,
 )
+from .ops.template import make_template
 from .ops.variable_scope import (
     AUTO_REUSE,
     VariableScope,
@@ -336,6 +343,7 @@ __all__ = [
     "convert_to_tensor",
     "cos",
     "count_up_to",
+    "create_partitioned_variables",
     "cumprod",
     "cumsum",
     "device",
@@ -353,6 +361,7 @@ __all__ = [
     "expand_dims",
     "FIFOQueue",
     "fill",
+    "fixed_size_partitioner",
     "flags",
     "float16",
     "float32",
@@ -417,11 +426,13 @@ __all__ = [
     "logical_not",
     "logical_or",
     "LogMessage",
+    "make_template",
     "matmul",
     "maximum",
     "merge_all_summaries",
     "merge_summary",
     "MetaGraphDef",
+    "min_max_variable_partitioner",
     "minimum",
     "mod",
     "moving_average_variables",
@@ -521,6 +532,7 @@ __all__ = [
     "unsorted_segment_sum",
     "unstack",
     "Variable",
+    "variable_axis_size_partitioner",
     "variable_op_scope",
     "variable_scope",
     "variables_initializer",

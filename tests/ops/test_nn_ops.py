@@ -353,8 +353,8 @@ def test_embedding_lookup_matches_tensorflow(tf1):
     bad = ff.nn.embedding_lookup(table, p)
     with pytest.raises(ff.errors.InvalidArgumentError, match="not in"):
         _run(bad, {p: [0, 5]})
-    with pytest.raises(NotImplementedError):
-        ff.nn.embedding_lookup([table, table], [0])
+    with pytest.raises(ValueError, match="Unrecognized partition strategy"):
+        ff.nn.embedding_lookup([table, table], [0], partition_strategy="range")
 
 
 @pytest.mark.tf_oracle

@@ -89,3 +89,71 @@ def test_partitioned_tensors_are_assembled_from_their_slices():
         pv, wide = sess.run(io_ops.restore_v2(prefix, ["pv", "wide"], ["", ""], [ff.float32] * 2))
     np.testing.assert_array_equal(pv, expected["pv"])
     np.testing.assert_array_equal(wide, expected["wide"])
+
+
+def _partitioned_graph(lib, init=None):
+    """The fixture's variables, partitioned as its script partitions them."""
+    v = values()
+    const = (lambda name: lib.constant(v[name])) if init is None else init
+    return [
+        lib.get_variable("pv", initializer=const("pv"), partitioner=lib.fixed_size_partitioner(2)),
+        lib.get_variable(
+            "wide", initializer=const("wide"), partitioner=lib.fixed_size_partitioner(3, axis=1)
+        ),
+        lib.get_variable("plain", initializer=const("plain")),
+    ]
+
+
+def test_partitioned_variables_are_saved_as_tf_saves_them(tmp_path):
+    # The same variables, partitioned the same way: the same bytes as TF's Saver.
+    with ff.Graph().as_default():
+        _partitioned_graph(ff)
+        saver = ff.train.Saver()
+        with ff.Session() as sess:
+            sess.run(ff.global_variables_initializer())
+            prefix = saver.save(sess, str(tmp_path / "model"), write_meta_graph=False)
+    for suffix in (".index", ".data-00000-of-00001"):
+        with (
+            open(prefix + suffix, "rb") as ours,
+            open(os.path.join(FIXTURES, "partitioned", "model" + suffix), "rb") as theirs,
+        ):
+            assert ours.read() == theirs.read(), suffix
+
+
+@pytest.mark.parametrize("shards", [(2, 3), (3, 2), (1, 1)])
+def test_tf_partitioned_checkpoint_restores_into_any_partitioning(shards):
+    # TF's slices are read into parts cut differently (LookupSlice), or whole.
+    expected = values()
+    with ff.Graph().as_default():
+        zeros = lambda name: ff.zeros(expected[name].shape)  # noqa: E731
+        pv = ff.get_variable(
+            "pv", initializer=zeros("pv"), partitioner=ff.fixed_size_partitioner(shards[0])
+        )
+        wide = ff.get_variable(
+            "wide",
+            initializer=zeros("wide"),
+            partitioner=ff.fixed_size_partitioner(shards[1], axis=1),
+        )
+        plain = ff.get_variable(
+            "plain", initializer=zeros("plain"), partitioner=ff.fixed_size_partitioner(2)
+        )
+        saver = ff.train.Saver()
+        with ff.Session() as sess:
+            saver.restore(sess, os.path.join(FIXTURES, "partitioned", "model"))
+            got = sess.run([ff.convert_to_tensor(v) for v in (pv, wide, plain)])
+    for name, value in zip(("pv", "wide", "plain"), got, strict=True):
+        np.testing.assert_array_equal(value, expected[name])
+
+
+def test_slice_specs_are_checked():
+    prefix = os.path.join(FIXTURES, "partitioned", "model")
+    with ff.Session() as sess:
+        part = sess.run(io_ops.restore_v2(prefix, ["wide"], ["3 200 1,2:60,80"], [ff.float32]))
+        np.testing.assert_array_equal(part[0], values()["wide"][1:3, 60:140])
+        for spec, msg in [
+            ("3 201 0,3:-", "does not match the shape stored in checkpoint"),
+            ("3 200 0,3", "Mismatching ranks"),
+            ("3 200 0,4:-", "out of bounds"),
+        ]:
+            with pytest.raises(ff.errors.InvalidArgumentError, match=msg):
+                sess.run(io_ops.restore_v2(prefix, ["wide"], [spec], [ff.float32]))

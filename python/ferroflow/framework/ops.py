@@ -873,9 +873,9 @@ class Graph:
         return [i for i in items if hasattr(i, "name") and pattern.match(i.name)]
 
     def get_all_collection_keys(self) -> list[str]:
-        """Names of the non-empty collections."""
+        """Names of the non-empty collections (string keys only, as TF's)."""
         with self._lock:
-            return [k for k, v in self._collections.items() if v]
+            return [k for k, v in self._collections.items() if v and isinstance(k, str)]
 
     def clear_collection(self, name) -> None:
         """Empties collection `name`."""

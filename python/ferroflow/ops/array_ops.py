@@ -320,7 +320,7 @@ def concat(values, axis, name="concat"):
             return identity(values[0], name=scope)
     with ops.name_scope(name) as scope:
         tensors = convert_same_type(values, [f"values_{i}" for i in range(len(values))])
-        a = ops.convert_to_tensor(axis, dtype=dtypes.int32, name="concat_dim")
+        a = ops.convert_to_tensor(axis, dtype=dtypes.int32, name="axis")
         return make_op("ConcatV2", [*tensors, a], scope=scope).outputs[0]
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
 from .. import errors
 from ..framework import dtypes, ops, tensor_shape
-from . import array_ops, math_ops, random_ops
+from . import array_ops, math_ops, random_ops, variables
 from ._op_util import convert_same_type, is_tensor_like, make_op, unary
 
 
@@ -217,18 +219,135 @@ def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
         return mean, variance
 
 
+def _clip_embeddings(params, ids, max_norm):
+    """TF's `_clip`: each embedding clipped to an L2 norm of `max_norm` (if given)."""
+    if max_norm is None:
+        return params
+    from . import clip_ops  # clip_ops imports this module
+
+    ids_rank = ops.convert_to_tensor(ids).get_shape().ndims
+    params_rank = ops.convert_to_tensor(params).get_shape().ndims
+    if ids_rank and params_rank:
+        axes = list(range(ids_rank, params_rank))
+    else:
+        axes = math_ops.range(
+            ids_rank if ids_rank else array_ops.rank(ids),
+            params_rank if params_rank else array_ops.rank(params),
+        )
+    return clip_ops.clip_by_norm(params, max_norm, axes=axes)
+
+
 def embedding_lookup(
     params, ids, partition_strategy="mod", name=None, validate_indices=True, max_norm=None
 ):
-    """Rows of `params` (a tensor, a variable, or a one-element list of them) at `ids`."""
-    if isinstance(params, list | tuple):
-        if len(params) != 1:
-            raise NotImplementedError("embedding_lookup over partitioned params")
-        params = params[0]
-    if max_norm is not None:
-        raise NotImplementedError("embedding_lookup(max_norm=...)")
-    with ops.name_scope(name, "embedding_lookup", [params, ids]):
-        return array_ops.gather(params, ids, name="embedding_lookup")
+    """Rows of `params` at `ids`; `params` may be split into parts along dimension 0.
+
+    `params` is a tensor or variable, a list of them (the parts of one table) or
+    a `PartitionedVariable`. With several parts, id `i` lives in part `i % n` at
+    row `i // n` (`partition_strategy="mod"`), or in contiguous ranges, the first
+    `size % n` parts one row longer (`"div"`), as TF assigns them. The gradient
+    of each part is an `IndexedSlices` of the rows it gave.
+
+    Args:
+        params: The table, or its parts (same shape past dimension 0).
+        ids: Integer ids (any shape).
+        partition_strategy: `"mod"` or `"div"`.
+        name: Name scope of the ops.
+        validate_indices: Accepted for compatibility (ids are always checked).
+        max_norm: Clip each embedding to this L2 norm.
+
+    Returns:
+        A tensor of shape `ids.shape + params.shape[1:]`.
+
+    Raises:
+        ValueError: No params, or an unknown `partition_strategy`.
+    """
+    del validate_indices
+    if params is None:
+        raise ValueError("params must be specified")
+    if isinstance(params, list | tuple) and not params:
+        raise ValueError("Length of params is currently 0. Need at least one param.")
+    if isinstance(params, variables.PartitionedVariable):
+        params = list(params)
+    if not isinstance(params, list):
+        params = [params] if not isinstance(params, tuple) else list(params)
+    with ops.name_scope(name, "embedding_lookup", [*params, ids]) as name:
+        np_ = len(params)
+        params = [ops.convert_to_tensor(p, name="params") for p in params]
+        ids = ops.convert_to_tensor(ids, name="ids")
+        if np_ == 1:
+            with ops.colocate_with(params[0]):
+                result = _clip_embeddings(
+                    array_ops.gather(params[0], ids, name=name), ids, max_norm
+                )
+            return array_ops.identity(result)
+        flat_ids = array_ops.reshape(ids, [-1])
+        original_indices = math_ops.range(array_ops.size(flat_ids, out_type=dtypes.int32))
+        if partition_strategy == "mod":
+            p_assignments = flat_ids % np_
+            new_ids = flat_ids // np_
+        elif partition_strategy == "div":
+            dims = [tensor_shape.dimension_value(p.get_shape()[0]) for p in params]
+            if all(d is not None for d in dims) and sum(dims):
+                num_total_ids = ops.convert_to_tensor(
+                    np.asarray(sum(dims), flat_ids.dtype.as_numpy_dtype)
+                )
+            else:
+                dim_0_sizes = []
+                for p, d in zip(params, dims, strict=True):
+                    if d is not None:
+                        dim_0_sizes.append(d)
+                    else:
+                        with ops.colocate_with(p):
+                            dim_0_sizes.append(array_ops.shape(p)[0])
+                num_total_ids = math_ops.reduce_sum(
+                    array_ops.cast(array_ops.stack(dim_0_sizes), flat_ids.dtype)
+                )
+            ids_per_partition = num_total_ids // np_
+            extras = num_total_ids % np_
+            p_assignments = math_ops.maximum(
+                flat_ids // (ids_per_partition + 1), (flat_ids - extras) // ids_per_partition
+            )
+            new_ids = array_ops.where(
+                p_assignments < extras,
+                flat_ids % (ids_per_partition + 1),
+                (flat_ids - extras) % ids_per_partition,
+            )
+        else:
+            raise ValueError(
+                f"Unrecognized partition strategy: {partition_strategy}."
+                "Must be one of either `mod` or `div`."
+            )
+        p_assignments = array_ops.cast(p_assignments, dtypes.int32)
+        # TF's DynamicPartition and ParallelDynamicStitch, from existing ops: each
+        # part's ids by a mask, and the stitch as a segment sum over the original
+        # positions (each position is written once), whose gradient is TF's gather.
+        gather_ids, pindices = [], []
+        for p in range(np_):
+            mask = math_ops.equal(p_assignments, p)
+            gather_ids.append(array_ops.boolean_mask(new_ids, mask))
+            pindices.append(array_ops.boolean_mask(original_indices, mask))
+        partitioned_result = []
+        for p in range(np_):
+            with ops.colocate_with(params[p]):
+                partitioned_result.append(array_ops.gather(params[p], gather_ids[p]))
+        ret = math_ops.unsorted_segment_sum(
+            array_ops.concat(partitioned_result, 0),
+            array_ops.concat(pindices, 0),
+            array_ops.size(flat_ids, out_type=dtypes.int32),
+            name=name,
+        )
+        element_shape_s = params[0].get_shape()[1:]
+        for p in params[1:]:
+            element_shape_s = element_shape_s.merge_with(p.get_shape()[1:])
+        if element_shape_s.is_fully_defined():
+            element_shape_d = ops.convert_to_tensor(element_shape_s.as_list(), dtype=dtypes.int32)
+        else:
+            with ops.colocate_with(params[0]):
+                element_shape_d = array_ops.shape(params[0])[1:]
+        ret = array_ops.reshape(ret, array_ops.concat([array_ops.shape(ids), element_shape_d], 0))
+        ret.set_shape(ids.get_shape().concatenate(element_shape_s))
+        return _clip_embeddings(ret, ids, max_norm)
 
 
 sigmoid = math_ops.sigmoid

@@ -8,8 +8,9 @@ the name with the current variable scope, checks reuse against the store, and
 creates a `Variable` whose initial value comes from an initializer called inside
 the variable's `Initializer` name scope; ops are named as TF names them.
 
-Not built: partitioners (`partitioner=` raises `NotImplementedError`),
-`make_template`, resource variables, eager variable stores. Regularization
+With a partitioner, `get_variable` makes one variable per part (`<name>/part_<i>`,
+each with its `SaveSliceInfo`) and returns a `PartitionedVariable`, as TF's
+`_get_partitioned_variable`. Not built: resource variables, eager variable stores. Regularization
 losses are the tensors TF builds (TF wraps them in a lazily re-evaluated tensor
 that builds the ops again when converted; ferroflow stores the tensor itself).
 """
@@ -23,7 +24,7 @@ import inspect
 import threading
 
 from ..framework import dtypes, ops, tensor_shape
-from . import init_ops, variables
+from . import array_ops, init_ops, variables
 
 _VARSTORE_KEY = ("__variable_store",)
 _VARSCOPESTORE_KEY = ("__varscope",)
@@ -77,6 +78,7 @@ class _VariableStore:
 
     def __init__(self):
         self._vars: dict = {}
+        self._partitioned_vars: dict = {}
 
     def get_variable(
         self,
@@ -121,7 +123,43 @@ class _VariableStore:
         ):
             is_scalar = shape is not None and isinstance(shape, list | tuple) and not shape
             if partitioner is not None and not is_scalar:
-                raise NotImplementedError("Partitioned variables are not supported by ferroflow")
+                if not callable(partitioner):
+                    raise ValueError(f"Partitioner must be callable, but received: {partitioner}")
+                with ops.name_scope(None):
+                    return self._get_partitioned_variable(
+                        name=name,
+                        shape=shape,
+                        dtype=dtype,
+                        initializer=initializer,
+                        regularizer=regularizer,
+                        reuse=reuse,
+                        trainable=trainable,
+                        collections=collections,
+                        partitioner=partitioner,
+                        validate_shape=validate_shape,
+                        constraint=constraint,
+                    )
+            # A partitioned variable is reused without its partitioner.
+            if reuse is True and partitioner is None and name in self._partitioned_vars:
+                return self._get_partitioned_variable(
+                    name=name,
+                    shape=shape,
+                    dtype=dtype,
+                    initializer=initializer,
+                    regularizer=regularizer,
+                    reuse=reuse,
+                    trainable=trainable,
+                    collections=collections,
+                    partitioner=None,
+                    validate_shape=validate_shape,
+                    constraint=constraint,
+                )
+            if f"{name}/part_0" in self._vars:
+                raise ValueError(
+                    "No partitioner was provided, but a partitioned version of the variable "
+                    f"was found: {name}/part_0. Perhaps a variable of the same name was "
+                    "already created with partitioning?"
+                )
             return self._get_single_variable(
                 name=name,
                 shape=shape,
@@ -173,6 +211,124 @@ class _VariableStore:
             use_resource=use_resource,
             constraint=constraint,
         )
+
+    def _get_partitioned_variable(
+        self,
+        name,
+        partitioner,
+        shape=None,
+        dtype=dtypes.float32,
+        initializer=None,
+        regularizer=None,
+        reuse=None,
+        trainable=None,
+        collections=None,
+        validate_shape=True,
+        constraint=None,
+    ):
+        """Gets or creates the `PartitionedVariable` `name`: one variable per part (TF's)."""
+        dtype = dtypes.as_dtype(dtype)
+        initializing_from_value = initializer is not None and isinstance(initializer, ops.Tensor)
+        if name in self._vars:
+            raise ValueError(
+                "A partitioner was provided, but an unpartitioned version of the variable "
+                f"was found: {name}.  Perhaps a variable of the same name was already "
+                "created without partitioning?"
+            )
+        shape = tensor_shape.as_shape(shape)
+        if initializing_from_value:
+            shape = shape.merge_with(initializer.get_shape())
+        partitions = None
+        if not reuse or partitioner:
+            partitions = _call_partitioner(partitioner, shape, dtype)
+        if name in self._partitioned_vars:
+            if reuse is False:
+                raise ValueError(
+                    f"Partitioned variable with name {name} already exists. Did you mean to "
+                    "set reuse=True or reuse=tf.AUTO_REUSE in VarScope?"
+                )
+            existing_var = self._partitioned_vars[name]
+            if not shape.is_compatible_with(existing_var.get_shape()):
+                raise ValueError(
+                    f"Trying to reuse partitioned variable {name}, but specified shape "
+                    f"{shape} and found shape {existing_var.get_shape()}."
+                )
+            if not dtype.is_compatible_with(existing_var.dtype):
+                raise ValueError(
+                    f"Trying to reuse partitioned variable {name}, but specified dtype "
+                    f"{dtype.name} and found dtype {existing_var.dtype.name}."
+                )
+            if partitions is not None and existing_var._get_partitions() != partitions:
+                raise ValueError(
+                    f"Trying to reuse partitioned variable {name}, but specified partitions "
+                    f"{partitions} and found partitions {existing_var._get_partitions()}."
+                )
+            return existing_var
+        if reuse is True:
+            raise ValueError(
+                f"PartitionedVariable {name} does not exist, or was not created with "
+                "tf.get_variable(). Did you mean to set reuse=False or reuse=tf.AUTO_REUSE "
+                "in VarScope?"
+            )
+        slice_dim, num_slices = _get_slice_dim_and_num_slices(partitions)
+        if f"{name}/part_0" in self._vars:
+            if f"{name}/part_{num_slices - 1}" not in self._vars:
+                raise ValueError(
+                    "Partitioner returned a different partitioning than what was already "
+                    f"found.  Partitioner returned {num_slices} shards, and shard "
+                    f"{name}/part_0 was found, but {name}/part_{num_slices - 1} was not."
+                )
+            if f"{name}/part_{num_slices}" in self._vars:
+                raise ValueError(
+                    "Partitioner returned a different partitioning than what was already "
+                    f"found.  Partitioner returned {num_slices} shards, and shard "
+                    f"{name}/part_0 was found, but so was the extra shard "
+                    f"{name}/part_{num_slices}."
+                )
+        vs = []
+        for i, (var_offset, var_shape) in enumerate(
+            _iter_slices(shape.as_list(), num_slices, slice_dim)
+        ):
+            partition_info = _PartitionInfo(full_shape=shape.as_list(), var_offset=var_offset)
+            var_full_name = f"{name}/part_{i}"
+            with ops.name_scope(var_full_name + "/PartitionedInitializer"):
+                if initializer is None:
+                    init, initializing_from_value = _default_initializer(name, dtype)
+                    init_shape = None if initializing_from_value else var_shape
+                elif callable(initializer):
+                    init = initializer
+                    init_shape = var_shape
+                elif isinstance(initializer, ops.Tensor):
+                    init = array_ops.slice(initializer, var_offset, var_shape)
+                    dtype = init.dtype.base_dtype
+                    init_shape = None
+                else:
+                    init = ops.convert_to_tensor(initializer, dtype=dtype)
+                    init = array_ops.slice(init, var_offset, var_shape)
+                    init_shape = None
+            with ops.name_scope(None):
+                var = self._get_single_variable(
+                    name=var_full_name,
+                    shape=init_shape,
+                    dtype=dtype,
+                    initializer=init,
+                    partition_info=partition_info,
+                    regularizer=regularizer,
+                    reuse=reuse,
+                    trainable=trainable,
+                    collections=collections,
+                    validate_shape=validate_shape,
+                    constraint=constraint,
+                )
+            var._set_save_slice_info(
+                variables.Variable.SaveSliceInfo(name, shape.as_list(), var_offset, var_shape)
+            )
+            vs.append(var)
+        partitioned_var = variables.PartitionedVariable(
+            name=name, shape=shape, dtype=dtype, variable_list=vs, partitions=partitions
+        )
+        self._partitioned_vars[name] = partitioned_var
+        return partitioned_var
 
     def _get_single_variable(
         self,
@@ -277,6 +433,142 @@ def _default_initializer(name, dtype):
     raise ValueError(f"An initializer for variable {name} of {dtype.base_dtype} is required")
 
 
+class _PartitionInfo:
+    """Where a part lies in its partitioned variable, for initializers (TF's)."""
+
+    __slots__ = ["_full_shape", "_var_offset"]
+
+    def __init__(self, full_shape, var_offset):
+        """`full_shape`: the full variable's shape; `var_offset`: the part's offset.
+
+        Raises:
+            TypeError: If either is not a list or tuple.
+            ValueError: If their lengths differ or an offset is outside the shape.
+        """
+        if not isinstance(full_shape, list | tuple):
+            raise TypeError(
+                "`full_shape` must be a sequence (like tuple or list) instead of "
+                + type(full_shape).__name__
+            )
+        if not isinstance(var_offset, list | tuple):
+            raise TypeError(
+                "`var_offset` must be a sequence (like tuple or list) instead of "
+                + type(var_offset).__name__
+            )
+        if len(var_offset) != len(full_shape):
+            raise ValueError(
+                f"Expected equal length, but `var_offset` is of length {len(var_offset)} "
+                f"while full_shape is of length {len(full_shape)}."
+            )
+        for offset, shape in zip(var_offset, full_shape, strict=True):
+            if offset < 0 or offset >= shape:
+                raise ValueError(
+                    f"Expected 0 <= offset < shape but found offset={offset}, shape={shape} "
+                    f"for var_offset={var_offset}, full_shape={full_shape}"
+                )
+        self._full_shape = full_shape
+        self._var_offset = var_offset
+
+    @property
+    def full_shape(self):
+        """The full variable's shape."""
+        return self._full_shape
+
+    @property
+    def var_offset(self):
+        """The part's offset in each dimension."""
+        return self._var_offset
+
+    def single_offset(self, shape):
+        """The offset along the one partitioned dimension (0 when none is)."""
+        single_slice_dim = self.single_slice_dim(shape)
+        if single_slice_dim is None:
+            return 0
+        return self.var_offset[single_slice_dim]
+
+    def single_slice_dim(self, shape):
+        """The one dimension a part of `shape` is cut along, or None.
+
+        Raises:
+            TypeError: If `shape` is not a list or tuple.
+            ValueError: If `shape` does not fit or is cut along two dimensions.
+        """
+        if not isinstance(shape, tuple | list):
+            raise TypeError(
+                "`shape` must be a sequence (like tuple or list) instead of " + type(shape).__name__
+            )
+        if len(shape) != len(self.full_shape):
+            raise ValueError(
+                f"Expected equal length, but received shape={shape} of length {len(shape)} "
+                f"while self.full_shape={self.full_shape} is of length "
+                f"{len(self.full_shape)}."
+            )
+        for i in range(len(shape)):
+            if self.var_offset[i] + shape[i] > self.full_shape[i]:
+                raise ValueError(
+                    f"With self.var_offset={self.var_offset}, a partition of shape={shape} "
+                    f"would exceed self.full_shape={self.full_shape} in dimension {i}."
+                )
+        slice_dim = None
+        for i in range(len(shape)):
+            if shape[i] == self.full_shape[i]:
+                continue
+            if slice_dim is not None:
+                raise ValueError(
+                    f"Cannot use single_slice_dim() with shape={shape} and "
+                    f"self.full_shape={self.full_shape} since slice dim could be either "
+                    f"dimension {i} or {slice_dim}."
+                )
+            slice_dim = i
+        return slice_dim
+
+
+def _call_partitioner(partitioner, shape, dtype):
+    """The partitioner's parts per axis, checked as TF checks them."""
+    if not shape.is_fully_defined():
+        raise ValueError(
+            f"Shape of a new partitioned variable must be fully defined, but instead was {shape}."
+        )
+    if shape.ndims < 1:
+        raise ValueError(f"A partitioned Variable must have rank at least 1, shape: {shape}")
+    slicing = partitioner(shape=shape, dtype=dtype)
+    if not isinstance(slicing, list | tuple):
+        raise ValueError(f"Partitioner must return a sequence, but saw: {slicing}")
+    if len(slicing) != shape.ndims:
+        raise ValueError(
+            "Partitioner returned a partition list that does not match the Variable's "
+            f"rank: {slicing} vs. {shape}"
+        )
+    if any(p < 1 for p in slicing):
+        raise ValueError(f"Partitioner returned zero partitions for some axes: {slicing}")
+    if sum(p > 1 for p in slicing) > 1:
+        raise ValueError(
+            "Can only slice a variable along one dimension: "
+            f"shape: {shape}, partitioning: {slicing}"
+        )
+    return slicing
+
+
+def _get_slice_dim_and_num_slices(slicing):
+    """The partitioned axis and its part count ((0, 1) when unpartitioned)."""
+    for slice_dim, num_slices in enumerate(slicing):
+        if num_slices > 1:
+            return slice_dim, num_slices
+    return 0, 1
+
+
+def _iter_slices(full_shape, num_slices, slice_dim):
+    """(offset, shape) of each part; the first `len % num_slices` parts are one longer."""
+    num_slices_with_excess = full_shape[slice_dim] % num_slices
+    offset = [0] * len(full_shape)
+    min_slice_len = full_shape[slice_dim] // num_slices
+    for i in range(num_slices):
+        shape = full_shape[:]
+        shape[slice_dim] = min_slice_len + bool(i < num_slices_with_excess)
+        yield offset[:], shape
+        offset[slice_dim] += shape[slice_dim]
+
+
 def no_regularizer(_):
     """Use this function to prevent regularization of variables."""
     return None
@@ -362,7 +654,7 @@ class VariableScope:
 
     @property
     def partitioner(self):
-        """The default partitioner (partitioning is not supported)."""
+        """The default partitioner."""
         return self._partitioner
 
     @property
@@ -423,6 +715,61 @@ class VariableScope:
     def local_variables(self):
         """The local variables of this scope."""
         return self.get_collection(ops.GraphKeys.LOCAL_VARIABLES)
+
+    def _get_partitioned_variable(
+        self,
+        var_store,
+        name,
+        shape=None,
+        dtype=None,
+        initializer=None,
+        regularizer=None,
+        trainable=None,
+        collections=None,
+        caching_device=None,
+        partitioner=None,
+        validate_shape=True,
+        use_resource=None,
+        constraint=None,
+        synchronization=None,
+        aggregation=None,
+    ):
+        """A `PartitionedVariable` on `var_store` with this scope's defaults (no custom getter)."""
+        del caching_device, use_resource, synchronization, aggregation
+        if initializer is None:
+            initializer = self._initializer
+        if regularizer is None:
+            regularizer = self._regularizer
+        if constraint is None:
+            constraint = self._constraint
+        if partitioner is None:
+            partitioner = self._partitioner
+        if dtype is None:
+            dtype = self._dtype
+        if self._custom_getter is not None:
+            raise ValueError(
+                "Private access to _get_partitioned_variable is not allowed when a custom "
+                f"getter is set.  Current custom getter: {self._custom_getter}.  It is likely "
+                "that you're using create_partitioned_variables.  If so, consider instead "
+                "using get_variable with a non-empty partitioner parameter instead."
+            )
+        if partitioner is None:
+            raise ValueError("No partitioner was specified")
+        full_name = "/".join(n for n in (self.name, name) if n)
+        with ops.name_scope(None):
+            return var_store._get_partitioned_variable(
+                full_name,
+                partitioner,
+                shape=shape,
+                dtype=dtype,
+                initializer=initializer,
+                regularizer=regularizer,
+                reuse=self.reuse,
+                trainable=True if trainable is None else trainable,
+                collections=collections,
+                validate_shape=validate_shape,
+                constraint=constraint,
+            )
 
     def get_variable(
         self,
@@ -576,7 +923,9 @@ def get_variable(
         trainable: Add to `TRAINABLE_VARIABLES` (default True).
         collections: Collections to add to (default `[GLOBAL_VARIABLES]`).
         caching_device: Accepted for compatibility; unused.
-        partitioner: Not supported (raises `NotImplementedError`).
+        partitioner: A function of the (fully defined) shape and the dtype giving the
+            number of parts per axis (see `fixed_size_partitioner`); with it a
+            `PartitionedVariable` of variables `<name>/part_<i>` is returned.
         validate_shape: If False, the initial value's shape may be unknown.
         use_resource: Accepted for compatibility (reference variables are made).
         custom_getter: `custom_getter(getter, name, *args, **kwargs)` called instead
@@ -653,6 +1002,46 @@ def get_local_variable(
         aggregation=aggregation,
         custom_getter=custom_getter,
         constraint=constraint,
+    )
+
+
+def _get_partitioned_variable(
+    name,
+    shape=None,
+    dtype=None,
+    initializer=None,
+    regularizer=None,
+    trainable=True,
+    collections=None,
+    caching_device=None,
+    partitioner=None,
+    validate_shape=True,
+    use_resource=None,
+    constraint=None,
+    synchronization=None,
+    aggregation=None,
+):
+    """TF's private `_get_partitioned_variable`: a `PartitionedVariable` in the current scope.
+
+    Raises:
+        ValueError: Without a partitioner, or when the scope has a custom getter.
+    """
+    return get_variable_scope()._get_partitioned_variable(
+        _get_default_variable_store(),
+        name,
+        shape=shape,
+        dtype=dtype,
+        initializer=initializer,
+        regularizer=regularizer,
+        trainable=trainable,
+        collections=collections,
+        caching_device=caching_device,
+        partitioner=partitioner,
+        validate_shape=validate_shape,
+        use_resource=use_resource,
+        constraint=constraint,
+        synchronization=synchronization,
+        aggregation=aggregation,
     )
 
 

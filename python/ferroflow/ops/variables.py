@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ..framework import constant_op, dtypes, ops, tensor_shape
-from ..protos import VariableDef
-from . import array_ops, control_flow_ops, math_ops, state_ops
+from ..protos import SaveSliceInfoDef, VariableDef
+from . import array_ops, control_flow_ops, indexing_ops, math_ops, state_ops
 
 
 class Variable:
@@ -83,6 +83,7 @@ class Variable:
             collections.append(ops.GraphKeys.TRAINABLE_VARIABLES)
         self._trainable = trainable
         self._constraint = constraint
+        self._save_slice_info = None
         values = [] if init_from_fn else [initial_value]
         # TF-1.x creates variables outside any enclosing control-dependency context.
         with ops.control_dependencies(None), ops.name_scope(name, "Variable", values) as scope:
@@ -161,6 +162,72 @@ class Variable:
         """The projection function applied after optimizer updates, or None."""
         return self._constraint
 
+    @property
+    def _shared_name(self) -> str:
+        """The name without the `:0` output suffix (TF's `_shared_name`)."""
+        return self.name[: self.name.index(":")]
+
+    # -- slices of partitioned variables ----------------------------------------------
+    class SaveSliceInfo:
+        """Where a part of a partitioned variable lies in the full variable (for saving).
+
+        Attributes:
+            full_name: Name of the full (partitioned) variable.
+            full_shape: Its shape, a list of ints.
+            var_offset: This part's offset in it, per dimension.
+            var_shape: This part's shape.
+        """
+
+        def __init__(
+            self,
+            full_name=None,
+            full_shape=None,
+            var_offset=None,
+            var_shape=None,
+            save_slice_info_def=None,
+            import_scope=None,
+        ):
+            """From the four fields, or from a `SaveSliceInfoDef` (prefixed by `import_scope`)."""
+            if save_slice_info_def:
+                self.full_name = ops.prepend_name_scope(
+                    save_slice_info_def.full_name, import_scope=import_scope
+                )
+                self.full_shape = list(save_slice_info_def.full_shape)
+                self.var_offset = list(save_slice_info_def.var_offset)
+                self.var_shape = list(save_slice_info_def.var_shape)
+            else:
+                self.full_name = full_name
+                self.full_shape = full_shape
+                self.var_offset = var_offset
+                self.var_shape = var_shape
+
+        @property
+        def spec(self) -> str:
+            """The `SaveV2` `shape_and_slices` string: `"10 4 0,5:0,4"`."""
+            full_shape_str = " ".join(f"{d}" for d in self.full_shape) + " "
+            sl_spec = ":".join(
+                f"{o},{s}" for o, s in zip(self.var_offset, self.var_shape, strict=True)
+            )
+            return full_shape_str + sl_spec
+
+        def to_proto(self, export_scope=None):
+            """A `SaveSliceInfoDef`, or None when `full_name` is outside `export_scope`."""
+            if export_scope is not None and not self.full_name.startswith(export_scope):
+                return None
+            return SaveSliceInfoDef(
+                full_name=ops.strip_name_scope(self.full_name, export_scope),
+                full_shape=list(self.full_shape),
+                var_offset=list(self.var_offset),
+                var_shape=list(self.var_shape),
+            )
+
+    def _set_save_slice_info(self, save_slice_info):
+        """Marks this variable as a slice of a partitioned variable."""
+        self._save_slice_info = save_slice_info
+
+    def _get_save_slice_info(self):
+        return self._save_slice_info
+
     # -- values ---------------------------------------------------------------------
     @property
     def initializer(self):
@@ -205,6 +272,11 @@ class Variable:
         )
         v._trainable = variable_def.trainable
         v._constraint = None
+        v._save_slice_info = None
+        if variable_def.HasField("save_slice_info_def"):
+            v._save_slice_info = Variable.SaveSliceInfo(
+                save_slice_info_def=variable_def.save_slice_info_def, import_scope=import_scope
+            )
         v._graph = graph
         return v
 
@@ -216,13 +288,18 @@ class Variable:
         if export_scope is not None and not self._variable.name.startswith(export_scope):
             return None
         strip = lambda name: ops.strip_name_scope(name, export_scope)  # noqa: E731
-        return VariableDef(
+        var_def = VariableDef(
             variable_name=strip(self._variable.name),
             initial_value_name=strip(self._initial_value.name),
             initializer_name=strip(self._initializer_op.name),
             snapshot_name=strip(self._snapshot.name),
             trainable=self._trainable,
         )
+        if self._save_slice_info is not None:
+            var_def.save_slice_info_def.MergeFrom(
+                self._save_slice_info.to_proto(export_scope=export_scope)
+            )
+        return var_def
 
     def _as_graph_element(self):
         return self._variable
@@ -317,6 +394,190 @@ for _dunder in (
     "__getitem__",
 ):
     setattr(Variable, _dunder, _delegate_operator(_dunder))
+
+
+class PartitionedVariable:
+    """A variable made of parts (`get_variable` with a partitioner), TF-1.x's.
+
+    Iterating gives the part `Variable`s ordered by offset; converting it to a
+    tensor concatenates them (`<name>/ConcatPartitions/concat`, read through an
+    identity named `<name>`). Each part has a `SaveSliceInfo`, so a `Saver` writes
+    the parts as slices of one checkpoint tensor `<name>`.
+    """
+
+    def __init__(self, name, shape, dtype, variable_list, partitions):
+        """Wraps `variable_list` (each with a save slice info) as the variable `name`.
+
+        Raises:
+            TypeError: If `variable_list` or `partitions` is not a list or tuple.
+            ValueError: If `variable_list` is empty, a part lacks its slice info or
+                has another full shape, or `partitions` is not positive.
+        """
+        if not isinstance(variable_list, list | tuple):
+            raise TypeError(f"variable_list is not a list or tuple: {variable_list}")
+        if not isinstance(partitions, list | tuple):
+            raise TypeError(f"partitions is not a list or tuple: {partitions}")
+        if not all(p >= 1 for p in partitions):
+            raise ValueError(f"partition values must be positive: {partitions}")
+        if not variable_list:
+            raise ValueError("variable_list may not be empty")
+        for v in variable_list:
+            if not all(v._get_save_slice_info() is not None for v in variable_list):
+                raise ValueError(
+                    "All variables must have a save_slice_info available: "
+                    f"{[v.name for v in variable_list]}"
+                )
+            if len(shape) != len(partitions):
+                raise ValueError(f"len(shape) != len(partitions): {shape} vs. {partitions}")
+            if v._get_save_slice_info().full_shape != shape:
+                raise ValueError(
+                    f"All variables' full shapes must match shape: {shape}; but full shapes "
+                    f"were: {[v._get_save_slice_info().full_shape]}"
+                )
+        self._variable_list = sorted(
+            variable_list, key=lambda v: v._get_save_slice_info().var_offset
+        )
+        self._name = name
+        self._shape = shape
+        self._dtype = dtype
+        self._partitions = partitions
+        self._as_tensor = None
+
+    def __iter__(self):
+        """The part variables, ordered by offset."""
+        return iter(self._variable_list)
+
+    def __len__(self) -> int:
+        """The number of parts.
+
+        Raises:
+            ValueError: If the variable is partitioned along more than one axis.
+        """
+        num_partition_axes = len(self._partition_axes())
+        if num_partition_axes > 1:
+            raise ValueError(f"Cannot get a length for {num_partition_axes} > 1 partition axes")
+        return len(self._variable_list)
+
+    def _partition_axes(self):
+        if all(p == 1 for p in self._partitions):
+            return [0]
+        return [i for i, p in enumerate(self._partitions) if p > 1]
+
+    def _concat(self):
+        """The parts concatenated into one tensor named after the variable."""
+        if len(self._variable_list) == 1:
+            with ops.name_scope(None):
+                return array_ops.identity(self._variable_list[0], name=self._name)
+        partition_axes = self._partition_axes()
+        if len(partition_axes) > 1:
+            raise NotImplementedError(
+                f"Cannot concatenate along more than one dimension: {partition_axes}.  "
+                "Multi-axis partition concat is not supported"
+            )
+        partition_ix = partition_axes[0]
+        with ops.name_scope(self._name + "/ConcatPartitions/"):
+            concatenated = array_ops.concat(self._variable_list, partition_ix)
+        with ops.name_scope(None):
+            return array_ops.identity(concatenated, name=self._name)
+
+    def as_tensor(self):
+        """The full value (the parts concatenated), outside any control dependencies."""
+        with ops.control_dependencies(None):
+            return self._concat()
+
+    @property
+    def name(self) -> str:
+        """The full variable's name (without an output suffix)."""
+        return self._name
+
+    @property
+    def dtype(self):
+        """The dtype of the parts."""
+        return self._dtype
+
+    @property
+    def shape(self) -> tensor_shape.TensorShape:
+        """The full shape."""
+        return self.get_shape()
+
+    def get_shape(self) -> tensor_shape.TensorShape:
+        """The full shape."""
+        return self._shape
+
+    def _get_variable_list(self):
+        return self._variable_list
+
+    def _get_partitions(self):
+        return self._partitions
+
+    def _apply_assign_fn(self, assign_fn, value):
+        partition_axes = self._partition_axes()
+        if len(partition_axes) > 1:
+            raise NotImplementedError(
+                f"Cannot do assign action along more than one dimension: {partition_axes}.  "
+                "Multi-axis partition assign action is not supported "
+            )
+        if isinstance(value, list):
+            if len(value) != len(self._variable_list):
+                raise ValueError(
+                    f"Expected {len(self._variable_list)} values, one per part, got {len(value)}"
+                )
+            value_list = value
+        elif isinstance(value, PartitionedVariable):
+            value_list = list(value)
+        else:
+            partition_ix = partition_axes[0]
+            size_splits_list = [
+                tensor_shape.dimension_value(var.shape[partition_ix]) for var in self._variable_list
+            ]
+            value_list = indexing_ops.split(value, size_splits_list, axis=partition_ix)
+        return [assign_fn(var, value_list[idx]) for idx, var in enumerate(self._variable_list)]
+
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        """Assigns `value` (split along the partition axis) to the parts; one op per part."""
+        return self._apply_assign_fn(
+            lambda var, v: var.assign(v, use_locking=use_locking, name=name, read_value=read_value),
+            value,
+        )
+
+    def assign_add(self, value, use_locking=False, name=None, read_value=True):
+        """Adds `value` (split along the partition axis) to the parts."""
+        return self._apply_assign_fn(
+            lambda var, v: var.assign_add(
+                v, use_locking=use_locking, name=name, read_value=read_value
+            ),
+            value,
+        )
+
+    def assign_sub(self, value, use_locking=False, name=None, read_value=True):
+        """Subtracts `value` (split along the partition axis) from the parts."""
+        return self._apply_assign_fn(
+            lambda var, v: var.assign_sub(
+                v, use_locking=use_locking, name=name, read_value=read_value
+            ),
+            value,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"<tf.PartitionedVariable '{self._name}' shape={self._shape} "
+            f"parts={len(self._variable_list)}>"
+        )
+
+
+def _partitioned_variable_to_tensor(v, dtype=None, name=None, as_ref=False):
+    del name
+    if dtype is not None and not dtype.is_compatible_with(v.dtype):
+        raise ValueError(
+            f"Incompatible type conversion requested to type '{dtype.name}' for variable "
+            f"of type '{v.dtype.name}'"
+        )
+    if as_ref:
+        raise NotImplementedError("PartitionedVariable doesn't support being used as a reference.")
+    return v.as_tensor()
+
+
+ops.register_tensor_conversion_function(PartitionedVariable, _partitioned_variable_to_tensor)
 
 
 # -- collections and initializers ---------------------------------------------------

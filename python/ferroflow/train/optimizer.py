@@ -173,10 +173,7 @@ class Optimizer:
                 if grad is None:
                     continue
                 with ops.name_scope("update_" + var.op.name), ops.colocate_with(var):
-                    if isinstance(grad, IndexedSlices):
-                        update_ops.append(self._apply_sparse_duplicate_indices(grad, var))
-                    else:
-                        update_ops.append(self._apply_dense(grad, var))
+                    update_ops.append(self._update_op(grad, var))
             if global_step is None:
                 apply_updates = self._finish(update_ops, scope)
             else:
@@ -188,6 +185,18 @@ class Optimizer:
             if apply_updates not in train_ops:
                 train_ops.append(apply_updates)
             return apply_updates
+
+    def _update_op(self, grad, var):
+        """The update of `var`, then its constraint if it has one (TF's processor)."""
+        if isinstance(grad, IndexedSlices):
+            if var.constraint is not None:
+                raise RuntimeError("Cannot use a constraint function on a sparse variable.")
+            return self._apply_sparse_duplicate_indices(grad, var)
+        update_op = self._apply_dense(grad, var)
+        if var.constraint is not None:
+            with ops.control_dependencies([update_op]):
+                return var.assign(var.constraint(var))
+        return update_op
 
     def get_slot(self, var, name):
         """The slot `name` of `var`, or None."""

@@ -26,7 +26,7 @@ from ..framework import meta_graph, ops
 from ..framework.importer import import_graph_def
 from ..framework.session import Session
 from ..ops import array_ops, control_flow_ops, io_ops, state_ops
-from ..ops.variables import Variable
+from ..ops.variables import PartitionedVariable, Variable
 from ..protos import MetaGraphDef, QueueRunnerDef, SaverDef, VariableDef
 from . import checkpoint_management
 from .queue_runner import QueueRunner
@@ -85,30 +85,62 @@ def get_checkpoint_mtimes(checkpoint_prefixes) -> list[float]:
     return mtimes
 
 
-def _saveables(var_list) -> list[tuple[str, object]]:
-    """(checkpoint name, variable) pairs sorted by name, as TF's `op_list_to_dict`."""
+def _slices_of(name, parts) -> list[tuple[str, object, str]]:
+    """The (name, part, slice spec) of a partitioned variable's parts, checked."""
+    out = []
+    for part in parts:
+        info = part._get_save_slice_info() if isinstance(part, Variable) else None
+        if info is None:
+            raise TypeError(f"Variable to save is not a partitioned variable part: {part}")
+        if name is None:
+            name = info.full_name
+        elif name != info.full_name:
+            raise ValueError(f"Slices must all be from the same tensor: {name} != {info.full_name}")
+        out.append((name, part, info.spec))
+    return out
+
+
+def _saveables(var_list) -> list[tuple[str, object, str]]:
+    """(checkpoint name, variable, slice spec) sorted by name, as TF's `op_list_to_dict`.
+
+    A part of a partitioned variable is saved as a slice (spec `"10 4 0,5:0,4"`) of the
+    full variable's name; a whole variable has the spec `""`.
+    """
+    named: dict = {}
     if isinstance(var_list, dict):
-        items = list(var_list.items())
-        bad = next((v for _, v in items if not isinstance(v, Variable)), None)
-        if bad is not None:
-            raise TypeError(
-                "names_to_saveables must be a dict mapping string names to Tensors/Variables. "
-                f"Not a variable: {bad}"
-            )
+        for name, v in var_list.items():
+            if isinstance(v, PartitionedVariable | list | tuple):
+                named[name] = _slices_of(name, list(v))
+            elif isinstance(v, Variable):
+                named[name] = [(name, v, "")]
+            else:
+                raise TypeError(
+                    "names_to_saveables must be a dict mapping string names to "
+                    f"Tensors/Variables. Not a variable: {v}"
+                )
     elif isinstance(var_list, list | tuple | set):
-        bad = next((v for v in var_list if not isinstance(v, Variable)), None)
-        if bad is not None:
-            raise TypeError(f"Variable to save is not a Variable: {bad}")
-        items = [(var.op.name, var) for var in var_list]
-        if len({name for name, _ in items}) != len(items):
-            names = [name for name, _ in items]
-            raise ValueError(
-                "At least two variables have the same name: "
-                f"{next(n for n in names if names.count(n) > 1)}"
-            )
+        for v in sorted(var_list, key=lambda x: x.name):
+            if isinstance(v, PartitionedVariable | list | tuple):
+                slices = _slices_of(None, list(v))
+                named[slices[0][0]] = slices
+                continue
+            if not isinstance(v, Variable):
+                raise TypeError(f"Variable to save is not a Variable: {v}")
+            info = v._get_save_slice_info()
+            if info is not None:
+                entry = named.setdefault(info.full_name, [])
+                if entry and entry[0][2] == "":
+                    raise ValueError(
+                        f"Mixing slices and non-slices with the same name: {info.full_name}"
+                    )
+                entry.append((info.full_name, v, info.spec))
+            else:
+                if v.op.name in named:
+                    raise ValueError(f"At least two variables have the same name: {v.op.name}")
+                named[v.op.name] = [(v.op.name, v, "")]
     else:
         raise TypeError(f"Variables to save should be passed in a dict or a list: {var_list}")
-    return sorted(items, key=lambda item: item[0])
+    return [item for name in sorted(named) for item in named[name]]
 
 
 def _saved_tensors(graph, saver_def) -> list:
@@ -250,21 +282,21 @@ class Saver:
 
     def _build_saver_def(self, saveables) -> SaverDef:
         max_to_keep = self._max_to_keep or 0
-        with ops.name_scope(self._name, "save", [v.op for _, v in saveables]) as scope:
+        with ops.name_scope(self._name, "save", [v.op for _, v, _ in saveables]) as scope:
             filename = array_ops.placeholder_with_default(
                 self._filename or "model", shape=(), name="filename"
             )
             # TF keeps the name "Const" for backwards compatibility.
             filename = array_ops.placeholder_with_default(filename, shape=(), name="Const")
-            names = [name for name, _ in saveables]
-            slices = [""] * len(saveables)
-            save = io_ops.save_v2(filename, names, slices, [v._ref() for _, v in saveables])
+            names = [name for name, _, _ in saveables]
+            slices = [spec for _, _, spec in saveables]
+            save = io_ops.save_v2(filename, names, slices, [v._ref() for _, v, _ in saveables])
             save_tensor = control_flow_ops.with_dependencies([save], filename)
             restored = io_ops.restore_v2(
-                filename, names, slices, [v.dtype.base_dtype for _, v in saveables]
+                filename, names, slices, [v.dtype.base_dtype for _, v, _ in saveables]
             )
             assigns = []
-            for (_, var), value in zip(saveables, restored, strict=True):
+            for (_, var, _), value in zip(saveables, restored, strict=True):
                 if self._reshape:
                     value = array_ops.reshape(value, array_ops.shape(var._ref()))
                 assigns.append(

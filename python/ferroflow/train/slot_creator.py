@@ -21,7 +21,23 @@ def create_slot(primary, val, name, colocate_with_primary=True):
         ops.control_dependencies(None),
         _colocated(primary, colocate_with_primary),
     ):
-        return variables.Variable(val, trainable=False, name=f"{primary.op.name}/{name}")
+        slot = variables.Variable(val, trainable=False, name=f"{primary.op.name}/{name}")
+    slice_info = getattr(primary, "_save_slice_info", None)
+    if slice_info is not None:
+        # A slot of a part of a partitioned variable is the same part of the slot of
+        # the full variable (`<full name>/<slot name>`), so it is saved as a slice.
+        real_slot_name = slot.name[len(primary.op.name + "/") : -2]
+        n = slot.shape.ndims
+        if n is None or n > 0:
+            slot._set_save_slice_info(
+                variables.Variable.SaveSliceInfo(
+                    slice_info.full_name + "/" + real_slot_name,
+                    slice_info.full_shape[:n],
+                    slice_info.var_offset[:n],
+                    slice_info.var_shape[:n],
+                )
+            )
+    return slot
 
 
 def _colocated(primary, colocate):

@@ -196,7 +196,8 @@ pub struct BundleWriter {
     offset: u64,
     /// Bytes before this offset have been handed to the disk (`start_writeback`).
     written_back: u64,
-    entries: BTreeMap<String, pb::BundleEntryProto>,
+    /// By key bytes: tensor names, and the OrderedCode keys of slices ([`slice_key`]).
+    entries: BTreeMap<Vec<u8>, pb::BundleEntryProto>,
 }
 
 /// Start writing data to disk every this many bytes, so a large save overlaps its
@@ -243,7 +244,85 @@ impl BundleWriter {
         if name.is_empty() {
             return Err(Error::InvalidArgument("the empty tensor name is reserved for the bundle header".into()));
         }
-        if self.entries.contains_key(name) {
+        self.add_keyed(name.as_bytes().to_vec(), name, dtype, dims, values)
+    }
+
+    /// Adds one slice of the partitioned tensor `name` (TF's `BundleWriter::AddSlice`):
+    /// `extents` is (start, length) per dimension of `full_dims` (a length of -1 is the
+    /// whole dimension) and `dims` the slice's shape, which `values` hold. The full
+    /// tensor's entry (dtype, full shape, the list of slices) is made or extended, and
+    /// the values are stored under the slice's key. A slice that is the whole tensor
+    /// is stored as an ordinary tensor, as TF does.
+    pub fn add_slice(
+        &mut self,
+        name: &str,
+        dtype: i32,
+        full_dims: &[i64],
+        extents: &[(i64, i64)],
+        values: TensorBytes<'_>,
+    ) -> Result<()> {
+        if name.is_empty() {
+            return Err(Error::InvalidArgument("the empty tensor name is reserved for the bundle header".into()));
+        }
+        if extents.len() != full_dims.len() {
+            return Err(Error::InvalidArgument(format!(
+                "{name}: a slice of rank {} for a tensor of rank {}",
+                extents.len(),
+                full_dims.len()
+            )));
+        }
+        let mut dims = Vec::with_capacity(extents.len());
+        for (&(start, length), &d) in extents.iter().zip(full_dims) {
+            let len = if length < 0 { d - start } else { length };
+            if start < 0 || len < 0 || start.checked_add(len).is_none_or(|end| end > d) {
+                return Err(Error::InvalidArgument(format!(
+                    "{name}: the slice ({start}, {length}) lies outside a dimension of {d}"
+                )));
+            }
+            dims.push(len);
+        }
+        if dims == full_dims {
+            return self.add(name, dtype, full_dims, values);
+        }
+        let key = name.as_bytes();
+        if let Some(full) = self.entries.get(key) {
+            let same_shape =
+                full.shape.as_ref().is_some_and(|s| s.dim.iter().map(|d| d.size).eq(full_dims.iter().copied()));
+            if full.slices.is_empty() || full.dtype != dtype || !same_shape {
+                return Err(Error::InvalidArgument(format!(
+                    "{name}: a slice that does not match the tensor already added under that name"
+                )));
+            }
+        }
+        let slice_name = slice_key(name, extents);
+        self.add_keyed(slice_name, name, dtype, &dims, values)?;
+        let full = self.entries.entry(key.to_vec()).or_insert_with(|| pb::BundleEntryProto {
+            dtype,
+            shape: Some(shape_proto(full_dims)),
+            ..Default::default()
+        });
+        full.slices.push(pb::TensorSliceProto {
+            extent: extents
+                .iter()
+                .map(|&(start, length)| {
+                    if length < 0 {
+                        // TF records a whole dimension as an empty extent.
+                        pb::tensor_slice_proto::Extent::default()
+                    } else {
+                        pb::tensor_slice_proto::Extent {
+                            start,
+                            has_length: Some(pb::tensor_slice_proto::extent::HasLength::Length(length)),
+                        }
+                    }
+                })
+                .collect(),
+        });
+        Ok(())
+    }
+
+    /// Adds an entry under `key` (a name, or a slice's key), writing its bytes.
+    fn add_keyed(&mut self, key: Vec<u8>, name: &str, dtype: i32, dims: &[i64], values: TensorBytes<'_>) -> Result<()> {
+        if self.entries.contains_key(&key) {
             return Err(Error::InvalidArgument(format!("Adding duplicate key: {name}")));
         }
         let elements: i64 = dims.iter().product();
@@ -286,7 +365,7 @@ impl BundleWriter {
             start_writeback(data.get_ref(), self.written_back, self.offset - self.written_back);
             self.written_back = self.offset;
         }
-        self.entries.insert(name.to_owned(), entry);
+        self.entries.insert(key, entry);
         Ok(())
     }
 
@@ -310,8 +389,8 @@ impl BundleWriter {
         };
         let mut table = TableBuilder::new();
         table.add(b"", &header.encode_to_vec())?;
-        for (name, entry) in &self.entries {
-            table.add(name.as_bytes(), &entry.encode_to_vec())?;
+        for (key, entry) in &self.entries {
+            table.add(key, &entry.encode_to_vec())?;
         }
         let data = self.data.take().ok_or_else(|| Error::FailedPrecondition("bundle writer finished".into()))?;
         let tmp = self.data_tmp.display().to_string();
@@ -513,6 +592,107 @@ impl BundleReader {
         Ok(())
     }
 
+    /// Reads the region `region` ((start, length) per dimension) of the dense tensor
+    /// `name` of `dims` into `out` (exactly the region's size; TF's `LookupSlice`),
+    /// whether the tensor is stored whole or as slices: every stored slice that meets
+    /// the region gives its part. A region the stored slices do not cover is
+    /// `NotFound`.
+    pub fn read_slice_dense_into(
+        &self,
+        name: &str,
+        dims: &[usize],
+        region: &[(usize, usize)],
+        element_size: usize,
+        out: &mut [u8],
+    ) -> Result<()> {
+        let entry =
+            self.entries.get(name).ok_or_else(|| Error::NotFound(format!("Key {name} not found in checkpoint")))?;
+        let lengths: Vec<usize> = region.iter().map(|&(_, l)| l).collect();
+        let wanted = lengths.iter().product::<usize>();
+        if region.len() != dims.len()
+            || region.iter().zip(dims).any(|(&(s, l), &d)| s.checked_add(l).is_none_or(|end| end > d))
+            || out.len() != wanted.saturating_mul(element_size)
+        {
+            return Err(Error::InvalidArgument(format!(
+                "{name}: the slice {region:?} does not fit the tensor's shape {dims:?} or its buffer"
+            )));
+        }
+        if entry.slices.is_empty() {
+            let located = self.locate(name)?;
+            if located.entry.dtype == DT_STRING {
+                return Err(Error::InvalidArgument(format!("{name}: reading a slice of strings is not supported")));
+            }
+            let bytes = located.read_vec()?;
+            let whole: Vec<(usize, usize)> = dims.iter().map(|&d| (0, d)).collect();
+            copy_box(&bytes, &whole, out, region, element_size);
+            return Ok(());
+        }
+        let bad =
+            |what: String| Error::DataLoss(format!("{}: {what} (partitioned tensor {name})", self.prefix.display()));
+        let mut covered = 0usize;
+        for slice in &entry.slices {
+            if slice.extent.len() != dims.len() {
+                return Err(bad(format!("a slice of rank {} for a tensor of rank {}", slice.extent.len(), dims.len())));
+            }
+            let mut extents = Vec::with_capacity(dims.len());
+            let mut stored = Vec::with_capacity(dims.len());
+            for (e, &d) in slice.extent.iter().zip(dims) {
+                let length = match e.has_length {
+                    Some(pb::tensor_slice_proto::extent::HasLength::Length(l)) => l,
+                    None => -1,
+                };
+                extents.push((e.start, length));
+                let start = usize::try_from(e.start).map_err(|_| bad(format!("a slice start of {}", e.start)))?;
+                let len = if length < 0 { d.checked_sub(start) } else { usize::try_from(length).ok() }
+                    .filter(|&l| start.checked_add(l).is_some_and(|end| end <= d))
+                    .ok_or_else(|| bad(format!("a slice ({}, {length}) outside a dimension of {d}", e.start)))?;
+                stored.push((start, len));
+            }
+            // The part of the region this slice holds.
+            let meet: Vec<(usize, usize)> = stored
+                .iter()
+                .zip(region)
+                .map(|(&(s0, l0), &(s1, l1))| {
+                    let (lo, hi) = (s0.max(s1), (s0 + l0).min(s1 + l1));
+                    (lo, hi.saturating_sub(lo))
+                })
+                .collect();
+            let count = meet.iter().map(|&(_, l)| l).product::<usize>();
+            if count == 0 && !meet.is_empty() {
+                continue;
+            }
+            let key = slice_key(name, &extents);
+            let part =
+                self.slice_entries.get(&key).ok_or_else(|| bad("a slice listed in the index is missing".into()))?;
+            let located = self.locate_entry(name, part)?;
+            let elements = stored.iter().map(|&(_, l)| l as u64).product::<u64>();
+            if located.elements != elements || located.size != elements.saturating_mul(element_size as u64) {
+                return Err(bad("a slice whose entry does not match its extent".into()));
+            }
+            let bytes = located.read_vec()?;
+            // From the slice's buffer (its own coordinates) to the region's.
+            let src: Vec<(usize, usize)> = meet.iter().zip(&stored).map(|(&(s, l), &(o, _))| (s - o, l)).collect();
+            let dst: Vec<(usize, usize)> = meet.iter().zip(region).map(|(&(s, l), &(o, _))| (s - o, l)).collect();
+            copy_box_between(
+                &bytes,
+                &stored.iter().map(|&(_, l)| l).collect::<Vec<_>>(),
+                &src,
+                out,
+                &lengths,
+                &dst,
+                element_size,
+            );
+            covered += count;
+        }
+        if covered != wanted {
+            return Err(Error::NotFound(format!(
+                "{}: the slices stored for {name} cover {covered} of the {wanted} elements asked for",
+                self.prefix.display()
+            )));
+        }
+        Ok(())
+    }
+
     /// Finds `name`'s bytes and checks everything its entry claims against the data
     /// file before anything is allocated from it.
     fn locate<'a>(&'a self, name: &'a str) -> Result<Located<'a>> {
@@ -648,6 +828,67 @@ fn scatter_slice(src: &[u8], dims: &[usize], region: &[(usize, usize)], element_
                 break;
             }
             index[d] = 0;
+        }
+    }
+}
+
+/// Copies `region` of the whole tensor `src` (of the dims `whole` gives as (0, d))
+/// into `out`, which holds exactly the region.
+fn copy_box(src: &[u8], whole: &[(usize, usize)], out: &mut [u8], region: &[(usize, usize)], element_size: usize) {
+    let src_dims: Vec<usize> = whole.iter().map(|&(_, d)| d).collect();
+    let out_dims: Vec<usize> = region.iter().map(|&(_, l)| l).collect();
+    let dst: Vec<(usize, usize)> = out_dims.iter().map(|&l| (0, l)).collect();
+    copy_box_between(src, &src_dims, region, out, &out_dims, &dst, element_size);
+}
+
+/// Copies the box `from` ((start, length) per dimension) of the row-major `src` of
+/// `src_dims` to the box `to` (same lengths) of the row-major `out` of `out_dims`.
+/// The caller checked that both boxes lie inside their tensors.
+fn copy_box_between(
+    src: &[u8],
+    src_dims: &[usize],
+    from: &[(usize, usize)],
+    out: &mut [u8],
+    out_dims: &[usize],
+    to: &[(usize, usize)],
+    element_size: usize,
+) {
+    let rank = src_dims.len();
+    if rank == 0 {
+        out[..element_size].copy_from_slice(&src[..element_size]);
+        return;
+    }
+    if from.iter().any(|&(_, l)| l == 0) {
+        return;
+    }
+    let strides = |dims: &[usize]| {
+        let mut st = vec![1usize; rank];
+        for i in (0..rank - 1).rev() {
+            st[i] = st[i + 1] * dims[i + 1];
+        }
+        st
+    };
+    let (src_st, out_st) = (strides(src_dims), strides(out_dims));
+    let row = from[rank - 1].1 * element_size;
+    let mut index = vec![0usize; rank];
+    loop {
+        let at = |b: &[(usize, usize)], st: &[usize]| -> usize {
+            (0..rank).map(|i| (b[i].0 + index[i]) * st[i]).sum::<usize>() * element_size
+        };
+        let (s, d) = (at(from, &src_st), at(to, &out_st));
+        out[d..d + row].copy_from_slice(&src[s..s + row]);
+        // Next row: the outer dimensions count up, the last fastest.
+        let mut dim = rank - 1;
+        loop {
+            if dim == 0 {
+                return;
+            }
+            dim -= 1;
+            index[dim] += 1;
+            if index[dim] < from[dim].1 {
+                break;
+            }
+            index[dim] = 0;
         }
     }
 }
@@ -1006,5 +1247,92 @@ mod tests {
         b.clear();
         write_signed_num_increasing(&mut b, 134);
         assert_eq!(b, [0xc0, 0x86]);
+    }
+
+    /// `tests/fixtures/checkpoints/partitioned`, written by TF (see its script).
+    fn tf_partitioned_fixture() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/checkpoints/partitioned/model")
+    }
+
+    fn f32_bytes(v: impl IntoIterator<Item = f32>) -> Vec<u8> {
+        v.into_iter().flat_map(f32::to_le_bytes).collect()
+    }
+
+    /// Rows `rows` and columns `cols` of the row-major `full` of `width` columns.
+    fn block(full: &[f32], width: usize, rows: std::ops::Range<usize>, cols: std::ops::Range<usize>) -> Vec<f32> {
+        rows.flat_map(|r| cols.clone().map(move |c| full[r * width + c])).collect()
+    }
+
+    #[test]
+    fn slices_are_written_as_tf_writes_them_byte_for_byte() {
+        // The values of make_checkpoints.py, saved in the order TF's Saver saves them.
+        let pv: Vec<f32> = (0..12).map(|i| i as f32).collect();
+        let wide: Vec<f32> = (0..600).map(|i| i as f32 - 300.0).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let prefix = dir.path().join("model");
+        let mut w = BundleWriter::new(&prefix).unwrap();
+        w.add("plain", 1, &[2], TensorBytes::Dense(&f32_bytes([9.0, 8.0]))).unwrap();
+        for (start, len) in [(0, 2), (2, 2)] {
+            let part = f32_bytes(block(&pv, 3, start..start + len, 0..3));
+            w.add_slice("pv", 1, &[4, 3], &[(start as i64, len as i64), (0, 3)], TensorBytes::Dense(&part)).unwrap();
+        }
+        for (start, len) in [(0, 67), (67, 67), (134, 66)] {
+            let part = f32_bytes(block(&wide, 200, 0..3, start..start + len));
+            w.add_slice("wide", 1, &[3, 200], &[(0, 3), (start as i64, len as i64)], TensorBytes::Dense(&part))
+                .unwrap();
+        }
+        // A slice of a name already slices of another shape, or already whole, is refused.
+        let err = w.add_slice("pv", 1, &[4, 4], &[(0, 1), (0, 4)], TensorBytes::Dense(&f32_bytes([0.0; 4])));
+        assert!(matches!(err, Err(Error::InvalidArgument(_))));
+        let err = w.add_slice("plain", 1, &[2], &[(0, 1)], TensorBytes::Dense(&f32_bytes([0.0])));
+        assert!(matches!(err, Err(Error::InvalidArgument(_))));
+        let err = w.add_slice("pv", 1, &[4, 3], &[(0, 2), (0, 3)], TensorBytes::Dense(&f32_bytes([0.0; 6])));
+        assert!(matches!(err, Err(Error::InvalidArgument(m)) if m.contains("duplicate")));
+        w.finish().unwrap();
+        let tf = tf_partitioned_fixture();
+        assert_eq!(std::fs::read(index_path(&prefix)).unwrap(), std::fs::read(index_path(&tf)).unwrap());
+        assert_eq!(std::fs::read(data_path(&prefix)).unwrap(), std::fs::read(data_path(&tf)).unwrap());
+    }
+
+    #[test]
+    fn a_whole_slice_is_stored_as_a_plain_tensor_and_full_extents_are_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let prefix = dir.path().join("b");
+        let mut w = BundleWriter::new(&prefix).unwrap();
+        w.add_slice("whole", 1, &[2], &[(0, 2)], TensorBytes::Dense(&f32_bytes([1.0, 2.0]))).unwrap();
+        w.add_slice("half", 1, &[2, 2], &[(1, 1), (0, -1)], TensorBytes::Dense(&f32_bytes([3.0, 4.0]))).unwrap();
+        w.finish().unwrap();
+        let r = BundleReader::open(&prefix).unwrap();
+        assert!(!r.is_sliced("whole"));
+        assert_eq!(r.read("whole").unwrap(), f32s(&[1.0, 2.0]));
+        let half = r.entry("half").unwrap();
+        assert_eq!(half.slices[0].extent[1], pb::tensor_slice_proto::Extent::default());
+        // Half of the tensor is stored: reading the other half is NotFound.
+        let mut out = vec![0u8; 8];
+        r.read_slice_dense_into("half", &[2, 2], &[(1, 1), (0, 2)], 4, &mut out).unwrap();
+        assert_eq!(out, f32_bytes([3.0, 4.0]));
+        let err = r.read_slice_dense_into("half", &[2, 2], &[(0, 1), (0, 2)], 4, &mut out);
+        assert!(matches!(err, Err(Error::NotFound(_))));
+    }
+
+    #[test]
+    fn any_region_is_read_from_tfs_slices_or_from_a_whole_tensor() {
+        let r = BundleReader::open(tf_partitioned_fixture()).unwrap();
+        let wide: Vec<f32> = (0..600).map(|i| i as f32 - 300.0).collect();
+        // Across the three stored slices (columns 0-66, 67-133, 134-199).
+        for (rows, cols) in [(1..3, 60..140), (0..3, 0..200), (2..3, 133..134), (0..3, 67..134)] {
+            let region = [(rows.start, rows.len()), (cols.start, cols.len())];
+            let mut out = vec![0u8; rows.len() * cols.len() * 4];
+            r.read_slice_dense_into("wide", &[3, 200], &region, 4, &mut out).unwrap();
+            assert_eq!(out, f32_bytes(block(&wide, 200, rows, cols)));
+        }
+        let mut out = vec![0u8; 4];
+        r.read_slice_dense_into("plain", &[2], &[(1, 1)], 4, &mut out).unwrap();
+        assert_eq!(out, f32_bytes([8.0]));
+        // A region outside the tensor or a buffer of another size is refused.
+        let err = r.read_slice_dense_into("plain", &[2], &[(1, 2)], 4, &mut out);
+        assert!(matches!(err, Err(Error::InvalidArgument(_))));
+        let err = r.read_slice_dense_into("missing", &[2], &[(0, 1)], 4, &mut out);
+        assert!(matches!(err, Err(Error::NotFound(_))));
     }
 }

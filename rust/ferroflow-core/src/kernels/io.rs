@@ -1,7 +1,8 @@
 //! Kernels of the checkpoint ops `SaveV2` and `RestoreV2` (TF's tensor bundle,
-//! `ferroflow_io::bundle`; shapes and registration in `ops/io.rs`). Only whole
-//! tensors are supported: a non-empty `shape_and_slices` entry (a slice of a
-//! partitioned variable) is `Unimplemented`.
+//! `ferroflow_io::bundle`; shapes and registration in `ops/io.rs`). A non-empty
+//! `shape_and_slices` entry (`"10 4 0,5:-"`: the full shape, then start,length or
+//! `-` per dimension) saves the tensor as that slice of the full tensor, or restores
+//! that slice, as TF's `ParseShapeAndSlice`, `AddSlice` and `LookupSlice` do.
 use std::path::PathBuf;
 
 use ferroflow_io::bundle::{BundleReader, BundleWriter, TensorBytes, TensorData};
@@ -29,8 +30,80 @@ pub(crate) fn path_from_bytes(bytes: &[u8]) -> Result<PathBuf> {
     }
 }
 
-/// The checkpoint prefix and the tensor names of a save or restore, checked.
-fn names_and_prefix(ctx: &OpContext<'_>, op: &str, count: usize) -> Result<(PathBuf, Vec<String>)> {
+/// A parsed `shape_and_slices` entry: the full shape, (start, length) per dimension
+/// (-1 for a whole dimension) and the slice's shape.
+#[derive(Debug, PartialEq)]
+pub(crate) struct ShapeAndSlice {
+    pub full: Vec<i64>,
+    pub extents: Vec<(i64, i64)>,
+    pub dims: Vec<i64>,
+}
+
+/// TF's `checkpoint::ParseShapeAndSlice` (with `TensorSlice::Parse` and
+/// `SliceTensorShape`), with TF's messages.
+pub(crate) fn parse_shape_and_slice(spec: &str) -> Result<ShapeAndSlice> {
+    let splits: Vec<&str> = spec.split(' ').collect();
+    if splits.len() < 2 {
+        ff_bail!(InvalidArgument, "Need least two elements in shape_and_slice specification: {spec}");
+    }
+    let slice = splits[splits.len() - 1];
+    let mut extents = Vec::new();
+    if !slice.is_empty() {
+        for item in slice.split(':') {
+            if item == "-" {
+                extents.push((0, -1));
+                continue;
+            }
+            let pair: Option<(i64, i64)> =
+                item.split_once(',').and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)));
+            let Some((start, length)) = pair else {
+                ff_bail!(InvalidArgument, "Expected a pair of numbers or '-' but got '{item}': string = {slice}");
+            };
+            if start < 0 || length <= 0 {
+                ff_bail!(
+                    InvalidArgument,
+                    "Expected non-negative start and positive length but got start = {start}, length = {length}: \
+                     string = {slice}"
+                );
+            }
+            extents.push((start, length));
+        }
+    }
+    let mut full = Vec::new();
+    for d in &splits[..splits.len() - 1] {
+        match d.parse::<i64>() {
+            Ok(v) if v >= 0 => full.push(v),
+            _ => ff_bail!(InvalidArgument, "Non numerical dimension in shape_and_slice: {spec}"),
+        }
+    }
+    let shown = |v: &[i64]| format!("[{}]", v.iter().map(ToString::to_string).collect::<Vec<_>>().join(","));
+    if extents.len() != full.len() {
+        ff_bail!(InvalidArgument, "Mismatching ranks: shape = {}, slice = {slice}", shown(&full));
+    }
+    let mut dims = Vec::with_capacity(full.len());
+    for (d, (&(start, length), &size)) in extents.iter().zip(&full).enumerate() {
+        if length < 0 {
+            dims.push(size);
+        } else if start.checked_add(length).is_none_or(|end| end > size) {
+            ff_bail!(
+                InvalidArgument,
+                "Extent in dimension {d} out of bounds: shape = {}, slice = {slice}",
+                shown(&full)
+            );
+        } else {
+            dims.push(length);
+        }
+    }
+    Ok(ShapeAndSlice { full, extents, dims })
+}
+
+/// The checkpoint prefix, the tensor names and their parsed slice specs (None for
+/// a whole tensor) of a save or restore, checked.
+fn names_and_prefix(
+    ctx: &OpContext<'_>,
+    op: &str,
+    count: usize,
+) -> Result<(PathBuf, Vec<String>, Vec<Option<ShapeAndSlice>>)> {
     let prefix = path_from_bytes(&ctx.input(0)?.as_strings()?[0])?;
     let names = ctx.input(1)?.as_strings()?;
     let slices = ctx.input(2)?.as_strings()?;
@@ -42,16 +115,12 @@ fn names_and_prefix(ctx: &OpContext<'_>, op: &str, count: usize) -> Result<(Path
             slices.len()
         );
     }
-    if let Some(i) = slices.iter().position(|s| !s.is_empty()) {
-        ff_bail!(
-            Unimplemented,
-            "{op}: saving or restoring a slice ('{}' of {}) is not supported",
-            String::from_utf8_lossy(&slices[i]),
-            String::from_utf8_lossy(&names[i])
-        );
-    }
+    let specs = slices
+        .iter()
+        .map(|s| if s.is_empty() { Ok(None) } else { parse_shape_and_slice(&String::from_utf8_lossy(s)).map(Some) })
+        .collect::<Result<Vec<_>>>()?;
     let names = names.iter().map(|n| String::from_utf8_lossy(n).into_owned()).collect();
-    Ok((prefix, names))
+    Ok((prefix, names, specs))
 }
 
 /// The tensor `name` of an open bundle, of its stored dtype and shape. Dense tensors
@@ -100,6 +169,41 @@ pub fn restore_tensor(reader: &BundleReader, name: &str) -> Result<Tensor> {
     Ok(t)
 }
 
+/// The slice `spec` of the tensor `name` of an open bundle (TF's `RestoreV2` with a
+/// `shape_and_slices` entry): the full shape must be the stored one.
+fn restore_slice(reader: &BundleReader, name: &str, spec: &ShapeAndSlice) -> Result<Tensor> {
+    let entry = reader
+        .entry(name)
+        .ok_or_else(|| Error::new(crate::error::Code::NotFound, format!("Key {name} not found in checkpoint")))?;
+    let stored: Vec<i64> = entry.shape.as_ref().map_or(&[][..], |s| &s.dim[..]).iter().map(|d| d.size).collect();
+    if stored != spec.full {
+        let shown = |v: &[i64]| format!("[{}]", v.iter().map(ToString::to_string).collect::<Vec<_>>().join(","));
+        ff_bail!(
+            InvalidArgument,
+            "tensor_name = {name}; shape in shape_and_slice spec {} does not match the shape stored in checkpoint: {}",
+            shown(&spec.full),
+            shown(&stored)
+        );
+    }
+    let dtype = DType::from_code(entry.dtype)
+        .map_err(|_| Error::invalid_argument(format!("tensor_name = {name}; unsupported dtype {}", entry.dtype)))?;
+    if dtype == DType::String {
+        ff_bail!(Unimplemented, "tensor_name = {name}; restoring a slice of a string tensor is not supported");
+    }
+    let to_usize = |v: i64| usize::try_from(v).map_err(|_| Error::invalid_argument(format!("{name}: bad shape {v}")));
+    let full = spec.full.iter().map(|&d| to_usize(d)).collect::<Result<Vec<usize>>>()?;
+    let dims = spec.dims.iter().map(|&d| to_usize(d)).collect::<Result<Vec<usize>>>()?;
+    let region: Vec<(usize, usize)> =
+        spec.extents.iter().zip(&dims).map(|(&(start, _), &len)| Ok((to_usize(start)?, len))).collect::<Result<_>>()?;
+    let mut t = Tensor::for_overwrite(dtype, &dims)?;
+    let bytes = t.as_mut_bytes()?;
+    reader.read_slice_dense_into(name, &full, &region, dtype.size(), bytes)?;
+    if dtype == DType::Bool {
+        bytes.iter_mut().for_each(|b| *b = u8::from(*b != 0));
+    }
+    Ok(t)
+}
+
 /// `SaveV2`: one bundle of every input tensor under its name.
 struct SaveKernel;
 
@@ -111,9 +215,9 @@ pub(crate) fn save_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
 impl OpKernel for SaveKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let count = ctx.num_inputs() - 3;
-        let (prefix, names) = names_and_prefix(ctx, "SaveV2", count)?;
+        let (prefix, names, specs) = names_and_prefix(ctx, "SaveV2", count)?;
         let mut writer = BundleWriter::new(&prefix)?;
-        for (i, name) in names.iter().enumerate() {
+        for (i, (name, spec)) in names.iter().zip(&specs).enumerate() {
             let t = ctx.input(3 + i)?;
             let dims: Vec<i64> = t.shape().iter().map(|&d| d as i64).collect();
             let data = if t.dtype() == DType::String {
@@ -121,7 +225,20 @@ impl OpKernel for SaveKernel {
             } else {
                 TensorBytes::Dense(t.as_bytes()?)
             };
-            writer.add(name, t.dtype() as i32, &dims, data)?;
+            match spec {
+                None => writer.add(name, t.dtype() as i32, &dims, data)?,
+                Some(spec) => {
+                    if spec.dims != dims {
+                        ff_bail!(
+                            InvalidArgument,
+                            "Slice in shape_and_slice specification does not match the shape of the tensor to  \
+                             save: {name}, tensor: {:?}",
+                            t.shape()
+                        );
+                    }
+                    writer.add_slice(name, t.dtype() as i32, &spec.full, &spec.extents, data)?;
+                }
+            }
         }
         writer.finish()?;
         Ok(())
@@ -140,7 +257,7 @@ pub(crate) fn restore_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
 
 impl OpKernel for RestoreKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let (prefix, names) = names_and_prefix(ctx, "RestoreV2", self.dtypes.len())?;
+        let (prefix, names, specs) = names_and_prefix(ctx, "RestoreV2", self.dtypes.len())?;
         let reader = BundleReader::open(&prefix).map_err(|e| match e {
             ferroflow_io::Error::Io(_, io) if io.kind() == std::io::ErrorKind::NotFound => Error::new(
                 crate::error::Code::NotFound,
@@ -148,8 +265,11 @@ impl OpKernel for RestoreKernel {
             ),
             other => other.into(),
         })?;
-        for (i, (name, &dtype)) in names.iter().zip(&self.dtypes).enumerate() {
-            let t = restore_tensor(&reader, name)?;
+        for (i, ((name, &dtype), spec)) in names.iter().zip(&self.dtypes).zip(&specs).enumerate() {
+            let t = match spec {
+                None => restore_tensor(&reader, name)?,
+                Some(spec) => restore_slice(&reader, name, spec)?,
+            };
             if t.dtype() != dtype {
                 ff_bail!(
                     InvalidArgument,
@@ -160,5 +280,30 @@ impl OpKernel for RestoreKernel {
             ctx.set_output(i, t);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shape_and_slice_specs_parse_as_tf() {
+        let s = parse_shape_and_slice("10 4 0,5:-").unwrap();
+        assert_eq!(s, ShapeAndSlice { full: vec![10, 4], extents: vec![(0, 5), (0, -1)], dims: vec![5, 4] });
+        let s = parse_shape_and_slice("5 2 3,2:0,2").unwrap();
+        assert_eq!(s.extents, vec![(3, 2), (0, 2)]);
+        assert_eq!(s.dims, vec![2, 2]);
+        for (bad, msg) in [
+            ("-", "Need least two elements"),
+            ("10 4 0,5", "Mismatching ranks: shape = [10,4], slice = 0,5"),
+            ("10 4 8,5:-", "Extent in dimension 0 out of bounds"),
+            ("10 x 0,5:-", "Non numerical dimension"),
+            ("10 4 a,5:-", "Expected a pair of numbers or '-' but got 'a,5'"),
+            ("10 4 0,0:-", "Expected non-negative start and positive length"),
+        ] {
+            let err = parse_shape_and_slice(bad).unwrap_err();
+            assert!(err.message.contains(msg), "{bad}: {}", err.message);
+        }
     }
 }

@@ -1,8 +1,7 @@
 //! Checkpoint ops: `SaveV2` writes tensors to a V2 checkpoint (TF's tensor bundle,
 //! `ferroflow_io::bundle`), `RestoreV2` reads them back. Being ops, saving and
-//! restoring run wherever the session runs its graph. Only whole tensors are
-//! supported: a non-empty `shape_and_slices` entry (a slice of a partitioned
-//! variable) is `Unimplemented`.
+//! restoring run wherever the session runs its graph. A non-empty
+//! `shape_and_slices` entry saves or restores a slice of a partitioned variable.
 use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
