@@ -497,6 +497,10 @@ class Graph:
         self._finalized = False
         # The container stateful ops created now keep their resources in (`container()`).
         self._container = ""
+        # op type -> gradient name for ops created now (`gradient_override_map`).
+        self._gradient_override_map: dict[str, str] = {}
+        # node id -> the gradient name its `_gradient_op_type` attr holds.
+        self._gradient_types: dict[int, str] = {}
 
     # -- per-thread construction state (TF keeps these per thread too) ------------
     @property
@@ -846,6 +850,49 @@ class Graph:
         finally:
             self._container = original
 
+    # -- gradients ---------------------------------------------------------------
+    @contextlib.contextmanager
+    def gradient_override_map(self, op_type_map):
+        """Ops created inside use other gradient functions than their type's.
+
+        ```python
+        @tf.RegisterGradient("CustomSquare")
+        def _custom_square_grad(op, grad):
+            ...
+
+        with tf.get_default_graph().gradient_override_map({"Square": "CustomSquare"}):
+            s = tf.square(c)  # differentiated with _custom_square_grad
+        ```
+
+        The op keeps the name in its `_gradient_op_type` attr, as TF's.
+
+        Args:
+            op_type_map: A dict from op type to the gradient name to use instead.
+
+        Raises:
+            TypeError: If `op_type_map` is not a dict of strings.
+        """
+        if not isinstance(op_type_map, dict):
+            raise TypeError("op_type_map must be a dictionary mapping strings to strings")
+        for op_type, mapped in op_type_map.items():
+            if not (isinstance(op_type, str) and isinstance(mapped, str)):
+                raise TypeError("op_type_map must be a dictionary mapping strings to strings")
+        saved = dict(self._gradient_override_map)
+        self._gradient_override_map.update(op_type_map)
+        try:
+            yield
+        finally:
+            self._gradient_override_map = saved
+
+    def switch_to_thread_local(self) -> None:
+        """Makes the control-dependency, device and colocation stacks per thread.
+
+        TF shares these stacks between the threads building a graph until this is
+        called; ferroflow always keeps them per thread (as after this call), so it
+        only records that it was asked.
+        """
+        self._thread_local.switched = True
+
     # -- collections --------------------------------------------------------------
     def add_to_collection(self, name, value) -> None:
         """Adds `value` to the collection `name`."""
@@ -909,6 +956,9 @@ class Graph:
                 if colocated.device and not device_from_colocation:
                     device, device_from_colocation = colocated.device, True
             attrs["_class"] = sorted(groups)
+        gradient_type = self._gradient_override_map.get(op_type)
+        if gradient_type is not None:
+            attrs["_gradient_op_type"] = gradient_type.encode()
         native_attrs = {k: _attr_to_native(v) for k, v in attrs.items()}
         with self._lock:
             node_id, specs = self._native.add_op(
@@ -922,9 +972,104 @@ class Graph:
             op = Operation(self, node_id, name, op_type, inputs, control, device, specs)
             self._ops.append(op)
             self._ops_by_name[name] = op
+            if gradient_type is not None:
+                self._gradient_types[node_id] = gradient_type
         for ctl in self._control_stack:
             ctl.created.add(node_id)
         return op
+
+
+# -- gradient registry (TF's `ops.RegisterGradient`) ----------------------------------
+# Gradient functions written in Python, by op type or `gradient_override_map` name; a
+# None entry is `NotDifferentiable`. Op types with a native gradient (or a native
+# not-differentiable mark) are registered already, as in TF's registry.
+_gradient_registry: dict[str, Callable | None] = {}
+_gradient_registry_lock = threading.Lock()
+
+
+def _register_gradient(op_type, fn) -> None:
+    if not isinstance(op_type, str):
+        raise TypeError("op_type must be a string")
+    with _gradient_registry_lock:
+        if op_type in _gradient_registry:
+            previous = _gradient_registry[op_type]
+            where = getattr(previous, "__module__", "") if previous is not None else ""
+            raise KeyError(
+                f"Registering two gradient with name '{op_type}'! "
+                f"(Previous registration was in {where or 'NotDifferentiable'})"
+            )
+        if _ferroflow.gradient_status(op_type) != "missing":
+            raise KeyError(
+                f"Registering two gradient with name '{op_type}'! "
+                "(Previous registration was in ferroflow's native gradient registry)"
+            )
+        _gradient_registry[op_type] = fn
+
+
+class RegisterGradient:
+    """Decorator registering the gradient function of an op type.
+
+    ```python
+    @tf.RegisterGradient("CustomSquare")
+    def _custom_square_grad(op, grad):
+        return 3.0 * grad * op.inputs[0]
+    ```
+
+    The function gets the forward `Operation` and one gradient per output (None
+    replaced by zeros for float outputs), and returns one gradient (or None) per
+    input. Combined with `Graph.gradient_override_map` it replaces the gradient of
+    existing op types.
+    """
+
+    __slots__ = ("_op_type",)
+
+    def __init__(self, op_type):
+        """Registers under `op_type`.
+
+        Raises:
+            TypeError: If `op_type` is not a string.
+        """
+        if not isinstance(op_type, str):
+            raise TypeError("op_type must be a string")
+        self._op_type = op_type
+
+    def __call__(self, f):
+        """Registers `f` and returns it.
+
+        Raises:
+            KeyError: If a gradient is already registered under this name.
+        """
+        _register_gradient(self._op_type, f)
+        return f
+
+
+def NotDifferentiable(op_type) -> None:  # noqa: N802 (TF's name)
+    """Declares that ops of `op_type` have no gradient: none flows through them.
+
+    Raises:
+        TypeError: If `op_type` is not a string.
+        KeyError: If a gradient is already registered for it.
+    """
+    _register_gradient(op_type, None)
+
+
+no_gradient = NotDifferentiable
+
+
+def _python_gradient(op: Operation) -> tuple[bool, Callable | None]:
+    """`(found, fn)`: the Python gradient of `op` (None when not differentiable)."""
+    name = op._graph._gradient_types.get(op._id, op._type)
+    if name in _gradient_registry:
+        return True, _gradient_registry[name]
+    return False, None
+
+
+def get_gradient_function(op: Operation):
+    """The Python gradient function of `op` (from `RegisterGradient`), or None.
+
+    Native gradients have no Python function: None for those too.
+    """
+    return _python_gradient(op)[1]
 
 
 def _sync_native_ops(g: Graph) -> None:

@@ -45,6 +45,21 @@ def identity(input, name=None):
     return unary("Identity", input, name)
 
 
+def identity_n(input, name=None):
+    """Each of the tensors in `input` passed on unchanged, as one `IdentityN` op.
+
+    Args:
+        input: A list of tensors (of any types).
+        name: Name of the op.
+
+    Returns:
+        A list of tensors, one per input.
+    """
+    with ops.name_scope(name, "IdentityN", list(input)) as scope:
+        tensors = [ops.convert_to_tensor(t) for t in input]
+        return list(make_op("IdentityN", tensors, scope=scope).outputs)
+
+
 def _int_vector(values, name, dtype=dtypes.int32):
     if isinstance(values, ops.Tensor) or hasattr(values, "_as_graph_element"):
         return ops.convert_to_tensor(values, name=name)

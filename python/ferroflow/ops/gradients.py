@@ -7,7 +7,10 @@ graph, each op's gradient function, and the summing of contributions are in
 
 from __future__ import annotations
 
+import contextlib
 import enum
+
+import numpy as np
 
 from ..framework import ops
 from ..framework.indexed_slices import IndexedSlices
@@ -105,7 +108,8 @@ def gradients(
         device = g._device_for(ops._PendingOp("Gradients", scope)) if g._device_stack else ""
         if g._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
-        result = g._native.gradients(
+        external = [op._id for op in g._ops if ops._python_gradient(op)[0]]
+        walk = g._native.gradient_walk(
             [(t._op._id, t._value_index) for t in ys],
             [(t._op._id, t._value_index) for t in xs],
             [None if t is None else (t._op._id, t._value_index) for t in grad_ys],
@@ -117,19 +121,141 @@ def gradients(
             else 0,
             bool(colocate_gradients_with_ops),
             [(t._op._id, t._value_index) for t in stops],
+            external,
         )
+        step = walk.resume()
         ops._sync_native_ops(g)
-    tensor = lambda pair: g._ops[pair[0]]._outputs[pair[1]]  # noqa: E731
+        while step[0] == "external":
+            op = g._ops[step[1]]
+            in_grads = _python_op_gradient(
+                g, op, [_from_native(g, r) for r in step[2]], scope, colocate_gradients_with_ops
+            )
+            step = walk.resume([_to_native(t) for t in in_grads])
+            ops._sync_native_ops(g)
     out: list[ops.Tensor | IndexedSlices | None] = []
-    for x, r in zip(xs, result, strict=True):
-        if r is None:
-            if unconnected is UnconnectedGradients.ZERO:
-                with g.as_default():
-                    out.append(array_ops.zeros_like(x))
-            else:
-                out.append(None)
-        elif r[0] == "dense":
-            out.append(tensor(r[1]))
+    for x, r in zip(xs, step[1], strict=True):
+        if r is None and unconnected is UnconnectedGradients.ZERO:
+            with g.as_default():
+                out.append(array_ops.zeros_like(x))
         else:
-            out.append(IndexedSlices(tensor(r[1]), tensor(r[2]), tensor(r[3])))
+            out.append(_from_native(g, r))
     return out
+
+
+def hessians(
+    ys,
+    xs,
+    name="hessians",
+    colocate_gradients_with_ops=False,
+    gate_gradients=False,
+    aggregation_method=None,
+):
+    """The Hessian of `sum(ys)` with respect to each x in `xs`.
+
+    For an x of shape `S` the result has shape `S + S`: entry `[i..., j...]` is
+    `d^2 sum(ys) / dx[i...] dx[j...]`. TF builds the rows in a `while_loop`; ferroflow
+    (without loops) builds one second-order gradient per element of x, so x's shape
+    must be fully known.
+
+    Args:
+        ys: A tensor or list of tensors to differentiate.
+        xs: A tensor or list of tensors.
+        name: Name scope of the ops.
+        colocate_gradients_with_ops: As `gradients`.
+        gate_gradients: As `gradients`.
+        aggregation_method: As `gradients`.
+
+    Returns:
+        A list with one Hessian per x.
+
+    Raises:
+        LookupError: If an op between xs and ys has no (second-order) gradient.
+        ValueError: If an x's shape is not fully known, or ys do not depend on an x.
+    """
+    xs = _as_list(xs)
+    kwargs = {
+        "colocate_gradients_with_ops": colocate_gradients_with_ops,
+        "gate_gradients": gate_gradients,
+        "aggregation_method": aggregation_method,
+    }
+    first = gradients(ys, xs, **kwargs)
+    out = []
+    g = ops._graph_of(_as_list(ys) + xs)
+    with g.as_default(), ops.name_scope(None, name, _as_list(ys) + xs):
+        for gradient, x in zip(first, xs, strict=True):
+            x = ops.convert_to_tensor(x)
+            shape = x.get_shape()
+            if not shape.is_fully_defined():
+                raise ValueError(
+                    f"hessians needs the fully known shape of {x.name}, got {shape} (TF loops "
+                    "over its elements with while_loop)"
+                )
+            if gradient is None:
+                raise ValueError(f"ys do not depend on {x.name}: it has no Hessian")
+            flat = array_ops.reshape(gradient, [-1])
+            dims = shape.as_list()
+            n = int(np.prod(dims, dtype=np.int64))
+            rows = []
+            for j in range(n):
+                (row,) = gradients(flat[j], x, **kwargs)
+                rows.append(array_ops.zeros_like(x) if row is None else row)
+            stacked = array_ops.stack(rows) if rows else array_ops.zeros([0, *dims], x.dtype)
+            out.append(array_ops.reshape(stacked, dims + dims))
+    return out
+
+
+def _from_native(g, r):
+    """A gradient as the walk reports it (`("dense", t)`/`("sparse", v, i, s)`/None)."""
+    tensor = lambda pair: g._ops[pair[0]]._outputs[pair[1]]  # noqa: E731
+    if r is None:
+        return None
+    if r[0] == "dense":
+        return tensor(r[1])
+    return IndexedSlices(tensor(r[1]), tensor(r[2]), tensor(r[3]))
+
+
+def _to_native(t):
+    if t is None:
+        return None
+    if isinstance(t, IndexedSlices):
+        pair = lambda v: (v._op._id, v._value_index)  # noqa: E731
+        return ("sparse", pair(t.values), pair(t.indices), pair(t.dense_shape))
+    return ("dense", (t._op._id, t._value_index))
+
+
+def _python_op_gradient(g, op, out_grads, scope, colocate):
+    """Runs the Python gradient function of `op` (TF's `_GradientsHelper` step)."""
+    _, fn = ops._python_gradient(op)
+    if fn is None:  # NotDifferentiable
+        return [None] * len(op.inputs)
+    with g.name_scope(f"{scope}{op.name}_grad/"):
+        with g.colocate_with(op) if colocate else _no_context():
+            # TF passes zeros for float outputs that no gradient reached.
+            out_grads = [
+                array_ops.zeros_like(t) if grad is None and t.dtype.is_floating else grad
+                for grad, t in zip(out_grads, op.outputs, strict=True)
+            ]
+            in_grads = fn(op, *out_grads)
+    in_grads = list(in_grads) if isinstance(in_grads, list | tuple) else [in_grads]
+    if len(in_grads) != len(op.inputs):
+        raise ValueError(
+            f"Num gradients {len(in_grads)} generated for op {op.node_def_name()} "
+            f"do not match num inputs {len(op.inputs)}"
+            if hasattr(op, "node_def_name")
+            else f"Num gradients {len(in_grads)} generated for op {op.name} do not match "
+            f"num inputs {len(op.inputs)}"
+        )
+    converted = []
+    with g.as_default():
+        for grad, inp in zip(in_grads, op.inputs, strict=True):
+            if grad is None or isinstance(grad, IndexedSlices):
+                converted.append(grad)
+                continue
+            grad = ops.convert_to_tensor(grad, dtype=inp.dtype.base_dtype, name="grad")
+            converted.append(grad)
+    return converted
+
+
+@contextlib.contextmanager
+def _no_context():
+    yield

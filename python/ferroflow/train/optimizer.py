@@ -99,12 +99,27 @@ class Optimizer:
 
         The gradient is None for a variable the loss does not depend on.
 
+        `loss` may be a callable returning the loss (TF's eager form): it is called
+        once, and without a `var_list` the variables it does not depend on are left out.
+
         Raises:
             ValueError: Bad `gate_gradients`, no variables, or a non-float loss.
             TypeError: `var_list` holds something that is not a variable.
         """
         if callable(loss):
-            raise ValueError("loss must be a Tensor in graph mode, not a callable")
+            # TF records `loss()` on a tape; in a graph that is building it here. As the
+            # tape watches only the trainable variables it saw read, unconnected ones
+            # are left out when `var_list` is not given.
+            loss_value = loss()
+            pairs = self.compute_gradients(
+                loss_value,
+                var_list,
+                gate_gradients,
+                aggregation_method,
+                colocate_gradients_with_ops,
+                grad_loss,
+            )
+            return pairs if var_list is not None else [(g, v) for g, v in pairs if g is not None]
         if gate_gradients not in (Optimizer.GATE_NONE, Optimizer.GATE_OP, Optimizer.GATE_GRAPH):
             raise ValueError(
                 "gate_gradients must be one of: Optimizer.GATE_NONE, Optimizer.GATE_OP, "

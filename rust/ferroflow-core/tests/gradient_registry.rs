@@ -1,10 +1,56 @@
 //! Which ops have no gradient registered: a `tf.gradients` through them is a
-//! `LookupError`. The list is explicit so that a new op cannot silently join it.
+//! `LookupError`. The list is explicit so that a new op cannot silently join it; it is
+//! TF's (tests/test_gradient_registry.py compares it with TF's registry).
 use ferroflow_core::ops::{Gradient, gradient, op_names};
 
 #[test]
 fn only_the_listed_ops_lack_a_gradient() {
-    let missing: Vec<&str> = op_names().into_iter().filter(|n| matches!(gradient(n), Gradient::Missing)).collect();
-    // A variable has no inputs, so nothing flows through it; the panic op is a test aid.
-    assert_eq!(missing, ["VariableV2", "_PanicForTesting"]);
+    let mut missing: Vec<&str> =
+        op_names().into_iter().filter(|n| matches!(gradient(n), Gradient::Missing)).collect();
+    missing.sort_unstable();
+    // As TF: the optimizer updates, queue ops, checkpoint ops, predicates, `Unique`,
+    // `Where`... have no gradient; a variable has no inputs; the panic op is a test aid.
+    let training: Vec<String> = ["Adadelta", "Adagrad", "AdagradDA", "CenteredRMSProp", "Ftrl", "FtrlV2", "Momentum"]
+        .iter()
+        .chain(["ProximalAdagrad", "ProximalGradientDescent", "RMSProp"].iter())
+        .flat_map(|s| [format!("Apply{s}"), format!("SparseApply{s}")])
+        .chain(["ApplyAdam".to_string(), "ApplyGradientDescent".to_string()])
+        .collect();
+    let mut expected: Vec<&str> = [
+        "All",
+        "Any",
+        "CountUpTo",
+        "FIFOQueueV2",
+        "InTopKV2",
+        "IsFinite",
+        "IsNan",
+        "IsVariableInitialized",
+        "ListDiff",
+        "NoOp",
+        "PaddingFIFOQueueV2",
+        "Placeholder",
+        "PriorityQueueV2",
+        "QueueCloseV2",
+        "QueueDequeueManyV2",
+        "QueueDequeueUpToV2",
+        "QueueDequeueV2",
+        "QueueEnqueueManyV2",
+        "QueueEnqueueV2",
+        "QueueIsClosedV2",
+        "QueueSizeV2",
+        "RandomShuffleQueueV2",
+        "RandomUniformInt",
+        "RestoreV2",
+        "SaveV2",
+        "ScatterUpdate",
+        "Unique",
+        "VariableV2",
+        "Where",
+        "_PanicForTesting",
+    ]
+    .into_iter()
+    .chain(training.iter().map(String::as_str))
+    .collect();
+    expected.sort_unstable();
+    assert_eq!(missing, expected);
 }

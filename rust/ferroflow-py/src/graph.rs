@@ -1,7 +1,7 @@
 //! `Graph` handle: node creation (validated and shape-inferred in the core),
 //! unique names, static shapes, attrs and GraphDef export.
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use parking_lot_shim::RwLock;
 use prost::Message;
@@ -9,7 +9,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
-use ferroflow_core::autodiff::{Aggregation, Grad, Gradients};
+use ferroflow_core::autodiff::{Aggregation, Grad, GradientWalk, Gradients, WalkStep};
 use ferroflow_core::graph::{AttrValue, Graph, NodeSpec, Output, OutputSpec};
 use ferroflow_core::{DType, PartialShape};
 
@@ -183,14 +183,13 @@ impl PyGraph {
         Ok(guarded(py, || g.node(node))?.attrs.keys().cloned().collect())
     }
 
-    /// `tf.gradients`: adds the gradient nodes under `scope` and returns, per x, None,
-    /// `("dense", (node, index))` or `("sparse", values, indices, dense_shape)`.
-    // Mirrors the Python call: tensors as (node, index) pairs plus the scope settings.
+    /// Starts `tf.gradients`: a walk over the graph that pauses at each node of
+    /// `external` (gradients computed in Python) and is driven by
+    /// [`PyGradientWalk::resume`].
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (ys, xs, grad_ys, scope, device, aggregation = 0, colocate_with_ops = false, stop = Vec::new()))]
-    fn gradients<'py>(
+    fn gradient_walk(
         &self,
-        py: Python<'py>,
+        py: Python<'_>,
         ys: Vec<(usize, usize)>,
         xs: Vec<(usize, usize)>,
         grad_ys: Vec<Option<(usize, usize)>>,
@@ -199,7 +198,8 @@ impl PyGraph {
         aggregation: u8,
         colocate_with_ops: bool,
         stop: Vec<(usize, usize)>,
-    ) -> PyResult<Bound<'py, PyList>> {
+        external: Vec<usize>,
+    ) -> PyResult<PyGradientWalk> {
         let out = |(node, index): (usize, usize)| Output { node, index };
         let ys: Vec<Output> = ys.into_iter().map(out).collect();
         let xs: Vec<Output> = xs.into_iter().map(out).collect();
@@ -207,26 +207,14 @@ impl PyGraph {
         let stop: Vec<Output> = stop.into_iter().map(out).collect();
         let aggregation = if aggregation == 0 { Aggregation::AddN } else { Aggregation::Tree };
         let mut g = self.inner.write();
-        let grads = guarded(py, || {
+        let walk = guarded(py, || {
             Gradients::new(&mut g, scope, device, aggregation)
                 .colocate_with_ops(colocate_with_ops)
                 .stop_at(&stop)
-                .compute(&ys, &xs, &grad_ys)
+                .external(&external)
+                .start(&ys, &xs, &grad_ys)
         })?;
-        let pair = |o: Output| (o.node, o.index);
-        let items = grads
-            .into_iter()
-            .map(|gr| -> PyResult<Bound<'py, PyAny>> {
-                Ok(match gr {
-                    None => py.None().into_bound(py),
-                    Some(Grad::Dense(o)) => ("dense", pair(o)).into_pyobject(py)?.into_any(),
-                    Some(Grad::Sparse { values, indices, dense_shape }) => {
-                        ("sparse", pair(values), pair(indices), pair(dense_shape)).into_pyobject(py)?.into_any()
-                    }
-                })
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        PyList::new(py, items)
+        Ok(PyGradientWalk { graph: Arc::clone(&self.inner), walk: Mutex::new(walk) })
     }
 
     /// `(name, op_type, inputs, control_inputs, device, output specs)` of node `id`
@@ -276,5 +264,73 @@ impl PyGraph {
     fn graph_def<'py>(&self, py: Python<'py>, upto: Option<usize>) -> Bound<'py, PyBytes> {
         let bytes = self.inner.read().to_graph_def(upto).encode_to_vec();
         PyBytes::new(py, &bytes)
+    }
+}
+
+/// A paused `tf.gradients` computation (the core's `GradientWalk`).
+#[pyclass(frozen, name = "GradientWalk", module = "ferroflow._ferroflow")]
+pub struct PyGradientWalk {
+    graph: Arc<RwLock<Graph>>,
+    walk: Mutex<GradientWalk>,
+}
+
+fn grad_to_py<'py>(py: Python<'py>, g: Option<Grad>) -> PyResult<Bound<'py, PyAny>> {
+    let pair = |o: Output| (o.node, o.index);
+    Ok(match g {
+        None => py.None().into_bound(py),
+        Some(Grad::Dense(o)) => ("dense", pair(o)).into_pyobject(py)?.into_any(),
+        Some(Grad::Sparse { values, indices, dense_shape }) => {
+            ("sparse", pair(values), pair(indices), pair(dense_shape)).into_pyobject(py)?.into_any()
+        }
+    })
+}
+
+fn grad_from_py(g: &Bound<'_, PyAny>) -> PyResult<Option<Grad>> {
+    if g.is_none() {
+        return Ok(None);
+    }
+    let out = |(node, index): (usize, usize)| Output { node, index };
+    let kind: String = g.get_item(0)?.extract()?;
+    Ok(Some(match kind.as_str() {
+        "dense" => Grad::Dense(out(g.get_item(1)?.extract()?)),
+        "sparse" => Grad::Sparse {
+            values: out(g.get_item(1)?.extract()?),
+            indices: out(g.get_item(2)?.extract()?),
+            dense_shape: out(g.get_item(3)?.extract()?),
+        },
+        other => return Err(PyValueError::new_err(format!("unknown gradient kind {other:?}"))),
+    }))
+}
+
+#[pymethods]
+impl PyGradientWalk {
+    /// Runs the walk on. `supplied` is None at first, then the input gradients of the
+    /// node the previous step returned (`None`, `("dense", t)` or `("sparse", v, i,
+    /// s)` each). Returns `("external", node, out_grads)` or `("done", grads)`.
+    #[pyo3(signature = (supplied=None))]
+    fn resume<'py>(&self, py: Python<'py>, supplied: Option<Vec<Bound<'py, PyAny>>>) -> PyResult<Bound<'py, PyTuple>> {
+        let supplied = supplied.map(|v| v.iter().map(grad_from_py).collect::<PyResult<Vec<_>>>()).transpose()?;
+        let step = {
+            let mut g = self.graph.write();
+            let mut walk = self.walk.lock().map_err(|_| PyValueError::new_err("gradient walk poisoned"))?;
+            guarded(py, || walk.resume(&mut g, supplied))?
+        };
+        match step {
+            WalkStep::External { node, out_grads } => {
+                let grads = out_grads.into_iter().map(|g| grad_to_py(py, g)).collect::<PyResult<Vec<_>>>()?;
+                PyTuple::new(
+                    py,
+                    [
+                        "external".into_pyobject(py)?.into_any(),
+                        node.into_pyobject(py)?.into_any(),
+                        PyList::new(py, grads)?.into_any(),
+                    ],
+                )
+            }
+            WalkStep::Done(grads) => {
+                let grads = grads.into_iter().map(|g| grad_to_py(py, g)).collect::<PyResult<Vec<_>>>()?;
+                PyTuple::new(py, ["done".into_pyobject(py)?.into_any(), PyList::new(py, grads)?.into_any()])
+            }
+        }
     }
 }

@@ -18,6 +18,17 @@ fn op_names() -> Vec<&'static str> {
     ferroflow_core::ops::op_names()
 }
 
+/// How op type `name` takes part in `tf.gradients`: `"function"` (a registered
+/// gradient), `"none"` (not differentiable) or `"missing"` (no registration).
+#[pyfunction]
+fn gradient_status(name: &str) -> &'static str {
+    match ferroflow_core::ops::gradient(name) {
+        ferroflow_core::ops::Gradient::Fn(_) => "function",
+        ferroflow_core::ops::Gradient::NotDifferentiable => "none",
+        ferroflow_core::ops::Gradient::Missing => "missing",
+    }
+}
+
 /// One training op's signature from the core's table: `(op, [(input, kind)], flag,
 /// doc)`, where kind is `ref`, `T`, `indices` or `step` and flag is the op's bool
 /// attr besides `use_locking` with its default (or None).
@@ -61,6 +72,8 @@ fn _ferroflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("FILE_DESCRIPTOR_SET", PyBytes::new(m.py(), ferroflow_proto::FILE_DESCRIPTOR_SET))?;
     m.add_class::<graph::PyGraph>()?;
+    m.add_class::<graph::PyGradientWalk>()?;
+    m.add_function(wrap_pyfunction!(gradient_status, m)?)?;
     m.add_class::<session::PySession>()?;
     m.add_class::<session::PyPlan>()?;
     m.add_class::<tensor::TensorBuffer>()?;

@@ -11,6 +11,10 @@ pub(crate) fn identity(_: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     Ok(vec![g[0]])
 }
 
+pub(crate) fn identity_n(_: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    Ok(g.to_vec())
+}
+
 pub(crate) fn cast(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     let x = ctx.input(0);
     let (src, dst) = (ctx.spec(x)?.dtype, ctx.spec(ctx.output(0))?.dtype);

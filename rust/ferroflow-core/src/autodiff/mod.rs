@@ -206,19 +206,6 @@ fn densify(ctx: &mut GradCtx<'_>, values: Output, indices: Output, dense_shape: 
     ctx.op("UnsortedSegmentSum", &[values, indices, n], vec![])
 }
 
-/// The graph-to-graph gradient transform.
-pub struct Gradients<'a> {
-    graph: &'a mut Graph,
-    /// Name scope of all new nodes, with a trailing slash (`gradients/`).
-    scope: String,
-    device: String,
-    aggregation: Aggregation,
-    colocate_with_ops: bool,
-    /// Nodes not differentiated through (`stop_gradients`): they receive gradients
-    /// but pass none to their inputs.
-    stop: HashSet<NodeId>,
-}
-
 /// Where a node colocated with `node` goes, as TF's `colocate_with(node)`: into
 /// `node`'s colocation groups (its `_class`, else `loc:@<name>`), on its device (outer
 /// device scopes are ignored).
@@ -231,16 +218,72 @@ fn colocation_of(graph: &Graph, node: NodeId) -> Result<(AttrValue, String)> {
     Ok((AttrValue::ListS(groups), n.device.clone()))
 }
 
+/// How a gradient computation names, places and sums the nodes it adds.
+#[derive(Clone, Debug)]
+struct WalkConfig {
+    /// Name scope of all new nodes, with a trailing slash (`gradients/`).
+    scope: String,
+    device: String,
+    aggregation: Aggregation,
+    colocate_with_ops: bool,
+    /// Nodes not differentiated through (`stop_gradients`): they receive gradients
+    /// but pass none to their inputs.
+    stop: HashSet<NodeId>,
+    /// Nodes whose gradient the caller computes (Python-registered gradient
+    /// functions, `gradient_override_map`, `custom_gradient`): the walk pauses there.
+    external: HashSet<NodeId>,
+}
+
+/// The graph-to-graph gradient transform.
+pub struct Gradients<'a> {
+    graph: &'a mut Graph,
+    config: WalkConfig,
+}
+
+/// Where a paused [`GradientWalk`] stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WalkStep {
+    /// The caller computes the input gradients of `node` (an external node) from the
+    /// gradients of its outputs and passes them to [`GradientWalk::resume`].
+    External {
+        /// The node whose gradient is wanted.
+        node: NodeId,
+        /// The summed gradient of each of its outputs (None where nothing flows back).
+        out_grads: Vec<Option<Grad>>,
+    },
+    /// The walk is over: the gradient of every x.
+    Done(Vec<Option<Grad>>),
+}
+
+/// A gradient computation that can pause at external nodes while the caller adds
+/// their gradient nodes to the graph: it keeps node ids, never a borrow of the graph,
+/// so the graph is free between steps.
+#[derive(Debug)]
+pub struct GradientWalk {
+    config: WalkConfig,
+    xs: Vec<Output>,
+    between: Vec<bool>,
+    pending: Vec<usize>,
+    grads: HashMap<Output, Vec<Grad>>,
+    ready: VecDeque<NodeId>,
+    /// The external node whose input gradients the next `resume` brings.
+    awaiting: Option<NodeId>,
+    done: bool,
+}
+
 impl<'a> Gradients<'a> {
     /// A transform adding nodes under `scope` (e.g. `"gradients/"`) on `device`.
     pub fn new(graph: &'a mut Graph, scope: &str, device: &str, aggregation: Aggregation) -> Self {
         Gradients {
             graph,
-            scope: scope.to_string(),
-            device: device.to_string(),
-            aggregation,
-            colocate_with_ops: false,
-            stop: HashSet::new(),
+            config: WalkConfig {
+                scope: scope.to_string(),
+                device: device.to_string(),
+                aggregation,
+                colocate_with_ops: false,
+                stop: HashSet::new(),
+                external: HashSet::new(),
+            },
         }
     }
 
@@ -248,7 +291,7 @@ impl<'a> Gradients<'a> {
     /// default `grad_ys` of each y) are colocated with that op.
     #[must_use]
     pub fn colocate_with_ops(mut self, colocate: bool) -> Self {
-        self.colocate_with_ops = colocate;
+        self.config.colocate_with_ops = colocate;
         self
     }
 
@@ -256,18 +299,53 @@ impl<'a> Gradients<'a> {
     /// gradient reaches them, none flows on to their inputs).
     #[must_use]
     pub fn stop_at(mut self, tensors: &[Output]) -> Self {
-        self.stop.extend(tensors.iter().map(|t| t.node));
+        self.config.stop.extend(tensors.iter().map(|t| t.node));
         self
     }
 
-    fn ctx(&mut self, node: NodeId, prefix: String) -> GradCtx<'_> {
-        GradCtx { graph: self.graph, node, prefix, device: self.device.clone(), groups: None }
+    /// Nodes whose gradients the caller computes: [`GradientWalk::resume`] pauses at
+    /// each with [`WalkStep::External`].
+    #[must_use]
+    pub fn external(mut self, nodes: &[NodeId]) -> Self {
+        self.config.external.extend(nodes.iter().copied());
+        self
+    }
+
+    /// The gradients of `sum(ys)` with respect to each of `xs`; `grad_ys[i]` (or ones)
+    /// seeds `ys[i]`. Returns None for an `x` that no `y` depends on.
+    ///
+    /// # Errors
+    /// As [`GradientWalk::resume`]; an `Internal` error when an external node is
+    /// reached (use [`Gradients::start`] for those).
+    pub fn compute(self, ys: &[Output], xs: &[Output], grad_ys: &[Option<Output>]) -> Result<Vec<Option<Grad>>> {
+        let graph = self.graph;
+        let mut walk = GradientWalk::start(graph, self.config, ys, xs, grad_ys)?;
+        match walk.resume(graph, None)? {
+            WalkStep::Done(grads) => Ok(grads),
+            WalkStep::External { node, .. } => {
+                Err(Error::new(crate::error::Code::Internal, format!("external gradient at node {node} in compute")))
+            }
+        }
+    }
+
+    /// Starts a walk that pauses at the external nodes; seeds the ys' gradients.
+    ///
+    /// # Errors
+    /// A `grad_ys` entry whose dtype differs from its y's (`ValueError`).
+    pub fn start(self, ys: &[Output], xs: &[Output], grad_ys: &[Option<Output>]) -> Result<GradientWalk> {
+        GradientWalk::start(self.graph, self.config, ys, xs, grad_ys)
+    }
+}
+
+impl WalkConfig {
+    fn ctx<'g>(&self, graph: &'g mut Graph, node: NodeId, prefix: String) -> GradCtx<'g> {
+        GradCtx { graph, node, prefix, device: self.device.clone(), groups: None }
     }
 
     /// A context whose nodes are colocated with `node` when `colocate` holds.
-    fn ctx_colocated(&mut self, node: NodeId, prefix: String, colocate: bool) -> Result<GradCtx<'_>> {
-        let placed = if colocate { Some(colocation_of(self.graph, node)?) } else { None };
-        let mut ctx = self.ctx(node, prefix);
+    fn ctx_colocated<'g>(&self, graph: &'g mut Graph, node: NodeId, prefix: String) -> Result<GradCtx<'g>> {
+        let placed = if self.colocate_with_ops { Some(colocation_of(graph, node)?) } else { None };
+        let mut ctx = self.ctx(graph, node, prefix);
         if let Some((groups, device)) = placed {
             ctx.groups = Some(groups);
             ctx.device = device;
@@ -276,13 +354,11 @@ impl<'a> Gradients<'a> {
     }
 
     /// Sums gradient contributions for one tensor.
-    fn aggregate(&mut self, grads: Vec<Grad>) -> Result<Option<Grad>> {
+    fn aggregate(&self, graph: &mut Graph, grads: Vec<Grad>) -> Result<Option<Grad>> {
         if grads.len() <= 1 {
             return Ok(grads.into_iter().next());
         }
-        let scope = self.scope.clone();
-        let aggregation = self.aggregation;
-        let mut ctx = self.ctx(0, scope);
+        let mut ctx = self.ctx(graph, 0, self.scope.clone());
         if grads.iter().all(|g| matches!(g, Grad::Sparse { .. })) {
             // Sparse + sparse: concatenate the rows (as TF does for IndexedSlices).
             let (mut vals, mut idxs, mut shape) = (Vec::new(), Vec::new(), None);
@@ -309,7 +385,7 @@ impl<'a> Gradients<'a> {
             return Ok(Some(Grad::Sparse { values, indices, dense_shape }));
         }
         let dense: Vec<Output> = grads.into_iter().map(|g| ctx.dense(g)).collect::<Result<_>>()?;
-        let sum = match aggregation {
+        let sum = match self.aggregation {
             Aggregation::AddN => {
                 // TF's `_MultiDeviceAddN`: the sum is colocated with its first summand's op.
                 let (groups, device) = colocation_of(ctx.graph, dense[0].node)?;
@@ -327,14 +403,33 @@ impl<'a> Gradients<'a> {
         };
         Ok(Some(Grad::Dense(sum)))
     }
+}
 
-    /// The gradients of `sum(ys)` with respect to each of `xs`; `grad_ys[i]` (or ones)
-    /// seeds `ys[i]`. Returns None for an `x` that no `y` depends on.
-    pub fn compute(mut self, ys: &[Output], xs: &[Output], grad_ys: &[Option<Output>]) -> Result<Vec<Option<Grad>>> {
-        let n = self.graph.len();
+/// The gradient function of `node`: its `_gradient_op_type` override (TF's
+/// `gradient_override_map`) when it has one, else its op type's.
+fn gradient_of(graph: &Graph, node: NodeId) -> Result<(Gradient, String)> {
+    let n = graph.node(node)?;
+    match n.attrs.get("_gradient_op_type") {
+        Some(AttrValue::S(t)) => {
+            let t = String::from_utf8_lossy(t).into_owned();
+            Ok((crate::ops::gradient(&t), t))
+        }
+        _ => Ok((crate::ops::gradient(n.def.name), n.def.name.to_string())),
+    }
+}
+
+impl GradientWalk {
+    fn start(
+        graph: &mut Graph,
+        config: WalkConfig,
+        ys: &[Output],
+        xs: &[Output],
+        grad_ys: &[Option<Output>],
+    ) -> Result<GradientWalk> {
+        let n = graph.len();
         // Consumers of each node (data edges).
         let mut consumers: Vec<Vec<NodeId>> = vec![Vec::new(); n];
-        for (id, node) in self.graph.nodes().iter().enumerate() {
+        for (id, node) in graph.nodes().iter().enumerate() {
             for i in &node.inputs {
                 consumers[i.node].push(id);
             }
@@ -355,11 +450,11 @@ impl<'a> Gradients<'a> {
             if !reached[id] || std::mem::replace(&mut between[id], true) {
                 continue;
             }
-            queue.extend(self.graph.nodes()[id].inputs.iter().map(|i| i.node));
+            queue.extend(graph.nodes()[id].inputs.iter().map(|i| i.node));
         }
         // Pending = number of consumer edges inside the between set.
         let mut pending = vec![0usize; n];
-        for (id, node) in self.graph.nodes().iter().enumerate() {
+        for (id, node) in graph.nodes().iter().enumerate() {
             if between[id] {
                 for i in &node.inputs {
                     if between[i.node] {
@@ -372,19 +467,17 @@ impl<'a> Gradients<'a> {
         for (k, y) in ys.iter().enumerate() {
             let seed = match grad_ys.get(k).copied().flatten() {
                 Some(g) => {
-                    let (gs, ys_spec) = (self.graph.output_spec(g)?.dtype, self.graph.output_spec(*y)?.dtype);
+                    let (gs, ys_spec) = (graph.output_spec(g)?.dtype, graph.output_spec(*y)?.dtype);
                     if gs != ys_spec {
                         return Err(Error::value(format!(
                             "Gradient type {gs} generated for op {} does not match input type {ys_spec}",
-                            self.graph.node(y.node)?.name
+                            graph.node(y.node)?.name
                         )));
                     }
                     g
                 }
                 None => {
-                    let scope = self.scope.clone();
-                    let colocate = self.colocate_with_ops;
-                    let mut ctx = self.ctx_colocated(y.node, scope, colocate)?;
+                    let mut ctx = config.ctx_colocated(graph, y.node, config.scope.clone())?;
                     let dtype = ctx.spec(*y)?.dtype;
                     let shape = ctx.shape_of(*y)?;
                     let one = ctx.scalar(dtype, 1.0)?;
@@ -393,81 +486,117 @@ impl<'a> Gradients<'a> {
             };
             grads.entry(*y).or_default().push(Grad::Dense(seed));
         }
-        let mut ready: VecDeque<NodeId> = {
+        let ready: VecDeque<NodeId> = {
             let mut seen = HashSet::new();
             ys.iter().map(|y| y.node).filter(|id| between[*id] && pending[*id] == 0 && seen.insert(*id)).collect()
         };
-        while let Some(id) = ready.pop_front() {
-            let (num_out, inputs, def, name) = {
-                let node = self.graph.node(id)?;
-                (node.outputs.len(), node.inputs.clone(), node.def, node.name.clone())
+        Ok(GradientWalk { config, xs: xs.to_vec(), between, pending, grads, ready, awaiting: None, done: false })
+    }
+
+    /// Runs the walk on until it needs an external node's gradient or is over.
+    /// `supplied` carries the input gradients of the external node of the previous
+    /// [`WalkStep::External`] (one per input), and must be None otherwise.
+    ///
+    /// # Errors
+    /// `LookupError` for an op without a gradient function on the path; a wrong
+    /// number of supplied gradients (`ValueError`); a walk resumed out of turn or after
+    /// it ended (`Internal`); whatever a gradient function raises.
+    pub fn resume(&mut self, graph: &mut Graph, supplied: Option<Vec<Option<Grad>>>) -> Result<WalkStep> {
+        if self.done {
+            return Err(Error::new(crate::error::Code::Internal, "the gradient walk is over"));
+        }
+        match (self.awaiting.take(), supplied) {
+            (Some(node), Some(in_grads)) => {
+                let inputs = graph.node(node)?.inputs.clone();
+                if in_grads.len() != inputs.len() {
+                    let n = graph.node(node)?;
+                    return Err(Error::value(format!(
+                        "Num gradients {} generated for op {} do not match num inputs {}",
+                        in_grads.len(),
+                        n.name,
+                        inputs.len()
+                    )));
+                }
+                self.propagate(&inputs, in_grads);
+            }
+            (None, None) => {}
+            _ => return Err(Error::new(crate::error::Code::Internal, "gradient walk resumed out of turn")),
+        }
+        while let Some(id) = self.ready.pop_front() {
+            let (num_out, inputs, name) = {
+                let node = graph.node(id)?;
+                (node.outputs.len(), node.inputs.clone(), node.name.clone())
             };
             let mut out_grads = Vec::with_capacity(num_out);
             for i in 0..num_out {
-                let contributions = grads.remove(&Output { node: id, index: i }).unwrap_or_default();
-                let agg = self.aggregate(contributions)?;
+                let contributions = self.grads.remove(&Output { node: id, index: i }).unwrap_or_default();
+                let agg = self.config.aggregate(graph, contributions)?;
                 if let Some(g) = agg {
                     // Keep the aggregate: it is the answer if this tensor is an x.
-                    grads.insert(Output { node: id, index: i }, vec![g]);
+                    self.grads.insert(Output { node: id, index: i }, vec![g]);
                 }
                 out_grads.push(agg);
             }
             // Only ops with an input on a path from xs need their gradient.
-            let flows = inputs.iter().any(|i| between[i.node]) && !self.stop.contains(&id);
-            let in_grads = if flows && out_grads.iter().any(Option::is_some) {
-                match crate::ops::gradient(def.name) {
-                    Gradient::Fn(f) => {
-                        let prefix = format!("{}{name}_grad/", self.scope);
-                        let colocate = self.colocate_with_ops;
-                        let mut ctx = self.ctx_colocated(id, prefix, colocate)?;
-                        let r = f(&mut ctx, &out_grads)?;
-                        if r.len() != inputs.len() {
-                            return Err(Error::new(
-                                crate::error::Code::Internal,
-                                format!(
-                                    "gradient of {} returned {} values for {} inputs",
-                                    def.name,
-                                    r.len(),
-                                    inputs.len()
-                                ),
-                            ));
-                        }
-                        r
-                    }
-                    Gradient::NotDifferentiable => vec![None; inputs.len()],
-                    Gradient::Missing => {
-                        return Err(Error::lookup(format!(
-                            "No gradient defined for operation '{name}' (op type: {})",
-                            def.name
-                        )));
-                    }
-                }
-            } else {
-                vec![None; inputs.len()]
-            };
-            for (inp, g) in inputs.iter().zip(in_grads) {
-                if !between[inp.node] {
-                    continue;
-                }
-                if let Some(g) = g {
-                    grads.entry(*inp).or_default().push(g);
-                }
-                pending[inp.node] -= 1;
-                if pending[inp.node] == 0 {
-                    ready.push_back(inp.node);
-                }
+            let flows = inputs.iter().any(|i| self.between[i.node]) && !self.config.stop.contains(&id);
+            if !(flows && out_grads.iter().any(Option::is_some)) {
+                self.propagate(&inputs, vec![None; inputs.len()]);
+                continue;
             }
+            if self.config.external.contains(&id) {
+                self.awaiting = Some(id);
+                return Ok(WalkStep::External { node: id, out_grads });
+            }
+            let in_grads = match gradient_of(graph, id)? {
+                (Gradient::Fn(f), op_type) => {
+                    let prefix = format!("{}{name}_grad/", self.config.scope);
+                    let mut ctx = self.config.ctx_colocated(graph, id, prefix)?;
+                    let r = f(&mut ctx, &out_grads)?;
+                    if r.len() != inputs.len() {
+                        return Err(Error::new(
+                            crate::error::Code::Internal,
+                            format!("gradient of {op_type} returned {} values for {} inputs", r.len(), inputs.len()),
+                        ));
+                    }
+                    r
+                }
+                (Gradient::NotDifferentiable, _) => vec![None; inputs.len()],
+                (Gradient::Missing, op_type) => {
+                    return Err(Error::lookup(format!(
+                        "No gradient defined for operation '{name}' (op type: {op_type})"
+                    )));
+                }
+            };
+            self.propagate(&inputs, in_grads);
         }
-        let mut out = Vec::with_capacity(xs.len());
-        for x in xs {
-            let contributions = grads.get(x).cloned().unwrap_or_default();
-            let agg = self.aggregate(contributions)?;
+        let mut out = Vec::with_capacity(self.xs.len());
+        for x in &self.xs {
+            let contributions = self.grads.get(x).cloned().unwrap_or_default();
+            let agg = self.config.aggregate(graph, contributions)?;
             if let Some(g) = agg {
-                grads.insert(*x, vec![g]);
+                self.grads.insert(*x, vec![g]);
             }
             out.push(agg);
         }
-        Ok(out)
+        self.done = true;
+        Ok(WalkStep::Done(out))
+    }
+
+    /// Hands a node's input gradients to its inputs; an input whose every consumer
+    /// has done so becomes ready.
+    fn propagate(&mut self, inputs: &[Output], in_grads: Vec<Option<Grad>>) {
+        for (inp, g) in inputs.iter().zip(in_grads) {
+            if !self.between[inp.node] {
+                continue;
+            }
+            if let Some(g) = g {
+                self.grads.entry(*inp).or_default().push(g);
+            }
+            self.pending[inp.node] -= 1;
+            if self.pending[inp.node] == 0 {
+                self.ready.push_back(inp.node);
+            }
+        }
     }
 }
 

@@ -474,6 +474,17 @@ pub(crate) fn identity_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> 
     stateless(pass_through)
 }
 
+/// `IdentityN`: every input passed on unchanged.
+pub(crate) fn identity_n_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|ctx| {
+        for i in 0..ctx.num_inputs() {
+            let x = ctx.take_input(i)?;
+            ctx.set_output(i, x);
+        }
+        Ok(())
+    })
+}
+
 /// `NoOp`.
 pub(crate) fn no_op_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     stateless(|_| Ok(()))

@@ -12,21 +12,22 @@ use crate::tensor::Tensor;
 
 pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("Const", &[], infer_const, k::const_kernel).no_grad());
-    r.add(OpDef::new("Placeholder", &[], infer_placeholder, k::placeholder_kernel).feed_satisfies_control().no_grad());
+    r.add(OpDef::new("Placeholder", &[], infer_placeholder, k::placeholder_kernel).feed_satisfies_control());
     r.add(
         OpDef::new("PlaceholderWithDefault", &["input"], infer_placeholder_with_default, k::identity_kernel)
             .grad(g::identity),
     );
     r.add(OpDef::new("Identity", &["input"], infer_identity, k::identity_kernel).forwards_input().grad(g::identity));
+    r.add(OpDef::new("IdentityN", &["input"], infer_identity_n, k::identity_n_kernel).variadic().grad(g::identity_n));
     r.add(OpDef::new("StopGradient", &["input"], infer_identity, k::identity_kernel).no_grad());
-    r.add(OpDef::new("NoOp", &[], |_| Ok(vec![]), k::no_op_kernel).no_grad());
+    r.add(OpDef::new("NoOp", &[], |_| Ok(vec![]), k::no_op_kernel));
     r.add(OpDef::new("Cast", &["x"], infer_cast, k::cast_kernel).grad(g::cast));
     r.add(OpDef::new("Reshape", &["tensor", "shape"], infer_reshape, k::reshape_kernel).grad(g::reshape_like_input));
     r.add(OpDef::new("Fill", &["dims", "value"], infer_fill, k::fill_kernel).grad(g::fill));
     r.add(OpDef::new("ZerosLike", &["x"], infer_identity, k::zeros_like_kernel).no_grad());
     r.add(OpDef::new("OnesLike", &["x"], infer_identity, k::ones_like_kernel).no_grad());
-    r.add(OpDef::new("Unique", &["x"], infer_unique, ks::unique_kernel).no_grad());
-    r.add(OpDef::new("ListDiff", &["x", "y"], infer_list_diff, ks::list_diff_kernel).no_grad());
+    r.add(OpDef::new("Unique", &["x"], infer_unique, ks::unique_kernel));
+    r.add(OpDef::new("ListDiff", &["x", "y"], infer_list_diff, ks::list_diff_kernel));
     r.add(OpDef::new("Shape", &["input"], infer_shape_op, k::shape_kernel).no_grad());
     r.add(OpDef::new("ShapeN", &["input"], infer_shape_n, k::shape_n_kernel).variadic().no_grad());
     r.add(OpDef::new("Size", &["input"], infer_scalar_int, k::size_kernel).no_grad());
@@ -34,7 +35,7 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("Range", &["start", "limit", "delta"], infer_range, ks::range_kernel).no_grad());
     r.add(OpDef::new("Pack", &["values"], infer_pack, k::pack_kernel).variadic().grad(g::pack));
     r.add(OpDef::new("LogicalNot", &["x"], infer_logical_not, k::logical_not_kernel).no_grad());
-    r.add(OpDef::new("Where", &["input"], infer_where, k::where_kernel).no_grad());
+    r.add(OpDef::new("Where", &["input"], infer_where, k::where_kernel));
     r.add(OpDef::new("GatherV2", &["params", "indices", "axis"], infer_gather, k::gather_kernel).grad(g::gather));
     r.add(OpDef::new("Squeeze", &["input"], infer_squeeze, k::squeeze_kernel).grad(g::reshape_like_input));
     // The copy the planner inserts where a value crosses from one device to another
@@ -77,6 +78,11 @@ fn infer_placeholder_with_default(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> 
 fn infer_identity(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0])?;
     Ok(vec![OutputSpec::new(t, ctx.input(0).shape.clone())])
+}
+
+fn infer_identity_n(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.attrs.insert("T".into(), AttrValue::ListType(ctx.inputs.iter().map(|s| s.dtype).collect()));
+    Ok(ctx.inputs.iter().map(|s| OutputSpec::new(s.dtype, s.shape.clone())).collect())
 }
 
 fn infer_cast(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {

@@ -18,12 +18,12 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("LogicalAnd", &["x", "y"], infer_logical, k::logical_and_kernel).no_grad());
     r.add(OpDef::new("LogicalOr", &["x", "y"], infer_logical, k::logical_or_kernel).no_grad());
     r.add(OpDef::new("SelectV2", &["condition", "t", "e"], infer_select, k::select_kernel).grad(g::select));
-    r.add(OpDef::new("IsFinite", &["x"], infer_classify, k::is_finite_kernel).no_grad());
+    r.add(OpDef::new("IsFinite", &["x"], infer_classify, k::is_finite_kernel));
     r.add(
         OpDef::new("CheckNumerics", &["tensor"], infer_check_numerics, k::check_numerics_kernel)
             .grad(g::check_numerics),
     );
-    r.add(OpDef::new("IsNan", &["x"], infer_classify, k::is_nan_kernel).no_grad());
+    r.add(OpDef::new("IsNan", &["x"], infer_classify, k::is_nan_kernel));
 }
 
 fn broadcast_shape_of(ctx: &InferCtx<'_>, a: usize, b: usize) -> Result<crate::shape::PartialShape> {

@@ -11,24 +11,21 @@ use crate::kernels::queue::{queue_access_kernel, queue_op_kernel};
 use crate::shape::PartialShape;
 
 pub(crate) fn register(r: &mut Registry) {
+    // No gradients: TF registers none for queue ops (a path through one is TF's
+    // LookupError).
     for name in ["FIFOQueueV2", "PaddingFIFOQueueV2", "RandomShuffleQueueV2", "PriorityQueueV2"] {
-        r.add(OpDef::new(name, &[], infer_queue, queue_op_kernel).stateful().no_grad());
+        r.add(OpDef::new(name, &[], infer_queue, queue_op_kernel).stateful());
     }
     for name in ["QueueEnqueueV2", "QueueEnqueueManyV2"] {
-        r.add(
-            OpDef::new(name, &["handle", "components"], infer_enqueue, queue_access_kernel)
-                .variadic()
-                .stateful()
-                .no_grad(),
-        );
+        r.add(OpDef::new(name, &["handle", "components"], infer_enqueue, queue_access_kernel).variadic().stateful());
     }
-    r.add(OpDef::new("QueueDequeueV2", &["handle"], infer_dequeue, queue_access_kernel).stateful().no_grad());
+    r.add(OpDef::new("QueueDequeueV2", &["handle"], infer_dequeue, queue_access_kernel).stateful());
     for name in ["QueueDequeueManyV2", "QueueDequeueUpToV2"] {
-        r.add(OpDef::new(name, &["handle", "n"], infer_dequeue, queue_access_kernel).stateful().no_grad());
+        r.add(OpDef::new(name, &["handle", "n"], infer_dequeue, queue_access_kernel).stateful());
     }
-    r.add(OpDef::new("QueueCloseV2", &["handle"], infer_close, queue_access_kernel).stateful().no_grad());
-    r.add(OpDef::new("QueueSizeV2", &["handle"], infer_size, queue_access_kernel).stateful().no_grad());
-    r.add(OpDef::new("QueueIsClosedV2", &["handle"], infer_is_closed, queue_access_kernel).stateful().no_grad());
+    r.add(OpDef::new("QueueCloseV2", &["handle"], infer_close, queue_access_kernel).stateful());
+    r.add(OpDef::new("QueueSizeV2", &["handle"], infer_size, queue_access_kernel).stateful());
+    r.add(OpDef::new("QueueIsClosedV2", &["handle"], infer_is_closed, queue_access_kernel).stateful());
 }
 
 fn list_types(ctx: &InferCtx<'_>, name: &str) -> Result<Vec<DType>> {

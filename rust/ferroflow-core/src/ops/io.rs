@@ -13,13 +13,11 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(
         OpDef::new("SaveV2", &["prefix", "tensor_names", "shape_and_slices", "tensors"], infer_save, k::save_kernel)
             .variadic()
-            .stateful()
-            .no_grad(),
+            .stateful(),
     );
     r.add(
         OpDef::new("RestoreV2", &["prefix", "tensor_names", "shape_and_slices"], infer_restore, k::restore_kernel)
-            .stateful()
-            .no_grad(),
+            .stateful(),
     );
 }
 

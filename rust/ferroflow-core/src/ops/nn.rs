@@ -57,7 +57,7 @@ pub(crate) fn register(r: &mut Registry) {
             .grad(g::bias_add_grad),
     );
     r.add(OpDef::new("L2Loss", &["t"], infer_l2_loss, k::l2_loss_kernel).grad(g::l2_loss));
-    r.add(OpDef::new("InTopKV2", &["predictions", "targets", "k"], infer_in_top_k, k::in_top_k_kernel).no_grad());
+    r.add(OpDef::new("InTopKV2", &["predictions", "targets", "k"], infer_in_top_k, k::in_top_k_kernel));
 }
 
 fn infer_float_unary(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {

@@ -15,9 +15,7 @@ pub(crate) fn register(r: &mut Registry) {
         r.add(OpDef::new(name, &["shape"], infer_float_random, float_random_kernel).stateful().no_grad());
     }
     r.add(
-        OpDef::new("RandomUniformInt", &["shape", "minval", "maxval"], infer_random_int, random_int_kernel)
-            .stateful()
-            .no_grad(),
+        OpDef::new("RandomUniformInt", &["shape", "minval", "maxval"], infer_random_int, random_int_kernel).stateful(),
     );
     r.add(OpDef::new("RandomShuffle", &["value"], infer_shuffle, random_shuffle_kernel).stateful().no_grad());
 }

@@ -17,8 +17,8 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("Prod", &["input", "reduction_indices"], infer_reduce, k::reduce_kernel).grad(g::prod));
     r.add(OpDef::new("Cumsum", &["x", "axis"], infer_scan, k::scan_kernel).grad(g::cumsum));
     r.add(OpDef::new("Cumprod", &["x", "axis"], infer_scan, k::scan_kernel).grad(g::cumprod));
-    r.add(OpDef::new("All", &["input", "reduction_indices"], infer_logical_reduce, k::reduce_kernel).no_grad());
-    r.add(OpDef::new("Any", &["input", "reduction_indices"], infer_logical_reduce, k::reduce_kernel).no_grad());
+    r.add(OpDef::new("All", &["input", "reduction_indices"], infer_logical_reduce, k::reduce_kernel));
+    r.add(OpDef::new("Any", &["input", "reduction_indices"], infer_logical_reduce, k::reduce_kernel));
     r.add(OpDef::new("ArgMax", &["input", "dimension"], infer_arg, k::arg_kernel).no_grad());
     r.add(OpDef::new("ArgMin", &["input", "dimension"], infer_arg, k::arg_kernel).no_grad());
     r.add(

@@ -18,20 +18,17 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(
         OpDef::new("AssignSub", &["ref", "value"], infer_assign, assign_update_kernel).refs(&[0]).stateful().no_grad(),
     );
+    // As TF's registry: ScatterAdd/ScatterSub are not differentiable, ScatterUpdate
+    // has no gradient at all (a path through it is a LookupError).
     for name in ["ScatterUpdate", "ScatterAdd", "ScatterSub"] {
-        r.add(
-            OpDef::new(name, &["ref", "indices", "updates"], infer_scatter, scatter_kernel)
-                .refs(&[0])
-                .stateful()
-                .no_grad(),
-        );
+        let def = OpDef::new(name, &["ref", "indices", "updates"], infer_scatter, scatter_kernel).refs(&[0]).stateful();
+        r.add(if name == "ScatterUpdate" { def } else { def.no_grad() });
     }
-    r.add(OpDef::new("CountUpTo", &["ref"], infer_count_up_to, count_up_to_kernel).refs(&[0]).stateful().no_grad());
+    r.add(OpDef::new("CountUpTo", &["ref"], infer_count_up_to, count_up_to_kernel).refs(&[0]).stateful());
     r.add(
         OpDef::new("IsVariableInitialized", &["ref"], infer_is_initialized, is_initialized_kernel)
             .refs(&[0])
-            .stateful()
-            .no_grad(),
+            .stateful(),
     );
 }
 

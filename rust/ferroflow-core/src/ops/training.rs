@@ -245,7 +245,7 @@ pub(crate) fn spec_of(op: &str) -> Result<&'static Spec> {
 
 pub(crate) fn register(r: &mut Registry) {
     for s in SPECS {
-        r.add(OpDef::new(s.op, s.inputs, infer_apply, apply_kernel).refs(s.refs).stateful().no_grad());
+        r.add(OpDef::new(s.op, s.inputs, infer_apply, apply_kernel).refs(s.refs).stateful());
     }
 }
 
