@@ -98,7 +98,7 @@ def test_python_gradient_gets_zeros_for_outputs_nothing_reached(tf1):
 
         x = lib.constant([1.0, 2.0, 3.0, 4.0])
         with lib.get_default_graph().gradient_override_map({"Split": name}):
-            a, b = lib.split(x, 2)
+            a, _ = lib.split(x, 2)
         return lib.gradients(lib.reduce_sum(a), x)[0]
 
     tf_val, ff_val = _both(tf1, build)

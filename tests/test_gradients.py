@@ -999,3 +999,36 @@ def test_stop_gradients_and_unconnected_gradients_as_tensorflow(tf1):
     assert ours[4] == [[0.0, 0.0, 0.0]] and ours[6] == [None]
     with pytest.raises(ValueError):
         ff.gradients(ff.constant(1.0), [ff.constant(2.0)], unconnected_gradients="sometimes")
+
+
+@pytest.mark.tf_oracle
+def test_gradients_inside_control_dependencies_wait_for_the_controls(tf1):
+    # As the CIFAR-10 tutorial's `with tf.control_dependencies([loss_averages_op]):
+    # grads = opt.compute_gradients(loss)`: each training step runs the controls.
+    def build(tf):
+        x = tf.Variable(2.0, name="x")
+        y = x * x
+        count = tf.Variable(0.0, trainable=False, name="count")
+        increment = count.assign_add(1.0)
+        with tf.control_dependencies([increment]):
+            opt = tf.train.GradientDescentOptimizer(0.1)
+            grads = opt.compute_gradients(y, var_list=[x])
+        train = opt.apply_gradients(grads)
+        controls = {
+            o.name: sorted(c.name for c in o.control_inputs)
+            for o in tf.get_default_graph().get_operations()
+            if o.name.startswith("gradients/grad_ys_0") or o.name == "gradients/Shape"
+        }
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train)
+            sess.run(train)
+            return sess.run([count, x]), controls
+
+    with tf1.Graph().as_default():
+        theirs = build(tf1)
+    with ff.Graph().as_default():
+        ours = build(ff)
+    assert ours[0][0] == theirs[0][0] == 2.0
+    np.testing.assert_allclose(ours[0][1], theirs[0][1], rtol=1e-6)
+    assert ours[1] == theirs[1]

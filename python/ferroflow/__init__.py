@@ -121,6 +121,7 @@ from .ops.clip_ops import (
 )
 from .ops.confusion_matrix import confusion_matrix
 from .ops.control_flow_ops import group, no_op, tuple
+from .ops.custom_gradient import custom_gradient
 from .ops.data_flow_ops import (
     FIFOQueue,
     PaddingFIFOQueue,
@@ -128,7 +129,6 @@ from .ops.data_flow_ops import (
     QueueBase,
     RandomShuffleQueue,
 )
-from .ops.custom_gradient import custom_gradient
 from .ops.gradients import AggregationMethod, UnconnectedGradients, gradients, hessians
 from .ops.indexing_ops import one_hot, pad, split, strided_slice, tile
 from .ops.init_ops import (

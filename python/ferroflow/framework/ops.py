@@ -1043,7 +1043,7 @@ class RegisterGradient:
         return f
 
 
-def NotDifferentiable(op_type) -> None:  # noqa: N802 (TF's name)
+def NotDifferentiable(op_type) -> None:
     """Declares that ops of `op_type` have no gradient: none flows through them.
 
     Raises:

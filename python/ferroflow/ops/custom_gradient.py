@@ -38,9 +38,11 @@ def _pack_as(structure, flat: list):
 
 
 def _variables_between(inputs, results) -> list:
-    """The global variables whose ops lie between `inputs` and `results` (TF's
-    `get_dependent_variables`): found walking back from `results`, stopping at
-    `inputs`."""
+    """The global variables whose ops lie between `inputs` and `results`.
+
+    TF's `get_dependent_variables`: found walking back from `results`, stopping at
+    `inputs`.
+    """
     stop = {t._op._id for t in inputs}
     seen, queue, var_ops = set(), [t._op for t in results], set()
     while queue:
@@ -59,9 +61,7 @@ def _takes_variables(grad_fn) -> bool:
         params = inspect.signature(grad_fn).parameters.values()
     except (TypeError, ValueError):
         return False
-    return any(
-        p.name == "variables" or p.kind is inspect.Parameter.VAR_KEYWORD for p in params
-    )
+    return any(p.name == "variables" or p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
 
 
 def custom_gradient(f=None):
@@ -108,9 +108,7 @@ def _graph_mode_call(f, args):
     before = {id(v) for v in variables.global_variables() + variables.local_variables()}
     result, grad_fn = f(*args)
     created = [
-        v
-        for v in variables.global_variables() + variables.local_variables()
-        if id(v) not in before
+        v for v in variables.global_variables() + variables.local_variables() if id(v) not in before
     ]
     if created:
         raise TypeError(

@@ -108,6 +108,14 @@ def gradients(
         device = g._device_for(ops._PendingOp("Gradients", scope)) if g._device_stack else ""
         if g._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
+        if g._control_stack:
+            # Inside `control_dependencies`, TF's gradient ops wait for the controls:
+            # its default initial gradients (`grad_ys_<i>`, made here as TF makes
+            # them) get the control inputs, and every gradient flows from them.
+            grad_ys = [
+                _default_grad_ys(y, i, colocate_gradients_with_ops) if gy is None else gy
+                for i, (y, gy) in enumerate(zip(ys, grad_ys, strict=True))
+            ]
         external = [op._id for op in g._ops if ops._python_gradient(op)[0]]
         walk = g._native.gradient_walk(
             [(t._op._id, t._value_index) for t in ys],
@@ -229,7 +237,7 @@ def _python_op_gradient(g, op, out_grads, scope, colocate):
     if fn is None:  # NotDifferentiable
         return [None] * len(op.inputs)
     with g.name_scope(f"{scope}{op.name}_grad/"):
-        with g.colocate_with(op) if colocate else _no_context():
+        with g.colocate_with(op) if colocate else contextlib.nullcontext():
             # TF passes zeros for float outputs that no gradient reached.
             out_grads = [
                 array_ops.zeros_like(t) if grad is None and t.dtype.is_floating else grad
@@ -239,10 +247,7 @@ def _python_op_gradient(g, op, out_grads, scope, colocate):
     in_grads = list(in_grads) if isinstance(in_grads, list | tuple) else [in_grads]
     if len(in_grads) != len(op.inputs):
         raise ValueError(
-            f"Num gradients {len(in_grads)} generated for op {op.node_def_name()} "
-            f"do not match num inputs {len(op.inputs)}"
-            if hasattr(op, "node_def_name")
-            else f"Num gradients {len(in_grads)} generated for op {op.name} do not match "
+            f"Num gradients {len(in_grads)} generated for op {op.name} do not match "
             f"num inputs {len(op.inputs)}"
         )
     converted = []
@@ -256,6 +261,8 @@ def _python_op_gradient(g, op, out_grads, scope, colocate):
     return converted
 
 
-@contextlib.contextmanager
-def _no_context():
-    yield
+def _default_grad_ys(y, i, colocate_gradients_with_ops):
+    """TF's default initial gradient of `y`: `ones(shape(y))`, named `grad_ys_<i>`."""
+    colocation = ops.colocate_with(y.op) if colocate_gradients_with_ops else None
+    with colocation or contextlib.nullcontext():
+        return array_ops.ones(array_ops.shape(y), dtype=y.dtype.base_dtype, name=f"grad_ys_{i}")
