@@ -193,6 +193,7 @@ from .ops.math_ops import (
     sin,
     sqrt,
     square,
+    squared_difference,
     subtract,
     tanh,
     truediv,
@@ -259,7 +260,7 @@ from .protos import (
 
 __version__ = _ferroflow.__version__
 
-from . import compat, contrib, initializers, io, losses, metrics, nn, python_io, summary, train
+from . import compat, contrib, initializers, io, losses, math, metrics, nn, python_io, summary, train
 from .platform import app, flags, gfile
 from .platform import tf_logging as logging
 from .platform.tf_logging import get_logger
@@ -393,6 +394,7 @@ __all__ = [
     "less_equal",
     "local_variables",
     "losses",
+    "math",
     "metrics",
     "local_variables_initializer",
     "log",
@@ -476,6 +478,7 @@ __all__ = [
     "split",
     "sqrt",
     "square",
+    "squared_difference",
     "squeeze",
     "stack",
     "stop_gradient",

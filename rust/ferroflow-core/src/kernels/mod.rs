@@ -4,6 +4,7 @@
 pub mod array;
 pub(crate) mod compare;
 pub mod conv;
+pub mod depthwise;
 pub mod elementwise;
 pub mod fastmath;
 pub(crate) mod indexing;
