@@ -260,7 +260,20 @@ from .protos import (
 
 __version__ = _ferroflow.__version__
 
-from . import compat, contrib, initializers, io, losses, math, metrics, nn, python_io, summary, train
+from . import (
+    compat,
+    contrib,
+    initializers,
+    io,
+    losses,
+    math,
+    metrics,
+    nn,
+    python_io,
+    random,
+    summary,
+    train,
+)
 from .platform import app, flags, gfile
 from .platform import tf_logging as logging
 from .platform.tf_logging import get_logger
@@ -435,6 +448,7 @@ __all__ = [
     "PriorityQueue",
     "python_io",
     "QueueBase",
+    "random",
     "random_normal",
     "random_normal_initializer",
     "random_shuffle",

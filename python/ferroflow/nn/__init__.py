@@ -1,5 +1,15 @@
 """`tf.nn`: neural-network ops."""
 
+from ..ops.candidate_sampling_ops import (
+    all_candidate_sampler,
+    compute_accidental_hits,
+    fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
+    log_uniform_candidate_sampler,
+    nce_loss,
+    sampled_softmax_loss,
+    uniform_candidate_sampler,
+)
 from ..ops.conv_ops import (
     avg_pool,
     conv2d,
@@ -38,8 +48,10 @@ from ..ops.nn_ops import (
 )
 
 __all__ = [
+    "all_candidate_sampler",
     "avg_pool",
     "bias_add",
+    "compute_accidental_hits",
     "conv2d",
     "conv2d_backprop_filter",
     "conv2d_backprop_input",
@@ -51,15 +63,20 @@ __all__ = [
     "dropout",
     "elu",
     "embedding_lookup",
+    "fixed_unigram_candidate_sampler",
     "in_top_k",
     "l2_loss",
+    "learned_unigram_candidate_sampler",
     "local_response_normalization",
     "log_softmax",
+    "log_uniform_candidate_sampler",
     "lrn",
     "max_pool",
     "moments",
+    "nce_loss",
     "relu",
     "relu6",
+    "sampled_softmax_loss",
     "separable_conv2d",
     "sigmoid",
     "sigmoid_cross_entropy_with_logits",
@@ -70,5 +87,6 @@ __all__ = [
     "sparse_softmax_cross_entropy_with_logits",
     "tanh",
     "top_k",
+    "uniform_candidate_sampler",
     "zero_fraction",
 ]
