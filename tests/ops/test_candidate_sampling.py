@@ -53,7 +53,9 @@ def _probability(kind, r):
 def test_samplers_draw_in_range_and_report_tfs_expected_counts(kind, unique, num_sampled, seed):
     r = 10
     with ff.Graph().as_default():
-        sampled, true_count, sampled_count = SAMPLERS[kind](ff, TRUE, num_sampled, unique, r, seed=seed)
+        sampled, true_count, sampled_count = SAMPLERS[kind](
+            ff, TRUE, num_sampled, unique, r, seed=seed
+        )
         with ff.Session() as sess:
             s, tc, sc = sess.run([sampled, true_count, sampled_count])
     assert s.dtype == np.int64 and s.shape == (num_sampled,)
@@ -62,13 +64,16 @@ def test_samplers_draw_in_range_and_report_tfs_expected_counts(kind, unique, num
     p = _probability(kind, r)
     if unique:
         assert len(set(s.tolist())) == num_sampled
+
         # TF: -expm1(num_tries * log1p(-p)) for the number of draws it took; find it.
         # TF: -expm1(num_tries * log1p(-p)) for the number of draws it took (p *
         # num_sampled when no draw was rejected); find that number.
         def counts(n, q):
             return q * num_sampled if n == num_sampled else -np.expm1(n * np.log1p(-q))
 
-        tries = [n for n in range(num_sampled, 100000) if np.allclose(sc, counts(n, p[s]), rtol=1e-5)]
+        tries = [
+            n for n in range(num_sampled, 100000) if np.allclose(sc, counts(n, p[s]), rtol=1e-5)
+        ]
         assert tries, (sc, p[s])
         np.testing.assert_allclose(tc, counts(tries[0], p[TRUE]), rtol=1e-5)
     else:
@@ -171,7 +176,11 @@ def test_sampler_shapes_and_errors_match_tensorflow(tf1):
         with lib.Graph().as_default():
             true = lib.placeholder(lib.int64, [None, 2])
             s, tc, sc = lib.nn.uniform_candidate_sampler(true, 2, 3, True, 5)
-            assert (s.shape.as_list(), tc.shape.as_list(), sc.shape.as_list()) == ([3], [None, 2], [3])
+            assert (s.shape.as_list(), tc.shape.as_list(), sc.shape.as_list()) == (
+                [3],
+                [None, 2],
+                [3],
+            )
             with pytest.raises(ValueError):
                 lib.nn.uniform_candidate_sampler(lib.constant([1, 2], lib.int64), 1, 3, True, 5)
             with pytest.raises(ValueError):
@@ -199,7 +208,15 @@ def _loss_case(rng, num_true, dtype=np.float64):
     # Expected counts of the inputs' dtype (a sampler's are float32).
     true_count = rng.uniform(0.1, 1.0, (batch, num_true)).astype(dtype)
     sampled_count = rng.uniform(0.1, 1.0, num_sampled).astype(dtype)
-    return weights, biases, inputs, labels, (sampled, true_count, sampled_count), num_sampled, classes
+    return (
+        weights,
+        biases,
+        inputs,
+        labels,
+        (sampled, true_count, sampled_count),
+        num_sampled,
+        classes,
+    )
 
 
 @settings(max_examples=20, deadline=None)

@@ -152,11 +152,18 @@ def test_top_k_errors_match_tensorflow(tf1):
 
 
 @settings(max_examples=25, deadline=None)
-@given(shape=st.sampled_from([(5,), (3, 4), (2, 2, 6)]), dtype=FLOATS, dynamic=st.booleans(), seed=SEEDS)
+@given(
+    shape=st.sampled_from([(5,), (3, 4), (2, 2, 6)]),
+    dtype=FLOATS,
+    dynamic=st.booleans(),
+    seed=SEEDS,
+)
 def test_top_k_gradient_matches_tensorflow(tf1, shape, dtype, dynamic, seed):
     x = values(np.random.default_rng(seed), shape, dtype, "distinct")
     k = min(3, shape[-1])
-    check_against_tf(tf1, lambda m, a: m.nn.top_k(a, k).values * 2.0, [x], dynamic=dynamic, seed=seed)
+    check_against_tf(
+        tf1, lambda m, a: m.nn.top_k(a, k).values * 2.0, [x], dynamic=dynamic, seed=seed
+    )
 
 
 # LRN
@@ -196,7 +203,9 @@ def test_lrn_defaults_names_and_errors(tf1):
         ff.nn.lrn(ff.zeros([2, 3]))
     with pytest.raises(TypeError):
         ff.nn.lrn(ff.zeros([1, 1, 1, 2], ff.float64))
-    _imports_into_tf(tf1, lambda lib: [lib.nn.lrn(np.ones((1, 1, 2, 3), np.float32), 1, 2.0, 0.5, 0.75)])
+    _imports_into_tf(
+        tf1, lambda lib: [lib.nn.lrn(np.ones((1, 1, 2, 3), np.float32), 1, 2.0, 0.5, 0.75)]
+    )
 
 
 # Depthwise convolutions
@@ -225,7 +234,11 @@ def test_depthwise_conv2d_and_its_gradients_match_tensorflow(tf1, case, dtype, d
         tf1, lambda m, a, b: m.nn.depthwise_conv2d(a, b, s, padding), [x, f], dynamic, seed, tol
     )
     check_against_tf(
-        tf1, lambda m, a, b: m.nn.depthwise_conv2d_native(a, b, s, padding), [x, f], seed=seed, tol=tol
+        tf1,
+        lambda m, a, b: m.nn.depthwise_conv2d_native(a, b, s, padding),
+        [x, f],
+        seed=seed,
+        tol=tol,
     )
 
 
@@ -310,14 +323,22 @@ def test_depthwise_errors_match_tensorflow(tf1):
         with lib.Graph().as_default():
             with pytest.raises(ValueError, match="Dimensions must be equal"):
                 lib.nn.depthwise_conv2d_native(
-                    np.zeros((1, 3, 3, 2), np.float32), np.zeros((2, 2, 3, 1), np.float32), [1, 1, 1, 1], "SAME"
+                    np.zeros((1, 3, 3, 2), np.float32),
+                    np.zeros((2, 2, 3, 1), np.float32),
+                    [1, 1, 1, 1],
+                    "SAME",
                 )
             with pytest.raises(ValueError):
                 lib.nn.depthwise_conv2d_native(
-                    np.zeros((1, 3, 3), np.float32), np.zeros((2, 2, 3, 1), np.float32), [1, 1, 1, 1], "SAME"
+                    np.zeros((1, 3, 3), np.float32),
+                    np.zeros((2, 2, 3, 1), np.float32),
+                    [1, 1, 1, 1],
+                    "SAME",
                 )
             x = lib.placeholder(lib.float32, None)
-            y = lib.nn.depthwise_conv2d_native(x, np.zeros((2, 2, 3, 1), np.float32), [1, 1, 1, 1], "VALID")
+            y = lib.nn.depthwise_conv2d_native(
+                x, np.zeros((2, 2, 3, 1), np.float32), [1, 1, 1, 1], "VALID"
+            )
             with lib.Session() as sess:
                 with pytest.raises(lib.errors.InvalidArgumentError):
                     sess.run(y, {x: np.zeros((1, 3, 3, 2), np.float32)})

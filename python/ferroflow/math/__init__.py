@@ -1,5 +1,8 @@
-"""`tf.math`: math ops under TF's `tf.math.*` names (those also at the top level of
-`tf` are exported there; this namespace holds the ones TF files under `tf.math`)."""
+"""`tf.math`: math ops under TF's `tf.math.*` names.
+
+The ones also at the top level of `tf` are exported there; this namespace holds the
+natively kerneled ones TF files under `tf.math`.
+"""
 
 from ..ops.math_ops import squared_difference
 from ..ops.nn_ops import in_top_k, top_k

@@ -1,5 +1,6 @@
-"""Candidate samplers and accidental hits (TF's `candidate_sampling_ops`), and the
-sampled losses built on them: `nce_loss` and `sampled_softmax_loss`.
+"""Candidate samplers, accidental hits, and the sampled losses built on them.
+
+TF's `candidate_sampling_ops`, and `nce_loss` and `sampled_softmax_loss`.
 
 Each sampler draws `num_sampled` class ids in `[0, range_max)` (without repeats when
 `unique`) and returns `(sampled_candidates, true_expected_count,
@@ -131,7 +132,7 @@ def fixed_unigram_candidate_sampler(
 
 
 def all_candidate_sampler(true_classes, num_true, num_sampled, unique, seed=None, name=None):
-    """"Samples" every class `0 .. num_sampled - 1`, each with expected count 1 (for tests).
+    """Samples every class `0 .. num_sampled - 1`, each with expected count 1 (for tests).
 
     Same results as `uniform_candidate_sampler`.
     """

@@ -193,7 +193,14 @@ def depthwise_conv2d_native(
 
 
 def depthwise_conv2d_native_backprop_input(
-    input_sizes, filter, out_backprop, strides, padding, data_format="NHWC", dilations=None, name=None
+    input_sizes,
+    filter,
+    out_backprop,
+    strides,
+    padding,
+    data_format="NHWC",
+    dilations=None,
+    name=None,
 ):
     """The gradient of `depthwise_conv2d_native` with respect to its input."""
     attrs = _depthwise_attrs(strides, padding, data_format, dilations)
@@ -205,7 +212,14 @@ def depthwise_conv2d_native_backprop_input(
 
 
 def depthwise_conv2d_native_backprop_filter(
-    input, filter_sizes, out_backprop, strides, padding, data_format="NHWC", dilations=None, name=None
+    input,
+    filter_sizes,
+    out_backprop,
+    strides,
+    padding,
+    data_format="NHWC",
+    dilations=None,
+    name=None,
 ):
     """The gradient of `depthwise_conv2d_native` with respect to its filter."""
     attrs = _depthwise_attrs(strides, padding, data_format, dilations)
@@ -313,7 +327,12 @@ def separable_conv2d(
             input, depthwise_filter, strides, padding, rate, data_format, "depthwise"
         )
         return conv2d(
-            depthwise, pointwise_filter, [1, 1, 1, 1], "VALID", data_format=data_format or "NHWC", name=scope
+            depthwise,
+            pointwise_filter,
+            [1, 1, 1, 1],
+            "VALID",
+            data_format=data_format or "NHWC",
+            name=scope,
         )
 
 

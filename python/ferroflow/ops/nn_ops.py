@@ -279,6 +279,7 @@ class TopKV2(tuple):
     __slots__ = ()
 
     def __new__(cls, values, indices):
+        """The pair `(values, indices)`."""
         return super().__new__(cls, (values, indices))
 
     @property

@@ -169,9 +169,10 @@ struct SamplerKernel {
 
 fn positive(b: &KernelBuild<'_>, name: &str) -> Result<usize> {
     let v: i64 = b.node.required_attr(name)?;
-    usize::try_from(v).ok().filter(|&v| v > 0).ok_or_else(|| {
-        crate::error::Error::invalid_argument(format!("{name} must be positive, got {v}"))
-    })
+    usize::try_from(v)
+        .ok()
+        .filter(|&v| v > 0)
+        .ok_or_else(|| crate::error::Error::invalid_argument(format!("{name} must be positive, got {v}")))
 }
 
 /// The weights of `FixedUnigramCandidateSampler` (TF's `FixedUnigramSampler`): zeros
@@ -203,10 +204,9 @@ fn fixed_weights(b: &KernelBuild<'_>, range: usize) -> Result<Distribution> {
         let mut v = Vec::new();
         for line in text.lines() {
             let last = line.rsplit(',').next().unwrap_or("");
-            let w: f32 = last
-                .trim()
-                .parse()
-                .map_err(|_| crate::error::Error::invalid_argument(format!("Wrong vocabulary format at line: {line}")))?;
+            let w: f32 = last.trim().parse().map_err(|_| {
+                crate::error::Error::invalid_argument(format!("Wrong vocabulary format at line: {line}"))
+            })?;
             v.push(w);
         }
         v
@@ -249,11 +249,7 @@ pub(crate) fn sampler_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
         "LearnedUnigramCandidateSampler" => {
             let r = range()?;
             if i32::try_from(r).is_err() || r == i32::MAX as usize {
-                ff_bail!(
-                    InvalidArgument,
-                    "range_max must be less than {} for unigram samplers, got {r}",
-                    i32::MAX
-                );
+                ff_bail!(InvalidArgument, "range_max must be less than {} for unigram samplers, got {r}", i32::MAX);
             }
             // The counts live for the session, as TF's kernel's sampler does.
             let key = format!("{}/unigram_counts", b.node.name);
@@ -398,7 +394,11 @@ pub fn accidental_hits(true_classes: &Tensor, sampled: &Tensor, num_true: usize)
         }
     }
     let n = rows.len();
-    Ok([Tensor::from_slice(&[n], &rows)?, Tensor::from_slice(&[n], &ids)?, Tensor::from_slice(&[n], &vec![-f32::MAX; n])?])
+    Ok([
+        Tensor::from_slice(&[n], &rows)?,
+        Tensor::from_slice(&[n], &ids)?,
+        Tensor::from_slice(&[n], &vec![-f32::MAX; n])?,
+    ])
 }
 
 struct AccidentalHitsKernel {

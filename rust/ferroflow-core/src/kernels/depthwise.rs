@@ -223,7 +223,8 @@ mod tests {
                             for ky in 0..g.kh {
                                 for kx in 0..g.kw {
                                     if let Some((iy, ix)) = tap(g, oy, ox, ky, kx) {
-                                        s += x[((n * g.h + iy) * g.w + ix) * c + ci] * f[((ky * g.kw + kx) * c + ci) * m + q];
+                                        s += x[((n * g.h + iy) * g.w + ix) * c + ci]
+                                            * f[((ky * g.kw + kx) * c + ci) * m + q];
                                     }
                                 }
                             }

@@ -391,7 +391,6 @@ pub(crate) fn in_top_k_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> 
     stateless(in_top_k_compute)
 }
 
-
 /// Orders `a` before `b` when it is larger (NaN largest), so that a stable sort puts
 /// the largest first and ties keep their index order: TF's `TopKV2` comparator made
 /// total.

@@ -19,8 +19,13 @@ pub(crate) fn register(r: &mut Registry) {
         r.add(OpDef::new(name, &["true_classes"], infer_sampler, sampler_kernel).stateful().no_grad());
     }
     r.add(
-        OpDef::new("ComputeAccidentalHits", &["true_classes", "sampled_candidates"], infer_hits, accidental_hits_kernel)
-            .no_grad(),
+        OpDef::new(
+            "ComputeAccidentalHits",
+            &["true_classes", "sampled_candidates"],
+            infer_hits,
+            accidental_hits_kernel,
+        )
+        .no_grad(),
     );
 }
 

@@ -6,8 +6,8 @@ use super::{InferCtx, OpDef, Registry};
 use crate::autodiff::nn_grad as g;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::depthwise as kd;
 use crate::kernels::conv::{self as k, Padding, WindowAttrs, window_attrs, windowed_output};
+use crate::kernels::depthwise as kd;
 use crate::shape::{Dim, PartialShape};
 
 pub(crate) fn register(r: &mut Registry) {
