@@ -92,6 +92,7 @@ BINARY = {
     "div_operator": (lambda lib, x, y: x / y, "any", "nonzero"),
     "maximum": (lambda lib, x, y: lib.maximum(x, y), "any", "any"),
     "minimum": (lambda lib, x, y: lib.minimum(x, y), "any", "any"),
+    "squared_difference": (lambda lib, x, y: lib.squared_difference(x, y), "any", "any"),
     "pow": (lambda lib, x, y: lib.pow(x, y), "pos", "any"),
     "pow_operator": (lambda lib, x, y: x**y, "pos", "any"),
     "floormod": (lambda lib, x, y: lib.floormod(x, y), "any", "nonzero"),

@@ -2,9 +2,8 @@
 
 The same graph-building code runs on both libraries; values (float tolerance), the
 names of the ops created, the loss collection and the errors must agree. Where
-ferroflow builds other ops than TF (`mean_squared_error`'s `SquaredDifference`, the
-insides of the `*_cross_entropy_with_logits` ops), only the op names outside them are
-compared.
+ferroflow builds other ops than TF (the insides of the `*_cross_entropy_with_logits`
+ops), only the op names outside them are compared.
 """
 
 import re
@@ -59,7 +58,6 @@ LOSSES = {
 
 # Ops ferroflow builds differently from TF: their names are left out of the comparison.
 _OWN_OPS = {
-    "mean_squared_error": ("SquaredDifference/",),
     "sigmoid_cross_entropy": ("xentropy/",),
     "softmax_cross_entropy": ("xentropy/",),
     "sparse_softmax_cross_entropy": ("xentropy/",),

@@ -15,6 +15,7 @@ BINARY = {
     "multiply": np.multiply,
     "maximum": np.maximum,
     "minimum": np.minimum,
+    "squared_difference": lambda a, b: np.square(a - b),
 }
 UNARY_FLOAT = {
     "sqrt": np.sqrt,

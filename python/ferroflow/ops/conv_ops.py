@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numbers
 
-from ..framework import ops
+from ..framework import dtypes, ops
+from . import array_ops
 from ._op_util import convert_same_type, make_op
 from .array_ops import _int_vector
 
@@ -154,6 +155,183 @@ def conv2d_transpose(
             padding,
             data_format=data_format,
             dilations=dilations,
+            name=scope,
+        )
+
+
+def _depthwise_attrs(strides, padding, data_format, dilations):
+    attrs = _conv_attrs(strides, padding, data_format or "NHWC", dilations)
+    del attrs["use_cudnn_on_gpu"]  # not an attr of the depthwise ops
+    return attrs
+
+
+def depthwise_conv2d_native(
+    input, filter, strides, padding, data_format="NHWC", dilations=None, name=None
+):
+    """Depthwise 2-D convolution: each input channel convolved with its own filters.
+
+    `input` is `[batch, height, width, in_channels]` and `filter`
+    `[filter_height, filter_width, in_channels, channel_multiplier]`; output channel
+    `k * channel_multiplier + q` is input channel `k` convolved with `filter[..., k, q]`.
+
+    Args:
+        input: A float32 or float64 4-D tensor.
+        filter: The 4-D filter, of `input`'s dtype.
+        strides: An int or a list of 1, 2 or 4 ints: the window step.
+        padding: `"SAME"` or `"VALID"`.
+        data_format: `"NHWC"`.
+        dilations: An int or a list of 1, 2 or 4 ints (default 1).
+        name: Name of the op.
+
+    Returns:
+        The `[batch, out_height, out_width, in_channels * channel_multiplier]` result.
+    """
+    attrs = _depthwise_attrs(strides, padding, data_format, dilations)
+    with ops.name_scope(name, "DepthwiseConv2dNative", [input, filter]) as scope:
+        input, filter = convert_same_type([input, filter], ["input", "filter"])
+        return make_op("DepthwiseConv2dNative", [input, filter], attrs, scope=scope).outputs[0]
+
+
+def depthwise_conv2d_native_backprop_input(
+    input_sizes,
+    filter,
+    out_backprop,
+    strides,
+    padding,
+    data_format="NHWC",
+    dilations=None,
+    name=None,
+):
+    """The gradient of `depthwise_conv2d_native` with respect to its input."""
+    attrs = _depthwise_attrs(strides, padding, data_format, dilations)
+    op_type = "DepthwiseConv2dNativeBackpropInput"
+    with ops.name_scope(name, op_type, [input_sizes, filter, out_backprop]) as scope:
+        sizes = _int_vector(input_sizes, "input_sizes")
+        filter, out_backprop = convert_same_type([filter, out_backprop], ["filter", "out_backprop"])
+        return make_op(op_type, [sizes, filter, out_backprop], attrs, scope=scope).outputs[0]
+
+
+def depthwise_conv2d_native_backprop_filter(
+    input,
+    filter_sizes,
+    out_backprop,
+    strides,
+    padding,
+    data_format="NHWC",
+    dilations=None,
+    name=None,
+):
+    """The gradient of `depthwise_conv2d_native` with respect to its filter."""
+    attrs = _depthwise_attrs(strides, padding, data_format, dilations)
+    op_type = "DepthwiseConv2dNativeBackpropFilter"
+    with ops.name_scope(name, op_type, [input, filter_sizes, out_backprop]) as scope:
+        sizes = _int_vector(filter_sizes, "filter_sizes")
+        input, out_backprop = convert_same_type([input, out_backprop], ["input", "out_backprop"])
+        return make_op(op_type, [input, sizes, out_backprop], attrs, scope=scope).outputs[0]
+
+
+def _rate(rate, dilations):
+    if rate is not None and dilations is not None:
+        raise ValueError("Cannot specify both 'rate' and 'dilations'")
+    rate = dilations if rate is None else rate
+    if rate is None:
+        return [1, 1]
+    if isinstance(rate, numbers.Integral):
+        return [int(rate)] * 2
+    rate = [int(r) for r in rate]
+    if len(rate) != 2:
+        raise ValueError(f"rate must be of length 2, got {rate}")
+    if any(r < 1 for r in rate):
+        raise ValueError(f"rate must be positive, got {rate}")
+    return rate
+
+
+def _depthwise_in_scope(input, filter, strides, padding, rate, data_format, name):
+    """The depthwise step of `depthwise_conv2d`/`separable_conv2d`, as TF lays it out.
+
+    TF's `with_space_to_batch` takes the filter's shape and the rate as constants
+    first; a rate of 1 then calls the op directly. Departure: a rate above 1 is the
+    op's own `dilations` attr rather than `SpaceToBatchND`/`BatchToSpaceND` around it.
+    """
+    array_ops.shape(filter)
+    ops.convert_to_tensor(rate, dtype=dtypes.int32, name="dilation_rate")
+    dilations = None if rate == [1, 1] else [1, *rate, 1]
+    return depthwise_conv2d_native(
+        input, filter, strides, padding, data_format or "NHWC", dilations, name=name
+    )
+
+
+def depthwise_conv2d(
+    input, filter, strides, padding, rate=None, name=None, data_format=None, dilations=None
+):
+    """Depthwise 2-D convolution, optionally dilated (atrous) by `rate`.
+
+    Args:
+        input: A float32 or float64 `[batch, height, width, in_channels]` tensor.
+        filter: `[filter_height, filter_width, in_channels, channel_multiplier]`.
+        strides: 4 ints, `[1, stride, stride, 1]`.
+        padding: `"SAME"` or `"VALID"`.
+        rate: 2 ints (or one): the dilation; strides must be 1 when above 1.
+        name: Name scope of the ops (default `"depthwise"`).
+        data_format: `"NHWC"`.
+        dilations: Alias of `rate`.
+
+    Returns:
+        The `[batch, out_height, out_width, in_channels * channel_multiplier]` result.
+    """
+    rate = _rate(rate, dilations)
+    with ops.name_scope(name, "depthwise", [input, filter]) as scope:
+        input = ops.convert_to_tensor(input, name="tensor_in")
+        filter = ops.convert_to_tensor(filter, name="filter_in")
+        return _depthwise_in_scope(input, filter, strides, padding, rate, data_format, scope)
+
+
+def separable_conv2d(
+    input,
+    depthwise_filter,
+    pointwise_filter,
+    strides,
+    padding,
+    rate=None,
+    name=None,
+    data_format=None,
+    dilations=None,
+):
+    """A depthwise convolution followed by a 1x1 `conv2d` mixing its channels.
+
+    Args:
+        input: A float32 or float64 `[batch, height, width, in_channels]` tensor.
+        depthwise_filter: `[filter_height, filter_width, in_channels, channel_multiplier]`.
+        pointwise_filter: `[1, 1, in_channels * channel_multiplier, out_channels]`.
+        strides: 4 ints, the depthwise step.
+        padding: `"SAME"` or `"VALID"` (of the depthwise step).
+        rate: 2 ints (or one): the depthwise dilation.
+        name: Name scope of the ops (default `"separable_conv2d"`).
+        data_format: `"NHWC"`.
+        dilations: Alias of `rate`.
+
+    Raises:
+        ValueError: when `pointwise_filter` is not 4-D with 1x1 spatial dimensions.
+    """
+    rate = _rate(rate, dilations)
+    with ops.name_scope(
+        name, "separable_conv2d", [input, depthwise_filter, pointwise_filter]
+    ) as scope:
+        input = ops.convert_to_tensor(input, name="tensor_in")
+        depthwise_filter = ops.convert_to_tensor(depthwise_filter, name="depthwise_filter")
+        pointwise_filter = ops.convert_to_tensor(pointwise_filter, name="pointwise_filter")
+        shape = pointwise_filter.shape.with_rank(4)
+        shape.dims[0].assert_is_compatible_with(1)
+        shape.dims[1].assert_is_compatible_with(1)
+        depthwise = _depthwise_in_scope(
+            input, depthwise_filter, strides, padding, rate, data_format, "depthwise"
+        )
+        return conv2d(
+            depthwise,
+            pointwise_filter,
+            [1, 1, 1, 1],
+            "VALID",
+            data_format=data_format or "NHWC",
             name=scope,
         )
 

@@ -418,17 +418,11 @@ def mean_squared_error(
     loss_collection=ops.GraphKeys.LOSSES,
     reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
 ):
-    """The weighted `(predictions - labels)**2` loss.
-
-    Departure: TF builds one `SquaredDifference` op; ferroflow has no such kernel and
-    builds `Square` of `Sub`: the `Square` takes TF's name `.../SquaredDifference`, the
-    `Sub` sits under it (`.../SquaredDifference/Sub`).
-    """
+    """The weighted `(predictions - labels)**2` loss (one `SquaredDifference` op)."""
     _check_args(labels=labels, predictions=predictions)
     with ops.name_scope(scope, "mean_squared_error", (predictions, labels, weights)) as scope:
         predictions, labels = _cast_pair(predictions, labels)
-        with ops.name_scope(None, "SquaredDifference") as sq_scope:
-            losses = math_ops.square(math_ops.subtract(predictions, labels), name=sq_scope)
+        losses = math_ops.squared_difference(predictions, labels)
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction=reduction)
 
 

@@ -21,6 +21,20 @@ def subtract(x, y, name=None):
     return binary("Sub", x, y, name)
 
 
+def squared_difference(x, y, name=None):
+    """`(x - y) * (x - y)` elementwise with broadcasting.
+
+    Args:
+        x: A float32, float64, int32 or int64 tensor.
+        y: A tensor of the same dtype.
+        name: Name of the operation.
+
+    Returns:
+        A tensor of `x`'s dtype and the broadcast shape.
+    """
+    return binary("SquaredDifference", x, y, name)
+
+
 def multiply(x, y, name=None):
     """`x * y` elementwise with broadcasting."""
     return binary("Mul", x, y, name)

@@ -172,16 +172,11 @@ def mean_absolute_error(
 def mean_squared_error(
     labels, predictions, weights=None, metrics_collections=None, updates_collections=None, name=None
 ):
-    """The (weighted) `mean` of `(labels - predictions)**2`.
-
-    Departure: no `SquaredDifference` kernel, so this is `Square` of `Sub`, the
-    `Square` named TF's `SquaredDifference`.
-    """
+    """The (weighted) `mean` of `(labels - predictions)**2`."""
     predictions, labels, weights = _remove_squeezable_dimensions(
         predictions=predictions, labels=labels, weights=weights
     )
-    with ops.name_scope(None, "SquaredDifference", [labels, predictions]) as sq_scope:
-        squared_error = math_ops.square(math_ops.subtract(labels, predictions), name=sq_scope)
+    squared_error = math_ops.squared_difference(labels, predictions)
     return mean(
         squared_error,
         weights,

@@ -374,6 +374,82 @@ def in_top_k(predictions, targets, k, name=None):
         return make_op("InTopKV2", [predictions, targets, k], scope=scope).outputs[0]
 
 
+def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):
+    """The `k` largest entries of the last dimension of `input`, and their indices.
+
+    Args:
+        input: A real tensor of rank at least 1 whose last dimension is at least `k`.
+        k: A 0-D int32 or int64 tensor: how many entries to keep per row.
+        sorted: Whether the values come out in descending order (they always do
+            here; TF leaves the order unspecified when False).
+        index_type: The dtype of `indices`, int32 or int64.
+        name: Name of the operation.
+
+    Returns:
+        `(values, indices)`: `input`'s shape with the last dimension `k`. Equal
+        values keep their order: the lower index comes first.
+
+    Raises:
+        ValueError: when `k` is a constant larger than a known last dimension, or
+            negative.
+        InvalidArgumentError: at run time for the same conditions on fed values.
+    """
+    with ops.name_scope(name, "TopKV2", [input, k]) as scope:
+        input = ops.convert_to_tensor(input, name="input")
+        k = ops.convert_to_tensor(k, dtype=None if is_tensor_like(k) else dtypes.int32, name="k")
+        attrs = {"sorted": bool(sorted), "index_type": dtypes.as_dtype(index_type)}
+        op = make_op("TopKV2", [input, k], attrs, scope=scope)
+        return TopKV2(op.outputs[0], op.outputs[1])
+
+
+class TopKV2(tuple):
+    """`top_k`'s `(values, indices)` pair, with the fields by name as TF's."""
+
+    __slots__ = ()
+
+    def __new__(cls, values, indices):
+        """The pair `(values, indices)`."""
+        return super().__new__(cls, (values, indices))
+
+    @property
+    def values(self):
+        """The `k` largest entries of each row."""
+        return self[0]
+
+    @property
+    def indices(self):
+        """Their positions in the last dimension."""
+        return self[1]
+
+
+def lrn(input, depth_radius=5, bias=1, alpha=1, beta=0.5, name=None):
+    """Local response normalization over the last dimension of a 4-D float32 `input`.
+
+    `sqr_sum[a, b, c, d] = sum(input[a, b, c, d - depth_radius : d + depth_radius + 1] ** 2)`
+    and `output = input / (bias + alpha * sqr_sum) ** beta`.
+
+    Args:
+        input: A 4-D float32 tensor.
+        depth_radius: Half-width of the 1-D normalization window.
+        bias: An offset (usually positive, to avoid dividing by 0).
+        alpha: A scale factor.
+        beta: An exponent.
+        name: Name of the operation.
+    """
+    attrs = {
+        "depth_radius": int(depth_radius),
+        "bias": float(bias),
+        "alpha": float(alpha),
+        "beta": float(beta),
+    }
+    with ops.name_scope(name, "LRN", [input]) as scope:
+        input = ops.convert_to_tensor(input, name="input")
+        return make_op("LRN", [input], attrs, scope=scope).outputs[0]
+
+
+local_response_normalization = lrn
+
+
 def _noise_shape(x, noise_shape):
     """`noise_shape` with unknown dimensions filled from `x`'s static shape."""
     if noise_shape is None:

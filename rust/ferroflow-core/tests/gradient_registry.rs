@@ -25,6 +25,7 @@ fn only_the_listed_ops_lack_a_gradient() {
         "IsFinite",
         "IsNan",
         "IsVariableInitialized",
+        "LRNGrad",
         "ListDiff",
         "NoOp",
         "PaddingFIFOQueueV2",

@@ -42,6 +42,19 @@ pub(crate) fn div(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     binary(ctx, gx, gy)
 }
 
+/// `SquaredDifference(x, y) = (x - y)^2`: `2 dy (x - y)` to `x`, its negation to `y`
+/// (TF's `_SquaredDifferenceGrad`).
+pub(crate) fn squared_difference(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let (x, y) = (ctx.input(0), ctx.input(1));
+    let two = ctx.scalar(ctx.spec(dy)?.dtype, 2.0)?;
+    let scaled = ctx.op("Mul", &[two, dy], vec![])?;
+    let diff = ctx.op("Sub", &[x, y], vec![])?;
+    let gx = ctx.op("Mul", &[scaled, diff], vec![])?;
+    let gy = ctx.op("Neg", &[gx], vec![])?;
+    Ok(dense_all(vec![ctx.sum_to(gx, x)?, ctx.sum_to(gy, y)?]))
+}
+
 fn select_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>], selector: &str) -> Grads {
     let dy = ctx.dy(g)?;
     let (x, y) = (ctx.input(0), ctx.input(1));

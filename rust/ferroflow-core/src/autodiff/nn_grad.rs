@@ -169,6 +169,88 @@ pub(crate) fn l2_loss(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     Ok(dense_all(vec![ctx.op("Mul", &[x, dy], vec![])?]))
 }
 
+/// `TopKV2` routes each value's gradient to the input position it came from (TF's
+/// `_TopKGrad`: the flat positions `indices + row * cols`, scattered into zeros of the
+/// input's size). `k` gets a zero.
+pub(crate) fn top_k(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dk = ctx.constant(Tensor::scalar(0i32))?;
+    let Some(grad) = ctx.dense_out(g, 0)? else { return Ok(vec![None, Some(Grad::Dense(dk))]) };
+    let (x, indices) = (ctx.input(0), ctx.output(1));
+    let index_type = ctx.spec(indices)?.dtype;
+    let in_shape = ctx.op("Shape", &[x], vec![])?;
+    let ind_shape = ctx.op("Shape", &[indices], vec![])?;
+    let zero = ctx.constant(Tensor::scalar(0i32))?;
+    let one = ctx.constant(Tensor::scalar(1i32))?;
+    let rank = ctx.op("Size", &[ind_shape], vec![])?;
+    let last = ctx.op("Sub", &[rank, one], vec![])?;
+    let ind_last = ctx.op("GatherV2", &[ind_shape, last, zero], vec![])?;
+    let minus_one = ctx.constant(Tensor::scalar(-1i32))?;
+    let shape_2d = ctx.op("Pack", &[minus_one, ind_last], vec![("axis", AttrValue::I(0))])?;
+    let ind_2d = ctx.op("Reshape", &[indices, shape_2d], vec![])?;
+    let in_last = ctx.op("GatherV2", &[in_shape, last, zero], vec![])?;
+    let shape_of_2d = ctx.op("Shape", &[ind_2d], vec![])?;
+    let outer = ctx.op("GatherV2", &[shape_of_2d, zero, zero], vec![])?;
+    let end = ctx.op("Mul", &[outer, in_last], vec![])?;
+    let starts = ctx.op("Range", &[zero, end, in_last], vec![])?;
+    let starts = ctx.op("ExpandDims", &[starts, minus_one], vec![])?;
+    let starts = if index_type == crate::dtype::DType::Int32 {
+        starts
+    } else {
+        ctx.op("Cast", &[starts], vec![("DstT", AttrValue::Type(index_type))])?
+    };
+    let flat = ctx.op("AddV2", &[ind_2d, starts], vec![])?;
+    let flat_shape = ctx.constant(Tensor::from_slice(&[1], &[-1i32])?)?;
+    let ind = ctx.op("Reshape", &[flat, flat_shape], vec![])?;
+    let values = ctx.op("Reshape", &[grad, flat_shape], vec![])?;
+    let size = ctx.op("Prod", &[in_shape, zero], vec![("keep_dims", AttrValue::B(false))])?;
+    // The positions are distinct, so summing into zeros is TF's `scatter_nd`.
+    let scattered = ctx.op("UnsortedSegmentSum", &[values, ind, size], vec![])?;
+    let dx = ctx.op("Reshape", &[scattered, in_shape], vec![])?;
+    Ok(dense_all(vec![dx, dk]))
+}
+
+/// `LRN`'s gradient is the fused `LRNGrad` of the output gradient, input and output.
+pub(crate) fn lrn(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let (x, y) = (ctx.input(0), ctx.output(0));
+    let attrs = window_attrs(ctx, &["depth_radius", "bias", "alpha", "beta"]);
+    Ok(dense_all(vec![ctx.op("LRNGrad", &[dy, x, y], attrs)?]))
+}
+
+/// The depthwise convolution's gradients: its two backprop ops with its attrs.
+pub(crate) fn depthwise_conv2d(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let (x, w) = (ctx.input(0), ctx.input(1));
+    let attrs = window_attrs(ctx, CONV_ATTRS);
+    let xs = ctx.op("Shape", &[x], vec![])?;
+    let ws = ctx.op("Shape", &[w], vec![])?;
+    let dx = ctx.op("DepthwiseConv2dNativeBackpropInput", &[xs, w, dy], attrs.clone())?;
+    let dw = ctx.op("DepthwiseConv2dNativeBackpropFilter", &[x, ws, dy], attrs)?;
+    Ok(dense_all(vec![dx, dw]))
+}
+
+/// `DepthwiseConv2dNativeBackpropInput` is linear in the filter and the output gradient.
+pub(crate) fn depthwise_backprop_input(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let grad = ctx.dy(g)?;
+    let (w, dy) = (ctx.input(1), ctx.input(2));
+    let attrs = window_attrs(ctx, CONV_ATTRS);
+    let ws = ctx.op("Shape", &[w], vec![])?;
+    let dw = ctx.op("DepthwiseConv2dNativeBackpropFilter", &[grad, ws, dy], attrs.clone())?;
+    let ddy = ctx.op("DepthwiseConv2dNative", &[grad, w], attrs)?;
+    Ok(vec![None, Some(Grad::Dense(dw)), Some(Grad::Dense(ddy))])
+}
+
+/// `DepthwiseConv2dNativeBackpropFilter` is linear in the input and the output gradient.
+pub(crate) fn depthwise_backprop_filter(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let grad = ctx.dy(g)?;
+    let (x, dy) = (ctx.input(0), ctx.input(2));
+    let attrs = window_attrs(ctx, CONV_ATTRS);
+    let xs = ctx.op("Shape", &[x], vec![])?;
+    let dx = ctx.op("DepthwiseConv2dNativeBackpropInput", &[xs, grad, dy], attrs.clone())?;
+    let ddy = ctx.op("DepthwiseConv2dNative", &[x, grad], attrs)?;
+    Ok(vec![Some(Grad::Dense(dx)), None, Some(Grad::Dense(ddy))])
+}
+
 /// The forward op's window attrs, for the gradient ops that undo it.
 fn window_attrs(ctx: &GradCtx<'_>, names: &[&'static str]) -> Vec<(&'static str, AttrValue)> {
     names.iter().filter_map(|&n| ctx.attr(n).map(|v| (n, v.clone()))).collect()

@@ -458,7 +458,8 @@ pub(crate) fn pool_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     Ok(Box::new(WindowKernel { op: b.node.op_type(), attrs: window_attrs(&b.node.attrs, b.node.op_type(), true)? }))
 }
 
-fn sizes(ctx: &OpContext<'_>, i: usize, what: &str) -> Result<Vec<usize>> {
+/// A 4-element int vector input (`input_sizes`, `filter_sizes`) as dimensions.
+pub(crate) fn sizes(ctx: &OpContext<'_>, i: usize, what: &str) -> Result<Vec<usize>> {
     let v = crate::ops::int_values(ctx.input(i)?)?;
     if v.len() != 4 {
         ff_bail!(InvalidArgument, "{what} must be a 4-element vector, got {} elements", v.len());

@@ -36,6 +36,10 @@ binary_fn!(DivFn, |a, b| a.div(b), true);
 binary_fn!(DivNoNanFn, |a, b| if b.is_zero() { T::ZERO } else { a.div(b) });
 binary_fn!(MaxFn, |a, b| a.max(b));
 binary_fn!(MinFn, |a, b| a.min(b));
+binary_fn!(SquaredDifferenceFn, |a, b| {
+    let d = a.sub(b);
+    d.mul(d)
+});
 // Gradient helpers: (y, dy) -> dx, as TF's fused *Grad kernels.
 binary_fn!(SqrtGradFn, |y, dy| dy.div(y.add(y)));
 binary_fn!(RsqrtGradFn, |y, dy| dy.mul(y).mul(y).mul(y).neg().div(T::ONE.add(T::ONE)));

@@ -2,8 +2,10 @@
 //! once per node per plan (parsing attrs, binding variables) and then computed on
 //! every run with the node's input values.
 pub mod array;
+pub mod candidate_sampling;
 pub(crate) mod compare;
 pub mod conv;
+pub mod depthwise;
 pub mod elementwise;
 pub mod fastmath;
 pub(crate) mod indexing;

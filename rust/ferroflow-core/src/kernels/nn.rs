@@ -391,6 +391,206 @@ pub(crate) fn in_top_k_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> 
     stateless(in_top_k_compute)
 }
 
+/// Orders `a` before `b` when it is larger (NaN largest), so that a stable sort puts
+/// the largest first and ties keep their index order: TF's `TopKV2` comparator made
+/// total.
+fn descending<T: PartialOrd>(a: &T, b: &T) -> std::cmp::Ordering {
+    #[allow(clippy::eq_op)] // `x != x` is the NaN test of a generic `PartialOrd`
+    let (a_nan, b_nan) = (a != a, b != b);
+    match (a_nan, b_nan) {
+        (true, true) => std::cmp::Ordering::Equal,
+        (true, false) => std::cmp::Ordering::Less,
+        (false, true) => std::cmp::Ordering::Greater,
+        (false, false) => b.partial_cmp(a).unwrap_or(std::cmp::Ordering::Equal),
+    }
+}
+
+/// `TopKV2`: the `k` largest entries of each last-dimension row of `x` and their
+/// indices, largest first; equal values keep their order (the lower index first).
+pub fn top_k<T: Num>(x: &Tensor, k: usize) -> Result<(Tensor, Vec<i64>)> {
+    let (n, cols) = rows(x, "input")?;
+    if cols < k {
+        ff_bail!(InvalidArgument, "input must have at least k columns. Had {cols}, needed {k}");
+    }
+    let mut shape = x.shape().to_vec();
+    *shape.last_mut().unwrap_or(&mut 0) = k;
+    let mut values = Tensor::for_overwrite(T::DTYPE, &shape)?;
+    let mut indices = Vec::with_capacity(n * k);
+    if k > 0 {
+        let xs = x.as_slice::<T>()?;
+        let out = values.as_mut_slice::<T>()?;
+        let mut order: Vec<usize> = Vec::with_capacity(cols);
+        for (row, o) in xs.chunks_exact(cols).zip(out.chunks_exact_mut(k)) {
+            order.clear();
+            order.extend(0..cols);
+            let by = |a: &usize, b: &usize| descending(&row[*a], &row[*b]).then(a.cmp(b));
+            if k < cols {
+                order.select_nth_unstable_by(k - 1, by);
+                order.truncate(k);
+            }
+            order.sort_unstable_by(by);
+            for (slot, &i) in o.iter_mut().zip(&order) {
+                *slot = row[i];
+                indices.push(i as i64);
+            }
+        }
+    }
+    Ok((values, indices))
+}
+
+/// `TopKV2`'s kernel: the index dtype comes from the node's `index_type`.
+struct TopKKernel {
+    index_type: DType,
+}
+
+/// `TopKV2`.
+pub(crate) fn top_k_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(TopKKernel { index_type: b.node.attr_or("index_type", DType::Int32)? }))
+}
+
+impl OpKernel for TopKKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let k = crate::ops::scalar_int(ctx.input(1)?, "k")?;
+        let Ok(k) = usize::try_from(k) else { ff_bail!(InvalidArgument, "Need k >= 0, got {k}") };
+        let x = ctx.input(0)?;
+        if x.shape().is_empty() {
+            ff_bail!(InvalidArgument, "input must be >= 1-D, got shape []");
+        }
+        let (values, indices) = crate::dispatch_numeric!(x.dtype(), T => top_k::<T>(x, k)?,
+            _ => ff_bail!(InvalidArgument, "no TopKV2 kernel for {}", x.dtype()));
+        let indices = match self.index_type {
+            DType::Int64 => Tensor::from_slice(values.shape(), &indices)?,
+            _ => {
+                let narrow: Vec<i32> = indices.iter().map(|&i| i32::try_from(i).unwrap_or(i32::MAX)).collect();
+                Tensor::from_slice(values.shape(), &narrow)?
+            }
+        };
+        ctx.set_output(0, values);
+        ctx.set_output(1, indices);
+        Ok(())
+    }
+}
+
+/// The attrs of `LRN` and `LRNGrad`.
+#[derive(Clone, Copy, Debug)]
+pub struct LrnParams {
+    /// Half-width of the window over the depth.
+    pub depth_radius: i64,
+    /// Offset added to the scaled sum of squares.
+    pub bias: f32,
+    /// Scale of the sum of squares.
+    pub alpha: f32,
+    /// Exponent.
+    pub beta: f32,
+}
+
+impl LrnParams {
+    /// The window `[begin, end)` around depth `i` of a row of `depth`.
+    fn window(&self, i: usize, depth: usize) -> std::ops::Range<usize> {
+        let r = self.depth_radius;
+        let i = i as i64;
+        let begin = usize::try_from(Ord::max(i - r, 0)).unwrap_or(0);
+        let end = usize::try_from((i + r + 1).clamp(0, depth as i64)).unwrap_or(0);
+        begin..Ord::max(end, begin)
+    }
+}
+
+fn lrn_rows(x: &Tensor, what: &str) -> Result<(usize, usize)> {
+    if x.shape().len() != 4 {
+        ff_bail!(InvalidArgument, "{what} must be 4-dimensional, got shape {}", fmt_shape(x.shape()));
+    }
+    rows(x, what)
+}
+
+/// `LRN`: `x / (bias + alpha * sum(x[d - r .. d + r]^2)) ^ beta` over the depth (the
+/// last dimension) of a 4-D `x` (TF's local response normalization).
+pub fn lrn(x: &Tensor, p: LrnParams) -> Result<Tensor> {
+    let (_, depth) = lrn_rows(x, "in")?;
+    let mut out = Tensor::for_overwrite(DType::Float32, x.shape())?;
+    if depth == 0 {
+        return Ok(out);
+    }
+    let xs = x.as_slice::<f32>()?;
+    for (row, o) in xs.chunks_exact(depth).zip(out.as_mut_slice::<f32>()?.chunks_exact_mut(depth)) {
+        for (i, slot) in o.iter_mut().enumerate() {
+            let sum: f32 = row[p.window(i, depth)].iter().map(|v| v * v).sum();
+            *slot = row[i] * (p.bias + p.alpha * sum).powf(-p.beta);
+        }
+    }
+    Ok(out)
+}
+
+/// `LRNGrad`: the gradient of `LRN` at `input` (whose output was `output`) for the
+/// output gradient `grads`, as TF's CPU kernel:
+/// `dx[j] += dy[i] * (δij N_i^-beta - 2 alpha beta x[j] y[i] / N_i)` for `j` in `i`'s window.
+pub fn lrn_grad(grads: &Tensor, input: &Tensor, output: &Tensor, p: LrnParams) -> Result<Tensor> {
+    let (_, depth) = lrn_rows(input, "input_image")?;
+    if grads.shape() != input.shape() || output.shape() != input.shape() {
+        ff_bail!(
+            InvalidArgument,
+            "input_grads, input_image, and out_image should have the same shape, got {}, {} and {}",
+            fmt_shape(grads.shape()),
+            fmt_shape(input.shape()),
+            fmt_shape(output.shape())
+        );
+    }
+    let mut out = Tensor::zeros(DType::Float32, input.shape())?;
+    if depth == 0 {
+        return Ok(out);
+    }
+    let (gs, xs, ys) = (grads.as_slice::<f32>()?, input.as_slice::<f32>()?, output.as_slice::<f32>()?);
+    let rows = gs.chunks_exact(depth).zip(xs.chunks_exact(depth)).zip(ys.chunks_exact(depth));
+    for (((g, x), y), o) in rows.zip(out.as_mut_slice::<f32>()?.chunks_exact_mut(depth)) {
+        for i in 0..depth {
+            let window = p.window(i, depth);
+            let sum: f32 = x[window.clone()].iter().map(|v| v * v).sum();
+            let norm = p.alpha * sum + p.bias;
+            let pow = norm.powf(-p.beta);
+            for j in window {
+                let mut dyi = -2.0 * p.alpha * p.beta * x[j] * y[i] / norm;
+                if i == j {
+                    dyi += pow;
+                }
+                o[j] += dyi * g[i];
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `LRN` and `LRNGrad`, with their attrs read once.
+struct LrnKernel {
+    grad: bool,
+    params: LrnParams,
+}
+
+/// `LRN` and `LRNGrad`.
+pub(crate) fn lrn_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    let n = b.node;
+    let params = LrnParams {
+        depth_radius: n.attr_or("depth_radius", 5i64)?,
+        bias: n.attr_or("bias", 1.0f32)?,
+        alpha: n.attr_or("alpha", 1.0f32)?,
+        beta: n.attr_or("beta", 0.5f32)?,
+    };
+    if i32::try_from(params.depth_radius).is_err() {
+        ff_bail!(InvalidArgument, "depth_radius = {} larger than int max", params.depth_radius);
+    }
+    Ok(Box::new(LrnKernel { grad: n.op_type() == "LRNGrad", params }))
+}
+
+impl OpKernel for LrnKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let out = if self.grad {
+            lrn_grad(ctx.input(0)?, ctx.input(1)?, ctx.input(2)?, self.params)?
+        } else {
+            lrn(ctx.input(0)?, self.params)?
+        };
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -413,5 +613,45 @@ mod tests {
         let b = bias_add_grad::<f64>(&x).unwrap();
         assert_eq!(b.as_slice::<f64>().unwrap(), &[1.0, 2.0, 3.0]);
         assert_eq!(l2_loss::<f64>(&x).unwrap().as_slice::<f64>().unwrap(), &[7.0]);
+    }
+
+    #[test]
+    fn top_k_breaks_ties_by_the_lower_index() {
+        let x = Tensor::from_slice(&[2, 4], &[1.0f32, 3.0, 3.0, 2.0, 5.0, 5.0, 5.0, 5.0]).unwrap();
+        let (v, i) = top_k::<f32>(&x, 3).unwrap();
+        assert_eq!(v.shape(), &[2, 3]);
+        assert_eq!(v.as_slice::<f32>().unwrap(), &[3.0, 3.0, 2.0, 5.0, 5.0, 5.0]);
+        assert_eq!(i, vec![1, 2, 3, 0, 1, 2]);
+        let (v0, i0) = top_k::<f32>(&x, 0).unwrap();
+        assert_eq!((v0.shape(), i0.len()), (&[2usize, 0][..], 0));
+        assert!(top_k::<f32>(&x, 5).is_err());
+    }
+
+    #[test]
+    fn lrn_follows_the_definition_and_its_gradient_the_derivative() {
+        let p = LrnParams { depth_radius: 1, bias: 1.0, alpha: 0.5, beta: 0.75 };
+        let xv = [0.5f32, -1.0, 2.0, 0.25];
+        let x = Tensor::from_slice(&[1, 1, 1, 4], &xv).unwrap();
+        let y = lrn(&x, p).unwrap();
+        let ys = y.as_slice::<f32>().unwrap();
+        let want = xv[1] / (1.0 + 0.5 * (0.25 + 1.0 + 4.0f32)).powf(0.75);
+        assert!((ys[1] - want).abs() < 1e-6);
+        // d sum(y * w) / dx against central differences (in f64 from the f32 kernel).
+        let w = [1.0f32, -2.0, 0.5, 3.0];
+        let g = Tensor::from_slice(&[1, 1, 1, 4], &w).unwrap();
+        let dx = lrn_grad(&g, &x, &y, p).unwrap();
+        let loss = |v: &[f32]| -> f64 {
+            let t = Tensor::from_slice(&[1, 1, 1, 4], v).unwrap();
+            let o = lrn(&t, p).unwrap();
+            o.as_slice::<f32>().unwrap().iter().zip(&w).map(|(a, b)| f64::from(a * b)).sum()
+        };
+        for j in 0..4 {
+            let (mut up, mut down) = (xv, xv);
+            up[j] += 1e-2;
+            down[j] -= 1e-2;
+            let numeric = (loss(&up) - loss(&down)) / 2e-2;
+            assert!((f64::from(dx.as_slice::<f32>().unwrap()[j]) - numeric).abs() < 1e-3, "{j}");
+        }
+        assert!(lrn(&Tensor::from_slice(&[4], &xv).unwrap(), p).is_err());
     }
 }

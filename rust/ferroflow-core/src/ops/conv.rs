@@ -7,6 +7,7 @@ use crate::autodiff::nn_grad as g;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, OutputSpec};
 use crate::kernels::conv::{self as k, Padding, WindowAttrs, window_attrs, windowed_output};
+use crate::kernels::depthwise as kd;
 use crate::shape::{Dim, PartialShape};
 
 pub(crate) fn register(r: &mut Registry) {
@@ -23,6 +24,28 @@ pub(crate) fn register(r: &mut Registry) {
             k::conv_kernel,
         )
         .grad(g::conv2d_backprop_filter),
+    );
+    r.add(
+        OpDef::new("DepthwiseConv2dNative", &["input", "filter"], infer_depthwise, kd::depthwise_kernel)
+            .grad(g::depthwise_conv2d),
+    );
+    r.add(
+        OpDef::new(
+            "DepthwiseConv2dNativeBackpropInput",
+            &["input_sizes", "filter", "out_backprop"],
+            infer_conv_input,
+            kd::depthwise_kernel,
+        )
+        .grad(g::depthwise_backprop_input),
+    );
+    r.add(
+        OpDef::new(
+            "DepthwiseConv2dNativeBackpropFilter",
+            &["input", "filter_sizes", "out_backprop"],
+            infer_conv_filter,
+            kd::depthwise_kernel,
+        )
+        .grad(g::depthwise_backprop_filter),
     );
     r.add(OpDef::new("MaxPool", &["input"], infer_pool, k::pool_kernel).grad(g::max_pool));
     r.add(
@@ -45,7 +68,10 @@ fn infer_attrs(ctx: &mut InferCtx<'_>, pooling: bool) -> Result<WindowAttrs> {
     ctx.attrs.entry("data_format".into()).or_insert_with(|| AttrValue::S(b"NHWC".to_vec()));
     if !pooling {
         ctx.attrs.entry("dilations".into()).or_insert_with(|| AttrValue::ListI(vec![1; 4]));
-        ctx.attrs.entry("use_cudnn_on_gpu".into()).or_insert(AttrValue::B(true));
+        // The depthwise ops have no `use_cudnn_on_gpu` attr (TF's OpDefs).
+        if !ctx.def.name.starts_with("Depthwise") {
+            ctx.attrs.entry("use_cudnn_on_gpu".into()).or_insert(AttrValue::B(true));
+        }
         ctx.attrs.entry("explicit_paddings".into()).or_insert_with(|| AttrValue::ListI(vec![]));
     }
     window_attrs(ctx.attrs, ctx.def.name, pooling)
@@ -95,6 +121,32 @@ fn infer_conv2d(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let oh = out_dim(h, kh, a.dilations[0], a.strides[0], a.padding, op)?;
     let ow = out_dim(w, kw, a.dilations[1], a.strides[1], a.padding, op)?;
     Ok(vec![OutputSpec::new(t, PartialShape::from_dims([n, oh, ow, o]))])
+}
+
+/// `DepthwiseConv2dNative`: `[n, oh, ow, c * m]` for a `[kh, kw, c, m]` filter.
+fn infer_depthwise(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = float_type(&mut ctx, &[0, 1])?;
+    let a = infer_attrs(&mut ctx, false)?;
+    let [n, h, w, c] = rank4(&ctx, &ctx.input(0).shape, "input")?;
+    let [kh, kw, fc, m] = rank4(&ctx, &ctx.input(1).shape, "filter")?;
+    if let (Some(c), Some(fc)) = (c, fc)
+        && c != fc
+    {
+        return Err(Error::value(format!(
+            "Dimensions must be equal, but are {c} and {fc} for '{}' (op: 'DepthwiseConv2dNative') with input shapes: {}, {}.",
+            ctx.name,
+            ctx.input(0).shape,
+            ctx.input(1).shape
+        )));
+    }
+    let op = ctx.def.name;
+    let oh = out_dim(h, kh, a.dilations[0], a.strides[0], a.padding, op)?;
+    let ow = out_dim(w, kw, a.dilations[1], a.strides[1], a.padding, op)?;
+    let depth = match (c.or(fc), m) {
+        (Some(c), Some(m)) => Some(c * m),
+        _ => None,
+    };
+    Ok(vec![OutputSpec::new(t, PartialShape::from_dims([n, oh, ow, depth]))])
 }
 
 fn infer_conv_input(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {

@@ -22,6 +22,10 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("DivNoNan", &["x", "y"], infer_binary_float, k::binary_kernel::<k::DivNoNanFn>).grad(g::div));
     r.add(OpDef::new("Maximum", &["x", "y"], infer_binary, k::binary_kernel::<k::MaxFn>).grad(g::maximum));
     r.add(OpDef::new("Minimum", &["x", "y"], infer_binary, k::binary_kernel::<k::MinFn>).grad(g::minimum));
+    r.add(
+        OpDef::new("SquaredDifference", &["x", "y"], infer_binary, k::binary_kernel::<k::SquaredDifferenceFn>)
+            .grad(g::squared_difference),
+    );
     r.add(OpDef::new("FloorDiv", &["x", "y"], infer_binary, k::floor_kernel).no_grad());
     r.add(OpDef::new("FloorMod", &["x", "y"], infer_binary, k::floor_kernel).grad(g::floor_mod));
     r.add(OpDef::new("Pow", &["x", "y"], infer_binary, k::pow_kernel).grad(g::pow));

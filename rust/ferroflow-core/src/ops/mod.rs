@@ -5,6 +5,7 @@
 //! where backends add theirs) and its gradient (looked up with [`gradient`]).
 mod array;
 pub use array::DEVICE_COPY;
+mod candidate_sampling;
 mod compare;
 mod conv;
 mod data_flow;
@@ -208,6 +209,7 @@ fn registry() -> &'static Registry {
     REGISTRY.get_or_init(|| {
         let mut r = Registry::default();
         array::register(&mut r);
+        candidate_sampling::register(&mut r);
         compare::register(&mut r);
         conv::register(&mut r);
         data_flow::register(&mut r);

@@ -57,7 +57,88 @@ pub(crate) fn register(r: &mut Registry) {
             .grad(g::bias_add_grad),
     );
     r.add(OpDef::new("L2Loss", &["t"], infer_l2_loss, k::l2_loss_kernel).grad(g::l2_loss));
+<<<<<<< HEAD
     r.add(OpDef::new("InTopKV2", &["predictions", "targets", "k"], infer_in_top_k, k::in_top_k_kernel));
+=======
+    r.add(OpDef::new("InTopKV2", &["predictions", "targets", "k"], infer_in_top_k, k::in_top_k_kernel).no_grad());
+    r.add(OpDef::new("TopKV2", &["input", "k"], infer_top_k, k::top_k_kernel).grad(g::top_k));
+    r.add(OpDef::new("LRN", &["input"], infer_lrn, k::lrn_kernel).grad(g::lrn));
+    r.add(OpDef::new("LRNGrad", &["input_grads", "input_image", "output_image"], infer_lrn, k::lrn_kernel));
+}
+
+/// `TopKV2`: `input`'s shape with the last dimension `k` (when `k` is a constant).
+fn infer_top_k(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.input(0).dtype;
+    ctx.check_type(0, super::math::NUMERIC)?;
+    ctx.check_type(1, &[DType::Int32, DType::Int64])?;
+    ctx.attrs.insert("T".into(), AttrValue::Type(t));
+    ctx.attrs.insert("Tk".into(), AttrValue::Type(ctx.input(1).dtype));
+    ctx.attr_bool("sorted", true)?;
+    let index_type: DType = ctx.attr_or("index_type", DType::Int32)?;
+    if !matches!(index_type, DType::Int32 | DType::Int64) {
+        return Err(Error::type_error(format!(
+            "Value passed to parameter 'index_type' has DataType {index_type} not in list of allowed values: int32, int64"
+        )));
+    }
+    ctx.check_rank(1, 0)?;
+    let k = match ctx.constant_input(1) {
+        Some(v) => Some(super::scalar_int(v, "k").map_err(|e| Error::value(e.message))?),
+        None => None,
+    };
+    if let Some(k) = k
+        && k < 0
+    {
+        return Err(Error::value(format!(
+            "Dimension size, given by scalar input 1, must be non-negative but is {k} for '{}' (op: 'TopKV2')",
+            ctx.name
+        )));
+    }
+    let k = k.map(|k| usize::try_from(k).unwrap_or(usize::MAX));
+    let shape = match ctx.input(0).shape.dims() {
+        None => PartialShape::unknown(),
+        Some([]) => {
+            return Err(Error::value(format!(
+                "Shape must be at least rank 1 but is rank 0 for '{}' (op: 'TopKV2')",
+                ctx.name
+            )));
+        }
+        Some(d) => {
+            let last = d[d.len() - 1];
+            if let (Some(last), Some(k)) = (last, k)
+                && last < k
+            {
+                return Err(Error::value(format!(
+                    "input must have last dimension >= k = {k} but is {last} for '{}' (op: 'TopKV2')",
+                    ctx.name
+                )));
+            }
+            let mut dims = d.to_vec();
+            dims[d.len() - 1] = k;
+            PartialShape::from_dims(dims)
+        }
+    };
+    Ok(vec![OutputSpec::new(t, shape.clone()), OutputSpec::new(index_type, shape)])
+}
+
+/// `LRN` and `LRNGrad`: float32 4-D tensors of one shape, the attrs' defaults recorded.
+fn infer_lrn(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let all: Vec<usize> = (0..ctx.inputs.len()).collect();
+    let t = ctx.same_type(&all)?;
+    ctx.check_type(0, &[DType::Float32])?;
+    ctx.attr_int("depth_radius", 5)?;
+    ctx.attr_or("bias", 1.0f32)?;
+    ctx.attr_or("alpha", 1.0f32)?;
+    ctx.attr_or("beta", 0.5f32)?;
+    let mut shape = PartialShape::unknown();
+    for i in all {
+        ctx.check_rank(i, 4)?;
+        shape = shape.merge(&ctx.input(i).shape)?;
+    }
+    if shape.rank().is_none() {
+        shape = PartialShape::unknown_of_rank(4);
+    }
+    Ok(vec![OutputSpec::new(t, shape)])
+>>>>>>> kernels
 }
 
 fn infer_float_unary(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
