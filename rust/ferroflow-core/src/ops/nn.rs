@@ -57,10 +57,7 @@ pub(crate) fn register(r: &mut Registry) {
             .grad(g::bias_add_grad),
     );
     r.add(OpDef::new("L2Loss", &["t"], infer_l2_loss, k::l2_loss_kernel).grad(g::l2_loss));
-<<<<<<< HEAD
     r.add(OpDef::new("InTopKV2", &["predictions", "targets", "k"], infer_in_top_k, k::in_top_k_kernel));
-=======
-    r.add(OpDef::new("InTopKV2", &["predictions", "targets", "k"], infer_in_top_k, k::in_top_k_kernel).no_grad());
     r.add(OpDef::new("TopKV2", &["input", "k"], infer_top_k, k::top_k_kernel).grad(g::top_k));
     r.add(OpDef::new("LRN", &["input"], infer_lrn, k::lrn_kernel).grad(g::lrn));
     r.add(OpDef::new("LRNGrad", &["input_grads", "input_image", "output_image"], infer_lrn, k::lrn_kernel));
@@ -138,7 +135,6 @@ fn infer_lrn(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         shape = PartialShape::unknown_of_rank(4);
     }
     Ok(vec![OutputSpec::new(t, shape)])
->>>>>>> kernels
 }
 
 fn infer_float_unary(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
