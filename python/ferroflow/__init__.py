@@ -200,6 +200,7 @@ from .ops.math_ops import (
     unsorted_segment_sum,
 )
 from .ops.random_ops import random_normal, random_shuffle, random_uniform, truncated_normal
+from .ops.script_ops import numpy_function, py_func
 from .ops.state_ops import (
     assign,
     assign_add,
@@ -420,6 +421,7 @@ __all__ = [
     "no_op",
     "no_regularizer",
     "not_equal",
+    "numpy_function",
     "one_hot",
     "ones",
     "ones_initializer",
@@ -433,6 +435,7 @@ __all__ = [
     "pow",
     "Print",
     "PriorityQueue",
+    "py_func",
     "python_io",
     "QueueBase",
     "random_normal",
