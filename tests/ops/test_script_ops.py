@@ -462,3 +462,17 @@ def test_ctrl_c_inside_the_function_is_an_error_not_a_hang():
         with pytest.raises(ff.errors.UnknownError, match=r"^KeyboardInterrupt"):
             sess.run(y)
         assert sess.run(ff.constant(2.0)) == 2.0  # the session still works
+
+
+def test_meta_graph_carries_tensorflows_op_defs(tf1):
+    from tensorflow.python.framework import op_def_registry
+
+    from ferroflow.framework import meta_graph
+
+    ff.py_func(lambda x: x, [1.0], ff.float32)
+    ff.py_func(lambda x: x, [1.0], ff.float32, stateful=False)
+    ops = meta_graph.stripped_op_list_for_graph(ff.get_default_graph().as_graph_def()).op
+    by_name = {op.name: op for op in ops}
+    for name in ("PyFunc", "PyFuncStateless"):
+        want = op_def_registry.get(name)
+        assert by_name[name].SerializeToString() == want.SerializeToString()
