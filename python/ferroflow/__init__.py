@@ -212,6 +212,7 @@ from .ops.partitioned_variables import (
     variable_axis_size_partitioner,
 )
 from .ops.random_ops import random_normal, random_shuffle, random_uniform, truncated_normal
+from .ops.script_ops import numpy_function, py_func
 from .ops.state_ops import (
     assign,
     assign_add,
@@ -458,6 +459,7 @@ __all__ = [
     "no_regularizer",
     "not_equal",
     "NotDifferentiable",
+    "numpy_function",
     "one_hot",
     "ones",
     "ones_initializer",
@@ -471,6 +473,7 @@ __all__ = [
     "pow",
     "Print",
     "PriorityQueue",
+    "py_func",
     "python_io",
     "QueueBase",
     "random",

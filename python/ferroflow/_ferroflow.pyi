@@ -18,6 +18,7 @@ __all__ = [
     "TensorHandle",
     "_TensorBuffer",
     "__version__",
+    "initialize_py_trampoline",
     "op_names",
     "queue_runner_jobs",
     "reset_sessions",
@@ -42,6 +43,9 @@ class CheckpointReader:
 
 def op_names() -> list[str]:
     """Names of every registered op type."""
+
+def initialize_py_trampoline(trampoline: Any) -> None:
+    """Sets the callable the `PyFunc` kernels call: `trampoline(token, args)`."""
 
 def write_file_atomically(path: str | bytes | Any, data: bytes) -> None:
     """Writes `data` to `path` durably (synced temporary file, rename, synced directory).

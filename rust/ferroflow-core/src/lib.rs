@@ -13,6 +13,7 @@
 //!   [`queue_runner`]: the native loops of queue-runner threads.
 //! - [`conformance`]: the kernel suite every device's kernels must agree with the
 //!   CPU on.
+//! - [`host`]: the seam through which `PyFunc` kernels call the host language.
 //! - [`coord`]: the stop flag and first error of `tf.train.Coordinator`.
 //! - [`tensor`], [`shape`], [`dtype`], [`error`]: the value types underneath.
 #[macro_use]
@@ -26,6 +27,7 @@ pub mod device;
 pub mod dtype;
 pub mod executor;
 pub mod graph;
+pub mod host;
 pub mod kernels;
 pub mod ops;
 pub mod queue;

@@ -5,6 +5,7 @@ mod checkpoint;
 mod errors;
 mod events;
 mod graph;
+mod host;
 mod session;
 mod tensor;
 mod threads;
@@ -89,5 +90,9 @@ fn _ferroflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(op_names, m)?)?;
     m.add_function(wrap_pyfunction!(training_op_signatures, m)?)?;
     m.add_function(wrap_pyfunction!(write_file_atomically, m)?)?;
+    m.add_function(wrap_pyfunction!(host::initialize_py_trampoline, m)?)?;
+    // The `PyFunc` kernels reach Python through this (once per process: a second
+    // import of the module finds it installed).
+    ferroflow_core::host::install_host_callback(Box::new(host::PyHost));
     Ok(())
 }

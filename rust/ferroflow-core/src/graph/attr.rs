@@ -129,12 +129,47 @@ from_attr!(Vec<u8>, S, "a string");
 from_attr!(DType, Type, "a type");
 from_attr!(PartialShape, Shape, "a shape");
 from_attr!(Tensor, Tensor, "a tensor");
-from_attr!(Vec<Vec<u8>>, ListS, "a list of strings");
-from_attr!(Vec<i64>, ListI, "a list of ints");
-from_attr!(Vec<f32>, ListF, "a list of floats");
-from_attr!(Vec<bool>, ListB, "a list of bools");
-from_attr!(Vec<DType>, ListType, "a list of types");
-from_attr!(Vec<PartialShape>, ListShape, "a list of shapes");
+
+impl AttrValue {
+    /// Whether this is a list with no elements. An empty `AttrValue.list` carries no
+    /// kind on the wire (decoded, it is an empty `ListI`), so any empty list reads as an
+    /// empty list of the kind asked for (an empty `Tout` of `PyFunc`).
+    pub fn is_empty_list(&self) -> bool {
+        match self {
+            AttrValue::ListS(v) => v.is_empty(),
+            AttrValue::ListI(v) => v.is_empty(),
+            AttrValue::ListF(v) => v.is_empty(),
+            AttrValue::ListB(v) => v.is_empty(),
+            AttrValue::ListType(v) => v.is_empty(),
+            AttrValue::ListShape(v) => v.is_empty(),
+            _ => false,
+        }
+    }
+}
+
+macro_rules! from_list_attr {
+    ($t:ty, $variant:ident, $expected:literal) => {
+        impl FromAttr for $t {
+            const EXPECTED: &'static str = $expected;
+            fn from_attr(v: &AttrValue) -> Option<Self> {
+                match v {
+                    AttrValue::$variant(x) => Some(x.clone()),
+                    other if other.is_empty_list() => Some(Vec::new()),
+                    _ => None,
+                }
+            }
+            fn into_attr(self) -> AttrValue {
+                AttrValue::$variant(self)
+            }
+        }
+    };
+}
+from_list_attr!(Vec<Vec<u8>>, ListS, "a list of strings");
+from_list_attr!(Vec<i64>, ListI, "a list of ints");
+from_list_attr!(Vec<f32>, ListF, "a list of floats");
+from_list_attr!(Vec<bool>, ListB, "a list of bools");
+from_list_attr!(Vec<DType>, ListType, "a list of types");
+from_list_attr!(Vec<PartialShape>, ListShape, "a list of shapes");
 
 /// A `string` attr as text (bytes that are not UTF-8 are replaced, as TF's Python
 /// `compat.as_str` with `errors="replace"`).
@@ -214,6 +249,10 @@ mod tests {
         assert_eq!(i64::from_attr(&AttrValue::ListI(vec![1])), None);
         assert_eq!(bool::from_attr(&AttrValue::I(1)), None);
         assert_eq!(Vec::<i64>::from_attr(&AttrValue::I(1)), None);
+        // An empty list has no kind: it reads as an empty list of any kind.
+        assert_eq!(Vec::<DType>::from_attr(&AttrValue::ListI(vec![])), Some(vec![]));
+        assert_eq!(Vec::<i64>::from_attr(&AttrValue::ListType(vec![])), Some(vec![]));
+        assert_eq!(Vec::<DType>::from_attr(&AttrValue::ListI(vec![1])), None);
     }
 
     #[test]

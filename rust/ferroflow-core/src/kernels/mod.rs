@@ -21,6 +21,7 @@ pub(crate) mod queue;
 pub(crate) mod random;
 pub mod reduce;
 pub mod registry;
+pub(crate) mod script;
 pub(crate) mod sequence;
 pub(crate) mod state;
 pub mod summarize;

@@ -18,6 +18,7 @@ mod math;
 mod nn;
 mod random;
 mod reduce;
+mod script;
 mod state;
 mod summary;
 pub mod training;
@@ -222,6 +223,7 @@ fn registry() -> &'static Registry {
         nn::register(&mut r);
         random::register(&mut r);
         reduce::register(&mut r);
+        script::register(&mut r);
         state::register(&mut r);
         training::register(&mut r);
         r

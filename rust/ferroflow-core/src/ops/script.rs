@@ -1,0 +1,28 @@
+//! TF's script ops `PyFunc` and `PyFuncStateless`: a node whose kernel calls a function
+//! of the host language registered under its `token` attr (through [`crate::host`]).
+//! Not differentiable, as in TF (`ops.NotDifferentiable("PyFunc")`).
+use super::{InferCtx, OpDef, Registry};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::graph::{AttrValue, OutputSpec};
+use crate::kernels::script as k;
+use crate::shape::PartialShape;
+
+pub(crate) fn register(r: &mut Registry) {
+    r.add(OpDef::new("PyFunc", &["input"], infer_py_func, k::py_func_kernel).variadic_or_empty().stateful().no_grad());
+    r.add(OpDef::new("PyFuncStateless", &["input"], infer_py_func, k::py_func_kernel).variadic_or_empty().no_grad());
+}
+
+/// Records `Tin` from the inputs; one output of unknown shape per `Tout` entry.
+fn infer_py_func(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.required_attr::<Vec<u8>>("token")?;
+    let tout: Vec<DType> = ctx.required_attr("Tout")?;
+    if let Some(t) = tout.iter().find(|t| **t == DType::Resource) {
+        return Err(Error::type_error(format!("{} '{}' cannot return a {t} value", ctx.def.name, ctx.name)));
+    }
+    let tin: Vec<DType> = ctx.inputs.iter().map(|s| s.dtype).collect();
+    ctx.attrs.insert("Tin".into(), AttrValue::ListType(tin));
+    // An empty list arrives kindless; store it as the list of types it is.
+    ctx.attrs.insert("Tout".into(), AttrValue::ListType(tout.clone()));
+    Ok(tout.into_iter().map(|t| OutputSpec::new(t, PartialShape::unknown())).collect())
+}
