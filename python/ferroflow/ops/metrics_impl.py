@@ -17,12 +17,13 @@ from . import (
     indexing_ops,
     logging_ops,
     math_ops,
+    nn_ops,
     state_ops,
     variables,
 )
 from . import confusion_matrix as confusion_matrix_ops
 from . import variable_scope as vs
-from .losses_impl import _broadcast_weights
+from .losses_impl import _assert_broadcastable, _broadcast_weights
 
 
 def metric_variable(shape, dtype, validate_shape=True, name=None):
@@ -956,4 +957,740 @@ def percentage_below(
         metrics_collections,
         updates_collections,
         name or "percentage_below_threshold",
+    )
+
+
+# -- The *_at_k metrics ---------------------------------------------------------------
+#
+# TF turns the label ids into sets (`sets.set_intersection`, `set_size`, `set_difference`
+# of the last dimension); ferroflow has no `SparseTensor` nor set ops, so the same counts
+# come densely from pairwise comparisons along the last dimension: an id counts once
+# however often it repeats in its row, and any value (negative, or past the classes) is
+# an id of its own, as TF's dense set operations treat them.
+
+# TF's set operations also take int8, int16 and uint16, which ferroflow does not have.
+_SET_DTYPES = (dtypes.int32, dtypes.int64, dtypes.uint8, dtypes.string)
+
+
+def _reject_sparse(labels):
+    """Raises `TypeError` for a `SparseTensor`-like `labels` (not supported here)."""
+    if isinstance(labels, ops.Tensor):
+        return
+    sparse = type(labels).__name__ in ("SparseTensor", "SparseTensorValue") or all(
+        hasattr(labels, a) for a in ("indices", "values", "dense_shape")
+    )
+    if sparse:
+        raise TypeError(
+            "SparseTensor labels are not supported by ferroflow's tf.metrics (it has no "
+            f"SparseTensor yet; got {type(labels).__name__}); pass dense int64 labels of "
+            "shape [D1, ... DN] or [D1, ... DN, num_labels]."
+        )
+
+
+def _at_k_name(name, k=None, class_id=None):
+    """TF's default scope names: `<name>_at_<k>` (or `_at_k`), then `_class<class_id>`."""
+    if k is not None:
+        name = f"{name}_at_{int(k)}"
+    else:
+        name = f"{name}_at_k"
+    if class_id is not None:
+        name = f"{name}_class{int(class_id)}"
+    return name
+
+
+def _maybe_expand_labels(labels, predictions):
+    """`labels` with a last dimension of 1 added when its rank is `predictions`' less one.
+
+    Raises:
+        TypeError: `labels` is a `SparseTensor`.
+        ValueError: The ranks differ otherwise.
+        NotImplementedError: A rank is unknown (TF decides with a `cond` at run time).
+    """
+    _reject_sparse(labels)
+    with ops.name_scope(None, "expand_labels", (labels, predictions)) as scope:
+        labels = ops.convert_to_tensor(labels)
+        labels_rank = labels.get_shape().ndims
+        predictions_rank = predictions.get_shape().ndims
+        if labels_rank is None or predictions_rank is None:
+            raise NotImplementedError("tf.metrics' *_at_k metrics need labels of known rank")
+        if predictions_rank == labels_rank:
+            return labels
+        if predictions_rank == labels_rank + 1:
+            return array_ops.expand_dims(labels, -1, name=scope)
+        raise ValueError(
+            f"Unexpected labels shape {labels.get_shape()} for predictions "
+            f"shape {predictions.get_shape()}. Predictions rank should be the "
+            "same rank as labels rank or labels rank plus one ."
+        )
+
+
+def _set_dims(dims):
+    """Dimensions as TF's shape functions print them: `[2,?,3]`, or `?`."""
+    if dims is None:
+        return "?"
+    return "[" + ",".join("?" if d.value is None else str(d.value) for d in dims) + "]"
+
+
+def _check_set_operands(a, b, a_shape=None, b_shape=None):
+    """The build-time checks of TF's `DenseToDenseSetOperation` on `a` and `b`.
+
+    Both of a set dtype and the same one (`TypeError`), of rank 2 or more, with equal
+    dimensions but the last (`ValueError`, as TF's shape function). `a_shape` and
+    `b_shape` stand for the operands' shapes where TF tiles them first. Returns an
+    `Assert` of the leading dimensions when they are not all known, else `None`.
+    """
+    if a.dtype.base_dtype not in _SET_DTYPES:
+        raise TypeError(
+            f"'a' has invalid dtype `{a.dtype}` not in supported dtypes: "
+            f"`{_SET_DTYPES}`."
+        )
+    if b.dtype.base_dtype != a.dtype.base_dtype:
+        raise TypeError(f"Types don't match, {a.dtype} vs {b.dtype}.")
+    a_shape = a.get_shape() if a_shape is None else a_shape
+    b_shape = b.get_shape() if b_shape is None else b_shape
+    where = (
+        f" for '{ops.get_default_graph().unique_name('DenseToDenseSetOperation', False)}'"
+        f" (op: 'DenseToDenseSetOperation') with input shapes: {_set_dims(a_shape.dims)}, "
+        f"{_set_dims(b_shape.dims)}."
+    )
+    for shape in (a_shape, b_shape):
+        if shape.ndims is not None and shape.ndims < 2:
+            raise ValueError(f"Shape must be at least rank 2 but is rank {shape.ndims}{where}")
+    if a_shape.ndims is None or b_shape.ndims is None:
+        raise NotImplementedError("tf.metrics' *_at_k metrics need labels of known rank")
+    a_lead, b_lead = a_shape.dims[:-1], b_shape.dims[:-1]
+    if len(a_lead) != len(b_lead):
+        raise ValueError(
+            f"Shapes must be equal rank, but are {len(a_lead)} and {len(b_lead)}{where}"
+        )
+    for i, (x, y) in enumerate(zip(a_lead, b_lead, strict=True)):
+        if x.value is not None and y.value is not None and x.value != y.value:
+            raise ValueError(
+                f"Dimension {i} in both shapes must be equal, but are {x.value} and "
+                f"{y.value}. Shapes are {_set_dims(a_lead)} and {_set_dims(b_lead)}.{where}"
+            )
+    if all(d.value is not None for d in (*a_lead, *b_lead)):
+        return None
+    return check_ops.assert_equal(
+        array_ops.shape(a)[:-1],
+        array_ops.shape(b)[:-1],
+        message="Shape mismatch: the set operands differ but in their last dimension",
+    )
+
+
+def _first_of_value(x):
+    """Whether each element of `x`'s last dimension is the first of its value there."""
+    n = x.get_shape().dims[-1].value
+    if n is None:
+        n = array_ops.shape(x)[-1]
+    positions = math_ops.range(n)
+    # earlier[i, j]: position j comes before position i.
+    earlier = math_ops.less(
+        array_ops.expand_dims(positions, 0), array_ops.expand_dims(positions, 1)
+    )
+    same = math_ops.equal(array_ops.expand_dims(x, -1), array_ops.expand_dims(x, -2))
+    return math_ops.logical_not(math_ops.reduce_any(math_ops.logical_and(same, earlier), -1))
+
+
+def _is_in(a, b):
+    """Whether each element of `a`'s last dimension occurs in the same row of `b`."""
+    return math_ops.reduce_any(
+        math_ops.equal(array_ops.expand_dims(a, -1), array_ops.expand_dims(b, -2)), -1
+    )
+
+
+def _set_sizes(a, b, selected_id, sizes):
+    """Per row, float64 sizes of the sets of ids along the last dimensions of `a`, `b`.
+
+    `sizes` picks from `"ab"` (their intersection), `"a"` and `"b"`. With `selected_id`
+    the sets are first intersected with `{selected_id}` (TF's `_select_class_id`).
+    """
+
+    def count(mask, axis=-1):
+        return array_ops.cast(
+            math_ops.reduce_sum(array_ops.cast(mask, dtypes.int32), axis), dtypes.float64
+        )
+
+    if selected_id is not None:
+        a_has = math_ops.reduce_any(math_ops.equal(a, array_ops.cast(selected_id, a.dtype)), -1)
+        b_has = math_ops.reduce_any(math_ops.equal(b, array_ops.cast(selected_id, b.dtype)), -1)
+        masks = {"ab": lambda: math_ops.logical_and(a_has, b_has), "a": lambda: a_has}
+        masks["b"] = lambda: b_has
+        return [array_ops.cast(masks[s](), dtypes.float64) for s in sizes]
+    first_a = _first_of_value(a)
+    out = []
+    for s in sizes:
+        if s == "ab":
+            out.append(count(math_ops.logical_and(first_a, _is_in(a, b))))
+        elif s == "a":
+            out.append(count(first_a))
+        else:
+            out.append(count(_first_of_value(b)))
+    return out
+
+
+def _weighted_count(count, weights):
+    """`count` times `weights` (float64), once they are known to broadcast to it."""
+    if weights is None:
+        return count
+    with ops.control_dependencies((_assert_broadcastable(weights, count),)):
+        weights = array_ops.cast(weights, dtypes.float64)
+        return math_ops.multiply(count, weights)
+
+
+def _set_count_at_k(scope_name, labels, predictions_idx, class_id, weights, kind):
+    """True positives (`kind="tp"`), false negatives (`"fn"`) or false positives (`"fp"`).
+
+    Per row of `predictions_idx` (`[D1, ... DN, k]`) and `labels` (`[D1, ... DN,
+    num_labels]`), from the sets of their last dimensions (`P` and `L`, both filtered
+    to `{class_id}` when given): `|P & L|`, `|L - P|` or `|P - L|`, float64 and times
+    `weights`.
+    """
+    with ops.name_scope(None, scope_name, (predictions_idx, labels, weights)):
+        predictions_idx = ops.convert_to_tensor(predictions_idx)
+        labels = ops.convert_to_tensor(labels)
+        check = _check_set_operands(predictions_idx, labels)
+        with ops.control_dependencies([check] if check is not None else None):
+            if kind == "tp":
+                (count,) = _set_sizes(predictions_idx, labels, class_id, ["ab"])
+            else:
+                inter, size = _set_sizes(
+                    predictions_idx, labels, class_id, ["ab", "b" if kind == "fn" else "a"]
+                )
+                count = math_ops.subtract(size, inter)
+        return _weighted_count(count, weights)
+
+
+def _sparse_true_positive_at_k(labels, predictions_idx, class_id=None, weights=None, name=None):
+    """Per-row true positives for recall@k and precision@k: `|top_k & labels|`.
+
+    Args:
+        labels: int64 ids, `[D1, ... DN, num_labels]`.
+        predictions_idx: int64 top-k ids, `[D1, ... DN, k]`.
+        class_id: Count only this class.
+        weights: Weights of rank 0 or N, broadcastable to `[D1, ... DN]`.
+        name: Scope name (default `true_positives`).
+
+    Returns:
+        A float64 `[D1, ... DN]` tensor of counts.
+    """
+    scope = name or "true_positives"
+    return _set_count_at_k(scope, labels, predictions_idx, class_id, weights, "tp")
+
+
+def _sparse_false_negative_at_k(labels, predictions_idx, class_id=None, weights=None):
+    """Per-row false negatives for recall@k: `|labels - top_k|` (float64, weighted)."""
+    return _set_count_at_k("false_negatives", labels, predictions_idx, class_id, weights, "fn")
+
+
+def _sparse_false_positive_at_k(labels, predictions_idx, class_id=None, weights=None):
+    """Per-row false positives for precision@k: `|top_k - labels|` (float64, weighted)."""
+    return _set_count_at_k("false_positives", labels, predictions_idx, class_id, weights, "fp")
+
+
+def _streaming_count_at_k(
+    count_fn, default_name, labels, predictions_idx, k, class_id, weights, name
+):
+    with ops.name_scope(
+        name, _at_k_name(default_name, k, class_id=class_id), (predictions_idx, labels, weights)
+    ) as scope:
+        count = count_fn(
+            labels=labels, predictions_idx=predictions_idx, class_id=class_id, weights=weights
+        )
+        batch_total = array_ops.cast(math_ops.reduce_sum(count), dtypes.float64)
+        var = metric_variable([], dtypes.float64, name=scope)
+        return var, state_ops.assign_add(var, batch_total, name="update")
+
+
+def _streaming_sparse_true_positive_at_k(
+    labels, predictions_idx, k=None, class_id=None, weights=None, name=None
+):
+    """A float64 `true_positive_at_<k>[_class<id>]` variable and the op adding a batch."""
+    return _streaming_count_at_k(
+        _sparse_true_positive_at_k,
+        "true_positive",
+        labels,
+        predictions_idx,
+        k,
+        class_id,
+        weights,
+        name,
+    )
+
+
+def _streaming_sparse_false_negative_at_k(
+    labels, predictions_idx, k, class_id=None, weights=None, name=None
+):
+    """A float64 `false_negative_at_<k>[_class<id>]` variable and the op adding a batch."""
+    return _streaming_count_at_k(
+        _sparse_false_negative_at_k,
+        "false_negative",
+        labels,
+        predictions_idx,
+        k,
+        class_id,
+        weights,
+        name,
+    )
+
+
+def _streaming_sparse_false_positive_at_k(
+    labels, predictions_idx, k=None, class_id=None, weights=None, name=None
+):
+    """A float64 `false_positive_at_<k>[_class<id>]` variable and the op adding a batch."""
+    return _streaming_count_at_k(
+        _sparse_false_positive_at_k,
+        "false_positive",
+        labels,
+        predictions_idx,
+        k,
+        class_id,
+        weights,
+        name,
+    )
+
+
+def _ratio_at_top_k(
+    default_name,
+    other_fn,
+    labels,
+    predictions_idx,
+    k,
+    class_id,
+    weights,
+    metrics_collections,
+    updates_collections,
+    name,
+):
+    """`tp / (tp + other)` of the streamed counts: recall (`fn`) or precision (`fp`)."""
+    _reject_sparse(labels)
+    with ops.name_scope(
+        name, _at_k_name(default_name, k, class_id=class_id), (predictions_idx, labels, weights)
+    ) as scope:
+        predictions_idx = ops.convert_to_tensor(predictions_idx)
+        labels = _maybe_expand_labels(labels, predictions_idx)
+        top_k_idx = array_ops.cast(predictions_idx, dtypes.int64)
+        tp, tp_update = _streaming_sparse_true_positive_at_k(
+            predictions_idx=top_k_idx, labels=labels, k=k, class_id=class_id, weights=weights
+        )
+        other, other_update = other_fn(
+            predictions_idx=top_k_idx, labels=labels, k=k, class_id=class_id, weights=weights
+        )
+        metric = math_ops.divide(tp, math_ops.add(tp, other), name=scope)
+        _add(metrics_collections, metric)
+        update = math_ops.divide(tp_update, math_ops.add(tp_update, other_update), name="update")
+        _add(updates_collections, update)
+        return metric, update
+
+
+_AT_K_ARGS = """
+    Args:
+        labels: int64 class ids, `[D1, ... DN, num_labels]` or `[D1, ... DN]` (one
+            label per row). Each row is a set: repeated ids count once. Ids should be
+            in `[0, num_classes)`; {labels_outside}
+        {predictions_arg}
+        {k_arg}
+        class_id: Optional class for binary metrics: only `class_id` is kept in both
+            the labels and the top `k` (NaN while it was never {class_seen}).
+        weights: Optional weights of rank 0 or N, broadcastable to `[D1, ... DN]`.
+        metrics_collections: Collections to add the value to.
+        updates_collections: Collections to add the update op to.
+        name: The name scope (default `{default}_at_<k>[_class<class_id>]`).
+"""
+_AT_K_RAISES = """
+    Raises:
+        TypeError: `labels` not int64 (TF's set operations' "Types don't match"), or a
+            `SparseTensor` (ferroflow has no `SparseTensor` yet: pass dense labels).
+        ValueError: `labels`' rank neither `predictions`' nor one less, a rank below 2
+            (rows are needed), leading dimensions that differ, or weights that do not
+            broadcast (at build time when the static shapes tell, where TF's set
+            operations leave shapes unknown and fail when run).
+"""
+_PREDICTIONS_ARG = """predictions: Float scores `[D1, ... DN, num_classes]`; the `k` highest
+            are the predicted classes (`tf.nn.top_k`)."""
+_PREDICTIONS_IDX_ARG = """predictions_idx: Integer `[D1, ... DN, k]` predicted class ids (cast
+            to int64); repeated ids count once."""
+
+
+def recall_at_top_k(
+    labels,
+    predictions_idx,
+    k=None,
+    class_id=None,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name=None,
+):
+    """Recall@k of given top-k class ids: `recall_at_k` without the `top_k`.
+
+    Returns:
+        `(recall, update_op)`: float64 `true_positive / (true_positive +
+        false_negative)` of the streamed counts.
+    """
+    return _ratio_at_top_k(
+        "recall",
+        _streaming_sparse_false_negative_at_k,
+        labels,
+        predictions_idx,
+        k,
+        class_id,
+        weights,
+        metrics_collections,
+        updates_collections,
+        name,
+    )
+
+
+def recall_at_k(
+    labels,
+    predictions,
+    k,
+    class_id=None,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name=None,
+):
+    """How often the labels of a row are among its `k` highest `predictions`.
+
+    Two float64 local variables, `<scope>/true_positive_at_<k>` (labels in the top
+    `k`) and `<scope>/false_negative_at_<k>` (labels not in it), count the (weighted)
+    label ids; the value is `true_positive / (true_positive + false_negative)` (NaN
+    while both are 0). With `class_id`, only that class counts: the fraction of rows
+    labelled `class_id` that have it in their top `k`. The variables and ops are named
+    `_class<class_id>` after the `k`.
+
+    Returns:
+        `(recall, update_op)`: float64 scalars, the value named `<scope>` and the
+        update `<scope>/update`.
+    """
+    _reject_sparse(labels)
+    with ops.name_scope(
+        name, _at_k_name("recall", k, class_id=class_id), (predictions, labels, weights)
+    ) as scope:
+        _, top_k_idx = nn_ops.top_k(predictions, k)
+        return recall_at_top_k(
+            labels=labels,
+            predictions_idx=top_k_idx,
+            k=k,
+            class_id=class_id,
+            weights=weights,
+            metrics_collections=metrics_collections,
+            updates_collections=updates_collections,
+            name=scope,
+        )
+
+
+def precision_at_top_k(
+    labels,
+    predictions_idx,
+    k=None,
+    class_id=None,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name=None,
+):
+    """Precision@k of given top-k class ids: `precision_at_k` without the `top_k`.
+
+    Returns:
+        `(precision, update_op)`: float64 `true_positive / (true_positive +
+        false_positive)` of the streamed counts.
+    """
+    return _ratio_at_top_k(
+        "precision",
+        _streaming_sparse_false_positive_at_k,
+        labels,
+        predictions_idx,
+        k,
+        class_id,
+        weights,
+        metrics_collections,
+        updates_collections,
+        name,
+    )
+
+
+def precision_at_k(
+    labels,
+    predictions,
+    k,
+    class_id=None,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name=None,
+):
+    """How often the `k` highest `predictions` of a row are among its labels.
+
+    Two float64 local variables, `<scope>/true_positive_at_<k>` (top-k classes that
+    are labels) and `<scope>/false_positive_at_<k>` (top-k classes that are not), count
+    the (weighted) predicted classes; the value is `true_positive / (true_positive +
+    false_positive)`. With `class_id`, only that class counts: the fraction of rows
+    with `class_id` in their top `k` that are labelled with it.
+
+    Returns:
+        `(precision, update_op)`: float64 scalars, the value named `<scope>` and the
+        update `<scope>/update`.
+    """
+    _reject_sparse(labels)
+    with ops.name_scope(
+        name, _at_k_name("precision", k, class_id=class_id), (predictions, labels, weights)
+    ) as scope:
+        _, top_k_idx = nn_ops.top_k(predictions, k)
+        return precision_at_top_k(
+            labels=labels,
+            predictions_idx=top_k_idx,
+            k=k,
+            class_id=class_id,
+            weights=weights,
+            metrics_collections=metrics_collections,
+            updates_collections=updates_collections,
+            name=scope,
+        )
+
+
+_deprecation_logged = set()
+
+
+def _log_deprecated(old, new):
+    if old not in _deprecation_logged:
+        _deprecation_logged.add(old)
+        logging.warning(
+            f"{old} (from ferroflow.metrics) is deprecated and will be removed in a future "
+            f"version.\nInstructions for updating:\nUse {new} instead"
+        )
+
+
+def sparse_precision_at_k(
+    labels,
+    predictions,
+    k,
+    class_id=None,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name=None,
+):
+    """Renamed to `precision_at_k` (deprecated, as in TF), which it calls."""
+    _log_deprecated("sparse_precision_at_k", "precision_at_k")
+    return precision_at_k(
+        labels=labels,
+        predictions=predictions,
+        k=k,
+        class_id=class_id,
+        weights=weights,
+        metrics_collections=metrics_collections,
+        updates_collections=updates_collections,
+        name=name,
+    )
+
+
+def _num_relevant(labels, k):
+    """Per row, the number of non-negative labels (repeats included), at most `k`."""
+    if k < 1:
+        raise ValueError(f"Invalid k={k}")
+    with ops.name_scope(None, "num_relevant", (labels,)) as scope:
+        _reject_sparse(labels)
+        labels = ops.convert_to_tensor(labels)
+        num_labels = math_ops.reduce_sum(
+            array_ops.where(
+                math_ops.greater_equal(labels, 0),
+                array_ops.ones_like(labels),
+                array_ops.zeros_like(labels),
+            ),
+            axis=-1,
+        )
+        return math_ops.minimum(num_labels, k, name=scope)
+
+
+def _sparse_average_precision_at_top_k(labels, predictions_idx):
+    """Per row, the average precision of the ranked `predictions_idx` against `labels`.
+
+    `sum_i P_i * rel_i / min(k, num_relevant)`, where `rel_i` says whether the `i`-th
+    prediction is a label, `P_i` is the precision of the first `i` predictions and
+    `num_relevant` counts the non-negative labels of the row (repeats included, as
+    TF's dense path). TF intersects the labels, tiled `k` times, with each prediction;
+    here each prediction is compared with the row's labels.
+
+    Returns:
+        A float64 `[D1, ... DN]` tensor (NaN for a row without relevant labels).
+
+    Raises:
+        ValueError: `predictions_idx` of rank 0 or of unknown last dimension.
+    """
+    with ops.name_scope(None, "average_precision", (predictions_idx, labels)) as scope:
+        predictions_idx = array_ops.cast(predictions_idx, dtypes.int64, name="predictions_idx")
+        if predictions_idx.get_shape().ndims == 0:
+            raise ValueError("The rank of `predictions_idx` must be at least 1.")
+        k = predictions_idx.get_shape().as_list()[-1]
+        if k is None:
+            raise ValueError(
+                "The last dimension of predictions_idx must be set. Currently, it is None."
+            )
+        labels = _maybe_expand_labels(labels, predictions_idx)
+        labels_shape = labels.get_shape()
+        labels_per_k_shape = None
+        if labels_shape.ndims is not None:
+            labels_per_k_shape = labels_shape[:-1].concatenate([k]).concatenate(labels_shape[-1:])
+        check = _check_set_operands(
+            predictions_idx,
+            labels,
+            a_shape=predictions_idx.get_shape().concatenate([1]),
+            b_shape=labels_per_k_shape,
+        )
+        with ops.control_dependencies([check] if check is not None else None):
+            with ops.name_scope(None, "relevant_per_k"):
+                relevant_per_k = array_ops.cast(_is_in(predictions_idx, labels), dtypes.float64)
+        tp_per_k = math_ops.cumsum(relevant_per_k, axis=-1, name="tp_per_k")
+        retrieved_per_k = math_ops.cumsum(
+            array_ops.ones_like(relevant_per_k), axis=-1, name="retrieved_per_k"
+        )
+        precision_per_k = math_ops.divide(tp_per_k, retrieved_per_k, name="precision_per_k")
+        relevant_precision_per_k = math_ops.multiply(
+            precision_per_k, relevant_per_k, name="relevant_precision_per_k"
+        )
+        precision_sum = math_ops.reduce_sum(
+            relevant_precision_per_k, axis=(-1,), name="precision_sum"
+        )
+        num_relevant_items = array_ops.cast(_num_relevant(labels, k), dtypes.float64)
+        return math_ops.divide(precision_sum, num_relevant_items, name=scope)
+
+
+def _streaming_sparse_average_precision_at_top_k(
+    labels,
+    predictions_idx,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name=None,
+):
+    """The mean average precision of the streamed rows: `total / max` float64 variables.
+
+    `max` adds the number of rows (or the sum of the broadcast weights), `total` the
+    (weighted) per-row average precisions.
+    """
+    with ops.name_scope(
+        name, "average_precision_at_top_k", (predictions_idx, labels, weights)
+    ) as scope:
+        average_precision = _sparse_average_precision_at_top_k(
+            predictions_idx=predictions_idx, labels=labels
+        )
+        if weights is not None:
+            weights = _broadcast_weights(array_ops.cast(weights, dtypes.float64), average_precision)
+            average_precision = math_ops.multiply(average_precision, weights)
+        with ops.name_scope(None, "max", (average_precision,)) as max_scope:
+            max_var = metric_variable([], dtypes.float64, name=max_scope)
+            if weights is None:
+                batch_max = array_ops.cast(
+                    array_ops.size(average_precision, name="batch_max"), dtypes.float64
+                )
+            else:
+                batch_max = math_ops.reduce_sum(weights, name="batch_max")
+            max_update = state_ops.assign_add(max_var, batch_max, name="update")
+        with ops.name_scope(None, "total", (average_precision,)) as total_scope:
+            total_var = metric_variable([], dtypes.float64, name=total_scope)
+            batch_total = math_ops.reduce_sum(average_precision, name="batch_total")
+            total_update = state_ops.assign_add(total_var, batch_total, name="update")
+        mean_average_precision = math_ops.div_no_nan(total_var, max_var, name="mean")
+        _add(metrics_collections, mean_average_precision)
+        update = math_ops.div_no_nan(total_update, max_update, name=scope)
+        _add(updates_collections, update)
+        return mean_average_precision, update
+
+
+def _clean_out_of_range_indices(labels, num_classes):
+    """`labels` with every id `>= num_classes` replaced by -1 (ignored as a label).
+
+    TF takes the replacement in a `cond` on `max(labels) >= num_classes`; ferroflow has
+    no `cond` and selects between the two with that scalar instead.
+    """
+    _reject_sparse(labels)
+    labels = ops.convert_to_tensor(labels)
+    max_labels = math_ops.reduce_max(labels)
+    any_out_of_range = math_ops.greater_equal(max_labels, num_classes)
+    cleaned = array_ops.where(
+        math_ops.greater_equal(labels, num_classes), -1 * array_ops.ones_like(labels), labels
+    )
+    return array_ops.where(any_out_of_range, cleaned, labels)
+
+
+def average_precision_at_k(
+    labels,
+    predictions,
+    k,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name=None,
+):
+    """The mean over rows of the average precision of the `k` highest `predictions`.
+
+    Per row, `sum_{i<=k} precision@i * rel_i / min(k, num_relevant)`, where `rel_i`
+    says whether the `i`-th highest prediction is a label and `num_relevant` counts the
+    row's labels in `[0, num_classes)` (ids at or past `num_classes` become -1, and
+    negative ids are ignored; repeated ids count in `num_relevant` as in TF). Two
+    float64 local variables, `<scope>/total` and `<scope>/max` (named `max_1`, as TF's,
+    since the scope already holds a `Max` op), sum the (weighted) average precisions
+    and the (weighted) rows; the value is `total / max` (0 while `max` is 0; NaN once a
+    row without relevant labels was added, as in TF).
+
+    Args:
+        labels: int64 class ids, `[D1, ... DN, num_labels]` or `[D1, ... DN]`.
+        predictions: Float scores `[D1, ... DN, num_classes]`.
+        k: The number of highest predictions ranked (>= 1).
+        weights: Optional weights of rank 0 or N, broadcastable to `[D1, ... DN]`.
+        metrics_collections: Collections to add the value to.
+        updates_collections: Collections to add the update op to.
+        name: The name scope (default `average_precision_at_<k>`).
+
+    Returns:
+        `(mean_average_precision, update_op)`: float64 scalars, the value named
+        `<scope>/mean` and the update `<scope>`.
+
+    Raises:
+        ValueError: `k < 1`, or the shape errors of `recall_at_k`.
+        TypeError: `labels` not int64, or a `SparseTensor` (not supported).
+    """
+    _reject_sparse(labels)
+    if k < 1:
+        raise ValueError(f"Invalid k={k}. `k` should be >= 1.")
+    with ops.name_scope(
+        name, _at_k_name("average_precision", k), (predictions, labels, weights)
+    ) as scope:
+        predictions = ops.convert_to_tensor(predictions)
+        _, predictions_idx = nn_ops.top_k(predictions, k)
+        labels = _clean_out_of_range_indices(
+            labels, array_ops.cast(array_ops.shape(predictions)[-1], dtypes.int64)
+        )
+        return _streaming_sparse_average_precision_at_top_k(
+            labels=labels,
+            predictions_idx=predictions_idx,
+            weights=weights,
+            metrics_collections=metrics_collections,
+            updates_collections=updates_collections,
+            name=scope,
+        )
+
+
+def sparse_average_precision_at_k(
+    labels,
+    predictions,
+    k,
+    weights=None,
+    metrics_collections=None,
+    updates_collections=None,
+    name=None,
+):
+    """Renamed to `average_precision_at_k` (deprecated, as in TF), which it calls."""
+    _log_deprecated("sparse_average_precision_at_k", "average_precision_at_k")
+    return average_precision_at_k(
+        labels=labels,
+        predictions=predictions,
+        k=k,
+        weights=weights,
+        metrics_collections=metrics_collections,
+        updates_collections=updates_collections,
+        name=name,
     )
