@@ -1041,8 +1041,7 @@ def _check_set_operands(a, b, a_shape=None, b_shape=None):
     """
     if a.dtype.base_dtype not in _SET_DTYPES:
         raise TypeError(
-            f"'a' has invalid dtype `{a.dtype}` not in supported dtypes: "
-            f"`{_SET_DTYPES}`."
+            f"'a' has invalid dtype `{a.dtype}` not in supported dtypes: `{_SET_DTYPES}`."
         )
     if b.dtype.base_dtype != a.dtype.base_dtype:
         raise TypeError(f"Types don't match, {a.dtype} vs {b.dtype}.")
