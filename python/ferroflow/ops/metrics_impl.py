@@ -1282,35 +1282,63 @@ def _ratio_at_top_k(
         return metric, update
 
 
-_AT_K_ARGS = """
+def _at_k_doc(default, top, returns):
+    """Appends the shared Args/Returns/Raises of the recall and precision at k metrics."""
+    if top:
+        predictions = (
+            "predictions_idx: Integer `[D1, ... DN, k]` predicted class ids (cast to\n"
+            "            int64); repeated ids count once."
+        )
+        k = "k: Only names the scope (`_at_k` when None)."
+    else:
+        predictions = (
+            "predictions: Float scores `[D1, ... DN, num_classes]`; the `k` highest are\n"
+            "            the predicted classes (`tf.nn.top_k`)."
+        )
+        k = "k: How many of the highest scores are predicted."
+    outside = (
+        "others are labels never predicted\n            (false negatives)."
+        if default == "recall"
+        else "others are ignored."
+    )
+
+    def decorate(fn):
+        fn.__doc__ = (
+            fn.__doc__.rstrip()
+            + f"""
+
     Args:
         labels: int64 class ids, `[D1, ... DN, num_labels]` or `[D1, ... DN]` (one
             label per row). Each row is a set: repeated ids count once. Ids should be
-            in `[0, num_classes)`; {labels_outside}
-        {predictions_arg}
-        {k_arg}
+            in `[0, num_classes)`; {outside}
+        {predictions}
+        {k}
         class_id: Optional class for binary metrics: only `class_id` is kept in both
-            the labels and the top `k` (NaN while it was never {class_seen}).
+            the labels and the top `k`.
         weights: Optional weights of rank 0 or N, broadcastable to `[D1, ... DN]`.
         metrics_collections: Collections to add the value to.
         updates_collections: Collections to add the update op to.
         name: The name scope (default `{default}_at_<k>[_class<class_id>]`).
-"""
-_AT_K_RAISES = """
+
+    Returns:
+        {returns}
+
     Raises:
         TypeError: `labels` not int64 (TF's set operations' "Types don't match"), or a
             `SparseTensor` (ferroflow has no `SparseTensor` yet: pass dense labels).
-        ValueError: `labels`' rank neither `predictions`' nor one less, a rank below 2
-            (rows are needed), leading dimensions that differ, or weights that do not
-            broadcast (at build time when the static shapes tell, where TF's set
-            operations leave shapes unknown and fail when run).
+        ValueError: `labels`' rank neither `predictions`' nor one less, a rank below 2,
+            leading dimensions that differ, or weights that do not broadcast (at build
+            time when the static shapes tell; TF's set operations leave the counts'
+            shapes unknown, so TF fails when run).
+        NotImplementedError: `labels` of unknown rank (TF decides with a `cond`).
 """
-_PREDICTIONS_ARG = """predictions: Float scores `[D1, ... DN, num_classes]`; the `k` highest
-            are the predicted classes (`tf.nn.top_k`)."""
-_PREDICTIONS_IDX_ARG = """predictions_idx: Integer `[D1, ... DN, k]` predicted class ids (cast
-            to int64); repeated ids count once."""
+        )
+        return fn
+
+    return decorate
 
 
+@_at_k_doc("recall", True, "`(recall, update_op)`, as `recall_at_k`.")
 def recall_at_top_k(
     labels,
     predictions_idx,
@@ -1321,12 +1349,7 @@ def recall_at_top_k(
     updates_collections=None,
     name=None,
 ):
-    """Recall@k of given top-k class ids: `recall_at_k` without the `top_k`.
-
-    Returns:
-        `(recall, update_op)`: float64 `true_positive / (true_positive +
-        false_negative)` of the streamed counts.
-    """
+    """Recall@k of given top-k class ids: `recall_at_k` without the `top_k`."""
     return _ratio_at_top_k(
         "recall",
         _streaming_sparse_false_negative_at_k,
@@ -1341,6 +1364,12 @@ def recall_at_top_k(
     )
 
 
+@_at_k_doc(
+    "recall",
+    False,
+    "`(recall, update_op)`: float64 scalars, the value named `<scope>` and the\n"
+    "        update `<scope>/update`.",
+)
 def recall_at_k(
     labels,
     predictions,
@@ -1359,10 +1388,6 @@ def recall_at_k(
     while both are 0). With `class_id`, only that class counts: the fraction of rows
     labelled `class_id` that have it in their top `k`. The variables and ops are named
     `_class<class_id>` after the `k`.
-
-    Returns:
-        `(recall, update_op)`: float64 scalars, the value named `<scope>` and the
-        update `<scope>/update`.
     """
     _reject_sparse(labels)
     with ops.name_scope(
@@ -1381,6 +1406,7 @@ def recall_at_k(
         )
 
 
+@_at_k_doc("precision", True, "`(precision, update_op)`, as `precision_at_k`.")
 def precision_at_top_k(
     labels,
     predictions_idx,
@@ -1391,12 +1417,7 @@ def precision_at_top_k(
     updates_collections=None,
     name=None,
 ):
-    """Precision@k of given top-k class ids: `precision_at_k` without the `top_k`.
-
-    Returns:
-        `(precision, update_op)`: float64 `true_positive / (true_positive +
-        false_positive)` of the streamed counts.
-    """
+    """Precision@k of given top-k class ids: `precision_at_k` without the `top_k`."""
     return _ratio_at_top_k(
         "precision",
         _streaming_sparse_false_positive_at_k,
@@ -1411,6 +1432,12 @@ def precision_at_top_k(
     )
 
 
+@_at_k_doc(
+    "precision",
+    False,
+    "`(precision, update_op)`: float64 scalars, the value named `<scope>` and the\n"
+    "        update `<scope>/update`.",
+)
 def precision_at_k(
     labels,
     predictions,
@@ -1428,10 +1455,6 @@ def precision_at_k(
     the (weighted) predicted classes; the value is `true_positive / (true_positive +
     false_positive)`. With `class_id`, only that class counts: the fraction of rows
     with `class_id` in their top `k` that are labelled with it.
-
-    Returns:
-        `(precision, update_op)`: float64 scalars, the value named `<scope>` and the
-        update `<scope>/update`.
     """
     _reject_sparse(labels)
     with ops.name_scope(
@@ -1450,7 +1473,7 @@ def precision_at_k(
         )
 
 
-_deprecation_logged = set()
+_deprecation_logged: set[str] = set()
 
 
 def _log_deprecated(old, new):
