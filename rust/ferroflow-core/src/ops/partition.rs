@@ -59,7 +59,7 @@ fn infer_dynamic_partition(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 /// `[max(indices) + 1 (when all are constants)] + data[0].shape[indices[0].rank:]`.
 fn infer_dynamic_stitch(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let total = ctx.inputs.len();
-    if total % 2 != 0 || total == 0 {
+    if !total.is_multiple_of(2) || total == 0 {
         return Err(Error::value(format!(
             "{} '{}' needs as many data tensors as index tensors, got {total} inputs",
             ctx.def.name, ctx.name
