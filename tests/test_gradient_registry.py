@@ -173,8 +173,8 @@ def _gradient_kinds(tf1):
 def test_ops_without_gradient_are_those_tf_lacks(tf1):
     # Missing in one registry must be missing in the other: that is where TF raises
     # LookupError. Ops without inputs are never differentiated through, and
-    # ReducedShape and _DeviceCopy are ferroflow's own.
-    exempt = {"ReducedShape", "_DeviceCopy"}
+    # _DeviceCopy is ferroflow's own.
+    exempt = {"_DeviceCopy"}
     mismatched = []
     for op_type, (native, tf_kind) in _gradient_kinds(tf1).items():
         if op_type in exempt or (native == "missing") == (tf_kind == "missing"):

@@ -128,6 +128,8 @@ from .ops.data_flow_ops import (
     PriorityQueue,
     QueueBase,
     RandomShuffleQueue,
+    dynamic_partition,
+    dynamic_stitch,
 )
 from .ops.gradients import AggregationMethod, UnconnectedGradients, gradients, hessians
 from .ops.indexing_ops import one_hot, pad, split, strided_slice, tile
@@ -364,6 +366,8 @@ __all__ = [
     "double",
     "DType",
     "dtypes",
+    "dynamic_partition",
+    "dynamic_stitch",
     "equal",
     "errors",
     "Event",

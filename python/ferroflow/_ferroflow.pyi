@@ -9,6 +9,7 @@ __all__ = [
     "CheckpointReader",
     "CoordinatorCore",
     "EventWriter",
+    "GradientWalk",
     "Graph",
     "Plan",
     "RecordReader",
@@ -18,6 +19,7 @@ __all__ = [
     "TensorHandle",
     "_TensorBuffer",
     "__version__",
+    "gradient_status",
     "initialize_py_trampoline",
     "op_names",
     "queue_runner_jobs",
@@ -43,6 +45,16 @@ class CheckpointReader:
 
 def op_names() -> list[str]:
     """Names of every registered op type."""
+
+def gradient_status(name: str) -> str:
+    """How op type `name` takes part in `tf.gradients`: "function", "none" or "missing"."""
+
+@final
+class GradientWalk:
+    """A paused `tf.gradients` computation (the core's `GradientWalk`)."""
+
+    def resume(self, supplied: list[Any] | None = None) -> tuple[Any, ...]:
+        """Runs on: `("external", node, out_grads)` or `("done", grads)`."""
 
 def initialize_py_trampoline(trampoline: Any) -> None:
     """Sets the callable the `PyFunc` kernels call: `trampoline(token, args)`."""
@@ -76,18 +88,19 @@ class Graph:
         """`(kind, value)` of an attribute, or None."""
     def attr_names(self, node: int) -> list[str]:
         """Sorted attribute names of a node."""
-    def gradients(
+    def gradient_walk(
         self,
         ys: list[tuple[int, int]],
         xs: list[tuple[int, int]],
         grad_ys: list[tuple[int, int] | None],
         scope: str,
         device: str,
-        aggregation: int = 0,
-        colocate_with_ops: bool = False,
-        stop: list[tuple[int, int]] = ...,
-    ) -> list[tuple[Any, ...] | None]:
-        """`tf.gradients`: adds gradient nodes; per x None, ("dense", t) or ("sparse", v, i, s)."""
+        aggregation: int,
+        colocate_with_ops: bool,
+        stop: list[tuple[int, int]],
+        external: list[int],
+    ) -> GradientWalk:
+        """Starts `tf.gradients`: a walk that pauses at the `external` nodes."""
     def node_info(
         self, id: int
     ) -> tuple[str, str, list[tuple[int, int]], list[int], str, list[_OutputSpec]]:

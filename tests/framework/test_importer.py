@@ -255,10 +255,11 @@ def test_graph_exported_by_tensorflow_imports_and_trains(tf1):
         assert [n[:3] for n in got[2]] == [n[:3] for n in want[2]]
 
 
-def test_round_trip_through_tensorflow(tf1):
-    # No gradients: ferroflow's reduction gradients use its private `ReducedShape` op,
-    # which TF lacks.
-    ff_def = _graph_def(ff, lambda lib: _mlp(lib, gradients=False))
+@pytest.mark.parametrize("gradients", [False, True])
+def test_round_trip_through_tensorflow(tf1, gradients):
+    # With gradients: the reduction gradients of an unknown batch size build TF's
+    # reduced shape (DynamicStitch), so TF runs them too.
+    ff_def = _graph_def(ff, lambda lib: _mlp(lib, gradients=gradients))
     # ferroflow -> TensorFlow: TF imports and trains our GraphDef.
     tf_def = tf1.GraphDef.FromString(ff_def.SerializeToString())
     in_tf = _train(tf1, tf_def)

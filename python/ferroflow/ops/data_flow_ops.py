@@ -472,3 +472,65 @@ class PriorityQueue(QueueBase):
         _check_shapes_length(priority_dtypes, priority_shapes)
         queue_ref = _queue_op("PriorityQueueV2", name, types, shapes, capacity, shared_name)
         super().__init__(priority_dtypes, priority_shapes, names, queue_ref)
+
+
+def dynamic_partition(data, partitions, num_partitions, name=None):
+    """Splits the rows of `data` into `num_partitions` tensors by `partitions`.
+
+    `outputs[i]` holds, in order, the slices `data[j...]` whose `partitions[j...]` is
+    `i`; `partitions`' shape must be a prefix of `data`'s.
+
+    Args:
+        data: A tensor.
+        partitions: An int32 tensor of ids in `[0, num_partitions)`.
+        num_partitions: The number of outputs (at least 1).
+        name: Name of the op.
+
+    Returns:
+        A list of `num_partitions` tensors.
+    """
+    with ops.name_scope(name, "DynamicPartition", [data, partitions]) as scope:
+        data = ops.convert_to_tensor(data, name="data")
+        partitions = ops.convert_to_tensor(partitions, name="partitions")
+        attrs = {"num_partitions": int(num_partitions)}
+        return list(make_op("DynamicPartition", [data, partitions], attrs, scope=scope).outputs)
+
+
+def _stitch(op_type, indices, data, name):
+    if len(indices) != len(data):
+        raise ValueError(
+            f"List argument 'data' to '{op_type}' Op with length {len(data)} must match "
+            f"length {len(indices)} of argument 'indices'."
+        )
+    with ops.name_scope(name, op_type, [*indices, *data]) as scope:
+        indices = [ops.convert_to_tensor(i, name="indices") for i in indices]
+        data = [ops.convert_to_tensor(d, name="data") for d in data]
+        return make_op(op_type, [*indices, *data], scope=scope).outputs[0]
+
+
+def dynamic_stitch(indices, data, name=None):
+    """Merges the rows of `data` into one tensor at the positions in `indices`.
+
+    `merged[indices[m][i...], ...] = data[m][i..., ...]`; where an index repeats, the
+    last one written (in `m`, then `i` order) wins. The result has `max(indices) + 1`
+    rows.
+
+    Args:
+        indices: A list of int32 tensors.
+        data: A list of tensors of one dtype, `data[m]`'s shape starting with
+            `indices[m]`'s.
+        name: Name of the op.
+
+    Returns:
+        The merged tensor.
+    """
+    return _stitch("DynamicStitch", list(indices), list(data), name)
+
+
+def parallel_dynamic_stitch(indices, data, name=None):
+    """`dynamic_stitch` for indices that do not repeat (TF's `ParallelDynamicStitch`).
+
+    Where indices repeat TF leaves the winner unspecified; ferroflow gives
+    `dynamic_stitch`'s.
+    """
+    return _stitch("ParallelDynamicStitch", list(indices), list(data), name)

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import errors
 from ..framework import dtypes, ops, tensor_shape
-from . import array_ops, math_ops, random_ops, variables
+from . import array_ops, data_flow_ops, math_ops, random_ops, variables
 from ._op_util import convert_same_type, is_tensor_like, make_op, unary
 
 
@@ -319,24 +319,13 @@ def embedding_lookup(
                 "Must be one of either `mod` or `div`."
             )
         p_assignments = array_ops.cast(p_assignments, dtypes.int32)
-        # TF's DynamicPartition and ParallelDynamicStitch, from existing ops: each
-        # part's ids by a mask, and the stitch as a segment sum over the original
-        # positions (each position is written once), whose gradient is TF's gather.
-        gather_ids, pindices = [], []
-        for p in range(np_):
-            mask = math_ops.equal(p_assignments, p)
-            gather_ids.append(array_ops.boolean_mask(new_ids, mask))
-            pindices.append(array_ops.boolean_mask(original_indices, mask))
+        gather_ids = data_flow_ops.dynamic_partition(new_ids, p_assignments, np_)
+        pindices = data_flow_ops.dynamic_partition(original_indices, p_assignments, np_)
         partitioned_result = []
         for p in range(np_):
             with ops.colocate_with(params[p]):
                 partitioned_result.append(array_ops.gather(params[p], gather_ids[p]))
-        ret = math_ops.unsorted_segment_sum(
-            array_ops.concat(partitioned_result, 0),
-            array_ops.concat(pindices, 0),
-            array_ops.size(flat_ids, out_type=dtypes.int32),
-            name=name,
-        )
+        ret = data_flow_ops.parallel_dynamic_stitch(pindices, partitioned_result, name=name)
         element_shape_s = params[0].get_shape()[1:]
         for p in params[1:]:
             element_shape_s = element_shape_s.merge_with(p.get_shape()[1:])

@@ -327,3 +327,60 @@ fn mirror_pair(ctx: &mut GradCtx<'_>, g: &[Option<Grad>], op: &str) -> Grads {
     let mode = ctx.attr("mode").cloned().unwrap_or(AttrValue::S(b"REFLECT".to_vec()));
     Ok(vec![Some(Grad::Dense(ctx.op(op, &[dy, paddings], vec![("mode", mode)])?)), None])
 }
+
+/// TF's `_DynamicPartitionGrads`: the output gradients stitched back to the rows they
+/// came from (outputs no gradient reached contribute zeros).
+pub(crate) fn dynamic_partition(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let (data, partitions) = (ctx.input(0), ctx.input(1));
+    let num = g.len();
+    let prefix_shape = ctx.op("Shape", &[partitions], vec![("out_type", AttrValue::Type(DType::Int32))])?;
+    let axis = ctx.constant(Tensor::from_slice(&[1], &[0i32])?)?;
+    let count = ctx.op("Prod", &[prefix_shape, axis], vec![("keep_dims", AttrValue::B(false))])?;
+    let (zero, one) = (ctx.scalar(DType::Int32, 0.0)?, ctx.scalar(DType::Int32, 1.0)?);
+    let range = ctx.op("Range", &[zero, count, one], vec![])?;
+    let original = ctx.op("Reshape", &[range, prefix_shape], vec![])?;
+    let n = i64::try_from(num).unwrap_or(i64::MAX);
+    let split = ctx.node("DynamicPartition", &[original, partitions], vec![("num_partitions", AttrValue::I(n))])?;
+    let mut inputs: Vec<Output> = (0..num).map(|i| Output { node: split, index: i }).collect();
+    for (i, grad) in g.iter().enumerate() {
+        let dense = match grad {
+            Some(grad) => ctx.dense(*grad)?,
+            None => {
+                let out = ctx.output(i);
+                ctx.op("ZerosLike", &[out], vec![])?
+            }
+        };
+        inputs.push(dense);
+    }
+    let stitched = ctx.op("ParallelDynamicStitch", &inputs, vec![])?;
+    let data_shape = ctx.shape_of(data)?;
+    let reconstructed = ctx.op("Reshape", &[stitched, data_shape], vec![])?;
+    Ok(vec![Some(Grad::Dense(reconstructed)), None])
+}
+
+/// TF's `_DynamicStitchGrads`: each data tensor's gradient is the output gradient
+/// gathered at its indices; the indices get none.
+pub(crate) fn dynamic_stitch(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let n = ctx.num_inputs() / 2;
+    let Some(grad) = g[0] else { return Ok(vec![None; 2 * n]) };
+    let dense = match grad {
+        Grad::Dense(d) => d,
+        Grad::Sparse { values, indices, .. } => {
+            let out = ctx.output(0);
+            let shape = ctx.op("Shape", &[out], vec![("out_type", AttrValue::Type(DType::Int32))])?;
+            let (begin, size) =
+                (ctx.constant(Tensor::from_slice(&[1], &[0i32])?)?, ctx.constant(Tensor::from_slice(&[1], &[1i32])?)?);
+            let rows = ctx.op("Slice", &[shape, begin, size], vec![])?;
+            let scalar_shape = ctx.constant(Tensor::from_slice::<i32>(&[0], &[])?)?;
+            let rows = ctx.op("Reshape", &[rows, scalar_shape], vec![])?;
+            ctx.op("UnsortedSegmentSum", &[values, indices, rows], vec![])?
+        }
+    };
+    let mut out = vec![None; n];
+    for m in 0..n {
+        let indices = ctx.input(m);
+        let axis = ctx.scalar(DType::Int32, 0.0)?;
+        out.push(Some(Grad::Dense(ctx.op("GatherV2", &[dense, indices, axis], vec![])?)));
+    }
+    Ok(out)
+}

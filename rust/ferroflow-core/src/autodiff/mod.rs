@@ -613,6 +613,19 @@ pub(crate) fn kept_dims_shape(ctx: &mut GradCtx<'_>, x: Output, axes: Output) ->
         }
         return ctx.int_vector(&kept);
     }
-    let shape = ctx.op("Shape", &[x], vec![])?;
-    ctx.op("ReducedShape", &[shape, axes], vec![])
+    // TF's `reduced_shape`: input_shape with 1 stitched in at the (normalized) axes.
+    let shape = ctx.op("Shape", &[x], vec![("out_type", AttrValue::Type(DType::Int32))])?;
+    let axes = if ctx.spec(axes)?.dtype == DType::Int32 {
+        axes
+    } else {
+        ctx.op("Cast", &[axes], vec![("DstT", AttrValue::Type(DType::Int32))])?
+    };
+    let rank = ctx.op("Size", &[shape], vec![("out_type", AttrValue::Type(DType::Int32))])?;
+    let shifted = ctx.op("AddV2", &[axes, rank], vec![])?;
+    let axes = ctx.op("FloorMod", &[shifted, rank], vec![])?;
+    let axes_shape = ctx.op("Shape", &[axes], vec![("out_type", AttrValue::Type(DType::Int32))])?;
+    let (zero, one) = (ctx.scalar(DType::Int32, 0.0)?, ctx.scalar(DType::Int32, 1.0)?);
+    let all = ctx.op("Range", &[zero, rank, one], vec![])?;
+    let ones = ctx.op("Fill", &[axes_shape, one], vec![])?;
+    ctx.op("DynamicStitch", &[all, axes, shape, ones], vec![])
 }

@@ -120,7 +120,7 @@ pub fn fill(shape: &[usize], value: &Tensor) -> Result<Tensor> {
 
 /// Copies blocks: for each `outer` row, the `blocks` given by `pick` (source tensor,
 /// block index) of `block` elements each, concatenated. Works for any dtype.
-fn gather_blocks(
+pub(crate) fn gather_blocks(
     dtype: DType,
     shape: &[usize],
     count: usize,

@@ -16,6 +16,7 @@ pub(crate) mod math;
 pub mod matmul;
 pub mod nn;
 pub mod num;
+pub(crate) mod partition;
 pub mod pool;
 pub(crate) mod queue;
 pub(crate) mod random;

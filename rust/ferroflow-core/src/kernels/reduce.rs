@@ -423,22 +423,6 @@ fn bcast_args(ctx: &mut OpContext<'_>) -> Result<()> {
     Ok(())
 }
 
-/// The input shape with the reduced axes set to 1 (for reduction gradients with
-/// shapes unknown at construction time; TF builds this from several ops).
-fn reduced_shape(ctx: &mut OpContext<'_>) -> Result<()> {
-    let shape_t = ctx.input(0)?;
-    let mut shape = int_values(shape_t)?;
-    for a in int_values(ctx.input(1)?)? {
-        match normalize_axis(a, shape.len()) {
-            Some(i) => shape[i] = 1,
-            None => ff_bail!(InvalidArgument, "Invalid reduction dimension {a} for rank {}", shape.len()),
-        }
-    }
-    let t = crate::kernels::array::cast(&Tensor::from_slice(&[shape.len()], &shape)?, shape_t.dtype())?;
-    ctx.set_output(0, t);
-    Ok(())
-}
-
 /// `UnsortedSegmentSum`.
 pub(crate) fn segment_sum_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     stateless(segment_sum)
@@ -447,11 +431,6 @@ pub(crate) fn segment_sum_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel
 /// `BroadcastGradientArgs`.
 pub(crate) fn broadcast_gradient_args_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     stateless(bcast_args)
-}
-
-/// `ReducedShape`.
-pub(crate) fn reduced_shape_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    stateless(reduced_shape)
 }
 
 #[cfg(test)]

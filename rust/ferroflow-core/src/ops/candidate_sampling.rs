@@ -16,17 +16,15 @@ pub(crate) fn register(r: &mut Registry) {
         "FixedUnigramCandidateSampler",
         "AllCandidateSampler",
     ] {
-        r.add(OpDef::new(name, &["true_classes"], infer_sampler, sampler_kernel).stateful().no_grad());
+        // No gradients registered, as TF (the sampled losses stop gradients at them).
+        r.add(OpDef::new(name, &["true_classes"], infer_sampler, sampler_kernel).stateful());
     }
-    r.add(
-        OpDef::new(
-            "ComputeAccidentalHits",
-            &["true_classes", "sampled_candidates"],
-            infer_hits,
-            accidental_hits_kernel,
-        )
-        .no_grad(),
-    );
+    r.add(OpDef::new(
+        "ComputeAccidentalHits",
+        &["true_classes", "sampled_candidates"],
+        infer_hits,
+        accidental_hits_kernel,
+    ));
 }
 
 /// An `int >= min` attr, with TF's message for a smaller value.

@@ -16,6 +16,7 @@ mod layout;
 mod logging;
 mod math;
 mod nn;
+mod partition;
 mod random;
 mod reduce;
 mod script;
@@ -221,6 +222,7 @@ fn registry() -> &'static Registry {
         summary::register(&mut r);
         math::register(&mut r);
         nn::register(&mut r);
+        partition::register(&mut r);
         random::register(&mut r);
         reduce::register(&mut r);
         script::register(&mut r);

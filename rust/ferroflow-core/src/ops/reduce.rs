@@ -1,5 +1,5 @@
 //! Reductions (sum, mean, max, min, prod, all, any), scans (cumsum, cumprod), arg-reductions, segment sums and the
-//! shape helpers that reduction gradients need (`BroadcastGradientArgs`, `ReducedShape`).
+//! shape helper that reduction gradients need (`BroadcastGradientArgs`).
 use super::math::NUMERIC;
 use super::{InferCtx, OpDef, Registry, int_values};
 use crate::autodiff::math_grad as g;
@@ -34,7 +34,6 @@ pub(crate) fn register(r: &mut Registry) {
         OpDef::new("BroadcastGradientArgs", &["s0", "s1"], infer_bcast_args, k::broadcast_gradient_args_kernel)
             .no_grad(),
     );
-    r.add(OpDef::new("ReducedShape", &["input_shape", "axes"], infer_reduced_shape, k::reduced_shape_kernel).no_grad());
 }
 
 fn infer_reduce(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
@@ -160,9 +159,4 @@ fn infer_segment_sum(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 fn infer_bcast_args(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0, 1])?;
     Ok(vec![OutputSpec::new(t, PartialShape::from_dims([None])); 2])
-}
-
-fn infer_reduced_shape(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
-    ctx.check_type(0, &[DType::Int32, DType::Int64])?;
-    Ok(vec![OutputSpec::new(ctx.input(0).dtype, ctx.input(0).shape.clone())])
 }
