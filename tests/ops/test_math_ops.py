@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import ferroflow as ff
-from conftest import assert_same_tensors, build_both
+from conftest import assert_same_tensors, build_both, run_ff, run_tf
 
 BINARY = {
     "add": np.add,
@@ -271,3 +271,15 @@ def test_setdiff1d_matches_tensorflow(tf1):
     for a, b in zip(got, want, strict=True):
         assert a.dtype == b.dtype
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("op", ["floormod", "floordiv", "div"])
+def test_integer_division_of_an_empty_tensor_by_zero_is_empty_as_tf(tf1, op):
+    # TF fails only on a division that happens (TF's reduced_shape divides the empty
+    # axes of a rank-0 input by its rank, 0).
+    def build(lib):
+        return getattr(lib, op)(lib.zeros([0], lib.int32), lib.constant(0))
+
+    out = run_ff(build)
+    np.testing.assert_array_equal(out, run_tf(tf1, build))
+    assert out.shape == (0,)

@@ -58,7 +58,12 @@ impl<F: BinaryFn> OpKernel for BinaryKernel<F> {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let (a, b) = (ctx.take_input(0)?, ctx.take_input(1)?);
         let out = dispatch_numeric!(a.dtype(), T => {
-            if F::CHECKS_ZERO_DIVISOR && a.dtype().is_integer() && b.as_slice::<T>()?.iter().any(|v| v.is_zero()) {
+            // As TF: only a division that happens fails (an empty result divides nothing).
+            if F::CHECKS_ZERO_DIVISOR
+                && a.dtype().is_integer()
+                && a.num_elements() != 0
+                && b.as_slice::<T>()?.iter().any(|v| v.is_zero())
+            {
                 ff_bail!(InvalidArgument, "Integer division by zero");
             }
             binary::<T>(a, b, ctx.env, F::apply::<T>)?
@@ -197,7 +202,7 @@ impl OpKernel for FloorKernel {
                 binary::<f64>(a, b, ctx.env, |x, y| if m { x - (x / y).floor() * y } else { (x / y).floor() })?
             }
             d => dispatch_numeric!(d, T => {
-                if b.as_slice::<T>()?.iter().any(|v| v.is_zero()) {
+                if a.num_elements() != 0 && b.as_slice::<T>()?.iter().any(|v| v.is_zero()) {
                     ff_bail!(InvalidArgument, "Integer division by zero");
                 }
                 binary::<T>(a, b, ctx.env, |x, y| floor_int(x, y, m))?
