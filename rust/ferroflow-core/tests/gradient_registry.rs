@@ -5,8 +5,7 @@ use ferroflow_core::ops::{Gradient, gradient, op_names};
 
 #[test]
 fn only_the_listed_ops_lack_a_gradient() {
-    let mut missing: Vec<&str> =
-        op_names().into_iter().filter(|n| matches!(gradient(n), Gradient::Missing)).collect();
+    let mut missing: Vec<&str> = op_names().into_iter().filter(|n| matches!(gradient(n), Gradient::Missing)).collect();
     missing.sort_unstable();
     // As TF: the optimizer updates, queue ops, checkpoint ops, predicates, `Unique`,
     // `Where`... have no gradient; a variable has no inputs; the panic op is a test aid.

@@ -192,9 +192,8 @@ impl Plan {
             let node = graph.node(n)?;
             let ctl = controls(node);
             let computed_inputs = || node.inputs.iter().filter(|o| !feed_slot.contains_key(o));
-            updated_before[n] = union(
-                ctl.iter().map(|c| &written[*c]).chain(computed_inputs().map(|o| &updated_before[o.node])),
-            );
+            updated_before[n] =
+                union(ctl.iter().map(|c| &written[*c]).chain(computed_inputs().map(|o| &updated_before[o.node])));
             let mut own = union(ctl.iter().map(|c| &written[*c]).chain(computed_inputs().map(|o| &written[o.node])));
             if node.def.stateful {
                 for &i in node.def.ref_inputs {
