@@ -10,9 +10,9 @@ own half tests use (rtol = atol = 1e-3, relative to the values' magnitude).
 
 import numpy as np
 import pytest
+from tests.conftest import run_ff, run_tf
 
 import ferroflow as ff
-from tests.conftest import run_ff, run_tf
 
 pytestmark = pytest.mark.tf_oracle
 
@@ -59,9 +59,11 @@ UNARY = [
 def test_float16_unary_math_matches_tensorflow(tf1, fn):
     def build(lib):
         f = getattr(lib, fn)
-        return [f(lib.constant(POS)), f(lib.constant(X))] if fn not in ("log", "rsqrt", "sqrt") else [
-            f(lib.constant(POS))
-        ]
+        return (
+            [f(lib.constant(POS)), f(lib.constant(X))]
+            if fn not in ("log", "rsqrt", "sqrt")
+            else [f(lib.constant(POS))]
+        )
 
     got, want = run_ff(build), run_tf(tf1, build)
     for a, b in zip(got, want, strict=True):
@@ -96,7 +98,9 @@ def test_float16_binary_math_with_broadcasting_matches_tensorflow(tf1, fn):
         _close(a, b)
 
 
-@pytest.mark.parametrize("fn", ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"])
+@pytest.mark.parametrize(
+    "fn", ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
+)
 def test_float16_comparisons_match_tensorflow(tf1, fn):
     def build(lib):
         f = getattr(lib, fn)
@@ -108,7 +112,9 @@ def test_float16_comparisons_match_tensorflow(tf1, fn):
         np.testing.assert_array_equal(a, b)
 
 
-@pytest.mark.parametrize("fn", ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod"])
+@pytest.mark.parametrize(
+    "fn", ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod"]
+)
 def test_float16_reductions_match_tensorflow(tf1, fn):
     big = RNG.standard_normal((3, 40, 7)).astype(np.float16)
 
@@ -156,7 +162,9 @@ def test_float16_training_step_ops_and_gradients_match_tensorflow(tf1):
         sm = lib.nn.softmax(h)
         lsm = lib.nn.log_softmax(h)
         xent = lib.nn.softmax_cross_entropy_with_logits_v2(labels=lib.constant(onehot), logits=h)
-        sxent = lib.nn.sparse_softmax_cross_entropy_with_logits(labels=lib.constant(labels), logits=h)
+        sxent = lib.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=lib.constant(labels), logits=h
+        )
         loss = lib.reduce_mean(xent) + lib.reduce_mean(sxent) + lib.nn.l2_loss(w) * np.float16(0.01)
         grads = lib.gradients(loss, [x, w, b])
         return [z, h, sm, lsm, xent, sxent, loss, *grads]
@@ -168,7 +176,9 @@ def test_float16_training_step_ops_and_gradients_match_tensorflow(tf1):
 
 def test_float16_casts_match_tensorflow(tf1):
     src = {
-        "float32": np.array([-70000.0, -2.5, -0.0, 1e-8, 0.1, 3.7, 65504.0, np.inf, np.nan], np.float32),
+        "float32": np.array(
+            [-70000.0, -2.5, -0.0, 1e-8, 0.1, 3.7, 65504.0, np.inf, np.nan], np.float32
+        ),
         "float64": np.array([-2.5, 0.1, 1e-5, 3.7, 1e6], np.float64),
         "int32": np.array([-3, 0, 7, 70000], np.int32),
         "int64": np.array([-3, 0, 2049, 70000], np.int64),

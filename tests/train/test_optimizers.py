@@ -112,7 +112,9 @@ NO_HALF_KERNEL = {"adagrad_da", "adagrad_da_no_l1", "proximal_adagrad", "proxima
 
 def _no_half_kernel_like_tensorflow(tf1, name, sparse):
     for lib in (tf1, ff):
-        with pytest.raises(lib.errors.InvalidArgumentError, match="No OpKernel was registered") as e:
+        with pytest.raises(
+            lib.errors.InvalidArgumentError, match="No OpKernel was registered"
+        ) as e:
             _train(lib, name, np.float16, 1, False, sparse=sparse)
         assert "T=DT_HALF" in str(e.value)
 
