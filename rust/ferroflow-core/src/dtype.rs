@@ -19,7 +19,8 @@ pub enum DType {
     Int64 = 9,
     /// Boolean, one byte per element.
     Bool = 10,
-    /// 16-bit IEEE float (storage only for now).
+    /// 16-bit IEEE float (`DT_HALF`): arithmetic rounds each operation to half, as
+    /// Eigen's `half` does; reductions and `MatMul` accumulate in `f32`.
     Float16 = 19,
     /// A handle to a session resource (a queue); never the element type of a tensor.
     Resource = 20,
@@ -63,6 +64,22 @@ impl DType {
         }
     }
 
+    /// The `DataType` enum's name without its `DT_` prefix (`FLOAT`, `HALF`), as TF's
+    /// kernel-registration messages spell it.
+    pub fn enum_name(self) -> &'static str {
+        match self {
+            DType::Float32 => "FLOAT",
+            DType::Float64 => "DOUBLE",
+            DType::Int32 => "INT32",
+            DType::UInt8 => "UINT8",
+            DType::String => "STRING",
+            DType::Int64 => "INT64",
+            DType::Bool => "BOOL",
+            DType::Float16 => "HALF",
+            DType::Resource => "RESOURCE",
+        }
+    }
+
     /// TensorFlow's C++ name (`DataTypeString`: `float`, `double`), as its kernels'
     /// messages spell it.
     pub fn cpp_name(self) -> &'static str {
@@ -97,7 +114,7 @@ impl DType {
 
     /// Whether arithmetic kernels exist for this type.
     pub fn is_numeric(self) -> bool {
-        matches!(self, DType::Float32 | DType::Float64 | DType::Int32 | DType::Int64 | DType::UInt8)
+        self.is_floating() || self.is_integer()
     }
 }
 
@@ -116,7 +133,7 @@ pub trait Element: Copy + Send + Sync + Default + PartialEq + std::fmt::Debug + 
 macro_rules! element {
     ($($t:ty => $d:ident),*) => { $(impl Element for $t { const DTYPE: DType = DType::$d; })* };
 }
-element!(f32 => Float32, f64 => Float64, i32 => Int32, i64 => Int64, u8 => UInt8, bool => Bool);
+element!(f32 => Float32, f64 => Float64, i32 => Int32, i64 => Int64, u8 => UInt8, bool => Bool, half::f16 => Float16);
 
 /// Runs `$body` with `$T` bound to the Rust type of a numeric `$dtype`; other dtypes
 /// run `$otherwise`.
@@ -142,6 +159,10 @@ macro_rules! dispatch_numeric {
             }
             $crate::dtype::DType::UInt8 => {
                 type $T = u8;
+                $body
+            }
+            $crate::dtype::DType::Float16 => {
+                type $T = $crate::half::f16;
                 $body
             }
             #[allow(unreachable_patterns)]
@@ -172,6 +193,10 @@ macro_rules! dispatch_float {
             }
             $crate::dtype::DType::Float64 => {
                 type $T = f64;
+                $body
+            }
+            $crate::dtype::DType::Float16 => {
+                type $T = $crate::half::f16;
                 $body
             }
             #[allow(unreachable_patterns)]

@@ -43,6 +43,7 @@ pub use error::{Code, Error, Result};
 pub use executor::{DirectSession, Plan, RunArgs, RunOutput, SessionOptions};
 pub use ferroflow_proto as proto;
 pub use graph::{AttrValue, Graph, NodeId, NodeSpec, Output};
+pub use half;
 pub use session::{PreparedRun, SessionBackend};
 pub use shape::PartialShape;
 pub use tensor::Tensor;

@@ -92,12 +92,6 @@ pub fn tensor_to_py(py: Python<'_>, t: Tensor) -> PyResult<Bound<'_, PyAny>> {
         let arr = np.call_method1("array", (items, np.getattr("object_")?))?;
         return arr.call_method1("reshape", (t.shape().to_vec(),));
     }
-    if t.dtype() == DType::Float16 {
-        let bytes = t.as_bytes().map_err(|e| PyTypeError::new_err(e.message))?;
-        let np = numpy_module(py)?;
-        let arr = np.call_method1("frombuffer", (PyBytes::new(py, bytes), "<f2"))?;
-        return arr.call_method1("reshape", (t.shape().to_vec(),))?.call_method0("copy");
-    }
     dispatch_pod!(t.dtype(), T => typed_to_numpy::<T>(py, t),
         _ => Err(PyTypeError::new_err(format!("cannot convert a {} tensor to numpy", t.dtype()))))
 }
@@ -148,20 +142,11 @@ pub fn tensor_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
             }
         )*};
     }
-    try_typed!(f32, f64, i32, i64, u8, bool);
+    try_typed!(f32, f64, i32, i64, u8, bool, ferroflow_core::half::f16);
     if let Ok(kind) = obj.getattr("dtype").and_then(|d| d.getattr("kind")).and_then(|k| k.extract::<String>())
         && matches!(kind.as_str(), "O" | "S" | "U")
     {
         return string_tensor(obj);
-    }
-    if let Ok(name) = obj.getattr("dtype").and_then(|d| d.getattr("name")).and_then(|k| k.extract::<String>())
-        && name == "float16"
-    {
-        let np = numpy_module(obj.py())?;
-        let c = np.call_method1("ascontiguousarray", (obj,))?;
-        let shape: Vec<usize> = c.getattr("shape")?.extract()?;
-        let bytes: Vec<u8> = c.call_method0("tobytes")?.extract()?;
-        return Tensor::from_bytes(DType::Float16, &shape, &bytes).map_err(|e| PyTypeError::new_err(e.message));
     }
     Err(PyTypeError::new_err(format!(
         "ferroflow cannot make a tensor from {}",

@@ -185,6 +185,15 @@ fn unplaceable(
             break;
         }
     }
+    for &n in group {
+        let member = graph.node(n)?;
+        let kinds: Vec<&str> = devices.devices().iter().map(|d| d.device_type.as_str()).collect();
+        let mut kinds_unique = kinds.clone();
+        kinds_unique.dedup();
+        if let Some(e) = crate::kernels::registry::no_kernel_error(member, &kinds_unique.join(", ")) {
+            return Ok(e.with_node(&member.name));
+        }
+    }
     let message = if device_exists {
         let kind = request.device_type.as_deref().unwrap_or("any");
         format!(

@@ -40,6 +40,24 @@ macro_rules! castable {
 }
 castable!(f32, f64);
 
+#[allow(clippy::cast_possible_truncation)]
+impl Castable for half::f16 {
+    fn to_f64(self) -> f64 {
+        f64::from(self.to_f32())
+    }
+    fn to_i64(self) -> i64 {
+        f64_to_i64(self.to_f64())
+    }
+    fn from_f64(v: f64) -> Self {
+        // Eigen's `half(double)` rounds to `float` first.
+        half::f16::from_f32(v as f32)
+    }
+    #[allow(clippy::cast_precision_loss)]
+    fn from_i64(v: i64) -> Self {
+        half::f16::from_f32(v as f32)
+    }
+}
+
 macro_rules! castable_int {
     ($($t:ty => $from_f64:expr),*) => {$(
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss,

@@ -104,6 +104,7 @@ fn classify(ctx: &mut OpContext<'_>, finite: bool) -> Result<()> {
     let out = match x.dtype() {
         DType::Float32 => map_into::<f32, bool>(x, ctx.env, |v| if finite { v.is_finite() } else { v.is_nan() })?,
         DType::Float64 => map_into::<f64, bool>(x, ctx.env, |v| if finite { v.is_finite() } else { v.is_nan() })?,
+        DType::Float16 => map_into::<half::f16, bool>(x, ctx.env, |v| if finite { v.is_finite() } else { v.is_nan() })?,
         d => ff_bail!(InvalidArgument, "no kernel for {d}"),
     };
     ctx.set_output(0, out);

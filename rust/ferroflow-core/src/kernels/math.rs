@@ -201,6 +201,11 @@ impl OpKernel for FloorKernel {
             DType::Float64 => {
                 binary::<f64>(a, b, ctx.env, |x, y| if m { x - (x / y).floor() * y } else { (x / y).floor() })?
             }
+            DType::Float16 => binary::<half::f16>(a, b, ctx.env, |x, y| {
+                // Each operation rounds to half, as Eigen's.
+                let q = Float::floor(Num::div(x, y));
+                if m { Num::sub(x, Num::mul(q, y)) } else { q }
+            })?,
             d => dispatch_numeric!(d, T => {
                 if a.num_elements() != 0 && b.as_slice::<T>()?.iter().any(|v| v.is_zero()) {
                     ff_bail!(InvalidArgument, "Integer division by zero");
@@ -220,6 +225,7 @@ pub(crate) fn pow_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
         let out = match a.dtype() {
             DType::Float32 => binary::<f32>(a, b, ctx.env, f32::powf)?,
             DType::Float64 => binary::<f64>(a, b, ctx.env, f64::powf)?,
+            DType::Float16 => binary::<half::f16>(a, b, ctx.env, Float::powf)?,
             DType::Int32 => int_pow::<i32>(&a, &b, ctx.env, i32::wrapping_pow)?,
             DType::Int64 => int_pow::<i64>(&a, &b, ctx.env, i64::wrapping_pow)?,
             d => ff_bail!(InvalidArgument, "no Pow kernel for {d}"),

@@ -1,6 +1,7 @@
 //! Matrix multiplication. float32/float64 go through the `gemm` crate (runtime
 //! AVX2/AVX-512/NEON dispatch, strided operands so transposes are free, rayon
-//! threads from the session's intra-op pool for large products); integer types
+//! threads from the session's intra-op pool for large products); float16 multiplies
+//! in float32 and rounds each output once; integer types
 //! use a plain cache-friendly loop.
 use gemm::Parallelism;
 
@@ -19,6 +20,12 @@ const PARALLEL_MIN_FLOPS: usize = 1 << 26;
 
 /// `op(a) @ op(b)` for rank-2 tensors, where `op` transposes when asked.
 pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool, env: &ExecEnv) -> Result<Tensor> {
+    if a.dtype() == DType::Float16 && b.dtype() == DType::Float16 {
+        // Half multiplies in float and rounds each output once.
+        let wide = |t: &Tensor| crate::kernels::array::cast(t, DType::Float32);
+        let out = matmul(&wide(a)?, &wide(b)?, transpose_a, transpose_b, env)?;
+        return crate::kernels::array::cast(&out, DType::Float16);
+    }
     let (sa, sb) = (a.shape(), b.shape());
     if sa.len() != 2 || sb.len() != 2 {
         ff_bail!(InvalidArgument, "In[0] and In[1] must be matrices: {} {}", fmt_shape(sa), fmt_shape(sb));
@@ -294,5 +301,17 @@ mod tests {
         let ci = matmul(&ai, &ai, false, false, &env).unwrap();
         assert_eq!(ci.as_slice::<i32>().unwrap(), &[7, 10, 15, 22]);
         assert!(matmul(&ai, &a, false, false, &env).is_err());
+    }
+
+    #[test]
+    fn half_products_round_each_output_once() {
+        use half::f16;
+        let env = ExecEnv { intra_pool: None };
+        // 2048 + 1 + 1: a half accumulator would stay at 2048; one rounding gives 2050.
+        let a = Tensor::from_slice(&[1, 3], &[2048.0, 1.0, 1.0].map(f16::from_f32)).unwrap();
+        let b = Tensor::from_slice(&[3, 1], &[f16::ONE; 3]).unwrap();
+        let c = matmul(&a, &b, false, false, &env).unwrap();
+        assert_eq!(c.dtype(), DType::Float16);
+        assert_eq!(c.as_slice::<f16>().unwrap(), &[f16::from_f32(2050.0)]);
     }
 }

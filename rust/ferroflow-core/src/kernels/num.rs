@@ -86,6 +86,68 @@ macro_rules! float_num {
 }
 float_num!(f32, f64);
 
+use half::f16;
+
+/// `half`: each operation computes in `f32` and rounds once to half, as Eigen's
+/// `half` operators do (so a kernel written for every type gives TF's half results).
+impl Num for f16 {
+    const ZERO: Self = f16::ZERO;
+    const ONE: Self = f16::ONE;
+    const LOWEST: Self = f16::NEG_INFINITY;
+    const HIGHEST: Self = f16::INFINITY;
+    #[inline]
+    fn add(self, b: Self) -> Self {
+        f16::from_f32(self.to_f32() + b.to_f32())
+    }
+    #[inline]
+    fn sub(self, b: Self) -> Self {
+        f16::from_f32(self.to_f32() - b.to_f32())
+    }
+    #[inline]
+    fn mul(self, b: Self) -> Self {
+        f16::from_f32(self.to_f32() * b.to_f32())
+    }
+    #[inline]
+    fn div(self, b: Self) -> Self {
+        f16::from_f32(self.to_f32() / b.to_f32())
+    }
+    #[inline]
+    fn neg(self) -> Self {
+        -self
+    }
+    #[inline]
+    fn max(self, b: Self) -> Self {
+        if self.is_nan() || self > b { self } else { b }
+    }
+    #[inline]
+    fn min(self, b: Self) -> Self {
+        if self.is_nan() || self < b { self } else { b }
+    }
+    #[inline]
+    fn abs_val(self) -> Self {
+        f16::from_bits(self.to_bits() & 0x7fff)
+    }
+    #[inline]
+    fn sign(self) -> Self {
+        if self > f16::ZERO {
+            f16::ONE
+        } else if self < f16::ZERO {
+            f16::NEG_ONE
+        } else {
+            self
+        }
+    }
+    #[allow(clippy::cast_precision_loss)]
+    #[inline]
+    fn from_usize(n: usize) -> Self {
+        f16::from_f32(n as f32)
+    }
+    #[inline]
+    fn is_zero(self) -> bool {
+        self.to_bits() & 0x7fff == 0
+    }
+}
+
 /// Floating-point element types and the transcendental functions kernels need.
 pub trait Float: Num {
     /// Square root.
@@ -138,3 +200,57 @@ macro_rules! float_fns {
     )*};
 }
 float_fns!(f32 => super::fastmath::exp_f32, super::fastmath::tanh_f32; f64 => f64::exp, f64::tanh);
+
+/// `half`'s functions: the `f32` function of the value, rounded to half (Eigen's).
+macro_rules! f16_via_f32 {
+    ($($name:ident => $f:expr),*) => {$(
+        #[inline]
+        fn $name(self) -> Self {
+            f16::from_f32($f(self.to_f32()))
+        }
+    )*};
+}
+
+impl Float for f16 {
+    f16_via_f32!(sqrt => f32::sqrt, exp => super::fastmath::exp_f32, ln => f32::ln, ln_1p => f32::ln_1p,
+        tanh => super::fastmath::tanh_f32, sin => f32::sin, cos => f32::cos, floor => f32::floor,
+        ceil => f32::ceil, round_even => f32::round_ties_even);
+    #[inline]
+    fn abs(self) -> Self {
+        self.abs_val()
+    }
+    #[inline]
+    fn powf(self, y: Self) -> Self {
+        f16::from_f32(self.to_f32().powf(y.to_f32()))
+    }
+    #[allow(clippy::cast_possible_truncation)]
+    #[inline]
+    fn from_f64(x: f64) -> Self {
+        // Eigen converts through `float`.
+        f16::from_f32(x as f32)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_rounds_each_operation_once() {
+        let h = f16::from_f32;
+        // 2049 is not a half: 2048 + 1 rounds to even (2048), twice.
+        let a = h(2048.0).add(f16::ONE).add(f16::ONE);
+        assert_eq!(a, h(2048.0));
+        assert_eq!(h(0.1).mul(h(3.0)), h(h(0.1).to_f32() * 3.0));
+        assert_eq!(h(1.0).div(h(3.0)), h(1.0 / 3.0));
+        assert!(Num::max(f16::NAN, f16::ONE).is_nan() && Num::min(f16::ONE, f16::NAN).is_nan());
+        assert_eq!(h(-0.0).sign().to_bits(), h(-0.0).to_bits());
+        assert_eq!(h(-2.5).abs_val(), h(2.5));
+        assert!(h(-0.0).is_zero());
+        assert_eq!(Float::sqrt(h(2.0)), h(std::f32::consts::SQRT_2));
+        assert_eq!(Float::round_even(h(2.5)), h(2.0));
+        assert_eq!(f16::from_usize(3000), h(3000.0));
+        // Through float, as Eigen's half(double): 1 + 2^-11 + 2^-40 rounds to 1 via float.
+        assert_eq!(<f16 as Float>::from_f64(1.0 + 2f64.powi(-11) + 2f64.powi(-40)), h(1.0));
+    }
+}

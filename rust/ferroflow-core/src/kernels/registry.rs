@@ -69,6 +69,49 @@ pub fn register_kernel(def: KernelDef) {
     all.entry(def.op).or_default().push(def);
 }
 
+/// TF's error for a node that no registered kernel of any device type accepts (`None`
+/// when some kernel does): "No OpKernel was registered to support Op ...", listing the
+/// node's attrs and the registered kernels' constraints as TF does.
+pub fn no_kernel_error(node: &Node, devices: &str) -> Option<crate::error::Error> {
+    let all = kernels().read().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let defs = all.get(node.op_type()).map(Vec::as_slice).unwrap_or_default();
+    if defs.iter().any(|k| k.accepts(node)) {
+        return None;
+    }
+    let attrs: Vec<String> = node
+        .attrs
+        .iter()
+        .filter_map(|(k, v)| {
+            let v = match v {
+                AttrValue::Type(t) => format!("DT_{}", t.enum_name()),
+                AttrValue::B(b) => b.to_string(),
+                AttrValue::I(i) => i.to_string(),
+                _ => return None,
+            };
+            Some(format!("{k}={v}"))
+        })
+        .collect();
+    let mut registered = String::new();
+    // TF lists one registration per type, the latest first.
+    for k in defs.iter().rev() {
+        match k.type_constraint {
+            Some((attr, dtypes)) => {
+                for t in dtypes.iter().rev() {
+                    registered.push_str(&format!("  device='{}'; {attr} in [DT_{}]\n", k.device_type, t.enum_name()));
+                }
+            }
+            None => registered.push_str(&format!("  device='{}'\n", k.device_type)),
+        }
+    }
+    Some(crate::error::Error::invalid_argument(format!(
+        "No OpKernel was registered to support Op '{}' used by {{{{node {}}}}} with these attrs: [{}]\n\
+         Registered devices: [{devices}]\nRegistered kernels:\n{registered}",
+        node.op_type(),
+        node.name,
+        attrs.join(", ")
+    )))
+}
+
 /// The kernel of `node` on `device_type`: the latest registered whose constraint the
 /// node meets.
 pub fn find_kernel(node: &Node, device_type: &str) -> Option<KernelDef> {

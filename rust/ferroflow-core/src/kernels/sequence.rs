@@ -27,6 +27,12 @@ impl UniqueKey for f32 {
         u64::from((self + 0.0).to_bits())
     }
 }
+impl UniqueKey for half::f16 {
+    fn key(self) -> u64 {
+        // -0 and +0 are one value.
+        u64::from(if self.to_bits() & 0x7fff == 0 { 0 } else { self.to_bits() })
+    }
+}
 impl UniqueKey for f64 {
     fn key(self) -> u64 {
         (self + 0.0).to_bits()
@@ -68,6 +74,7 @@ impl OpKernel for UniqueKernel {
             DType::UInt8 => unique_positions::<u8>(x)?,
             DType::Float32 => unique_positions::<f32>(x)?,
             DType::Float64 => unique_positions::<f64>(x)?,
+            DType::Float16 => unique_positions::<half::f16>(x)?,
             d => ff_bail!(InvalidArgument, "Unique: no kernel for {d}"),
         };
         let y = gather(x, &keep, &[keep.len()], 0)?;

@@ -617,6 +617,7 @@ mod tests {
     fn vector_loops_agree_with_scalar_rules() {
         all_rules::<f32>();
         all_rules::<f64>();
+        all_rules::<half::f16>();
     }
 
     #[test]

@@ -9,8 +9,9 @@ use crate::kernels::math as k;
 use crate::kernels::matmul::matmul_kernel;
 use crate::shape::{PartialShape, broadcast_partial};
 
-pub(crate) const NUMERIC: &[DType] = &[DType::Float32, DType::Float64, DType::Int32, DType::Int64, DType::UInt8];
-pub(crate) const FLOATS: &[DType] = &[DType::Float32, DType::Float64];
+pub(crate) const NUMERIC: &[DType] =
+    &[DType::Float16, DType::Float32, DType::Float64, DType::Int32, DType::Int64, DType::UInt8];
+pub(crate) const FLOATS: &[DType] = &[DType::Float16, DType::Float32, DType::Float64];
 
 pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("Add", &["x", "y"], infer_binary, k::binary_kernel::<k::AddFn>).grad(g::add));
@@ -19,7 +20,10 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("Mul", &["x", "y"], infer_binary, k::binary_kernel::<k::MulFn>).grad(g::mul));
     r.add(OpDef::new("Div", &["x", "y"], infer_binary, k::binary_kernel::<k::DivFn>).grad(g::div));
     r.add(OpDef::new("RealDiv", &["x", "y"], infer_binary, k::binary_kernel::<k::DivFn>).grad(g::div));
-    r.add(OpDef::new("DivNoNan", &["x", "y"], infer_binary_float, k::binary_kernel::<k::DivNoNanFn>).grad(g::div));
+    r.add(
+        OpDef::new("DivNoNan", &["x", "y"], infer_binary_float_broadcast, k::binary_kernel::<k::DivNoNanFn>)
+            .grad(g::div),
+    );
     r.add(OpDef::new("Maximum", &["x", "y"], infer_binary, k::binary_kernel::<k::MaxFn>).grad(g::maximum));
     r.add(OpDef::new("Minimum", &["x", "y"], infer_binary, k::binary_kernel::<k::MinFn>).grad(g::minimum));
     r.add(
@@ -94,7 +98,7 @@ fn infer_unary_float(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 
 fn infer_matmul(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0, 1])?;
-    ctx.check_type(0, &[DType::Float32, DType::Float64, DType::Int32, DType::Int64])?;
+    ctx.check_type(0, &[DType::Float16, DType::Float32, DType::Float64, DType::Int32, DType::Int64])?;
     let ta = ctx.attr_bool("transpose_a", false)?;
     let tb = ctx.attr_bool("transpose_b", false)?;
     let (a, b) = (&ctx.input(0).shape, &ctx.input(1).shape);
@@ -122,6 +126,12 @@ fn infer_matmul(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         )));
     }
     Ok(vec![OutputSpec::new(t, PartialShape::from_dims([m, n]))])
+}
+
+/// A float binary op with broadcasting (`DivNoNan`).
+fn infer_binary_float_broadcast(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(0, FLOATS)?;
+    infer_binary(ctx)
 }
 
 fn infer_binary_float(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {

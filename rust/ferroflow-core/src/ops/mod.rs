@@ -96,6 +96,7 @@ pub enum Cost {
 pub struct OpRow {
     schema: OpDef,
     kernel: KernelFn,
+    kernel_types: Option<(&'static str, &'static [DType])>,
     grad: Gradient,
 }
 
@@ -115,7 +116,7 @@ impl OpDef {
             cost: Cost::Elementwise,
             infer,
         };
-        OpRow { schema, kernel, grad: Gradient::Missing }
+        OpRow { schema, kernel, kernel_types: None, grad: Gradient::Missing }
     }
     /// The name of input `i`.
     pub fn input_name(&self, i: usize) -> &'static str {
@@ -129,6 +130,14 @@ impl OpDef {
 }
 
 impl OpRow {
+    /// Restricts the CPU kernel to nodes whose type attr `attr` is one of `dtypes` (TF
+    /// registers fewer kernels than its OpDef allows: a node of another type builds,
+    /// and running it is TF's "No OpKernel was registered" error).
+    #[must_use]
+    pub fn kernel_types(mut self, attr: &'static str, dtypes: &'static [DType]) -> Self {
+        self.kernel_types = Some((attr, dtypes));
+        self
+    }
     /// Registers the op's gradient function.
     #[must_use]
     pub fn grad(mut self, f: GradFn) -> Self {
@@ -201,7 +210,11 @@ impl Registry {
         let def: &'static OpDef = Box::leak(Box::new(row.schema));
         let previous = self.schemas.insert(def.name, def);
         debug_assert!(previous.is_none(), "op {} registered twice", def.name);
-        self.cpu_kernels.push(KernelDef::new(def.name, crate::device::CPU, row.kernel));
+        let mut kernel = KernelDef::new(def.name, crate::device::CPU, row.kernel);
+        if let Some((attr, dtypes)) = row.kernel_types {
+            kernel = kernel.type_constraint(attr, dtypes);
+        }
+        self.cpu_kernels.push(kernel);
         self.gradients.insert(def.name, row.grad);
     }
 }

@@ -243,9 +243,17 @@ pub(crate) fn spec_of(op: &str) -> Result<&'static Spec> {
     SPECS.iter().find(|s| s.op == op).ok_or_else(|| Error::new(Code::Internal, format!("no optimizer spec for {op}")))
 }
 
+/// The float types of the updates TF has no half kernel for.
+const WIDE_FLOATS: &[DType] = &[DType::Float32, DType::Float64];
+
 pub(crate) fn register(r: &mut Registry) {
     for s in SPECS {
-        r.add(OpDef::new(s.op, s.inputs, infer_apply, apply_kernel).refs(s.refs).stateful());
+        // TF registers no half kernels for the proximal and dual-averaging updates.
+        let types = match s.family {
+            Family::ProximalGradientDescent | Family::ProximalAdagrad | Family::AdagradDa => WIDE_FLOATS,
+            _ => super::math::FLOATS,
+        };
+        r.add(OpDef::new(s.op, s.inputs, infer_apply, apply_kernel).refs(s.refs).stateful().kernel_types("T", types));
     }
 }
 
