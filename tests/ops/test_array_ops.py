@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import ferroflow as ff
-from conftest import assert_same_tensors, build_both
+from conftest import assert_same_tensors, build_both, run_ff, run_tf
 
 
 def _run(t, feeds=None):
@@ -181,3 +181,20 @@ def test_array_op_names_match_tensorflow(tf1):
 
     (_, a), (_, b) = build_both(tf1, build)
     assert_same_tensors(a, b)
+
+
+@pytest.mark.parametrize("out_type", ["int32", "int64"])
+def test_shape_and_size_values_have_their_out_type_as_tf(tf1, out_type):
+    # Arithmetic on them used to fail: the kernels made int32 whatever the out_type.
+    def build(lib):
+        x = lib.placeholder(lib.float32, [None, 3], name="x")
+        dtype = getattr(lib, out_type)
+        shape, size = lib.shape(x, out_type=dtype), lib.size(x, out_type=dtype)
+        return shape, size, shape[0] * 2 + size
+
+    feed = {"x:0": np.ones((4, 3), np.float32)}
+    got = run_ff(build, lambda g: feed)
+    want = run_tf(tf1, build, lambda g: feed)
+    for a, b in zip(got, want, strict=True):
+        assert a.dtype == b.dtype == np.dtype(out_type)
+        np.testing.assert_array_equal(a, b)

@@ -383,16 +383,23 @@ fn int_tensor(dtype: DType, shape: &[usize], values: &[usize]) -> Result<Tensor>
     cast(&Tensor::from_slice(shape, &v)?, dtype)
 }
 
-fn shape_compute(ctx: &mut OpContext<'_>) -> Result<()> {
-    let s = ctx.input(0)?.shape().to_vec();
-    ctx.set_output(0, int_tensor(DType::Int32, &[s.len()], &s)?);
-    Ok(())
+/// `Shape` or `Size` in the node's declared `out_type`.
+struct ShapeKernel {
+    out_type: DType,
+    size: bool,
 }
 
-fn size_compute(ctx: &mut OpContext<'_>) -> Result<()> {
-    let n = ctx.input(0)?.num_elements();
-    ctx.set_output(0, int_tensor(DType::Int32, &[], &[n])?);
-    Ok(())
+impl OpKernel for ShapeKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let x = ctx.input(0)?;
+        let out = if self.size {
+            int_tensor(self.out_type, &[], &[x.num_elements()])?
+        } else {
+            int_tensor(self.out_type, &[x.shape().len()], x.shape())?
+        };
+        ctx.set_output(0, out);
+        Ok(())
+    }
 }
 
 fn rank_compute(ctx: &mut OpContext<'_>) -> Result<()> {
@@ -529,8 +536,8 @@ pub(crate) fn ones_like_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>>
 }
 
 /// `Shape`.
-pub(crate) fn shape_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    stateless(shape_compute)
+pub(crate) fn shape_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(ShapeKernel { out_type: b.node.outputs[0].dtype, size: false }))
 }
 
 /// `ShapeN`, in the node's declared output type.
@@ -539,8 +546,8 @@ pub(crate) fn shape_n_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
 }
 
 /// `Size`.
-pub(crate) fn size_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    stateless(size_compute)
+pub(crate) fn size_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(ShapeKernel { out_type: b.node.outputs[0].dtype, size: true }))
 }
 
 /// `Rank`.
