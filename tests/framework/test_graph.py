@@ -265,3 +265,25 @@ def test_as_graph_def_shapes_and_versions():
     assert [d.size for d in dims] == [-1, 3]
     assert gd.versions.producer > 0
     assert g.as_graph_def(from_version=1).node == []
+
+
+def test_switch_to_thread_local_keeps_control_dependencies_per_thread():
+    import threading
+
+    g = ff.Graph()
+    g.switch_to_thread_local()
+    with g.as_default():
+        gate = ff.no_op(name="gate")
+    made = {}
+
+    def build():
+        with g.as_default():
+            made["other"] = ff.constant(1.0, name="other")
+
+    with g.as_default(), g.control_dependencies([gate]):
+        worker = threading.Thread(target=build)
+        worker.start()
+        worker.join()
+        inside = ff.constant(2.0, name="inside")
+    assert [op.name for op in inside.op.control_inputs] == ["gate"]
+    assert made["other"].op.control_inputs == []

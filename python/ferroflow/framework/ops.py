@@ -888,10 +888,9 @@ class Graph:
         """Makes the control-dependency, device and colocation stacks per thread.
 
         TF shares these stacks between the threads building a graph until this is
-        called; ferroflow always keeps them per thread (as after this call), so it
-        only records that it was asked.
+        called; ferroflow always keeps them per thread, as after this call, so there
+        is nothing left to switch.
         """
-        self._thread_local.switched = True
 
     # -- collections --------------------------------------------------------------
     def add_to_collection(self, name, value) -> None:
