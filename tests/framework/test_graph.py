@@ -268,8 +268,6 @@ def test_as_graph_def_shapes_and_versions():
 
 
 def test_switch_to_thread_local_keeps_control_dependencies_per_thread():
-    import threading
-
     g = ff.Graph()
     g.switch_to_thread_local()
     with g.as_default():
