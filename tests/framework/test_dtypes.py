@@ -16,6 +16,11 @@ SUPPORTED = {
     "int32": 3,
     "int64": 9,
     "uint8": 4,
+    "int8": 6,
+    "int16": 5,
+    "uint16": 17,
+    "uint32": 22,
+    "uint64": 23,
     "resource": 20,
     "bool": 10,
     "string": 7,
@@ -90,7 +95,7 @@ def test_constructor():
     with pytest.raises(TypeError, match="999 does not correspond to a valid tensorflow::DataType"):
         dtypes.DType(999)
     with pytest.raises(TypeError):
-        dtypes.DType(6)  # int8: a TensorFlow type ferroflow does not support
+        dtypes.DType(8)  # complex64: a TensorFlow type ferroflow does not support
     with pytest.raises(ValueError):
         dtypes.DType("x")
 
@@ -137,7 +142,8 @@ def test_as_dtype_table(value, expected):
 
 
 @pytest.mark.parametrize(
-    "value", [int, str, bytes, complex, 0, 200, "int", "Float32", b"float32", None, [1], np.int8]
+    "value",
+    [int, str, bytes, complex, 0, 200, "int", "Float32", b"float32", None, [1], np.complex64],
 )
 def test_as_dtype_rejects(value):
     with pytest.raises(TypeError, match="to a TensorFlow DType"):

@@ -232,3 +232,153 @@ def test_float16_optimizer_without_a_half_kernel_is_tensorflows_error(tf1):
         assert "No OpKernel was registered to support Op 'ApplyProximalGradientDescent'" in msg
         assert "T=DT_HALF" in msg
         assert "T in [DT_DOUBLE]" in msg and "T in [DT_FLOAT]" in msg
+
+
+INTS = ["int8", "int16", "uint16", "uint32", "uint64"]
+
+
+@pytest.mark.parametrize("dt", INTS)
+def test_new_integer_arithmetic_reductions_and_data_movement_match_tensorflow(tf1, dt):
+    a = np.array([[3, 9, 100], [7, 0, 1]], dt)
+    b = np.array([[5, 6, 7], [2, 3, 4]], dt)
+
+    def build(lib):
+        x, y = lib.constant(a), lib.constant(b)
+        out = [
+            x + y,
+            x - y,
+            x * y,
+            x // y,
+            x % y,
+            lib.maximum(x, y),
+            lib.minimum(x, y),
+            lib.square(x),
+            x < y,
+            lib.equal(x, y),
+            lib.greater_equal(x, y),
+            lib.reduce_sum(x, 0),
+            lib.reduce_max(x, 1),
+            lib.reduce_min(x),
+            lib.reduce_prod(x, 1),
+            lib.reduce_mean(x, 0),
+            lib.argmax(x, 1),
+            lib.cumsum(x, 1),
+            lib.nn.relu(x),
+            lib.concat([x, y], 0),
+            lib.stack([x, y]),
+            lib.gather(x, [1, 0]),
+            lib.reshape(x, [3, 2]),
+            lib.transpose(x),
+            lib.tile(x, [1, 2]) if dt != "uint16" else x,
+            lib.identity(x),
+            lib.zeros_like(x),
+            lib.ones_like(x),
+            lib.fill([2], a[0, 0]),
+            x[:, 1:],
+            lib.where(x < y, x, y),
+            lib.add_n([x, y, x]),
+        ]
+        if dt in ("int8", "int16"):
+            out += [-x, lib.abs(x - y), lib.sign(x - y)]
+        return out
+
+    got, want = run_ff(build), run_tf(tf1, build)
+    for u, v in zip(got, want, strict=True):
+        assert np.asarray(u).dtype == np.asarray(v).dtype
+        np.testing.assert_array_equal(u, v)
+
+
+@pytest.mark.parametrize("dt", INTS)
+def test_new_integer_casts_match_tensorflow(tf1, dt):
+    floats = np.array([-300.7, -2.5, -0.0, 1.9, 127.5, 255.5, 65535.9, 1e10, np.nan], np.float32)
+
+    def build(lib):
+        t = getattr(lib, dt)
+        x = lib.constant(np.array([0, 1, 100, 127], dt))
+        out = [
+            lib.cast(lib.constant(floats), t),
+            lib.cast(lib.constant(floats.astype(np.float64)), t),
+        ]
+        for src in ("int32", "int64", "uint8", "bool", "float16"):
+            out.append(lib.cast(lib.constant(np.array([0, 1, 7], src)), t))
+        for d in ("float16", "float32", "float64", "int32", "int64", "uint8", "bool", *INTS):
+            out.append(lib.cast(x, getattr(lib, d)))
+        return out
+
+    got, want = run_ff(build), run_tf(tf1, build)
+    # float -> integer of values out of range is undefined in C++; compare the in-range.
+    ok = np.isfinite(floats) & (floats > np.iinfo(dt).min - 1) & (floats < np.iinfo(dt).max + 1)
+    for i, (u, v) in enumerate(zip(got, want, strict=True)):
+        assert u.dtype == v.dtype
+        if i < 2:
+            np.testing.assert_array_equal(u[ok], v[ok])
+        else:
+            np.testing.assert_array_equal(u, v)
+
+
+@pytest.mark.parametrize("dt", INTS)
+def test_new_integer_feed_fetch_variables_and_checkpoints_round_trip(tf1, dt, tmp_path):
+    info = np.iinfo(dt)
+    value = np.array([info.min, 0, 1, info.max], dt)
+    t = getattr(ff, dt)
+    assert t.as_numpy_dtype == np.dtype(dt).type and t.is_integer
+    assert t.is_unsigned == dt.startswith("u") and t.size == np.dtype(dt).itemsize
+    assert ff.as_dtype(np.dtype(dt)) == t and ff.as_dtype(dt) == t
+    assert (t.min, t.max, t.limits) == (
+        tf1.as_dtype(dt).min,
+        tf1.as_dtype(dt).max,
+        tf1.as_dtype(dt).limits,
+    )
+    assert t.as_datatype_enum == tf1.as_dtype(dt).as_datatype_enum
+    with ff.Graph().as_default():
+        p = ff.placeholder(t, [None])
+        v = ff.Variable(value, name="v")
+        scalar = ff.constant(value[3])
+        saver = ff.train.Saver([v])
+        with ff.Session() as s:
+            s.run(v.initializer)
+            fed = s.run(ff.identity(p), {p: value[::-1]})
+            assert fed.dtype == np.dtype(dt)
+            np.testing.assert_array_equal(fed, value[::-1])
+            got_scalar = s.run(scalar)
+            assert got_scalar.dtype == np.dtype(dt) and got_scalar == value[3]
+            path = saver.save(s, str(tmp_path / "ck"))
+            s.run(ff.assign(v, value[::-1]))
+            saver.restore(s, path)
+            np.testing.assert_array_equal(s.run(v), value)
+    # TF reads ferroflow's checkpoint: the bundle's dtype code is TF's.
+    reader = tf1.train.NewCheckpointReader(path)
+    assert reader.get_variable_to_dtype_map()["v"] == tf1.as_dtype(dt)
+    np.testing.assert_array_equal(reader.get_tensor("v"), value)
+
+
+@pytest.mark.parametrize(
+    ("dt", "op"),
+    [
+        ("uint16", "MatMul"),
+        ("uint64", "MatMul"),
+        ("int8", "MatMul"),
+        ("int32", "RealDiv"),
+        ("uint32", "RealDiv"),
+    ],
+)
+def test_new_integers_without_a_kernel_are_tensorflows_errors(tf1, dt, op):
+    """TF's OpDef rejects some types when the graph is built (TypeError) and has no
+    CPU kernel for others, which fails when the step runs; ferroflow does the same."""
+    value = np.ones((2, 2), dt)
+    outcome = {}
+    for lib in (tf1, ff):
+        with lib.Graph().as_default():
+            x = lib.constant(value)
+            try:
+                y = lib.matmul(x, x) if op == "MatMul" else lib.realdiv(x, x)
+            except TypeError:
+                outcome[lib] = "TypeError"
+                continue
+            with lib.Session() as s, pytest.raises(lib.errors.InvalidArgumentError) as e:
+                s.run(y)
+            msg = str(e.value)
+            assert f"No OpKernel was registered to support Op '{op}'" in msg
+            assert f"T=DT_{dt.upper()}" in msg
+            outcome[lib] = "InvalidArgumentError"
+    assert outcome[ff] == outcome[tf1]

@@ -29,14 +29,24 @@ __all__ = [
     "float64",
     "float64_ref",
     "half",
+    "int16",
+    "int16_ref",
     "int32",
     "int32_ref",
     "int64",
     "int64_ref",
+    "int8",
+    "int8_ref",
     "resource",
     "resource_ref",
     "string",
     "string_ref",
+    "uint16",
+    "uint16_ref",
+    "uint32",
+    "uint32_ref",
+    "uint64",
+    "uint64_ref",
     "uint8",
     "uint8_ref",
 ]
@@ -46,11 +56,16 @@ _DT_FLOAT = 1
 _DT_DOUBLE = 2
 _DT_INT32 = 3
 _DT_UINT8 = 4
+_DT_INT16 = 5
+_DT_INT8 = 6
 _DT_STRING = 7
 _DT_INT64 = 9
 _DT_BOOL = 10
+_DT_UINT16 = 17
 _DT_HALF = 19
 _DT_RESOURCE = 20
+_DT_UINT32 = 22
+_DT_UINT64 = 23
 _REF_OFFSET = 100
 
 _BASE_NAMES = {
@@ -63,6 +78,11 @@ _BASE_NAMES = {
     _DT_INT64: "int64",
     _DT_BOOL: "bool",
     _DT_RESOURCE: "resource",
+    _DT_INT8: "int8",
+    _DT_INT16: "int16",
+    _DT_UINT16: "uint16",
+    _DT_UINT32: "uint32",
+    _DT_UINT64: "uint64",
 }
 _TYPE_TO_STRING = {
     **_BASE_NAMES,
@@ -80,6 +100,11 @@ _BASE_TO_NP = {
     _DT_STRING: object,
     _DT_INT64: np.int64,
     _DT_BOOL: np.bool_,
+    _DT_INT8: np.int8,
+    _DT_INT16: np.int16,
+    _DT_UINT16: np.uint16,
+    _DT_UINT32: np.uint32,
+    _DT_UINT64: np.uint64,
 }
 _TF_TO_NP = {
     **_BASE_TO_NP,
@@ -88,8 +113,10 @@ _TF_TO_NP = {
 _TF_TO_NP[_DT_STRING + _REF_OFFSET] = np.object_
 
 _FLOATING = frozenset({_DT_HALF, _DT_FLOAT, _DT_DOUBLE})
-_INTEGER = frozenset({_DT_INT32, _DT_INT64, _DT_UINT8})
-_UNSIGNED = frozenset({_DT_UINT8})
+_INTEGER = frozenset(
+    {_DT_INT32, _DT_INT64, _DT_UINT8, _DT_INT8, _DT_INT16, _DT_UINT16, _DT_UINT32, _DT_UINT64}
+)
+_UNSIGNED = frozenset({_DT_UINT8, _DT_UINT16, _DT_UINT32, _DT_UINT64})
 _SIZES = {
     _DT_HALF: 2,
     _DT_FLOAT: 4,
@@ -100,6 +127,11 @@ _SIZES = {
     _DT_INT64: 8,
     _DT_BOOL: 1,
     _DT_RESOURCE: 0,
+    _DT_INT8: 1,
+    _DT_INT16: 2,
+    _DT_UINT16: 2,
+    _DT_UINT32: 4,
+    _DT_UINT64: 8,
 }
 
 # `DType.limits` looks the numpy type up here, as TensorFlow does (float16 and
@@ -107,8 +139,13 @@ _SIZES = {
 _DTYPE_RANGE = {
     np.bool_: (False, True),
     np.uint8: (0, 255),
+    np.uint16: (0, 65535),
+    np.int8: (-128, 127),
+    np.int16: (-32768, 32767),
     np.int64: (-(2**63), 2**63 - 1),
+    np.uint64: (0, 2**64 - 1),
     np.int32: (-(2**31), 2**31 - 1),
+    np.uint32: (0, 2**32 - 1),
     np.float32: (-1, 1),
     np.float64: (-1, 1),
 }
@@ -330,6 +367,11 @@ double = float64
 int32 = DType(_DT_INT32)
 int64 = DType(_DT_INT64)
 uint8 = DType(_DT_UINT8)
+int8 = DType(_DT_INT8)
+int16 = DType(_DT_INT16)
+uint16 = DType(_DT_UINT16)
+uint32 = DType(_DT_UINT32)
+uint64 = DType(_DT_UINT64)
 bool = DType(_DT_BOOL)  # shadows the builtin, as TensorFlow's public name does
 string = DType(_DT_STRING)
 resource = DType(_DT_RESOURCE)
@@ -340,6 +382,11 @@ float64_ref = DType(_DT_DOUBLE + _REF_OFFSET)
 int32_ref = DType(_DT_INT32 + _REF_OFFSET)
 int64_ref = DType(_DT_INT64 + _REF_OFFSET)
 uint8_ref = DType(_DT_UINT8 + _REF_OFFSET)
+int8_ref = DType(_DT_INT8 + _REF_OFFSET)
+int16_ref = DType(_DT_INT16 + _REF_OFFSET)
+uint16_ref = DType(_DT_UINT16 + _REF_OFFSET)
+uint32_ref = DType(_DT_UINT32 + _REF_OFFSET)
+uint64_ref = DType(_DT_UINT64 + _REF_OFFSET)
 bool_ref = DType(_DT_BOOL + _REF_OFFSET)
 string_ref = DType(_DT_STRING + _REF_OFFSET)
 resource_ref = DType(_DT_RESOURCE + _REF_OFFSET)
@@ -350,6 +397,8 @@ _INTERN_TABLE: dict[int, DType] = {
         *(float16, float32, float64, int32, int64, uint8, bool, string),
         *(float16_ref, float32_ref, float64_ref, int32_ref, int64_ref, uint8_ref, bool_ref),
         *(string_ref, resource, resource_ref),
+        *(int8, int16, uint16, uint32, uint64),
+        *(int8_ref, int16_ref, uint16_ref, uint32_ref, uint64_ref),
     )
 }
 
@@ -368,6 +417,11 @@ _NP_TO_TF: dict = {
     np.int32: int32,
     np.int64: int64,
     np.uint8: uint8,
+    np.int8: int8,
+    np.int16: int16,
+    np.uint16: uint16,
+    np.uint32: uint32,
+    np.uint64: uint64,
     np.object_: string,
     np.bytes_: string,
     np.str_: string,

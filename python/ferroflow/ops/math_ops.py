@@ -52,7 +52,12 @@ def minimum(x, y, name=None):
 
 _TRUEDIV_FLOAT = {
     dtypes.uint8: dtypes.float32,
+    dtypes.int8: dtypes.float32,
+    dtypes.uint16: dtypes.float32,
+    dtypes.int16: dtypes.float32,
+    dtypes.uint32: dtypes.float64,
     dtypes.int32: dtypes.float64,
+    dtypes.uint64: dtypes.float64,
     dtypes.int64: dtypes.float64,
 }
 
@@ -100,6 +105,15 @@ def div(x, y, name=None):
         x, y = convert_same_type([x, y], ["x", "y"])
         op_type = "FloorDiv" if x.dtype.base_dtype.is_integer else "RealDiv"
         return make_op(op_type, [x, y], scope=scope).outputs[0]
+
+
+def realdiv(x, y, name=None):
+    """`x / y` for real (floating) types: TF's `RealDiv` op, with broadcasting.
+
+    TF's OpDef admits integer types but its CPU kernels are floating only, so integer
+    inputs build and fail when run, as in TF.
+    """
+    return binary("RealDiv", x, y, name, default_name="RealDiv")
 
 
 def floordiv(x, y, name=None):

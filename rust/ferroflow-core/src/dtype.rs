@@ -13,6 +13,10 @@ pub enum DType {
     Int32 = 3,
     /// 8-bit unsigned integer.
     UInt8 = 4,
+    /// 16-bit signed integer.
+    Int16 = 5,
+    /// 8-bit signed integer.
+    Int8 = 6,
     /// Variable-length byte strings.
     String = 7,
     /// 64-bit signed integer.
@@ -22,22 +26,33 @@ pub enum DType {
     /// 16-bit IEEE float (`DT_HALF`): arithmetic rounds each operation to half, as
     /// Eigen's `half` does; reductions and `MatMul` accumulate in `f32`.
     Float16 = 19,
+    /// 16-bit unsigned integer.
+    UInt16 = 17,
     /// A handle to a session resource (a queue); never the element type of a tensor.
     Resource = 20,
+    /// 32-bit unsigned integer.
+    UInt32 = 22,
+    /// 64-bit unsigned integer.
+    UInt64 = 23,
 }
 
 impl DType {
     /// Every dtype ferroflow knows.
-    pub const ALL: [DType; 9] = [
+    pub const ALL: [DType; 14] = [
         DType::Float32,
         DType::Float64,
         DType::Int32,
         DType::UInt8,
+        DType::Int16,
+        DType::Int8,
         DType::String,
         DType::Int64,
         DType::Bool,
+        DType::UInt16,
         DType::Float16,
         DType::Resource,
+        DType::UInt32,
+        DType::UInt64,
     ];
 
     /// The dtype with TensorFlow `DataType` number `code` (ref types, base + 100, map to their base).
@@ -61,6 +76,11 @@ impl DType {
             DType::Bool => "bool",
             DType::Float16 => "float16",
             DType::Resource => "resource",
+            DType::Int8 => "int8",
+            DType::Int16 => "int16",
+            DType::UInt16 => "uint16",
+            DType::UInt32 => "uint32",
+            DType::UInt64 => "uint64",
         }
     }
 
@@ -77,6 +97,11 @@ impl DType {
             DType::Bool => "BOOL",
             DType::Float16 => "HALF",
             DType::Resource => "RESOURCE",
+            DType::Int8 => "INT8",
+            DType::Int16 => "INT16",
+            DType::UInt16 => "UINT16",
+            DType::UInt32 => "UINT32",
+            DType::UInt64 => "UINT64",
         }
     }
 
@@ -94,10 +119,10 @@ impl DType {
     /// Bytes per element in a dense buffer (0 for strings, which are stored apart).
     pub fn size(self) -> usize {
         match self {
-            DType::Float64 | DType::Int64 => 8,
-            DType::Float32 | DType::Int32 => 4,
-            DType::Float16 => 2,
-            DType::UInt8 | DType::Bool => 1,
+            DType::Float64 | DType::Int64 | DType::UInt64 => 8,
+            DType::Float32 | DType::Int32 | DType::UInt32 => 4,
+            DType::Float16 | DType::Int16 | DType::UInt16 => 2,
+            DType::UInt8 | DType::Int8 | DType::Bool => 1,
             DType::String | DType::Resource => 0,
         }
     }
@@ -109,7 +134,17 @@ impl DType {
 
     /// Whether this is an integer type.
     pub fn is_integer(self) -> bool {
-        matches!(self, DType::Int32 | DType::Int64 | DType::UInt8)
+        matches!(
+            self,
+            DType::Int32
+                | DType::Int64
+                | DType::UInt8
+                | DType::Int8
+                | DType::Int16
+                | DType::UInt16
+                | DType::UInt32
+                | DType::UInt64
+        )
     }
 
     /// Whether arithmetic kernels exist for this type.
@@ -133,7 +168,8 @@ pub trait Element: Copy + Send + Sync + Default + PartialEq + std::fmt::Debug + 
 macro_rules! element {
     ($($t:ty => $d:ident),*) => { $(impl Element for $t { const DTYPE: DType = DType::$d; })* };
 }
-element!(f32 => Float32, f64 => Float64, i32 => Int32, i64 => Int64, u8 => UInt8, bool => Bool, half::f16 => Float16);
+element!(f32 => Float32, f64 => Float64, i32 => Int32, i64 => Int64, u8 => UInt8, bool => Bool, half::f16 => Float16,
+    i8 => Int8, i16 => Int16, u16 => UInt16, u32 => UInt32, u64 => UInt64);
 
 /// Runs `$body` with `$T` bound to the Rust type of a numeric `$dtype`; other dtypes
 /// run `$otherwise`.
@@ -163,6 +199,26 @@ macro_rules! dispatch_numeric {
             }
             $crate::dtype::DType::Float16 => {
                 type $T = $crate::half::f16;
+                $body
+            }
+            $crate::dtype::DType::Int8 => {
+                type $T = i8;
+                $body
+            }
+            $crate::dtype::DType::Int16 => {
+                type $T = i16;
+                $body
+            }
+            $crate::dtype::DType::UInt16 => {
+                type $T = u16;
+                $body
+            }
+            $crate::dtype::DType::UInt32 => {
+                type $T = u32;
+                $body
+            }
+            $crate::dtype::DType::UInt64 => {
+                type $T = u64;
                 $body
             }
             #[allow(unreachable_patterns)]

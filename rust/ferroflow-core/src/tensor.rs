@@ -333,6 +333,15 @@ impl Tensor {
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             DType::UInt8 => fill::<u8, i32>(&shape, &p.int_val, |v| v as u8),
             DType::Int64 => fill::<i64, i64>(&shape, &p.int64_val, |v| v),
+            // int8, int16 and uint16 values are in int_val too.
+            #[allow(clippy::cast_possible_truncation)]
+            DType::Int8 => fill::<i8, i32>(&shape, &p.int_val, |v| v as i8),
+            #[allow(clippy::cast_possible_truncation)]
+            DType::Int16 => fill::<i16, i32>(&shape, &p.int_val, |v| v as i16),
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            DType::UInt16 => fill::<u16, i32>(&shape, &p.int_val, |v| v as u16),
+            DType::UInt32 => fill::<u32, u32>(&shape, &p.uint32_val, |v| v),
+            DType::UInt64 => fill::<u64, u64>(&shape, &p.uint64_val, |v| v),
             DType::Bool => fill::<bool, bool>(&shape, &p.bool_val, |v| v),
             DType::Float16 => {
                 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
@@ -398,6 +407,23 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(Tensor::from_proto(&p).unwrap().as_slice::<f32>().unwrap(), &[7.0; 4]);
+        // The narrow integers are in int_val, truncated; the wide unsigned in their lists.
+        let p8 = pb::TensorProto {
+            dtype: DType::Int8 as i32,
+            tensor_shape: Some(shape_to_proto(&PartialShape::known(&[3]))),
+            int_val: vec![-1, 127, 300],
+            ..Default::default()
+        };
+        assert_eq!(Tensor::from_proto(&p8).unwrap().as_slice::<i8>().unwrap(), &[-1, 127, 44]);
+        let p64 = pb::TensorProto {
+            dtype: DType::UInt64 as i32,
+            tensor_shape: Some(shape_to_proto(&PartialShape::known(&[2]))),
+            uint64_val: vec![u64::MAX],
+            ..Default::default()
+        };
+        assert_eq!(Tensor::from_proto(&p64).unwrap().as_slice::<u64>().unwrap(), &[u64::MAX; 2]);
+        let u16s = Tensor::from_slice(&[2], &[7u16, 65535]).unwrap();
+        assert_eq!(Tensor::from_proto(&u16s.to_proto()).unwrap().as_slice::<u16>().unwrap(), &[7, 65535]);
         let s = Tensor::from_strings(&[2], vec![b"a".to_vec(), b"bc".to_vec()]).unwrap();
         assert_eq!(Tensor::from_proto(&s.to_proto()).unwrap().as_strings().unwrap()[1], b"bc");
     }

@@ -142,7 +142,7 @@ pub fn tensor_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
             }
         )*};
     }
-    try_typed!(f32, f64, i32, i64, u8, bool, ferroflow_core::half::f16);
+    try_typed!(f32, f64, i32, i64, u8, bool, ferroflow_core::half::f16, i8, i16, u16, u32, u64);
     if let Ok(kind) = obj.getattr("dtype").and_then(|d| d.getattr("kind")).and_then(|k| k.extract::<String>())
         && matches!(kind.as_str(), "O" | "S" | "U")
     {

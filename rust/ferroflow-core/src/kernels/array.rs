@@ -70,7 +70,18 @@ macro_rules! castable_int {
         }
     )*};
 }
-castable_int!(i32 => f64_to_i32, i64 => f64_to_i64, u8 => |v| f64_to_i32(v) as u8);
+castable_int!(i32 => f64_to_i32, i64 => f64_to_i64, u8 => |v| f64_to_i32(v) as u8,
+    i8 => |v| f64_to_i32(v) as i8, i16 => |v| f64_to_i32(v) as i16, u16 => |v| f64_to_i32(v) as u16,
+    u32 => |v| f64_to_i64(v) as u32, u64 => f64_to_u64);
+
+/// x86-64's float-to-uint64 conversion as compilers emit it: below 2^63 the signed
+/// conversion, above it the signed conversion of `v - 2^63` with the top bit set;
+/// NaN and values out of range give `2^63`.
+#[allow(clippy::cast_sign_loss, clippy::cast_possible_truncation)]
+fn f64_to_u64(v: f64) -> u64 {
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if v < TWO_63 { f64_to_i64(v) as u64 } else { (f64_to_i64(v - TWO_63) as u64) ^ (1 << 63) }
+}
 
 /// x86's truncating float-to-int32 conversion (`cvttsd2si`): NaN and values outside
 /// int32's range give `i32::MIN`.

@@ -61,7 +61,7 @@ macro_rules! int_num {
         }
     )*};
 }
-int_num!(i32, i64, u8);
+int_num!(i32, i64, u8, i8, i16, u16, u32, u64);
 
 macro_rules! float_num {
     ($($t:ty),*) => {$(

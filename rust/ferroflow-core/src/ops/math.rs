@@ -9,17 +9,48 @@ use crate::kernels::math as k;
 use crate::kernels::matmul::matmul_kernel;
 use crate::shape::{PartialShape, broadcast_partial};
 
-pub(crate) const NUMERIC: &[DType] =
+pub(crate) const NUMERIC: &[DType] = &[
+    DType::Float16,
+    DType::Float32,
+    DType::Float64,
+    DType::Int32,
+    DType::Int64,
+    DType::UInt8,
+    DType::Int8,
+    DType::Int16,
+    DType::UInt16,
+    DType::UInt32,
+    DType::UInt64,
+];
+/// The numeric types less the wide unsigned ones (TF's OpDefs of `Add`, `Pow` and the
+/// sign-related unary ops).
+pub(crate) const SIGNED_NUMERIC: &[DType] = &[
+    DType::Float16,
+    DType::Float32,
+    DType::Float64,
+    DType::Int32,
+    DType::Int64,
+    DType::UInt8,
+    DType::Int8,
+    DType::Int16,
+];
+/// The types of TF's CPU `MatMul` kernels (its OpDef also allows the wide unsigned
+/// integers, which have none).
+const WITHOUT_NARROW_INTS: &[DType] =
     &[DType::Float16, DType::Float32, DType::Float64, DType::Int32, DType::Int64, DType::UInt8];
 pub(crate) const FLOATS: &[DType] = &[DType::Float16, DType::Float32, DType::Float64];
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add(OpDef::new("Add", &["x", "y"], infer_binary, k::binary_kernel::<k::AddFn>).grad(g::add));
+    r.add(OpDef::new("Add", &["x", "y"], infer_binary_signed, k::binary_kernel::<k::AddFn>).grad(g::add));
     r.add(OpDef::new("AddV2", &["x", "y"], infer_binary, k::binary_kernel::<k::AddFn>).grad(g::add));
     r.add(OpDef::new("Sub", &["x", "y"], infer_binary, k::binary_kernel::<k::SubFn>).grad(g::sub));
     r.add(OpDef::new("Mul", &["x", "y"], infer_binary, k::binary_kernel::<k::MulFn>).grad(g::mul));
     r.add(OpDef::new("Div", &["x", "y"], infer_binary, k::binary_kernel::<k::DivFn>).grad(g::div));
-    r.add(OpDef::new("RealDiv", &["x", "y"], infer_binary, k::binary_kernel::<k::DivFn>).grad(g::div));
+    r.add(
+        OpDef::new("RealDiv", &["x", "y"], infer_binary, k::binary_kernel::<k::DivFn>)
+            .kernel_types("T", FLOATS)
+            .grad(g::div),
+    );
     r.add(
         OpDef::new("DivNoNan", &["x", "y"], infer_binary_float_broadcast, k::binary_kernel::<k::DivNoNanFn>)
             .grad(g::div),
@@ -27,17 +58,22 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("Maximum", &["x", "y"], infer_binary, k::binary_kernel::<k::MaxFn>).grad(g::maximum));
     r.add(OpDef::new("Minimum", &["x", "y"], infer_binary, k::binary_kernel::<k::MinFn>).grad(g::minimum));
     r.add(
-        OpDef::new("SquaredDifference", &["x", "y"], infer_binary, k::binary_kernel::<k::SquaredDifferenceFn>)
-            .grad(g::squared_difference),
+        OpDef::new(
+            "SquaredDifference",
+            &["x", "y"],
+            infer_squared_difference,
+            k::binary_kernel::<k::SquaredDifferenceFn>,
+        )
+        .grad(g::squared_difference),
     );
     r.add(OpDef::new("FloorDiv", &["x", "y"], infer_binary, k::floor_kernel).no_grad());
     r.add(OpDef::new("FloorMod", &["x", "y"], infer_binary, k::floor_kernel).grad(g::floor_mod));
-    r.add(OpDef::new("Pow", &["x", "y"], infer_binary, k::pow_kernel).grad(g::pow));
+    r.add(OpDef::new("Pow", &["x", "y"], infer_binary_signed, k::pow_kernel).grad(g::pow));
     r.add(OpDef::new("AddN", &["inputs"], infer_add_n, k::add_n_kernel).variadic().grad(g::add_n));
-    r.add(OpDef::new("Neg", &["x"], infer_unary_numeric, k::unary_kernel::<k::NegFn>).grad(g::neg));
+    r.add(OpDef::new("Neg", &["x"], infer_unary_signed, k::unary_kernel::<k::NegFn>).grad(g::neg));
     r.add(OpDef::new("Square", &["x"], infer_unary_numeric, k::unary_kernel::<k::SquareFn>).grad(g::square));
-    r.add(OpDef::new("Abs", &["x"], infer_unary_numeric, k::unary_kernel::<k::AbsFn>).grad(g::abs));
-    r.add(OpDef::new("Sign", &["x"], infer_unary_numeric, k::unary_kernel::<k::SignFn>).grad(g::sign));
+    r.add(OpDef::new("Abs", &["x"], infer_unary_signed, k::unary_kernel::<k::AbsFn>).grad(g::abs));
+    r.add(OpDef::new("Sign", &["x"], infer_unary_signed, k::unary_kernel::<k::SignFn>).grad(g::sign));
     r.add(OpDef::new("Sqrt", &["x"], infer_unary_float, k::float_kernel::<k::SqrtFn>).grad(g::sqrt));
     r.add(OpDef::new("Rsqrt", &["x"], infer_unary_float, k::float_kernel::<k::RsqrtFn>).grad(g::rsqrt));
     r.add(OpDef::new("Reciprocal", &["x"], infer_unary_float, k::float_kernel::<k::ReciprocalFn>).grad(g::reciprocal));
@@ -72,7 +108,10 @@ pub(crate) fn register(r: &mut Registry) {
             .grad(g::sigmoid_grad),
     );
     r.add(
-        OpDef::new("MatMul", &["a", "b"], infer_matmul, matmul_kernel).cost(super::Cost::Contraction).grad(g::matmul),
+        OpDef::new("MatMul", &["a", "b"], infer_matmul, matmul_kernel)
+            .cost(super::Cost::Contraction)
+            .kernel_types("T", WITHOUT_NARROW_INTS)
+            .grad(g::matmul),
     );
 }
 
@@ -82,6 +121,26 @@ fn infer_binary(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let shape = broadcast_partial(&ctx.input(0).shape, &ctx.input(1).shape)
         .map_err(|e| Error::value(format!("{} for '{}' (op: '{}')", e.message, ctx.name, ctx.def.name)))?;
     Ok(vec![OutputSpec::new(t, shape)])
+}
+
+fn infer_binary_signed(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(0, SIGNED_NUMERIC)?;
+    infer_binary(ctx)
+}
+
+/// `SquaredDifference`: TF's OpDef has no 8- or 16-bit or unsigned integers.
+fn infer_squared_difference(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(0, &[DType::Float16, DType::Float32, DType::Float64, DType::Int32, DType::Int64])?;
+    infer_binary(ctx)
+}
+
+/// `Neg`, `Abs`, `Sign`: signed types only, as TF's OpDefs.
+fn infer_unary_signed(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(
+        0,
+        &[DType::Float16, DType::Float32, DType::Float64, DType::Int32, DType::Int64, DType::Int8, DType::Int16],
+    )?;
+    infer_unary_numeric(ctx)
 }
 
 fn infer_unary_numeric(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
@@ -98,7 +157,19 @@ fn infer_unary_float(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 
 fn infer_matmul(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0, 1])?;
-    ctx.check_type(0, &[DType::Float16, DType::Float32, DType::Float64, DType::Int32, DType::Int64])?;
+    ctx.check_type(
+        0,
+        &[
+            DType::Float16,
+            DType::Float32,
+            DType::Float64,
+            DType::Int32,
+            DType::Int64,
+            DType::UInt16,
+            DType::UInt32,
+            DType::UInt64,
+        ],
+    )?;
     let ta = ctx.attr_bool("transpose_a", false)?;
     let tb = ctx.attr_bool("transpose_b", false)?;
     let (a, b) = (&ctx.input(0).shape, &ctx.input(1).shape);
