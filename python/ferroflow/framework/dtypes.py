@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import builtins
 
+import ml_dtypes
 import numpy as np
 
 __all__ = [
     "DType",
     "as_dtype",
+    "bfloat16",
+    "bfloat16_ref",
     "bool",
     "bool_ref",
     "double",
@@ -61,6 +64,7 @@ _DT_INT8 = 6
 _DT_STRING = 7
 _DT_INT64 = 9
 _DT_BOOL = 10
+_DT_BFLOAT16 = 14
 _DT_UINT16 = 17
 _DT_HALF = 19
 _DT_RESOURCE = 20
@@ -70,6 +74,7 @@ _REF_OFFSET = 100
 
 _BASE_NAMES = {
     _DT_HALF: "float16",
+    _DT_BFLOAT16: "bfloat16",
     _DT_FLOAT: "float32",
     _DT_DOUBLE: "float64",
     _DT_INT32: "int32",
@@ -90,9 +95,11 @@ _TYPE_TO_STRING = {
 }
 
 # TensorFlow maps DT_STRING to the builtin `object` but DT_STRING_REF to
-# `np.object_`; both mean numpy's 'O' dtype.
+# `np.object_`; both mean numpy's 'O' dtype. bfloat16 is ml_dtypes' numpy type, as
+# in TensorFlow.
 _BASE_TO_NP = {
     _DT_HALF: np.float16,
+    _DT_BFLOAT16: ml_dtypes.bfloat16,
     _DT_FLOAT: np.float32,
     _DT_DOUBLE: np.float64,
     _DT_INT32: np.int32,
@@ -112,13 +119,14 @@ _TF_TO_NP = {
 }
 _TF_TO_NP[_DT_STRING + _REF_OFFSET] = np.object_
 
-_FLOATING = frozenset({_DT_HALF, _DT_FLOAT, _DT_DOUBLE})
+_FLOATING = frozenset({_DT_HALF, _DT_BFLOAT16, _DT_FLOAT, _DT_DOUBLE})
 _INTEGER = frozenset(
     {_DT_INT32, _DT_INT64, _DT_UINT8, _DT_INT8, _DT_INT16, _DT_UINT16, _DT_UINT32, _DT_UINT64}
 )
 _UNSIGNED = frozenset({_DT_UINT8, _DT_UINT16, _DT_UINT32, _DT_UINT64})
 _SIZES = {
     _DT_HALF: 2,
+    _DT_BFLOAT16: 2,
     _DT_FLOAT: 4,
     _DT_DOUBLE: 8,
     _DT_INT32: 4,
@@ -134,8 +142,8 @@ _SIZES = {
     _DT_UINT64: 8,
 }
 
-# `DType.limits` looks the numpy type up here, as TensorFlow does (float16 and
-# string have no entry, so their `limits` raise).
+# `DType.limits` looks the numpy type up here, as TensorFlow does (float16,
+# bfloat16 and string have no entry, so their `limits` raise).
 _DTYPE_RANGE = {
     np.bool_: (False, True),
     np.uint8: (0, 255),
@@ -278,7 +286,7 @@ class DType:
             raise TypeError(f"Cannot find minimum value of {self}.")
         np_type = self.as_numpy_dtype
         if self.is_floating:
-            return np.finfo(np_type).min
+            return ml_dtypes.finfo(np_type).min
         return np.iinfo(np_type).min
 
     @property
@@ -294,7 +302,7 @@ class DType:
             raise TypeError(f"Cannot find maximum value of {self}.")
         np_type = self.as_numpy_dtype
         if self.is_floating:
-            return np.finfo(np_type).max
+            return ml_dtypes.finfo(np_type).max
         return np.iinfo(np_type).max
 
     @property
@@ -305,7 +313,8 @@ class DType:
         point types have the image range `(0, 1)`.
 
         Raises:
-            ValueError: If the type has no defined limits (`float16`, `string`).
+            ValueError: If the type has no defined limits (`float16`, `bfloat16`,
+                `string`).
         """
         if self.as_numpy_dtype not in _DTYPE_RANGE:
             raise ValueError(str(self) + " does not have defined limits.")
@@ -361,6 +370,7 @@ class DType:
 
 float16 = DType(_DT_HALF)
 half = float16
+bfloat16 = DType(_DT_BFLOAT16)
 float32 = DType(_DT_FLOAT)
 float64 = DType(_DT_DOUBLE)
 double = float64
@@ -377,6 +387,7 @@ string = DType(_DT_STRING)
 resource = DType(_DT_RESOURCE)
 
 float16_ref = DType(_DT_HALF + _REF_OFFSET)
+bfloat16_ref = DType(_DT_BFLOAT16 + _REF_OFFSET)
 float32_ref = DType(_DT_FLOAT + _REF_OFFSET)
 float64_ref = DType(_DT_DOUBLE + _REF_OFFSET)
 int32_ref = DType(_DT_INT32 + _REF_OFFSET)
@@ -399,6 +410,7 @@ _INTERN_TABLE: dict[int, DType] = {
         *(string_ref, resource, resource_ref),
         *(int8, int16, uint16, uint32, uint64),
         *(int8_ref, int16_ref, uint16_ref, uint32_ref, uint64_ref),
+        *(bfloat16, bfloat16_ref),
     )
 }
 
@@ -412,6 +424,7 @@ _STRING_TO_TF["double_ref"] = float64_ref
 
 _NP_TO_TF: dict = {
     np.float16: float16,
+    ml_dtypes.bfloat16: bfloat16,
     np.float32: float32,
     np.float64: float64,
     np.int32: int32,

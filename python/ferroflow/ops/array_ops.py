@@ -299,6 +299,11 @@ def to_float(x, name="ToFloat"):
     return cast(x, dtypes.float32, name=name)
 
 
+def to_bfloat16(x, name="ToBFloat16"):
+    """`cast(x, bfloat16)`."""
+    return cast(x, dtypes.bfloat16, name=name)
+
+
 def to_double(x, name="ToDouble"):
     """`cast(x, float64)`."""
     return cast(x, dtypes.float64, name=name)

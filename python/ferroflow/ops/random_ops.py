@@ -21,8 +21,10 @@ def _seed_attrs(seed) -> dict:
 
 def _float_dtype(dtype, op_name):
     dtype = dtypes.as_dtype(dtype).base_dtype
-    if dtype not in (dtypes.float32, dtypes.float64):
-        raise ValueError(f"Invalid dtype {dtype!r} for {op_name}: expected float32 or float64")
+    if not dtype.is_floating:
+        raise ValueError(
+            f"Invalid dtype {dtype!r} for {op_name}: expected float16, bfloat16, float32 or float64"
+        )
     return dtype
 
 
@@ -45,7 +47,7 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, 
         shape: 1-D int tensor or Python list: the output shape.
         mean: Mean of the distribution (scalar of `dtype`).
         stddev: Standard deviation (scalar of `dtype`).
-        dtype: float32 or float64.
+        dtype: float16, bfloat16, float32 or float64.
         seed: Op-level seed; see `tf.set_random_seed`.
         name: Name of the operation.
 
@@ -71,7 +73,7 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
         minval: Lower bound (inclusive).
         maxval: Upper bound (exclusive); defaults to 1 for floats and is required
             for integer types.
-        dtype: float32, float64, int32 or int64.
+        dtype: float16, bfloat16, float32, float64, int32 or int64.
         seed: Op-level seed; see `tf.set_random_seed`.
         name: Name of the operation.
 
@@ -79,7 +81,14 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
         ValueError: for another dtype, or an integer dtype without `maxval`.
     """
     dtype = dtypes.as_dtype(dtype).base_dtype
-    accepted = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64)
+    accepted = (
+        dtypes.float16,
+        dtypes.bfloat16,
+        dtypes.float32,
+        dtypes.float64,
+        dtypes.int32,
+        dtypes.int64,
+    )
     if dtype not in accepted:
         raise ValueError(
             f"Argument `dtype` got invalid value {dtype!r}. Accepted dtypes are "

@@ -13,7 +13,7 @@ from ..framework import dtypes, ops
 from ..ops import array_ops, control_flow_ops, math_ops, state_ops, variables
 from . import slot_creator
 
-_VALID_DTYPES = (dtypes.float16, dtypes.float32, dtypes.float64)
+_VALID_DTYPES = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
 
 
 def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
@@ -148,7 +148,7 @@ class ExponentialMovingAverage:
         `MOVING_AVERAGE_VARIABLES` collection. A Tensor's shadow starts at zero.
 
         Args:
-            var_list: Variables or Tensors of float16, float32 or float64 (default:
+            var_list: Variables or Tensors of bfloat16, float16, float32 or float64 (default:
                 the trainable variables).
 
         Returns:

@@ -14,7 +14,7 @@ from ..framework.indexed_slices import IndexedSlices
 from ..ops import array_ops, control_flow_ops, gradients, math_ops, state_ops, variables
 from . import slot_creator
 
-_VALID_DTYPES = (dtypes.float16, dtypes.float32, dtypes.float64)
+_VALID_DTYPES = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
 
 
 def _var_key(var):

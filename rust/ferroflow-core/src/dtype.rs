@@ -26,6 +26,10 @@ pub enum DType {
     /// 16-bit IEEE float (`DT_HALF`): arithmetic rounds each operation to half, as
     /// Eigen's `half` does; reductions and `MatMul` accumulate in `f32`.
     Float16 = 19,
+    /// Brain float (`DT_BFLOAT16`): float32's exponent with 8 significand bits;
+    /// arithmetic rounds each operation to bfloat16 (nearest even), as Eigen's
+    /// `bfloat16` does; reductions and `MatMul` accumulate in `f32`.
+    BFloat16 = 14,
     /// 16-bit unsigned integer.
     UInt16 = 17,
     /// A handle to a session resource (a queue); never the element type of a tensor.
@@ -38,7 +42,7 @@ pub enum DType {
 
 impl DType {
     /// Every dtype ferroflow knows.
-    pub const ALL: [DType; 14] = [
+    pub const ALL: [DType; 15] = [
         DType::Float32,
         DType::Float64,
         DType::Int32,
@@ -50,6 +54,7 @@ impl DType {
         DType::Bool,
         DType::UInt16,
         DType::Float16,
+        DType::BFloat16,
         DType::Resource,
         DType::UInt32,
         DType::UInt64,
@@ -75,6 +80,7 @@ impl DType {
             DType::Int64 => "int64",
             DType::Bool => "bool",
             DType::Float16 => "float16",
+            DType::BFloat16 => "bfloat16",
             DType::Resource => "resource",
             DType::Int8 => "int8",
             DType::Int16 => "int16",
@@ -96,6 +102,7 @@ impl DType {
             DType::Int64 => "INT64",
             DType::Bool => "BOOL",
             DType::Float16 => "HALF",
+            DType::BFloat16 => "BFLOAT16",
             DType::Resource => "RESOURCE",
             DType::Int8 => "INT8",
             DType::Int16 => "INT16",
@@ -121,7 +128,7 @@ impl DType {
         match self {
             DType::Float64 | DType::Int64 | DType::UInt64 => 8,
             DType::Float32 | DType::Int32 | DType::UInt32 => 4,
-            DType::Float16 | DType::Int16 | DType::UInt16 => 2,
+            DType::Float16 | DType::BFloat16 | DType::Int16 | DType::UInt16 => 2,
             DType::UInt8 | DType::Int8 | DType::Bool => 1,
             DType::String | DType::Resource => 0,
         }
@@ -129,7 +136,7 @@ impl DType {
 
     /// Whether this is a floating-point type.
     pub fn is_floating(self) -> bool {
-        matches!(self, DType::Float32 | DType::Float64 | DType::Float16)
+        matches!(self, DType::Float32 | DType::Float64 | DType::Float16 | DType::BFloat16)
     }
 
     /// Whether this is an integer type.
@@ -168,7 +175,7 @@ pub trait Element: Copy + Send + Sync + Default + PartialEq + std::fmt::Debug + 
 macro_rules! element {
     ($($t:ty => $d:ident),*) => { $(impl Element for $t { const DTYPE: DType = DType::$d; })* };
 }
-element!(f32 => Float32, f64 => Float64, i32 => Int32, i64 => Int64, u8 => UInt8, bool => Bool, half::f16 => Float16,
+element!(f32 => Float32, f64 => Float64, i32 => Int32, i64 => Int64, u8 => UInt8, bool => Bool, half::f16 => Float16, half::bf16 => BFloat16,
     i8 => Int8, i16 => Int16, u16 => UInt16, u32 => UInt32, u64 => UInt64);
 
 /// Runs `$body` with `$T` bound to the Rust type of a numeric `$dtype`; other dtypes
@@ -199,6 +206,10 @@ macro_rules! dispatch_numeric {
             }
             $crate::dtype::DType::Float16 => {
                 type $T = $crate::half::f16;
+                $body
+            }
+            $crate::dtype::DType::BFloat16 => {
+                type $T = $crate::half::bf16;
                 $body
             }
             $crate::dtype::DType::Int8 => {
@@ -253,6 +264,10 @@ macro_rules! dispatch_float {
             }
             $crate::dtype::DType::Float16 => {
                 type $T = $crate::half::f16;
+                $body
+            }
+            $crate::dtype::DType::BFloat16 => {
+                type $T = $crate::half::bf16;
                 $body
             }
             #[allow(unreachable_patterns)]

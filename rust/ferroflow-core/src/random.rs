@@ -115,6 +115,23 @@ pub fn uint32_to_f32(x: u32) -> f32 {
     f32::from_bits((127 << 23) | (x & 0x7f_ffff)) - 1.0
 }
 
+/// A half in `[0, 1)` from the low 10 bits of `x` (TF's `Uint16ToHalf`).
+#[inline]
+pub fn uint16_to_f16(x: u32) -> half::f16 {
+    // The value in [1, 2) less one is exact in half.
+    #[allow(clippy::cast_possible_truncation)]
+    let bits = (15 << 10) | (x as u16 & 0x3ff);
+    half::f16::from_bits(bits) - half::f16::ONE
+}
+
+/// A bfloat16 in `[0, 1)` from the low 7 bits of `x` (TF's `Uint16ToGfloat16`).
+#[inline]
+pub fn uint16_to_bf16(x: u32) -> half::bf16 {
+    #[allow(clippy::cast_possible_truncation)]
+    let bits = (127 << 7) | (x as u16 & 0x7f);
+    half::bf16::from_bits(bits) - half::bf16::ONE
+}
+
 /// A double in `[0, 1)` from 52 bits of `x0:x1`.
 #[inline]
 pub fn uint64_to_f64(x0: u32, x1: u32) -> f64 {
@@ -199,6 +216,18 @@ impl BlockDistribution<f32> for UniformF32 {
     fn fill(&self, b: [u32; 4], out: &mut [f32]) {
         for (o, w) in out.iter_mut().zip(b) {
             *o = uint32_to_f32(w);
+        }
+    }
+}
+
+/// Uniform `[0, 1)` 16-bit floats (`half` or `bfloat16`): four per block, one from
+/// each word's low bits, as TF's 16-bit uniform distributions.
+pub struct Uniform16<T>(pub fn(u32) -> T);
+impl<T: Send + Sync> BlockDistribution<T> for Uniform16<T> {
+    const N: usize = 4;
+    fn fill(&self, b: [u32; 4], out: &mut [T]) {
+        for (o, w) in out.iter_mut().zip(b) {
+            *o = (self.0)(w);
         }
     }
 }

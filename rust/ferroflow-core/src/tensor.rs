@@ -162,6 +162,16 @@ impl Tensor {
         }
         Ok(Tensor { dtype, shape: shape.into(), data: Arc::new(Storage::Dense(buf)) })
     }
+    /// The same buffer read as `dtype`, whose elements have this dtype's size (a
+    /// bfloat16 tensor as its `uint16` bit patterns, and back); no copy. Never to or
+    /// from `bool` or `string`, whose contents have rules of their own.
+    pub fn bitcast(&self, dtype: DType) -> Result<Tensor> {
+        let plain = |d: DType| !matches!(d, DType::Bool | DType::String | DType::Resource);
+        if !plain(self.dtype) || !plain(dtype) || dtype.size() != self.dtype.size() {
+            ff_bail!(InvalidArgument, "cannot reinterpret a {} tensor as {dtype}", self.dtype);
+        }
+        Ok(Tensor { dtype, shape: self.shape.clone(), data: Arc::clone(&self.data) })
+    }
     /// A string tensor.
     pub fn from_strings(shape: &[usize], values: Vec<Vec<u8>>) -> Result<Self> {
         let n = checked_num_elements(shape)?;
@@ -343,10 +353,11 @@ impl Tensor {
             DType::UInt32 => fill::<u32, u32>(&shape, &p.uint32_val, |v| v),
             DType::UInt64 => fill::<u64, u64>(&shape, &p.uint64_val, |v| v),
             DType::Bool => fill::<bool, bool>(&shape, &p.bool_val, |v| v),
-            DType::Float16 => {
+            // half and bfloat16 values are their bit patterns in half_val.
+            DType::Float16 | DType::BFloat16 => {
                 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                let bits: Vec<u8> = p.half_val.iter().flat_map(|v| (*v as u16).to_le_bytes()).collect();
-                if bits.is_empty() { Tensor::zeros(dtype, &shape) } else { Tensor::from_bytes(dtype, &shape, &bits) }
+                let bits = fill::<u16, i32>(&shape, &p.half_val, |v| v as u16)?;
+                Tensor::from_bytes(dtype, &shape, bits.as_bytes()?)
             }
             DType::String => unreachable!("handled above"),
             DType::Resource => Err(Error::invalid_argument("a resource handle cannot be a constant")),

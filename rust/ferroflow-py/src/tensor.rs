@@ -51,6 +51,19 @@ fn numpy_module(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
     Ok(NP.get_or_try_init(py, || py.import("numpy").map(Bound::unbind))?.bind(py))
 }
 
+/// ml_dtypes' numpy `bfloat16` dtype (TensorFlow's own numpy type for it).
+fn bfloat16_dtype(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
+    static BF16: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    Ok(BF16
+        .get_or_try_init(py, || {
+            let ml = py
+                .import("ml_dtypes")
+                .map_err(|_| PyTypeError::new_err("bfloat16 tensors convert to numpy through the ml_dtypes package"))?;
+            numpy_module(py)?.call_method1("dtype", (ml.getattr("bfloat16")?,)).map(Bound::unbind)
+        })?
+        .bind(py))
+}
+
 fn typed_to_numpy<'py, T: Element + numpy::Element>(py: Python<'py>, t: Tensor) -> PyResult<Bound<'py, PyAny>> {
     let shape = t.shape().to_vec();
     if shape.is_empty() {
@@ -91,6 +104,11 @@ pub fn tensor_to_py(py: Python<'_>, t: Tensor) -> PyResult<Bound<'_, PyAny>> {
         let np = numpy_module(py)?;
         let arr = np.call_method1("array", (items, np.getattr("object_")?))?;
         return arr.call_method1("reshape", (t.shape().to_vec(),));
+    }
+    if t.dtype() == DType::BFloat16 {
+        // numpy has no bfloat16: the bit patterns as uint16, viewed as ml_dtypes'.
+        let bits = t.bitcast(DType::UInt16).map_err(|e| PyTypeError::new_err(e.message))?;
+        return typed_to_numpy::<u16>(py, bits)?.call_method1("view", (bfloat16_dtype(py)?,));
     }
     dispatch_pod!(t.dtype(), T => typed_to_numpy::<T>(py, t),
         _ => Err(PyTypeError::new_err(format!("cannot convert a {} tensor to numpy", t.dtype()))))
@@ -143,6 +161,14 @@ pub fn tensor_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
         )*};
     }
     try_typed!(f32, f64, i32, i64, u8, bool, ferroflow_core::half::f16, i8, i16, u16, u32, u64);
+    if let Ok(dtype) = obj.getattr("dtype")
+        && dtype.getattr("name").and_then(|n| n.extract::<String>()).is_ok_and(|n| n == "bfloat16")
+        && dtype.eq(bfloat16_dtype(obj.py())?)?
+    {
+        let bits = obj.call_method1("view", (numpy_module(obj.py())?.getattr("uint16")?,))?;
+        let t = typed_from_numpy::<u16>(bits.cast::<PyArrayDyn<u16>>()?)?;
+        return t.bitcast(DType::BFloat16).map_err(|e| PyTypeError::new_err(e.message));
+    }
     if let Ok(kind) = obj.getattr("dtype").and_then(|d| d.getattr("kind")).and_then(|k| k.extract::<String>())
         && matches!(kind.as_str(), "O" | "S" | "U")
     {

@@ -40,23 +40,28 @@ macro_rules! castable {
 }
 castable!(f32, f64);
 
-#[allow(clippy::cast_possible_truncation)]
-impl Castable for half::f16 {
-    fn to_f64(self) -> f64 {
-        f64::from(self.to_f32())
-    }
-    fn to_i64(self) -> i64 {
-        f64_to_i64(self.to_f64())
-    }
-    fn from_f64(v: f64) -> Self {
-        // Eigen's `half(double)` rounds to `float` first.
-        half::f16::from_f32(v as f32)
-    }
-    #[allow(clippy::cast_precision_loss)]
-    fn from_i64(v: i64) -> Self {
-        half::f16::from_f32(v as f32)
-    }
+macro_rules! castable_half {
+    ($($t:ty),*) => {$(
+        #[allow(clippy::cast_possible_truncation)]
+        impl Castable for $t {
+            fn to_f64(self) -> f64 {
+                f64::from(self.to_f32())
+            }
+            fn to_i64(self) -> i64 {
+                f64_to_i64(self.to_f64())
+            }
+            fn from_f64(v: f64) -> Self {
+                // Eigen's `half(double)` and `bfloat16(double)` round to `float` first.
+                <$t>::from_f32(v as f32)
+            }
+            #[allow(clippy::cast_precision_loss)]
+            fn from_i64(v: i64) -> Self {
+                <$t>::from_f32(v as f32)
+            }
+        }
+    )*};
 }
+castable_half!(half::f16, half::bf16);
 
 macro_rules! castable_int {
     ($($t:ty => $from_f64:expr),*) => {$(
@@ -257,16 +262,6 @@ pub(crate) fn const_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     Ok(Box::new(ConstKernel(b.node.required_attr("value")?)))
 }
 
-/// TF's C++ name of a dtype, used in its run-time messages (`float`, `double`).
-fn cpp_name(d: DType) -> &'static str {
-    match d {
-        DType::Float32 => "float",
-        DType::Float64 => "double",
-        DType::Float16 => "half",
-        other => other.name(),
-    }
-}
-
 struct PlaceholderKernel(String);
 
 impl OpKernel for PlaceholderKernel {
@@ -282,7 +277,7 @@ pub(crate) fn placeholder_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel
     Ok(Box::new(PlaceholderKernel(format!(
         "You must feed a value for placeholder tensor '{}' with dtype {}{shape}",
         b.node.name,
-        cpp_name(spec.dtype)
+        spec.dtype.cpp_name()
     ))))
 }
 

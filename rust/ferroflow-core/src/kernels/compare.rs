@@ -7,6 +7,7 @@ use crate::dtype::{DType, Element};
 use crate::error::Result;
 use crate::kernels::elementwise::binary_to;
 use crate::kernels::layout::broadcast_to;
+use crate::kernels::num::Float;
 use crate::kernels::{KernelBuild, OpContext, OpKernel, stateless};
 use crate::shape::broadcast_shapes;
 use crate::tensor::Tensor;
@@ -102,10 +103,9 @@ fn classify(ctx: &mut OpContext<'_>, finite: bool) -> Result<()> {
     use crate::kernels::elementwise::map_into;
     let x = ctx.input(0)?;
     let out = match x.dtype() {
-        DType::Float32 => map_into::<f32, bool>(x, ctx.env, |v| if finite { v.is_finite() } else { v.is_nan() })?,
-        DType::Float64 => map_into::<f64, bool>(x, ctx.env, |v| if finite { v.is_finite() } else { v.is_nan() })?,
-        DType::Float16 => map_into::<half::f16, bool>(x, ctx.env, |v| if finite { v.is_finite() } else { v.is_nan() })?,
-        d => ff_bail!(InvalidArgument, "no kernel for {d}"),
+        d => crate::dispatch_float!(d, T => map_into::<T, bool>(x, ctx.env, |v| {
+            if finite { Float::is_finite(v) } else { Float::is_nan(v) }
+        })?, _ => ff_bail!(InvalidArgument, "no kernel for {d}")),
     };
     ctx.set_output(0, out);
     Ok(())

@@ -195,17 +195,10 @@ impl OpKernel for FloorKernel {
         let (a, b) = (ctx.take_input(0)?, ctx.take_input(1)?);
         let m = self.modulo;
         let out = match a.dtype() {
-            DType::Float32 => {
-                binary::<f32>(a, b, ctx.env, |x, y| if m { x - (x / y).floor() * y } else { (x / y).floor() })?
+            d if d.is_floating() => {
+                dispatch_float!(d, T => binary::<T>(a, b, ctx.env, |x, y| floor_float(x, y, m))?,
+                    _ => ff_bail!(InvalidArgument, "no kernel for {d}"))
             }
-            DType::Float64 => {
-                binary::<f64>(a, b, ctx.env, |x, y| if m { x - (x / y).floor() * y } else { (x / y).floor() })?
-            }
-            DType::Float16 => binary::<half::f16>(a, b, ctx.env, |x, y| {
-                // Each operation rounds to half, as Eigen's.
-                let q = Float::floor(Num::div(x, y));
-                if m { Num::sub(x, Num::mul(q, y)) } else { q }
-            })?,
             d => dispatch_numeric!(d, T => {
                 if a.num_elements() != 0 && b.as_slice::<T>()?.iter().any(|v| v.is_zero()) {
                     ff_bail!(InvalidArgument, "Integer division by zero");
@@ -218,6 +211,17 @@ impl OpKernel for FloorKernel {
     }
 }
 
+/// `FloorDiv`/`FloorMod` of floats as TF's functors: `floor(x / y)`, and `fmod`
+/// (exact) moved to the divisor's sign; the 16-bit types round each step, as Eigen's.
+fn floor_float<T: Float + Castable>(x: T, y: T, modulo: bool) -> T {
+    if !modulo {
+        return Float::floor(Num::div(x, y));
+    }
+    // fmod is exact, so computing it in f64 gives every type's own result.
+    let r = <T as Castable>::from_f64(Castable::to_f64(x) % Castable::to_f64(y));
+    if !r.is_zero() && ((y < T::ZERO) != (r < T::ZERO)) { Num::add(r, y) } else { r }
+}
+
 /// `Pow`: `x ** y`; integer powers with negative exponents are an error, as in TF.
 pub(crate) fn pow_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     stateless(|ctx| {
@@ -226,6 +230,7 @@ pub(crate) fn pow_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
             DType::Float32 => binary::<f32>(a, b, ctx.env, f32::powf)?,
             DType::Float64 => binary::<f64>(a, b, ctx.env, f64::powf)?,
             DType::Float16 => binary::<half::f16>(a, b, ctx.env, Float::powf)?,
+            DType::BFloat16 => binary::<half::bf16>(a, b, ctx.env, Float::powf)?,
             DType::Int32 => int_pow::<i32>(&a, &b, ctx.env, i32::wrapping_pow)?,
             DType::Int64 => int_pow::<i64>(&a, &b, ctx.env, i64::wrapping_pow)?,
             d => ff_bail!(InvalidArgument, "no Pow kernel for {d}"),

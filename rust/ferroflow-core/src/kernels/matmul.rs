@@ -20,11 +20,11 @@ const PARALLEL_MIN_FLOPS: usize = 1 << 26;
 
 /// `op(a) @ op(b)` for rank-2 tensors, where `op` transposes when asked.
 pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool, env: &ExecEnv) -> Result<Tensor> {
-    if a.dtype() == DType::Float16 && b.dtype() == DType::Float16 {
-        // Half multiplies in float and rounds each output once.
+    if matches!(a.dtype(), DType::Float16 | DType::BFloat16) && a.dtype() == b.dtype() {
+        // Half and bfloat16 multiply in float and round each output once.
         let wide = |t: &Tensor| crate::kernels::array::cast(t, DType::Float32);
         let out = matmul(&wide(a)?, &wide(b)?, transpose_a, transpose_b, env)?;
-        return crate::kernels::array::cast(&out, DType::Float16);
+        return crate::kernels::array::cast(&out, a.dtype());
     }
     let (sa, sb) = (a.shape(), b.shape());
     if sa.len() != 2 || sb.len() != 2 {
@@ -194,9 +194,14 @@ pub(crate) fn gemm_into<T: Element + Num>(dst: &mut [T], a: MatRef<'_, T>, b: Ma
         }
         return;
     }
+    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<half::bf16>() {
+        // SAFETY: T is bf16 (same type, checked above).
+        let (dst, a, b) = unsafe { (retype_mut(dst), retype(a), retype(b)) };
+        return gemm_bf16_via_f32(dst, a, b, accumulate);
+    }
     let ((a_rs, a_cs), (b_rs, b_cs)) = (a.strides(), b.strides());
     // SAFETY: the assertion above bounds every operand by its strides; `dst` is an
-    // exclusive borrow of the m*n output; T is f32 or f64.
+    // exclusive borrow of the m*n output; T is f32, f64 or f16, which gemm supports.
     unsafe {
         gemm::gemm(
             m,
@@ -219,6 +224,42 @@ pub(crate) fn gemm_into<T: Element + Num>(dst: &mut [T], a: MatRef<'_, T>, b: Ma
             false,
             Parallelism::None,
         );
+    }
+}
+
+/// `a` as a matrix of `U`.
+///
+/// # Safety
+/// `T` and `U` must be the same type.
+unsafe fn retype<'a, T, U>(a: MatRef<'a, T>) -> MatRef<'a, U> {
+    // SAFETY: same type, so the same layout and lifetime (the caller's contract).
+    let data = unsafe { std::slice::from_raw_parts(a.data.as_ptr().cast::<U>(), a.data.len()) };
+    MatRef { data, rows: a.rows, cols: a.cols, transpose: a.transpose }
+}
+
+/// `dst` as a slice of `U`.
+///
+/// # Safety
+/// `T` and `U` must be the same type.
+unsafe fn retype_mut<T, U>(dst: &mut [T]) -> &mut [U] {
+    // SAFETY: same type (the caller's contract).
+    unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<U>(), dst.len()) }
+}
+
+/// gemm has no bfloat16 kernel: the product in float, each output rounded once (what
+/// TF's bfloat16 CPU kernels compute, accumulating in float).
+fn gemm_bf16_via_f32(dst: &mut [half::bf16], a: MatRef<'_, half::bf16>, b: MatRef<'_, half::bf16>, accumulate: bool) {
+    let wide = |s: &[half::bf16]| s.iter().map(|v| v.to_f32()).collect::<Vec<f32>>();
+    let (a32, b32) = (wide(a.data), wide(b.data));
+    let mut d32 = if accumulate { wide(dst) } else { vec![0f32; dst.len()] };
+    gemm_into(
+        &mut d32,
+        MatRef { data: &a32, rows: a.rows, cols: a.cols, transpose: a.transpose },
+        MatRef { data: &b32, rows: b.rows, cols: b.cols, transpose: b.transpose },
+        accumulate,
+    );
+    for (o, v) in dst.iter_mut().zip(d32) {
+        *o = half::bf16::from_f32(v);
     }
 }
 

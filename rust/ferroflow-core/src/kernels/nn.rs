@@ -258,8 +258,18 @@ macro_rules! activation_fn {
     };
 }
 activation_fn!(ActivationFn, EluFn, |x| if x > T::ZERO { x } else { x.exp().sub(T::ONE) });
-// log(1 + exp(x)) computed without overflow: max(x, 0) + log1p(exp(-|x|)).
-activation_fn!(ActivationFn, SoftplusFn, |x| x.max(T::ZERO).add(x.abs().neg().exp().ln_1p()));
+// TF's functor: x above -t, exp(x) below t, else log1p(exp(x)), each step rounded
+// to T, where t = log(epsilon) + 2 is where the others are within an epsilon.
+activation_fn!(ActivationFn, SoftplusFn, |x| {
+    let threshold = T::EPSILON.ln().add(T::ONE.add(T::ONE));
+    if x > threshold.neg() {
+        x
+    } else if x < threshold {
+        x.exp()
+    } else {
+        x.exp().ln_1p()
+    }
+});
 activation_fn!(ActivationGradFn, ReluGradFn, |dy, x| if x > T::ZERO { dy } else { T::ZERO });
 activation_fn!(ActivationGradFn, Relu6GradFn, |dy, x| if x > T::ZERO && x < six() { dy } else { T::ZERO });
 activation_fn!(ActivationGradFn, EluGradFn, |dy, y| if y > T::ZERO { dy } else { dy.mul(y.add(T::ONE)) });

@@ -86,70 +86,78 @@ macro_rules! float_num {
 }
 float_num!(f32, f64);
 
-use half::f16;
+use half::{bf16, f16};
 
-/// `half`: each operation computes in `f32` and rounds once to half, as Eigen's
-/// `half` operators do (so a kernel written for every type gives TF's half results).
-impl Num for f16 {
-    const ZERO: Self = f16::ZERO;
-    const ONE: Self = f16::ONE;
-    const LOWEST: Self = f16::NEG_INFINITY;
-    const HIGHEST: Self = f16::INFINITY;
-    #[inline]
-    fn add(self, b: Self) -> Self {
-        f16::from_f32(self.to_f32() + b.to_f32())
-    }
-    #[inline]
-    fn sub(self, b: Self) -> Self {
-        f16::from_f32(self.to_f32() - b.to_f32())
-    }
-    #[inline]
-    fn mul(self, b: Self) -> Self {
-        f16::from_f32(self.to_f32() * b.to_f32())
-    }
-    #[inline]
-    fn div(self, b: Self) -> Self {
-        f16::from_f32(self.to_f32() / b.to_f32())
-    }
-    #[inline]
-    fn neg(self) -> Self {
-        -self
-    }
-    #[inline]
-    fn max(self, b: Self) -> Self {
-        if self.is_nan() || self > b { self } else { b }
-    }
-    #[inline]
-    fn min(self, b: Self) -> Self {
-        if self.is_nan() || self < b { self } else { b }
-    }
-    #[inline]
-    fn abs_val(self) -> Self {
-        f16::from_bits(self.to_bits() & 0x7fff)
-    }
-    #[inline]
-    fn sign(self) -> Self {
-        if self > f16::ZERO {
-            f16::ONE
-        } else if self < f16::ZERO {
-            f16::NEG_ONE
-        } else {
-            self
+/// `half` and `bfloat16`: each operation computes in `f32` and rounds once to the
+/// 16-bit type (nearest even), as Eigen's `half` and `bfloat16` operators do (so a
+/// kernel written for every type gives TF's results).
+macro_rules! half_num {
+    ($($t:ty),*) => {$(
+        impl Num for $t {
+            const ZERO: Self = <$t>::ZERO;
+            const ONE: Self = <$t>::ONE;
+            const LOWEST: Self = <$t>::NEG_INFINITY;
+            const HIGHEST: Self = <$t>::INFINITY;
+            #[inline]
+            fn add(self, b: Self) -> Self {
+                <$t>::from_f32(self.to_f32() + b.to_f32())
+            }
+            #[inline]
+            fn sub(self, b: Self) -> Self {
+                <$t>::from_f32(self.to_f32() - b.to_f32())
+            }
+            #[inline]
+            fn mul(self, b: Self) -> Self {
+                <$t>::from_f32(self.to_f32() * b.to_f32())
+            }
+            #[inline]
+            fn div(self, b: Self) -> Self {
+                <$t>::from_f32(self.to_f32() / b.to_f32())
+            }
+            #[inline]
+            fn neg(self) -> Self {
+                -self
+            }
+            #[inline]
+            fn max(self, b: Self) -> Self {
+                if self.is_nan() || self > b { self } else { b }
+            }
+            #[inline]
+            fn min(self, b: Self) -> Self {
+                if self.is_nan() || self < b { self } else { b }
+            }
+            #[inline]
+            fn abs_val(self) -> Self {
+                <$t>::from_bits(self.to_bits() & 0x7fff)
+            }
+            #[inline]
+            fn sign(self) -> Self {
+                if self > <$t>::ZERO {
+                    <$t>::ONE
+                } else if self < <$t>::ZERO {
+                    <$t>::NEG_ONE
+                } else {
+                    self
+                }
+            }
+            #[allow(clippy::cast_precision_loss)]
+            #[inline]
+            fn from_usize(n: usize) -> Self {
+                <$t>::from_f32(n as f32)
+            }
+            #[inline]
+            fn is_zero(self) -> bool {
+                self.to_bits() & 0x7fff == 0
+            }
         }
-    }
-    #[allow(clippy::cast_precision_loss)]
-    #[inline]
-    fn from_usize(n: usize) -> Self {
-        f16::from_f32(n as f32)
-    }
-    #[inline]
-    fn is_zero(self) -> bool {
-        self.to_bits() & 0x7fff == 0
-    }
+    )*};
 }
+half_num!(f16, bf16);
 
 /// Floating-point element types and the transcendental functions kernels need.
 pub trait Float: Num {
+    /// Machine epsilon (the gap between one and the next value).
+    const EPSILON: Self;
     /// Square root.
     fn sqrt(self) -> Self;
     /// Natural exponential.
@@ -176,6 +184,10 @@ pub trait Float: Num {
     fn round_even(self) -> Self;
     /// The nearest value to `x` (rounding as `as` does).
     fn from_f64(x: f64) -> Self;
+    /// Whether the value is NaN.
+    fn is_nan(self) -> bool;
+    /// Whether the value is neither infinite nor NaN.
+    fn is_finite(self) -> bool;
 }
 
 // `f32` kernels use the vectorisable `exp`/`tanh` of `fastmath` (TF's Eigen
@@ -183,6 +195,7 @@ pub trait Float: Num {
 macro_rules! float_fns {
     ($($t:ty => $exp:path, $tanh:path);*) => {$(
         impl Float for $t {
+            const EPSILON: Self = <$t>::EPSILON;
             #[inline] fn sqrt(self) -> Self { <$t>::sqrt(self) }
             #[inline] fn exp(self) -> Self { $exp(self) }
             #[inline] fn ln(self) -> Self { <$t>::ln(self) }
@@ -196,40 +209,54 @@ macro_rules! float_fns {
             #[inline] fn ceil(self) -> Self { <$t>::ceil(self) }
             #[inline] fn round_even(self) -> Self { <$t>::round_ties_even(self) }
             #[inline] fn from_f64(x: f64) -> Self { x as $t }
+            #[inline] fn is_nan(self) -> bool { <$t>::is_nan(self) }
+            #[inline] fn is_finite(self) -> bool { <$t>::is_finite(self) }
         }
     )*};
 }
 float_fns!(f32 => super::fastmath::exp_f32, super::fastmath::tanh_f32; f64 => f64::exp, f64::tanh);
 
-/// `half`'s functions: the `f32` function of the value, rounded to half (Eigen's).
-macro_rules! f16_via_f32 {
-    ($($name:ident => $f:expr),*) => {$(
+/// `half`'s and `bfloat16`'s functions: the `f32` function of the value, rounded to
+/// the 16-bit type (Eigen's).
+macro_rules! half_float {
+    ($($t:ty),*) => {$(
+        impl Float for $t {
+            const EPSILON: Self = <$t>::EPSILON;
+            half_float!(@via_f32 $t; sqrt => f32::sqrt, exp => super::fastmath::exp_f32, ln => f32::ln,
+                ln_1p => f32::ln_1p, tanh => super::fastmath::tanh_f32, sin => f32::sin, cos => f32::cos,
+                floor => f32::floor, ceil => f32::ceil, round_even => f32::round_ties_even);
+            #[inline]
+            fn abs(self) -> Self {
+                self.abs_val()
+            }
+            #[inline]
+            fn powf(self, y: Self) -> Self {
+                <$t>::from_f32(self.to_f32().powf(y.to_f32()))
+            }
+            #[allow(clippy::cast_possible_truncation)]
+            #[inline]
+            fn from_f64(x: f64) -> Self {
+                // Eigen converts through `float`.
+                <$t>::from_f32(x as f32)
+            }
+            #[inline]
+            fn is_nan(self) -> bool {
+                <$t>::is_nan(self)
+            }
+            #[inline]
+            fn is_finite(self) -> bool {
+                <$t>::is_finite(self)
+            }
+        }
+    )*};
+    (@via_f32 $t:ty; $($name:ident => $f:expr),*) => {$(
         #[inline]
         fn $name(self) -> Self {
-            f16::from_f32($f(self.to_f32()))
+            <$t>::from_f32($f(self.to_f32()))
         }
     )*};
 }
-
-impl Float for f16 {
-    f16_via_f32!(sqrt => f32::sqrt, exp => super::fastmath::exp_f32, ln => f32::ln, ln_1p => f32::ln_1p,
-        tanh => super::fastmath::tanh_f32, sin => f32::sin, cos => f32::cos, floor => f32::floor,
-        ceil => f32::ceil, round_even => f32::round_ties_even);
-    #[inline]
-    fn abs(self) -> Self {
-        self.abs_val()
-    }
-    #[inline]
-    fn powf(self, y: Self) -> Self {
-        f16::from_f32(self.to_f32().powf(y.to_f32()))
-    }
-    #[allow(clippy::cast_possible_truncation)]
-    #[inline]
-    fn from_f64(x: f64) -> Self {
-        // Eigen converts through `float`.
-        f16::from_f32(x as f32)
-    }
-}
+half_float!(f16, bf16);
 
 #[cfg(test)]
 mod tests {
@@ -252,5 +279,18 @@ mod tests {
         assert_eq!(f16::from_usize(3000), h(3000.0));
         // Through float, as Eigen's half(double): 1 + 2^-11 + 2^-40 rounds to 1 via float.
         assert_eq!(<f16 as Float>::from_f64(1.0 + 2f64.powi(-11) + 2f64.powi(-40)), h(1.0));
+    }
+
+    #[test]
+    fn bfloat16_rounds_each_operation_to_nearest_even() {
+        let b = bf16::from_f32;
+        // bfloat16 has 8 significand bits: 256 + 1 is halfway and rounds to even.
+        assert_eq!(b(256.0).add(bf16::ONE), b(256.0));
+        assert_eq!(b(256.0).add(b(3.0)), b(260.0));
+        assert_eq!(b(1.0).div(b(3.0)), b(1.0 / 3.0));
+        assert!(Num::max(bf16::NAN, bf16::ONE).is_nan());
+        assert_eq!(b(-3.5).abs_val(), b(3.5));
+        assert_eq!(Float::exp(b(1.0)), b(std::f32::consts::E));
+        assert_eq!(<bf16 as Float>::from_f64(1e39), b(1e39_f64 as f32));
     }
 }

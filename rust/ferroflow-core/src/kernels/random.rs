@@ -9,8 +9,9 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::ops::{int_values, scalar_int, shape_from_values};
 use crate::random::{
-    BlockDistribution, GuardedPhilox, NormalF32, NormalF64, Philox, UniformF32, UniformF64, UniformI32, UniformI64,
-    box_muller_f32, box_muller_f64, fill_blocks, fill_truncated, shuffle_permutation,
+    BlockDistribution, GuardedPhilox, NormalF32, NormalF64, Philox, Uniform16, UniformF32, UniformF64, UniformI32,
+    UniformI64, box_muller_f32, box_muller_f64, fill_blocks, fill_truncated, shuffle_permutation, uint16_to_bf16,
+    uint16_to_f16,
 };
 use crate::tensor::Tensor;
 
@@ -61,16 +62,21 @@ impl OpKernel for FloatRandomKernel {
         let mut out = Tensor::zeros(self.dtype, &dims)?;
         let base = self.philox.reserve_outputs(out.num_elements(), WORDS_PER_OUTPUT);
         match (self.kind, self.dtype) {
-            (Kind::Uniform, DType::Float32) => fill_fixed(ctx, &UniformF32, base, out.as_mut_slice::<f32>()?),
-            (Kind::Uniform, DType::Float64) => fill_fixed(ctx, &UniformF64, base, out.as_mut_slice::<f64>()?),
-            (Kind::Normal, DType::Float32) => fill_fixed(ctx, &NormalF32, base, out.as_mut_slice::<f32>()?),
-            (Kind::Normal, DType::Float64) => fill_fixed(ctx, &NormalF64, base, out.as_mut_slice::<f64>()?),
-            (Kind::Truncated, DType::Float32) => {
-                ctx.env.for_each_chunk(out.as_mut_slice::<f32>()?, MIN_CHUNK / 8, 4, |offset, chunk| {
-                    let pair = |w: &mut crate::random::SingleSample<'_>| box_muller_f32(w.next_u32(), w.next_u32());
-                    fill_truncated(base, offset, chunk, 4, pair, |v: f32| v.abs() < 2.0);
-                });
+            (Kind::Uniform, DType::Float16) => {
+                fill_fixed(ctx, &Uniform16(uint16_to_f16), base, out.as_mut_slice::<half::f16>()?);
             }
+            (Kind::Uniform, DType::BFloat16) => {
+                fill_fixed(ctx, &Uniform16(uint16_to_bf16), base, out.as_mut_slice::<half::bf16>()?);
+            }
+            // TF draws 16-bit normals as floats and rounds each.
+            (_, DType::Float16 | DType::BFloat16) => {
+                let mut wide = Tensor::zeros(DType::Float32, &dims)?;
+                fill_f32(ctx, self.kind, base, wide.as_mut_slice::<f32>()?);
+                out = super::array::cast(&wide, self.dtype)?;
+            }
+            (kind, DType::Float32) => fill_f32(ctx, kind, base, out.as_mut_slice::<f32>()?),
+            (Kind::Uniform, DType::Float64) => fill_fixed(ctx, &UniformF64, base, out.as_mut_slice::<f64>()?),
+            (Kind::Normal, DType::Float64) => fill_fixed(ctx, &NormalF64, base, out.as_mut_slice::<f64>()?),
             (Kind::Truncated, DType::Float64) => {
                 ctx.env.for_each_chunk(out.as_mut_slice::<f64>()?, MIN_CHUNK / 8, 2, |offset, chunk| {
                     let pair = |w: &mut crate::random::SingleSample<'_>| {
@@ -83,6 +89,18 @@ impl OpKernel for FloatRandomKernel {
         }
         ctx.set_output(0, out);
         Ok(())
+    }
+}
+
+/// The float32 values of a `kind` op from the stream at `base`.
+fn fill_f32(ctx: &OpContext<'_>, kind: Kind, base: Philox, out: &mut [f32]) {
+    match kind {
+        Kind::Uniform => fill_fixed(ctx, &UniformF32, base, out),
+        Kind::Normal => fill_fixed(ctx, &NormalF32, base, out),
+        Kind::Truncated => ctx.env.for_each_chunk(out, MIN_CHUNK / 8, 4, |offset, chunk| {
+            let pair = |w: &mut crate::random::SingleSample<'_>| box_muller_f32(w.next_u32(), w.next_u32());
+            fill_truncated(base, offset, chunk, 4, pair, |v: f32| v.abs() < 2.0);
+        }),
     }
 }
 

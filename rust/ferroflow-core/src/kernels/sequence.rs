@@ -2,7 +2,8 @@
 //! (shapes and registration in `ops/array.rs`).
 use std::cmp::Ordering;
 
-use super::array::{cast, gather};
+use super::array::{Castable, cast, gather};
+use super::num::{Float, Num};
 use super::{KernelBuild, OpContext, OpKernel, stateless};
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
@@ -27,12 +28,15 @@ impl UniqueKey for f32 {
         u64::from((self + 0.0).to_bits())
     }
 }
-impl UniqueKey for half::f16 {
-    fn key(self) -> u64 {
-        // -0 and +0 are one value.
-        u64::from(if self.to_bits() & 0x7fff == 0 { 0 } else { self.to_bits() })
-    }
+macro_rules! unique_key_half {
+    ($($t:ty),*) => {$(impl UniqueKey for $t {
+        fn key(self) -> u64 {
+            // -0 and +0 are one value.
+            u64::from(if self.to_bits() & 0x7fff == 0 { 0 } else { self.to_bits() })
+        }
+    })*};
 }
+unique_key_half!(half::f16, half::bf16);
 impl UniqueKey for f64 {
     fn key(self) -> u64 {
         (self + 0.0).to_bits()
@@ -75,6 +79,7 @@ impl OpKernel for UniqueKernel {
             DType::Float32 => unique_positions::<f32>(x)?,
             DType::Float64 => unique_positions::<f64>(x)?,
             DType::Float16 => unique_positions::<half::f16>(x)?,
+            DType::BFloat16 => unique_positions::<half::bf16>(x)?,
             d => ff_bail!(InvalidArgument, "Unique: no kernel for {d}"),
         };
         let y = gather(x, &keep, &[keep.len()], 0)?;
@@ -115,10 +120,12 @@ impl OpKernel for ListDiffKernel {
 /// (TF's rule for float ranges; the shape function uses it for every type), with
 /// TF's checks: a NaN or infinite bound or step is an `InvalidArgument`, never a
 /// saturated or empty size.
+/// The size is computed in the range's own type, as TF's kernel and shape function
+/// do (a float32 span can round to another count than in f64).
 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss)]
-pub(crate) fn range_len(start: f64, limit: f64, delta: f64) -> Result<usize> {
-    check_range_bounds(start, limit, delta)?;
-    let size = ((limit - start) / delta).abs().ceil();
+pub(crate) fn range_len<T: Float + Castable>(start: T, limit: T, delta: T) -> Result<usize> {
+    check_range_bounds(start.to_f64(), limit.to_f64(), delta.to_f64())?;
+    let size = Float::ceil(Num::div(Num::sub(limit, start), delta).abs_val()).to_f64();
     // NaN bounds fail the comparisons above; an infinite span lands here.
     if !matches!(size.partial_cmp(&(i64::MAX as f64)), Some(Ordering::Less | Ordering::Equal)) {
         ff_bail!(InvalidArgument, "Requires ((limit - start) / delta) <= {}", i64::MAX);
@@ -181,17 +188,17 @@ fn range_compute(ctx: &mut OpContext<'_>) -> Result<()> {
             let f = |i: usize| ctx.input(i).and_then(Tensor::scalar_value::<i64>);
             int_range(f(0)?, f(1)?, f(2)?)?
         }
-        _ => {
-            let f = |t: &Tensor| cast(t, DType::Float64).and_then(|x| x.scalar_value::<f64>());
-            let (start, limit, delta) = (f(ctx.input(0)?)?, f(ctx.input(1)?)?, f(ctx.input(2)?)?);
+        d => crate::dispatch_float!(d, T => {
+            let f = |i: usize| ctx.input(i).and_then(Tensor::scalar_value::<T>);
+            let (start, limit, delta) = (f(0)?, f(1)?, f(2)?);
             let n = range_len(start, limit, delta)?;
-            let mut values = Tensor::for_overwrite(DType::Float64, &[n])?;
-            #[allow(clippy::cast_precision_loss)]
-            for (i, v) in values.as_mut_slice::<f64>()?.iter_mut().enumerate() {
-                *v = start + i as f64 * delta;
+            let mut values = Tensor::for_overwrite(d, &[n])?;
+            // `start + T(i) * delta` in T, as TF's functor.
+            for (i, v) in values.as_mut_slice::<T>()?.iter_mut().enumerate() {
+                *v = Num::add(start, Num::mul(T::from_usize(i), delta));
             }
-            cast(&values, dtype)?
-        }
+            values
+        }, _ => ff_bail!(InvalidArgument, "no Range kernel for {d}")),
     };
     ctx.set_output(0, out);
     Ok(())

@@ -69,15 +69,8 @@ fn format_elements(t: &Tensor, limit: usize) -> Vec<String> {
         DType::Float32 => each(t, limit, format_f32),
         DType::Float64 => each(t, limit, format_f64),
         // Stored as little-endian bits; printed through float as TF does.
-        DType::Float16 => t
-            .as_bytes()
-            .map(|b| {
-                b.chunks_exact(2)
-                    .take(limit)
-                    .map(|h| format_f32(half::f16::from_le_bytes([h[0], h[1]]).to_f32()))
-                    .collect()
-            })
-            .unwrap_or_default(),
+        DType::Float16 => each(t, limit, |v: half::f16| format_f32(v.to_f32())),
+        DType::BFloat16 => each(t, limit, |v: half::bf16| format_f32(v.to_f32())),
         DType::Int32 => each(t, limit, |v: i32| v.to_string()),
         DType::Int64 => each(t, limit, |v: i64| v.to_string()),
         DType::UInt8 => each(t, limit, |v: u8| v.to_string()),

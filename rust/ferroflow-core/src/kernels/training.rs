@@ -618,6 +618,7 @@ mod tests {
         all_rules::<f32>();
         all_rules::<f64>();
         all_rules::<half::f16>();
+        all_rules::<half::bf16>();
     }
 
     #[test]

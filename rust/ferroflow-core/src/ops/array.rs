@@ -204,11 +204,21 @@ fn infer_range(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0, 1, 2])?;
     ctx.attrs.insert("Tidx".into(), AttrValue::Type(t));
     ctx.attrs.remove("T");
-    ctx.check_type(0, &[DType::Int32, DType::Int64, DType::Float32, DType::Float64])?;
+    ctx.check_type(0, &[DType::Int32, DType::Int64, DType::Float16, DType::BFloat16, DType::Float32, DType::Float64])?;
+    if t == DType::Float16 {
+        // TF's OpDef takes half, but its shape function does not.
+        return Err(Error::value(format!("Unsupported dtype{} for Range", t as i32)));
+    }
     let len = match (ctx.constant_input(0), ctx.constant_input(1), ctx.constant_input(2)) {
         (Some(a), Some(b), Some(c)) => {
-            let f = |t: &Tensor| cast(t, DType::Float64).and_then(|x| x.scalar_value::<f64>());
-            Some(range_len(f(a)?, f(b)?, f(c)?).map_err(|e| Error::value(e.message))?)
+            // Integers count in f64 (exact for the spans a tensor can hold); floats in
+            // their own type, as the kernel.
+            let d = if t.is_floating() { t } else { DType::Float64 };
+            let n = crate::dispatch_float!(d, T => {
+                let f = |t: &Tensor| cast(t, d).and_then(|x| x.scalar_value::<T>());
+                range_len(f(a)?, f(b)?, f(c)?)
+            }, _ => Err(Error::value(format!("Range of {d}"))));
+            Some(n.map_err(|e| Error::value(e.message))?)
         }
         _ => None,
     };

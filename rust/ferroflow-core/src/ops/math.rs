@@ -11,6 +11,7 @@ use crate::shape::{PartialShape, broadcast_partial};
 
 pub(crate) const NUMERIC: &[DType] = &[
     DType::Float16,
+    DType::BFloat16,
     DType::Float32,
     DType::Float64,
     DType::Int32,
@@ -26,6 +27,7 @@ pub(crate) const NUMERIC: &[DType] = &[
 /// sign-related unary ops).
 pub(crate) const SIGNED_NUMERIC: &[DType] = &[
     DType::Float16,
+    DType::BFloat16,
     DType::Float32,
     DType::Float64,
     DType::Int32,
@@ -37,8 +39,8 @@ pub(crate) const SIGNED_NUMERIC: &[DType] = &[
 /// The types of TF's CPU `MatMul` kernels (its OpDef also allows the wide unsigned
 /// integers, which have none).
 const WITHOUT_NARROW_INTS: &[DType] =
-    &[DType::Float16, DType::Float32, DType::Float64, DType::Int32, DType::Int64, DType::UInt8];
-pub(crate) const FLOATS: &[DType] = &[DType::Float16, DType::Float32, DType::Float64];
+    &[DType::Float16, DType::BFloat16, DType::Float32, DType::Float64, DType::Int32, DType::Int64, DType::UInt8];
+pub(crate) const FLOATS: &[DType] = &[DType::Float16, DType::BFloat16, DType::Float32, DType::Float64];
 
 pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("Add", &["x", "y"], infer_binary_signed, k::binary_kernel::<k::AddFn>).grad(g::add));
@@ -130,7 +132,7 @@ fn infer_binary_signed(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 
 /// `SquaredDifference`: TF's OpDef has no 8- or 16-bit or unsigned integers.
 fn infer_squared_difference(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
-    ctx.check_type(0, &[DType::Float16, DType::Float32, DType::Float64, DType::Int32, DType::Int64])?;
+    ctx.check_type(0, &[DType::Float16, DType::BFloat16, DType::Float32, DType::Float64, DType::Int32, DType::Int64])?;
     infer_binary(ctx)
 }
 
@@ -138,7 +140,16 @@ fn infer_squared_difference(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 fn infer_unary_signed(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.check_type(
         0,
-        &[DType::Float16, DType::Float32, DType::Float64, DType::Int32, DType::Int64, DType::Int8, DType::Int16],
+        &[
+            DType::Float16,
+            DType::BFloat16,
+            DType::Float32,
+            DType::Float64,
+            DType::Int32,
+            DType::Int64,
+            DType::Int8,
+            DType::Int16,
+        ],
     )?;
     infer_unary_numeric(ctx)
 }
@@ -161,6 +172,7 @@ fn infer_matmul(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         0,
         &[
             DType::Float16,
+            DType::BFloat16,
             DType::Float32,
             DType::Float64,
             DType::Int32,

@@ -33,7 +33,7 @@ fn infer_float_random(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let dtype = ctx.attr_type("dtype")?;
     if !FLOATS.contains(&dtype) {
         return Err(Error::type_error(format!(
-            "Value for attr 'dtype' of {dtype} is not in the list of allowed values: float, double"
+            "Value for attr 'dtype' of {dtype} is not in the list of allowed values: half, bfloat16, float, double"
         )));
     }
     seeds(&mut ctx);

@@ -243,14 +243,17 @@ pub(crate) fn spec_of(op: &str) -> Result<&'static Spec> {
     SPECS.iter().find(|s| s.op == op).ok_or_else(|| Error::new(Code::Internal, format!("no optimizer spec for {op}")))
 }
 
-/// The float types of the updates TF has no half kernel for.
+/// The float types of the updates TF has no half or bfloat16 kernel for.
 const WIDE_FLOATS: &[DType] = &[DType::Float32, DType::Float64];
+/// The float types of the sparse RMSProp updates (TF has no bfloat16 kernel).
+const FLOATS_WITHOUT_BFLOAT16: &[DType] = &[DType::Float16, DType::Float32, DType::Float64];
 
 pub(crate) fn register(r: &mut Registry) {
     for s in SPECS {
-        // TF registers no half kernels for the proximal and dual-averaging updates.
+        // TF registers no 16-bit kernels for the proximal and dual-averaging updates.
         let types = match s.family {
             Family::ProximalGradientDescent | Family::ProximalAdagrad | Family::AdagradDa => WIDE_FLOATS,
+            Family::RmsProp | Family::CenteredRmsProp if s.op.starts_with("Sparse") => FLOATS_WITHOUT_BFLOAT16,
             _ => super::math::FLOATS,
         };
         r.add(OpDef::new(s.op, s.inputs, infer_apply, apply_kernel).refs(s.refs).stateful().kernel_types("T", types));
