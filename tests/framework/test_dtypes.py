@@ -11,6 +11,7 @@ from ferroflow.framework import dtypes
 
 SUPPORTED = {
     "float16": 19,
+    "bfloat16": 14,
     "float32": 1,
     "float64": 2,
     "int32": 3,

@@ -77,13 +77,12 @@ impl<'a> RunCancellation<'a> {
         self.interrupt.is_some()
     }
 
-    /// Runs the interrupt check; an interrupt cancels the run and is returned (the
-    /// step that polled fails with it, so it becomes the run's first error).
+    /// Runs the interrupt check and returns an interrupt as an error. It does not
+    /// cancel the run: the caller fails the run with it, which records it as the
+    /// run's error before cancelling, so the cancellation errors of other blocked
+    /// steps never win that race.
     pub fn poll_interrupt(&self) -> Result<()> {
-        let Some(check) = self.interrupt else { return Ok(()) };
-        check().inspect_err(|_| {
-            self.cancel();
-        })
+        self.interrupt.map_or(Ok(()), |check| check())
     }
 
     /// When a wait starting now should wake to poll for interrupts (or `deadline`,
@@ -152,13 +151,13 @@ mod tests {
     }
 
     #[test]
-    fn an_interrupt_cancels_the_run_and_is_kept() {
+    fn an_interrupt_is_returned_for_the_caller_to_fail_the_run() {
         let check = || Err(Error::new(Code::Cancelled, "interrupted"));
         let run = RunCancellation::new(Some(&check));
         assert!(run.polls_interrupts());
         assert!(run.wake_time(None).is_some());
         assert_eq!(run.poll_interrupt().unwrap_err().message, "interrupted");
-        assert!(run.is_cancelled());
+        assert!(!run.is_cancelled(), "the caller records the error first, then cancels");
         assert!(RunCancellation::default().wake_time(None).is_none());
     }
 }

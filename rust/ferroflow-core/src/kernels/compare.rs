@@ -102,11 +102,10 @@ fn select(ctx: &mut OpContext<'_>) -> Result<()> {
 fn classify(ctx: &mut OpContext<'_>, finite: bool) -> Result<()> {
     use crate::kernels::elementwise::map_into;
     let x = ctx.input(0)?;
-    let out = match x.dtype() {
-        d => crate::dispatch_float!(d, T => map_into::<T, bool>(x, ctx.env, |v| {
-            if finite { Float::is_finite(v) } else { Float::is_nan(v) }
-        })?, _ => ff_bail!(InvalidArgument, "no kernel for {d}")),
-    };
+    let d = x.dtype();
+    let out = crate::dispatch_float!(d, T => map_into::<T, bool>(x, ctx.env, |v| {
+        if finite { Float::is_finite(v) } else { Float::is_nan(v) }
+    })?, _ => ff_bail!(InvalidArgument, "no kernel for {d}"));
     ctx.set_output(0, out);
     Ok(())
 }
