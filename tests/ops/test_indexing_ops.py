@@ -167,6 +167,70 @@ def test_slice_gradient_with_unknown_shapes(tf1):
     check_against_tf(tf1, lambda m, t: m.slice(t, [1, 2], [2, -1]), [x], dynamic=True)
 
 
+def test_slice_static_shapes_are_tensorflows(tf1):
+    """A constant `size` gives the static shape even when `begin` is computed (the
+    CIFAR-10 random-crop idiom), and partly known sizes and begins are used as TF's
+    shape function uses them."""
+
+    def shapes(m):
+        x = m.placeholder(m.float32, [32, 32, 3])
+        o = m.placeholder(m.int32, [])
+        n = m.placeholder(m.int32, [])
+        u = m.placeholder(m.float32)
+        cases = [
+            m.slice(x, m.stack([o, o, 0]), [24, 24, 3]),
+            m.slice(x, m.stack([o, 2, 0]), [-1, -1, -1]),
+            m.slice(x, [1, 2, 0], m.stack([n, 5, -1])),
+            m.slice(x, m.stack([o, o, 0]), m.stack([n, n, 3])),
+            m.slice(x, [0, 0, 0], [n + 0, 1, -1]),
+            m.slice(x, m.placeholder(m.int32, [3]), m.placeholder(m.int32, [3])),
+            m.slice(u, [1, 2], [3, -1]),
+            m.slice(u, m.placeholder(m.int32, [2]), m.placeholder(m.int32, [None])),
+        ]
+        return [c.shape.as_list() if c.shape.ndims is not None else None for c in cases]
+
+    with tf1.Graph().as_default():
+        want = shapes(tf1)
+    with ff.Graph().as_default():
+        got = shapes(ff)
+    assert got == want
+
+
+def test_lists_holding_tensors_pack_as_tensorflows_autopacking(tf1):
+    """A list with tensors converts to a `Pack` (constants named by position), and
+    shapes built that way keep what is constant (`reshape(x, [n, 2])` of a known
+    input infers `n`)."""
+
+    def build(m):
+        n = m.placeholder(m.int32, [], name="n")
+        x = m.zeros([6, 4])
+        out = [
+            m.convert_to_tensor([n, 1, -1]),
+            m.convert_to_tensor([[n, 1], [2, 3]]),
+            m.convert_to_tensor([n, 2], dtype=m.float32),
+            m.reshape(x, [n, 2, 3]),
+            m.reshape(x, m.stack([2, n])),
+            m.reshape(m.placeholder(m.float32, [None, 4]), [n, 2]),
+            m.fill([n, 3], 1.0),
+        ]
+        return out
+
+    (g_tf, want), (g_ff, got) = build_both(tf1, build)
+    assert [t.shape.as_list() for t in got] == [t.shape.as_list() for t in want]
+    assert [t.dtype.name for t in got] == [t.dtype.name for t in want]
+    names = lambda g: [(op.name, op.type) for op in g.get_operations()]  # noqa: E731
+    assert names(g_ff) == names(g_tf)
+    with pytest.raises(ValueError, match="Cannot reshape a tensor with 24 elements"):
+        ff.reshape(ff.zeros([6, 4]), [ff.placeholder(ff.int32, []), 5])
+    with pytest.raises(TypeError, match="Cannot convert a list containing a tensor of dtype"):
+        ff.convert_to_tensor([ff.constant(1.5), [ff.constant(1)]])
+    with ff.Graph().as_default():
+        n = ff.placeholder(ff.int32, [])
+        with ff.Session() as s:
+            packed = s.run(ff.convert_to_tensor([[n, 1], [2, n]]), {n: 7})
+    np.testing.assert_array_equal(packed, [[7, 1], [2, 7]])
+
+
 @pytest.mark.parametrize("axis", [None, 0, 1, -1])
 def test_one_hot_matches_tensorflow(tf1, axis):
     idx = np.array([[0, 3], [7, -1], [2, 2]], np.int64)

@@ -61,7 +61,11 @@ def identity_n(input, name=None):
 
 
 def _int_vector(values, name, dtype=dtypes.int32):
-    if isinstance(values, ops.Tensor) or hasattr(values, "_as_graph_element"):
+    if (
+        isinstance(values, ops.Tensor)
+        or hasattr(values, "_as_graph_element")
+        or _nested_tensor_dtype(values) is not None
+    ):
         return ops.convert_to_tensor(values, name=name)
     if isinstance(values, tensor_shape.TensorShape):
         values = values.as_list()
@@ -175,11 +179,26 @@ def rank(input, name=None):
 
 
 def stack(values, axis=0, name="stack"):
-    """Stacks same-shaped tensors along a new axis (TF's `Pack`)."""
+    """Stacks same-shaped tensors along a new axis (TF's `Pack`).
+
+    Along axis 0 a list converts as `convert_to_tensor` converts it, as in TF: one
+    constant when it holds only Python or numpy values, TF's autopacking when it
+    holds tensors.
+    """
+    if axis == 0:
+        try:
+            return ops.convert_to_tensor(values, name=name)
+        except (TypeError, ValueError, NotImplementedError):
+            pass  # values that convert one by one (variables) or do not agree
+    if not values:
+        raise ValueError("stack requires at least one value")
+    # TF converts the first value on its own (a constant of that name when it is a
+    # Python value) to check `axis` against its rank.
+    rank = ops.convert_to_tensor(values[0], name=name).shape.ndims
+    if rank is not None and not -(rank + 1) <= axis < rank + 1:
+        raise ValueError(f"Argument `axis` = {axis} not in range [{-(rank + 1)}, {rank + 1})")
     with ops.name_scope(name) as scope:
         values = convert_same_type(list(values), [f"values_{i}" for i in range(len(values))])
-        if not values:
-            raise ValueError("stack requires at least one value")
         return make_op("Pack", values, {"axis": int(axis)}, scope=scope).outputs[0]
 
 
@@ -409,3 +428,69 @@ def broadcast_to(input, shape, name=None):
         x = ops.convert_to_tensor(input, name="input")
         s = _int_vector(shape, "shape")
         return make_op("BroadcastTo", [x, s], scope=scope).outputs[0]
+
+
+def _nested_tensor_dtype(value):
+    """The dtype of the first tensor in a nested list or tuple, or None."""
+    if not isinstance(value, (list, tuple)):
+        return None
+    for elem in value:
+        if isinstance(elem, ops.Tensor):
+            return elem.dtype.base_dtype
+        found = _nested_tensor_dtype(elem)
+        if found is not None:
+            return found
+    return None
+
+
+def _autopacking_helper(values, dtype, name):
+    """A nested list holding tensors as one tensor (TF's autopacking).
+
+    TF's `Pack` of its elements, with Python values as constants named by position.
+    """
+    must_pack = False
+    converted = []
+    with ops.name_scope(name) as scope:
+        for i, elem in enumerate(values):
+            if isinstance(elem, ops.Tensor):
+                if elem.dtype.base_dtype != dtype:
+                    raise TypeError(
+                        f"Cannot convert a list containing a tensor of dtype {elem.dtype} to "
+                        f"{dtype} (Tensor is: {elem!r})"
+                    )
+                must_pack = True
+            elif isinstance(elem, (list, tuple)):
+                elem = _autopacking_helper(elem, dtype, str(i))
+                must_pack = must_pack or isinstance(elem, ops.Tensor)
+            converted.append(elem)
+        if not must_pack:
+            return converted
+        tensors = [
+            e if isinstance(e, ops.Tensor) else constant_op.constant(e, dtype=dtype, name=str(i))
+            for i, e in enumerate(converted)
+        ]
+        return make_op("Pack", tensors, {"axis": 0}, scope=scope).outputs[0]
+
+
+def _cast_nested_tensors(value, dtype):
+    if isinstance(value, ops.Tensor):
+        return value if value.dtype.base_dtype == dtype else cast(value, dtype)
+    if isinstance(value, (list, tuple)):
+        return [_cast_nested_tensors(v, dtype) for v in value]
+    return value
+
+
+def _autopacking_conversion_function(value, dtype=None, name=None, as_ref=False):
+    """Converts a (nested) list or tuple that holds tensors by packing, as TF does."""
+    inferred = None if as_ref else _nested_tensor_dtype(value)
+    if inferred is None:
+        return NotImplemented
+    if dtype is None:
+        dtype = inferred
+    elif dtype != inferred:
+        value = _cast_nested_tensors(value, dtype)
+    return _autopacking_helper(value, dtype, name or "packed")
+
+
+# Before constant_op's conversion of lists (priority 100), as in TF.
+ops.register_tensor_conversion_function((list, tuple), _autopacking_conversion_function, 99)

@@ -264,6 +264,19 @@ impl Graph {
                 let v = crate::ops::int_values(t).ok()?;
                 Some(PartialShape::from_dims(v.into_iter().map(|d| usize::try_from(d).ok())))
             }
+            // A stack of scalars (what a list holding tensors packs to): the constant
+            // ones are known, as TF's `MakeShapeFromShapeTensor` reads them.
+            "Pack" if matches!(node.attrs.get("axis"), Some(AttrValue::I(0))) => {
+                let mut dims = Vec::with_capacity(node.inputs.len());
+                for i in &node.inputs {
+                    if self.output_spec(*i).ok()?.shape.rank() != Some(0) {
+                        return None;
+                    }
+                    let known = self.const_value(i.node).filter(|_| i.index == 0);
+                    dims.push(known.and_then(|t| usize::try_from(*crate::ops::int_values(t).ok()?.first()?).ok()));
+                }
+                Some(PartialShape::from_dims(dims))
+            }
             _ => None,
         }
     }

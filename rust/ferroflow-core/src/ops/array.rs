@@ -104,12 +104,34 @@ fn infer_reshape(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
             PartialShape::from_dims(dims)
         }
         None => match (ctx.shape_value(1), ctx.input(1).shape.dims()) {
-            (Some(v), _) => v.clone(),
+            (Some(v), _) => infer_one_reshaped_dim(v, &ctx.input(0).shape)?,
             (None, Some([Some(r)])) => PartialShape::unknown_of_rank(*r),
             _ => PartialShape::unknown(),
         },
     };
     Ok(vec![OutputSpec::new(t, shape)])
+}
+
+/// TF's `Reshape` shape function for a shape known in part: a fully known input fixes
+/// the one unknown output dimension (or is an error when it does not divide), and a
+/// fully known output must hold the input's elements.
+fn infer_one_reshaped_dim(out: &PartialShape, input: &PartialShape) -> Result<PartialShape> {
+    let (Some(dims), Some(n)) = (out.dims(), input.num_elements()) else { return Ok(out.clone()) };
+    let unknown: Vec<usize> = (0..dims.len()).filter(|&i| dims[i].is_none()).collect();
+    let known = dims.iter().flatten().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+    let mismatch = || Error::value(format!("Cannot reshape a tensor with {n} elements to shape {out}"));
+    match (unknown.as_slice(), known) {
+        ([], Some(k)) if k != n => Err(mismatch()),
+        ([i], Some(k)) if k > 0 => {
+            if n % k != 0 {
+                return Err(mismatch());
+            }
+            let mut filled = dims.to_vec();
+            filled[*i] = Some(n / k);
+            Ok(PartialShape::from_dims(filled))
+        }
+        _ => Ok(out.clone()),
+    }
 }
 
 fn infer_fill(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {

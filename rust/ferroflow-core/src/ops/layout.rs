@@ -133,22 +133,41 @@ fn infer_slice(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.check_type(2, INDEX)?;
     ctx.attrs.insert("Index".into(), AttrValue::Type(ctx.input(1).dtype));
     let input = ctx.input(0).shape.clone();
-    let shape = match (ctx.constant_input(1), ctx.constant_input(2)) {
-        (Some(b), Some(s)) => {
-            let (b, s) = (int_values(b)?, int_values(s)?);
+    // As TF's shape function: `begin` as far as its value is known (a constant, or a
+    // stack of partly known scalars); a constant `size` gives every dimension (a -1
+    // is the input's dimension less `begin`'s), even when `begin` is not constant.
+    let begin: Option<Vec<Option<i64>>> = match ctx.constant_input(1) {
+        Some(b) => Some(int_values(b)?.into_iter().map(Some).collect()),
+        None => ctx
+            .shape_value(1)
+            .and_then(|p| p.dims().map(|d| d.iter().map(|v| v.and_then(|v| i64::try_from(v).ok())).collect())),
+    };
+    let shape = match ctx.constant_input(2) {
+        Some(s) => {
+            let s = int_values(s)?;
             PartialShape::from_dims(s.iter().enumerate().map(|(i, &v)| {
                 if v >= 0 {
                     usize::try_from(v).ok()
                 } else {
                     let dim = input.dims().and_then(|d| d.get(i).copied().flatten())?;
-                    usize::try_from(i64::try_from(dim).ok()? - b.get(i).copied()?).ok()
+                    let b = begin.as_ref().and_then(|b| b.get(i).copied().flatten())?;
+                    usize::try_from(i64::try_from(dim).ok()?.checked_sub(b)?).ok()
                 }
             }))
         }
-        _ => match ctx.input(2).shape.dims() {
-            Some([Some(r)]) => PartialShape::unknown_of_rank(*r),
-            _ => PartialShape::unknown(),
-        },
+        // A size known in part (-1 entries are unknown), else the rank: the input's,
+        // or the length of `begin` or `size`.
+        None => {
+            let length = |i: usize| match ctx.input(i).shape.dims() {
+                Some([Some(r)]) => Some(*r),
+                _ => None,
+            };
+            match (ctx.shape_value(2), input.rank().or_else(|| length(1)).or_else(|| length(2))) {
+                (Some(v), _) => v.clone(),
+                (None, Some(r)) => PartialShape::unknown_of_rank(r),
+                _ => PartialShape::unknown(),
+            }
+        }
     };
     Ok(vec![OutputSpec::new(t, shape)])
 }

@@ -23,19 +23,9 @@ pub(crate) const NUMERIC: &[DType] = &[
     DType::UInt32,
     DType::UInt64,
 ];
-/// The numeric types less the wide unsigned ones (TF's OpDefs of `Add`, `Pow` and the
-/// sign-related unary ops).
-pub(crate) const SIGNED_NUMERIC: &[DType] = &[
-    DType::Float16,
-    DType::BFloat16,
-    DType::Float32,
-    DType::Float64,
-    DType::Int32,
-    DType::Int64,
-    DType::UInt8,
-    DType::Int8,
-    DType::Int16,
-];
+/// The numeric types less the wide unsigned ones, `NUMERIC`'s last three (TF's OpDefs
+/// of `Add`, `Pow` and the sign-related unary ops).
+pub(crate) const SIGNED_NUMERIC: &[DType] = NUMERIC.split_at(NUMERIC.len() - 3).0;
 /// The types of TF's CPU `MatMul` kernels (its OpDef also allows the wide unsigned
 /// integers, which have none).
 const WITHOUT_NARROW_INTS: &[DType] =
