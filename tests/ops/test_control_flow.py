@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import ferroflow as ff
 from conftest import run_ff, run_tf
+from ferroflow.ops import control_flow_ops
 
 
 @pytest.fixture(scope="module")
@@ -384,3 +385,88 @@ def test_graph_without_control_flow_is_untouched():
         assert [op.type for op in g.get_operations()] == ["Const", "Const", "AddV2"]
         with ff.Session() as sess:
             assert sess.run(y) == 2.0
+
+
+@pytest.mark.parametrize("p", [True, False])
+def test_untaken_blocking_dequeue_never_waits(tf, p):
+    """A cond over queue ops (two blocking steps: a parallel plan): the untaken
+    branch's dequeue from an empty queue never runs, so the run does not hang."""
+
+    def build(lib):
+        pred = lib.placeholder(lib.bool, [], name="p")
+        q = lib.FIFOQueue(10, [lib.float32], shapes=[[]])
+        empty = lib.FIFOQueue(10, [lib.float32], shapes=[[]])
+        enq = q.enqueue([3.0])
+
+        def taken():
+            with lib.control_dependencies([enq]):
+                return q.dequeue() * 2.0
+
+        out = lib.cond(pred, taken, lambda: empty.dequeue())
+        return out
+
+    if p:
+        a, c = run_tf(tf, build, _feeds({"p:0": p})), run_ff(build, _feeds({"p:0": p}))
+        assert_close(a, c)
+    else:
+        for lib in (tf, ff):
+            with lib.Graph().as_default() as g:
+                out = build(lib)
+                with lib.Session() as sess:
+                    opts = lib.RunOptions(timeout_in_ms=200)
+                    with pytest.raises(lib.errors.DeadlineExceededError):
+                        sess.run(out, {g.get_tensor_by_name("p:0"): p}, options=opts)
+
+
+@pytest.mark.parametrize("p", [True, False])
+def test_cond_in_parallel_plan(p):
+    """Enough independent work that the plan runs on the thread pool."""
+    rng = np.random.default_rng(0)
+    av = rng.standard_normal((128, 128)).astype(np.float32)
+    bv = rng.standard_normal((128, 128)).astype(np.float32)
+    with ff.Graph().as_default():
+        pred = ff.placeholder(ff.bool, [])
+        a, b = ff.constant(av), ff.constant(bv)
+        outs = [
+            ff.cond(pred, lambda i=i: ff.matmul(a, b) + float(i), lambda: ff.matmul(b, a))
+            for i in range(4)
+        ]
+        side = [ff.matmul(a + float(i), b) for i in range(4)]
+        with ff.Session() as sess:
+            res = sess.run(outs + side, {pred: p})
+    for i, r in enumerate(res[:4]):
+        want = av @ bv + i if p else bv @ av
+        np.testing.assert_allclose(r, want, rtol=1e-4, atol=1e-3)
+
+
+def test_minimize_through_cond(tf):
+    def build(lib):
+        pred = lib.placeholder(lib.bool, [], name="p")
+        w = lib.Variable([1.0, -2.0], name="w")
+        loss = lib.cond(
+            pred, lambda: lib.reduce_sum(w * w), lambda: lib.reduce_sum(lib.abs(w) * 3.0)
+        )
+        step = lib.train.GradientDescentOptimizer(0.1).minimize(loss)
+        return step, w
+
+    res = []
+    for lib in (tf, ff):
+        with lib.Graph().as_default() as g:
+            step, w = build(lib)
+            pred = g.get_tensor_by_name("p:0")
+            with lib.Session() as sess:
+                sess.run(lib.global_variables_initializer())
+                for p in (True, False, True):
+                    sess.run(step, {pred: p})
+                res.append(sess.run(w))
+    np.testing.assert_allclose(res[1], res[0], rtol=1e-6)
+
+
+def test_fetching_untaken_switch_output_fails():
+    with ff.Graph().as_default():
+        pred = ff.placeholder(ff.bool, [])
+        _, t = control_flow_ops.switch(ff.constant(1.0), pred)
+        with ff.Session() as sess:
+            assert sess.run(t, {pred: True}) == 1.0
+            with pytest.raises(ff.errors.InvalidArgumentError, match="does not have value"):
+                sess.run(t, {pred: False})
