@@ -470,3 +470,30 @@ def test_fetching_untaken_switch_output_fails():
             assert sess.run(t, {pred: True}) == 1.0
             with pytest.raises(ff.errors.InvalidArgumentError, match="does not have value"):
                 sess.run(t, {pred: False})
+
+
+def test_cond_graph_matches_tf(tf):
+    """The same ops as TF-1.x's cond: names, types and inputs (control ones included)."""
+
+    def build(lib):
+        p = lib.placeholder(lib.bool, [], name="p")
+        q = lib.placeholder(lib.bool, [], name="q")
+        x = lib.constant([1.0, 2.0], name="x")
+        v = lib.Variable([3.0, 4.0], name="v")
+        lib.cond(p, lambda: x * 2.0, lambda: v + 1.0)
+        lib.cond(p, lambda: lib.reduce_sum(lib.gather(v, [1])), lambda: lib.constant(0.0))
+        lib.cond(p, lambda: lib.cond(q, lambda: x, lambda: -x), lambda: (x,), name="outer")
+        lib.cond(p, lambda: lib.assign(v, x).op, lib.no_op, name="ops")
+        with lib.name_scope("scoped"):
+            lib.case([(q, lambda: x)], default=lambda: x * 3.0)
+
+    def describe(lib):
+        with lib.Graph().as_default() as g:
+            build(lib)
+            # TF writes inputs its context rewired with their `:0` (`_update_input`).
+            return sorted(
+                (op.name, op.type, tuple(i.removesuffix(":0") for i in op.node_def.input))
+                for op in g.get_operations()
+            )
+
+    assert describe(ff) == describe(tf)

@@ -242,24 +242,48 @@ class CondContext:
         self._graph._control_flow_context = self._saved
 
     def AddValue(self, val):
-        """`val` as seen inside the branch: a `Switch` of it for an outside tensor."""
+        """`val` as seen inside the branch: a `Switch` of it for an outside tensor.
+
+        In a nested cond the enclosing context routes `val` first, as TF's.
+        """
         if val.name in self._values:
             return self._external_values.get(val.name, val)
+        result = val
         self._values.add(val.name)
-        graph = self._graph
-        saved = graph._control_flow_context
-        # The Switch is made in the enclosing context (which routes `val` and the
-        # predicate in turn, for nested conds) and outside any control dependencies.
-        graph._control_flow_context = None
-        try:
-            with ops.control_dependencies(None):
-                graph._control_flow_context = self._outer_context
-                result = switch(val, self._pred)[self._branch]
-        finally:
-            graph._control_flow_context = saved
-        self._values.add(result.name)
+        if self._outer_context is not None:
+            result = self._outer_context.AddValue(val)
+            self._values.add(result.name)
+            self._external_values[result.name] = result
+        # Made outside any control dependencies and context (which its inputs are
+        # already routed for), as TF's.
+        with ops.control_dependencies(None):
+            result = switch(result, self._pred)[self._branch]
+        ctxt = self
+        while ctxt is not None:
+            ctxt._op_ids.add(result.op._id)
+            ctxt._values.add(result.name)
+            ctxt = ctxt._outer_context
         self._external_values[val.name] = result
         return result
+
+    def _process_output_tensor(self, val):
+        """A branch result, as TF's `_ProcessOutputTensor`.
+
+        An outside tensor gets a `Switch` made in this context (under its control
+        dependencies).
+        """
+        real_val = val
+        if val.name not in self._values:
+            self._values.add(val.name)
+            if self._outer_context is not None:
+                real_val = self._outer_context.AddValue(val)
+                self._values.add(real_val.name)
+                self._external_values[real_val.name] = real_val
+            real_val = switch(real_val, self._pred)[self._branch]
+            self._external_values[val.name] = real_val
+        else:
+            real_val = self._external_values.get(val.name, val)
+        return real_val
 
     def _process_inputs(self, inputs):
         return [self.AddValue(t) for t in inputs]
@@ -280,20 +304,13 @@ class CondContext:
         if isinstance(v, ops.Operation):
             # The pivot stands for an op.
             return with_dependencies([v], self._pivot)
-        v = ops.convert_to_tensor(v)
-        if v.name not in self._values:
-            return self.AddValue(v)
-        return self._external_values.get(v.name, v)
+        return self._process_output_tensor(ops.convert_to_tensor(v))
 
     def BuildCondBranch(self, fn):
         """Builds `fn()` in this context; returns (its result, the branch's tensors)."""
         original = fn()
         if original is None:
-            return no_op(), None
-        if not isinstance(original, ops.Operation):
-            original = _map_structure(
-                lambda x: x if isinstance(x, ops.Operation) else array_ops.identity(x), original
-            )
+            return None, None
         result = _map_structure(self._build_tensor, original)
         if not isinstance(result, list | builtins.tuple):
             result = [result]
