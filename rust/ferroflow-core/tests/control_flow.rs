@@ -1,6 +1,6 @@
 //! Conds as `Switch`/`Merge`: only the taken branch's steps run (side effects
 //! included), a control edge from a dead step kills its consumer, a `Merge` forwards
-//! its live input, and fetching a dead value is TF's error; inline and parallel runs.
+//! its live input, and fetching a dead value is TF's error.
 mod common;
 
 use common::Builder;
