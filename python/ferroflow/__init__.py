@@ -127,7 +127,7 @@ from .ops.clip_ops import (
     global_norm,
 )
 from .ops.confusion_matrix import confusion_matrix
-from .ops.control_flow_ops import group, no_op, tuple
+from .ops.control_flow_ops import case, cond, group, no_op, tuple
 from .ops.custom_gradient import custom_gradient
 from .ops.data_flow_ops import (
     FIFOQueue,
@@ -343,6 +343,7 @@ __all__ = [
     "bool",
     "boolean_mask",
     "broadcast_to",
+    "case",
     "cast",
     "ceil",
     "check_numerics",
@@ -353,6 +354,7 @@ __all__ = [
     "colocate_with",
     "compat",
     "concat",
+    "cond",
     "ConfigProto",
     "confusion_matrix",
     "constant",

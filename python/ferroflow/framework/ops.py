@@ -511,6 +511,19 @@ class Graph:
     def _name_stack(self, value: str) -> None:
         self._thread_local.name_stack = value
 
+    @property
+    def _control_flow_context(self):
+        """The control-flow context ops created now join (a cond branch), or None.
+
+        The context (`ops.control_flow_ops.CondContext`) routes tensors from outside
+        it through `Switch`es before an op uses them, as TF's `AddOp` does.
+        """
+        return getattr(self._thread_local, "control_flow_context", None)
+
+    @_control_flow_context.setter
+    def _control_flow_context(self, value) -> None:
+        self._thread_local.control_flow_context = value
+
     # Each a list of this thread's own, created on first use.
     _control_stack = _per_thread_list("control_stack")
     _device_stack = _per_thread_list("device_stack")
@@ -706,12 +719,16 @@ class Graph:
             TypeError: If an element is not an `Operation` or `Tensor`.
         """
         if control_inputs is None:
+            # As TF: also leaves any control-flow context (ops made here run outside it).
             saved = self._control_stack
+            saved_flow = self._control_flow_context
             self._control_stack = []
+            self._control_flow_context = None
             try:
                 yield
             finally:
                 self._control_stack = saved
+                self._control_flow_context = saved_flow
             return
         current = {id(c) for ctl in self._control_stack for c in ctl.control_inputs}
         ops = []
@@ -939,8 +956,13 @@ class Graph:
             if not _VALID_OP_NAME.match(name.rpartition("/")[2] or name):
                 raise ValueError(f"'{name}' is not a valid node name")
             name = self.unique_name(name)
+        flow_context = self._control_flow_context
+        if flow_context is not None:
+            inputs = flow_context._process_inputs(inputs)
         input_ops = [t._op for t in inputs]
         control = self._control_dependencies_for_inputs(input_ops)
+        if flow_context is not None and not inputs:
+            control = flow_context._control_inputs_of_source(control)
         device = self._device_for(_PendingOp(op_type, name)) if self._device_stack else ""
         attrs = dict(attrs or {})
         if self._container and "container" in attrs and not attrs["container"]:
@@ -975,6 +997,8 @@ class Graph:
                 self._gradient_types[node_id] = gradient_type
         for ctl in self._control_stack:
             ctl.created.add(node_id)
+        if flow_context is not None:
+            flow_context._add_op(op)
         return op
 
 

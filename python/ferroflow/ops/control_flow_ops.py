@@ -1,9 +1,18 @@
-"""Control-flow grouping ops: `no_op`, `group`, `tuple`, `with_dependencies`."""
+"""Control flow: `cond`, `case`, and the grouping ops (`no_op`, `group`, `tuple`).
+
+`cond` is TF-1.x's: a `Switch` on the predicate, each branch built in a
+`CondContext` (tensors from outside a branch enter it through a `Switch` of their
+own, ops without inputs wait for the branch's pivot), and a `Merge` per output. The
+executor propagates deadness, so only the taken branch's ops run.
+"""
 
 from __future__ import annotations
 
-from ..framework import ops
-from . import array_ops
+import builtins
+import collections
+
+from ..framework import dtypes, ops
+from . import array_ops, logging_ops, math_ops
 
 
 def no_op(name=None):
@@ -73,3 +82,437 @@ def tuple(tensors, name=None, control_inputs=None):
             with ops.control_dependencies([gate]):
                 out.append(array_ops.identity(t, name="control_dependency"))
         return out
+
+
+# -- nested structures (a small `nest`: lists, tuples, namedtuples, dicts) -----------
+def _is_sequence(x):
+    return isinstance(x, list | builtins.tuple | dict)
+
+
+def _flatten(structure):
+    if isinstance(structure, dict):
+        return [leaf for k in sorted(structure) for leaf in _flatten(structure[k])]
+    if isinstance(structure, list | builtins.tuple):
+        return [leaf for item in structure for leaf in _flatten(item)]
+    return [structure]
+
+
+def _pack_as(structure, flat):
+    it = iter(flat)
+
+    def pack(s):
+        if isinstance(s, dict):
+            packed = {k: pack(s[k]) for k in sorted(s)}
+            return type(s)((k, packed[k]) for k in s)
+        if isinstance(s, list | builtins.tuple):
+            items = [pack(x) for x in s]
+            if hasattr(s, "_fields"):
+                return type(s)(*items)
+            return type(s)(items)
+        return next(it)
+
+    return pack(structure)
+
+
+def _assert_same_structure(a, b):
+    """TF's `nest.assert_same_structure`.
+
+    ValueError for a different nesting, TypeError for different sequence types.
+    """
+
+    def check(x, y):
+        if _is_sequence(x) != _is_sequence(y):
+            raise ValueError(
+                "The two structures don't have the same nested structure.\n\n"
+                f"First structure: {a}\n\nSecond structure: {b}"
+            )
+        if not _is_sequence(x):
+            return
+        if type(x) is not type(y):
+            raise TypeError(
+                "The two structures don't have the same sequence type. Input structure has "
+                f"type {type(x)}, while shallow structure has type {type(y)}."
+            )
+        if isinstance(x, dict):
+            if sorted(x) != sorted(y):
+                raise ValueError(
+                    "The two dictionaries don't have the same set of keys. First structure "
+                    f"has keys {list(x)}, while second structure has keys {list(y)}."
+                )
+            for k in x:
+                check(x[k], y[k])
+            return
+        if len(x) != len(y):
+            raise ValueError(
+                "The two structures don't have the same nested structure.\n\n"
+                f"First structure: {a}\n\nSecond structure: {b}\n\n"
+                f'More specifically: Substructure "type={type(x).__name__} str={x}" has '
+                f'length {len(x)}, while shallow structure "type={type(y).__name__} str={y}" '
+                f"has length {len(y)}"
+            )
+        for u, v in zip(x, y, strict=True):
+            check(u, v)
+
+    check(a, b)
+
+
+# -- Switch and Merge --------------------------------------------------------------
+def switch(data, pred, name=None):
+    """Forwards `data` to output 1 when `pred` is true, else to output 0.
+
+    The other output is dead: ops that consume it do not run.
+
+    Args:
+        data: The tensor to forward.
+        pred: A scalar bool tensor.
+        name: A name for the op.
+
+    Returns:
+        `(output_false, output_true)`.
+    """
+    with ops.name_scope(name, "Switch", [data, pred]) as scope:
+        data = ops.convert_to_tensor(data, name="data")
+        pred = ops.convert_to_tensor(pred, name="pred")
+        op_type = "RefSwitch" if data.dtype._is_ref_dtype else "Switch"
+        op = ops.get_default_graph()._create_op(op_type, [data, pred], name=scope)
+        return op.outputs[0], op.outputs[1]
+
+
+def merge(inputs, name=None):
+    """Forwards the one live tensor of `inputs`.
+
+    Args:
+        inputs: Tensors of one dtype, at most one of them alive at run time.
+        name: A name for the op.
+
+    Returns:
+        `(output, value_index)`: the live tensor and its index in `inputs`.
+    """
+    with ops.name_scope(name, "Merge", inputs) as scope:
+        inputs = [ops.convert_to_tensor(t) for t in inputs]
+        op = ops.get_default_graph()._create_op("Merge", inputs, name=scope)
+        return op.outputs[0], op.outputs[1]
+
+
+class CondContext:
+    """The context a branch of a `cond` is built in (TF's `CondContext`).
+
+    Every tensor from outside the branch that an op inside uses goes through a
+    `Switch` on the predicate (one per tensor and branch), so it is dead when the
+    branch is not taken, and ops without inputs run after the branch's pivot.
+    """
+
+    def __init__(self, pred, pivot, branch):
+        self._pred = pred
+        self._pivot = pivot
+        self._branch = branch
+        self._graph = pred.graph
+        self._outer_context = self._graph._control_flow_context
+        self._values: set[str] = {pred.name, pivot.name}
+        self._external_values: dict[str, ops.Tensor] = {}
+        self._op_ids: set[int] = set()
+
+    @property
+    def pred(self):
+        """The predicate tensor."""
+        return self._pred
+
+    @property
+    def pivot(self):
+        """The branch's pivot: alive exactly when the branch is taken."""
+        return self._pivot
+
+    @property
+    def branch(self):
+        """1 for the true branch, 0 for the false one."""
+        return self._branch
+
+    @property
+    def outer_context(self):
+        """The context this one is nested in, or None."""
+        return self._outer_context
+
+    def Enter(self):
+        """Makes this the graph's current control-flow context."""
+        self._saved = self._graph._control_flow_context
+        self._graph._control_flow_context = self
+
+    def Exit(self):
+        """Restores the context that was current before `Enter`."""
+        self._graph._control_flow_context = self._saved
+
+    def AddValue(self, val):
+        """`val` as seen inside the branch: a `Switch` of it for an outside tensor.
+
+        In a nested cond the enclosing context routes `val` first, as TF's.
+        """
+        if val.name in self._values:
+            return self._external_values.get(val.name, val)
+        result = val
+        self._values.add(val.name)
+        if self._outer_context is not None:
+            result = self._outer_context.AddValue(val)
+            self._values.add(result.name)
+            self._external_values[result.name] = result
+        # Made outside any control dependencies and context (which its inputs are
+        # already routed for), as TF's.
+        with ops.control_dependencies(None):
+            result = switch(result, self._pred)[self._branch]
+        ctxt = self
+        while ctxt is not None:
+            ctxt._op_ids.add(result.op._id)
+            ctxt._values.add(result.name)
+            ctxt = ctxt._outer_context
+        self._external_values[val.name] = result
+        return result
+
+    def _process_output_tensor(self, val):
+        """A branch result, as TF's `_ProcessOutputTensor`.
+
+        An outside tensor gets a `Switch` made in this context (under its control
+        dependencies).
+        """
+        real_val = val
+        if val.name not in self._values:
+            self._values.add(val.name)
+            if self._outer_context is not None:
+                real_val = self._outer_context.AddValue(val)
+                self._values.add(real_val.name)
+                self._external_values[real_val.name] = real_val
+            real_val = switch(real_val, self._pred)[self._branch]
+            self._external_values[val.name] = real_val
+        else:
+            real_val = self._external_values.get(val.name, val)
+        return real_val
+
+    def _process_inputs(self, inputs):
+        return [self.AddValue(t) for t in inputs]
+
+    def _control_inputs_of_source(self, control):
+        if any(c._id in self._op_ids for c in control):
+            return control
+        return [*control, self._pivot.op]
+
+    def _add_op(self, op):
+        self._op_ids.add(op._id)
+        for t in op.outputs:
+            self._values.add(t.name)
+        if self._outer_context is not None:
+            self._outer_context._add_op(op)
+
+    def _build_tensor(self, v):
+        if isinstance(v, ops.Operation):
+            # The pivot stands for an op.
+            return with_dependencies([v], self._pivot)
+        return self._process_output_tensor(ops.convert_to_tensor(v))
+
+    def BuildCondBranch(self, fn):
+        """Builds `fn()` in this context; returns (its result, the branch's tensors)."""
+        original = fn()
+        if original is None:
+            return None, None
+        result = _map_structure(self._build_tensor, original)
+        if not isinstance(result, list | builtins.tuple):
+            result = [result]
+        return original, result
+
+
+def _map_structure(fn, structure):
+    return _pack_as(structure, [fn(x) for x in _flatten(structure)])
+
+
+def _unpack_if_singleton(res):
+    if isinstance(res, list | builtins.tuple) and len(res) == 1:
+        return res[0]
+    return res
+
+
+def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, fn2=None):
+    """`true_fn()` if `pred` is true, else `false_fn()` (TF-1.x `tf.cond`).
+
+    Both branches are built; at run time only the taken branch's ops run (their side
+    effects included). Tensors from outside a branch are captured.
+
+    Args:
+        pred: A scalar bool tensor.
+        true_fn: A callable returning the true branch's result.
+        false_fn: A callable returning the false branch's result, of the same
+            nested structure and dtypes.
+        strict: Whether to keep singleton lists/tuples (else they are unpacked).
+        name: A name scope for the ops (default `cond`).
+        fn1: Deprecated name of `true_fn`.
+        fn2: Deprecated name of `false_fn`.
+
+    Returns:
+        Tensors of the structure `true_fn` returns, each the `Merge` of the branches.
+
+    Raises:
+        TypeError: If a fn is not callable, `pred` is not a bool tensor, or the
+            branches return different sequence types.
+        ValueError: If the branches return different structures or dtypes.
+    """
+    if fn1 is not None:
+        if true_fn is not None:
+            raise TypeError("cond(): 'true_fn' and 'fn1' may not be set simultaneously.")
+        true_fn = fn1
+    if fn2 is not None:
+        if false_fn is not None:
+            raise TypeError("cond(): 'false_fn' and 'fn2' may not be set simultaneously.")
+        false_fn = fn2
+    if not callable(true_fn):
+        raise TypeError("`true_fn` must be callable.")
+    if not callable(false_fn):
+        raise TypeError("`false_fn` must be callable.")
+    with ops.name_scope(name, "cond", [pred]):
+        if isinstance(pred, builtins.bool):
+            raise TypeError("pred must not be a Python bool")
+        pred = ops.convert_to_tensor(pred)
+        p_2, p_1 = switch(pred, pred)
+        pivot_1 = array_ops.identity(p_1, name="switch_t")
+        pivot_2 = array_ops.identity(p_2, name="switch_f")
+        pred = array_ops.identity(pred, name="pred_id")
+
+        context_t = CondContext(pred, pivot_1, branch=1)
+        try:
+            context_t.Enter()
+            orig_res_t, res_t = context_t.BuildCondBranch(true_fn)
+            if orig_res_t is None:
+                raise ValueError("true_fn must have a return value.")
+        finally:
+            context_t.Exit()
+
+        context_f = CondContext(pred, pivot_2, branch=0)
+        try:
+            context_f.Enter()
+            orig_res_f, res_f = context_f.BuildCondBranch(false_fn)
+            if orig_res_f is None:
+                raise ValueError("false_fn must have a return value.")
+        finally:
+            context_f.Exit()
+
+        if not strict:
+            orig_res_t = _unpack_if_singleton(orig_res_t)
+            orig_res_f = _unpack_if_singleton(orig_res_f)
+        try:
+            _assert_same_structure(orig_res_t, orig_res_f)
+        except TypeError as e:
+            raise TypeError(f"Incompatible return types of `true_fn` and `false_fn`: {e}") from None
+        except ValueError as e:
+            raise ValueError(
+                f"Incompatible return values of `true_fn` and `false_fn`: {e}"
+            ) from None
+
+        if not res_t:
+            raise ValueError("`true_fn` and `false_fn` must return at least one result.")
+        res_t_flat = _flatten(res_t)
+        res_f_flat = _flatten(res_f)
+        for x, y in zip(res_t_flat, res_f_flat, strict=True):
+            if x.dtype.base_dtype != y.dtype.base_dtype:
+                raise ValueError(
+                    "Outputs of `true_fn` and `false_fn` must have the same type(s). "
+                    f"Received {x.dtype.name} from `true_fn` and {y.dtype.name} from `false_fn`."
+                )
+        merges = [merge([f, t])[0] for f, t in zip(res_f_flat, res_t_flat, strict=True)]
+        merges = _pack_as(orig_res_t, merges)
+        if not strict:
+            merges = _unpack_if_singleton(merges)
+        return merges
+
+
+def _case_verify_and_canonicalize_args(pred_fn_pairs, exclusive, name):
+    if not isinstance(pred_fn_pairs, list | builtins.tuple | dict):
+        raise TypeError(
+            f"'pred_fn_pairs' must be a list, tuple, or dict. Received: {type(pred_fn_pairs)}"
+        )
+    if isinstance(pred_fn_pairs, collections.OrderedDict):
+        pred_fn_pairs = list(pred_fn_pairs.items())
+    elif isinstance(pred_fn_pairs, dict):
+        pred_fn_pairs = sorted(pred_fn_pairs.items(), key=lambda item: item[0].name)
+    for pair in pred_fn_pairs:
+        if not isinstance(pair, builtins.tuple) or len(pair) != 2:
+            raise TypeError(f"Each entry in 'pred_fn_pairs' must be a 2-tuple. Received {pair}.")
+        pred, fn = pair
+        if isinstance(pred, ops.Tensor):
+            if pred.dtype != dtypes.bool:
+                raise TypeError(f"pred must be Tensor of type bool: {pred.name}")
+        else:
+            raise TypeError(f"pred must be a Tensor, got: {pred}")
+        if not callable(fn):
+            raise TypeError(f"fn for pred {pred.name} must be callable.")
+    predicates, actions = zip(*pred_fn_pairs, strict=True) if pred_fn_pairs else ((), ())
+    return list(predicates), list(actions)
+
+
+def _assert_at_most_n_true(predicates, n, msg):
+    preds_c = array_ops.stack(predicates, name="preds_c")
+    num_true = math_ops.reduce_sum(array_ops.cast(preds_c, dtypes.int32), name="num_true_conds")
+    condition = math_ops.less_equal(num_true, ops.convert_to_tensor(n, name="n_true_conds"))
+    preds_names = ", ".join(getattr(p, "name", "?") for p in predicates)
+    error_msg = [f"{msg}: more than {n} conditions ({preds_names}) evaluated as True:", preds_c]
+    return logging_ops.Assert(condition, data=error_msg, summarize=len(predicates))
+
+
+def _case_create_default_action(predicates, actions):
+    """The last pair as the default: it asserts that its predicate holds and no other."""
+    k = len(predicates) - 1
+    predicate, action = predicates[k], actions[k]
+    other_predicates, other_actions = predicates[:k], actions[:k]
+
+    def default_action():
+        others_msg = (
+            f"Implementation error: selected default action #{k} was called, "
+            "but some of other predicates are True: "
+        )
+        default_msg = [
+            "Input error: None of conditions evaluated as True:",
+            array_ops.stack(predicates, name="preds_c"),
+        ]
+        with ops.control_dependencies(
+            [
+                _assert_at_most_n_true(other_predicates, n=0, msg=others_msg),
+                logging_ops.Assert(predicate, data=default_msg),
+            ]
+        ):
+            return action()
+
+    return default_action, other_predicates, other_actions
+
+
+def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
+    """The result of the first pair whose predicate is true (TF-1.x `tf.case`).
+
+    Built as nested `cond`s, evaluated in order; with `exclusive`, an `Assert` checks
+    that at most one predicate is true.
+
+    Args:
+        pred_fn_pairs: A list of `(pred, fn)` pairs (or a dict, ordered by the
+            predicates' names).
+        default: A callable for when no predicate holds; without one, the last pair's
+            fn is the default, and running it with its predicate false fails.
+        exclusive: Whether at most one predicate may be true.
+        strict: As for `cond`.
+        name: A name scope for the ops.
+
+    Returns:
+        The selected fn's tensors.
+
+    Raises:
+        TypeError: For pairs that are not `(bool tensor, callable)`.
+    """
+    predicates, actions = _case_verify_and_canonicalize_args(pred_fn_pairs, exclusive, name)
+    with ops.name_scope(name, "case", [predicates]):
+        if default is None:
+            default, predicates, actions = _case_create_default_action(predicates, actions)
+        fn = default
+        for predicate, action in reversed(list(zip(predicates, actions, strict=True))):
+            fn = _bind_cond(predicate, action, fn, strict)
+        if exclusive:
+            with ops.control_dependencies(
+                [_assert_at_most_n_true(predicates, n=1, msg="Input error: exclusive=True")]
+            ):
+                return fn()
+        return fn()
+
+
+def _bind_cond(pred, true_fn, false_fn, strict):
+    return lambda: cond(pred, true_fn=true_fn, false_fn=false_fn, strict=strict)

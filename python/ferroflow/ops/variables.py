@@ -240,9 +240,18 @@ class Variable:
         return self._initial_value
 
     def initialized_value(self):
-        """The value, initialising the variable first if needed (TF-1.x pattern)."""
-        with ops.control_dependencies([self._initializer_op]):
-            return array_ops.identity(self._variable)
+        """The variable's value if it is initialized, else its initial value.
+
+        As TF: `cond(is_variable_initialized(v), v.read_value, lambda: v.initial_value)`
+        outside any control dependencies, so another variable's initial value can
+        use it whatever order the initializers run in.
+        """
+        with ops.control_dependencies(None):
+            return control_flow_ops.cond(
+                state_ops.is_variable_initialized(self._variable),
+                self.read_value,
+                lambda: self.initial_value,
+            )
 
     def value(self):
         """The snapshot tensor (`<name>/read`) through which ops read the variable."""

@@ -3,6 +3,7 @@
 //! function (which adds gradient nodes to the graph), sums the contributions that
 //! reach each tensor, and returns the gradient of `sum(ys)` for every `x`.
 pub(crate) mod array_grad;
+pub(crate) mod control_flow_grad;
 pub(crate) mod math_grad;
 pub(crate) mod nn_grad;
 

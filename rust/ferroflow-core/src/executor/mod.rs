@@ -294,14 +294,19 @@ impl DirectSession {
                     run_parallel(plan, values, &pool, &self.env, wait, trace.as_ref())?
                 }
             }
+        } else if plan.control_flow {
+            run_inline_cf(plan, values, &self.env, wait, trace.as_ref())?
         } else {
             run_inline(plan, values, &self.env, wait, trace.as_ref())?
         };
         let fetched = plan
             .fetches
             .iter()
-            .map(|&s| match &values[s] {
+            .enumerate()
+            .map(|(i, &s)| match &values[s] {
                 Some(v) => v.clone().into_tensor(),
+                // A dead value: the untaken side of a `Switch` (TF's message).
+                None if plan.control_flow => Err(Error::invalid_argument(format!("Retval[{i}] does not have value"))),
                 None => Err(Error::new(Code::Internal, "fetched value was not produced")),
             })
             .collect::<Result<Vec<_>>>()?;
@@ -394,6 +399,61 @@ fn run_inline(
     Ok(values)
 }
 
+/// Whether step `step` is dead: a dead (missing) data input, or for a `Merge` all of
+/// them, or a dead control input.
+fn is_dead(step: &plan::Step, live: impl Fn(usize) -> bool, dead_step: impl Fn(usize) -> bool) -> bool {
+    let inputs_dead = match step.flow {
+        plan::Flow::Merge => !step.inputs.iter().any(|i| live(i.slot)),
+        _ => !step.inputs.iter().all(|i| live(i.slot)),
+    };
+    inputs_dead || step.control_preds.iter().any(|&p| dead_step(p))
+}
+
+/// Outputs of a computed step: a `Switch` leaves one dead, any other sets them all.
+fn outputs_of(step: &plan::Step, ctx: OpContext<'_>) -> Result<SmallVec<[Option<Value>; 2]>> {
+    if step.flow == plan::Flow::Switch { Ok(ctx.into_outputs_allow_dead()) } else { ctx.into_outputs() }
+}
+
+/// [`run_inline`] for plans with `Switch`/`Merge`: a value never produced (its slot
+/// empty when read, since producers run first) is dead, and so is every step that
+/// reads one (but a `Merge` with a live input) or runs after a dead step. Dead steps
+/// are skipped, so only the taken branch of a cond runs.
+fn run_inline_cf(
+    plan: &Plan,
+    mut values: Vec<Option<Value>>,
+    env: &ExecEnv,
+    wait: Wait<'_>,
+    trace: Option<&StepTrace>,
+) -> Result<Vec<Option<Value>>> {
+    let mut dead = vec![false; plan.steps.len()];
+    for (idx, step) in plan.steps.iter().enumerate() {
+        if is_dead(step, |s| values[s].is_some(), |p| dead[p]) {
+            dead[idx] = true;
+            continue;
+        }
+        let mut clock = trace.map(|_| NodeClock::start());
+        let mut inputs: SmallVec<[Option<Value>; 4]> = SmallVec::with_capacity(step.inputs.len());
+        for i in &step.inputs {
+            let v = if i.take { values[i.slot].take() } else { values[i.slot].clone() };
+            inputs.push(gather_input(v, i.deref).map_err(|e| e.with_node(&step.name))?);
+        }
+        let mut ctx = OpContext::new(inputs, step.num_outputs, env, wait);
+        if let Some(c) = clock.as_mut() {
+            c.op_start();
+        }
+        compute(step, &mut ctx).map_err(|e| e.with_node(&step.name))?;
+        if let Some(c) = clock.as_mut() {
+            c.op_end();
+        }
+        let outs = outputs_of(step, ctx).map_err(|e| e.with_node(&step.name))?;
+        if let (Some(t), Some(c)) = (trace, clock) {
+            t.record(idx, c, &outs);
+        }
+        store_outputs(step, outs, |slot, v| values[slot] = v);
+    }
+    Ok(values)
+}
+
 /// Blocking steps handed to the calling thread, and the number of pieces of work
 /// (pool tasks, handed-over steps, steps waiting on their own threads) not yet
 /// finished.
@@ -413,6 +473,8 @@ struct ParallelRun<'a> {
     pending: Vec<AtomicUsize>,
     uses_left: Vec<AtomicUsize>,
     error: Mutex<Option<Error>>,
+    // Dead steps (plans with control flow only; empty otherwise).
+    dead: Vec<AtomicBool>,
     // Steps that may block (queue operations) start on the calling thread, which waits
     // here for them; pool threads never block on a queue.
     lane: Mutex<CallerLane>,
@@ -476,7 +538,7 @@ impl<'a> ParallelRun<'a> {
     /// Stores a computed step's outputs.
     fn store(&self, s: StartedStep<'a>) -> Result<()> {
         let step = &self.plan.steps[s.idx];
-        let outs = s.ctx.into_outputs()?;
+        let outs = outputs_of(step, s.ctx)?;
         if let (Some(t), Some(c)) = (self.trace, s.clock) {
             t.record(s.idx, c, &outs);
         }
@@ -523,10 +585,27 @@ impl<'a> ParallelRun<'a> {
         self.finish();
     }
 
+    /// In a plan with control flow: whether step `idx` is dead (then it is marked so,
+    /// and not run). Its inputs are all complete, so an empty slot is a dead value.
+    fn skip_dead(&self, idx: usize) -> bool {
+        if !self.plan.control_flow {
+            return false;
+        }
+        let step = &self.plan.steps[idx];
+        let dead = is_dead(step, |s| self.values[s].lock().is_some(), |p| self.dead[p].load(Ordering::Acquire));
+        if dead {
+            self.dead[idx].store(true, Ordering::Release);
+        }
+        dead
+    }
+
     /// Runs step `idx` and dispatches its ready successors but one, which it returns.
     fn run_one<'s>(&'s self, idx: usize, scope: &rayon::Scope<'s>) -> Option<usize> {
         if self.is_over() {
             return None;
+        }
+        if self.skip_dead(idx) {
+            return self.complete(idx, Ok(()), scope);
         }
         let result = self.start(idx).and_then(|mut s| {
             self.compute(&mut s)?;
@@ -592,6 +671,13 @@ impl<'a> ParallelRun<'a> {
                 self.finish();
                 continue;
             }
+            if self.skip_dead(idx) {
+                if let Some(n) = self.complete(idx, Ok(()), scope) {
+                    self.dispatch(n, scope);
+                }
+                self.finish();
+                continue;
+            }
             let mut started = match self.start(idx) {
                 Ok(s) => s,
                 Err(e) => {
@@ -647,6 +733,7 @@ fn run_parallel(
         // Fetched slots keep one extra use, so no consumer moves them out.
         uses_left: plan.uses.iter().map(|&u| AtomicUsize::new(u)).collect(),
         error: Mutex::new(None),
+        dead: if plan.control_flow { plan.steps.iter().map(|_| AtomicBool::new(false)).collect() } else { Vec::new() },
         lane: Mutex::new(CallerLane::default()),
         lane_changed: parking_lot::Condvar::new(),
     };

@@ -16,6 +16,7 @@ use crate::error::{Code, Error, Result};
 use crate::graph::{AttrValue, Graph, Node, NodeId, Output};
 use crate::kernels::registry::find_kernel;
 use crate::kernels::{KernelBuild, OpKernel};
+use crate::ops::control_flow;
 use crate::resource::ResourceMgr;
 use crate::shape::PartialShape;
 
@@ -54,6 +55,22 @@ pub(crate) struct Step {
     /// Whether the kernel may block (a queue operation): a parallel run executes it on
     /// the calling thread, so pool threads never wait on a queue.
     pub blocking: bool,
+    /// How the step takes part in control flow (deadness).
+    pub flow: Flow,
+    /// The steps of its control inputs: a dead one makes this step dead (filled only
+    /// in plans with control flow).
+    pub control_preds: SmallVec<[usize; 2]>,
+}
+
+/// A step's part in conditional control flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flow {
+    /// Dead when any input (data or control) is dead.
+    Plain,
+    /// A `Switch`: one of its outputs is left dead.
+    Switch,
+    /// A `Merge`: dead only when every data input is.
+    Merge,
 }
 
 /// One step of the plan before slots are assigned: a node, or a copy of a value to
@@ -80,6 +97,9 @@ pub struct Plan {
     pub(crate) uses: Vec<usize>,
     /// Whether to dispatch on the pool.
     pub(crate) parallel: bool,
+    /// Whether it has `Switch`/`Merge` steps, so values may be dead (runs of plans
+    /// without pay nothing for deadness).
+    pub(crate) control_flow: bool,
     /// The full names of the session's devices (steps refer to them by index).
     pub(crate) device_names: Vec<String>,
 }
@@ -260,6 +280,11 @@ impl Plan {
         };
 
         let device_copy = crate::ops::lookup(crate::ops::DEVICE_COPY)?;
+        let has_control_flow = needed_nodes.iter().any(|&n| {
+            graph.node(n).is_ok_and(|node| {
+                control_flow::SWITCH_OPS.contains(&node.def.name) || control_flow::MERGE_OPS.contains(&node.def.name)
+            })
+        });
         let mut steps = Vec::with_capacity(entries.len());
         for (s, entry) in entries.iter().enumerate() {
             let (step, mut preds) = match *entry {
@@ -286,6 +311,18 @@ impl Plan {
                     }
                     let label =
                         format!("{} = {}({})", node.name, node.op_type(), graph.node_def_inputs(node).join(", "));
+                    let flow = if control_flow::SWITCH_OPS.contains(&node.def.name) {
+                        Flow::Switch
+                    } else if control_flow::MERGE_OPS.contains(&node.def.name) {
+                        Flow::Merge
+                    } else {
+                        Flow::Plain
+                    };
+                    let control_preds = if has_control_flow {
+                        controls(node).into_iter().map(|c| step_of[c]).collect()
+                    } else {
+                        SmallVec::new()
+                    };
                     let step = Step {
                         name: node.name.clone(),
                         label,
@@ -297,6 +334,8 @@ impl Plan {
                         num_outputs: node.outputs.len(),
                         successors: Vec::new(),
                         num_predecessors: 0,
+                        flow,
+                        control_preds,
                     };
                     (step, preds)
                 }
@@ -335,6 +374,8 @@ impl Plan {
                         num_outputs: 1,
                         successors: Vec::new(),
                         num_predecessors: 0,
+                        flow: Flow::Plain,
+                        control_preds: SmallVec::new(),
                     };
                     (step, pred.into_iter().collect())
                 }
@@ -383,7 +424,16 @@ impl Plan {
         let parallel =
             blocking_steps > 1 || (pool_threads > 1 && overlappable_work(&costs, &steps) >= PARALLEL_MIN_WORK);
         let device_names = devices.iter().map(|d| d.name.clone()).collect();
-        Ok(Plan { steps, num_slots: next_slot, feeds: feed_slots, fetches: fetch_slots, uses, parallel, device_names })
+        Ok(Plan {
+            steps,
+            num_slots: next_slot,
+            feeds: feed_slots,
+            fetches: fetch_slots,
+            uses,
+            parallel,
+            control_flow: has_control_flow,
+            device_names,
+        })
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod array;
 pub mod candidate_sampling;
 pub(crate) mod compare;
+pub(crate) mod control_flow;
 pub mod conv;
 pub mod depthwise;
 pub mod elementwise;
@@ -220,6 +221,10 @@ impl<'a> OpContext<'a> {
     /// Sets output `i` to a variable reference.
     pub fn set_ref_output(&mut self, i: usize, v: Arc<Var>) {
         self.outputs[i] = Some(Value::Ref(v));
+    }
+    /// The outputs as set; an unset one is dead (a `Switch`'s untaken side).
+    pub(crate) fn into_outputs_allow_dead(self) -> SmallVec<[Option<Value>; 2]> {
+        self.outputs
     }
     /// The outputs; every one must have been set.
     pub fn into_outputs(self) -> Result<SmallVec<[Option<Value>; 2]>> {

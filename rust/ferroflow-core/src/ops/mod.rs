@@ -7,6 +7,7 @@ mod array;
 pub use array::DEVICE_COPY;
 mod candidate_sampling;
 mod compare;
+pub(crate) mod control_flow;
 mod conv;
 mod data_flow;
 pub(crate) mod indexing;
@@ -226,6 +227,7 @@ fn registry() -> &'static Registry {
         array::register(&mut r);
         candidate_sampling::register(&mut r);
         compare::register(&mut r);
+        control_flow::register(&mut r);
         conv::register(&mut r);
         data_flow::register(&mut r);
         indexing::register(&mut r);
