@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework import dtypes, ops, tensor_shape, tensor_util
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.sparse_tensor import SparseTensor, SparseTensorValue
 from . import array_ops, math_ops
 from ._op_util import make_op
@@ -634,6 +635,9 @@ def _GatherNdGrad(op, grad):
     # TF scatters the gradient back with `ScatterNd`; the same sum, built as an
     # `UnsortedSegmentSum` over the row-major offsets of the gathered slices.
     params, indices = op.inputs
+    if indices.shape.ndims == 2 and tensor_shape.dimension_value(indices.shape[-1]) == 1:
+        ref_shape = array_ops.shape(params, out_type=indices.dtype)
+        return IndexedSlices(grad, array_ops.squeeze(indices, axis=-1), ref_shape), None
     params_shape = array_ops.shape(params, out_type=dtypes.int64)
     indices = array_ops.cast(indices, dtypes.int64)
     depth = array_ops.shape(indices, out_type=dtypes.int64)[-1]
