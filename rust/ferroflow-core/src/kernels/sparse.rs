@@ -693,7 +693,7 @@ impl MatMul {
         let total = out_rows.checked_mul(out_cols).ok_or_else(|| Error::invalid_argument("product too large"))?;
         let mut out = vec![T::ZERO; total];
         let (ri, ki) = if self.adjoint_a { (1, 0) } else { (0, 1) };
-        for i in 0..sp.n {
+        for (i, &a) in av.iter().enumerate() {
             let row = sp.row(i);
             let m = usize::try_from(row[ri]).ok().filter(|m| *m < out_rows);
             let k = usize::try_from(row[ki]).ok().filter(|k| *k < inner_a);
@@ -703,7 +703,6 @@ impl MatMul {
             let Some(m) = m else {
                 ff_bail!(InvalidArgument, "m ({}) from index[{i},{ri}] out of bounds (>={out_rows})", row[ri]);
             };
-            let a = av[i];
             let dst = &mut out[m * out_cols..(m + 1) * out_cols];
             if self.adjoint_b {
                 for (c, d) in dst.iter_mut().enumerate() {
