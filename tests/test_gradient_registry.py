@@ -160,8 +160,13 @@ def _gradient_kinds(tf1):
 
     registry = tf_ops._gradient_registry._registry
     kinds = {}
+    from ferroflow.framework import ops as ff_ops
+
     for op_type in ff._ferroflow.op_names():
         native = ff._ferroflow.gradient_status(op_type)
+        if native == "missing" and op_type in ff_ops._gradient_registry:
+            # A gradient written in Python (TF's own function, as the sparse ops').
+            native = "none" if ff_ops._gradient_registry[op_type] is None else "function"
         if op_type not in registry:
             tf_kind = "missing"
         else:

@@ -330,14 +330,72 @@ def test_batch_adds_a_runner_and_its_fullness_summary():
         assert sess.run(b).tolist() == [1.0, 1.0]
 
 
-def test_sparse_tensors_are_refused():
-    class SparseTensor:
-        indices = values = dense_shape = None
+def _sparse_example(lib):
+    """Example `i` of 0..5 (one epoch, in order): a scalar, a [1]-shaped sparse tensor
+    and a sparse vector of dense length `i + 1` holding `10 * i` at position `i`."""
+    i = lib.train.range_input_producer(6, num_epochs=1, shuffle=False).dequeue()
+    i64 = lib.cast(i, lib.int64)
+    one = lib.SparseTensor([[0]], lib.stack([i]), [1])
+    grow = lib.SparseTensor(
+        lib.reshape(i64, [1, 1]), lib.stack([10 * i]), lib.reshape(i64 + 1, [1])
+    )
+    return i, one, grow
 
-    with pytest.raises(TypeError, match="SparseTensor"):
-        ff.train.batch([SparseTensor()], 2)
-    with pytest.raises(TypeError, match="SparseTensor"):
-        ff.train.batch_join([[SparseTensor()]], 2)
+
+@pytest.mark.parametrize("how", ["batch", "batch_join", "shuffle_batch"])
+def test_sparse_tensors_are_batched_as_tensorflow(tf1, how):
+    def build(lib):
+        i, one, grow = _sparse_example(lib)
+        if how == "batch":
+            out = lib.train.batch([i, one, grow], 2)
+        elif how == "batch_join":
+            out = lib.train.batch_join([[i, one, grow]], 2)
+        else:
+            out = lib.train.shuffle_batch(
+                [i, one, grow], 2, capacity=6, min_after_dequeue=0, seed=3
+            )
+        assert isinstance(out[1], lib.SparseTensor) and isinstance(out[2], lib.SparseTensor)
+        assert out[2].indices.shape.as_list() == [None, 2]
+        assert out[2].dense_shape.shape.as_list() == [2]
+        return out
+
+    want, want_end = _run_pipeline(tf1, build)
+    got, got_end = _run_pipeline(ff, build)
+    assert got_end == want_end == "OutOfRangeError"
+    if how != "shuffle_batch":
+        assert got == want
+    # Each batch's sparse parts belong to its examples, whatever the order.
+    for ids, (ind1, val1, shape1), (ind2, val2, shape2) in got:
+        assert shape1 == [2, 1] and ind1 == [[0, 0], [1, 0]] and val1 == ids
+        assert shape2 == [2, max(ids) + 1]
+        assert ind2 == [[0, ids[0]], [1, ids[1]]] and val2 == [10 * v for v in ids]
+    assert sorted(v for b in got for v in b[0]) == list(range(6))
+
+
+def test_sparse_batches_enqueue_many(tf1):
+    def build(lib):
+        sp = lib.SparseTensor([[0, 1], [2, 0], [3, 2]], [1.0, 2.0, 3.0], [4, 3])
+        dense = lib.constant([0, 1, 2, 3])
+        return lib.train.batch([dense, sp], 2, enqueue_many=True)
+
+    def first_two(lib):
+        g = lib.Graph()
+        with g.as_default():
+            out = build(lib)
+            with lib.Session(graph=g) as sess:
+                coord = lib.train.Coordinator()
+                threads = lib.train.start_queue_runners(sess, coord)
+                values = [_values(sess.run(out)) for _ in range(2)]
+                coord.request_stop()
+                coord.join(threads, stop_grace_period_secs=10)
+        return values
+
+    assert first_two(ff) == first_two(tf1)
+
+
+def test_sparse_batch_join_needs_consistent_lists():
+    with pytest.raises(ValueError, match="Inconsistent SparseTensors list"):
+        ff.train.batch_join([[ff.SparseTensor([[0]], [1.0], [1])], [ff.constant([1.0])]], 2)
 
 
 # -- batch_join ------------------------------------------------------------------------

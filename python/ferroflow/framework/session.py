@@ -23,6 +23,7 @@ from .indexed_slices import IndexedSlices, IndexedSlicesValue
 
 # The default-session stack lives in ops (as TF's), where `Tensor.eval` finds it.
 from .ops import get_default_session as get_default_session
+from .sparse_tensor import SparseTensor, SparseTensorValue
 
 
 class _FetchPlan:
@@ -75,6 +76,10 @@ class _FetchCollector:
         """A function from the flat results to the structure of `fetch`."""
         if fetch is None:
             raise TypeError(f"Fetch argument None has invalid type {type(None)}")
+        if isinstance(fetch, SparseTensor):
+            parts = [fetch.indices, fetch.values, fetch.dense_shape]
+            sparse_builders = [self.compile(p) for p in parts]
+            return lambda r: SparseTensorValue(*[b(r) for b in sparse_builders])
         if isinstance(fetch, IndexedSlices):
             parts = [fetch.values, fetch.indices, fetch.dense_shape]
             part_builders = [None if p is None else self.compile(p) for p in parts]
@@ -123,6 +128,29 @@ def _feed_tensor(graph, key) -> ops.Tensor:
     if not isinstance(t, ops.Tensor):
         raise TypeError(f"Cannot interpret feed_dict key as Tensor: {key!r}")
     return t
+
+
+def _expand_sparse_feeds(feed_dict):
+    """`feed_dict` with each `SparseTensor` key split into its three tensors.
+
+    The value of a sparse key is a `SparseTensorValue` or any `(indices, values,
+    dense_shape)` sequence, as TF's session accepts.
+    """
+    if not feed_dict or not any(isinstance(k, SparseTensor) for k in feed_dict):
+        return feed_dict
+    out = {}
+    for key, value in feed_dict.items():
+        if not isinstance(key, SparseTensor):
+            out[key] = value
+            continue
+        parts = list(value) if isinstance(value, tuple | list) else None
+        if parts is None or len(parts) != 3:
+            raise TypeError(
+                f"The value of a SparseTensor feed must be a SparseTensorValue or a "
+                f"(indices, values, dense_shape) tuple, got {type(value)}"
+            )
+        out.update(zip([key.indices, key.values, key.dense_shape], parts, strict=True))
+    return out
 
 
 def _feed_value(value, tensor: ops.Tensor, dtype: dtypes.DType):
@@ -321,6 +349,7 @@ class BaseSession:
         """The plan for `fetches` and the fed values checked and converted for it."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        feed_dict = _expand_sparse_feeds(feed_dict)
         plan = self._plan_for(fetches, feed_dict)
         if not feed_dict:
             return plan, ()

@@ -36,3 +36,42 @@ def constant_value(tensor):
     if op.type == "Rank" and shape.ndims is not None:
         return np.array(shape.ndims, dtype=np.int32)
     return None
+
+
+def constant_value_as_shape(tensor):
+    """What is known of the shape that the 1-D int `tensor` holds, as a `TensorShape`.
+
+    Known elements of a constant (`-1` meaning unknown), of a `Shape` op's input, of a
+    `Pack` of scalars; otherwise a shape of unknown dimensions, of the tensor's length
+    when that is static (TF's `tensor_util.constant_value_as_shape`).
+    """
+    from . import tensor_shape
+
+    if tensor.shape.ndims == 0:
+        value = constant_value(tensor)
+        if value is None:
+            raise ValueError(
+                "Received a scalar with unknown value as shape; require a statically known "
+                "scalar with value '-1' to describe an unknown shape."
+            )
+        if value != -1:
+            raise ValueError(
+                f"Received a scalar value '{value}' as shape; require a statically known "
+                "scalar with value '-1' to describe an unknown shape."
+            )
+        return tensor_shape.unknown_shape()
+    value = constant_value(tensor)
+    if value is not None:
+        return tensor_shape.TensorShape([None if int(d) == -1 else int(d) for d in value])
+    op = tensor.op
+    if op.type == "Shape":
+        return op.inputs[0].shape
+    if op.type == "Pack":
+        dims = []
+        for t in op.inputs:
+            v = constant_value(t)
+            dims.append(None if v is None or int(v) == -1 else int(v))
+        return tensor_shape.TensorShape(dims)
+    rank = tensor.shape.dims[0] if tensor.shape.ndims == 1 else None
+    n = tensor_shape.dimension_value(rank) if rank is not None else None
+    return tensor_shape.unknown_shape(rank=n)

@@ -63,6 +63,7 @@ from ..ops.nn_ops import (
     top_k,
     zero_fraction,
 )
+from ..ops.sparse_ops import embedding_lookup_sparse
 
 __all__ = [
     "all_candidate_sampler",
@@ -83,6 +84,7 @@ __all__ = [
     "dropout",
     "elu",
     "embedding_lookup",
+    "embedding_lookup_sparse",
     "fixed_unigram_candidate_sampler",
     "fused_batch_norm",
     "in_top_k",

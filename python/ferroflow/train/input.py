@@ -11,7 +11,12 @@ with `tf.train.start_queue_runners`) and builds the same ops, with the same name
 static shapes and summaries, as TensorFlow's `tensorflow/python/training/input.py`.
 
 `num_epochs` creates a local variable `epochs`: run `tf.local_variables_initializer()`.
-Sparse tensors are not supported (a `TypeError` says so).
+A `SparseTensor` component is stored as TF-1.x's `input.py` stores it: serialized
+(`serialize_sparse`, or `serialize_many_sparse` with `enqueue_many`) into a string
+component before the enqueue, and rebuilt with `deserialize_many_sparse` after the
+dequeue, so a batch of sparse examples is one `SparseTensor` with dense shape
+`[batch] + max(example shapes)`. (TF 2.x keeps the examples in a `SparseTensorsMap`
+resource and enqueues int64 handles instead; the batches are the same.)
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 from ..framework import dtypes, ops, tensor_shape, tensor_util
 from ..framework.constant_op import constant
 from ..framework.indexed_slices import IndexedSlices
+from ..framework.sparse_tensor import SparseTensor, SparseTensorValue
 from ..ops import (
     array_ops,
     control_flow_ops,
@@ -26,6 +32,7 @@ from ..ops import (
     logging_ops,
     math_ops,
     random_ops,
+    sparse_ops,
     variables,
 )
 from ..ops import summary_ops as summary
@@ -290,26 +297,99 @@ def slice_input_producer(
 # -- Batching -------------------------------------------------------------------------
 
 
-def _is_sparse(value) -> bool:
-    """Whether `value` looks like a `SparseTensor` (or its value), unsupported here."""
-    if isinstance(value, IndexedSlices | ops.Tensor):
-        return False
-    if type(value).__name__ in ("SparseTensor", "SparseTensorValue"):
-        return True
-    return all(hasattr(value, a) for a in ("indices", "values", "dense_shape"))
-
-
 def _convert_n(tensor_list) -> list:
-    """Each element as a tensor (TF's `convert_n_to_tensor_or_indexed_slices`)."""
+    """Each element as a tensor, `SparseTensor` or `IndexedSlices`.
+
+    TF's `convert_n_to_tensor_or_indexed_slices`.
+    """
     out = []
     for t in tensor_list:
-        if _is_sparse(t):
-            raise TypeError(
-                "SparseTensor inputs are not supported by ferroflow's input pipelines "
-                f"(got {type(t).__name__}); pass dense tensors."
-            )
-        out.append(t if isinstance(t, IndexedSlices) else ops.convert_to_tensor(t))
+        if isinstance(t, SparseTensorValue):
+            t = SparseTensor.from_value(t)
+        out.append(t if isinstance(t, IndexedSlices | SparseTensor) else ops.convert_to_tensor(t))
     return out
+
+
+class _SparseMetaData:
+    """Whether a component is sparse, and its values' dtype and static rank."""
+
+    def __init__(self, sparse, dtype=None, rank=None):
+        self.sparse = sparse
+        self.dtype = dtype
+        self.rank = tensor_shape.as_dimension(rank)
+
+    def __eq__(self, other):
+        if self.sparse != other.sparse:
+            return False
+        if not self.sparse:
+            return True
+        return self.dtype == other.dtype and self.rank.is_compatible_with(other.rank)
+
+    def __str__(self):
+        return f"[SparseMetaData({self.sparse}, {self.dtype}, {self.rank})]"
+
+    def merge_with(self, other):
+        if self != other:
+            raise ValueError(f"SparseMetaData objects are incompatible: {self} vs. {other}")
+        if self.sparse:
+            self.rank = self.rank.merge_with(other.rank)
+        return self
+
+
+def _store_sparse_tensors(tensor_list, enqueue_many):
+    """Each `SparseTensor` serialized to strings; the metadata to rebuild it."""
+
+    def meta(t):
+        if not isinstance(t, SparseTensor):
+            return _SparseMetaData(False)
+        rank = t.dense_shape.shape.with_rank(1).dims[0]
+        rank = tensor_shape.dimension_value(rank)
+        if enqueue_many and rank is not None:
+            rank -= 1
+        return _SparseMetaData(True, t.dtype, rank)
+
+    def store(t):
+        if not isinstance(t, SparseTensor):
+            return t
+        if enqueue_many:
+            return sparse_ops.serialize_many_sparse(t)
+        return sparse_ops.serialize_sparse(t)
+
+    return [store(t) for t in tensor_list], [meta(t) for t in tensor_list]
+
+
+def _store_sparse_tensors_join(tensor_list_list, enqueue_many):
+    s0, sparse_info_list = _store_sparse_tensors(tensor_list_list[0], enqueue_many)
+    stored_list_list = [s0]
+    for tensor_list in tensor_list_list[1:]:
+        s, candidate = _store_sparse_tensors(tensor_list, enqueue_many)
+        if sparse_info_list != candidate:
+            raise ValueError(
+                f"Inconsistent SparseTensors list: {tensor_list_list[0]} vs. {tensor_list}"
+            )
+        sparse_info_list = [
+            a.merge_with(b) for a, b in zip(sparse_info_list, candidate, strict=True)
+        ]
+        stored_list_list.append(s)
+    return stored_list_list, sparse_info_list
+
+
+def _restore_sparse_tensors(stored_list, sparse_info_list):
+    """The dequeued components with each serialized batch rebuilt as a `SparseTensor`."""
+    received_sequence = isinstance(stored_list, list | tuple)
+    if not received_sequence:
+        stored_list = (stored_list,)
+    tensors = [
+        sparse_ops.deserialize_many_sparse(
+            s,
+            dtype=info.dtype,
+            rank=None if info.rank.value is None else info.rank.value + 1,
+        )
+        if info.sparse
+        else s
+        for s, info in zip(stored_list, sparse_info_list, strict=True)
+    ]
+    return tensors if received_sequence else tensors[0]
 
 
 def _flatten(tensor_list_list):
@@ -472,6 +552,7 @@ def _batch(
     with ops.name_scope(name, "batch", [*tensor_list, keep_input]) as name:
         tensor_list = _validate(tensor_list)
         keep_input = _validate_keep_input(keep_input, enqueue_many)
+        tensor_list, sparse_info = _store_sparse_tensors(tensor_list, enqueue_many)
         types = _dtypes([tensor_list])
         shapes = _shapes([tensor_list], shapes, enqueue_many)
         queue = _which_queue(dynamic_pad)(
@@ -480,6 +561,7 @@ def _batch(
         _enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
         _fraction_full(queue, capacity)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        dequeued = _restore_sparse_tensors(dequeued, sparse_info)
         return _as_original_type(tensors, dequeued)
 
 
@@ -499,6 +581,7 @@ def _batch_join(
     with ops.name_scope(name, "batch_join", [*_flatten(tensor_list_list), keep_input]) as name:
         tensor_list_list = _validate_join(tensor_list_list)
         keep_input = _validate_keep_input(keep_input, enqueue_many)
+        tensor_list_list, sparse_info = _store_sparse_tensors_join(tensor_list_list, enqueue_many)
         types = _dtypes(tensor_list_list)
         shapes = _shapes(tensor_list_list, shapes, enqueue_many)
         queue = _which_queue(dynamic_pad)(
@@ -507,6 +590,7 @@ def _batch_join(
         _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input)
         _fraction_full(queue, capacity)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        dequeued = _restore_sparse_tensors(dequeued, sparse_info)
         return _as_original_type(tensors_list[0], dequeued)
 
 
@@ -532,6 +616,7 @@ def _shuffle_batch(
             )
         tensor_list = _validate(tensor_list)
         keep_input = _validate_keep_input(keep_input, enqueue_many)
+        tensor_list, sparse_info = _store_sparse_tensors(tensor_list, enqueue_many)
         types = _dtypes([tensor_list])
         shapes = _shapes([tensor_list], shapes, enqueue_many)
         queue = data_flow_ops.RandomShuffleQueue(
@@ -545,6 +630,7 @@ def _shuffle_batch(
         _enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
         _fraction_over_min_full(queue, capacity, min_after_dequeue)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        dequeued = _restore_sparse_tensors(dequeued, sparse_info)
         return _as_original_type(tensors, dequeued)
 
 
@@ -567,6 +653,7 @@ def _shuffle_batch_join(
     ) as name:
         tensor_list_list = _validate_join(tensor_list_list)
         keep_input = _validate_keep_input(keep_input, enqueue_many)
+        tensor_list_list, sparse_info = _store_sparse_tensors_join(tensor_list_list, enqueue_many)
         types = _dtypes(tensor_list_list)
         shapes = _shapes(tensor_list_list, shapes, enqueue_many)
         queue = data_flow_ops.RandomShuffleQueue(
@@ -580,6 +667,7 @@ def _shuffle_batch_join(
         _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input)
         _fraction_over_min_full(queue, capacity, min_after_dequeue)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        dequeued = _restore_sparse_tensors(dequeued, sparse_info)
         return _as_original_type(tensors_list[0], dequeued)
 
 
@@ -629,7 +717,6 @@ def batch(
 
     Raises:
         ValueError: `shapes` is not given and cannot be inferred from `tensors`.
-        TypeError: A component is a `SparseTensor` (not supported).
     """
     return _batch(
         tensors,
@@ -683,8 +770,7 @@ def batch_join(
     Raises:
         ValueError: `shapes` is not given and cannot be inferred, or the
             dictionaries' keys differ.
-        TypeError: The dtypes of the lists differ, or a component is a
-            `SparseTensor` (not supported).
+        TypeError: The dtypes of the lists differ.
     """
     return _batch_join(
         tensors_list,
@@ -739,7 +825,6 @@ def shuffle_batch(
     Raises:
         ValueError: `capacity <= min_after_dequeue`, or `shapes` is not given and
             cannot be inferred.
-        TypeError: A component is a `SparseTensor` (not supported).
     """
     return _shuffle_batch(
         tensors,
@@ -794,8 +879,7 @@ def shuffle_batch_join(
     Raises:
         ValueError: `capacity <= min_after_dequeue`, `shapes` is not given and
             cannot be inferred, or the dictionaries' keys differ.
-        TypeError: The dtypes of the lists differ, or a component is a
-            `SparseTensor` (not supported).
+        TypeError: The dtypes of the lists differ.
     """
     return _shuffle_batch_join(
         tensors_list,

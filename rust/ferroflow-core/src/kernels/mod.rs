@@ -22,6 +22,7 @@ pub mod pool;
 pub(crate) mod queue;
 pub(crate) mod random;
 pub mod reduce;
+pub mod sparse;
 pub mod registry;
 pub(crate) mod script;
 pub(crate) mod sequence;

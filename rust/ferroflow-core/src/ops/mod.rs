@@ -21,6 +21,7 @@ mod partition;
 mod random;
 mod reduce;
 mod script;
+mod sparse;
 mod state;
 mod summary;
 pub mod training;
@@ -241,6 +242,7 @@ fn registry() -> &'static Registry {
         random::register(&mut r);
         reduce::register(&mut r);
         script::register(&mut r);
+        sparse::register(&mut r);
         state::register(&mut r);
         training::register(&mut r);
         r

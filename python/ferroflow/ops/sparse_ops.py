@@ -1,0 +1,755 @@
+"""Ops over `SparseTensor`s (TF's `sparse_ops.py`) and their gradients (`sparse_grad.py`).
+
+Every op runs a native kernel under TF's op type (`SparseToDense`, `SparseReorder`,
+`SparseReshape`, `SparseConcat`, `SparseAdd`, `SparseReduceSum(Sparse)`,
+`SparseTensorDenseMatMul`, `SparseFillEmptyRows`, `(De)Serialize(Many)Sparse`,
+`SparseSegmentSum/Mean/SqrtN`); the Python here is TF's wrapper logic (static shapes,
+argument conversion, names) and TF's gradient functions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework import dtypes, ops, tensor_shape, tensor_util
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.sparse_tensor import SparseTensor, SparseTensorValue
+from . import array_ops, math_ops
+from ._op_util import make_op
+
+
+def _convert_to_sparse_tensor(sp_input):
+    if isinstance(sp_input, SparseTensorValue):
+        return SparseTensor.from_value(sp_input)
+    if not isinstance(sp_input, SparseTensor):
+        raise TypeError("Input must be a SparseTensor.")
+    return sp_input
+
+
+def _convert_to_sparse_tensors(sp_inputs):
+    if isinstance(sp_inputs, list | tuple):
+        return [_convert_to_sparse_tensor(sp) for sp in sp_inputs]
+    raise TypeError("Inputs must be a list or tuple.")
+
+
+def _int_input(value, name, dtype=None):
+    """An index-typed op input: a tensor keeps its type, a literal becomes `dtype`."""
+    if isinstance(value, ops.Tensor):
+        return value
+    return ops.convert_to_tensor(value, dtype=dtype, name=name)
+
+
+def sparse_to_dense(
+    sparse_indices, output_shape, sparse_values, default_value=0, validate_indices=True, name=None
+):
+    """A dense tensor of `output_shape` with `sparse_values` at `sparse_indices`.
+
+    Args:
+        sparse_indices: 0-D, 1-D or 2-D int32/int64 coordinates (`[N, rank]`).
+        output_shape: 1-D shape of the result (same int type as the indices).
+        sparse_values: Scalar (for every index) or `[N]` values.
+        default_value: Scalar value of the other elements.
+        validate_indices: Check that indices are sorted and unique.
+        name: Op name (default `SparseToDense`).
+
+    Returns:
+        The dense tensor, of `sparse_values`' dtype.
+    """
+    with ops.name_scope(name, "SparseToDense") as scope:
+        sparse_indices = ops.convert_to_tensor(sparse_indices, name="sparse_indices")
+        output_shape = _int_input(output_shape, "output_shape", sparse_indices.dtype)
+        sparse_values = ops.convert_to_tensor(sparse_values, name="sparse_values")
+        default_value = ops.convert_to_tensor(
+            default_value, dtype=sparse_values.dtype, name="default_value"
+        )
+        return make_op(
+            "SparseToDense",
+            [sparse_indices, output_shape, sparse_values, default_value],
+            {"validate_indices": bool(validate_indices)},
+            scope=scope,
+        ).outputs[0]
+
+
+def sparse_tensor_to_dense(sp_input, default_value=None, validate_indices=True, name=None):
+    """The dense tensor that `sp_input` represents (`default_value` elsewhere).
+
+    Raises:
+        TypeError: If `sp_input` is not sparse.
+    """
+    sp_input = _convert_to_sparse_tensor(sp_input)
+    if default_value is None:
+        default_value = array_ops.zeros([], dtype=sp_input.dtype)
+    return sparse_to_dense(
+        sp_input.indices,
+        sp_input.dense_shape,
+        sp_input.values,
+        default_value=default_value,
+        validate_indices=validate_indices,
+        name=name,
+    )
+
+
+def sparse_reorder(sp_input, name=None):
+    """`sp_input` with its entries in row-major (canonical) order."""
+    sp_input = _convert_to_sparse_tensor(sp_input)
+    with ops.name_scope(name, "SparseReorder") as scope:
+        op = make_op(
+            "SparseReorder",
+            [sp_input.indices, sp_input.values, sp_input.dense_shape],
+            scope=scope,
+        )
+    ind, val = op.outputs
+    if sp_input.get_shape().is_fully_defined():
+        return SparseTensor(ind, val, sp_input.get_shape().as_list())
+    out = SparseTensor(ind, val, array_ops.identity(sp_input.dense_shape))
+    out.set_shape(sp_input.shape)
+    return out
+
+
+def sparse_reshape(sp_input, shape, name=None):
+    """`sp_input` with dense shape `shape` (one dimension may be -1), row-major.
+
+    Raises:
+        ValueError: If the static shapes are known and the sizes differ.
+    """
+    sp_input = _convert_to_sparse_tensor(sp_input)
+    shape = array_ops.cast(shape, dtype=dtypes.int64)
+    with ops.name_scope(name, "SparseReshape", [sp_input]) as name:
+        op = make_op("SparseReshape", [sp_input.indices, sp_input.dense_shape, shape], scope=name)
+        reshaped_ind, reshaped_shape = op.outputs
+        known = tensor_util.constant_value_as_shape(shape)
+        known = known.as_list() if known.ndims is not None else None
+        if known is not None and sp_input.shape.is_fully_defined():
+            by_user = tensor_util.constant_value(shape)
+            if by_user is not None and sum(int(d) == -1 for d in by_user) > 1:
+                raise ValueError(f"At most one dimension can be inferred (-1). Found: {by_user}")
+            original = list(known)
+            in_size = int(np.prod(sp_input.shape.as_list()))
+            num_implied = sum(d is None for d in known)
+            if num_implied == 1 and 0 not in known:
+                i = original.index(None)
+                rest = original[:i] + original[i + 1 :]
+                known[i] = int(in_size // np.prod(rest))
+            if num_implied == 0 or (num_implied == 1 and 0 not in known):
+                size = int(np.prod(known))
+                if size != in_size:
+                    raise ValueError(
+                        f"Cannot reshape a tensor with {in_size} elements to shape "
+                        f"{original} ({size} elements)."
+                    )
+                reshaped_shape = ops.convert_to_tensor(known, dtype=dtypes.int64)
+        return SparseTensor(reshaped_ind, array_ops.identity(sp_input.values), reshaped_shape)
+
+
+def sparse_concat(
+    axis, sp_inputs, name=None, expand_nonconcat_dim=False, concat_dim=None,
+    expand_nonconcat_dims=None,
+):  # fmt: skip
+    """Concatenates sparse tensors along `axis` (TF-1.x argument order).
+
+    Args:
+        axis: The dimension to concatenate along.
+        sp_inputs: A list of `SparseTensor`s.
+        name: Op name (default `SparseConcat`).
+        expand_nonconcat_dim: Let the other dimensions differ (each grows to the max).
+        concat_dim: Deprecated name of `axis`.
+        expand_nonconcat_dims: Alias of `expand_nonconcat_dim`.
+
+    Returns:
+        The concatenated `SparseTensor`.
+    """
+    if expand_nonconcat_dims is not None:
+        expand_nonconcat_dim = expand_nonconcat_dims
+    if concat_dim is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'concat_dim'")
+        axis = concat_dim
+    sp_inputs = _convert_to_sparse_tensors(sp_inputs)
+    if len(sp_inputs) == 1:
+        return sp_inputs[0]
+    inds = [sp.indices for sp in sp_inputs]
+    vals = [sp.values for sp in sp_inputs]
+    shapes = [sp.dense_shape for sp in sp_inputs]
+    if expand_nonconcat_dim:
+        max_shape = math_ops.reduce_max(
+            array_ops.concat([array_ops.reshape(s, [1, -1]) for s in shapes], 0), 0
+        )
+        shapes = [
+            array_ops.concat(
+                [
+                    max_shape[:axis],
+                    s[-1:] if axis == -1 else s[axis : axis + 1],
+                    [] if axis == -1 else max_shape[axis + 1 :],
+                ],
+                0,
+            )
+            for s in shapes
+        ]
+    with ops.name_scope(name, "SparseConcat") as scope:
+        op = make_op("SparseConcat", inds + vals + shapes, {"concat_dim": int(axis)}, scope=scope)
+    output_ind, output_val, output_shape = op.outputs
+    input_shapes = [sp.shape for sp in sp_inputs]
+    static: list | None = None
+    if all(s.rank is not None for s in input_shapes):
+        dims = [
+            [tensor_shape.dimension_at_index(s, d) for d in range(input_shapes[0].rank)]
+            for s in input_shapes
+        ]
+        if expand_nonconcat_dim:
+            merged = [max(col) for col in zip(*dims, strict=True)]
+        else:
+            merged = list(dims[0])
+        merged[axis] = sum((d[axis] for d in dims[1:]), dims[0][axis])
+        static = [tensor_shape.dimension_value(d) for d in merged]
+    if all(s.is_fully_defined() for s in input_shapes):
+        output_shape = ops.convert_to_tensor(static, dtype=dtypes.int64)
+        return SparseTensor(output_ind, output_val, output_shape)
+    out = SparseTensor(output_ind, output_val, output_shape)
+    out.set_shape(tensor_shape.TensorShape(static))
+    return out
+
+
+def sparse_add(a, b, threshold=None, thresh=None):
+    """The sum of two sparse tensors (sparse), or of a sparse and a dense one (dense).
+
+    Entries present in both whose sum's magnitude is below `threshold` are dropped.
+
+    Raises:
+        TypeError: If neither input is sparse.
+    """
+    if thresh is not None:
+        if threshold is not None:
+            raise ValueError("Cannot specify both 'threshold' and 'thresh'")
+        threshold = thresh
+    if threshold is None:
+        threshold = 0
+    sparse_classes = (SparseTensor, SparseTensorValue)
+    if not any(isinstance(x, sparse_classes) for x in (a, b)):
+        raise TypeError("At least one input should be SparseTensor; do you mean to use tf.add()?")
+    if not all(isinstance(x, sparse_classes) for x in (a, b)):
+        raise NotImplementedError("sparse_add of a SparseTensor and a dense Tensor")
+    a = _convert_to_sparse_tensor(a)
+    b = _convert_to_sparse_tensor(b)
+    threshold = ops.convert_to_tensor(threshold, dtype=a.values.dtype.base_dtype, name="threshold")
+    with ops.name_scope(None, "SparseAdd") as scope:
+        op = make_op(
+            "SparseAdd",
+            [a.indices, a.values, a.dense_shape, b.indices, b.values, b.dense_shape, threshold],
+            scope=scope,
+        )
+    output_ind, output_val, output_shape = op.outputs
+    a.get_shape().assert_is_compatible_with(b.get_shape())
+    static = a.get_shape().merge_with(b.get_shape())
+    if static.is_fully_defined():
+        output_shape = static.as_list()
+    return SparseTensor(output_ind, output_val, output_shape)
+
+
+def _reduction_dims(sp_input, axis):
+    if axis is not None:
+        return axis
+    rank = sp_input.shape.rank
+    if rank:
+        return ops.convert_to_tensor(np.arange(rank, dtype=np.int32))
+    return math_ops.range(0, array_ops.size(sp_input.dense_shape))
+
+
+def _reduce_sum_op(op_type, sp_input, axis, keepdims, reduction_axes, keep_dims, name=None):
+    if keep_dims is not None:
+        if keepdims is not None:
+            raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'")
+        keepdims = keep_dims
+    if reduction_axes is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'reduction_axes'")
+        axis = reduction_axes
+    keepdims = bool(keepdims)
+    sp_input = _convert_to_sparse_tensor(sp_input)
+    with ops.name_scope(name, op_type) as scope:
+        axes = ops.convert_to_tensor(
+            _reduction_dims(sp_input, axis), dtype=dtypes.int32, name="reduction_axes"
+        )
+        return make_op(
+            op_type,
+            [sp_input.indices, sp_input.values, sp_input.dense_shape, axes],
+            {"keep_dims": keepdims},
+            scope=scope,
+        )
+
+
+def sparse_reduce_sum(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None):
+    """Sums a sparse tensor along `axis` (all axes by default); the result is dense."""
+    op = _reduce_sum_op("SparseReduceSum", sp_input, axis, keepdims, reduction_axes, keep_dims)
+    return op.outputs[0]
+
+
+def sparse_reduce_sum_sparse(
+    sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None
+):
+    """Sums a sparse tensor along `axis`; the result is a `SparseTensor`."""
+    op = _reduce_sum_op(
+        "SparseReduceSumSparse", sp_input, axis, keepdims, reduction_axes, keep_dims
+    )
+    return SparseTensor(*op.outputs)
+
+
+def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None):
+    """The dense product of a 2-D sparse `sp_a` and a dense matrix `b`.
+
+    With a sparse `b` (and dense `sp_a`) the product is computed transposed, as TF does.
+    """
+    if isinstance(b, SparseTensor | SparseTensorValue):
+        if adjoint_a != adjoint_b:
+            return array_ops.transpose(sparse_tensor_dense_matmul(b, sp_a, adjoint_a, adjoint_b))
+        return array_ops.transpose(
+            sparse_tensor_dense_matmul(b, sp_a, adjoint_a=not adjoint_a, adjoint_b=not adjoint_b)
+        )
+    sp_a = _convert_to_sparse_tensor(sp_a)
+    with ops.name_scope(name, "SparseTensorDenseMatMul", [sp_a.indices, sp_a.values, b]) as name:
+        b = ops.convert_to_tensor(b, name="b")
+        with ops.name_scope(None, "SparseTensorDenseMatMul") as scope:
+            return make_op(
+                "SparseTensorDenseMatMul",
+                [sp_a.indices, sp_a.values, sp_a.dense_shape, b],
+                {"adjoint_a": bool(adjoint_a), "adjoint_b": bool(adjoint_b)},
+                scope=scope,
+            ).outputs[0]
+
+
+def sparse_retain(sp_input, to_retain):
+    """The entries of `sp_input` where the 1-D bool `to_retain` is true.
+
+    Raises:
+        ValueError: If `to_retain` is not 1-D or its length differs from the values'.
+    """
+    sp_input = _convert_to_sparse_tensor(sp_input)
+    to_retain = ops.convert_to_tensor(to_retain)
+    retain_shape = to_retain.get_shape()
+    retain_shape.assert_has_rank(1)
+    if sp_input.values.get_shape().dims is not None:
+        sp_input.values.get_shape().dims[0].assert_is_compatible_with(
+            tensor_shape.dimension_at_index(retain_shape, 0)
+        )
+    where_true = array_ops.reshape(array_ops.where(to_retain), [-1])
+    new_indices = array_ops.gather(sp_input.indices, where_true)
+    new_values = array_ops.gather(sp_input.values, where_true)
+    return SparseTensor(new_indices, new_values, array_ops.identity(sp_input.dense_shape))
+
+
+def sparse_fill_empty_rows(sp_input, default_value, name=None):
+    """Adds `default_value` at `[row, 0, ...]` for every row with no entry.
+
+    Returns:
+        `(sp_output, empty_row_indicator)`: the filled `SparseTensor` and a bool
+        vector, true for the rows that were empty.
+    """
+    sp_input = _convert_to_sparse_tensor(sp_input)
+    with ops.name_scope(name, "SparseFillEmptyRows", [sp_input]):
+        default_value = ops.convert_to_tensor(default_value, dtype=sp_input.values.dtype)
+        with ops.name_scope(None, "SparseFillEmptyRows") as scope:
+            op = make_op(
+                "SparseFillEmptyRows",
+                [sp_input.indices, sp_input.values, sp_input.dense_shape, default_value],
+                scope=scope,
+            )
+        output_indices, output_values, empty_row_indicator, _ = op.outputs
+        return (
+            SparseTensor(output_indices, output_values, sp_input.dense_shape),
+            empty_row_indicator,
+        )
+
+
+def _serialize(op_type, sp_input, name, out_type):
+    sp_input = _convert_to_sparse_tensor(sp_input)
+    if dtypes.as_dtype(out_type) != dtypes.string:
+        raise NotImplementedError("serialized sparse tensors are strings (out_type=tf.string)")
+    with ops.name_scope(name, op_type) as scope:
+        return make_op(
+            op_type,
+            [sp_input.indices, sp_input.values, sp_input.dense_shape],
+            {"out_type": dtypes.string},
+            scope=scope,
+        ).outputs[0]
+
+
+def serialize_sparse(sp_input, name=None, out_type=dtypes.string):
+    """A `SparseTensor` as a `[3]` string vector of serialized `TensorProto`s."""
+    return _serialize("SerializeSparse", sp_input, name, out_type)
+
+
+def serialize_many_sparse(sp_input, name=None, out_type=dtypes.string):
+    """A rank-`R` `SparseTensor` as `[N, 3]` strings: one rank-`R-1` tensor per row."""
+    return _serialize("SerializeManySparse", sp_input, name, out_type)
+
+
+def deserialize_many_sparse(serialized_sparse, dtype, rank=None, name=None):
+    """The minibatch `SparseTensor` of `[N, 3]` serialized sparse tensors.
+
+    Args:
+        serialized_sparse: `[N, 3]` strings (from `serialize_many_sparse` or stacked
+            `serialize_sparse` results).
+        dtype: The values' dtype.
+        rank: The static rank of the result, if known.
+        name: Op name (default `DeserializeManySparse`).
+
+    Returns:
+        A `SparseTensor` with dense shape `[N] + max(shapes)`.
+    """
+    with ops.name_scope(name, "DeserializeManySparse") as scope:
+        serialized_sparse = ops.convert_to_tensor(
+            serialized_sparse, dtype=dtypes.string, name="serialized_sparse"
+        )
+        op = make_op(
+            "DeserializeManySparse",
+            [serialized_sparse],
+            {"dtype": dtypes.as_dtype(dtype)},
+            scope=scope,
+        )
+    output_indices, output_values, output_shape = op.outputs
+    output_indices.set_shape([None, rank])
+    output_shape.set_shape([rank])
+    return SparseTensor(output_indices, output_values, output_shape)
+
+
+def _sparse_segment(op_type, data, indices, segment_ids, name, num_segments=None):
+    with ops.name_scope(name, op_type) as scope:
+        data = ops.convert_to_tensor(data, name="data")
+        indices = ops.convert_to_tensor(indices, name="indices")
+        segment_ids = ops.convert_to_tensor(segment_ids, name="segment_ids")
+        inputs = [data, indices, segment_ids]
+        if num_segments is not None:
+            op_type += "WithNumSegments"
+            inputs.append(ops.convert_to_tensor(num_segments, name="num_segments"))
+        return make_op(op_type, inputs, scope=scope).outputs[0]
+
+
+def sparse_segment_sum(data, indices, segment_ids, name=None, num_segments=None):
+    """Sums the rows `data[indices]` within each (sorted) segment of `segment_ids`."""
+    return _sparse_segment("SparseSegmentSum", data, indices, segment_ids, name, num_segments)
+
+
+def sparse_segment_mean(data, indices, segment_ids, name=None, num_segments=None):
+    """Averages the rows `data[indices]` within each (sorted) segment of `segment_ids`."""
+    return _sparse_segment("SparseSegmentMean", data, indices, segment_ids, name, num_segments)
+
+
+def sparse_segment_sqrt_n(data, indices, segment_ids, name=None, num_segments=None):
+    """Sums the rows `data[indices]` of each segment, divided by sqrt of its size."""
+    return _sparse_segment("SparseSegmentSqrtN", data, indices, segment_ids, name, num_segments)
+
+
+def segment_sum(data, segment_ids, name=None):
+    """Sums the rows of `data` within each (sorted) segment of `segment_ids`."""
+    with ops.name_scope(name, "SegmentSum") as scope:
+        data = ops.convert_to_tensor(data, name="data")
+        segment_ids = ops.convert_to_tensor(segment_ids, name="segment_ids")
+        return make_op("SegmentSum", [data, segment_ids], scope=scope).outputs[0]
+
+
+def gather_nd(params, indices, name=None, batch_dims=0):
+    """The slices of `params` at the coordinates in the last dimension of `indices`."""
+    if batch_dims != 0:
+        raise NotImplementedError("gather_nd with batch_dims != 0")
+    with ops.name_scope(name, "GatherNd") as scope:
+        params = ops.convert_to_tensor(params, name="params")
+        indices = ops.convert_to_tensor(indices, name="indices")
+        return make_op("GatherNd", [params, indices], scope=scope).outputs[0]
+
+
+def sparse_placeholder(dtype, shape=None, name=None):
+    """A `SparseTensor` of placeholders, fed with a `SparseTensorValue`.
+
+    Args:
+        dtype: The values' type.
+        shape: The dense shape (a list that may hold None, or a tensor); None leaves
+            it to the feed.
+        name: Prefix of the placeholders' names.
+
+    Returns:
+        A `SparseTensor` whose three tensors are feedable.
+    """
+    shape_name = (name + "/shape") if name is not None else None
+    default_shape_name = (name + "/shape_default") if name is not None else None
+    if shape is None:
+        rank = None
+        dense_shape = array_ops.placeholder(dtypes.int64, shape=[rank], name=shape_name)
+        dense_shape_default = tensor_util.constant_value_as_shape(dense_shape)
+    else:
+        if isinstance(shape, ops.Tensor):
+            rank = shape.get_shape()[0]
+            dense_shape_default = tensor_util.constant_value_as_shape(shape)
+        else:
+            rank = len(shape)
+            dense_shape_default = tensor_shape.TensorShape(
+                tuple(None if dim == -1 else dim for dim in shape)
+            )
+            shape = tuple(tensor_shape.dimension_value(dim) for dim in shape)
+            shape = tuple(-1 if dim is None else dim for dim in shape)
+            shape = ops.convert_to_tensor(shape, dtype=dtypes.int64, name=default_shape_name)
+        dense_shape = array_ops.placeholder_with_default(shape, shape=shape.shape, name=shape_name)
+    result = SparseTensor(
+        values=array_ops.placeholder(
+            dtype, shape=[None], name=(name + "/values") if name is not None else None
+        ),
+        indices=array_ops.placeholder(
+            dtypes.int64, shape=[None, rank], name=(name + "/indices") if name is not None else None
+        ),
+        dense_shape=dense_shape,
+    )
+    result._dense_shape_default = dense_shape_default
+    return result
+
+
+# -- gradients (TF's sparse_grad.py and the sparse segment ones of math_grad.py) --------
+
+
+@ops.RegisterGradient("SparseReorder")
+def _SparseReorderGrad(op, unused_output_indices_grad, output_values_grad):
+    input_indices = op.inputs[0]
+    input_shape = op.inputs[2]
+    num_entries = array_ops.shape(input_indices)[0]
+    entry_indices = math_ops.range(num_entries)
+    sp_unordered = SparseTensor(input_indices, entry_indices, input_shape)
+    sp_ordered = sparse_reorder(sp_unordered)
+    inverted_permutation = make_op("InvertPermutation", [sp_ordered.values]).outputs[0]
+    return (None, array_ops.gather(output_values_grad, inverted_permutation), None)
+
+
+@ops.RegisterGradient("SparseAdd")
+def _SparseAddGrad(op, *grads):
+    val_grad = grads[1]
+    a_indices = op.inputs[0]
+    b_indices = op.inputs[3]
+    sum_indices = op.outputs[0]
+    a_val_grad, b_val_grad = make_op(
+        "SparseAddGrad", [val_grad, a_indices, b_indices, sum_indices]
+    ).outputs
+    a_val_grad.set_shape(op.inputs[1].get_shape())
+    b_val_grad.set_shape(op.inputs[4].get_shape())
+    return (None, a_val_grad, None, None, b_val_grad, None, None)
+
+
+def _reduced_shape(input_shape, axes):
+    """TF's `math_ops.reduced_shape`: `input_shape` with the `axes` set to 1."""
+    input_shape = array_ops.cast(input_shape, dtypes.int32)
+    axes = array_ops.cast(axes, dtypes.int32)
+    input_rank = array_ops.size(input_shape)
+    axes = math_ops.floormod(axes + input_rank, input_rank)
+    axes_shape = array_ops.shape(axes)
+    from .data_flow_ops import dynamic_stitch
+
+    return dynamic_stitch(
+        [math_ops.range(input_rank), axes],
+        [input_shape, array_ops.ones(axes_shape, dtype=dtypes.int32)],
+    )
+
+
+@ops.RegisterGradient("SparseReduceSum")
+def _SparseReduceSumGrad(op, out_grad):
+    sp_indices = op.inputs[0]
+    sp_shape = op.inputs[2]
+    output_shape_kept_dims = _reduced_shape(sp_shape, op.inputs[3])
+    out_grad_reshaped = array_ops.reshape(out_grad, output_shape_kept_dims)
+    scale = math_ops.floordiv(sp_shape, array_ops.cast(output_shape_kept_dims, dtypes.int64))
+    return (
+        None,
+        gather_nd(out_grad_reshaped, math_ops.floordiv(sp_indices, scale)),
+        None,
+        None,
+    )
+
+
+@ops.RegisterGradient("SparseTensorDenseMatMul")
+def _SparseTensorDenseMatMulGrad(op, grad):
+    a_indices, a_values, a_shape = op.inputs[:3]
+    b = op.inputs[3]
+    adj_a = op.get_attr("adjoint_a")
+    adj_b = op.get_attr("adjoint_b")
+    a_type = a_values.dtype.base_dtype
+    b_type = b.dtype.base_dtype
+    if a_type != b_type:
+        raise TypeError(
+            f"SparseTensorDenseMatMul op received operands with different types: "
+            f"`{a_type}` and `{b_type}`."
+        )
+    b_grad = make_op(
+        "SparseTensorDenseMatMul",
+        [a_indices, a_values, a_shape, grad],
+        {"adjoint_a": not adj_a, "adjoint_b": False},
+    ).outputs[0]
+    if adj_b:
+        b_grad = array_ops.transpose(b_grad)
+    rows = a_indices[:, 0]
+    cols = a_indices[:, 1]
+    parts_a = array_ops.gather(grad, rows if not adj_a else cols)
+    parts_b = array_ops.gather(
+        b if not adj_b else array_ops.transpose(b), cols if not adj_a else rows
+    )
+    # Real types: each value's gradient is the dot product of its two rows (TF forms
+    # it as a batch of [1, n] x [n, 1] products).
+    a_values_grad = math_ops.reduce_sum(parts_a * parts_b, axis=-1)
+    return (None, a_values_grad, None, b_grad)
+
+
+@ops.RegisterGradient("SparseFillEmptyRows")
+def _SparseFillEmptyRowsGrad(op, unused_grad_output_indices, output_grad_values, *unused):
+    reverse_index_map = op.outputs[3]
+    d_values, d_default_value = make_op(
+        "SparseFillEmptyRowsGrad", [reverse_index_map, output_grad_values]
+    ).outputs
+    return [None, d_values, None, d_default_value]
+
+
+@ops.RegisterGradient("SparseToDense")
+def _SparseToDenseGrad(op, grad):
+    sparse_indices, output_shape, _, _ = op.inputs
+    sparse_values_grad = gather_nd(grad, sparse_indices)
+    default_value_grad = math_ops.reduce_sum(grad) - math_ops.reduce_sum(sparse_values_grad)
+    return [
+        array_ops.zeros_like(sparse_indices),
+        array_ops.zeros_like(output_shape),
+        sparse_values_grad,
+        default_value_grad,
+    ]
+
+
+def _segment_grad(grad_type, op, grad, extra):
+    dim0 = array_ops.shape(op.inputs[0])[0]
+    g = make_op(grad_type, [grad, op.inputs[1], op.inputs[2], dim0]).outputs[0]
+    return (g, None, None) + (None,) * extra
+
+
+for _name, _grad_type in [
+    ("SparseSegmentSum", "SparseSegmentSumGrad"),
+    ("SparseSegmentMean", "SparseSegmentMeanGrad"),
+    ("SparseSegmentSqrtN", "SparseSegmentSqrtNGrad"),
+]:
+    ops.RegisterGradient(_name)(lambda op, grad, _t=_grad_type: _segment_grad(_t, op, grad, 0))
+    ops.RegisterGradient(_name + "WithNumSegments")(
+        lambda op, grad, _t=_grad_type: _segment_grad(_t, op, grad, 1)
+    )
+
+
+@ops.RegisterGradient("GatherNd")
+def _GatherNdGrad(op, grad):
+    # TF scatters the gradient back with `ScatterNd`; the same sum, built as an
+    # `UnsortedSegmentSum` over the row-major offsets of the gathered slices.
+    params, indices = op.inputs
+    if indices.shape.ndims == 2 and tensor_shape.dimension_value(indices.shape[-1]) == 1:
+        ref_shape = array_ops.shape(params, out_type=indices.dtype)
+        return IndexedSlices(grad, array_ops.squeeze(indices, axis=-1), ref_shape), None
+    params_shape = array_ops.shape(params, out_type=dtypes.int64)
+    indices = array_ops.cast(indices, dtypes.int64)
+    depth = array_ops.shape(indices, out_type=dtypes.int64)[-1]
+    outer = params_shape[:depth]
+    inner = params_shape[depth:]
+    strides = math_ops.cumprod(outer, exclusive=True, reverse=True)
+    offsets = math_ops.reduce_sum(indices * strides, axis=-1)
+    minus_one = ops.convert_to_tensor([-1], dtype=dtypes.int64)
+    rows = array_ops.reshape(grad, array_ops.concat([minus_one, inner], 0))
+    summed = math_ops.unsorted_segment_sum(
+        rows, array_ops.reshape(offsets, [-1]), math_ops.reduce_prod(outer)
+    )
+    return array_ops.reshape(summed, params_shape), None
+
+
+@ops.RegisterGradient("SegmentSum")
+def _SegmentSumGrad(op, grad):
+    return array_ops.gather(grad, op.inputs[1]), None
+
+
+def embedding_lookup_sparse(
+    params, sp_ids, sp_weights, partition_strategy="mod", name=None, combiner=None,
+    max_norm=None, allow_fast_lookup=False,
+):  # fmt: skip
+    """Combined embeddings of the ids in each row of the 2-D `SparseTensor` `sp_ids`.
+
+    TF-1.x's form: the unique ids are looked up with `embedding_lookup` (so the
+    gradient of `params` is an `IndexedSlices` of the rows used) and combined per row
+    with `sparse_segment_sum/mean/sqrt_n`, or, with `sp_weights`, weighted and
+    combined with `segment_sum`.
+
+    Args:
+        params: An embedding table, a list of its parts or a `PartitionedVariable`.
+        sp_ids: `SparseTensor` of int ids, `[batch, max_ids]`, rows in order.
+        sp_weights: `SparseTensor` of weights with `sp_ids`' indices, or None (all 1).
+        partition_strategy: `"mod"` or `"div"` (for several parts).
+        name: Name scope of the ops.
+        combiner: `"mean"` (default), `"sqrtn"` or `"sum"`.
+        max_norm: Clip each embedding to this L2 norm before combining.
+        allow_fast_lookup: Accepted for compatibility.
+
+    Returns:
+        A dense tensor `[batch] + params.shape[1:]` (rows without ids are absent from
+        the segment count: the result has `max(row) + 1` rows).
+
+    Raises:
+        ValueError: If `combiner` is unknown.
+        TypeError: If `sp_ids` or `sp_weights` is not a `SparseTensor`.
+    """
+    from .nn_ops import embedding_lookup
+
+    del allow_fast_lookup
+    if combiner is None:
+        combiner = "mean"
+    if combiner not in ("mean", "sqrtn", "sum"):
+        raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner}")
+    if hasattr(params, "_get_variable_list"):
+        params = list(params)
+    if not isinstance(params, list):
+        params = [params]
+    if not isinstance(sp_ids, SparseTensor):
+        raise TypeError(f"sp_ids must be SparseTensor, got {type(sp_ids)}")
+    ignore_weights = sp_weights is None
+    if not ignore_weights:
+        if not isinstance(sp_weights, SparseTensor):
+            raise TypeError(
+                f"sp_weights must be either None or SparseTensor,got {type(sp_weights)}"
+            )
+        sp_ids.values.get_shape().assert_is_compatible_with(sp_weights.values.get_shape())
+        sp_ids.indices.get_shape().assert_is_compatible_with(sp_weights.indices.get_shape())
+        sp_ids.dense_shape.get_shape().assert_is_compatible_with(sp_weights.dense_shape.get_shape())
+    with ops.name_scope(name, "embedding_lookup_sparse", [*params, sp_ids]) as name:
+        segment_ids = sp_ids.indices[:, 0]
+        ids = sp_ids.values
+        segment_ids = ops.convert_to_tensor(segment_ids, name="segment_ids")
+        ids, idx = array_ops.unique(ids)
+        embeddings = embedding_lookup(
+            params, ids, partition_strategy=partition_strategy, max_norm=max_norm
+        )
+        if not ignore_weights:
+            if segment_ids.dtype != dtypes.int32:
+                segment_ids = array_ops.cast(segment_ids, dtypes.int32)
+            weights = sp_weights.values
+            embeddings = array_ops.gather(embeddings, idx)
+            if weights.dtype != embeddings.dtype:
+                weights = array_ops.cast(weights, embeddings.dtype)
+            ones_shape = array_ops.expand_dims(array_ops.rank(embeddings) - 1, 0)
+            weights_shape = array_ops.shape(weights)
+            ones = array_ops.ones(ones_shape, dtype=weights_shape.dtype)
+            bcast_weights_shape = array_ops.concat([weights_shape, ones], 0)
+            orig_weights_shape = weights.get_shape()
+            weights = array_ops.reshape(weights, bcast_weights_shape)
+            if embeddings.get_shape().ndims is not None:
+                weights.set_shape(
+                    orig_weights_shape.concatenate(
+                        [1 for _ in range(embeddings.get_shape().ndims - 1)]
+                    )
+                )
+            embeddings *= weights
+            if combiner == "sum":
+                return segment_sum(embeddings, segment_ids, name=name)
+            embeddings = segment_sum(embeddings, segment_ids)
+            if combiner == "mean":
+                weight_sum = segment_sum(weights, segment_ids)
+                return math_ops.div_no_nan(embeddings, weight_sum, name=name)
+            weight_sum = segment_sum(math_ops.pow(weights, 2), segment_ids)
+            return math_ops.div_no_nan(embeddings, math_ops.sqrt(weight_sum), name=name)
+        if segment_ids.dtype not in (dtypes.int32, dtypes.int64):
+            segment_ids = array_ops.cast(segment_ids, dtypes.int32)
+        reduce = {
+            "sum": sparse_segment_sum,
+            "mean": sparse_segment_mean,
+            "sqrtn": sparse_segment_sqrt_n,
+        }[combiner]
+        return reduce(embeddings, idx, segment_ids, name=name)
