@@ -239,14 +239,20 @@ impl Drop for RecordFileWriter {
 /// A reader of the TFRecord file `path`, decompressing as asked (as TF's
 /// `tf_record_iterator`, a partial header at the end ends the file).
 pub fn open_record_file(path: &Path, compression: Compression) -> Result<RecordReader<Box<dyn Read + Send>>> {
+    let inner = open_stream(path, compression)?;
+    Ok(RecordReader::new(inner, path.display().to_string()))
+}
+
+/// The bytes of `path`, buffered and decompressed as asked (the stream the record
+/// readers of `FixedLengthRecordReader` with an `encoding` read).
+pub fn open_stream(path: &Path, compression: Compression) -> Result<Box<dyn Read + Send>> {
     let name = path.display().to_string();
-    let file = BufReader::with_capacity(1 << 16, File::open(path).map_err(Error::io(name.clone()))?);
-    let inner: Box<dyn Read + Send> = match compression {
+    let file = BufReader::with_capacity(1 << 16, File::open(path).map_err(Error::io(name))?);
+    Ok(match compression {
         Compression::None => Box::new(file),
-        Compression::Zlib => Box::new(ZlibDecoder::new(file)),
-        Compression::Gzip => Box::new(MultiGzDecoder::new(file)),
-    };
-    Ok(RecordReader::new(inner, name))
+        Compression::Zlib => Box::new(BufReader::with_capacity(1 << 16, ZlibDecoder::new(file))),
+        Compression::Gzip => Box::new(BufReader::with_capacity(1 << 16, MultiGzDecoder::new(file))),
+    })
 }
 
 #[cfg(test)]

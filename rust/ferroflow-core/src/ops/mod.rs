@@ -18,9 +18,11 @@ mod math;
 mod nn;
 mod partition;
 mod random;
+mod reader;
 mod reduce;
 mod script;
 mod state;
+mod strings;
 mod summary;
 pub mod training;
 
@@ -228,6 +230,8 @@ fn registry() -> &'static Registry {
         compare::register(&mut r);
         conv::register(&mut r);
         data_flow::register(&mut r);
+        reader::register(&mut r);
+        strings::register(&mut r);
         indexing::register(&mut r);
         io::register(&mut r);
         layout::register(&mut r);
