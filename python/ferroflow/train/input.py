@@ -420,7 +420,7 @@ def _select_which_to_enqueue(tensor_list, keep_input):
 
     TF's `dynamic_partition` into two parts, the second kept.
     """
-    select_i = math_ops.cast(keep_input, dtypes.int32)
+    select_i = array_ops.cast(keep_input, dtypes.int32)
     return [data_flow_ops.dynamic_partition(x, select_i, num_partitions=2)[1] for x in tensor_list]
 
 

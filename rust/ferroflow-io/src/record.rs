@@ -109,14 +109,16 @@ impl<R: Read> RecordReader<R> {
         }
         let len = u64::from_le_bytes(len_bytes.try_into().expect("8 bytes"));
         let len = usize::try_from(len).map_err(|_| self.loss("corrupted"))?;
-        // Read in bounded steps: a corrupt length must not allocate terabytes.
+        // Read in place, in steps of at most 1 MiB: a corrupt length must not allocate
+        // terabytes, memory follows the data actually there.
         let mut payload = Vec::with_capacity(len.min(1 << 20));
-        let mut chunk = [0u8; 1 << 16];
         while payload.len() < len {
-            let want = (len - payload.len()).min(chunk.len());
-            let got = self.read_full(&mut chunk[..want])?;
-            payload.extend_from_slice(&chunk[..got]);
+            let start = payload.len();
+            let want = (len - start).min(1 << 20);
+            payload.resize(start + want, 0);
+            let got = self.read_full(&mut payload[start..])?;
             if got < want {
+                payload.truncate(start + got);
                 return Err(self.loss("truncated"));
             }
         }

@@ -62,6 +62,9 @@ impl Values<'_> {
             Values::Bytes(v) => v.len(),
         }
     }
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     fn dtype(&self) -> DType {
         match self {
             Values::Float(_) => DType::Float32,
@@ -182,7 +185,7 @@ impl OpKernel for ParseExample {
             let mut max_len = 0usize;
             for (b, e) in examples.iter().enumerate() {
                 let Some(v) = lookup(e, key).and_then(values) else { continue };
-                if v.dtype() != t && v.len() > 0 {
+                if v.dtype() != t && !v.is_empty() {
                     ff_bail!(
                         InvalidArgument,
                         "Name: {}, Key: {}, Index: {b}.  Data types don't match. Expected type: {}, Actual type: {}",

@@ -33,7 +33,7 @@ impl OpKernel for DecodeRaw {
             return Ok(());
         };
         let len = first.len();
-        if len % width != 0 {
+        if !len.is_multiple_of(width) {
             ff_bail!(
                 InvalidArgument,
                 "Input to DecodeRaw has length {len} that is not a multiple of {width}, the size of {}",
@@ -694,4 +694,35 @@ pub(crate) fn matching_files_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKer
         ctx.set_output(0, Tensor::from_strings(&[n], all)?);
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_match_as_fnmatch() {
+        for (pat, name, want) in [
+            ("*.txt", "a.txt", true),
+            ("*.txt", "a.txt.gz", false),
+            ("a?c", "abc", true),
+            ("a?c", "ac", false),
+            ("[ab]1", "b1", true),
+            ("[!ab]1", "b1", false),
+            ("[a-c]x", "cx", true),
+            ("*a*b*", "xxaxxbxx", true),
+            ("\\*", "*", true),
+            ("", "", true),
+        ] {
+            assert_eq!(glob_match(pat.as_bytes(), name.as_bytes()), want, "{pat} {name}");
+        }
+    }
+
+    #[test]
+    fn csv_fields_follow_tf_quoting() {
+        let k = DecodeCsv { delim: b',', use_quote_delim: true, na_value: Vec::new(), select_cols: Vec::new() };
+        assert_eq!(k.fields(b"a,\"b,\"\"c\"\"\",", 0).unwrap(), [b"a".to_vec(), b"b,\"c\"".to_vec(), Vec::new()]);
+        assert!(k.fields(b"\"a", 0).is_err());
+        assert!(k.fields(b"a\"b", 0).is_err());
+    }
 }
