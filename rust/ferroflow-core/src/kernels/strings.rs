@@ -569,12 +569,10 @@ fn glob_match(pat: &[u8], name: &[u8]) -> bool {
                         continue;
                     }
                 }
-                b'\\' if p + 1 < pat.len() => {
-                    if pat[p + 1] == name[n] {
-                        p += 2;
-                        n += 1;
-                        continue;
-                    }
+                b'\\' if p + 1 < pat.len() && pat[p + 1] == name[n] => {
+                    p += 2;
+                    n += 1;
+                    continue;
                 }
                 c if c == name[n] => {
                     p += 1;
