@@ -70,6 +70,20 @@ TF_ONLY = {
         "tensorflow.core.framework.tensor_slice_pb2",
         "TensorSliceProto.Extent",
     ),
+    "BytesList": ("tensorflow.core.example.feature_pb2", "BytesList"),
+    "FloatList": ("tensorflow.core.example.feature_pb2", "FloatList"),
+    "Int64List": ("tensorflow.core.example.feature_pb2", "Int64List"),
+    "Feature": ("tensorflow.core.example.feature_pb2", "Feature"),
+    "Features": ("tensorflow.core.example.feature_pb2", "Features"),
+    "Features.FeatureEntry": ("tensorflow.core.example.feature_pb2", "Features.FeatureEntry"),
+    "FeatureList": ("tensorflow.core.example.feature_pb2", "FeatureList"),
+    "FeatureLists": ("tensorflow.core.example.feature_pb2", "FeatureLists"),
+    "FeatureLists.FeatureListEntry": (
+        "tensorflow.core.example.feature_pb2",
+        "FeatureLists.FeatureListEntry",
+    ),
+    "Example": ("tensorflow.core.example.example_pb2", "Example"),
+    "SequenceExample": ("tensorflow.core.example.example_pb2", "SequenceExample"),
 }
 
 

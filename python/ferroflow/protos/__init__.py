@@ -58,6 +58,16 @@ MetaGraphDef = _message("MetaGraphDef")
 OpDef = _message("OpDef")
 OpList = _message("OpList")
 CollectionDef = _message("CollectionDef")
+# Example records (`tf.train.Example`, `tf.train.SequenceExample` and their parts).
+BytesList = _message("BytesList")
+FloatList = _message("FloatList")
+Int64List = _message("Int64List")
+Feature = _message("Feature")
+Features = _message("Features")
+FeatureList = _message("FeatureList")
+FeatureLists = _message("FeatureLists")
+Example = _message("Example")
+SequenceExample = _message("SequenceExample")
 TensorInfo = _message("TensorInfo")
 SignatureDef = _message("SignatureDef")
 AssetFileDef = _message("AssetFileDef")
@@ -66,6 +76,15 @@ SaveSliceInfoDef = _message("SaveSliceInfoDef")
 
 __all__ = [
     "AssetFileDef",
+    "BytesList",
+    "Example",
+    "Feature",
+    "FeatureList",
+    "FeatureLists",
+    "Features",
+    "FloatList",
+    "Int64List",
+    "SequenceExample",
     "AttrValue",
     "CheckpointState",
     "CollectionDef",

@@ -29,6 +29,7 @@ from ..ops import (
     array_ops,
     control_flow_ops,
     data_flow_ops,
+    io_ops,
     logging_ops,
     math_ops,
     random_ops,
@@ -43,6 +44,11 @@ __all__ = [
     "batch_join",
     "input_producer",
     "limit_epochs",
+    "match_filenames_once",
+    "maybe_batch",
+    "maybe_batch_join",
+    "maybe_shuffle_batch",
+    "maybe_shuffle_batch_join",
     "range_input_producer",
     "shuffle_batch",
     "shuffle_batch_join",
@@ -489,12 +495,31 @@ def _shapes(tensor_list_list, shapes, enqueue_many):
     return shapes
 
 
+def _select_which_to_enqueue(tensor_list, keep_input):
+    """The rows of `tensor_list` where the vector `keep_input` is true.
+
+    TF's `dynamic_partition` into two parts, the second kept.
+    """
+    select_i = array_ops.cast(keep_input, dtypes.int32)
+    return [data_flow_ops.dynamic_partition(x, select_i, num_partitions=2)[1] for x in tensor_list]
+
+
 def _enqueue_fns(queue, tensor_lists, enqueue_many, keep_input):
-    """One enqueue op per tensor list (TF's `smart_cond` on a constant `keep_input`)."""
-    keep = tensor_util.constant_value(keep_input)
-    if keep_input.shape.ndims != 0 or keep is None:
-        raise NotImplementedError("A dynamic `keep_input` (maybe_batch) needs tf.cond.")
+    """One enqueue op per tensor list.
+
+    The selected rows for a vector `keep_input`; TF's `smart_cond` for a scalar one
+    (a constant only, until `tf.cond` lands).
+    """
     enqueue_fn = queue.enqueue_many if enqueue_many else queue.enqueue
+    if keep_input.shape.ndims == 1:
+        return [enqueue_fn(_select_which_to_enqueue(tl, keep_input)) for tl in tensor_lists]
+    keep = tensor_util.constant_value(keep_input)
+    if keep is None:
+        raise NotImplementedError(
+            "A scalar non-constant `keep_input` (maybe_batch and friends) needs tf.cond, "
+            "which ferroflow does not have yet; pass a vector `keep_input` with "
+            "`enqueue_many=True`, or a constant."
+        )
     return [enqueue_fn(tl) if bool(keep) else control_flow_ops.no_op() for tl in tensor_lists]
 
 
@@ -887,6 +912,214 @@ def shuffle_batch_join(
         capacity,
         min_after_dequeue,
         keep_input=True,
+        seed=seed,
+        enqueue_many=enqueue_many,
+        shapes=shapes,
+        allow_smaller_final_batch=allow_smaller_final_batch,
+        shared_name=shared_name,
+        name=name,
+    )
+
+
+def match_filenames_once(pattern, name=None):
+    """A local variable holding the files that match `pattern`, matched once.
+
+    TF's: a `MatchingFiles` op as the initial value of a local variable (run
+    `tf.local_variables_initializer()`), so the list is fixed at initialisation.
+
+    Args:
+        pattern: A file pattern (glob), or a 1-D tensor of them.
+        name: A name for the operations.
+
+    Returns:
+        The variable; its value is the sorted 1-D string tensor of matching paths.
+    """
+    with ops.name_scope(name, "matching_filenames", [pattern]) as name:
+        return variables.Variable(
+            name=name,
+            initial_value=io_ops.matching_files(pattern),
+            trainable=False,
+            validate_shape=False,
+            collections=[ops.GraphKeys.LOCAL_VARIABLES],
+        )
+
+
+def maybe_batch(
+    tensors,
+    keep_input,
+    batch_size,
+    num_threads=1,
+    capacity=32,
+    enqueue_many=False,
+    shapes=None,
+    dynamic_pad=False,
+    allow_smaller_final_batch=False,
+    shared_name=None,
+    name=None,
+):
+    """As `batch`, enqueueing only the examples where `keep_input` is true.
+
+    Args:
+        tensors: The tensors (a list or dict) to batch.
+        keep_input: Bool: a vector (with `enqueue_many=True`) selecting rows, or a
+            scalar (a constant until `tf.cond` lands).
+        batch_size: The batch size.
+        num_threads: Enqueue threads.
+        capacity: The queue's capacity.
+        enqueue_many: Whether each tensor is a batch of examples.
+        shapes: The shapes of the examples.
+        dynamic_pad: Whether to pad variable shapes.
+        allow_smaller_final_batch: Whether the last batch may be smaller.
+        shared_name: The queue's shared name.
+        name: A name for the operations.
+
+    Returns:
+        The batched tensors, in the structure of `tensors`.
+    """
+    return _batch(
+        tensors,
+        batch_size,
+        keep_input,
+        num_threads=num_threads,
+        capacity=capacity,
+        enqueue_many=enqueue_many,
+        shapes=shapes,
+        dynamic_pad=dynamic_pad,
+        allow_smaller_final_batch=allow_smaller_final_batch,
+        shared_name=shared_name,
+        name=name,
+    )
+
+
+def maybe_batch_join(
+    tensors_list,
+    keep_input,
+    batch_size,
+    capacity=32,
+    enqueue_many=False,
+    shapes=None,
+    dynamic_pad=False,
+    allow_smaller_final_batch=False,
+    shared_name=None,
+    name=None,
+):
+    """As `batch_join`, enqueueing only the examples where `keep_input` is true.
+
+    Args:
+        tensors_list: Lists (or dicts) of tensors, one per enqueue thread.
+        keep_input: Bool vector (with `enqueue_many=True`) or scalar (constant).
+        batch_size: The batch size.
+        capacity: The queue's capacity.
+        enqueue_many: Whether each tensor is a batch of examples.
+        shapes: The shapes of the examples.
+        dynamic_pad: Whether to pad variable shapes.
+        allow_smaller_final_batch: Whether the last batch may be smaller.
+        shared_name: The queue's shared name.
+        name: A name for the operations.
+
+    Returns:
+        The batched tensors, in the structure of `tensors_list[0]`.
+    """
+    return _batch_join(
+        tensors_list,
+        batch_size,
+        keep_input,
+        capacity=capacity,
+        enqueue_many=enqueue_many,
+        shapes=shapes,
+        dynamic_pad=dynamic_pad,
+        allow_smaller_final_batch=allow_smaller_final_batch,
+        shared_name=shared_name,
+        name=name,
+    )
+
+
+def maybe_shuffle_batch(
+    tensors,
+    batch_size,
+    capacity,
+    min_after_dequeue,
+    keep_input,
+    num_threads=1,
+    seed=None,
+    enqueue_many=False,
+    shapes=None,
+    allow_smaller_final_batch=False,
+    shared_name=None,
+    name=None,
+):
+    """As `shuffle_batch`, enqueueing only the examples where `keep_input` is true.
+
+    Args:
+        tensors: The tensors (a list or dict) to batch.
+        batch_size: The batch size.
+        capacity: The queue's capacity.
+        min_after_dequeue: Elements left after a dequeue, for mixing.
+        keep_input: Bool vector (with `enqueue_many=True`) or scalar (constant).
+        num_threads: Enqueue threads.
+        seed: The shuffling seed.
+        enqueue_many: Whether each tensor is a batch of examples.
+        shapes: The shapes of the examples.
+        allow_smaller_final_batch: Whether the last batch may be smaller.
+        shared_name: The queue's shared name.
+        name: A name for the operations.
+
+    Returns:
+        The batched tensors, in the structure of `tensors`.
+    """
+    return _shuffle_batch(
+        tensors,
+        batch_size,
+        capacity,
+        min_after_dequeue,
+        keep_input,
+        num_threads=num_threads,
+        seed=seed,
+        enqueue_many=enqueue_many,
+        shapes=shapes,
+        allow_smaller_final_batch=allow_smaller_final_batch,
+        shared_name=shared_name,
+        name=name,
+    )
+
+
+def maybe_shuffle_batch_join(
+    tensors_list,
+    batch_size,
+    capacity,
+    min_after_dequeue,
+    keep_input,
+    seed=None,
+    enqueue_many=False,
+    shapes=None,
+    allow_smaller_final_batch=False,
+    shared_name=None,
+    name=None,
+):
+    """As `shuffle_batch_join`, enqueueing only the examples where `keep_input` is true.
+
+    Args:
+        tensors_list: Lists (or dicts) of tensors, one per enqueue thread.
+        batch_size: The batch size.
+        capacity: The queue's capacity.
+        min_after_dequeue: Elements left after a dequeue, for mixing.
+        keep_input: Bool vector (with `enqueue_many=True`) or scalar (constant).
+        seed: The shuffling seed.
+        enqueue_many: Whether each tensor is a batch of examples.
+        shapes: The shapes of the examples.
+        allow_smaller_final_batch: Whether the last batch may be smaller.
+        shared_name: The queue's shared name.
+        name: A name for the operations.
+
+    Returns:
+        The batched tensors, in the structure of `tensors_list[0]`.
+    """
+    return _shuffle_batch_join(
+        tensors_list,
+        batch_size,
+        capacity,
+        min_after_dequeue,
+        keep_input,
         seed=seed,
         enqueue_many=enqueue_many,
         shapes=shapes,

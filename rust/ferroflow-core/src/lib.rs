@@ -33,6 +33,7 @@ pub mod ops;
 pub mod queue;
 pub mod queue_runner;
 pub mod random;
+pub mod reader;
 pub mod resource;
 pub mod session;
 pub mod shape;

@@ -109,14 +109,16 @@ impl<R: Read> RecordReader<R> {
         }
         let len = u64::from_le_bytes(len_bytes.try_into().expect("8 bytes"));
         let len = usize::try_from(len).map_err(|_| self.loss("corrupted"))?;
-        // Read in bounded steps: a corrupt length must not allocate terabytes.
+        // Read in place, in steps of at most 1 MiB: a corrupt length must not allocate
+        // terabytes, memory follows the data actually there.
         let mut payload = Vec::with_capacity(len.min(1 << 20));
-        let mut chunk = [0u8; 1 << 16];
         while payload.len() < len {
-            let want = (len - payload.len()).min(chunk.len());
-            let got = self.read_full(&mut chunk[..want])?;
-            payload.extend_from_slice(&chunk[..got]);
+            let start = payload.len();
+            let want = (len - start).min(1 << 20);
+            payload.resize(start + want, 0);
+            let got = self.read_full(&mut payload[start..])?;
             if got < want {
+                payload.truncate(start + got);
                 return Err(self.loss("truncated"));
             }
         }
@@ -239,14 +241,20 @@ impl Drop for RecordFileWriter {
 /// A reader of the TFRecord file `path`, decompressing as asked (as TF's
 /// `tf_record_iterator`, a partial header at the end ends the file).
 pub fn open_record_file(path: &Path, compression: Compression) -> Result<RecordReader<Box<dyn Read + Send>>> {
+    let inner = open_stream(path, compression)?;
+    Ok(RecordReader::new(inner, path.display().to_string()))
+}
+
+/// The bytes of `path`, buffered and decompressed as asked (the stream the record
+/// readers of `FixedLengthRecordReader` with an `encoding` read).
+pub fn open_stream(path: &Path, compression: Compression) -> Result<Box<dyn Read + Send>> {
     let name = path.display().to_string();
-    let file = BufReader::with_capacity(1 << 16, File::open(path).map_err(Error::io(name.clone()))?);
-    let inner: Box<dyn Read + Send> = match compression {
+    let file = BufReader::with_capacity(1 << 16, File::open(path).map_err(Error::io(name))?);
+    Ok(match compression {
         Compression::None => Box::new(file),
-        Compression::Zlib => Box::new(ZlibDecoder::new(file)),
-        Compression::Gzip => Box::new(MultiGzDecoder::new(file)),
-    };
-    Ok(RecordReader::new(inner, name))
+        Compression::Zlib => Box::new(BufReader::with_capacity(1 << 16, ZlibDecoder::new(file))),
+        Compression::Gzip => Box::new(BufReader::with_capacity(1 << 16, MultiGzDecoder::new(file))),
+    })
 }
 
 #[cfg(test)]

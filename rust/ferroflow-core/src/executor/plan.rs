@@ -412,7 +412,9 @@ impl Plan {
         // Blocking steps (queues) do not prevent a parallel run: it starts them on the
         // calling thread (see `executor::ParallelRun::serve_lane`). A plan with more than
         // one runs in parallel whatever its cost, so that one step waiting (a dequeue)
-        // never holds up another that would release it (an enqueue in the same run).
+        // never holds up another that would release it (an enqueue in the same run),
+        // unless each waits for the one before it (a reader's read feeding an enqueue):
+        // then no order but the straight one exists and no step can release an earlier.
         let costs: Vec<f64> = entries
             .iter()
             .map(|e| match e {
@@ -420,9 +422,10 @@ impl Plan {
                 Entry::Copy { .. } => 0.0,
             })
             .collect();
-        let blocking_steps = steps.iter().filter(|s| s.blocking).count();
-        let parallel =
-            blocking_steps > 1 || (pool_threads > 1 && overlappable_work(&costs, &steps) >= PARALLEL_MIN_WORK);
+        let blocking: Vec<usize> = (0..steps.len()).filter(|&i| steps[i].blocking).collect();
+        let chained = blocking.windows(2).all(|w| reaches(&steps, w[0], w[1]));
+        let parallel = (blocking.len() > 1 && !chained)
+            || (pool_threads > 1 && overlappable_work(&costs, &steps) >= PARALLEL_MIN_WORK);
         let device_names = devices.iter().map(|d| d.name.clone()).collect();
         Ok(Plan {
             steps,
@@ -435,6 +438,24 @@ impl Plan {
             device_names,
         })
     }
+}
+
+/// Whether step `to` waits, directly or through others, for step `from`.
+fn reaches(steps: &[Step], from: usize, to: usize) -> bool {
+    let mut seen = vec![false; steps.len()];
+    let mut stack = vec![from];
+    while let Some(s) = stack.pop() {
+        if s == to {
+            return true;
+        }
+        // Steps are in a topological order: nothing after `to` leads back to it.
+        for &n in &steps[s].successors {
+            if n <= to && !std::mem::replace(&mut seen[n], true) {
+                stack.push(n);
+            }
+        }
+    }
+    false
 }
 
 /// A topological order of `nodes` (ids in `needed`, inputs before consumers) that

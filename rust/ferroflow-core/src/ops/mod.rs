@@ -19,10 +19,12 @@ mod math;
 mod nn;
 mod partition;
 mod random;
+mod reader;
 mod reduce;
 mod script;
 mod sparse;
 mod state;
+mod strings;
 mod summary;
 pub mod training;
 
@@ -231,6 +233,8 @@ fn registry() -> &'static Registry {
         control_flow::register(&mut r);
         conv::register(&mut r);
         data_flow::register(&mut r);
+        reader::register(&mut r);
+        strings::register(&mut r);
         indexing::register(&mut r);
         io::register(&mut r);
         layout::register(&mut r);

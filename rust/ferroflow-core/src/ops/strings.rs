@@ -1,0 +1,225 @@
+//! String and file ops: `DecodeRaw`, `StringToNumber`, `StringJoin`, `Substr`,
+//! `StringSplit`, `ReduceJoin`, `DecodeCSV`, `ParseExampleV2`, `ReadFile`, `WriteFile`. None has a
+//! gradient; those TF registers as not differentiable are marked so, the rest are
+//! missing (a `LookupError` when differentiated through), as in TF.
+use super::{InferCtx, OpDef, Registry};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::graph::{AttrValue, OutputSpec};
+use crate::kernels::strings as k;
+use crate::shape::PartialShape;
+
+pub(crate) fn register(r: &mut Registry) {
+    r.add(OpDef::new("DecodeRaw", &["bytes"], infer_decode_raw, k::decode_raw_kernel).no_grad());
+    r.add(
+        OpDef::new("StringToNumber", &["string_tensor"], infer_string_to_number, k::string_to_number_kernel).no_grad(),
+    );
+    r.add(OpDef::new("StringJoin", &["inputs"], infer_string_join, k::string_join_kernel).variadic().no_grad());
+    r.add(OpDef::new("Substr", &["input", "pos", "len"], infer_substr, k::substr_kernel));
+    r.add(OpDef::new("StringSplit", &["input", "delimiter"], infer_string_split, k::string_split_kernel).no_grad());
+    r.add(
+        OpDef::new("ReduceJoin", &["inputs", "reduction_indices"], infer_reduce_join, k::reduce_join_kernel).no_grad(),
+    );
+    r.add(OpDef::new("DecodeCSV", &["records", "record_defaults"], infer_decode_csv, k::decode_csv_kernel).variadic());
+    r.add(
+        OpDef::new(
+            "ParseExampleV2",
+            &["serialized", "names", "sparse_keys", "dense_keys", "ragged_keys", "dense_defaults"],
+            infer_parse_example,
+            crate::kernels::example::parse_example_kernel,
+        )
+        .variadic_or_empty(),
+    );
+    r.add(OpDef::new("MatchingFiles", &["pattern"], infer_matching_files, k::matching_files_kernel).stateful());
+    r.add(OpDef::new("ReadFile", &["filename"], infer_read_file, k::read_file_kernel).stateful());
+    r.add(OpDef::new("WriteFile", &["filename", "contents"], infer_write_file, k::write_file_kernel).stateful());
+}
+
+fn strings_in(ctx: &InferCtx<'_>, i: usize) -> Result<()> {
+    ctx.check_type(i, &[DType::String])
+}
+
+fn infer_decode_raw(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    strings_in(&ctx, 0)?;
+    let t = ctx.attr_type("out_type")?;
+    if !(t.is_numeric() || t == DType::Bool) {
+        return Err(Error::type_error(format!(
+            "Value for attr 'out_type' of {t} is not in the list of allowed values"
+        )));
+    }
+    ctx.attr_bool("little_endian", true)?;
+    let shape = match ctx.input(0).shape.dims() {
+        Some(d) => PartialShape::from_dims(d.iter().copied().chain([None])),
+        None => PartialShape::unknown(),
+    };
+    Ok(vec![OutputSpec::new(t, shape)])
+}
+
+fn infer_string_to_number(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    strings_in(&ctx, 0)?;
+    let t = ctx.attr_or("out_type", DType::Float32)?;
+    if ![DType::Float32, DType::Float64, DType::Int32, DType::Int64].contains(&t) {
+        return Err(Error::type_error(format!(
+            "Value for attr 'out_type' of {t} is not in the list of allowed values: float, double, int32, int64"
+        )));
+    }
+    Ok(vec![OutputSpec::new(t, ctx.input(0).shape.clone())])
+}
+
+fn infer_string_join(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let mut shape = PartialShape::scalar();
+    for i in 0..ctx.inputs.len() {
+        strings_in(&ctx, i)?;
+        let s = &ctx.inputs[i].shape;
+        if s.rank() != Some(0) {
+            shape = if shape.rank() == Some(0) {
+                s.clone()
+            } else {
+                shape.merge(s).unwrap_or_else(|_| PartialShape::unknown())
+            };
+        }
+    }
+    ctx.attrs.insert("N".into(), AttrValue::I(ctx.inputs.len() as i64));
+    ctx.attr_or("separator", String::new())?;
+    Ok(vec![OutputSpec::new(DType::String, shape)])
+}
+
+fn infer_substr(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    strings_in(&ctx, 0)?;
+    ctx.check_type(1, &[DType::Int32, DType::Int64])?;
+    let t = ctx.inputs[1].dtype;
+    ctx.attrs.insert("T".into(), AttrValue::Type(t));
+    ctx.attr_or("unit", "BYTE".to_string())?;
+    Ok(vec![OutputSpec::new(DType::String, ctx.input(0).shape.clone())])
+}
+
+fn infer_string_split(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    strings_in(&ctx, 0)?;
+    strings_in(&ctx, 1)?;
+    ctx.check_rank(0, 1)?;
+    ctx.check_rank(1, 0)?;
+    ctx.attr_bool("skip_empty", true)?;
+    Ok(vec![
+        OutputSpec::new(DType::Int64, PartialShape::from_dims([None, Some(2)])),
+        OutputSpec::new(DType::String, PartialShape::from_dims([None])),
+        OutputSpec::new(DType::Int64, PartialShape::known(&[2])),
+    ])
+}
+
+fn infer_reduce_join(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    strings_in(&ctx, 0)?;
+    ctx.check_type(1, &[DType::Int32])?;
+    let keep = ctx.attr_bool("keep_dims", false)?;
+    ctx.attr_or("separator", String::new())?;
+    let shape = match (ctx.input(0).shape.dims(), ctx.constant_input(1).map(super::int_values)) {
+        (Some(d), Some(Ok(axes))) => {
+            let rank = d.len() as i64;
+            let axes: Vec<i64> = axes.iter().map(|&a| if a < 0 { a + rank } else { a }).collect();
+            let dims = d
+                .iter()
+                .enumerate()
+                .filter_map(|(i, &x)| if axes.contains(&(i as i64)) { keep.then_some(Some(1)) } else { Some(x) });
+            PartialShape::from_dims(dims.collect::<Vec<_>>())
+        }
+        _ => PartialShape::unknown(),
+    };
+    Ok(vec![OutputSpec::new(DType::String, shape)])
+}
+
+fn infer_decode_csv(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    strings_in(&ctx, 0)?;
+    let types: Vec<DType> = ctx.inputs[1..].iter().map(|s| s.dtype).collect();
+    for &t in &types {
+        if ![DType::Float32, DType::Float64, DType::Int32, DType::Int64, DType::String].contains(&t) {
+            return Err(Error::type_error(format!("DecodeCSV does not support record defaults of type {t}")));
+        }
+    }
+    ctx.attrs.insert("OUT_TYPE".into(), AttrValue::ListType(types.clone()));
+    ctx.attr_or("field_delim", ",".to_string())?;
+    ctx.attr_bool("use_quote_delim", true)?;
+    ctx.attr_or("na_value", String::new())?;
+    ctx.attr_or("select_cols", Vec::<i64>::new())?;
+    let shape = ctx.input(0).shape.clone();
+    Ok(types.into_iter().map(|t| OutputSpec::new(t, shape.clone())).collect())
+}
+
+fn infer_read_file(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    strings_in(&ctx, 0)?;
+    ctx.check_rank(0, 0)?;
+    Ok(vec![OutputSpec::new(DType::String, PartialShape::scalar())])
+}
+
+fn infer_write_file(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    strings_in(&ctx, 0)?;
+    strings_in(&ctx, 1)?;
+    ctx.check_rank(0, 0)?;
+    ctx.check_rank(1, 0)?;
+    Ok(vec![])
+}
+
+fn infer_parse_example(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    for i in 0..5 {
+        strings_in(&ctx, i)?;
+    }
+    let tdense: Vec<DType> = ctx.inputs[5..].iter().map(|s| s.dtype).collect();
+    ctx.attrs.insert("Tdense".into(), AttrValue::ListType(tdense.clone()));
+    let num_sparse = ctx.attr_int("num_sparse", 0)?;
+    let sparse_types: Vec<DType> = ctx.attr_or("sparse_types", Vec::new())?;
+    let shapes: Vec<PartialShape> = ctx.attr_or("dense_shapes", Vec::new())?;
+    let ragged: Vec<DType> = ctx.attr_or("ragged_value_types", Vec::new())?;
+    ctx.attr_or("ragged_split_types", Vec::<DType>::new())?;
+    if usize::try_from(num_sparse).ok() != Some(sparse_types.len()) {
+        return Err(Error::value(format!(
+            "num_sparse ({num_sparse}) must match the number of sparse_types ({})",
+            sparse_types.len()
+        )));
+    }
+    if shapes.len() != tdense.len() {
+        return Err(Error::value(format!(
+            "len(dense_shapes) ({}) must match the number of dense defaults ({})",
+            shapes.len(),
+            tdense.len()
+        )));
+    }
+    if !ragged.is_empty() {
+        return Err(Error::value("ParseExampleV2 with ragged features is not supported".to_string()));
+    }
+    for &t in sparse_types.iter().chain(&tdense) {
+        if ![DType::Float32, DType::Int64, DType::String].contains(&t) {
+            return Err(Error::type_error(format!("Feature dtype {t} is not supported (float32, int64 or string)")));
+        }
+    }
+    let batch = ctx.input(0).shape.clone();
+    let rank1 = batch.rank() != Some(0);
+    let mut out = Vec::new();
+    let idx_cols = if rank1 { 2 } else { 1 };
+    for _ in &sparse_types {
+        out.push(OutputSpec::new(DType::Int64, PartialShape::from_dims([None, Some(idx_cols)])));
+    }
+    for &t in &sparse_types {
+        out.push(OutputSpec::new(t, PartialShape::from_dims([None])));
+    }
+    for _ in &sparse_types {
+        out.push(OutputSpec::new(DType::Int64, PartialShape::known(&[idx_cols])));
+    }
+    for (&t, s) in tdense.iter().zip(&shapes) {
+        let shape = match (batch.dims(), s.dims()) {
+            (Some(b), Some(d)) => PartialShape::from_dims(b.iter().chain(d).copied().collect::<Vec<_>>()),
+            _ => PartialShape::unknown(),
+        };
+        out.push(OutputSpec::new(t, shape));
+    }
+    Ok(out)
+}
+
+fn infer_matching_files(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    strings_in(&ctx, 0)?;
+    if ctx.input(0).shape.rank().is_some_and(|r| r > 1) {
+        return Err(Error::value(format!(
+            "Shape must be at most rank 1 but is rank {} for '{}' (op: 'MatchingFiles')",
+            ctx.input(0).shape.rank().unwrap_or(0),
+            ctx.name
+        )));
+    }
+    Ok(vec![OutputSpec::new(DType::String, PartialShape::from_dims([None]))])
+}
