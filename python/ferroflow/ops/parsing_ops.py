@@ -74,10 +74,8 @@ class FixedLenSequenceFeature(
 
 
 def _sparse(indices, values, dense_shape):
-    try:
-        from ..framework.sparse_tensor import SparseTensor  # type: ignore[import-not-found]
-    except ImportError:
-        return indices, values, dense_shape
+    from ..framework.sparse_tensor import SparseTensor
+
     return SparseTensor(indices, values, dense_shape)
 
 
