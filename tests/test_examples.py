@@ -194,16 +194,18 @@ def test_cifar10_train(flags_example, tmp_path, capsys, tf1):
     import ferroflow as ff
 
     ea = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
-    flags = {"max_steps": 200, "save_summaries_steps": 25}
+    # 300 steps: the four-class loss sits on its ln(4) plateau for the first 100-200
+    # steps (how long varies with the shuffling threads' interleaving), then falls.
+    flags = {"max_steps": 300, "save_summaries_steps": 25}
     example = flags_example("cifar10_train", train_dir=tmp_path / "ff", **flags)
     precision, acc, evaluation = _cifar10_run(example, tmp_path / "ff", ea)
     # The moving averages of the weights, restored by evaluate(), classify the
     # held-out images (four classes: chance is 0.25).
     assert precision > 0.55
     out = capsys.readouterr().out
-    assert "step 0, loss = " in out and "step 190, loss = " in out  # the _LoggerHook
+    assert "step 0, loss = " in out and "step 290, loss = " in out  # the _LoggerHook
     latest = ff.train.latest_checkpoint(str(tmp_path / "ff"))
-    assert latest == str(tmp_path / "ff" / "model.ckpt-200")
+    assert latest == str(tmp_path / "ff" / "model.ckpt-300")
     variables = dict(ff.train.list_variables(latest))
     assert variables["conv1/weights"] == [5, 5, 3, 16]
 
@@ -218,7 +220,7 @@ def test_cifar10_train(flags_example, tmp_path, capsys, tf1):
     assert {"conv1/conv1/conv1/activations", "local3/weights/gradients"} <= histograms
     assert "images/image/0" in tags["images"]
     averaged = acc.Scalars("total_loss_1")
-    assert [s.step for s in averaged] == list(range(1, 200, 25))  # as TF's hook stamps them
+    assert [s.step for s in averaged] == list(range(1, 300, 25))  # as TF's hook stamps them
     raw = [s.value for s in acc.Scalars("total_loss__raw_")]
     assert sum(raw[-3:]) < sum(raw[:3])
     # The loss averages update (the train op's gradients run after them, as TF's do).
@@ -227,7 +229,7 @@ def test_cifar10_train(flags_example, tmp_path, capsys, tf1):
     later = [s.value for s in averaged[1:]]
     assert min(later) > 0.0 and later[-1] < max(later)
     ((step, value),) = [(s.step, s.value) for s in evaluation.Scalars("Precision @ 1")]
-    assert step == 200 and value == pytest.approx(precision)
+    assert step == 300 and value == pytest.approx(precision)
 
     # The same program on TensorFlow writes the same tags and checkpoint variables.
     flags_example.unload()

@@ -104,6 +104,7 @@ from .ops.array_ops import (
     unique,
     unstack,
     where,
+    where_v2,
     zeros,
     zeros_like,
 )
@@ -677,6 +678,7 @@ __all__ = [
     "variance_scaling_initializer",
     "VarLenFeature",
     "where",
+    "where_v2",
     "WholeFileReader",
     "write_file",
     "zeros",

@@ -343,3 +343,18 @@ def test_dropout_names_match_tensorflow(tf1, tfl):
         expected = build(tf1)
     with g_ff.as_default():
         assert build(ff) == expected
+
+
+def test_a_training_tensor_builds_the_dropout_in_a_tf_cond(tf1, tfl):
+    def build(tf, layers):
+        x = tf.constant(X2)
+        flag = tf.placeholder(tf.bool, [], name="training")
+        layers.dropout(x, 0.5, training=flag, seed=2)
+        return sorted(op.type for op in tf.get_default_graph().get_operations())
+
+    with tf1.Graph().as_default():
+        expected = build(tf1, lib_layers(tf1, tfl))
+    with ff.Graph().as_default():
+        got = build(ff, ff.layers)
+    assert {"Switch", "Merge", "RandomUniform"} <= set(got)
+    assert got == expected

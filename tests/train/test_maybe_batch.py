@@ -51,11 +51,37 @@ def test_vector_keep_input_enqueues_selected_rows(tf1, which):
                 np.testing.assert_array_equal(u, v)
 
 
-def test_scalar_dynamic_keep_input_names_tf_cond():
-    x = ff.constant([1.0])
-    keep = ff.placeholder(ff.bool, [])
-    with pytest.raises(NotImplementedError, match=r"tf\.cond"):
-        ff.train.maybe_batch([x], keep, 2)
+def _scalar_keep(lib, which):
+    """Keeps the even numbers of a range producer: a scalar `keep_input` per record."""
+    with lib.Graph().as_default() as g:
+        i = lib.train.range_input_producer(10, shuffle=False).dequeue()
+        keep = lib.equal(lib.mod(i, 2), 0)
+        if which == "batch":
+            out = lib.train.maybe_batch([i], keep, 3)
+        else:
+            out = lib.train.maybe_batch_join([[i], [i * 100]], keep, 3)
+        types = sorted(op.type for op in g.get_operations())
+        with lib.Session() as s:
+            coord = lib.train.Coordinator()
+            threads = lib.train.start_queue_runners(s, coord)
+            got = [s.run(out) for _ in range(3)]
+            coord.request_stop()
+            coord.join(threads, stop_grace_period_secs=10)
+    return types, got
+
+
+@pytest.mark.parametrize("which", ["batch", "batch_join"])
+def test_scalar_dynamic_keep_input_builds_tf_cond(tf1, which):
+    want_types, want = _scalar_keep(tf1, which)
+    got_types, got = _scalar_keep(ff, which)
+    assert got_types == want_types
+    assert {"Switch", "Merge"} <= set(got_types)
+    for batch in got:
+        values = np.ravel(batch)
+        assert values.shape == (3,) and not np.any(values % 2)
+    if which == "batch":
+        for a, b in zip(want, got, strict=True):
+            np.testing.assert_array_equal(np.ravel(a), np.ravel(b))
 
 
 def test_constant_scalar_keep_input():

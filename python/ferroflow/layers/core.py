@@ -7,7 +7,7 @@ import numbers
 import operator
 
 from ..framework import constant_op, dtypes, ops, tensor_shape, tensor_util
-from ..ops import array_ops, math_ops, nn_impl, nn_ops
+from ..ops import array_ops, math_ops, nn_impl, nn_ops, smart_cond
 from .base import _ZEROS, InputSpec, Layer, _as_shape
 
 
@@ -235,9 +235,8 @@ def dense(
 class Dropout(Layer):
     """Dropout: while training, zeroes inputs with probability `rate`, scaling the rest.
 
-    `training` is a Python bool or a bool tensor. TF chooses with `tf.cond`; here a
-    tensor `training` selects (`SelectV2`) between the dropped and the unchanged
-    inputs, which gives the same values (the dropout ops run either way).
+    `training` is a Python bool or a bool tensor; a tensor one chooses with `tf.cond`
+    as TF (`smart_cond`), so the dropout ops run only while training.
 
     Args:
         rate: Fraction of the inputs dropped, in `[0, 1)`.
@@ -280,7 +279,7 @@ class Dropout(Layer):
         if static:
             return dropped()
         training = ops.convert_to_tensor(training, dtype=dtypes.bool, name="training")
-        return array_ops.where(training, dropped(), array_ops.identity(inputs))
+        return smart_cond.smart_cond(training, dropped, lambda: array_ops.identity(inputs))
 
     def compute_output_shape(self, input_shape):
         """`input_shape`."""

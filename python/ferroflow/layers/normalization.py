@@ -6,9 +6,9 @@ two `AssignMovingAvg` ops, `var -= (var - batch_stat) * (1 - momentum)`, are the
 layer's updates (in `GraphKeys.UPDATE_OPS`). A 4-D input normalized over axis 1 or 3
 takes TF's fused path (`fused=None` or True), whose moving variance is fed the
 Bessel-corrected batch variance; the other inputs take the moments path, fed the
-biased one. A bool tensor `training` selects between the training and inference
-values (TF uses `tf.cond`; the values are the same, and with `training` False the
-updates leave the moving statistics unchanged, as TF's momentum of 1).
+biased one. A bool tensor `training` chooses between the training and inference
+values with `tf.cond` (`smart_cond`) as TF; with `training` False the updates
+leave the moving statistics unchanged (TF's momentum of 1).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..framework import dtypes, ops
-from ..ops import array_ops, nn_impl, nn_ops, state_ops
+from ..ops import array_ops, nn_impl, nn_ops, smart_cond, state_ops
 from .base import _ONES, _ZEROS, InputSpec, Layer, _as_shape
 from .core import _static_training
 
@@ -190,7 +190,7 @@ class BatchNormalization(Layer):
         """The momentum, or 1 (no update) where a tensor `training` is False."""
         if static is not None:
             return self.momentum
-        return array_ops.where(training, self.momentum, 1.0)
+        return smart_cond.smart_cond(training, lambda: self.momentum, lambda: 1.0)
 
     def _add_updates(self, mean, variance, training, static):
         momentum = self._momentum(training, static)
@@ -225,10 +225,7 @@ class BatchNormalization(Layer):
         if static:
             output, mean, variance = train()
         else:
-            t, i = train(), infer()
-            output, mean, variance = (
-                array_ops.where(training, a, b) for a, b in zip(t, i, strict=True)
-            )
+            output, mean, variance = smart_cond.smart_cond(training, train, infer)
         self._add_updates(mean, variance, training, static)
         return output
 
@@ -267,8 +264,11 @@ class BatchNormalization(Layer):
             keep_dims = len(self.axis) > 1
             mean, variance = nn_ops.moments(inputs, reduction_axes, keep_dims=keep_dims)
             if static is None:
-                mean = array_ops.where(training, mean, self.moving_mean)
-                variance = array_ops.where(training, variance, self.moving_variance)
+                mean, variance = smart_cond.smart_cond(
+                    training,
+                    lambda: (mean, variance),
+                    lambda: (self.moving_mean.value(), self.moving_variance.value()),
+                )
             self._add_updates(mean, variance, training, static)
         outputs = nn_impl.batch_normalization(
             inputs, _broadcast(mean), _broadcast(variance), offset, scale, self.epsilon

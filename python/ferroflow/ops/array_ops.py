@@ -155,27 +155,58 @@ def ones_like(tensor, dtype=None, name=None, optimize=True):
     return _like("OnesLike", "ones_like", tensor, dtype, name, optimize)
 
 
+def _sparse_types():
+    from ..framework.sparse_tensor import SparseTensor, SparseTensorValue
+
+    return (SparseTensor, SparseTensorValue)
+
+
 def shape(input, name=None, out_type=dtypes.int32):
-    """The shape of `input` as a 1-D int tensor."""
+    """The shape of `input` as a 1-D int tensor.
+
+    A fully defined static shape gives a constant, as TF's `shape` (`optimize=True`);
+    a `SparseTensor`'s is its `dense_shape`.
+    """
     with ops.name_scope(name, "Shape", [input]) as scope:
+        if isinstance(input, _sparse_types()):
+            return cast(input.dense_shape, out_type)
         input = ops.convert_to_tensor(input, name="input")
-        return make_op(
-            "Shape", [input], {"out_type": dtypes.as_dtype(out_type)}, scope=scope
-        ).outputs[0]
+        out_type = dtypes.as_dtype(out_type)
+        if input.shape.is_fully_defined():
+            return constant_op.constant(input.shape.as_list(), out_type, name=scope)
+        return make_op("Shape", [input], {"out_type": out_type}, scope=scope).outputs[0]
 
 
 def size(input, name=None, out_type=dtypes.int32):
-    """The number of elements of `input`."""
+    """The number of elements of `input`.
+
+    Known while building (a fully defined shape, or a zero dimension), a constant as
+    TF's `size` (`optimize=True`).
+    """
     with ops.name_scope(name, "Size", [input]) as scope:
+        if isinstance(input, _sparse_types()):
+            from . import math_ops  # math_ops builds on array_ops
+
+            return math_ops.reduce_prod(cast(input.dense_shape, out_type), 0, name=scope)
         input = ops.convert_to_tensor(input, name="input")
-        return make_op(
-            "Size", [input], {"out_type": dtypes.as_dtype(out_type)}, scope=scope
-        ).outputs[0]
+        out_type = dtypes.as_dtype(out_type)
+        static = input.shape
+        if static.is_fully_defined():
+            return constant_op.constant(static.num_elements(), out_type, name=scope)
+        if static.ndims is not None and any(d == 0 for d in static.as_list()):
+            return constant_op.constant(0, out_type, name=scope)
+        return make_op("Size", [input], {"out_type": out_type}, scope=scope).outputs[0]
 
 
 def rank(input, name=None):
-    """The rank of `input`."""
-    return unary("Rank", input, name)
+    """The rank of `input`; a constant when the static rank is known, as TF's."""
+    with ops.name_scope(name, "Rank", [input]) as scope:
+        if isinstance(input, _sparse_types()):
+            return size(input.dense_shape, name=scope)
+        input = ops.convert_to_tensor(input, name="input")
+        if input.shape.ndims is not None:
+            return constant_op.constant(input.shape.ndims, dtypes.int32, name=scope)
+        return make_op("Rank", [input], scope=scope).outputs[0]
 
 
 def stack(values, axis=0, name="stack"):
@@ -338,9 +369,22 @@ def to_int64(x, name="ToInt64"):
     return cast(x, dtypes.int64, name=name)
 
 
-def select(condition, x, y, name=None):
+def where_v2(condition, x=None, y=None, name=None):
+    """TF's `tf.where_v2`: `where` whose op is named `SelectV2` (or `Where`) as TF's.
+
+    With `x` and `y`, the three broadcast together; with neither, the int64
+    coordinates of the true elements of `condition`.
+    """
+    if (x is None) != (y is None):
+        raise ValueError("x and y must both be non-None or both be None.")
+    if x is None:
+        return where(condition, name=name)
+    return select(condition, x, y, name=name, _default_name="SelectV2")
+
+
+def select(condition, x, y, name=None, _default_name="Select"):
     """`x` where `condition`, else `y`, with numpy broadcasting (TF's `SelectV2`)."""
-    with ops.name_scope(name, "Select", [condition, x, y]) as scope:
+    with ops.name_scope(name, _default_name, [condition, x, y]) as scope:
         c = ops.convert_to_tensor(condition, dtype=dtypes.bool, name="condition")
         x, y = convert_same_type([x, y], ["t", "e"])
         return make_op("SelectV2", [c, x, y], scope=scope).outputs[0]

@@ -513,6 +513,6 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         noise = random_ops.random_uniform(_noise_shape(x, noise_shape), seed=seed, dtype=x.dtype)
         keep = math_ops.greater_equal(noise, rate)
         zero = ops.convert_to_tensor(0, dtype=x.dtype)
-        out = array_ops.where(keep, scaled, zero)
+        out = array_ops.where_v2(keep, scaled, zero)
         out.set_shape(x.shape)
         return out

@@ -21,7 +21,7 @@ resource and enqueues int64 handles instead; the batches are the same.)
 
 from __future__ import annotations
 
-from ..framework import dtypes, ops, tensor_shape, tensor_util
+from ..framework import dtypes, ops, tensor_shape
 from ..framework.constant_op import constant
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.sparse_tensor import SparseTensor, SparseTensorValue
@@ -33,6 +33,7 @@ from ..ops import (
     logging_ops,
     math_ops,
     random_ops,
+    smart_cond,
     sparse_ops,
     variables,
 )
@@ -508,19 +509,19 @@ def _enqueue_fns(queue, tensor_lists, enqueue_many, keep_input):
     """One enqueue op per tensor list.
 
     The selected rows for a vector `keep_input`; TF's `smart_cond` for a scalar one
-    (a constant only, until `tf.cond` lands).
+    (an enqueue or a `no_op`, chosen while building when `keep_input` is constant).
     """
     enqueue_fn = queue.enqueue_many if enqueue_many else queue.enqueue
     if keep_input.shape.ndims == 1:
         return [enqueue_fn(_select_which_to_enqueue(tl, keep_input)) for tl in tensor_lists]
-    keep = tensor_util.constant_value(keep_input)
-    if keep is None:
-        raise NotImplementedError(
-            "A scalar non-constant `keep_input` (maybe_batch and friends) needs tf.cond, "
-            "which ferroflow does not have yet; pass a vector `keep_input` with "
-            "`enqueue_many=True`, or a constant."
+    return [
+        smart_cond.smart_cond(
+            keep_input,
+            lambda tl=tl: enqueue_fn(tl),
+            control_flow_ops.no_op,
         )
-    return [enqueue_fn(tl) if bool(keep) else control_flow_ops.no_op() for tl in tensor_lists]
+        for tl in tensor_lists
+    ]
 
 
 def _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input):
