@@ -26,6 +26,10 @@ def _same(a, b):
     np.testing.assert_array_equal(a, b)
 
 
+def _components(sparse):
+    return [sparse.indices, sparse.values, sparse.dense_shape]
+
+
 RAW = [np.arange(6, dtype=np.float32).tobytes(), np.arange(6, 12, dtype=np.float32).tobytes()]
 
 
@@ -67,6 +71,10 @@ RAW = [np.arange(6, dtype=np.float32).tobytes(), np.arange(6, 12, dtype=np.float
         ),
         lambda tf: tf.decode_csv(tf.constant(['"q""x",1']), [[""], [0]], use_quote_delim=True),
         lambda tf: tf.decode_csv(tf.constant(['a"b,1']), [[""], [0]], use_quote_delim=False),
+        lambda tf: tf.string_split(["hello world", "a b  c", ""]),
+        lambda tf: tf.string_split(tf.constant(["a,b,,c", "x"]), ",", skip_empty=False),
+        lambda tf: tf.string_split(["abc", "de"], ""),
+        lambda tf: tf.string_split(["a;b c"], delimiter="; "),
     ],
 )
 def test_values_match_tf(tf1, build):
@@ -84,6 +92,8 @@ def test_values_match_tf(tf1, build):
         lambda tf: tf.string_join([tf.placeholder(tf.string, [5]), "x"]),
         lambda tf: tf.read_file("f"),
         lambda tf: tf.decode_csv(tf.placeholder(tf.string, [3]), [[0], [""]]),
+        lambda tf: _components(tf.string_split(tf.placeholder(tf.string, [3]), "x", name="s")),
+        lambda tf: _components(tf.string_split(["a b"])),
     ],
 )
 def test_names_and_static_shapes_match_tf(tf1, build):
@@ -123,6 +133,22 @@ def test_errors_match_tf(tf1, build):
     with pytest.raises(ff.errors.OpError) as got:
         run_ff(build)
     assert type(got.value).__name__ == type(want.value).__name__
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda tf: tf.string_split(["a"], sep="x", delimiter="y"),
+        lambda tf: tf.string_split(["a"], result_type="list"),
+        lambda tf: tf.string_split([["a", "b"]]),
+    ],
+)
+def test_string_split_construction_errors_match_tf(tf1, build):
+    with tf1.Graph().as_default(), pytest.raises(ValueError) as want:
+        build(tf1)
+    with ff.Graph().as_default(), pytest.raises(ValueError) as got:
+        build(ff)
+    assert str(got.value).split(" for ")[0] == str(want.value).split(" for ")[0]
 
 
 def test_read_and_write_file(tmp_path, tf1):

@@ -20,6 +20,7 @@ __all__ = [
     "read_file",
     "reduce_join",
     "string_join",
+    "string_split",
     "string_to_number",
     "substr",
     "write_file",
@@ -234,20 +235,43 @@ def write_file(filename, contents, name=None):
     return make_op("WriteFile", [f, c], name=name or "WriteFile")
 
 
-def string_split_raw(source, delimiter=" ", skip_empty=True, name=None):
-    """TF's `StringSplit` op: the tokens of a string vector as sparse components.
+def string_split(
+    source, sep=None, skip_empty=True, delimiter=None, result_type="SparseTensor", name=None
+):
+    """TF-1.x's `tf.string_split`: the tokens of each string, as a `SparseTensor`.
+
+    Row `i` of the result holds the tokens of `source[i]` (indices `[i, j]`), and the
+    dense shape is `[len(source), most tokens in a row]`.
 
     Args:
         source: 1-D string tensor.
-        delimiter: Scalar string; each of its bytes delimits (empty: every byte).
+        sep: Scalar string; each of its bytes is a delimiter (empty: every byte is a
+            token). Default `" "`.
         skip_empty: Whether empty tokens are dropped.
+        delimiter: Deprecated alias of `sep`.
+        result_type: `"SparseTensor"` (ferroflow has no `RaggedTensor`).
         name: A name for the operation.
 
-    Returns:
-        `(indices, values, dense_shape)`: int64 `[N, 2]`, string `[N]`, int64 `[2]`.
+    Raises:
+        ValueError: `sep` and `delimiter` both given, an unknown `result_type`, or a
+            `source` that is not 1-D.
     """
-    with ops.name_scope(name, "StringSplit", [source]) as scope:
-        s = _strings(source, "input")
-        d = _strings(delimiter, "delimiter")
-        op = make_op("StringSplit", [s, d], {"skip_empty": bool(skip_empty)}, scope=scope)
-        return op.outputs[0], op.outputs[1], op.outputs[2]
+    from ..framework.sparse_tensor import SparseTensor  # framework's sparse builds on ops
+
+    if delimiter is not None:
+        if sep is not None:
+            raise ValueError("Cannot specify both 'delimiter' and 'sep'.")
+        sep = delimiter
+    if result_type == "RaggedTensor":
+        raise NotImplementedError("string_split(result_type='RaggedTensor'): no RaggedTensor")
+    if result_type != "SparseTensor":
+        raise ValueError("result_type must be 'RaggedTensor' or 'SparseTensor'.")
+    with ops.name_scope(name, "StringSplit", [source]):
+        d = ops.convert_to_tensor(" " if sep is None else sep, dtype=_dtypes.string)
+        src = ops.convert_to_tensor(source, dtype=_dtypes.string)
+        op = make_op("StringSplit", [src, d], {"skip_empty": bool(skip_empty)}, name="StringSplit")
+        indices, values, shape = op.outputs
+        indices.set_shape([None, 2])
+        values.set_shape([None])
+        shape.set_shape([2])
+        return SparseTensor(indices, values, shape)
