@@ -585,3 +585,35 @@ def test_every_metric_streams_random_batches_like_tf(tf1, metric_graphs, batches
     for step_ours, step_theirs in zip(ours, theirs, strict=True):
         for a, b in zip(step_ours, step_theirs, strict=True):
             np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+
+
+UNKNOWN_RANK_FEEDS = [
+    # labels, logits, weights, predictions: trailing 1s squeezed by the run-time cond.
+    ([[0], [2]], [[1, 2, 3], [1, 0, 0]], [[1.0], [2.0]], [0, 2]),
+    ([0, 2], [[1, 2, 3], [1, 0, 0]], [1.0, 2.0], [[0], [1]]),
+    ([0, 2], [[1, 2, 3], [1, 0, 0]], 3.0, [0, 1]),
+    ([1, 1], [[0, 5, 0], [0, 0, 9]], [[2.0], [0.5]], [[1], [1]]),
+]
+
+
+@pytest.mark.parametrize("feeds", UNKNOWN_RANK_FEEDS)
+def test_unknown_ranks_are_squeezed_by_a_cond_as_tf(tf1, feeds):
+    """`losses.sparse_softmax_cross_entropy` and `metrics.accuracy` on placeholders of
+    unknown rank: TF squeezes labels, predictions and weights in a `tf.cond`."""
+    results = []
+    for tf in (tf1, ferroflow):
+        with tf.Graph().as_default() as g:
+            lab = tf.placeholder(tf.int64, None)
+            logits = tf.placeholder(tf.float32, [None, 3])
+            w = tf.placeholder(tf.float32, None)
+            pred = tf.placeholder(tf.int64, None)
+            loss = tf.losses.sparse_softmax_cross_entropy(lab, logits, weights=w)
+            acc, update = tf.metrics.accuracy(lab, pred, weights=w)
+            types = {op.type for op in g.get_operations()}
+            with tf.Session() as s:
+                s.run(tf.local_variables_initializer())
+                fd = dict(zip((lab, logits, w, pred), map(np.asarray, feeds), strict=True))
+                s.run(update, fd)
+                results.append(s.run([loss, acc], fd))
+        assert {"Switch", "Merge"} <= types
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-6)

@@ -22,22 +22,41 @@ def remove_squeezable_dimensions(labels, predictions, expected_rank_diff=0, name
     Returns:
         `(labels, predictions)`, possibly squeezed.
 
-    Raises:
-        NotImplementedError: A rank is unknown (TF falls back to `cond`, which ferroflow
-            has not built).
+    Unknown ranks are compared when run: a `tf.cond` squeezes or passes each through,
+    as TF's.
     """
     with ops.name_scope(name, "remove_squeezable_dimensions", [labels, predictions]):
         predictions = ops.convert_to_tensor(predictions)
         labels = ops.convert_to_tensor(labels)
         predictions_shape = predictions.get_shape()
+        predictions_rank = predictions_shape.ndims
         labels_shape = labels.get_shape()
-        if labels_shape.ndims is None or predictions_shape.ndims is None:
-            raise NotImplementedError("remove_squeezable_dimensions needs known ranks")
-        rank_diff = predictions_shape.ndims - labels_shape.ndims
-        if rank_diff == expected_rank_diff + 1 and predictions_shape.dims[-1].is_compatible_with(1):
-            predictions = array_ops.squeeze(predictions, [-1])
-        elif rank_diff == expected_rank_diff - 1 and labels_shape.dims[-1].is_compatible_with(1):
-            labels = array_ops.squeeze(labels, [-1])
+        labels_rank = labels_shape.ndims
+        if labels_rank is not None and predictions_rank is not None:
+            rank_diff = predictions_rank - labels_rank
+            if rank_diff == expected_rank_diff + 1 and predictions_shape.dims[
+                -1
+            ].is_compatible_with(1):
+                predictions = array_ops.squeeze(predictions, [-1])
+            elif rank_diff == expected_rank_diff - 1 and labels_shape.dims[-1].is_compatible_with(
+                1
+            ):
+                labels = array_ops.squeeze(labels, [-1])
+            return labels, predictions
+
+        rank_diff = array_ops.rank(predictions) - array_ops.rank(labels)
+        if predictions_rank is None or predictions_shape.dims[-1].is_compatible_with(1):
+            predictions = control_flow_ops.cond(
+                math_ops.equal(expected_rank_diff + 1, rank_diff),
+                lambda: array_ops.squeeze(predictions, [-1]),
+                lambda: predictions,
+            )
+        if labels_rank is None or labels_shape.dims[-1].is_compatible_with(1):
+            labels = control_flow_ops.cond(
+                math_ops.equal(expected_rank_diff - 1, rank_diff),
+                lambda: array_ops.squeeze(labels, [-1]),
+                lambda: labels,
+            )
         return labels, predictions
 
 

@@ -9,7 +9,7 @@ which adds the result to `loss_collection`.
 from __future__ import annotations
 
 from ..framework import constant_op, dtypes, ops, tensor_util
-from . import array_ops, control_flow_ops, logging_ops, math_ops, nn_ops
+from . import array_ops, confusion_matrix, control_flow_ops, logging_ops, math_ops, nn_ops
 
 
 class Reduction:
@@ -481,30 +481,31 @@ def softmax_cross_entropy(
 
 
 def _remove_squeezable_dimensions(labels, predictions, weights=None, expected_rank_diff=0):
-    """TF's static-shape `remove_squeezable_dimensions`, and a trailing 1 of `weights`.
+    """TF's `remove_squeezable_dimensions`, and a trailing 1 of `weights`.
 
-    Departure: TF falls back to `cond` when ranks are unknown; ferroflow has no `cond`
-    and raises `NotImplementedError` there.
+    Unknown ranks are compared when run (`tf.cond`), as TF's.
     """
-    with ops.name_scope(None, "remove_squeezable_dimensions", [labels, predictions]):
-        predictions = ops.convert_to_tensor(predictions)
-        labels = ops.convert_to_tensor(labels)
-        predictions_shape = predictions.get_shape()
-        labels_shape = labels.get_shape()
-        if labels_shape.ndims is None or predictions_shape.ndims is None:
-            raise NotImplementedError("sparse_softmax_cross_entropy needs known ranks")
-        rank_diff = predictions_shape.ndims - labels_shape.ndims
-        if rank_diff == expected_rank_diff + 1 and predictions_shape.dims[-1].is_compatible_with(1):
-            predictions = array_ops.squeeze(predictions, [-1])
-        elif rank_diff == expected_rank_diff - 1 and labels_shape.dims[-1].is_compatible_with(1):
-            labels = array_ops.squeeze(labels, [-1])
+    labels, predictions = confusion_matrix.remove_squeezable_dimensions(
+        labels, predictions, expected_rank_diff=expected_rank_diff
+    )
     if weights is not None:
         weights = ops.convert_to_tensor(weights)
-        weights_rank = weights.get_shape().ndims
-        if weights_rank is None:
-            raise NotImplementedError("sparse_softmax_cross_entropy needs known ranks")
-        if weights_rank - labels.get_shape().ndims == 1:
-            weights = array_ops.squeeze(weights, [-1])
+        labels_rank = labels.get_shape().ndims
+        weights_shape = weights.get_shape()
+        weights_rank = weights_shape.ndims
+        if labels_rank is not None and weights_rank is not None:
+            if weights_rank - labels_rank == 1:
+                weights = array_ops.squeeze(weights, [-1])
+            return labels, predictions, weights
+        rank_diff = array_ops.rank(weights) - array_ops.rank(labels)
+        if weights_rank is None or (
+            weights_rank > 0 and weights_shape.dims[-1].is_compatible_with(1)
+        ):
+            weights = control_flow_ops.cond(
+                math_ops.equal(1, rank_diff),
+                lambda: array_ops.squeeze(weights, [-1]),
+                lambda: weights,
+            )
     return labels, predictions, weights
 
 

@@ -38,40 +38,60 @@ def metric_variable(shape, dtype, validate_shape=True, name=None):
 
 
 def _remove_squeezable_dimensions(predictions, labels, weights):
-    """TF's static-shape `_remove_squeezable_dimensions` of `metrics_impl`.
+    """TF's `_remove_squeezable_dimensions` of `metrics_impl`.
 
     Squeezes the last dimension of `predictions` or `labels` when their ranks differ by
     one and it is 1, and squeezes or expands the last dimension of non-scalar `weights`
-    to `predictions`' rank. Departure: TF falls back to `cond` when ranks are unknown;
-    ferroflow has no `cond` and raises `NotImplementedError` there.
+    to `predictions`' rank; with unknown ranks a `tf.cond` decides when run, as TF's.
     """
     predictions = ops.convert_to_tensor(predictions)
     if labels is not None:
-        labels = ops.convert_to_tensor(labels)
-        with ops.name_scope(None, "remove_squeezable_dimensions", [labels, predictions]):
-            p_rank = predictions.get_shape().ndims
-            l_rank = labels.get_shape().ndims
-            if p_rank is None or l_rank is None:
-                raise NotImplementedError("tf.metrics needs known ranks")
-            rank_diff = p_rank - l_rank
-            if rank_diff == 1 and predictions.get_shape().dims[-1].is_compatible_with(1):
-                predictions = array_ops.squeeze(predictions, [-1])
-            elif rank_diff == -1 and labels.get_shape().dims[-1].is_compatible_with(1):
-                labels = array_ops.squeeze(labels, [-1])
+        labels, predictions = confusion_matrix_ops.remove_squeezable_dimensions(labels, predictions)
         predictions.get_shape().assert_is_compatible_with(labels.get_shape())
     if weights is None:
         return predictions, labels, None
     weights = ops.convert_to_tensor(weights)
-    weights_rank = weights.get_shape().ndims
+    weights_shape = weights.get_shape()
+    weights_rank = weights_shape.ndims
     if weights_rank == 0:
         return predictions, labels, weights
     predictions_rank = predictions.get_shape().ndims
-    if predictions_rank is None or weights_rank is None:
-        raise NotImplementedError("tf.metrics needs known ranks")
-    if weights_rank - predictions_rank == 1:
-        weights = array_ops.squeeze(weights, [-1])
-    elif predictions_rank - weights_rank == 1:
-        weights = array_ops.expand_dims(weights, [-1])
+    if predictions_rank is not None and weights_rank is not None:
+        if weights_rank - predictions_rank == 1:
+            weights = array_ops.squeeze(weights, [-1])
+        elif predictions_rank - weights_rank == 1:
+            weights = array_ops.expand_dims(weights, [-1])
+        return predictions, labels, weights
+
+    weights_rank_tensor = array_ops.rank(weights)
+    rank_diff = weights_rank_tensor - array_ops.rank(predictions)
+
+    def _maybe_expand_weights():
+        return control_flow_ops.cond(
+            math_ops.equal(rank_diff, -1),
+            lambda: array_ops.expand_dims(weights, [-1]),
+            lambda: weights,
+        )
+
+    # No squeeze where the static last dimension says it would fail (TF's check).
+    if weights_rank is not None and not weights_shape.dims[-1].is_compatible_with(1):
+
+        def maybe_squeeze_weights():
+            return weights
+
+    else:
+
+        def maybe_squeeze_weights():
+            return array_ops.squeeze(weights, [-1])
+
+    def _maybe_adjust_weights():
+        return control_flow_ops.cond(
+            math_ops.equal(rank_diff, 1), maybe_squeeze_weights, _maybe_expand_weights
+        )
+
+    weights = control_flow_ops.cond(
+        math_ops.equal(weights_rank_tensor, 0), lambda: weights, _maybe_adjust_weights
+    )
     return predictions, labels, weights
 
 
