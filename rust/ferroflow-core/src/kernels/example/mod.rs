@@ -1,8 +1,10 @@
-//! `ParseExampleV2`: serialized `tf.train.Example` records (decoded by prost) into
-//! dense tensors (`FixedLenFeature`) and sparse components (`VarLenFeature`), with
-//! TF's semantics and messages. Ragged features are not supported.
-use ferroflow_proto::{Example, Feature, feature};
-use prost::Message;
+//! `ParseExampleV2`: serialized `tf.train.Example` records into dense tensors
+//! (`FixedLenFeature`) and sparse components (`VarLenFeature`), with TF's semantics
+//! and messages. The records are read in place (`wire`), not decoded into messages.
+//! Ragged features are not supported.
+mod wire;
+
+use wire::Values;
 
 use super::{KernelBuild, OpContext, OpKernel};
 use crate::dtype::DType;
@@ -39,32 +41,11 @@ pub(crate) fn parse_example_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKern
     }))
 }
 
-/// The values of a feature, by kind.
-enum Values<'a> {
-    Float(&'a [f32]),
-    Int64(&'a [i64]),
-    Bytes(&'a [Vec<u8>]),
-}
-
-fn values(f: &Feature) -> Option<Values<'_>> {
-    Some(match f.kind.as_ref()? {
-        feature::Kind::FloatList(l) => Values::Float(&l.value),
-        feature::Kind::Int64List(l) => Values::Int64(&l.value),
-        feature::Kind::BytesList(l) => Values::Bytes(&l.value),
-    })
+fn malformed(what: &str, s: &[u8]) -> Error {
+    Error::invalid_argument(format!("Could not parse {what} input, value: '{}'", String::from_utf8_lossy(s)))
 }
 
 impl Values<'_> {
-    fn len(&self) -> usize {
-        match self {
-            Values::Float(v) => v.len(),
-            Values::Int64(v) => v.len(),
-            Values::Bytes(v) => v.len(),
-        }
-    }
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
     fn dtype(&self) -> DType {
         match self {
             Values::Float(_) => DType::Float32,
@@ -98,12 +79,12 @@ impl Column {
             t => ff_bail!(InvalidArgument, "Feature dtype {t} is not supported (float, int64 or string)"),
         })
     }
-    fn extend(&mut self, v: &Values<'_>) {
-        match (self, v) {
-            (Column::Float(c), Values::Float(v)) => c.extend_from_slice(v),
-            (Column::Int64(c), Values::Int64(v)) => c.extend_from_slice(v),
-            (Column::Bytes(c), Values::Bytes(v)) => c.extend(v.iter().cloned()),
-            _ => {}
+    /// Appends `v`'s values (of the column's kind; `None` if malformed).
+    fn extend(&mut self, v: &Values<'_>) -> Option<()> {
+        match self {
+            Column::Float(c) => v.floats(c),
+            Column::Int64(c) => v.int64s(c),
+            Column::Bytes(c) => v.bytes(c),
         }
     }
     fn extend_tensor(&mut self, t: &Tensor) -> Result<()> {
@@ -123,9 +104,9 @@ impl Column {
     }
 }
 
-fn lookup<'a>(e: &'a Example, key: &[u8]) -> Option<&'a Feature> {
-    let key = std::str::from_utf8(key).ok()?;
-    e.features.as_ref()?.feature.get(key)
+/// A feature's values: `None` when absent or when no kind is set.
+fn lookup<'a>(e: &wire::FeatureMap<'a>, key: &[u8]) -> Option<Values<'a>> {
+    e.get(key).flatten()
 }
 
 fn name_of(names: &[Vec<u8>], i: usize) -> String {
@@ -166,14 +147,7 @@ impl OpKernel for ParseExample {
         }
         let examples = serialized
             .iter()
-            .map(|s| {
-                Example::decode(s.as_slice()).map_err(|_| {
-                    Error::invalid_argument(format!(
-                        "Could not parse example input, value: '{}'",
-                        String::from_utf8_lossy(s)
-                    ))
-                })
-            })
+            .map(|s| wire::example(s).ok_or_else(|| malformed("example", s)))
             .collect::<Result<Vec<_>>>()?;
         let n = examples.len();
         let mut outputs: Vec<Tensor> = Vec::new();
@@ -184,8 +158,9 @@ impl OpKernel for ParseExample {
             let mut col = Column::new(t, 0)?;
             let mut max_len = 0usize;
             for (b, e) in examples.iter().enumerate() {
-                let Some(v) = lookup(e, key).and_then(values) else { continue };
-                if v.dtype() != t && !v.is_empty() {
+                let Some(v) = lookup(e, key) else { continue };
+                let len = v.len().ok_or_else(|| malformed("example", &serialized[b]))?;
+                if v.dtype() != t && len > 0 {
                     ff_bail!(
                         InvalidArgument,
                         "Name: {}, Key: {}, Index: {b}.  Data types don't match. Expected type: {}, Actual type: {}",
@@ -198,11 +173,11 @@ impl OpKernel for ParseExample {
                 if v.dtype() != t {
                     continue;
                 }
-                for i in 0..v.len() {
+                for i in 0..len {
                     indices.extend([b as i64, i as i64]);
                 }
-                max_len = max_len.max(v.len());
-                col.extend(&v);
+                max_len = max_len.max(len);
+                col.extend(&v).ok_or_else(|| malformed("example", &serialized[b]))?;
             }
             let count = indices.len() / 2;
             let rank = batch_dims.len();
@@ -232,8 +207,9 @@ impl OpKernel for ParseExample {
             let mut col = Column::new(t, per * n)?;
             let key_s = String::from_utf8_lossy(key);
             for (b, e) in examples.iter().enumerate() {
-                match lookup(e, key).and_then(values) {
+                match lookup(e, key) {
                     Some(v) => {
+                        let len = v.len().ok_or_else(|| malformed("example", &serialized[b]))?;
                         if v.dtype() != t {
                             ff_bail!(
                                 InvalidArgument,
@@ -244,18 +220,18 @@ impl OpKernel for ParseExample {
                                 type_name(t)
                             );
                         }
-                        if v.len() != per {
+                        if len != per {
                             ff_bail!(
                                 InvalidArgument,
                                 "Name: {}, Key: {key_s}, Index: {b}.  Number of {} values != expected.  Values size: {} \
                                  but output shape: {}",
                                 name_of(names, b),
                                 type_name(t),
-                                v.len(),
+                                len,
                                 fmt_shape(dims)
                             );
                         }
-                        col.extend(&v);
+                        col.extend(&v).ok_or_else(|| malformed("example", &serialized[b]))?;
                     }
                     None => {
                         if default.shape().iter().product::<usize>() == 0 && per > 0 {
