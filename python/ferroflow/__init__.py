@@ -132,7 +132,7 @@ from .ops.clip_ops import (
     global_norm,
 )
 from .ops.confusion_matrix import confusion_matrix
-from .ops.control_flow_ops import case, cond, group, no_op, tuple
+from .ops.control_flow_ops import case, cond, group, no_op, tuple, while_loop
 from .ops.custom_gradient import custom_gradient
 from .ops.data_flow_ops import (
     FIFOQueue,
@@ -143,6 +143,7 @@ from .ops.data_flow_ops import (
     dynamic_partition,
     dynamic_stitch,
 )
+from .ops.functional_ops import foldl, foldr, map_fn, scan
 from .ops.gradients import AggregationMethod, UnconnectedGradients, gradients, hessians
 from .ops.indexing_ops import one_hot, pad, split, strided_slice, tile
 from .ops.init_ops import (
@@ -455,6 +456,8 @@ __all__ = [
     "floor",
     "floordiv",
     "floormod",
+    "foldl",
+    "foldr",
     "gather",
     "gather_nd",
     "get_collection",
@@ -518,6 +521,7 @@ __all__ = [
     "LogMessage",
     "losses",
     "make_template",
+    "map_fn",
     "matching_files",
     "math",
     "matmul",
@@ -591,6 +595,7 @@ __all__ = [
     "RunMetadata",
     "RunOptions",
     "scalar_summary",
+    "scan",
     "scatter_add",
     "scatter_sub",
     "scatter_update",
@@ -678,6 +683,7 @@ __all__ = [
     "VarLenFeature",
     "where",
     "WholeFileReader",
+    "while_loop",
     "write_file",
     "zeros",
     "zeros_initializer",
