@@ -8,6 +8,11 @@ against TF's and central finite differences; stopping a loop that never ends.
 """
 
 import collections
+import os
+import signal
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 
@@ -234,6 +239,42 @@ def test_side_effects_in_body(tf):
     assert_close(a, b)
 
 
+def test_loop_dequeues_from_a_queue(tf):
+    def build(lib):
+        q = lib.FIFOQueue(10, lib.float32, shapes=[[]])
+        enq = q.enqueue_many([[1.0, 2.0, 3.0, 4.0]])
+        with lib.control_dependencies([enq]):
+            start = lib.constant(0)
+
+        def body(i, s):
+            return i + 1, s * 2.0 + q.dequeue()
+
+        # One iteration at a time in TF too, so its dequeues run in order.
+        return lib.while_loop(
+            lambda i, s: i < 4, body, [start, lib.constant(0.0)], parallel_iterations=1
+        )
+
+    a, b = both(tf, build)
+    assert_close(a, b)
+    assert b[1] == 26.0
+
+
+def test_loop_waits_for_an_enqueue_of_the_same_run(tf):
+    def build(lib):
+        q = lib.FIFOQueue(10, lib.float32, shapes=[[]])
+        r = lib.while_loop(
+            lambda i, s: i < 3,
+            lambda i, s: (i + 1, s * 10.0 + q.dequeue()),
+            [lib.constant(0), lib.constant(0.0)],
+            parallel_iterations=1,
+        )
+        return [r[1], q.enqueue_many([[1.0, 2.0, 3.0]])]
+
+    a, b = both(tf, build)
+    assert_close(a[0], b[0])
+    assert a[1] is None and b[1] is None
+
+
 @settings(max_examples=15, deadline=None)
 @given(n=st.integers(0, 12), start=st.floats(-4, 4, allow_nan=False, width=32))
 def test_random_against_numpy(n, start):
@@ -351,6 +392,42 @@ def test_infinite_loop_honours_timeout_and_close():
         t.join(10)
         assert not t.is_alive()
         assert errors and isinstance(errors[0], ff.errors.CancelledError)
+
+
+_ENDLESS_CHILD = textwrap.dedent(
+    """
+    import ferroflow as tf
+    r = tf.while_loop(lambda i: i >= 0, lambda i: i + 1, [tf.constant(0)])
+    with tf.Session() as sess:
+        print("running", flush=True)
+        try:
+            sess.run(r)
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+        print(sess.run(tf.while_loop(lambda i: i < 5, lambda i: i + 1, [tf.constant(0)])))
+    """
+)
+
+
+def test_ctrl_c_interrupts_an_endless_loop(tmp_path):
+    script = tmp_path / "child.py"
+    script.write_text(_ENDLESS_CHILD)
+    child = subprocess.Popen(
+        [sys.executable, str(script)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert child.stdout.readline().strip() == "running"
+        time.sleep(0.5)
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=30)
+    finally:
+        child.kill()
+    assert child.returncode == 0, err
+    assert out.split() == ["interrupted", "5"]
 
 
 # -- gradients -----------------------------------------------------------------------------
@@ -552,3 +629,41 @@ def test_map_scan_fold_gradients(tf):
     args = [np.array([[0.3, -0.2], [0.7, 0.1], [-0.5, 0.4]], np.float64)]
     check_against_tf(tf, _map_scan_fold, args)
     check_finite_differences(_map_scan_fold, args, seed=5)
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    xs=st.lists(st.floats(-3, 3, allow_nan=False, width=32), min_size=1, max_size=8),
+    reverse=st.booleans(),
+)
+def test_scan_and_map_random_against_numpy(xs, reverse):
+    x = np.array(xs, np.float32)
+    g = ff.Graph()
+    with g.as_default():
+        p = ff.placeholder(ff.float32, [None])
+        cum = ff.scan(lambda a, e: a + e, p, reverse=reverse)
+        sq = ff.map_fn(lambda e: e * e, p)
+        total = ff.foldl(lambda a, e: a + e, p, initializer=ff.constant(0.0))
+        with ff.Session() as sess:
+            got_cum, got_sq, got_total = sess.run([cum, sq, total], {p: x})
+    want_cum = np.cumsum(x[::-1])[::-1] if reverse else np.cumsum(x)
+    np.testing.assert_allclose(got_cum, want_cum, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got_sq, x * x, rtol=1e-6)
+    np.testing.assert_allclose(got_total, x.sum(), rtol=1e-5, atol=1e-5)
+
+
+def test_exit_names_match_tf(tf):
+    def names(lib):
+        g = lib.Graph()
+        with g.as_default():
+            r = lib.while_loop(
+                lambda i, x: i < 3,
+                lambda i, x: (i + 1, x * 2.0),
+                [lib.constant(0), lib.constant(1.0)],
+            )
+            m = lib.while_loop(
+                lambda x: x < 9.0, lambda x: x + 1.0, [lib.constant(1.0)], maximum_iterations=4
+            )
+            return [t.name for t in r] + [m.name]
+
+    assert names(tf) == names(ff) == ["while/Exit:0", "while/Exit_1:0", "while_1/Exit_1:0"]

@@ -694,7 +694,9 @@ def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
     }
     with ops.control_dependencies(context._external_controls):
         op = g._create_op("While", flat + captures, attrs, name=scope)
-    outputs = op.outputs[: len(flat)]
+    # Named as TF-1.x's loop exits (`while/Exit`, `while/Exit_1`, ...), so programs
+    # that fetch those names find them.
+    outputs = [array_ops.identity(t, name="Exit") for t in op.outputs[: len(flat)]]
     return _pack_as(body_result, outputs), len(outputs)
 
 
@@ -839,7 +841,8 @@ def _while_grad(op, *grads):
     ]
     diff_caps = [i for i in range(n_vars, n_inputs) if _is_differentiable(op.inputs[i].dtype)]
     diff = diff_vars + diff_caps
-    if not diff:
+    if not diff_vars:
+        # No float loop variable: nothing differentiable leaves the loop.
         return [None] * n_inputs
     with ops.control_dependencies(None):
         seeds = [
