@@ -341,15 +341,23 @@ impl DirectSession {
 /// thread within the run of the kernel that owns it: `feeds` fill the plan's feed
 /// slots in order, and the fetched values come back (a variable reference read).
 /// A fed tensor must have its feed's dtype and a shape compatible with its static
-/// shape (for a loop variable, its shape invariant).
-pub(crate) fn run_subplan(plan: &Plan, feeds: Vec<Value>, env: &ExecEnv, wait: Wait<'_>) -> Result<Vec<Value>> {
+/// shape (for a loop variable, its shape invariant). Its queue operations may wait.
+pub(crate) fn run_subplan(plan: &Plan, feeds: Vec<Value>, env: &ExecEnv, mut wait: Wait<'_>) -> Result<Vec<Value>> {
+    // The loop kernel already runs where it may wait (see `kernels::functional`).
+    wait.nonblocking = false;
     if feeds.len() != plan.feeds.len() {
         ff_bail!(Internal, "sub-plan expects {} feeds, got {}", plan.feeds.len(), feeds.len());
     }
     for (v, f) in feeds.iter().zip(&plan.feeds) {
         if let Value::Tensor(t) = v {
             if t.dtype() != f.dtype {
-                ff_bail!(InvalidArgument, "Loop value for '{}' is a {} tensor, expected {}", f.name, t.dtype(), f.dtype);
+                ff_bail!(
+                    InvalidArgument,
+                    "Loop value for '{}' is a {} tensor, expected {}",
+                    f.name,
+                    t.dtype(),
+                    f.dtype
+                );
             }
             if !f.shape.is_compatible_with(t.shape()) {
                 ff_bail!(

@@ -81,6 +81,8 @@ struct Loop {
     n_vars: usize,
     /// All sub-graph feeds (loop variables' placeholders, then captures).
     feeds: Vec<Output>,
+    /// Whether the cond or body has a step that may block (a queue operation).
+    blocking: bool,
 }
 
 impl Loop {
@@ -91,7 +93,18 @@ impl Loop {
         let body_outs = tensors(b.graph, &node.required_attr::<Vec<Vec<u8>>>("_body")?)?;
         let cond = compile(b, &feeds, &[cond_out])?;
         let body = compile(b, &feeds, &body_outs)?;
-        Ok(Loop { cond, body, n_vars: body_outs.len(), feeds })
+        let blocking = cond.has_blocking_steps() || body.has_blocking_steps();
+        Ok(Loop { cond, body, n_vars: body_outs.len(), feeds, blocking })
+    }
+
+    /// A loop that may block starts only where it may wait: asked not to wait (the
+    /// parallel executor's first try on its calling thread), it declines before
+    /// running anything, and the executor runs it on a thread of its own.
+    fn check_may_wait(&self, wait: &Wait<'_>) -> Result<()> {
+        if self.blocking && wait.nonblocking {
+            return Err(Error::would_block());
+        }
+        Ok(())
     }
 
     fn feeds(vars: &[Value], caps: &[Value], extra: &[Value]) -> Vec<Value> {
@@ -138,8 +151,12 @@ pub(crate) fn while_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
 }
 
 impl OpKernel for WhileKernel {
+    fn is_blocking(&self) -> bool {
+        self.lp.blocking
+    }
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let (env, wait) = (ctx.env, ctx.wait);
+        self.lp.check_may_wait(&wait)?;
         let n = ctx.num_inputs();
         if n != self.lp.feeds.len() {
             return Err(Error::new(Code::Internal, "While: inputs and sub-graph feeds differ"));
@@ -183,8 +200,12 @@ pub(crate) fn while_grad_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>
 }
 
 impl OpKernel for WhileGradKernel {
+    fn is_blocking(&self) -> bool {
+        self.lp.blocking
+    }
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let (env, wait) = (ctx.env, ctx.wait);
+        self.lp.check_may_wait(&wait)?;
         let n = ctx.num_inputs();
         if n < self.n_fwd {
             return Err(Error::new(Code::Internal, "_WhileGrad: too few inputs"));

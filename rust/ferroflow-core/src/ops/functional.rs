@@ -52,11 +52,7 @@ fn infer_while(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         _ => ctx.inputs.iter().map(|s| s.shape.clone()).collect(),
     };
     if shapes.len() != n {
-        return Err(Error::value(format!(
-            "While '{}' has {n} inputs but {} output_shapes",
-            ctx.name,
-            shapes.len()
-        )));
+        return Err(Error::value(format!("While '{}' has {n} inputs but {} output_shapes", ctx.name, shapes.len())));
     }
     let types: Vec<DType> = ctx.inputs.iter().map(|s| s.dtype).collect();
     ctx.attrs.insert("T".into(), AttrValue::ListType(types.clone()));
@@ -72,7 +68,8 @@ fn infer_while(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 /// differentiated input, shaped as that input.
 fn infer_while_grad(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let diff: Vec<i64> = ctx.required_attr("_diff")?;
-    let n_fwd = ctx.inputs.len().checked_sub(diff.len()).ok_or_else(|| Error::value("_WhileGrad has too few inputs"))?;
+    let n_fwd =
+        ctx.inputs.len().checked_sub(diff.len()).ok_or_else(|| Error::value("_WhileGrad has too few inputs"))?;
     check_loop_attrs(&ctx, n_fwd)?;
     let grad_feeds: Vec<Vec<u8>> = ctx.required_attr("_grad_feeds")?;
     let grad_fetches: Vec<Vec<u8>> = ctx.required_attr("_grad_fetches")?;
@@ -87,9 +84,10 @@ fn infer_while_grad(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     }
     let mut out = Vec::with_capacity(diff.len());
     for (j, &d) in diff.iter().enumerate() {
-        let i = usize::try_from(d).ok().filter(|&i| i < n_fwd).ok_or_else(|| {
-            Error::value(format!("_WhileGrad '{}': differentiated input {d} out of range", ctx.name))
-        })?;
+        let i = usize::try_from(d)
+            .ok()
+            .filter(|&i| i < n_fwd)
+            .ok_or_else(|| Error::value(format!("_WhileGrad '{}': differentiated input {d} out of range", ctx.name)))?;
         let spec = ctx.input(i);
         if ctx.input(n_fwd + j).dtype != spec.dtype {
             return Err(Error::type_error(format!(
