@@ -295,6 +295,7 @@ from .ops.summary_ops import (
     scalar_summary,
 )
 from .ops.template import make_template
+from .ops.tensor_array_ops import TensorArray
 from .ops.variable_scope import (
     AUTO_REUSE,
     VariableScope,
@@ -648,6 +649,7 @@ __all__ = [
     "Summary",
     "tanh",
     "Tensor",
+    "TensorArray",
     "TensorShape",
     "TextLineReader",
     "TFRecordReader",

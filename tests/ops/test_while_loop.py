@@ -667,3 +667,71 @@ def test_exit_names_match_tf(tf):
             return [t.name for t in r] + [m.name]
 
     assert names(tf) == names(ff) == ["while/Exit:0", "while/Exit_1:0", "while_1/Exit_1:0"]
+
+
+# -- TensorArray -----------------------------------------------------------------------------
+def _ta_loop(lib, x):
+    n = 4
+    ta_in = lib.TensorArray(x.dtype, size=n).unstack(x)
+    ta_out = lib.TensorArray(x.dtype, size=n)
+
+    def body(i, acc, out):
+        e = ta_in.read(i)
+        acc = acc * 0.5 + lib.sin(e)
+        return i + 1, acc, out.write(i, acc * e)
+
+    _, acc, out = lib.while_loop(
+        lambda i, a, o: i < n, body, [lib.constant(0), lib.zeros([2], x.dtype), ta_out]
+    )
+    return out.stack() * 2.0 + acc
+
+
+def test_tensor_array_in_a_loop(tf):
+    xv = np.arange(8.0).reshape(4, 2) / 7
+
+    def build(lib):
+        x = lib.placeholder(lib.float64, [4, 2], name="x")
+        dyn = lib.TensorArray(lib.float32, size=0, dynamic_size=True)
+        _, dyn = lib.while_loop(
+            lambda i, t: i < 5,
+            lambda i, t: (i + 1, t.write(i, lib.cast(i, lib.float32) * 2.0)),
+            [lib.constant(0), dyn],
+        )
+        return [_ta_loop(lib, x), dyn.stack(), dyn.size()]
+
+    a, b = both(tf, build, _feeds({"x:0": xv}))
+    assert_close(a, b)
+    sa, sb = static_shapes(tf, lambda lib: _ta_loop(lib, lib.placeholder(lib.float64, [4, 2])))
+    assert sa == sb
+
+
+def test_tensor_array_gradients():
+    args = [np.arange(8.0).reshape(4, 2) / 7 - 0.3]
+    check_finite_differences(_ta_loop, args, seed=6)
+
+
+def test_tensor_array_gradients_match_tf(tf):
+    check_against_tf(tf, _ta_loop, [np.arange(8.0).reshape(4, 2) / 7 - 0.3])
+
+
+def test_tensor_array_outside_loops(tf):
+    def build(lib):
+        ta = lib.TensorArray(lib.float32, size=3, element_shape=[2], clear_after_read=False)
+        ta = ta.write(0, [1.0, 2.0]).write(2, [5.0, 6.0]).write(1, [3.0, 4.0])
+        un = lib.TensorArray(lib.float32, size=4).unstack(
+            lib.constant([[1.0], [2.0], [3.0], [4.0]])
+        )
+        sc = lib.TensorArray(lib.int32, size=3).scatter([2, 0, 1], lib.constant([7, 8, 9]))
+        return [
+            ta.stack(),
+            ta.read(1),
+            ta.gather([2, 0]),
+            ta.concat(),
+            ta.size(),
+            un.read(3),
+            un.size(),
+            sc.stack(),
+        ]
+
+    a, b = both(tf, build)
+    assert_close(a, b)

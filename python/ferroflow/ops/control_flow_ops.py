@@ -627,14 +627,21 @@ def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
     Returns the outputs packed as the body's result, and the number of loop variables.
     """
     from ..framework import tensor_shape
+    from .tensor_array_ops import TensorArray
 
     g = ops.get_default_graph()
-    flat = [_loop_var_to_tensor(v) for v in _flatten(loop_vars)]
+    flat_orig = _flatten(loop_vars)
+    flat = [v.flow if isinstance(v, TensorArray) else _loop_var_to_tensor(v) for v in flat_orig]
     if shape_invariants is None:
         invariants = [t.shape for t in flat]
     else:
         _assert_same_structure(loop_vars, shape_invariants)
         invariants = [tensor_shape.as_shape(s) for s in _flatten(shape_invariants)]
+    # A TensorArray's flow changes shape as it is written.
+    invariants = [
+        tensor_shape.TensorShape(None) if isinstance(v, TensorArray) else inv
+        for v, inv in zip(flat_orig, invariants, strict=True)
+    ]
     for t, inv in zip(flat, invariants, strict=True):
         if not _shape_less_equal(t.shape, inv):
             raise ValueError(
@@ -649,7 +656,13 @@ def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
             array_ops.placeholder(t.dtype.base_dtype, inv, name="loop_var")
             for t, inv in zip(flat, invariants, strict=True)
         ]
-        packed = _pack_as(loop_vars, placeholders)
+        packed = _pack_as(
+            loop_vars,
+            [
+                v._with(p) if isinstance(v, TensorArray) else p
+                for v, p in zip(flat_orig, placeholders, strict=True)
+            ],
+        )
         c = context.AddValue(ops.convert_to_tensor(cond(*packed)))
         if c.dtype.base_dtype != dtypes.bool:
             raise TypeError(
@@ -662,7 +675,11 @@ def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
         if not _is_sequence(body_result):
             body_result = [body_result]
         _assert_same_structure(list(packed), list(body_result))
-        results = [context.AddValue(_loop_var_to_tensor(r)) for r in _flatten(body_result)]
+        flat_result = _flatten(body_result)
+        results = [
+            context.AddValue(r.flow if isinstance(r, TensorArray) else _loop_var_to_tensor(r))
+            for r in flat_result
+        ]
     finally:
         context.Exit()
     if len(results) != len(flat):
@@ -697,6 +714,12 @@ def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
     # Named as TF-1.x's loop exits (`while/Exit`, `while/Exit_1`, ...), so programs
     # that fetch those names find them.
     outputs = [array_ops.identity(t, name="Exit") for t in op.outputs[: len(flat)]]
+    # A TensorArray leaves with the loop variable's size (a tensor outside the loop)
+    # and the element shape the body gave it.
+    outputs = [
+        v._with(t, element_shape=r.element_shape) if isinstance(r, TensorArray) else t
+        for v, r, t in zip(flat_orig, flat_result, outputs, strict=True)
+    ]
     return _pack_as(body_result, outputs), len(outputs)
 
 
