@@ -1,5 +1,6 @@
-"""`tf.while_loop`, `tf.map_fn`, `tf.foldl`, `tf.foldr` and `tf.scan`, compared with
-TensorFlow (TF-1.x control flow: the same programs built with `tensorflow.compat.v1`).
+"""`tf.while_loop`, `tf.map_fn`, `tf.foldl`, `tf.foldr`, `tf.scan` and `tf.TensorArray`,
+compared with TensorFlow (TF-1.x control flow: the same programs built with
+`tensorflow.compat.v1`).
 
 Values, dtypes, static shapes and nested structures; `maximum_iterations` and
 `shape_invariants` (TF's build-time errors); captured tensors and variables;
@@ -735,3 +736,23 @@ def test_tensor_array_outside_loops(tf):
 
     a, b = both(tf, build)
     assert_close(a, b)
+
+
+@pytest.mark.parametrize("prefix", ["", "imported"])
+def test_graph_def_round_trip(prefix):
+    g = ff.Graph()
+    with g.as_default():
+        x = ff.placeholder(ff.float32, [], name="x")
+        r = ff.while_loop(
+            lambda i, y: i < 3, lambda i, y: (i + 1, y * x), [ff.constant(0), ff.constant(1.0)]
+        )
+        (dx,) = ff.gradients(r[1], [x])
+        names = [r[1].name, dx.name]
+        gd = g.as_graph_def()
+    g2 = ff.Graph()
+    with g2.as_default():
+        ff.import_graph_def(gd, name=prefix)
+        scope = f"{prefix}/" if prefix else ""
+        with ff.Session() as sess:
+            y, d = sess.run([scope + n for n in names], {scope + "x:0": 2.0})
+    assert (y, d) == (8.0, 12.0)
