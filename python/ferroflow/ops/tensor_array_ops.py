@@ -203,7 +203,7 @@ class TensorArray:
             if self._element_shape.ndims is not None:
                 n = tensor_shape.TensorShape([None])
                 if self._size is not None and not self._dynamic_size:
-                    n = tensor_shape.TensorShape([tensor_util_constant(self._size)])
+                    n = tensor_shape.TensorShape([_constant_value(self._size)])
                 out.set_shape(n.concatenate(self._element_shape))
             return out
 
@@ -256,7 +256,7 @@ class TensorArray:
         return no_op(name=name or "TensorArrayClose")
 
 
-def tensor_util_constant(t):
+def _constant_value(t):
     """The value of an int scalar tensor when it is a constant, else None."""
     if t is None:
         return None
