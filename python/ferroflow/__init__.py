@@ -133,7 +133,7 @@ from .ops.clip_ops import (
     global_norm,
 )
 from .ops.confusion_matrix import confusion_matrix
-from .ops.control_flow_ops import case, cond, group, no_op, tuple
+from .ops.control_flow_ops import case, cond, group, no_op, tuple, while_loop
 from .ops.custom_gradient import custom_gradient
 from .ops.data_flow_ops import (
     FIFOQueue,
@@ -144,6 +144,7 @@ from .ops.data_flow_ops import (
     dynamic_partition,
     dynamic_stitch,
 )
+from .ops.functional_ops import foldl, foldr, map_fn, scan
 from .ops.gradients import AggregationMethod, UnconnectedGradients, gradients, hessians
 from .ops.indexing_ops import one_hot, pad, split, strided_slice, tile
 from .ops.init_ops import (
@@ -296,6 +297,7 @@ from .ops.summary_ops import (
     scalar_summary,
 )
 from .ops.template import make_template
+from .ops.tensor_array_ops import TensorArray
 from .ops.variable_scope import (
     AUTO_REUSE,
     VariableScope,
@@ -457,6 +459,8 @@ __all__ = [
     "floor",
     "floordiv",
     "floormod",
+    "foldl",
+    "foldr",
     "gather",
     "gather_nd",
     "get_collection",
@@ -520,6 +524,7 @@ __all__ = [
     "LogMessage",
     "losses",
     "make_template",
+    "map_fn",
     "matching_files",
     "math",
     "matmul",
@@ -593,6 +598,7 @@ __all__ = [
     "RunMetadata",
     "RunOptions",
     "scalar_summary",
+    "scan",
     "scatter_add",
     "scatter_sub",
     "scatter_update",
@@ -646,6 +652,7 @@ __all__ = [
     "Summary",
     "tanh",
     "Tensor",
+    "TensorArray",
     "TensorShape",
     "TextLineReader",
     "TFRecordReader",
@@ -682,6 +689,7 @@ __all__ = [
     "where",
     "where_v2",
     "WholeFileReader",
+    "while_loop",
     "write_file",
     "zeros",
     "zeros_initializer",

@@ -5,8 +5,9 @@ use ferroflow_core::ops::{Gradient, gradient, op_names};
 
 /// The sparse ops: their gradients are TF's Python functions (registered from
 /// python/ferroflow/ops/sparse_ops.py; tests/test_gradient_registry.py counts them), or
-/// none, as TF's; the core registry has none of them.
-const PYTHON_GRADIENTS: [&str; 23] = [
+/// none, as TF's; the core registry has none of them. `While`'s gradient is registered
+/// in python/ferroflow/ops/control_flow_ops.py (it differentiates the body sub-graph).
+const PYTHON_GRADIENTS: [&str; 24] = [
     "DeserializeManySparse",
     "GatherNd",
     "SegmentSum",
@@ -30,6 +31,7 @@ const PYTHON_GRADIENTS: [&str; 23] = [
     "SparseSegmentSumWithNumSegments",
     "SparseTensorDenseMatMul",
     "SparseToDense",
+    "While",
 ];
 
 #[test]
@@ -100,6 +102,8 @@ fn only_the_listed_ops_lack_a_gradient() {
         "VariableV2",
         "Where",
         "_PanicForTesting",
+        // The gradient of a loop has no gradient of its own (no second order).
+        "_WhileGrad",
     ]
     .into_iter()
     .chain(training.iter().map(String::as_str))

@@ -10,6 +10,7 @@ pub mod depthwise;
 pub mod elementwise;
 pub(crate) mod example;
 pub mod fastmath;
+pub(crate) mod functional;
 pub(crate) mod indexing;
 pub(crate) mod io;
 pub mod layout;
