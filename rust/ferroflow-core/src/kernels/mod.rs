@@ -9,6 +9,8 @@ pub mod conv;
 pub mod depthwise;
 pub mod elementwise;
 pub(crate) mod example;
+pub(crate) mod image;
+pub(crate) mod image_codec;
 pub mod fastmath;
 pub(crate) mod indexing;
 pub(crate) mod io;
