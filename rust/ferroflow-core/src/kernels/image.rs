@@ -245,12 +245,12 @@ fn cubic_weights(out_size: usize, in_size: usize, scale: f32, half: bool, table:
             let raw = [table[offset * 2 + 1], table[offset * 2], table[(TABLE_SIZE - offset) * 2], table[(TABLE_SIZE - offset) * 2 + 1]];
             let mut index = [0usize; 4];
             let mut weight = raw;
-            for k in 0..4 {
+            for (k, (idx, w)) in index.iter_mut().zip(weight.iter_mut()).enumerate() {
                 let want = loc - 1 + k as i64;
                 let got = bound(want);
-                index[k] = got as usize;
+                *idx = got as usize;
                 if half && got != want {
-                    weight[k] = 0.0;
+                    *w = 0.0;
                 }
             }
             if half {
@@ -799,16 +799,18 @@ fn adjust_contrast(v: &mut [f32], pixels: usize, c: usize, factor: f32) {
             let right = remaining / 2;
             let left = remaining - right;
             if first {
-                for k in 0..right * c {
-                    scratch[k] = img[left * c + k] + img[k];
+                let (head, tail) = img.split_at(left * c);
+                for ((d, &a), &b) in scratch[..right * c].iter_mut().zip(&tail[..right * c]).zip(head) {
+                    *d = a + b;
                 }
                 if left > right {
                     scratch[right * c..(right + 1) * c].copy_from_slice(&img[right * c..(right + 1) * c]);
                 }
                 first = false;
             } else {
-                for k in 0..right * c {
-                    scratch[k] += scratch[left * c + k];
+                let (head, tail) = scratch.split_at_mut(left * c);
+                for (d, &a) in head[..right * c].iter_mut().zip(&tail[..right * c]) {
+                    *d += a;
                 }
             }
             remaining = left;

@@ -479,7 +479,10 @@ impl OpKernel for EncodeJpeg {
         let mut out = Vec::new();
         let mut encoder = jpeg_encoder::Encoder::new(&mut out, self.quality);
         encoder.set_progressive(self.progressive);
-        encoder.set_optimized_huffman_tables(self.optimize_size);
+        // `optimize_size` is accepted but the standard Huffman tables are kept:
+        // zune-jpeg misreads jpeg-encoder's optimized tables (libjpeg reads them), and
+        // our own files must round-trip.
+        let _ = self.optimize_size;
         encoder.set_sampling_factor(if self.chroma_downsampling {
             jpeg_encoder::SamplingFactor::F_2_2
         } else {
