@@ -20,12 +20,12 @@ pub(crate) fn register(r: &mut Registry) {
     );
     r.add(OpDef::new("ResizeBicubic", &["images", "size"], infer_resize, k::resize_kernel).grad(g::resize_bicubic));
     r.add(OpDef::new("ResizeArea", &["images", "size"], infer_resize, k::resize_kernel));
-    for name in ["ResizeBilinearGrad", "ResizeBicubicGrad"] {
-        r.add(
-            OpDef::new(name, &["grads", "original_image"], infer_resize_bilinear_grad, k::resize_grad_kernel)
-                .no_grad(),
-        );
-    }
+    // As TF: `ResizeBilinearGrad` is not differentiable, `ResizeBicubicGrad` has nothing.
+    r.add(
+        OpDef::new("ResizeBilinearGrad", &["grads", "original_image"], infer_resize_grad, k::resize_grad_kernel)
+            .no_grad(),
+    );
+    r.add(OpDef::new("ResizeBicubicGrad", &["grads", "original_image"], infer_resize_grad, k::resize_grad_kernel));
     r.add(OpDef::new("ResizeNearestNeighborGrad", &["grads", "size"], infer_resize_nn_grad, k::resize_grad_kernel));
     r.add(OpDef::new("RGBToHSV", &["images"], infer_colorspace, k::color_kernel));
     r.add(OpDef::new("HSVToRGB", &["images"], infer_colorspace, k::color_kernel).no_grad());
@@ -119,7 +119,7 @@ fn infer_resize(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![OutputSpec::new(out_type, resized(&ctx.input(0).shape, size))])
 }
 
-fn infer_resize_bilinear_grad(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+fn infer_resize_grad(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.check_type(0, &[DType::Float32])?;
     ctx.check_type(1, GRAD_FLOATS)?;
     let t = ctx.input(1).dtype;
