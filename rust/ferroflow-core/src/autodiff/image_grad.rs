@@ -38,7 +38,10 @@ pub(crate) fn resize_bicubic(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads
 pub(crate) fn resize_nearest_neighbor(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     let dy = ctx.dy(g)?;
     let x = ctx.input(0);
-    let statics = ctx.spec(x)?.shape.dims().and_then(|d| Some([d.get(1).copied()??, d.get(2).copied()??]));
+    let statics = match ctx.spec(x)?.shape.dims() {
+        Some(&[_, Some(h), Some(w), _]) => Some([h, w]),
+        _ => None,
+    };
     let size = match statics {
         Some(hw) => ctx.int_vector(&hw)?,
         None => {

@@ -242,7 +242,12 @@ fn cubic_weights(out_size: usize, in_size: usize, scale: f32, half: bool, table:
             let loc = x.floor() as i64;
             let delta = x - loc as f32;
             let offset = ((delta * TABLE_SIZE as f32).round_ties_even() as i64).clamp(0, TABLE_SIZE as i64) as usize;
-            let raw = [table[offset * 2 + 1], table[offset * 2], table[(TABLE_SIZE - offset) * 2], table[(TABLE_SIZE - offset) * 2 + 1]];
+            let raw = [
+                table[offset * 2 + 1],
+                table[offset * 2],
+                table[(TABLE_SIZE - offset) * 2],
+                table[(TABLE_SIZE - offset) * 2 + 1],
+            ];
             let mut index = [0usize; 4];
             let mut weight = raw;
             for (k, (idx, w)) in index.iter_mut().zip(weight.iter_mut()).enumerate() {
@@ -649,7 +654,8 @@ macro_rules! colorspace {
             } else {
                 norm * (r - g) + 4.0 / 6.0
             };
-            if !(range > 0.0) {
+            // Eigen's `(range > 0).select(h, 0)`: NaN ranges give 0 too.
+            if range.is_nan() || range <= 0.0 {
                 h = 0.0;
             }
             if h < 0.0 {
@@ -756,7 +762,9 @@ fn adjust_saturation(p: &mut [f32], scale: f32) {
     if h < 0.0 {
         h += 1.0;
     }
-    s = (s * scale).max(0.0).min(1.0);
+    // `std::min(1, std::max(0, s * scale))`: NaN becomes 0.
+    let scaled = s * scale;
+    s = if scaled > 0.0 { scaled.min(1.0) } else { 0.0 };
     let c = s * vv;
     let m = vv - c;
     let dh = h * 6.0;
@@ -888,8 +896,7 @@ fn reverse(x: &Tensor, dims: &[usize], flip: &[bool]) -> Result<Tensor> {
     }
     if x.dtype() == DType::String {
         let v = x.as_strings()?;
-        let out: Vec<Vec<u8>> =
-            sources.iter().flat_map(|&s| v[s * block..(s + 1) * block].iter().cloned()).collect();
+        let out: Vec<Vec<u8>> = sources.iter().flat_map(|&s| v[s * block..(s + 1) * block].iter().cloned()).collect();
         return Tensor::from_strings(dims, out);
     }
     let es = x.dtype().size() * block;

@@ -245,11 +245,11 @@ fn infer_reverse(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     if let (Some(rank), Some(axes)) = (ctx.input(0).shape.rank(), ctx.constant_input(1)) {
         let rank = rank as i64;
         let mut seen = vec![false; rank as usize];
-        for &a in &super::int_values(axes)? {
+        for (i, &a) in super::int_values(axes)?.iter().enumerate() {
             let canonical = if a < 0 { a + rank } else { a };
             if !(0..rank).contains(&canonical) {
                 return Err(Error::value(format!(
-                    "'axis'[{a}] = {a} is out of valid range [0, {}] for '{}' (op: 'ReverseV2')",
+                    "'axis'[{i}] = {a} is out of valid range [0, {}] for '{}' (op: 'ReverseV2')",
                     rank - 1,
                     ctx.name
                 )));
