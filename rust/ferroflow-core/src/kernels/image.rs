@@ -5,7 +5,7 @@
 //! computes in `float` whatever the input type (the resizes, the adjustments), so do
 //! these kernels; TF's messages are kept.
 use super::array::cast;
-use super::{KernelBuild, OpContext, OpKernel};
+use super::{ExecEnv, KernelBuild, OpContext, OpKernel};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::shape::fmt_shape;
@@ -113,9 +113,9 @@ impl OpKernel for Resize {
         let ws = resize_scale(g.iw, g.ow, self.align_corners);
         let out = match self.method {
             Method::Nearest => nearest(input, &g, hs, ws, self.align_corners, self.half_pixel_centers)?,
-            Method::Bilinear => bilinear(&as_f32(input)?, &g, hs, ws, self.half_pixel_centers)?,
-            Method::Bicubic => bicubic(&as_f32(input)?, &g, hs, ws, self.half_pixel_centers)?,
-            Method::Area => area(&as_f32(input)?, &g, hs, ws)?,
+            Method::Bilinear => bilinear(&as_f32(input)?, &g, hs, ws, self.half_pixel_centers, ctx.env)?,
+            Method::Bicubic => bicubic(&as_f32(input)?, &g, hs, ws, self.half_pixel_centers, ctx.env)?,
+            Method::Area => area(&as_f32(input)?, &g, hs, ws, ctx.env)?,
         };
         ctx.set_output(0, out);
         Ok(())
@@ -178,32 +178,28 @@ fn bilinear_weights(out_size: usize, in_size: usize, scale: f32, half: bool) -> 
 }
 
 /// `ResizeBilinear` on `f32` values.
-fn bilinear(input: &Tensor, g: &Geometry, hs: f32, ws: f32, half: bool) -> Result<Tensor> {
+fn bilinear(input: &Tensor, g: &Geometry, hs: f32, ws: f32, half: bool, env: &ExecEnv) -> Result<Tensor> {
     let x = input.as_slice::<f32>()?;
     let mut out = Tensor::for_overwrite(DType::Float32, &[g.n, g.oh, g.ow, g.c])?;
     let ys = bilinear_weights(g.oh, g.ih, hs, half);
     let xs = bilinear_weights(g.ow, g.iw, ws, half);
-    let dst = out.as_mut_slice::<f32>()?;
-    let c = g.c;
-    let mut o = 0;
-    for b in 0..g.n {
-        let img = &x[b * g.ih * g.iw * c..][..g.ih * g.iw * c];
-        for yl in &ys {
-            let top = &img[yl.lower * g.iw * c..][..g.iw * c];
-            let bottom = &img[yl.upper * g.iw * c..][..g.iw * c];
-            for xl in &xs {
-                let (l, r) = (xl.lower * c, xl.upper * c);
-                for ch in 0..c {
-                    let (tl, tr) = (top[l + ch], top[r + ch]);
-                    let (bl, br) = (bottom[l + ch], bottom[r + ch]);
-                    let t = tl + (tr - tl) * xl.lerp;
-                    let bt = bl + (br - bl) * xl.lerp;
-                    dst[o] = t + (bt - t) * yl.lerp;
-                    o += 1;
-                }
+    let (c, row) = (g.c, g.iw * g.c);
+    output_rows(env, out.as_mut_slice::<f32>()?, g, |b, y, dst| {
+        let img = &x[b * g.ih * row..][..g.ih * row];
+        let yl = ys[y];
+        let top = &img[yl.lower * row..][..row];
+        let bottom = &img[yl.upper * row..][..row];
+        for (xl, px) in xs.iter().zip(dst.chunks_exact_mut(c)) {
+            let (l, r) = (xl.lower * c, xl.upper * c);
+            for (ch, d) in px.iter_mut().enumerate() {
+                let (tl, tr) = (top[l + ch], top[r + ch]);
+                let (bl, br) = (bottom[l + ch], bottom[r + ch]);
+                let t = tl + (tr - tl) * xl.lerp;
+                let bt = bl + (br - bl) * xl.lerp;
+                *d = t + (bt - t) * yl.lerp;
             }
         }
-    }
+    });
     Ok(out)
 }
 
@@ -276,31 +272,27 @@ fn interpolate_1d(w: &[f32; 4], v: [f32; 4]) -> f32 {
 
 /// `ResizeBicubic` on `f32` values: per output pixel, four vertical interpolations
 /// (one per horizontal tap) then one horizontal, as TF's kernel.
-fn bicubic(input: &Tensor, g: &Geometry, hs: f32, ws: f32, half: bool) -> Result<Tensor> {
+fn bicubic(input: &Tensor, g: &Geometry, hs: f32, ws: f32, half: bool, env: &ExecEnv) -> Result<Tensor> {
     let x = input.as_slice::<f32>()?;
     let table = coeffs_table(if half { -0.5 } else { -0.75 });
     let ys = cubic_weights(g.oh, g.ih, hs, half, &table);
     let xs = cubic_weights(g.ow, g.iw, ws, half, &table);
     let mut out = Tensor::for_overwrite(DType::Float32, &[g.n, g.oh, g.ow, g.c])?;
-    let dst = out.as_mut_slice::<f32>()?;
     let (c, row) = (g.c, g.iw * g.c);
-    let mut o = 0;
-    for b in 0..g.n {
+    output_rows(env, out.as_mut_slice::<f32>()?, g, |b, y, dst| {
         let img = &x[b * g.ih * row..][..g.ih * row];
-        for yw in &ys {
-            let rows = yw.index.map(|i| &img[i * row..][..row]);
-            for xw in &xs {
-                for ch in 0..c {
-                    let cols = xw.index.map(|i| {
-                        let p = i * c + ch;
-                        interpolate_1d(&yw.weight, [rows[0][p], rows[1][p], rows[2][p], rows[3][p]])
-                    });
-                    dst[o] = interpolate_1d(&xw.weight, cols);
-                    o += 1;
-                }
+        let yw = &ys[y];
+        let rows = yw.index.map(|i| &img[i * row..][..row]);
+        for (xw, px) in xs.iter().zip(dst.chunks_exact_mut(c)) {
+            for (ch, d) in px.iter_mut().enumerate() {
+                let cols = xw.index.map(|i| {
+                    let p = i * c + ch;
+                    interpolate_1d(&yw.weight, [rows[0][p], rows[1][p], rows[2][p], rows[3][p]])
+                });
+                *d = interpolate_1d(&xw.weight, cols);
             }
         }
-    }
+    });
     Ok(out)
 }
 
@@ -336,24 +328,20 @@ fn area_spans(out_size: usize, scale: f32) -> Vec<AreaSpan> {
 }
 
 /// `ResizeArea` on `f32` values (TF's `ComputePatchSum`, indices bounded to the image).
-fn area(input: &Tensor, g: &Geometry, hs: f32, ws: f32) -> Result<Tensor> {
+fn area(input: &Tensor, g: &Geometry, hs: f32, ws: f32, env: &ExecEnv) -> Result<Tensor> {
     let x = input.as_slice::<f32>()?;
     let xs = area_spans(g.ow, ws);
     let mut out = Tensor::for_overwrite(DType::Float32, &[g.n, g.oh, g.ow, g.c])?;
-    let dst = out.as_mut_slice::<f32>()?;
     let scale = 1.0 / (hs * ws);
     let (c, row) = (g.c, g.iw * g.c);
     let bound = |v: i64, limit: usize| v.clamp(0, limit as i64 - 1) as usize;
-    let mut o = 0;
-    let mut y_rows: Vec<(usize, f32)> = Vec::new();
-    for b in 0..g.n {
+    output_rows(env, out.as_mut_slice::<f32>()?, g, |b, y, dst| {
         let img = &x[b * g.ih * row..][..g.ih * row];
-        for y in 0..g.oh {
-            let in_y = y as f32 * hs;
-            let in_y1 = (y + 1) as f32 * hs;
-            let (y_start, y_end) = (in_y.floor() as i64, in_y1.ceil() as i64);
-            y_rows.clear();
-            for i in y_start..y_end {
+        let in_y = y as f32 * hs;
+        let in_y1 = (y + 1) as f32 * hs;
+        let (y_start, y_end) = (in_y.floor() as i64, in_y1.ceil() as i64);
+        let y_rows: Vec<(usize, f32)> = (y_start..y_end)
+            .map(|i| {
                 let fi = i as f32;
                 let scale_y = if fi < in_y {
                     if fi + 1.0 > in_y1 { hs } else { fi + 1.0 - in_y }
@@ -362,29 +350,44 @@ fn area(input: &Tensor, g: &Geometry, hs: f32, ws: f32) -> Result<Tensor> {
                 } else {
                     1.0
                 };
-                y_rows.push((bound(i, g.ih) * row, scale_y));
-            }
-            for span in &xs {
-                for ch in 0..c {
-                    let mut sum = 0.0f32;
-                    for &(r, scale_y) in &y_rows {
-                        let px = |xi: i64| img[r + bound(xi, g.iw) * c + ch];
-                        let mut sum_y = px(span.start) * span.start_scale;
-                        if span.start + 1 != span.end {
-                            for xi in span.start + 1..span.end - 1 {
-                                sum_y += px(xi);
-                            }
-                            sum_y += px(span.end - 1) * span.end_minus_one_scale;
+                (bound(i, g.ih) * row, scale_y)
+            })
+            .collect();
+        for (span, px) in xs.iter().zip(dst.chunks_exact_mut(c)) {
+            for (ch, d) in px.iter_mut().enumerate() {
+                let mut sum = 0.0f32;
+                for &(r, scale_y) in &y_rows {
+                    let at = |xi: i64| img[r + bound(xi, g.iw) * c + ch];
+                    let mut sum_y = at(span.start) * span.start_scale;
+                    if span.start + 1 != span.end {
+                        for xi in span.start + 1..span.end - 1 {
+                            sum_y += at(xi);
                         }
-                        sum += sum_y * scale_y;
+                        sum_y += at(span.end - 1) * span.end_minus_one_scale;
                     }
-                    dst[o] = sum * scale;
-                    o += 1;
+                    sum += sum_y * scale_y;
                 }
+                *d = sum * scale;
             }
         }
-    }
+    });
     Ok(out)
+}
+
+/// Fills the output of a resize row by row (`f(image, row, values)` for each of the
+/// `n x oh` rows of `ow x c` values), rows split over the intra-op pool.
+fn output_rows(env: &ExecEnv, dst: &mut [f32], g: &Geometry, f: impl Fn(usize, usize, &mut [f32]) + Sync) {
+    let row = g.ow * g.c;
+    if row == 0 || g.oh == 0 {
+        return;
+    }
+    let min = row * (1usize << 14).div_ceil(row);
+    env.for_each_chunk(dst, min, row, |offset, chunk| {
+        for (j, values) in chunk.chunks_exact_mut(row).enumerate() {
+            let r = offset / row + j;
+            f(r / g.oh, r % g.oh, values);
+        }
+    });
 }
 
 /// `ResizeBilinearGrad`, `ResizeBicubicGrad` and `ResizeNearestNeighborGrad`.
@@ -940,10 +943,10 @@ mod tests {
     fn resize_identity_and_scale() {
         let g = Geometry { n: 1, ih: 2, iw: 2, c: 1, oh: 2, ow: 2 };
         let x = Tensor::from_slice(&[1, 2, 2, 1], &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
-        let y = bilinear(&x, &g, 1.0, 1.0, false).unwrap();
+        let y = bilinear(&x, &g, 1.0, 1.0, false, &ExecEnv::SINGLE_THREADED).unwrap();
         assert_eq!(y.as_slice::<f32>().unwrap(), &[1.0, 2.0, 3.0, 4.0]);
         let g = Geometry { n: 1, ih: 2, iw: 2, c: 1, oh: 1, ow: 1 };
-        let y = area(&x, &g, 2.0, 2.0).unwrap();
+        let y = area(&x, &g, 2.0, 2.0, &ExecEnv::SINGLE_THREADED).unwrap();
         assert_eq!(y.as_slice::<f32>().unwrap(), &[2.5]);
     }
 }
