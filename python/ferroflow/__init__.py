@@ -146,6 +146,8 @@ from .ops.data_flow_ops import (
 )
 from .ops.functional_ops import foldl, foldr, map_fn, scan
 from .ops.gradients import AggregationMethod, UnconnectedGradients, gradients, hessians
+from .ops.image_ops import random_crop, reverse_v2
+from .ops.image_ops import reverse_v2 as reverse
 from .ops.indexing_ops import one_hot, pad, split, strided_slice, tile
 from .ops.init_ops import (
     constant_initializer,
@@ -344,6 +346,7 @@ __version__ = _ferroflow.__version__
 from . import (
     compat,
     contrib,
+    image,
     initializers,
     io,
     layers,
@@ -495,6 +498,7 @@ __all__ = [
     "identity_n",
     "IdentityReader",
     "image_summary",
+    "image",
     "import_graph_def",
     "IndexedSlices",
     "IndexedSlicesValue",
@@ -567,6 +571,7 @@ __all__ = [
     "python_io",
     "QueueBase",
     "random",
+    "random_crop",
     "random_normal",
     "random_normal_initializer",
     "random_shuffle",
@@ -592,6 +597,8 @@ __all__ = [
     "report_uninitialized_variables",
     "reset_default_graph",
     "reshape",
+    "reverse",
+    "reverse_v2",
     "resource",
     "round",
     "rsqrt",

@@ -11,6 +11,8 @@ pub mod elementwise;
 pub(crate) mod example;
 pub mod fastmath;
 pub(crate) mod functional;
+pub(crate) mod image;
+pub(crate) mod image_codec;
 pub(crate) mod indexing;
 pub(crate) mod io;
 pub mod layout;

@@ -11,6 +11,7 @@ pub(crate) mod control_flow;
 mod conv;
 mod data_flow;
 mod functional;
+mod image;
 pub(crate) mod indexing;
 pub(crate) mod io;
 pub use crate::kernels::io::restore_tensor;
@@ -235,6 +236,7 @@ fn registry() -> &'static Registry {
         conv::register(&mut r);
         data_flow::register(&mut r);
         functional::register(&mut r);
+        image::register(&mut r);
         reader::register(&mut r);
         strings::register(&mut r);
         indexing::register(&mut r);
