@@ -158,7 +158,8 @@ def write_cifar_binaries(directory, n_train=2500, n_test=500, size=32, noise=0.3
         yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
         across = np.where((labels < 2)[:, None, None], yy, xx)
         fine = (labels % 2 == 1)[:, None, None]
-        freq = np.where(fine, rng.uniform(1.2, 1.6, size=(n, 1, 1)), rng.uniform(0.3, 0.5, (n, 1, 1)))
+        coarse_freq, fine_freq = rng.uniform(0.3, 0.5, (n, 1, 1)), rng.uniform(1.2, 1.6, (n, 1, 1))
+        freq = np.where(fine, fine_freq, coarse_freq)
         wave = np.sin(freq * across + rng.uniform(0, 2 * np.pi, size=(n, 1, 1)))
         colours = rng.uniform(40, 215, size=(n, 2, 3))
         mix = (wave[..., None] + 1.0) / 2.0

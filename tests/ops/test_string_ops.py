@@ -174,6 +174,7 @@ def test_construction_errors_match_tf(tf1, build):
         build(tf1)
     with ff.Graph().as_default(), pytest.raises(ValueError) as got:
         build(ff)
+
     def core(e):
         for cut in (" for '", " with input shapes", " (node"):
             e = e.split(cut)[0]

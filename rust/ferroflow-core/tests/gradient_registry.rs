@@ -72,6 +72,7 @@ fn only_the_listed_ops_lack_a_gradient() {
         "ReaderResetV2",
         "ReaderRestoreStateV2",
         "ReaderSerializeStateV2",
+        "StringSplitV2",
         "Substr",
         "TFRecordReaderV2",
         "TextLineReaderV2",

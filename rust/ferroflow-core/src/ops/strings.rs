@@ -17,7 +17,7 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("StringJoin", &["inputs"], infer_string_join, k::string_join_kernel).variadic().no_grad());
     r.add(OpDef::new("Substr", &["input", "pos", "len"], infer_substr, k::substr_kernel));
     r.add(OpDef::new("StringSplit", &["input", "delimiter"], infer_string_split, k::string_split_kernel).no_grad());
-    r.add(OpDef::new("StringSplitV2", &["input", "sep"], infer_string_split_v2, k::string_split_v2_kernel).no_grad());
+    r.add(OpDef::new("StringSplitV2", &["input", "sep"], infer_string_split_v2, k::string_split_v2_kernel));
     r.add(
         OpDef::new("ReduceJoin", &["inputs", "reduction_indices"], infer_reduce_join, k::reduce_join_kernel).no_grad(),
     );
