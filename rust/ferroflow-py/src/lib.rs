@@ -13,6 +13,13 @@ mod threads;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+/// The extension's Rust heap is mimalloc: input pipelines allocate and free many small
+/// buffers (records, parsed values, queue elements) from several runner threads at
+/// once, where glibc's malloc spent a third of the time (see docs/ARCHITECTURE.md).
+/// Python's own objects keep Python's allocator; no buffer crosses between the two.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Names of every registered op type.
 #[pyfunction]
 fn op_names() -> Vec<&'static str> {
