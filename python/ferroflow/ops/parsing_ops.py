@@ -89,6 +89,11 @@ def _sparse(indices, values, dense_shape):
     return SparseTensor(indices, values, dense_shape)
 
 
+def _unknown_first(shape):
+    """Whether `shape` has a known rank above 0 and an unknown first dimension."""
+    return bool(shape.ndims) and shape.as_list()[0] is None
+
+
 class _ParseOpParams:
     """A feature dict as TF's parse ops take it (TF's `_ParseOpParams`).
 
@@ -134,7 +139,7 @@ class _ParseOpParams:
             raise ValueError(f"Missing shape for feature {key}. Received feature={feature}.")
         shape = tensor_shape.as_shape(feature.shape)
         if isinstance(feature, FixedLenFeature):
-            if feature.shape and shape.ndims and shape.dims[0].value is None:
+            if feature.shape and _unknown_first(shape):
                 raise ValueError(
                     f"First dimension of shape for feature {key} unknown. Consider using "
                     f"FixedLenSequenceFeature. Received feature={feature}."
@@ -174,7 +179,7 @@ class _ParseOpParams:
         ):
             value = self.dense_defaults.get(key)
             safe = re.sub("[^A-Za-z0-9_.\\-/]", "_", key)
-            if shape.ndims and shape.dims[0].value is None:
+            if _unknown_first(shape):
                 # A variable first dimension: the default is the scalar padding value.
                 if value is None:
                     value = ops.convert_to_tensor("" if dtype == _dtypes.string else 0, dtype)

@@ -118,7 +118,8 @@ impl Column {
                 c.resize(c.len() + count, x);
             }
             Column::Bytes(c) => {
-                let x = value.map_or(Ok(Vec::new()), |t| t.as_strings().map(|s| s.first().cloned().unwrap_or_default()))?;
+                let x =
+                    value.map_or(Ok(Vec::new()), |t| t.as_strings().map(|s| s.first().cloned().unwrap_or_default()))?;
                 c.resize(c.len() + count, x);
             }
         }
@@ -196,10 +197,11 @@ impl DenseShape {
             if let Some(all) = known(d) {
                 return Ok(DenseShape::Fixed(all));
             }
-            if rows && d.first() == Some(&None) {
-                if let Some(row) = known(&d[1..]) {
-                    return Ok(DenseShape::Rows(row));
-                }
+            if rows
+                && d.first() == Some(&None)
+                && let Some(row) = known(&d[1..])
+            {
+                return Ok(DenseShape::Rows(row));
             }
         }
         ff_bail!(InvalidArgument, "{attr}[{i}] has unknown rank or unknown inner dimensions: {s}")
@@ -310,10 +312,10 @@ fn check_context_types(maps: &[&FeatureMap<'_>], rec: &Records<'_>, spec: &Featu
     let keys = spec.sparse_keys.iter().zip(spec.sparse_types).chain(spec.dense_keys.iter().zip(spec.dense_types));
     for (key, &t) in keys {
         for (b, m) in maps.iter().enumerate() {
-            if let Some(Some(v)) = m.get(key) {
-                if v.dtype() != t || v.len().is_none() {
-                    return Err(context_type_error(rec, b, key, t));
-                }
+            if let Some(Some(v)) = m.get(key)
+                && (v.dtype() != t || v.len().is_none())
+            {
+                return Err(context_type_error(rec, b, key, t));
             }
         }
     }
@@ -458,7 +460,10 @@ fn context_dense(
         }
     }
     if max != per {
-        ff_bail!(InvalidArgument, "Inconsistent max number of elements for feature {key_s}: expected {per}, but found {max}");
+        ff_bail!(
+            InvalidArgument,
+            "Inconsistent max number of elements for feature {key_s}: expected {per}, but found {max}"
+        );
     }
     let mut col = Column::new(t, checked_mul(per, maps.len())?)?;
     for (b, m) in maps.iter().enumerate() {
@@ -544,7 +549,7 @@ fn dense_rows(
                  found {len} instead"
             );
         }
-        rows.push(if stride == 0 { 0 } else { len / stride });
+        rows.push(len.checked_div(stride).unwrap_or(0));
     }
     let max_rows = rows.iter().copied().max().unwrap_or(0);
     let per = checked_mul(max_rows, stride)?;

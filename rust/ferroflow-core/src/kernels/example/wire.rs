@@ -275,15 +275,13 @@ impl<'a> Values<'a> {
 mod tests {
     use super::*;
     use ferroflow_proto::{
-        BytesList, Example, Feature, FeatureList, FeatureLists, Features, FloatList, Int64List, SequenceExample, feature,
+        BytesList, Example, Feature, FeatureList, FeatureLists, Features, FloatList, Int64List, SequenceExample,
+        feature,
     };
     use prost::Message;
 
     fn ex(features: Vec<(&str, feature::Kind)>) -> Vec<u8> {
-        let feature = features
-            .into_iter()
-            .map(|(k, kind)| (k.to_string(), Feature { kind: Some(kind) }))
-            .collect();
+        let feature = features.into_iter().map(|(k, kind)| (k.to_string(), Feature { kind: Some(kind) })).collect();
         Example { features: Some(Features { feature }) }.encode_to_vec()
     }
 
@@ -323,13 +321,8 @@ mod tests {
         };
         let features1 = entry(b"a", &feat(2, &float_list));
         let features2 = [entry(b"a", &feat(3, &int_list)), entry(b"b", &feat(3, &int_list))].concat();
-        let bytes = [
-            &[0x0a, features1.len() as u8][..],
-            &features1,
-            &[0x0a, features2.len() as u8],
-            &features2,
-        ]
-        .concat();
+        let bytes =
+            [&[0x0a, features1.len() as u8][..], &features1, &[0x0a, features2.len() as u8], &features2].concat();
         let map = example(&bytes).unwrap();
         let mut ints = Vec::new();
         map.get(b"a").unwrap().unwrap().int64s(&mut ints).unwrap();
