@@ -3,6 +3,8 @@
 `tf.train.Example`s and `SequenceExample`s (hypothesis-generated): values, static
 shapes, graph nodes and error messages; and the protos themselves."""
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -287,6 +289,15 @@ def _first_line(e):
     return next(line for line in e.message.splitlines() if line and not line.startswith(noise))
 
 
+def _assert_same_error(tf1, run):
+    """`run(lib)` fails at run time with TF's error class and message for both."""
+    with pytest.raises(tf1.errors.InvalidArgumentError) as want:
+        run(tf1)
+    with pytest.raises(ff.errors.InvalidArgumentError) as got:
+        run(ff)
+    assert _first_line(got.value) == _first_line(want.value)
+
+
 _CTX = {"len": ("f", [1.0])}
 _SEQ_ERRORS = [
     # (context, lists, context features, sequence features) of one record
@@ -324,15 +335,12 @@ def test_parse_sequence_example_errors_match_tf(tf1, case):
         features = (_config(lib, cspec), _config(lib, sspec))
         return _run_seq(lib, _seq_example(tf1, context, lists), True, features=features)
 
-    with pytest.raises(tf1.errors.InvalidArgumentError) as want:
-        run(tf1)
-    with pytest.raises(ff.errors.InvalidArgumentError) as got:
-        run(ff)
-    assert _first_line(got.value) == _first_line(want.value)
+    _assert_same_error(tf1, run)
 
 
 def test_parse_sequence_example_batch_errors_name_the_record(tf1):
-    def run(lib, serialized, names, cspec, sspec):
+    def run(lib, case):
+        serialized, names, cspec, sspec = case
         features = (_config(lib, cspec), _config(lib, sspec))
         return _run_seq(lib, serialized, False, names, features=features)
 
@@ -351,12 +359,8 @@ def test_parse_sequence_example_batch_errors_name_the_record(tf1):
             {},
         ),
     ]
-    for serialized, names, cspec, sspec in cases:
-        with pytest.raises(tf1.errors.InvalidArgumentError) as want:
-            run(tf1, serialized, names, cspec, sspec)
-        with pytest.raises(ff.errors.InvalidArgumentError) as got:
-            run(ff, serialized, names, cspec, sspec)
-        assert _first_line(got.value) == _first_line(want.value)
+    for case in cases:
+        _assert_same_error(tf1, functools.partial(run, case=case))
 
 
 def test_parse_sequence_example_build_errors_match_tf(tf1):
@@ -469,11 +473,7 @@ def test_fixed_len_sequence_feature_errors_match_tf(tf1, data, feature, single):
             with lib.Session() as sess:
                 return sess.run(out, {ph: ser})
 
-    with pytest.raises(tf1.errors.InvalidArgumentError) as want:
-        run(tf1)
-    with pytest.raises(ff.errors.InvalidArgumentError) as got:
-        run(ff)
-    assert _first_line(got.value) == _first_line(want.value)
+    _assert_same_error(tf1, run)
 
 
 def test_fixed_len_sequence_feature_build_errors_match_tf(tf1):
