@@ -130,3 +130,49 @@ def synthetic_cifar(n, classes=4, size=24, noise=0.5, seed=0):
     mean = images.mean(axis=(1, 2, 3), keepdims=True)
     std = np.maximum(images.std(axis=(1, 2, 3), keepdims=True), 1.0 / np.sqrt(size * size * 3))
     return ((images - mean) / std).astype(np.float32), labels
+
+
+CIFAR_CLASSES = ("horizontal coarse", "horizontal fine", "vertical coarse", "vertical fine")
+
+
+def write_cifar_binaries(directory, n_train=2500, n_test=500, size=32, noise=0.3, seed=0):
+    """Writes generated images as CIFAR-10's binary files, for `cifar10_input.py`.
+
+    The files have CIFAR-10's layout: `data_batch_1.bin` ... `data_batch_5.bin` and
+    `test_batch.bin`, each record one label byte then the `size` x `size` x 3 pixels
+    as bytes, red plane, green plane, blue plane (row-major). Class k
+    (`CIFAR_CLASSES`) shows horizontal (k < 2) or vertical stripes, coarse (even k)
+    or fine; frequency, phase, colours and noise vary per image. The classes survive
+    the tutorial's distortions (crops, left-right flips, brightness and contrast).
+
+    Returns:
+        The paths of the training files and of the test file.
+    """
+    import os
+
+    rng = np.random.default_rng(seed)
+    os.makedirs(directory, exist_ok=True)
+
+    def images(n):
+        labels = rng.integers(0, len(CIFAR_CLASSES), size=n)
+        yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+        across = np.where((labels < 2)[:, None, None], yy, xx)
+        fine = (labels % 2 == 1)[:, None, None]
+        coarse_freq, fine_freq = rng.uniform(0.3, 0.5, (n, 1, 1)), rng.uniform(1.2, 1.6, (n, 1, 1))
+        freq = np.where(fine, fine_freq, coarse_freq)
+        wave = np.sin(freq * across + rng.uniform(0, 2 * np.pi, size=(n, 1, 1)))
+        colours = rng.uniform(40, 215, size=(n, 2, 3))
+        mix = (wave[..., None] + 1.0) / 2.0
+        pixels = mix * colours[:, None, None, 0] + (1.0 - mix) * colours[:, None, None, 1]
+        pixels += rng.normal(scale=noise * 40, size=pixels.shape)
+        planes = np.clip(pixels, 0, 255).astype(np.uint8).transpose(0, 3, 1, 2)  # NCHW
+        return np.concatenate([labels.astype(np.uint8)[:, None], planes.reshape(n, -1)], axis=1)
+
+    train = []
+    for i, part in enumerate(np.array_split(np.arange(n_train), 5), start=1):
+        path = os.path.join(directory, f"data_batch_{i}.bin")
+        images(len(part)).tofile(path)
+        train.append(path)
+    test = os.path.join(directory, "test_batch.bin")
+    images(n_test).tofile(test)
+    return train, test

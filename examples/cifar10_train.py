@@ -3,10 +3,13 @@
 The structure of the CIFAR-10 tutorial (`cifar10.py` + `cifar10_train.py`, and the
 evaluation of `cifar10_eval.py`):
 
-- inputs: a queue pipeline (`tf.train.slice_input_producer` -> `tf.train.shuffle_batch`)
-  over generated 24x24 colour images of `NUM_CLASSES` classes (class k shows stripes
-  at k * 180 / NUM_CLASSES degrees; frequency, phase, colours and noise vary per
-  image; see `_data.py`), in place of the downloaded CIFAR-10 binaries;
+- inputs (`cifar10_input.py`): CIFAR-10's binary files, read by a
+  `tf.FixedLengthRecordReader` from a filename queue and decoded with
+  `tf.decode_raw`; training images are distorted (random 24x24 crops, left-right
+  flips, brightness and contrast, then `per_image_standardization`) in four queue
+  runner threads and shuffled into batches by `tf.train.shuffle_batch`. The files are
+  generated (`_data.write_cifar_binaries`: four classes of striped images, written in
+  CIFAR-10's record layout) in place of the downloaded CIFAR-10 binaries;
 - `inference()`: conv1 -> pool1 -> conv2 -> pool2 -> local3 -> local4 -> softmax_linear,
   each layer's variables made by `_variable_on_cpu` / `_variable_with_weight_decay`
   (`tf.get_variable` under `tf.variable_scope`, weight decay added to the 'losses'
@@ -20,30 +23,35 @@ evaluation of `cifar10_eval.py`):
   `NanTensorHook` and a `_LoggerHook` that prints the loss and speed, writing
   checkpoints and TensorBoard summaries to `--train_dir`;
 - `evaluate()`: restores the moving averages of the variables from the latest
-  checkpoint (`variables_to_restore()`) and reports precision @ 1 on held-out images.
+  checkpoint (`variables_to_restore()`), starts the test pipeline's queue runners
+  under a `Coordinator` and reports precision @ 1 over the held-out images.
 
 The layers are narrower than the tutorial's (16/16/128/64 units instead of
 64/64/384/192, with convolution weights drawn twice as wide and half its learning
 rate to suit) so the program trains in seconds on a CPU. The tutorial's local
-response normalisation (`tf.nn.lrn`) and its image distortions (`tf.image`) are left
-out: ferroflow does not have them yet.
+response normalisation (`tf.nn.lrn`) is left out.
 
 Run: python examples/cifar10_train.py [--max_steps=1000] [--train_dir=DIR]
 Then: tensorboard --logdir DIR
 """
 
+import math
 import re
 import time
 from datetime import datetime
 
+import cifar10_input
 import numpy as np
-from _data import synthetic_cifar
+from _data import write_cifar_binaries
 
 import ferroflow as tf
 
 FLAGS = tf.app.flags.FLAGS
 tf.app.flags.DEFINE_string(
     "train_dir", "/tmp/ferroflow/cifar10_train", "Directory for event logs and checkpoints."
+)
+tf.app.flags.DEFINE_string(
+    "data_dir", "/tmp/ferroflow/cifar10_data", "Directory of the (generated) CIFAR-10 binaries."
 )
 tf.app.flags.DEFINE_integer("max_steps", 1000, "Number of batches to run.")
 tf.app.flags.DEFINE_integer("batch_size", 32, "Number of images to process in a batch.")
@@ -52,10 +60,10 @@ tf.app.flags.DEFINE_integer("save_summaries_steps", 100, "How often to save summ
 tf.app.flags.DEFINE_boolean("log_device_placement", False, "Whether to log device placement.")
 tf.app.flags.DEFINE_boolean("run_eval", True, "Evaluate the model after training.")
 
-IMAGE_SIZE = 24
-NUM_CLASSES = 4
-NUM_EXAMPLES_PER_EPOCH_FOR_TRAIN = 2000
-NUM_EXAMPLES_PER_EPOCH_FOR_EVAL = 500
+IMAGE_SIZE = cifar10_input.IMAGE_SIZE
+NUM_CLASSES = cifar10_input.NUM_CLASSES
+NUM_EXAMPLES_PER_EPOCH_FOR_TRAIN = cifar10_input.NUM_EXAMPLES_PER_EPOCH_FOR_TRAIN
+NUM_EXAMPLES_PER_EPOCH_FOR_EVAL = cifar10_input.NUM_EXAMPLES_PER_EPOCH_FOR_EVAL
 
 MOVING_AVERAGE_DECAY = 0.9999  # The decay to use for the moving average.
 NUM_EPOCHS_PER_DECAY = 20.0  # Epochs after which the learning rate decays.
@@ -88,40 +96,23 @@ def _variable_with_weight_decay(name, shape, stddev, wd):
     return var
 
 
-def _generate_image_and_label_batch(image, label, min_queue_examples, batch_size, shuffle):
-    """A queue of shuffled (or ordered) batches of images and labels."""
-    num_preprocess_threads = 4
-    if shuffle:
-        images, label_batch = tf.train.shuffle_batch(
-            [image, label],
-            batch_size=batch_size,
-            num_threads=num_preprocess_threads,
-            capacity=min_queue_examples + 3 * batch_size,
-            min_after_dequeue=min_queue_examples,
-        )
-    else:
-        images, label_batch = tf.train.batch(
-            [image, label],
-            batch_size=batch_size,
-            num_threads=num_preprocess_threads,
-            capacity=min_queue_examples + 3 * batch_size,
-        )
-    tf.summary.image("images", images)
-    return images, tf.reshape(label_batch, [batch_size])
+def maybe_generate_data():
+    """Writes the generated CIFAR-10 binaries to `--data_dir` unless they are there.
+
+    The tutorial's `maybe_download_and_extract()`, without a download.
+    """
+    if not tf.gfile.Exists(FLAGS.data_dir):
+        write_cifar_binaries(FLAGS.data_dir)
+
+
+def distorted_inputs():
+    """Distorted training batches from the CIFAR-10 binaries in `--data_dir`."""
+    return cifar10_input.distorted_inputs(FLAGS.data_dir, FLAGS.batch_size)
 
 
 def inputs(eval_data):
-    """Batches of generated training images (or one batch of all evaluation images)."""
-    if eval_data:
-        images, labels = synthetic_cifar(NUM_EXAMPLES_PER_EPOCH_FOR_EVAL, NUM_CLASSES, seed=1)
-        return tf.constant(images), tf.constant(labels)
-    images, labels = synthetic_cifar(NUM_EXAMPLES_PER_EPOCH_FOR_TRAIN, NUM_CLASSES, seed=0)
-    with tf.name_scope("input"):
-        image, label = tf.train.slice_input_producer([images, labels], shuffle=True)
-    min_queue_examples = int(NUM_EXAMPLES_PER_EPOCH_FOR_TRAIN * 0.2)
-    return _generate_image_and_label_batch(
-        image, label, min_queue_examples, FLAGS.batch_size, shuffle=True
-    )
+    """Centre-cropped batches of the test (or training) binaries, in order."""
+    return cifar10_input.inputs(eval_data, FLAGS.data_dir, FLAGS.batch_size)
 
 
 def inference(images):
@@ -227,7 +218,7 @@ def train():
         global_step = tf.train.get_or_create_global_step()
         # The input pipeline runs on the CPU.
         with tf.device("/cpu:0"):
-            images, labels = inputs(eval_data=False)
+            images, labels = distorted_inputs()
         logits = inference(images)
         total_loss = loss(logits, labels)
         train_op = train_step(total_loss, global_step)
@@ -291,11 +282,23 @@ def evaluate():
                 return None
             saver.restore(sess, ckpt.model_checkpoint_path)
             global_step = int(ckpt.model_checkpoint_path.split("/")[-1].split("-")[-1])
-            precision = float(np.mean(sess.run(top_k_op)))
+            # The test pipeline's queue runners, as cifar10_eval.py starts them.
+            coord = tf.train.Coordinator()
+            threads = []
+            for qr in tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS):
+                threads.extend(qr.create_threads(sess, coord=coord, daemon=True, start=True))
+            num_iter = math.ceil(NUM_EXAMPLES_PER_EPOCH_FOR_EVAL / FLAGS.batch_size)
+            true_count, step = 0, 0
+            while step < num_iter and not coord.should_stop():
+                true_count += int(np.sum(sess.run(top_k_op)))
+                step += 1
+            precision = true_count / (num_iter * FLAGS.batch_size)
             tf.logging.info("%s: precision @ 1 = %.3f", datetime.now(), precision)
             summary = tf.Summary()
             summary.value.add(tag="Precision @ 1", simple_value=precision)
             summary_writer.add_summary(summary, global_step)
+            coord.request_stop()
+            coord.join(threads, stop_grace_period_secs=10)
         summary_writer.close()
         return precision
 
@@ -305,6 +308,7 @@ def main(argv=None):
     if tf.gfile.Exists(FLAGS.train_dir):
         tf.gfile.DeleteRecursively(FLAGS.train_dir)
     tf.gfile.MakeDirs(FLAGS.train_dir)
+    maybe_generate_data()
     train()
     if FLAGS.run_eval:
         evaluate()

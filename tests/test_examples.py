@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+# Example modules that import `ferroflow as tf` themselves, by the example using them.
+DEPENDENCIES = {"cifar10_train": ("cifar10_input",)}
 
 
 @pytest.fixture
@@ -21,6 +23,7 @@ def examples_on_path(monkeypatch):
         "softmax_regression",
         "mlp_classifier",
         "mnist_fully_connected_feed",
+        "cifar10_input",
         "cifar10_train",
         "mnist_layers_supervisor",
     ):
@@ -56,6 +59,9 @@ def flags_example(examples_on_path, monkeypatch):
             delattr(flags.FLAGS, name)
         for name in loaded:
             sys.modules.pop(name, None)
+            # Modules an example imported for itself (cifar10_input) go with it.
+            for dependency in DEPENDENCIES.get(name, ()):
+                sys.modules.pop(dependency, None)
         loaded.clear()
 
     load.unload = unload
@@ -178,6 +184,7 @@ def test_mnist_fully_connected_feed_command_line(tmp_path):
 
 def _cifar10_run(example, train_dir, ea):
     """Trains and evaluates; returns the summary tags and the checkpoint's variables."""
+    example.maybe_generate_data()
     example.train()
     precision = example.evaluate()
     acc = ea.EventAccumulator(
@@ -196,7 +203,7 @@ def test_cifar10_train(flags_example, tmp_path, capsys, tf1):
     ea = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
     # 300 steps: the four-class loss sits on its ln(4) plateau for the first 100-200
     # steps (how long varies with the shuffling threads' interleaving), then falls.
-    flags = {"max_steps": 300, "save_summaries_steps": 25}
+    flags = {"max_steps": 300, "save_summaries_steps": 25, "data_dir": tmp_path / "data"}
     example = flags_example("cifar10_train", train_dir=tmp_path / "ff", **flags)
     precision, acc, evaluation = _cifar10_run(example, tmp_path / "ff", ea)
     # The moving averages of the weights, restored by evaluate(), classify the

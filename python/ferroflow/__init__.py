@@ -133,7 +133,7 @@ from .ops.clip_ops import (
     global_norm,
 )
 from .ops.confusion_matrix import confusion_matrix
-from .ops.control_flow_ops import case, cond, group, no_op, tuple
+from .ops.control_flow_ops import case, cond, group, no_op, tuple, while_loop
 from .ops.custom_gradient import custom_gradient
 from .ops.data_flow_ops import (
     FIFOQueue,
@@ -144,7 +144,10 @@ from .ops.data_flow_ops import (
     dynamic_partition,
     dynamic_stitch,
 )
+from .ops.functional_ops import foldl, foldr, map_fn, scan
 from .ops.gradients import AggregationMethod, UnconnectedGradients, gradients, hessians
+from .ops.image_ops import random_crop, reverse_v2
+from .ops.image_ops import reverse_v2 as reverse
 from .ops.indexing_ops import one_hot, pad, split, strided_slice, tile
 from .ops.init_ops import (
     constant_initializer,
@@ -297,6 +300,7 @@ from .ops.summary_ops import (
     scalar_summary,
 )
 from .ops.template import make_template
+from .ops.tensor_array_ops import TensorArray
 from .ops.variable_scope import (
     AUTO_REUSE,
     VariableScope,
@@ -343,6 +347,7 @@ __version__ = _ferroflow.__version__
 from . import (
     compat,
     contrib,
+    image,
     initializers,
     io,
     layers,
@@ -458,6 +463,8 @@ __all__ = [
     "floor",
     "floordiv",
     "floormod",
+    "foldl",
+    "foldr",
     "gather",
     "gather_nd",
     "get_collection",
@@ -492,6 +499,7 @@ __all__ = [
     "identity_n",
     "IdentityReader",
     "image_summary",
+    "image",
     "import_graph_def",
     "IndexedSlices",
     "IndexedSlicesValue",
@@ -521,6 +529,7 @@ __all__ = [
     "LogMessage",
     "losses",
     "make_template",
+    "map_fn",
     "matching_files",
     "math",
     "matmul",
@@ -564,6 +573,7 @@ __all__ = [
     "python_io",
     "QueueBase",
     "random",
+    "random_crop",
     "random_normal",
     "random_normal_initializer",
     "random_shuffle",
@@ -589,12 +599,15 @@ __all__ = [
     "report_uninitialized_variables",
     "reset_default_graph",
     "reshape",
+    "reverse",
+    "reverse_v2",
     "resource",
     "round",
     "rsqrt",
     "RunMetadata",
     "RunOptions",
     "scalar_summary",
+    "scan",
     "scatter_add",
     "scatter_sub",
     "scatter_update",
@@ -648,6 +661,7 @@ __all__ = [
     "Summary",
     "tanh",
     "Tensor",
+    "TensorArray",
     "TensorShape",
     "TextLineReader",
     "TFRecordReader",
@@ -684,6 +698,7 @@ __all__ = [
     "where",
     "where_v2",
     "WholeFileReader",
+    "while_loop",
     "write_file",
     "zeros",
     "zeros_initializer",

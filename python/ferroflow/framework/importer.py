@@ -164,6 +164,25 @@ def _check_return_elements(return_elements, names):
             raise ValueError(f"Requested return node '{element}' not found in graph def")
 
 
+# Attrs of `While`/`_WhileGrad` that name tensors of the graph (see
+# ops/control_flow_ops.py).
+_LOOP_TENSOR_ATTRS = ("_feeds", "_cond", "_body", "_grad_feeds", "_grad_fetches")
+
+
+def _renamed_tensors(attr, rename):
+    """A tensor-name attr (one `s` or a list of them) with each node name renamed."""
+
+    def one(name: bytes) -> bytes:
+        node, sep, index = name.decode().rpartition(":")
+        if not sep:
+            node, index = index, "0"
+        return f"{rename(node)}:{index}".encode()
+
+    if attr.WhichOneof("value") == "s":
+        return ("string", one(attr.s))
+    return ("list(string)", [one(x) for x in attr.list.s])
+
+
 def import_graph_def(
     graph_def,
     input_map=None,
@@ -284,6 +303,12 @@ def import_graph_def(
                     if group.startswith(b"loc:@") and target is not None and target.device:
                         node_device = target.device
                         break
+            for key in _LOOP_TENSOR_ATTRS:
+                # A loop names its sub-graph tensors: they moved with the import.
+                if node.op in ("While", "_WhileGrad") and key in node.attr:
+                    attrs[key] = ops._NativeAttr(
+                        _renamed_tensors(node.attr[key], lambda n: renamed.get(n, scope + n))
+                    )
             full_name = scope + node.name
             unique = graph.unique_name(node.name)
             if full_name in graph._ops_by_name:

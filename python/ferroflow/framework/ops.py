@@ -963,6 +963,9 @@ class Graph:
         control = self._control_dependencies_for_inputs(input_ops)
         if flow_context is not None and not inputs:
             control = flow_context._control_inputs_of_source(control)
+        if flow_context is not None:
+            # A loop's sub-graph leaves control inputs from outside it to the loop op.
+            control = flow_context._process_control_inputs(control)
         device = self._device_for(_PendingOp(op_type, name)) if self._device_stack else ""
         attrs = dict(attrs or {})
         if self._container and "container" in attrs and not attrs["container"]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import builtins
 import collections
 
-from ..framework import dtypes, ops
+from ..framework import constant_op, dtypes, ops
 from . import array_ops, logging_ops, math_ops
 
 
@@ -293,6 +293,11 @@ class CondContext:
             return control
         return [*control, self._pivot.op]
 
+    def _process_control_inputs(self, control):
+        if self._outer_context is not None:
+            return self._outer_context._process_control_inputs(control)
+        return control
+
     def _add_op(self, op):
         self._op_ids.add(op._id)
         for t in op.outputs:
@@ -516,3 +521,390 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
 
 def _bind_cond(pred, true_fn, false_fn, strict):
     return lambda: cond(pred, true_fn=true_fn, false_fn=false_fn, strict=strict)
+
+
+# -- while_loop ----------------------------------------------------------------------
+class WhileContext:
+    """The context the cond and body of a `while_loop` are built in.
+
+    ferroflow's loop is TF-2's functional `While` op: cond and body are sub-graphs of
+    the same graph, fed by one placeholder per loop variable. Every tensor from
+    outside the loop that an op inside uses is *captured*: it becomes an input of
+    the `While` op and is fed to the sub-graphs as is (the op's `_feeds` name it), so
+    the sub-graphs never run outside ops. Control inputs on outside ops move to the
+    `While` op.
+    """
+
+    def __init__(self, graph):
+        self._graph = graph
+        self._outer_context = graph._control_flow_context
+        self._start = len(graph._ops)
+        self._captures: dict[str, ops.Tensor] = {}
+        self._external_controls: list[ops.Operation] = []
+        # What a cond nested inside records in its enclosing contexts.
+        self._op_ids: set[int] = set()
+        self._values: set[str] = set()
+
+    @property
+    def outer_context(self):
+        """The context this one is nested in, or None."""
+        return self._outer_context
+
+    def Enter(self):
+        """Makes this the graph's current control-flow context."""
+        self._saved = self._graph._control_flow_context
+        self._graph._control_flow_context = self
+
+    def Exit(self):
+        """Restores the context that was current before `Enter`."""
+        self._graph._control_flow_context = self._saved
+
+    def _is_outside(self, op):
+        return op._id < self._start
+
+    def AddValue(self, val):
+        """`val` as the loop sees it: itself, captured when it comes from outside.
+
+        A variable reference is not captured: the sub-graph uses the variable itself
+        (so assignments inside the loop reach it).
+        """
+        if self._is_outside(val.op) and not val.dtype._is_ref_dtype:
+            self._captures.setdefault(val.name, val)
+        return val
+
+    def _process_inputs(self, inputs):
+        return [self.AddValue(t) for t in inputs]
+
+    def _control_inputs_of_source(self, control):
+        return control
+
+    def _process_control_inputs(self, control):
+        kept = []
+        for c in control:
+            if self._is_outside(c):
+                if all(c is not e for e in self._external_controls):
+                    self._external_controls.append(c)
+            else:
+                kept.append(c)
+        return kept
+
+    def _add_op(self, op):
+        del op
+
+
+def _shape_less_equal(shape1, shape2):
+    """TF's `_ShapeLessThanOrEqual`: `shape1` is at least as specific as `shape2`."""
+    if shape2.dims is None:
+        return True
+    if shape1.ndims != shape2.ndims:
+        return False
+    return all(
+        d2.value is None or d1.value == d2.value
+        for d1, d2 in zip(shape1.dims, shape2.dims, strict=True)
+    )
+
+
+def _loop_var_to_tensor(v):
+    if hasattr(v, "_as_graph_element") and not isinstance(v, ops.Tensor):
+        v = v.value() if hasattr(v, "value") else v._as_graph_element()
+    t = ops.convert_to_tensor(v)
+    if t.dtype._is_ref_dtype:
+        t = array_ops.identity(t)
+    return t
+
+
+def _rank0_message(scope, c):
+    dims = ", ".join("?" if d.value is None else str(d.value) for d in c.shape.dims)
+    return (
+        f"Shape must be rank 0 but is rank {c.shape.ndims} for "
+        f"'{{{{node {scope}LoopCond}}}} = LoopCond[]({c.op.name})' with input shapes: [{dims}]."
+    )
+
+
+def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, back_prop, scope):
+    """Builds the `While` op (TF's `WhileContext.BuildLoop`).
+
+    Returns the outputs packed as the body's result, and the number of loop variables.
+    """
+    from ..framework import tensor_shape
+    from .tensor_array_ops import TensorArray
+
+    g = ops.get_default_graph()
+    flat_orig = _flatten(loop_vars)
+    flat = [v.flow if isinstance(v, TensorArray) else _loop_var_to_tensor(v) for v in flat_orig]
+    if shape_invariants is None:
+        invariants = [t.shape for t in flat]
+    else:
+        _assert_same_structure(loop_vars, shape_invariants)
+        invariants = [tensor_shape.as_shape(s) for s in _flatten(shape_invariants)]
+    # A TensorArray's flow changes shape as it is written.
+    invariants = [
+        tensor_shape.TensorShape(None) if isinstance(v, TensorArray) else inv
+        for v, inv in zip(flat_orig, invariants, strict=True)
+    ]
+    for t, inv in zip(flat, invariants, strict=True):
+        if not _shape_less_equal(t.shape, inv):
+            raise ValueError(
+                f"The shape invariant specified for {t.name} is not compatible with the "
+                f"initial shape of the loop variable. It enters the loop with shape {t.shape}, "
+                f"but the specified shape invariant is {inv}."
+            )
+    context = WhileContext(g)
+    context.Enter()
+    try:
+        placeholders = [
+            array_ops.placeholder(t.dtype.base_dtype, inv, name="loop_var")
+            for t, inv in zip(flat, invariants, strict=True)
+        ]
+        packed = _pack_as(
+            loop_vars,
+            [
+                v._with(p) if isinstance(v, TensorArray) else p
+                for v, p in zip(flat_orig, placeholders, strict=True)
+            ],
+        )
+        c = context.AddValue(ops.convert_to_tensor(cond(*packed)))
+        if c.dtype.base_dtype != dtypes.bool:
+            raise TypeError(
+                f"Input 'input' of 'LoopCond' Op has type {c.dtype.base_dtype.name} that does "
+                "not match expected type of bool."
+            )
+        if c.shape.ndims is not None and c.shape.ndims != 0:
+            raise ValueError(_rank0_message(scope, c))
+        body_result = body(*packed)
+        if not _is_sequence(body_result):
+            body_result = [body_result]
+        _assert_same_structure(list(packed), list(body_result))
+        flat_result = _flatten(body_result)
+        results = [
+            context.AddValue(r.flow if isinstance(r, TensorArray) else _loop_var_to_tensor(r))
+            for r in flat_result
+        ]
+    finally:
+        context.Exit()
+    if len(results) != len(flat):
+        raise ValueError(
+            "Number of inputs and outputs of 'body' must match 'loop_vars'. Got "
+            f"{len(flat)} for the number of inputs/outputs, and {len(results)} for 'loop_vars'."
+        )
+    for t, p, r in zip(flat, placeholders, results, strict=True):
+        if r.dtype.base_dtype != t.dtype.base_dtype:
+            raise TypeError(
+                f"Loop var {t.name} enters the loop with type {t.dtype.base_dtype.name}, "
+                f"but has type {r.dtype.base_dtype.name} after 1 iteration."
+            )
+        if not _shape_less_equal(r.shape, p.shape):
+            raise ValueError(
+                f"Input tensor '{t.name}' enters the loop with shape {t.shape}, but has shape "
+                f"{r.shape} after one iteration. To allow the shape to vary across iterations, "
+                "use the `shape_invariants` argument of tf.while_loop to specify a "
+                "less-specific shape."
+            )
+    captures = list(context._captures.values())
+    attrs = {
+        "_feeds": [t.name for t in placeholders + captures],
+        "_cond": c.name,
+        "_body": [r.name for r in results],
+        "_back_prop": bool(back_prop),
+        "output_shapes": [*invariants, *(t.shape for t in captures)],
+        "parallel_iterations": int(parallel_iterations),
+    }
+    with ops.control_dependencies(context._external_controls):
+        op = g._create_op("While", flat + captures, attrs, name=scope)
+    # Named as TF-1.x's loop exits (`while/Exit`, `while/Exit_1`, ...), so programs
+    # that fetch those names find them.
+    outputs = [array_ops.identity(t, name="Exit") for t in op.outputs[: len(flat)]]
+    # A TensorArray leaves with the loop variable's size (a tensor outside the loop)
+    # and the element shape the body gave it.
+    outputs = [
+        v._with(t, element_shape=r.element_shape) if isinstance(r, TensorArray) else t
+        for v, r, t in zip(flat_orig, flat_result, outputs, strict=True)
+    ]
+    return _pack_as(body_result, outputs), len(outputs)
+
+
+def while_loop(
+    cond,
+    body,
+    loop_vars,
+    shape_invariants=None,
+    parallel_iterations=10,
+    back_prop=True,
+    swap_memory=False,
+    name=None,
+    maximum_iterations=None,
+    return_same_structure=False,
+):
+    """Repeats `body` while `cond` is true (TF-1.x `tf.while_loop`).
+
+    The loop is one functional `While` op: `cond` and `body` are built once into
+    sub-graphs that the op's kernel runs natively, iteration after iteration. Tensors
+    from outside the loop that they use are captured as inputs of the op.
+
+    Args:
+        cond: A callable taking the loop variables, returning a scalar bool tensor.
+        body: A callable taking the loop variables, returning their next values in the
+            same structure.
+        loop_vars: A (possibly nested) list, tuple, namedtuple or dict of tensors.
+        shape_invariants: The shape each loop variable keeps across iterations (same
+            structure as `loop_vars`); by default its initial shape.
+        parallel_iterations: Accepted for compatibility (iterations run one after
+            another); must be positive.
+        back_prop: Whether gradients flow through the loop (False: none do).
+        swap_memory: Accepted for compatibility.
+        name: A name scope for the ops (default `while`).
+        maximum_iterations: An optional int scalar tensor: the loop stops after this
+            many iterations at most (it becomes part of the condition, as TF's).
+        return_same_structure: Whether to return the structure of `loop_vars` even for
+            a single loop variable.
+
+    Returns:
+        The loop variables' final values, in the structure `body` returns (a single
+        loop variable unpacked unless `return_same_structure`).
+
+    Raises:
+        TypeError: If `cond` or `body` is not callable, `parallel_iterations` is not
+            positive, `cond` is not a bool tensor, or `body` changes a dtype.
+        ValueError: If `loop_vars` is empty, the structures do not match, or a shape
+            does not keep its invariant.
+    """
+    del swap_memory
+    from ..framework import tensor_shape
+
+    if not callable(cond):
+        raise TypeError("'cond' must be callable.")
+    if not callable(body):
+        raise TypeError("'body' must be callable.")
+    if parallel_iterations < 1:
+        raise TypeError("'parallel_iterations' must be a positive integer.")
+    if isinstance(loop_vars, ops.Tensor) or hasattr(loop_vars, "_as_graph_element"):
+        loop_vars = [loop_vars]
+    values = [v for v in _flatten(loop_vars) if isinstance(v, ops.Tensor)]
+    with ops.name_scope(name, "while", values) as scope:
+        if not loop_vars:
+            raise ValueError("'loop_vars' must be provided.")
+        try_to_pack = len(loop_vars) == 1 and not return_same_structure
+        if maximum_iterations is not None:
+            maximum_iterations = ops.convert_to_tensor(
+                maximum_iterations, name="maximum_iterations"
+            )
+            if maximum_iterations.shape.ndims != 0:
+                raise ValueError(
+                    "'maximum_iterations' must be a scalar. "
+                    f"Received shape: {maximum_iterations.shape}"
+                )
+            counter = constant_op.constant(
+                0, dtype=maximum_iterations.dtype, name="iteration_counter"
+            )
+            orig_cond, orig_body = cond, body
+            if try_to_pack:
+                loop_vars = (counter, loop_vars[0])
+
+                def cond(i, lv):
+                    return math_ops.logical_and(i < maximum_iterations, orig_cond(lv))
+
+                def body(i, lv):
+                    return (i + 1, orig_body(lv))
+            else:
+                loop_vars = (counter, loop_vars)
+
+                def cond(i, lv):
+                    return math_ops.logical_and(i < maximum_iterations, orig_cond(*lv))
+
+                def body(i, lv):
+                    return (i + 1, orig_body(*lv))
+
+            try_to_pack = False
+            if shape_invariants is not None:
+                shape_invariants = (tensor_shape.TensorShape([]), shape_invariants)
+        packed, n = _build_while(
+            cond, body, loop_vars, shape_invariants, parallel_iterations, back_prop, scope
+        )
+        if return_same_structure:
+            result = packed
+        else:
+            result = packed[0] if n == 1 and isinstance(packed, list | builtins.tuple) else packed
+        if maximum_iterations is not None:
+            return result[1]
+        return result
+
+
+def _is_differentiable(dtype):
+    dtype = dtype.base_dtype
+    return dtype.is_floating or dtype.is_complex
+
+
+@ops.RegisterGradient("While")
+def _while_grad(op, *grads):
+    """The gradient of a `While`: a `_WhileGrad` op over the body's VJP sub-graph.
+
+    The VJP sub-graph is `tf.gradients` of the body's outputs with respect to its
+    loop-variable placeholders and captures, seeded with placeholders for the
+    incoming gradients (a capture's gradient is summed across iterations through an
+    accumulator placeholder). `_WhileGrad` re-runs the forward loop from the op's
+    inputs, keeping every iteration's loop variables, and runs the VJP over them in
+    reverse. Captures are differentiated as independent inputs (`stop_gradients`):
+    the outer graph carries their gradients on.
+    """
+    from . import gradients as gradients_impl
+
+    n_inputs = len(op.inputs)
+    if not op.get_attr("_back_prop"):
+        return [None] * n_inputs
+    g = op.graph
+
+    def tensor(name):
+        return g.get_tensor_by_name(name.decode() if isinstance(name, bytes) else name)
+
+    feeds = [tensor(n) for n in op.get_attr("_feeds")]
+    body = [tensor(n) for n in op.get_attr("_body")]
+    n_vars = len(body)
+    diff_vars = [
+        i for i in range(n_vars) if _is_differentiable(op.inputs[i].dtype) and grads[i] is not None
+    ]
+    diff_caps = [i for i in range(n_vars, n_inputs) if _is_differentiable(op.inputs[i].dtype)]
+    diff = diff_vars + diff_caps
+    if not diff_vars:
+        # No float loop variable: nothing differentiable leaves the loop.
+        return [None] * n_inputs
+    with ops.control_dependencies(None):
+        seeds = [
+            array_ops.placeholder(feeds[i].dtype.base_dtype, feeds[i].shape, name="grad_seed")
+            for i in diff_vars
+        ]
+        accumulators = [
+            array_ops.placeholder(
+                op.inputs[i].dtype.base_dtype, op.inputs[i].shape, name="grad_acc"
+            )
+            for i in diff_caps
+        ]
+        xs = [feeds[i] for i in diff]
+        vjp = gradients_impl.gradients(
+            [body[i] for i in diff_vars],
+            xs,
+            grad_ys=seeds,
+            stop_gradients=feeds,
+            unconnected_gradients=gradients_impl.UnconnectedGradients.ZERO,
+        )
+        vjp = [ops.convert_to_tensor(v) for v in vjp]
+        fetches = vjp[: len(diff_vars)] + [
+            acc + v for acc, v in zip(accumulators, vjp[len(diff_vars) :], strict=True)
+        ]
+        incoming = []
+        for i in diff:
+            gi = grads[i]
+            gi = array_ops.zeros_like(op.inputs[i]) if gi is None else ops.convert_to_tensor(gi)
+            incoming.append(gi)
+        attrs = {
+            "_feeds": [t.name for t in feeds],
+            "_cond": op.get_attr("_cond"),
+            "_body": [t.name for t in body],
+            "_diff": diff,
+            "_grad_feeds": [t.name for t in seeds + accumulators],
+            "_grad_fetches": [t.name for t in fetches],
+        }
+        grad_op = g._create_op("_WhileGrad", list(op.inputs) + incoming, attrs, name="WhileGrad")
+    out: list[ops.Tensor | None] = [None] * n_inputs
+    for j, i in enumerate(diff):
+        out[i] = grad_op.outputs[j]
+    return out

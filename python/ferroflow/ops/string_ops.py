@@ -21,7 +21,9 @@ __all__ = [
     "reduce_join",
     "string_join",
     "string_split",
+    "string_split_v2",
     "string_to_number",
+    "strings_split_v1",
     "substr",
     "write_file",
 ]
@@ -275,3 +277,75 @@ def string_split(
         values.set_shape([None])
         shape.set_shape([2])
         return SparseTensor(indices, values, shape)
+
+
+def string_split_v2(source, sep=None, maxsplit=-1):
+    """TF's `string_split_v2`: Python's `str.split` of each string of a vector.
+
+    An empty or absent `sep` splits at runs of whitespace and drops empty tokens; any
+    other `sep` splits at each occurrence of the whole string (keeping empty tokens).
+    At most `maxsplit` splits per string when it is positive.
+
+    Returns:
+        A rank-2 `SparseTensor` of the tokens, row `i` those of `source[i]`.
+    """
+    from ..framework.sparse_tensor import SparseTensor  # framework's sparse builds on ops
+
+    sep = ops.convert_to_tensor("" if sep is None else sep, dtype=_dtypes.string)
+    source = ops.convert_to_tensor(source, dtype=_dtypes.string)
+    op = make_op("StringSplitV2", [source, sep], {"maxsplit": int(maxsplit)}, name="StringSplitV2")
+    indices, values, shape = op.outputs
+    indices.set_shape([None, 2])
+    values.set_shape([None])
+    shape.set_shape([2])
+    return SparseTensor(indices, values, shape)
+
+
+def strings_split_v1(
+    input=None, sep=None, maxsplit=-1, result_type="SparseTensor", source=None, name=None
+):
+    """TF-1.x's `tf.strings.split`: `str.split` of each string, as a `SparseTensor`.
+
+    Args:
+        input: String tensor of rank N (a scalar is taken as one string; unknown rank
+            is taken as 1, as TF).
+        sep: Scalar string separator; empty or None splits at runs of whitespace.
+        maxsplit: At most this many splits per string when positive.
+        result_type: `"SparseTensor"` (ferroflow has no `RaggedTensor`).
+        source: Deprecated alias of `input`.
+        name: A name for the operation.
+
+    Returns:
+        A `SparseTensor` of rank N+1: the tokens of `input[i...]` at `[i..., j]`.
+    """
+    from . import array_ops, math_ops  # both build on this module's neighbours
+
+    if source is not None:
+        if input is not None:
+            raise ValueError("Cannot specify both 'source' and 'input'.")
+        input = source
+    if result_type == "RaggedTensor":
+        raise NotImplementedError("strings.split(result_type='RaggedTensor'): no RaggedTensor")
+    if result_type != "SparseTensor":
+        raise ValueError("result_type must be 'RaggedTensor' or 'SparseTensor'.")
+    with ops.name_scope(name, "StringSplit", [input]):
+        input = ops.convert_to_tensor(input, dtype=_dtypes.string, name="input")
+        rank = input.shape.ndims
+        if rank == 0:
+            input = array_ops.expand_dims(input, 0)
+        if rank is None or rank <= 1:
+            return string_split_v2(input, sep=sep, maxsplit=maxsplit)
+        # Rank N: split the flattened strings, then unravel each row to N indices
+        # (the ordering of TF's ragged `to_sparse`).
+        from ..framework.sparse_tensor import SparseTensor
+
+        flat = string_split_v2(array_ops.reshape(input, [-1]), sep=sep, maxsplit=maxsplit)
+        shape = array_ops.cast(array_ops.shape(input), _dtypes.int64)
+        rows = flat.indices[:, 0]
+        columns = []
+        for i in range(rank):
+            stride = math_ops.reduce_prod(shape[i + 1 :])
+            columns.append(math_ops.floormod(math_ops.floordiv(rows, stride), shape[i]))
+        indices = array_ops.concat([array_ops.stack(columns, axis=1), flat.indices[:, 1:]], 1)
+        dense_shape = array_ops.concat([shape, flat.dense_shape[1:]], 0)
+        return SparseTensor(indices, flat.values, dense_shape)

@@ -4,6 +4,7 @@
 //! reach each tensor, and returns the gradient of `sum(ys)` for every `x`.
 pub(crate) mod array_grad;
 pub(crate) mod control_flow_grad;
+pub(crate) mod image_grad;
 pub(crate) mod math_grad;
 pub(crate) mod nn_grad;
 

@@ -337,6 +337,59 @@ impl DirectSession {
     }
 }
 
+/// Runs a sub-plan (a loop's cond or body, see `kernels::functional`) on the calling
+/// thread within the run of the kernel that owns it: `feeds` fill the plan's feed
+/// slots in order, and the fetched values come back (a variable reference read).
+/// A fed tensor must have its feed's dtype and a shape compatible with its static
+/// shape (for a loop variable, its shape invariant). Its queue operations may wait.
+pub(crate) fn run_subplan(plan: &Plan, feeds: Vec<Value>, env: &ExecEnv, mut wait: Wait<'_>) -> Result<Vec<Value>> {
+    // The loop kernel already runs where it may wait (see `kernels::functional`).
+    wait.nonblocking = false;
+    if feeds.len() != plan.feeds.len() {
+        ff_bail!(Internal, "sub-plan expects {} feeds, got {}", plan.feeds.len(), feeds.len());
+    }
+    for (v, f) in feeds.iter().zip(&plan.feeds) {
+        if let Value::Tensor(t) = v {
+            if t.dtype() != f.dtype {
+                ff_bail!(
+                    InvalidArgument,
+                    "Loop value for '{}' is a {} tensor, expected {}",
+                    f.name,
+                    t.dtype(),
+                    f.dtype
+                );
+            }
+            if !f.shape.is_compatible_with(t.shape()) {
+                ff_bail!(
+                    InvalidArgument,
+                    "Loop value for '{}' has shape {}, which is not compatible with its shape invariant {}",
+                    f.name,
+                    py_shape(&PartialShape::known(t.shape())),
+                    py_shape(&f.shape)
+                );
+            }
+        }
+    }
+    let mut values: Vec<Option<Value>> = vec![None; plan.num_slots];
+    for (i, v) in feeds.into_iter().enumerate() {
+        values[i] = Some(v);
+    }
+    let values = if plan.control_flow {
+        run_inline_cf(plan, values, env, wait, None)?
+    } else {
+        run_inline(plan, values, env, wait, None)?
+    };
+    plan.fetches
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| match &values[s] {
+            Some(Value::Ref(var)) => Ok(Value::Tensor(var.read()?)),
+            Some(v) => Ok(v.clone()),
+            None => Err(Error::invalid_argument(format!("Retval[{i}] does not have value"))),
+        })
+        .collect()
+}
+
 /// Runs one kernel, turning a panic inside it into an `Internal` error for that step
 /// (so the failing op is named and no panic crosses into the pool or the bindings).
 fn compute(step: &plan::Step, ctx: &mut OpContext<'_>) -> Result<()> {

@@ -123,6 +123,10 @@ impl Plan {
     pub fn is_parallel(&self) -> bool {
         self.parallel
     }
+    /// Whether a step may block (a queue operation).
+    pub(crate) fn has_blocking_steps(&self) -> bool {
+        self.steps.iter().any(|s| s.blocking)
+    }
 
     /// Compiles a plan: prune, place (on `placement`'s devices), select kernels,
     /// partition (copies at device boundaries), schedule. `pool_threads` > 1 allows a

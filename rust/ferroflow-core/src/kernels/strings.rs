@@ -1,5 +1,5 @@
 //! String and file kernels: `DecodeRaw`, `StringToNumber`, `StringJoin`, `Substr`,
-//! `StringSplit`, `ReduceJoin`, `DecodeCSV`, `ReadFile` and `WriteFile`, with TF's
+//! `StringSplit`, `StringSplitV2`, `ReduceJoin`, `DecodeCSV`, `ReadFile` and `WriteFile`, with TF's
 //! semantics and messages.
 use super::{KernelBuild, OpContext, OpKernel, stateless};
 use crate::dtype::DType;
@@ -206,8 +206,9 @@ fn int_values(t: &Tensor) -> Result<Vec<i64>> {
     crate::ops::int_values(t)
 }
 
-/// `Substr` (unit `BYTE`): `len` bytes from `pos` (negative: from the end), with
-/// `pos`/`len` of the input's shape or scalars.
+/// `Substr` (unit `BYTE`): `len` bytes from `pos` (negative: from the end). `pos` and
+/// `len` share a shape, broadcast against the input's (numpy rules, any rank; TF's
+/// kernel stops at rank 2).
 pub(crate) fn substr_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     let unit = b.node.attr_or::<String>("unit", "BYTE".to_string())?;
     if unit != "BYTE" {
@@ -224,20 +225,23 @@ pub(crate) fn substr_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
                 fmt_shape(len_t.shape())
             );
         }
-        let scalar = pos_t.shape().is_empty();
-        if !scalar && pos_t.shape() != input.shape() {
-            ff_bail!(
-                InvalidArgument,
-                "Substr with broadcast pos/len is not supported: input {} vs. pos {}",
-                fmt_shape(input.shape()),
-                fmt_shape(pos_t.shape())
-            );
-        }
+        let shape = crate::shape::broadcast_shapes(input.shape(), pos_t.shape())?;
+        let input = crate::kernels::layout::broadcast_to(input, &shape)?;
         let (pos, len) = (int_values(pos_t)?, int_values(len_t)?);
+        let at = |v: &[i64], i: usize| if v.len() == 1 { v[0] } else { v[i] };
+        let (pos, len) = if pos_t.shape() == shape.as_slice() || pos.len() == 1 {
+            (pos, len)
+        } else {
+            let wide = |v: Vec<i64>| -> Result<Vec<i64>> {
+                let t = Tensor::from_slice(pos_t.shape(), &v)?;
+                Ok(crate::kernels::layout::broadcast_to(&t, &shape)?.as_slice::<i64>()?.to_vec())
+            };
+            (wide(pos)?, wide(len)?)
+        };
         let strings = input.as_strings()?;
         let mut out = Vec::with_capacity(strings.len());
         for (i, s) in strings.iter().enumerate() {
-            let (p, l) = if scalar { (pos[0], len[0]) } else { (pos[i], len[i]) };
+            let (p, l) = (at(&pos, i), at(&len, i));
             let size = s.len() as i64;
             let start = if p < 0 { p + size } else { p };
             if !(0..=size).contains(&start) {
@@ -250,7 +254,7 @@ pub(crate) fn substr_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
             let end = (start + l.max(0)).min(size);
             out.push(s[start as usize..end as usize].to_vec());
         }
-        ctx.set_output(0, Tensor::from_strings(input.shape(), out)?);
+        ctx.set_output(0, Tensor::from_strings(&shape, out)?);
         Ok(())
     })
 }
@@ -284,6 +288,87 @@ impl OpKernel for StringSplit {
             } else {
                 s.split(|c| delim.contains(c)).filter(|t| !self.0 || !t.is_empty()).collect()
             };
+            max_tokens = max_tokens.max(tokens.len());
+            for (j, t) in tokens.into_iter().enumerate() {
+                indices.extend([row as i64, j as i64]);
+                values.push(t.to_vec());
+            }
+        }
+        let n = values.len();
+        ctx.set_output(0, Tensor::from_slice(&[n, 2], &indices)?);
+        ctx.set_output(1, Tensor::from_strings(&[n], values)?);
+        ctx.set_output(2, Tensor::from_slice(&[2], &[rows as i64, max_tokens as i64])?);
+        Ok(())
+    }
+}
+
+/// `StringSplitV2`: Python's `str.split` of each string of a vector, as TF's kernel
+/// does it: an empty `sep` splits at runs of ASCII whitespace (no empty tokens), any
+/// other `sep` at each occurrence of the whole string; after `maxsplit` splits (when
+/// positive) the rest of the string is the last token, even when empty.
+struct StringSplitV2(i64);
+
+pub(crate) fn string_split_v2_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(StringSplitV2(b.node.attr_or("maxsplit", -1i64)?)))
+}
+
+fn is_ascii_space(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
+/// TF's `SplitV2` (`string_split_op.cc`), byte for byte.
+fn split_v2<'a>(text: &'a [u8], sep: &[u8], maxsplit: i64) -> Vec<&'a [u8]> {
+    let mut out = Vec::new();
+    if maxsplit == 0 {
+        out.push(text);
+        return out;
+    }
+    let mut rest = text;
+    let mut splits = 0i64;
+    if sep.is_empty() {
+        let skip = |t: &'a [u8]| &t[t.iter().position(|&c| !is_ascii_space(c)).unwrap_or(t.len())..];
+        rest = skip(rest);
+        while !rest.is_empty() {
+            let end = rest.iter().position(|&c| is_ascii_space(c)).unwrap_or(rest.len());
+            out.push(&rest[..end]);
+            rest = skip(&rest[end..]);
+            splits += 1;
+            if maxsplit > 0 && splits == maxsplit {
+                out.push(rest);
+                return out;
+            }
+        }
+        return out;
+    }
+    while let Some(at) = rest.windows(sep.len()).position(|w| w == sep) {
+        out.push(&rest[..at]);
+        rest = &rest[at + sep.len()..];
+        splits += 1;
+        if maxsplit > 0 && splits == maxsplit {
+            break;
+        }
+    }
+    out.push(rest);
+    out
+}
+
+impl OpKernel for StringSplitV2 {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let input = ctx.input(0)?;
+        if input.shape().len() != 1 {
+            ff_bail!(InvalidArgument, "input must be a vector, got shape: {}", fmt_shape(input.shape()));
+        }
+        let sep_t = ctx.input(1)?;
+        if !sep_t.shape().is_empty() {
+            ff_bail!(InvalidArgument, "sep must be a scalar, got shape: {}", fmt_shape(sep_t.shape()));
+        }
+        let sep = &sep_t.as_strings()?[0];
+        let rows = input.shape()[0];
+        let mut indices: Vec<i64> = Vec::new();
+        let mut values: Vec<Vec<u8>> = Vec::new();
+        let mut max_tokens = 0usize;
+        for (row, s) in input.as_strings()?.iter().enumerate() {
+            let tokens = split_v2(s, sep, self.0);
             max_tokens = max_tokens.max(tokens.len());
             for (j, t) in tokens.into_iter().enumerate() {
                 indices.extend([row as i64, j as i64]);
@@ -697,6 +782,26 @@ pub(crate) fn matching_files_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKer
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn split_v2_is_tensorflows_str_split() {
+        let split = |s: &str, sep: &str, max: i64| -> Vec<String> {
+            split_v2(s.as_bytes(), sep.as_bytes(), max)
+                .iter()
+                .map(|t| String::from_utf8_lossy(t).into_owned())
+                .collect()
+        };
+        assert_eq!(split("  a b\t\nc  ", "", -1), ["a", "b", "c"]);
+        assert_eq!(split("   ", "", -1), Vec::<String>::new());
+        assert_eq!(split("a b c", "", 1), ["a", "b c"]);
+        // TF pushes the (empty) rest after the last allowed split; Python would not.
+        assert_eq!(split("a b", "", 2), ["a", "b", ""]);
+        assert_eq!(split(" a b", "", 0), [" a b"]);
+        assert_eq!(split("1<>2<><>3", "<>", -1), ["1", "2", "", "3"]);
+        assert_eq!(split("", ",", -1), [""]);
+        assert_eq!(split("a,b,c", ",", 1), ["a", "b,c"]);
+        assert_eq!(split("a,", ",", -1), ["a", ""]);
+    }
 
     #[test]
     fn globs_match_as_fnmatch() {

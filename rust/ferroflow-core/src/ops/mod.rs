@@ -10,6 +10,8 @@ mod compare;
 pub(crate) mod control_flow;
 mod conv;
 mod data_flow;
+mod functional;
+mod image;
 pub(crate) mod indexing;
 pub(crate) mod io;
 pub use crate::kernels::io::restore_tensor;
@@ -233,6 +235,8 @@ fn registry() -> &'static Registry {
         control_flow::register(&mut r);
         conv::register(&mut r);
         data_flow::register(&mut r);
+        functional::register(&mut r);
+        image::register(&mut r);
         reader::register(&mut r);
         strings::register(&mut r);
         indexing::register(&mut r);

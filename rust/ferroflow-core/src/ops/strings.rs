@@ -1,5 +1,6 @@
 //! String and file ops: `DecodeRaw`, `StringToNumber`, `StringJoin`, `Substr`,
-//! `StringSplit`, `ReduceJoin`, `DecodeCSV`, `ParseExampleV2`, `ParseSequenceExampleV2`, `ReadFile`, `WriteFile`. None has a
+//! `StringSplit`, `StringSplitV2`, `ReduceJoin`, `DecodeCSV`, `ParseExampleV2`, `ParseSequenceExampleV2`,
+//! `ReadFile`, `WriteFile`. None has a
 //! gradient; those TF registers as not differentiable are marked so, the rest are
 //! missing (a `LookupError` when differentiated through), as in TF.
 use super::{InferCtx, OpDef, Registry};
@@ -17,6 +18,7 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("StringJoin", &["inputs"], infer_string_join, k::string_join_kernel).variadic().no_grad());
     r.add(OpDef::new("Substr", &["input", "pos", "len"], infer_substr, k::substr_kernel));
     r.add(OpDef::new("StringSplit", &["input", "delimiter"], infer_string_split, k::string_split_kernel).no_grad());
+    r.add(OpDef::new("StringSplitV2", &["input", "sep"], infer_string_split_v2, k::string_split_v2_kernel));
     r.add(
         OpDef::new("ReduceJoin", &["inputs", "reduction_indices"], infer_reduce_join, k::reduce_join_kernel).no_grad(),
     );
@@ -110,15 +112,42 @@ fn infer_substr(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.inputs[1].dtype;
     ctx.attrs.insert("T".into(), AttrValue::Type(t));
     ctx.attr_or("unit", "BYTE".to_string())?;
-    Ok(vec![OutputSpec::new(DType::String, ctx.input(0).shape.clone())])
+    let (pos, len) = (&ctx.input(1).shape, &ctx.input(2).shape);
+    // TF's shape function compares each of pos's dimensions with len's by value, an
+    // unknown one (or any of an unknown-rank len) counting as -1.
+    if let Some(p) = pos.dims() {
+        let l = len.dims();
+        if let Some(l) = l.filter(|l| l.len() != p.len()) {
+            return Err(Error::value(format!("Shape must be rank {} but is rank {}", l.len(), p.len())));
+        }
+        let differ =
+            l.is_some_and(|l| l.len() != p.len()) || p.iter().enumerate().any(|(i, &d)| d != l.map_or(None, |l| l[i]));
+        if differ {
+            // TF's debug string of an unknown-rank shape is `?`.
+            let show = |s: &PartialShape| if s.rank().is_some() { s.to_string() } else { "?".to_string() };
+            return Err(Error::value(format!("pos and len shapes must match: {} vs. {}", show(pos), show(len))));
+        }
+    }
+    let shape = crate::shape::broadcast_partial(&ctx.input(0).shape, pos)?;
+    Ok(vec![OutputSpec::new(DType::String, shape)])
 }
 
 fn infer_string_split(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
-    strings_in(&ctx, 0)?;
-    strings_in(&ctx, 1)?;
+    ctx.attr_bool("skip_empty", true)?;
+    split_outputs(&ctx)
+}
+
+fn infer_string_split_v2(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.attr_or("maxsplit", -1i64)?;
+    split_outputs(&ctx)
+}
+
+/// The sparse components of a split of a string vector by a scalar separator.
+fn split_outputs(ctx: &InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    strings_in(ctx, 0)?;
+    strings_in(ctx, 1)?;
     ctx.check_rank(0, 1)?;
     ctx.check_rank(1, 0)?;
-    ctx.attr_bool("skip_empty", true)?;
     Ok(vec![
         OutputSpec::new(DType::Int64, PartialShape::from_dims([None, Some(2)])),
         OutputSpec::new(DType::String, PartialShape::from_dims([None])),

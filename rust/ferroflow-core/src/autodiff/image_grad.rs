@@ -1,0 +1,66 @@
+//! Gradients of the image ops TF registers: the bilinear, bicubic and nearest-neighbour
+//! resizes (their `...Grad` ops, `size` gets none) and `ReverseV2` (reversed back).
+use super::{Grad, GradCtx, dense_all};
+use crate::error::Result;
+use crate::graph::AttrValue;
+use crate::tensor::Tensor;
+
+type Grads = Result<Vec<Option<Grad>>>;
+
+fn resize_attrs(ctx: &GradCtx<'_>) -> Vec<(&'static str, AttrValue)> {
+    ["align_corners", "half_pixel_centers"].iter().filter_map(|&n| ctx.attr(n).map(|v| (n, v.clone()))).collect()
+}
+
+/// TF's `_ResizeBilinearGrad`: `ResizeBilinearGrad(grad, images)`.
+pub(crate) fn resize_bilinear(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let x = ctx.input(0);
+    let attrs = resize_attrs(ctx);
+    let dx = ctx.op("ResizeBilinearGrad", &[dy, x], attrs)?;
+    Ok(vec![Some(Grad::Dense(dx)), None])
+}
+
+/// TF's `_ResizeBicubicGrad`: `ResizeBicubicGrad(grad, images)` for float32 and
+/// float64 images, none for other types.
+pub(crate) fn resize_bicubic(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let x = ctx.input(0);
+    if !matches!(ctx.spec(x)?.dtype, crate::dtype::DType::Float32 | crate::dtype::DType::Float64) {
+        return Ok(vec![None, None]);
+    }
+    let attrs = resize_attrs(ctx);
+    let dx = ctx.op("ResizeBicubicGrad", &[dy, x], attrs)?;
+    Ok(vec![Some(Grad::Dense(dx)), None])
+}
+
+/// TF's `_ResizeNearestNeighborGrad`: the image's static height and width when known,
+/// else `Shape(images)[1:3]`.
+pub(crate) fn resize_nearest_neighbor(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let x = ctx.input(0);
+    let statics = match ctx.spec(x)?.shape.dims() {
+        Some(&[_, Some(h), Some(w), _]) => Some([h, w]),
+        _ => None,
+    };
+    let size = match statics {
+        Some(hw) => ctx.int_vector(&hw)?,
+        None => {
+            let shape = ctx.op("Shape", &[x], vec![])?;
+            let begin = ctx.constant(Tensor::from_slice(&[1], &[1i32])?)?;
+            let len = ctx.constant(Tensor::from_slice(&[1], &[2i32])?)?;
+            ctx.op("Slice", &[shape, begin, len], vec![])?
+        }
+    };
+    let attrs = resize_attrs(ctx);
+    let dx = ctx.op("ResizeNearestNeighborGrad", &[dy, size], attrs)?;
+    Ok(vec![Some(Grad::Dense(dx)), None])
+}
+
+/// `ReverseV2`'s gradient reverses the same axes.
+pub(crate) fn reverse(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let axis = ctx.input(1);
+    let mut out = dense_all(vec![ctx.op("ReverseV2", &[dy, axis], vec![])?]);
+    out.push(None);
+    Ok(out)
+}

@@ -1,0 +1,952 @@
+//! Image kernels with TF's CPU arithmetic: the resizes (`ResizeBilinear`,
+//! `ResizeNearestNeighbor`, `ResizeBicubic`, `ResizeArea`) and the gradient ops TF
+//! has for three of them, the colour ops (`RGBToHSV`, `HSVToRGB`, `AdjustHue`,
+//! `AdjustSaturation`, `AdjustContrastv2`) and `ReverseV2` (the flips). Where TF
+//! computes in `float` whatever the input type (the resizes, the adjustments), so do
+//! these kernels; TF's messages are kept.
+use super::array::cast;
+use super::{ExecEnv, KernelBuild, OpContext, OpKernel};
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::shape::fmt_shape;
+use crate::tensor::Tensor;
+
+/// Which resize a kernel runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Method {
+    Bilinear,
+    Nearest,
+    Bicubic,
+    Area,
+}
+
+/// TF's `CalculateResizeScale`.
+fn resize_scale(in_size: usize, out_size: usize, align_corners: bool) -> f32 {
+    if align_corners && out_size > 1 {
+        (in_size - 1) as f32 / (out_size - 1) as f32
+    } else {
+        in_size as f32 / out_size as f32
+    }
+}
+
+/// The sizes of one resize: `n x ih x iw x c` to `n x oh x ow x c`.
+#[derive(Clone, Copy, Debug)]
+struct Geometry {
+    n: usize,
+    ih: usize,
+    iw: usize,
+    c: usize,
+    oh: usize,
+    ow: usize,
+}
+
+/// The two positive output sizes of a resize's `size` input (TF's checks and messages).
+fn size_input(size: &Tensor, positive: &str) -> Result<[usize; 2]> {
+    if size.shape().len() != 1 {
+        ff_bail!(InvalidArgument, "shape_t must be 1-dimensional{}", fmt_shape(size.shape()));
+    }
+    if size.num_elements() != 2 {
+        ff_bail!(InvalidArgument, "shape_t must have two elements{}", fmt_shape(size.shape()));
+    }
+    let s = size.as_slice::<i32>()?;
+    if s[0] <= 0 || s[1] <= 0 {
+        ff_bail!(InvalidArgument, "{positive}");
+    }
+    Ok([s[0] as usize, s[1] as usize])
+}
+
+fn check_centers(align_corners: bool, half_pixel_centers: bool) -> Result<()> {
+    if align_corners && half_pixel_centers {
+        ff_bail!(InvalidArgument, "If half_pixel_centers is True, align_corners must be False.");
+    }
+    Ok(())
+}
+
+/// TF's `ImageResizerState::ValidateAndCalculateOutputSize`.
+fn resize_geometry(input: &Tensor, size: &Tensor, align_corners: bool, half: bool) -> Result<Geometry> {
+    check_centers(align_corners, half)?;
+    let d = input.shape();
+    if d.len() != 4 {
+        ff_bail!(InvalidArgument, "input must be 4-dimensional{}", fmt_shape(d));
+    }
+    if d[1] > i32::MAX as usize || d[2] > i32::MAX as usize {
+        ff_bail!(InvalidArgument, "input sizes must be between 0 and max int32");
+    }
+    let [oh, ow] = size_input(size, "output dimensions must be positive")?;
+    if d[3] == 0 {
+        ff_bail!(InvalidArgument, "image must have at least one channel");
+    }
+    if d[1] == 0 || d[2] == 0 {
+        ff_bail!(InvalidArgument, "input image must be of non-zero size");
+    }
+    Ok(Geometry { n: d[0], ih: d[1], iw: d[2], c: d[3], oh, ow })
+}
+
+/// Input `x` of any real type as `f32` values (TF's resizes read `float(x)`).
+fn as_f32(x: &Tensor) -> Result<Tensor> {
+    cast(x, DType::Float32)
+}
+
+/// The resize ops (one struct: the method decides the arithmetic).
+struct Resize {
+    method: Method,
+    align_corners: bool,
+    half_pixel_centers: bool,
+}
+
+pub(crate) fn resize_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    let method = match b.node.op_type() {
+        "ResizeBilinear" => Method::Bilinear,
+        "ResizeNearestNeighbor" => Method::Nearest,
+        "ResizeBicubic" => Method::Bicubic,
+        _ => Method::Area,
+    };
+    let half_pixel_centers = method != Method::Area && b.node.attr_or("half_pixel_centers", false)?;
+    Ok(Box::new(Resize { method, align_corners: b.node.attr_or("align_corners", false)?, half_pixel_centers }))
+}
+
+impl OpKernel for Resize {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let (input, size) = (ctx.input(0)?, ctx.input(1)?);
+        let g = resize_geometry(input, size, self.align_corners, self.half_pixel_centers)?;
+        let hs = resize_scale(g.ih, g.oh, self.align_corners);
+        let ws = resize_scale(g.iw, g.ow, self.align_corners);
+        let out = match self.method {
+            Method::Nearest => nearest(input, &g, hs, ws, self.align_corners, self.half_pixel_centers)?,
+            Method::Bilinear => bilinear(&as_f32(input)?, &g, hs, ws, self.half_pixel_centers, ctx.env)?,
+            Method::Bicubic => bicubic(&as_f32(input)?, &g, hs, ws, self.half_pixel_centers, ctx.env)?,
+            Method::Area => area(&as_f32(input)?, &g, hs, ws, ctx.env)?,
+        };
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
+/// The source index of output `i` in nearest-neighbour resizing (TF's
+/// `HalfPixelScalerForNN` and `LegacyScaler`, rounded with `roundf` under
+/// `align_corners`, else floored, then bounded to `[0, limit)`).
+fn nearest_index(i: usize, scale: f32, limit: usize, align_corners: bool, half: bool) -> usize {
+    let x = if half { (i as f32 + 0.5) * scale } else { i as f32 * scale };
+    let v = if align_corners { x.round() } else { x.floor() } as i64;
+    v.clamp(0, limit as i64 - 1) as usize
+}
+
+/// `ResizeNearestNeighbor`: copies elements, so any element type works unchanged.
+fn nearest(input: &Tensor, g: &Geometry, hs: f32, ws: f32, align: bool, half: bool) -> Result<Tensor> {
+    let mut out = Tensor::for_overwrite(input.dtype(), &[g.n, g.oh, g.ow, g.c])?;
+    let es = input.dtype().size();
+    let src = input.as_bytes()?;
+    let ys: Vec<usize> = (0..g.oh).map(|y| nearest_index(y, hs, g.ih, align, half)).collect();
+    let xs: Vec<usize> = (0..g.ow).map(|x| nearest_index(x, ws, g.iw, align, half)).collect();
+    let pixel = g.c * es;
+    let dst = out.as_mut_bytes()?;
+    let mut o = 0;
+    for b in 0..g.n {
+        for &y in &ys {
+            let row = ((b * g.ih + y) * g.iw) * pixel;
+            for &x in &xs {
+                dst[o..o + pixel].copy_from_slice(&src[row + x * pixel..][..pixel]);
+                o += pixel;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// One interpolation step of bilinear resizing (TF's `CachedInterpolation`).
+#[derive(Clone, Copy)]
+struct Lerp {
+    lower: usize,
+    upper: usize,
+    lerp: f32,
+}
+
+/// TF's `compute_interpolation_weights`.
+fn bilinear_weights(out_size: usize, in_size: usize, scale: f32, half: bool) -> Vec<Lerp> {
+    (0..out_size)
+        .map(|i| {
+            let x = if half { (i as f32 + 0.5) * scale - 0.5 } else { i as f32 * scale };
+            let f = x.floor();
+            let top = in_size as i64 - 1;
+            Lerp {
+                lower: (f as i64).clamp(0, top) as usize,
+                upper: (x.ceil() as i64).clamp(0, top) as usize,
+                lerp: x - f,
+            }
+        })
+        .collect()
+}
+
+/// `ResizeBilinear` on `f32` values.
+fn bilinear(input: &Tensor, g: &Geometry, hs: f32, ws: f32, half: bool, env: &ExecEnv) -> Result<Tensor> {
+    let x = input.as_slice::<f32>()?;
+    let mut out = Tensor::for_overwrite(DType::Float32, &[g.n, g.oh, g.ow, g.c])?;
+    let ys = bilinear_weights(g.oh, g.ih, hs, half);
+    let xs = bilinear_weights(g.ow, g.iw, ws, half);
+    let (c, row) = (g.c, g.iw * g.c);
+    output_rows(env, out.as_mut_slice::<f32>()?, g, |b, y, dst| {
+        let img = &x[b * g.ih * row..][..g.ih * row];
+        let yl = ys[y];
+        let top = &img[yl.lower * row..][..row];
+        let bottom = &img[yl.upper * row..][..row];
+        for (xl, px) in xs.iter().zip(dst.chunks_exact_mut(c)) {
+            let (l, r) = (xl.lower * c, xl.upper * c);
+            for (ch, d) in px.iter_mut().enumerate() {
+                let (tl, tr) = (top[l + ch], top[r + ch]);
+                let (bl, br) = (bottom[l + ch], bottom[r + ch]);
+                let t = tl + (tr - tl) * xl.lerp;
+                let bt = bl + (br - bl) * xl.lerp;
+                *d = t + (bt - t) * yl.lerp;
+            }
+        }
+    });
+    Ok(out)
+}
+
+/// Entries of TF's bicubic coefficient table.
+const TABLE_SIZE: usize = 1024;
+
+/// TF's `InitCoeffsTable(a)`: `(TABLE_SIZE + 1) x 2` floats.
+fn coeffs_table(a: f64) -> Vec<f32> {
+    let mut t = Vec::with_capacity((TABLE_SIZE + 1) * 2);
+    for i in 0..=TABLE_SIZE {
+        let mut x = (i as f64 / TABLE_SIZE as f64) as f32;
+        let xd = f64::from(x);
+        t.push((((a + 2.0) * xd - (a + 3.0)) * xd * xd + 1.0) as f32);
+        x += 1.0;
+        let xd = f64::from(x);
+        t.push((((a * xd - 5.0 * a) * xd + 8.0 * a) * xd - 4.0 * a) as f32);
+    }
+    t
+}
+
+/// Four source indices and weights of one bicubic output position (TF's
+/// `GetWeightsAndIndices`; with half-pixel centres Keys' cubic with out-of-image taps
+/// dropped and the weights renormalised).
+#[derive(Clone, Copy)]
+struct Cubic {
+    index: [usize; 4],
+    weight: [f32; 4],
+}
+
+fn cubic_weights(out_size: usize, in_size: usize, scale: f32, half: bool, table: &[f32]) -> Vec<Cubic> {
+    let limit = in_size as i64;
+    let bound = |v: i64| v.clamp(0, limit - 1);
+    (0..out_size)
+        .map(|i| {
+            let x = if half { (i as f32 + 0.5) * scale - 0.5 } else { i as f32 * scale };
+            let loc = x.floor() as i64;
+            let delta = x - loc as f32;
+            let offset = ((delta * TABLE_SIZE as f32).round_ties_even() as i64).clamp(0, TABLE_SIZE as i64) as usize;
+            let raw = [
+                table[offset * 2 + 1],
+                table[offset * 2],
+                table[(TABLE_SIZE - offset) * 2],
+                table[(TABLE_SIZE - offset) * 2 + 1],
+            ];
+            let mut index = [0usize; 4];
+            let mut weight = raw;
+            for (k, (idx, w)) in index.iter_mut().zip(weight.iter_mut()).enumerate() {
+                let want = loc - 1 + k as i64;
+                let got = bound(want);
+                *idx = got as usize;
+                if half && got != want {
+                    *w = 0.0;
+                }
+            }
+            if half {
+                let sum = weight[0] + weight[1] + weight[2] + weight[3];
+                if sum.abs() >= 1000.0 * f32::MIN_POSITIVE {
+                    let inv = 1.0 / sum;
+                    weight.iter_mut().for_each(|w| *w *= inv);
+                }
+            }
+            Cubic { index, weight }
+        })
+        .collect()
+}
+
+fn interpolate_1d(w: &[f32; 4], v: [f32; 4]) -> f32 {
+    w[0] * v[0] + w[1] * v[1] + w[2] * v[2] + w[3] * v[3]
+}
+
+/// `ResizeBicubic` on `f32` values: per output pixel, four vertical interpolations
+/// (one per horizontal tap) then one horizontal, as TF's kernel.
+fn bicubic(input: &Tensor, g: &Geometry, hs: f32, ws: f32, half: bool, env: &ExecEnv) -> Result<Tensor> {
+    let x = input.as_slice::<f32>()?;
+    let table = coeffs_table(if half { -0.5 } else { -0.75 });
+    let ys = cubic_weights(g.oh, g.ih, hs, half, &table);
+    let xs = cubic_weights(g.ow, g.iw, ws, half, &table);
+    let mut out = Tensor::for_overwrite(DType::Float32, &[g.n, g.oh, g.ow, g.c])?;
+    let (c, row) = (g.c, g.iw * g.c);
+    output_rows(env, out.as_mut_slice::<f32>()?, g, |b, y, dst| {
+        let img = &x[b * g.ih * row..][..g.ih * row];
+        let yw = &ys[y];
+        let rows = yw.index.map(|i| &img[i * row..][..row]);
+        for (xw, px) in xs.iter().zip(dst.chunks_exact_mut(c)) {
+            for (ch, d) in px.iter_mut().enumerate() {
+                let cols = xw.index.map(|i| {
+                    let p = i * c + ch;
+                    interpolate_1d(&yw.weight, [rows[0][p], rows[1][p], rows[2][p], rows[3][p]])
+                });
+                *d = interpolate_1d(&xw.weight, cols);
+            }
+        }
+    });
+    Ok(out)
+}
+
+/// One output column of area resizing (TF's `CachedInterpolation` of `ResizeArea`).
+#[derive(Clone, Copy)]
+struct AreaSpan {
+    start: i64,
+    end: i64,
+    start_scale: f32,
+    end_minus_one_scale: f32,
+}
+
+fn area_spans(out_size: usize, scale: f32) -> Vec<AreaSpan> {
+    (0..out_size)
+        .map(|x| {
+            let in_x = x as f32 * scale;
+            let in_x1 = (x + 1) as f32 * scale;
+            let v = in_x.floor() as i64;
+            let vf = v as f32;
+            let start_scale = if vf < in_x {
+                if vf + 1.0 > in_x1 { scale } else { vf + 1.0 - in_x }
+            } else if vf + 1.0 > in_x1 {
+                in_x1 - vf
+            } else {
+                1.0
+            };
+            let end = in_x1.ceil() as i64;
+            let e = (end - 1) as f32;
+            let end_minus_one_scale = if e + 1.0 > in_x1 { if e > in_x { in_x1 - e } else { scale } } else { 1.0 };
+            AreaSpan { start: v, end, start_scale, end_minus_one_scale }
+        })
+        .collect()
+}
+
+/// `ResizeArea` on `f32` values (TF's `ComputePatchSum`, indices bounded to the image).
+fn area(input: &Tensor, g: &Geometry, hs: f32, ws: f32, env: &ExecEnv) -> Result<Tensor> {
+    let x = input.as_slice::<f32>()?;
+    let xs = area_spans(g.ow, ws);
+    let mut out = Tensor::for_overwrite(DType::Float32, &[g.n, g.oh, g.ow, g.c])?;
+    let scale = 1.0 / (hs * ws);
+    let (c, row) = (g.c, g.iw * g.c);
+    let bound = |v: i64, limit: usize| v.clamp(0, limit as i64 - 1) as usize;
+    output_rows(env, out.as_mut_slice::<f32>()?, g, |b, y, dst| {
+        let img = &x[b * g.ih * row..][..g.ih * row];
+        let in_y = y as f32 * hs;
+        let in_y1 = (y + 1) as f32 * hs;
+        let (y_start, y_end) = (in_y.floor() as i64, in_y1.ceil() as i64);
+        let y_rows: Vec<(usize, f32)> = (y_start..y_end)
+            .map(|i| {
+                let fi = i as f32;
+                let scale_y = if fi < in_y {
+                    if fi + 1.0 > in_y1 { hs } else { fi + 1.0 - in_y }
+                } else if fi + 1.0 > in_y1 {
+                    in_y1 - fi
+                } else {
+                    1.0
+                };
+                (bound(i, g.ih) * row, scale_y)
+            })
+            .collect();
+        for (span, px) in xs.iter().zip(dst.chunks_exact_mut(c)) {
+            for (ch, d) in px.iter_mut().enumerate() {
+                let mut sum = 0.0f32;
+                for &(r, scale_y) in &y_rows {
+                    let at = |xi: i64| img[r + bound(xi, g.iw) * c + ch];
+                    let mut sum_y = at(span.start) * span.start_scale;
+                    if span.start + 1 != span.end {
+                        for xi in span.start + 1..span.end - 1 {
+                            sum_y += at(xi);
+                        }
+                        sum_y += at(span.end - 1) * span.end_minus_one_scale;
+                    }
+                    sum += sum_y * scale_y;
+                }
+                *d = sum * scale;
+            }
+        }
+    });
+    Ok(out)
+}
+
+/// Fills the output of a resize row by row (`f(image, row, values)` for each of the
+/// `n x oh` rows of `ow x c` values), rows split over the intra-op pool.
+fn output_rows(env: &ExecEnv, dst: &mut [f32], g: &Geometry, f: impl Fn(usize, usize, &mut [f32]) + Sync) {
+    let row = g.ow * g.c;
+    if row == 0 || g.oh == 0 {
+        return;
+    }
+    let min = row * (1usize << 14).div_ceil(row);
+    env.for_each_chunk(dst, min, row, |offset, chunk| {
+        for (j, values) in chunk.chunks_exact_mut(row).enumerate() {
+            let r = offset / row + j;
+            f(r / g.oh, r % g.oh, values);
+        }
+    });
+}
+
+/// `ResizeBilinearGrad`, `ResizeBicubicGrad` and `ResizeNearestNeighborGrad`.
+struct ResizeGrad {
+    method: Method,
+    align_corners: bool,
+    half_pixel_centers: bool,
+}
+
+pub(crate) fn resize_grad_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(ResizeGrad {
+        method: match b.node.op_type() {
+            "ResizeBilinearGrad" => Method::Bilinear,
+            "ResizeBicubicGrad" => Method::Bicubic,
+            _ => Method::Nearest,
+        },
+        align_corners: b.node.attr_or("align_corners", false)?,
+        half_pixel_centers: b.node.attr_or("half_pixel_centers", false)?,
+    }))
+}
+
+/// The accumulator type of a gradient: `f64` for doubles, `f32` otherwise.
+trait Acc: Copy + Default + std::ops::AddAssign + From<f32> + crate::dtype::Element {}
+impl Acc for f32 {}
+impl Acc for f64 {}
+
+impl OpKernel for ResizeGrad {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        check_centers(self.align_corners, self.half_pixel_centers)?;
+        let grads = ctx.input(0)?;
+        let out = if self.method != Method::Nearest {
+            let original = ctx.input(1)?;
+            let d = grads.shape();
+            if d.len() != 4 {
+                ff_bail!(InvalidArgument, "input_grad must be 4-dimensional{}", fmt_shape(d));
+            }
+            if original.shape().len() != 4 {
+                ff_bail!(InvalidArgument, "original_image must be 4-dimensional{}", fmt_shape(original.shape()));
+            }
+            if d[1] == 0 || d[2] == 0 {
+                ff_bail!(InvalidArgument, "resized dimensions must be positive");
+            }
+            let s = original.shape();
+            let g = Geometry { n: d[0], ih: s[1], iw: s[2], c: d[3], oh: d[1], ow: d[2] };
+            let t = original.dtype();
+            let (align, half) = (self.align_corners, self.half_pixel_centers);
+            let grads = grads.as_slice::<f32>()?;
+            let acc = match (self.method, t == DType::Float64) {
+                (Method::Bicubic, true) => bicubic_grad::<f64>(grads, &g, align, half)?,
+                (Method::Bicubic, false) => bicubic_grad::<f32>(grads, &g, align, half)?,
+                (_, true) => bilinear_grad::<f64>(grads, &g, align, half)?,
+                (_, false) => bilinear_grad::<f32>(grads, &g, align, half)?,
+            };
+            cast(&acc, t)?
+        } else {
+            let d = grads.shape();
+            if d.len() != 4 {
+                ff_bail!(InvalidArgument, "input must be 4-dimensional{}", fmt_shape(d));
+            }
+            let [oh, ow] = size_input(ctx.input(1)?, "shape_t's elements must be positive")?;
+            let g = Geometry { n: d[0], ih: d[1], iw: d[2], c: d[3], oh, ow };
+            let t = grads.dtype();
+            let acc = if t == DType::Float64 {
+                nearest_grad::<f64>(&cast(grads, DType::Float64)?, &g, self.align_corners, self.half_pixel_centers)?
+            } else {
+                nearest_grad::<f32>(&cast(grads, DType::Float32)?, &g, self.align_corners, self.half_pixel_centers)?
+            };
+            cast(&acc, t)?
+        };
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
+/// The bilinear gradient: each resized pixel's gradient spread over its four sources
+/// (`g.ih x g.iw` is the original image, `g.oh x g.ow` the resized one).
+fn bilinear_grad<A: Acc>(grads: &[f32], g: &Geometry, align: bool, half: bool) -> Result<Tensor> {
+    let mut out = Tensor::zeros(A::DTYPE, &[g.n, g.ih, g.iw, g.c])?;
+    if g.ih == 0 || g.iw == 0 || g.c == 0 {
+        return Ok(out);
+    }
+    let ys = bilinear_weights(g.oh, g.ih, resize_scale(g.ih, g.oh, align), half);
+    let xs = bilinear_weights(g.ow, g.iw, resize_scale(g.iw, g.ow, align), half);
+    let dst = out.as_mut_slice::<A>()?;
+    let c = g.c;
+    let mut i = 0;
+    for b in 0..g.n {
+        let base = b * g.ih * g.iw * c;
+        for yl in &ys {
+            let (top, bottom) = (base + yl.lower * g.iw * c, base + yl.upper * g.iw * c);
+            let inv_y = 1.0 - yl.lerp;
+            for xl in &xs {
+                let (l, r) = (xl.lower * c, xl.upper * c);
+                let inv_x = 1.0 - xl.lerp;
+                for ch in 0..c {
+                    let grad = grads[i];
+                    i += 1;
+                    dst[top + l + ch] += A::from(grad * inv_y * inv_x);
+                    dst[top + r + ch] += A::from(grad * inv_y * xl.lerp);
+                    dst[bottom + l + ch] += A::from(grad * yl.lerp * inv_x);
+                    dst[bottom + r + ch] += A::from(grad * yl.lerp * xl.lerp);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The bicubic gradient: each resized pixel's gradient spread over its 16 taps with
+/// the forward weights (TF's `ResizeBicubicGrad`).
+fn bicubic_grad<A: Acc>(grads: &[f32], g: &Geometry, align: bool, half: bool) -> Result<Tensor> {
+    let mut out = Tensor::zeros(A::DTYPE, &[g.n, g.ih, g.iw, g.c])?;
+    if g.ih == 0 || g.iw == 0 || g.c == 0 {
+        return Ok(out);
+    }
+    let table = coeffs_table(if half { -0.5 } else { -0.75 });
+    let ys = cubic_weights(g.oh, g.ih, resize_scale(g.ih, g.oh, align), half, &table);
+    let xs = cubic_weights(g.ow, g.iw, resize_scale(g.iw, g.ow, align), half, &table);
+    let dst = out.as_mut_slice::<A>()?;
+    let c = g.c;
+    let mut i = 0;
+    for b in 0..g.n {
+        let base = b * g.ih * g.iw * c;
+        for yw in &ys {
+            for xw in &xs {
+                for ch in 0..c {
+                    let grad = grads[i];
+                    i += 1;
+                    for (&yi, &wy) in yw.index.iter().zip(&yw.weight) {
+                        for (&xi, &wx) in xw.index.iter().zip(&xw.weight) {
+                            dst[base + (yi * g.iw + xi) * c + ch] += A::from(grad * wy * wx);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The nearest-neighbour gradient: each resized pixel's gradient added to its source
+/// (`g.ih x g.iw` is the resized image here, `g.oh x g.ow` the original).
+fn nearest_grad<A: Acc>(grads: &Tensor, g: &Geometry, align: bool, half: bool) -> Result<Tensor> {
+    let src = grads.as_slice::<A>()?;
+    let mut out = Tensor::zeros(A::DTYPE, &[g.n, g.oh, g.ow, g.c])?;
+    if out.num_elements() == 0 {
+        return Ok(out);
+    }
+    let (hs, ws) = (resize_scale(g.oh, g.ih, align), resize_scale(g.ow, g.iw, align));
+    let ys: Vec<usize> = (0..g.ih).map(|y| nearest_index(y, hs, g.oh, align, half)).collect();
+    let xs: Vec<usize> = (0..g.iw).map(|x| nearest_index(x, ws, g.ow, align, half)).collect();
+    let dst = out.as_mut_slice::<A>()?;
+    let c = g.c;
+    let mut i = 0;
+    for b in 0..g.n {
+        for &y in &ys {
+            for &x in &xs {
+                let o = ((b * g.oh + y) * g.ow + x) * c;
+                for ch in 0..c {
+                    dst[o + ch] += src[i];
+                    i += 1;
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Which colour op a kernel runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Color {
+    RgbToHsv,
+    HsvToRgb,
+    Hue,
+    Saturation,
+    Contrast,
+}
+
+struct ColorKernel(Color);
+
+pub(crate) fn color_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(ColorKernel(match b.node.op_type() {
+        "RGBToHSV" => Color::RgbToHsv,
+        "HSVToRGB" => Color::HsvToRgb,
+        "AdjustHue" => Color::Hue,
+        "AdjustSaturation" => Color::Saturation,
+        _ => Color::Contrast,
+    })))
+}
+
+/// A scalar float input of an adjustment op (`what` names it in TF's message).
+fn scalar_factor(t: &Tensor, what: &str) -> Result<f32> {
+    if !t.shape().is_empty() {
+        ff_bail!(InvalidArgument, "{what} must be scalar: {}", fmt_shape(t.shape()));
+    }
+    t.scalar_value::<f32>()
+}
+
+impl OpKernel for ColorKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let input = ctx.input(0)?;
+        let d = input.shape();
+        let t = input.dtype();
+        let out = match self.0 {
+            Color::RgbToHsv | Color::HsvToRgb => {
+                let Some(&channels) = d.last() else {
+                    ff_bail!(InvalidArgument, "input must be at least 1D{}", fmt_shape(d));
+                };
+                if channels != 3 {
+                    ff_bail!(FailedPrecondition, "input must have 3 channels but input only has {channels} channels.");
+                }
+                let forward = self.0 == Color::RgbToHsv;
+                if t == DType::Float64 {
+                    let mut out = input.clone();
+                    let v = out.as_mut_slice::<f64>()?;
+                    v.chunks_exact_mut(3).for_each(|p| if forward { rgb_to_hsv64(p) } else { hsv_to_rgb64(p) });
+                    out
+                } else {
+                    let mut out = as_f32(input)?;
+                    let v = out.as_mut_slice::<f32>()?;
+                    v.chunks_exact_mut(3).for_each(|p| if forward { rgb_to_hsv32(p) } else { hsv_to_rgb32(p) });
+                    cast(&out, t)?
+                }
+            }
+            op => {
+                if d.len() < 3 {
+                    ff_bail!(InvalidArgument, "input must be at least 3-D, got shape{}", fmt_shape(d));
+                }
+                let (h, w, c) = (d[d.len() - 3], d[d.len() - 2], d[d.len() - 1]);
+                let what = match op {
+                    Color::Hue => "delta",
+                    Color::Saturation => "scale",
+                    _ => "contrast_factor",
+                };
+                let factor = scalar_factor(ctx.input(1)?, what)?;
+                if op != Color::Contrast && c != 3 {
+                    ff_bail!(InvalidArgument, "input must have 3 channels but instead has {c} channels.");
+                }
+                let mut out = as_f32(input)?;
+                let v = out.as_mut_slice::<f32>()?;
+                match op {
+                    Color::Hue => v.chunks_exact_mut(3).for_each(|p| adjust_hue(p, factor)),
+                    Color::Saturation => v.chunks_exact_mut(3).for_each(|p| adjust_saturation(p, factor)),
+                    _ => adjust_contrast(v, h * w, c, factor),
+                }
+                cast(&out, t)?
+            }
+        };
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
+macro_rules! colorspace {
+    ($to_hsv:ident, $to_rgb:ident, $T:ty) => {
+        /// TF's `RGBToHSV` (Eigen expressions of `colorspace_op.h`) on one pixel.
+        fn $to_hsv(p: &mut [$T]) {
+            let (r, g, b) = (p[0], p[1], p[2]);
+            let v = r.max(g).max(b);
+            let range = v - r.min(g).min(b);
+            let s = if v > 0.0 { range / v } else { 0.0 };
+            let norm = (1.0 / range) * (1.0 / 6.0);
+            let mut h = if r == v {
+                norm * (g - b)
+            } else if g == v {
+                norm * (b - r) + 2.0 / 6.0
+            } else {
+                norm * (r - g) + 4.0 / 6.0
+            };
+            // Eigen's `(range > 0).select(h, 0)`: NaN ranges give 0 too.
+            if range.is_nan() || range <= 0.0 {
+                h = 0.0;
+            }
+            if h < 0.0 {
+                h += 1.0;
+            }
+            p.copy_from_slice(&[h, s, v]);
+        }
+        /// TF's `HSVToRGB` on one pixel.
+        fn $to_rgb(p: &mut [$T]) {
+            let (h, s, v) = (p[0], p[1], p[2]);
+            let dh = h * 6.0;
+            let dr = ((dh - 3.0).abs() - 1.0).max(0.0).min(1.0);
+            let dg = (-(dh - 2.0).abs() + 2.0).max(0.0).min(1.0);
+            let db = (-(dh - 4.0).abs() + 2.0).max(0.0).min(1.0);
+            let one_s = -s + 1.0;
+            p.copy_from_slice(&[(one_s + s * dr) * v, (one_s + s * dg) * v, (one_s + s * db) * v]);
+        }
+    };
+}
+colorspace!(rgb_to_hsv32, hsv_to_rgb32, f32);
+colorspace!(rgb_to_hsv64, hsv_to_rgb64, f64);
+
+/// TF's `rgb_to_hv_range` of `AdjustHue`: hue in `[0, 6)` and the value range.
+fn rgb_to_hv_range(r: f32, g: f32, b: f32) -> (f32, f32, f32) {
+    let (v_max, v_mid, v_min, category) = if r < g {
+        if b < r {
+            (g, r, b, 1)
+        } else if b > g {
+            (b, g, r, 3)
+        } else {
+            (g, b, r, 2)
+        }
+    } else if b < g {
+        (r, g, b, 0)
+    } else if b > r {
+        (b, r, g, 4)
+    } else {
+        (r, b, g, 5)
+    };
+    if v_max == v_min {
+        return (0.0, v_min, v_max);
+    }
+    let ratio = (v_mid - v_min) / (v_max - v_min);
+    let h = category as f32 + if category & 1 == 0 { ratio } else { 1.0 - ratio };
+    (h, v_min, v_max)
+}
+
+/// TF's `hv_range_to_rgb`.
+fn hv_range_to_rgb(h: f32, v_min: f32, v_max: f32) -> [f32; 3] {
+    // `as` saturates (NaN to 0) where C++'s cast is undefined.
+    let category = h as i32;
+    let mut ratio = h - category as f32;
+    if category & 1 != 0 {
+        ratio = 1.0 - ratio;
+    }
+    let v_mid = v_min + ratio * (v_max - v_min);
+    match category {
+        0 => [v_max, v_mid, v_min],
+        1 => [v_mid, v_max, v_min],
+        2 => [v_min, v_max, v_mid],
+        3 => [v_min, v_mid, v_max],
+        4 => [v_mid, v_min, v_max],
+        _ => [v_max, v_min, v_mid],
+    }
+}
+
+/// `AdjustHue` on one pixel: `delta` of a full turn added to the hue.
+fn adjust_hue(p: &mut [f32], delta: f32) {
+    let (mut h, v_min, v_max) = rgb_to_hv_range(p[0], p[1], p[2]);
+    h += delta * 6.0;
+    if h.is_finite() {
+        // TF's two loops, bounded: far-out hues wrap in one step.
+        if !(-12.0..12.0).contains(&h) {
+            h = h.rem_euclid(6.0);
+        }
+        while h < 0.0 {
+            h += 6.0;
+        }
+        while h >= 6.0 {
+            h -= 6.0;
+        }
+    }
+    p.copy_from_slice(&hv_range_to_rgb(h, v_min, v_max));
+}
+
+/// `AdjustSaturation` on one pixel (TF's `rgb_to_hsv`, scaled and clamped saturation,
+/// `hsv_to_rgb` of `adjust_saturation_op.cc`).
+fn adjust_saturation(p: &mut [f32], scale: f32) {
+    let (r, g, b) = (p[0], p[1], p[2]);
+    let vv = r.max(g.max(b));
+    let range = vv - r.min(g.min(b));
+    let mut s = if vv > 0.0 { range / vv } else { 0.0 };
+    let norm = 1.0 / (6.0 * range);
+    let mut h = if r == vv {
+        norm * (g - b)
+    } else if g == vv {
+        norm * (b - r) + (2.0f64 / 6.0) as f32
+    } else {
+        norm * (r - g) + (4.0f64 / 6.0) as f32
+    };
+    if range <= 0.0 {
+        h = 0.0;
+    }
+    if h < 0.0 {
+        h += 1.0;
+    }
+    // `std::min(1, std::max(0, s * scale))`: NaN becomes 0.
+    let scaled = s * scale;
+    s = if scaled > 0.0 { scaled.min(1.0) } else { 0.0 };
+    let c = s * vv;
+    let m = vv - c;
+    let dh = h * 6.0;
+    let category = dh as i32;
+    let mut fmodu = dh;
+    if fmodu.is_finite() {
+        while fmodu <= 0.0 {
+            fmodu += 2.0;
+        }
+        while fmodu >= 2.0 {
+            fmodu -= 2.0;
+        }
+    }
+    let x = c * (1.0 - (fmodu - 1.0).abs());
+    let (rr, gg, bb) = match category {
+        0 => (c, x, 0.0),
+        1 => (x, c, 0.0),
+        2 => (0.0, c, x),
+        3 => (0.0, x, c),
+        4 => (x, 0.0, c),
+        5 => (c, 0.0, x),
+        _ => (0.0, 0.0, 0.0),
+    };
+    p.copy_from_slice(&[rr + m, gg + m, bb + m]);
+}
+
+/// `AdjustContrastv2` on `f32` images of `pixels x channels` values each: the per-channel
+/// mean (TF's halving fold summation) plus `factor` times the distance to it.
+fn adjust_contrast(v: &mut [f32], pixels: usize, c: usize, factor: f32) {
+    let plane = pixels * c;
+    if plane == 0 {
+        return;
+    }
+    let mut scratch = vec![0.0f32; plane];
+    let mut mean = vec![0.0f32; c];
+    for img in v.chunks_exact_mut(plane) {
+        let mut remaining = pixels;
+        let mut first = true;
+        loop {
+            let right = remaining / 2;
+            let left = remaining - right;
+            if first {
+                let (head, tail) = img.split_at(left * c);
+                for ((d, &a), &b) in scratch[..right * c].iter_mut().zip(&tail[..right * c]).zip(head) {
+                    *d = a + b;
+                }
+                if left > right {
+                    scratch[right * c..(right + 1) * c].copy_from_slice(&img[right * c..(right + 1) * c]);
+                }
+                first = false;
+            } else {
+                let (head, tail) = scratch.split_at_mut(left * c);
+                for (d, &a) in head[..right * c].iter_mut().zip(&tail[..right * c]) {
+                    *d += a;
+                }
+            }
+            remaining = left;
+            if remaining <= 1 {
+                break;
+            }
+        }
+        let scaling = 1.0 / pixels as f32;
+        for (m, s) in mean.iter_mut().zip(&scratch[..c]) {
+            *m = s * scaling;
+        }
+        for px in img.chunks_exact_mut(c) {
+            for (p, &m) in px.iter_mut().zip(&mean) {
+                *p = m + factor * (*p - m);
+            }
+        }
+    }
+}
+
+/// `ReverseV2`: reverses the listed axes (any element type, strings included).
+pub(crate) fn reverse_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    super::stateless(|ctx| {
+        let input = ctx.input(0)?;
+        let axis = ctx.input(1)?;
+        if axis.shape().len() != 1 {
+            ff_bail!(InvalidArgument, "'dims' must be 1-dimension, not {}", axis.shape().len());
+        }
+        let dims = input.shape().to_vec();
+        let rank = dims.len() as i64;
+        let mut flip = vec![false; dims.len()];
+        for (i, &a) in crate::ops::int_values(axis)?.iter().enumerate() {
+            let canonical = if a < 0 { a + rank } else { a };
+            if !(0..rank).contains(&canonical) {
+                ff_bail!(InvalidArgument, "'axis'[{i}] = {a} is out of valid range [0, {}", rank - 1);
+            }
+            if flip[canonical as usize] {
+                ff_bail!(InvalidArgument, "axis {canonical} specified more than once.");
+            }
+            flip[canonical as usize] = true;
+        }
+        let out = reverse(input, &dims, &flip)?;
+        ctx.set_output(0, out);
+        Ok(())
+    })
+}
+
+/// `x` with the flagged axes reversed: the innermost run of unflipped axes is copied
+/// as one block.
+fn reverse(x: &Tensor, dims: &[usize], flip: &[bool]) -> Result<Tensor> {
+    if !flip.iter().any(|&f| f) || x.num_elements() == 0 {
+        return Ok(x.clone());
+    }
+    // Axes after the last flipped one form contiguous blocks.
+    let last = flip.iter().rposition(|&f| f).unwrap_or(0);
+    let block: usize = dims[last + 1..].iter().product();
+    let outer = &dims[..=last];
+    let count: usize = outer.iter().product();
+    // Source block index of each destination block.
+    let mut sources = Vec::with_capacity(count);
+    let mut idx = vec![0usize; outer.len()];
+    for _ in 0..count {
+        let mut s = 0;
+        for (k, &i) in idx.iter().enumerate() {
+            let i = if flip[k] { outer[k] - 1 - i } else { i };
+            s = s * outer[k] + i;
+        }
+        sources.push(s);
+        for k in (0..outer.len()).rev() {
+            idx[k] += 1;
+            if idx[k] < outer[k] {
+                break;
+            }
+            idx[k] = 0;
+        }
+    }
+    if x.dtype() == DType::String {
+        let v = x.as_strings()?;
+        let out: Vec<Vec<u8>> = sources.iter().flat_map(|&s| v[s * block..(s + 1) * block].iter().cloned()).collect();
+        return Tensor::from_strings(dims, out);
+    }
+    let es = x.dtype().size() * block;
+    let src = x.as_bytes()?;
+    let mut out = Tensor::for_overwrite(x.dtype(), dims)?;
+    let dst = out.as_mut_bytes()?;
+    for (d, &s) in dst.chunks_exact_mut(es).zip(&sources) {
+        d.copy_from_slice(&src[s * es..(s + 1) * es]);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reverse_axes() {
+        let x = Tensor::from_slice(&[2, 3], &[1i32, 2, 3, 4, 5, 6]).unwrap();
+        let r = reverse(&x, &[2, 3], &[false, true]).unwrap();
+        assert_eq!(r.as_slice::<i32>().unwrap(), &[3, 2, 1, 6, 5, 4]);
+        let r = reverse(&x, &[2, 3], &[true, false]).unwrap();
+        assert_eq!(r.as_slice::<i32>().unwrap(), &[4, 5, 6, 1, 2, 3]);
+        let r = reverse(&x, &[2, 3], &[true, true]).unwrap();
+        assert_eq!(r.as_slice::<i32>().unwrap(), &[6, 5, 4, 3, 2, 1]);
+    }
+
+    #[test]
+    fn hsv_round_trip() {
+        let mut p = [0.2f32, 0.7, 0.4];
+        rgb_to_hsv32(&mut p);
+        hsv_to_rgb32(&mut p);
+        assert!((p[0] - 0.2).abs() < 1e-6 && (p[1] - 0.7).abs() < 1e-6 && (p[2] - 0.4).abs() < 1e-6);
+        let mut q = [0.2f32, 0.7, 0.4];
+        adjust_hue(&mut q, 0.0);
+        assert!((q[0] - 0.2).abs() < 1e-6 && (q[1] - 0.7).abs() < 1e-6);
+        adjust_hue(&mut q, f32::NAN);
+    }
+
+    #[test]
+    fn resize_identity_and_scale() {
+        let g = Geometry { n: 1, ih: 2, iw: 2, c: 1, oh: 2, ow: 2 };
+        let x = Tensor::from_slice(&[1, 2, 2, 1], &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
+        let y = bilinear(&x, &g, 1.0, 1.0, false, &ExecEnv::SINGLE_THREADED).unwrap();
+        assert_eq!(y.as_slice::<f32>().unwrap(), &[1.0, 2.0, 3.0, 4.0]);
+        let g = Geometry { n: 1, ih: 2, iw: 2, c: 1, oh: 1, ow: 1 };
+        let y = area(&x, &g, 2.0, 2.0, &ExecEnv::SINGLE_THREADED).unwrap();
+        assert_eq!(y.as_slice::<f32>().unwrap(), &[2.5]);
+    }
+}

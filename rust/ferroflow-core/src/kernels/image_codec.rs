@@ -1,0 +1,544 @@
+//! PNG and JPEG codecs of `tf.image`: `DecodePng`, `EncodePng`, `DecodeJpeg`,
+//! `EncodeJpeg` and `DecodeImage` (PNG or JPEG by signature), TF's attrs and messages.
+//! The codecs are well-kept pure-Rust crates (`png`, `zune-jpeg`, `jpeg-encoder`);
+//! the header's dimensions are checked with TF's limits before anything is allocated,
+//! the pixel buffer is allocated fallibly, and a panic inside a codec (never expected)
+//! is caught and reported as `InvalidArgument`, so corrupt or hostile input can never
+//! abort the process.
+use std::io::Cursor;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use super::{KernelBuild, OpContext, OpKernel};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::shape::fmt_shape;
+use crate::tensor::Tensor;
+
+/// The scalar string input `contents` of a decode op.
+fn contents<'a>(ctx: &'a OpContext<'_>) -> Result<&'a [u8]> {
+    let t = ctx.input(0)?;
+    if !t.shape().is_empty() {
+        ff_bail!(InvalidArgument, "contents must be scalar, got shape {}", fmt_shape(t.shape()));
+    }
+    Ok(&t.as_strings()?[0])
+}
+
+/// Runs a codec call, turning a panic into `InvalidArgument`.
+fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    catch_unwind(AssertUnwindSafe(f))
+        .unwrap_or_else(|_| Err(Error::invalid_argument(format!("{what}: the decoder rejected the data"))))
+}
+
+/// A zeroed byte buffer of `len` bytes, or `ResourceExhausted` when it cannot be had.
+fn try_buffer(len: usize) -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| {
+        Error::new(crate::error::Code::ResourceExhausted, format!("OOM allocating {len} bytes for an image"))
+    })?;
+    v.resize(len, 0);
+    Ok(v)
+}
+
+fn check_channels(channels: i64, allowed: &[i64]) -> Result<usize> {
+    if !allowed.contains(&channels) {
+        let list: Vec<String> = allowed.iter().map(i64::to_string).collect();
+        ff_bail!(InvalidArgument, "channels must be {}, got {channels}", list.join(", "));
+    }
+    Ok(channels as usize)
+}
+
+/// Which image a decode kernel accepts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Png,
+    Jpeg,
+    Any,
+}
+
+/// `DecodePng`, `DecodeJpeg` and `DecodeImage`.
+struct Decode {
+    format: Format,
+    channels: usize,
+    dtype: DType,
+    ratio: usize,
+}
+
+pub(crate) fn decode_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    let n = b.node;
+    let format = match n.op_type() {
+        "DecodePng" => Format::Png,
+        "DecodeJpeg" => Format::Jpeg,
+        _ => Format::Any,
+    };
+    let channels = check_channels(n.attr_or("channels", 0i64)?, &[0, 1, 3, 4])?;
+    let dtype = n.attr_or("dtype", DType::UInt8)?;
+    let ratio = n.attr_or("ratio", 1i64)?;
+    // One frame per file (PNG and JPEG): `expand_animations` changes nothing.
+    let _: bool = n.attr_or("expand_animations", true)?;
+    if ![1, 2, 4, 8].contains(&ratio) {
+        ff_bail!(InvalidArgument, "ratio must be 1, 2, 4, or 8, got {ratio}");
+    }
+    if format == Format::Jpeg {
+        if channels == 4 {
+            ff_bail!(InvalidArgument, "channels must be 0, 1, or 3, got 4");
+        }
+        let fraction: f32 = n.attr_or("acceptable_fraction", 1.0f32)?;
+        if !(0.0..=1.0).contains(&fraction) {
+            ff_bail!(InvalidArgument, "acceptable_fraction must be between 0 and 1, got {fraction}");
+        }
+        let method: String = n.attr_or("dct_method", String::new())?;
+        if !["", "INTEGER_FAST", "INTEGER_ACCURATE"].contains(&method.as_str()) {
+            ff_bail!(InvalidArgument, "dct_method must be one of INTEGER_FAST or INTEGER_ACCURATE, got {method}");
+        }
+    }
+    Ok(Box::new(Decode { format, channels, dtype, ratio: ratio as usize }))
+}
+
+impl OpKernel for Decode {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let data = contents(ctx)?;
+        let is_png = data.starts_with(b"\x89PNG\r\n\x1a\n");
+        let is_jpeg = data.starts_with(b"\xff\xd8\xff");
+        let out = match self.format {
+            Format::Png => {
+                if !is_png {
+                    ff_bail!(InvalidArgument, "Invalid PNG data, size {}", data.len());
+                }
+                decode_png(data, self.channels, self.dtype)?
+            }
+            Format::Jpeg => {
+                if !is_jpeg {
+                    ff_bail!(InvalidArgument, "Invalid JPEG data or crop window, data size {}", data.len());
+                }
+                decode_jpeg(data, self.channels, self.ratio)?
+            }
+            Format::Any => {
+                let image = if is_png {
+                    decode_png(
+                        data,
+                        self.channels,
+                        if self.dtype == DType::UInt8 { DType::UInt8 } else { DType::UInt16 },
+                    )?
+                } else if is_jpeg {
+                    if self.channels == 4 {
+                        ff_bail!(InvalidArgument, "channels must be 0, 1, or 3 for JPEG, got 4");
+                    }
+                    decode_jpeg(data, self.channels, 1)?
+                } else if data.starts_with(b"GIF8") || data.starts_with(b"BM") {
+                    ff_bail!(Unimplemented, "Decoding GIF and BMP images is not supported (PNG and JPEG are)");
+                } else {
+                    ff_bail!(InvalidArgument, "Unknown image file format. One of JPEG, PNG, GIF, BMP required.");
+                };
+                to_dtype(image, self.dtype)?
+            }
+        };
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
+/// `DecodeImage`'s `dtype`: uint8 as decoded; uint16 as decoded (PNG, at 16 bits) or
+/// scaled by 257 (JPEG); float32 scaled to `[0, 1]` from the 16-bit PNG or the 8-bit
+/// JPEG samples, as TF's kernel.
+fn to_dtype(image: Tensor, dtype: DType) -> Result<Tensor> {
+    match (image.dtype(), dtype) {
+        (a, b) if a == b => Ok(image),
+        (DType::UInt8, DType::UInt16) => {
+            let v: Vec<u16> = image.as_slice::<u8>()?.iter().map(|&x| u16::from(x) * 257).collect();
+            Tensor::from_slice(image.shape(), &v)
+        }
+        (DType::UInt8, DType::Float32) => {
+            let v: Vec<f32> = image.as_slice::<u8>()?.iter().map(|&x| f32::from(x) * (1.0 / 255.0)).collect();
+            Tensor::from_slice(image.shape(), &v)
+        }
+        (DType::UInt16, DType::Float32) => {
+            let v: Vec<f32> = image.as_slice::<u16>()?.iter().map(|&x| f32::from(x) * (1.0 / 65535.0)).collect();
+            Tensor::from_slice(image.shape(), &v)
+        }
+        (_, d) => ff_bail!(InvalidArgument, "dtype {d} is not supported by DecodeImage"),
+    }
+}
+
+/// TF's size limits of `DecodePng`: each side below 2^27, the pixel count below 2^29.
+fn check_png_size(width: u32, height: u32) -> Result<()> {
+    let (w, h) = (u64::from(width), u64::from(height));
+    if w == 0 || h == 0 || w >= 1 << 27 || h >= 1 << 27 || w * h >= 1 << 29 {
+        ff_bail!(InvalidArgument, "PNG size too large for int: {width} by {height}");
+    }
+    Ok(())
+}
+
+/// Decodes a PNG to `height x width x channels` (`0`: the file's) of `dtype` (uint8 or
+/// uint16), with libpng's conversions as TF sets them up: palettes and `tRNS` expanded,
+/// low bit depths widened, 16-bit samples cut to 8 (`v >> 8`, libpng's `strip_16`) or
+/// 8-bit ones widened to 16 (`v * 257`), colour to gray with TF's weights, gray
+/// to colour by replication, alpha stripped or added opaque.
+fn decode_png(data: &[u8], channels: usize, dtype: DType) -> Result<Tensor> {
+    guarded("Invalid PNG data", || {
+        let bad =
+            |e: png::DecodingError| Error::invalid_argument(format!("Invalid PNG data, size {}: {e}", data.len()));
+        let mut decoder = png::Decoder::new(Cursor::new(data));
+        decoder.set_transformations(png::Transformations::EXPAND);
+        let mut reader = decoder.read_info().map_err(bad)?;
+        let (width, height) = (reader.info().width, reader.info().height);
+        check_png_size(width, height)?;
+        let (color, depth) = reader.output_color_type();
+        let src_channels = color.samples();
+        let sixteen = depth == png::BitDepth::Sixteen;
+        // A deflate stream expands at most 1032:1: larger claims than the data can hold
+        // are rejected before the pixel buffer is allocated.
+        let row_bytes = (width as usize) * src_channels * if sixteen { 2 } else { 1 };
+        let raw = (row_bytes + 1).saturating_mul(height as usize);
+        if raw / 1032 > data.len() {
+            ff_bail!(InvalidArgument, "Invalid PNG data, size {}: image data truncated", data.len());
+        }
+        let size = reader.output_buffer_size().ok_or_else(|| Error::invalid_argument("PNG image too large"))?;
+        let mut buf = try_buffer(size)?;
+        reader.next_frame(&mut buf).map_err(bad)?;
+        let (h, w) = (height as usize, width as usize);
+        let out_channels = if channels == 0 { src_channels } else { channels };
+        // Samples as u16 at the file's depth.
+        let samples: Vec<u16> = if sixteen {
+            buf.chunks_exact(2).map(|b| u16::from_be_bytes([b[0], b[1]])).collect()
+        } else {
+            buf.iter().map(|&b| u16::from(b)).collect()
+        };
+        drop(buf);
+        let converted = convert_channels(&samples, src_channels, out_channels, sixteen);
+        let out_dims = [h, w, out_channels];
+        if dtype == DType::UInt16 {
+            let v: Vec<u16> = if sixteen { converted } else { converted.iter().map(|&x| x * 257).collect() };
+            Tensor::from_slice(&out_dims, &v)
+        } else {
+            let v: Vec<u8> = if sixteen {
+                converted.iter().map(|&x| (x >> 8) as u8).collect()
+            } else {
+                converted.iter().map(|&x| x as u8).collect()
+            };
+            Tensor::from_slice(&out_dims, &v)
+        }
+    })
+}
+
+/// Pixel-wise channel conversion between gray (1), gray+alpha (2), RGB (3) and RGBA (4).
+fn convert_channels(src: &[u16], from: usize, to: usize, sixteen: bool) -> Vec<u16> {
+    if from == to {
+        return src.to_vec();
+    }
+    let opaque = if sixteen { u16::MAX } else { 255 };
+    let mut out = Vec::with_capacity(src.len() / from * to);
+    for p in src.chunks_exact(from) {
+        let (color, alpha) = match from {
+            1 => ([p[0]; 3], opaque),
+            2 => ([p[0]; 3], p[1]),
+            3 => ([p[0], p[1], p[2]], opaque),
+            _ => ([p[0], p[1], p[2]], p[3]),
+        };
+        let gray = || if from <= 2 { p[0] } else { rgb_to_gray(color, sixteen) };
+        match to {
+            1 => out.push(gray()),
+            2 => out.extend([gray(), alpha]),
+            3 => out.extend(color),
+            _ => out.extend([color[0], color[1], color[2], alpha]),
+        }
+    }
+    out
+}
+
+/// libpng's `png_do_rgb_to_gray` with the weights TF sets (0.299 and 0.587, so 9797,
+/// 19234 and 3737 of 32768): truncated for 8-bit samples, rounded for 16-bit ones;
+/// equal channels pass through.
+fn rgb_to_gray(c: [u16; 3], sixteen: bool) -> u16 {
+    if c[0] == c[1] && c[1] == c[2] {
+        return c[0];
+    }
+    let sum = 9797 * u32::from(c[0]) + 19234 * u32::from(c[1]) + 3737 * u32::from(c[2]);
+    ((sum + if sixteen { 16384 } else { 0 }) >> 15) as u16
+}
+
+/// TF's JPEG limit: the decoded bytes below 2^29.
+fn check_jpeg_size(width: usize, height: usize, channels: usize) -> Result<()> {
+    let total = width.checked_mul(height).and_then(|p| p.checked_mul(channels));
+    if width == 0 || height == 0 || total.is_none_or(|t| t >= 1 << 29) {
+        ff_bail!(InvalidArgument, "Invalid JPEG data or crop window: image too large ({width} by {height})");
+    }
+    Ok(())
+}
+
+/// Decodes a JPEG to `height x width x channels` uint8 (`0`: 1 for gray files, else 3);
+/// gray output is the luma channel (libjpeg's), `ratio` > 1 averages `ratio x ratio`
+/// blocks (libjpeg's scaled IDCT produces close, not identical, values).
+fn decode_jpeg(data: &[u8], channels: usize, ratio: usize) -> Result<Tensor> {
+    use zune_core::colorspace::ColorSpace;
+    use zune_core::options::DecoderOptions;
+    guarded("Invalid JPEG data or crop window", || {
+        let bad = |e: zune_jpeg::errors::DecodeErrors| {
+            Error::invalid_argument(format!("Invalid JPEG data or crop window, data size {}: {e:?}", data.len()))
+        };
+        let options = DecoderOptions::default().set_max_width(65535).set_max_height(65535);
+        let mut probe = zune_jpeg::JpegDecoder::new_with_options(Cursor::new(data), options);
+        probe.decode_headers().map_err(bad)?;
+        let (w, h) = probe.dimensions().ok_or_else(|| Error::invalid_argument("Invalid JPEG data: no frame header"))?;
+        let components = probe.info().map_or(3, |i| usize::from(i.components));
+        let channels = match channels {
+            0 if components == 1 => 1,
+            0 => 3,
+            c => c,
+        };
+        check_jpeg_size(w, h, channels)?;
+        // Colour files are decoded to YCbCr and converted with libjpeg's fixed-point
+        // tables (the decoder's own conversion rounds differently).
+        let ycc = channels == 3 && probe.input_colorspace() == Some(ColorSpace::YCbCr);
+        let space = match channels {
+            1 => ColorSpace::Luma,
+            _ if ycc => ColorSpace::YCbCr,
+            _ => ColorSpace::RGB,
+        };
+        let mut decoder =
+            zune_jpeg::JpegDecoder::new_with_options(Cursor::new(data), options.jpeg_set_out_colorspace(space));
+        decoder.decode_headers().map_err(bad)?;
+        let mut buf = try_buffer(w * h * channels)?;
+        decoder.decode_into(&mut buf).map_err(bad)?;
+        if ycc {
+            ycc_to_rgb(&mut buf);
+        }
+        if ratio == 1 {
+            return Tensor::from_bytes(DType::UInt8, &[h, w, channels], &buf);
+        }
+        let (oh, ow) = (h.div_ceil(ratio), w.div_ceil(ratio));
+        let mut out = try_buffer(oh * ow * channels)?;
+        for y in 0..oh {
+            for x in 0..ow {
+                let (y1, x1) = ((y * ratio + ratio).min(h), (x * ratio + ratio).min(w));
+                let n = ((y1 - y * ratio) * (x1 - x * ratio)) as u32;
+                for c in 0..channels {
+                    let mut s = 0u32;
+                    for yy in y * ratio..y1 {
+                        for xx in x * ratio..x1 {
+                            s += u32::from(buf[(yy * w + xx) * channels + c]);
+                        }
+                    }
+                    out[(y * ow + x) * channels + c] = ((s + n / 2) / n) as u8;
+                }
+            }
+        }
+        Tensor::from_bytes(DType::UInt8, &[oh, ow, channels], &out)
+    })
+}
+
+/// libjpeg's `ycc_rgb_convert` (16-bit fixed point, `jdcolor.c`) over interleaved
+/// YCbCr pixels, in place.
+fn ycc_to_rgb(buf: &mut [u8]) {
+    const ONE_HALF: i32 = 1 << 15;
+    let fix = |x: f64| (x * 65536.0 + 0.5) as i32;
+    let (cr_r, cb_b, cr_g, cb_g) = (fix(1.40200), fix(1.77200), fix(0.71414), fix(0.34414));
+    let clamp = |v: i32| v.clamp(0, 255) as u8;
+    for p in buf.chunks_exact_mut(3) {
+        let y = i32::from(p[0]);
+        let (cb, cr) = (i32::from(p[1]) - 128, i32::from(p[2]) - 128);
+        let r = y + ((cr_r * cr + ONE_HALF) >> 16);
+        let g = y + ((-cb_g * cb + ONE_HALF - cr_g * cr) >> 16);
+        let b = y + ((cb_b * cb + ONE_HALF) >> 16);
+        p.copy_from_slice(&[clamp(r), clamp(g), clamp(b)]);
+    }
+}
+
+/// The `height x width x channels` of a 3-D image input, TF's message otherwise.
+fn image_dims(t: &Tensor) -> Result<[usize; 3]> {
+    match t.shape() {
+        &[h, w, c] => Ok([h, w, c]),
+        s => ff_bail!(InvalidArgument, "image must be 3-dimensional{}", fmt_shape(s)),
+    }
+}
+
+/// `EncodePng`.
+struct EncodePng {
+    compression: i64,
+}
+
+pub(crate) fn encode_png_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    let compression = b.node.attr_or("compression", -1i64)?;
+    if !(-1..=9).contains(&compression) {
+        ff_bail!(InvalidArgument, "compression should be in [-1,9], got {compression}");
+    }
+    Ok(Box::new(EncodePng { compression }))
+}
+
+impl OpKernel for EncodePng {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let image = ctx.input(0)?;
+        let [h, w, c] = image_dims(image)?;
+        if !(1..=4).contains(&c) {
+            ff_bail!(InvalidArgument, "image must have 1, 2, 3, or 4 channels, got {c}");
+        }
+        if image.num_elements() >= i32::MAX as usize {
+            ff_bail!(InvalidArgument, "image cannot have >= int32 max elements");
+        }
+        let color = match c {
+            1 => png::ColorType::Grayscale,
+            2 => png::ColorType::GrayscaleAlpha,
+            3 => png::ColorType::Rgb,
+            _ => png::ColorType::Rgba,
+        };
+        let (depth, bytes): (png::BitDepth, Vec<u8>) = match image.dtype() {
+            DType::UInt16 => {
+                (png::BitDepth::Sixteen, image.as_slice::<u16>()?.iter().flat_map(|v| v.to_be_bytes()).collect())
+            }
+            _ => (png::BitDepth::Eight, image.as_slice::<u8>()?.to_vec()),
+        };
+        let err = |e: png::EncodingError| Error::invalid_argument(format!("PNG encoding failed: {e}"));
+        let (wu, hu) = (
+            u32::try_from(w).map_err(|_| Error::invalid_argument("image too wide for PNG"))?,
+            u32::try_from(h).map_err(|_| Error::invalid_argument("image too tall for PNG"))?,
+        );
+        if w == 0 || h == 0 {
+            ff_bail!(InvalidArgument, "PNG images must have positive width and height, got {h}x{w}");
+        }
+        let mut out = Vec::new();
+        {
+            let mut encoder = png::Encoder::new(&mut out, wu, hu);
+            encoder.set_color(color);
+            encoder.set_depth(depth);
+            encoder.set_compression(match self.compression {
+                0..=2 => png::Compression::Fastest,
+                7..=9 => png::Compression::High,
+                _ => png::Compression::Balanced,
+            });
+            let mut writer = encoder.write_header().map_err(err)?;
+            writer.write_image_data(&bytes).map_err(err)?;
+            writer.finish().map_err(err)?;
+        }
+        ctx.set_output(0, Tensor::from_strings(&[], vec![out])?);
+        Ok(())
+    }
+}
+
+/// `EncodeJpeg`.
+struct EncodeJpeg {
+    format: String,
+    quality: u8,
+    progressive: bool,
+    optimize_size: bool,
+    chroma_downsampling: bool,
+    density: jpeg_encoder::PixelDensity,
+    xmp: String,
+}
+
+pub(crate) fn encode_jpeg_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    let n = b.node;
+    let format: String = n.attr_or("format", String::new())?;
+    if !["", "grayscale", "rgb"].contains(&format.as_str()) {
+        ff_bail!(InvalidArgument, "format must be '', grayscale or rgb, got {format}");
+    }
+    let quality = n.attr_or("quality", 95i64)?;
+    if !(0..=100).contains(&quality) {
+        ff_bail!(InvalidArgument, "quality must be in [0,100], got {quality}");
+    }
+    let unit: String = n.attr_or("density_unit", "in".to_string())?;
+    let unit = match unit.as_str() {
+        "in" => jpeg_encoder::PixelDensityUnit::Inches,
+        "cm" => jpeg_encoder::PixelDensityUnit::Centimeters,
+        u => ff_bail!(InvalidArgument, "density_unit must be 'in' or 'cm', got {u}"),
+    };
+    let density = |name: &str| -> Result<u16> {
+        let v = n.attr_or(name, 300i64)?;
+        u16::try_from(v).map_err(|_| Error::invalid_argument(format!("{name} must be in [0, 65535], got {v}")))
+    };
+    Ok(Box::new(EncodeJpeg {
+        format,
+        quality: quality.max(1) as u8,
+        progressive: n.attr_or("progressive", false)?,
+        optimize_size: n.attr_or("optimize_size", false)?,
+        chroma_downsampling: n.attr_or("chroma_downsampling", true)?,
+        density: jpeg_encoder::PixelDensity { density: (density("x_density")?, density("y_density")?), unit },
+        xmp: n.attr_or("xmp_metadata", String::new())?,
+    }))
+}
+
+impl OpKernel for EncodeJpeg {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let image = ctx.input(0)?;
+        let [h, w, c] = image_dims(image)?;
+        if image.num_elements() >= i32::MAX as usize {
+            ff_bail!(InvalidArgument, "Cannot encode images with >= max int32 elements");
+        }
+        let (wu, hu) = match (u16::try_from(w), u16::try_from(h)) {
+            (Ok(a), Ok(b)) if a > 0 && b > 0 => (a, b),
+            _ => ff_bail!(InvalidArgument, "JPEG images must have width and height in [1, 65535], got {h}x{w}"),
+        };
+        let channels = match self.format.as_str() {
+            "grayscale" => 1,
+            "rgb" => 3,
+            _ if c == 1 || c == 3 => c,
+            _ => ff_bail!(InvalidArgument, "image must have 1 or 3 channels, got {}", fmt_shape(image.shape())),
+        };
+        if channels != c {
+            ff_bail!(
+                InvalidArgument,
+                "format {} expects {channels} channels, got {}",
+                self.format,
+                fmt_shape(image.shape())
+            );
+        }
+        let pixels = image.as_slice::<u8>()?;
+        let err = |e: jpeg_encoder::EncodingError| Error::invalid_argument(format!("JPEG encoding failed: {e}"));
+        let mut out = Vec::new();
+        let mut encoder = jpeg_encoder::Encoder::new(&mut out, self.quality);
+        encoder.set_progressive(self.progressive);
+        // `optimize_size` is accepted but the standard Huffman tables are kept:
+        // zune-jpeg misreads jpeg-encoder's optimized tables (libjpeg reads them), and
+        // our own files must round-trip.
+        let _ = self.optimize_size;
+        encoder.set_sampling_factor(if self.chroma_downsampling {
+            jpeg_encoder::SamplingFactor::F_2_2
+        } else {
+            jpeg_encoder::SamplingFactor::F_1_1
+        });
+        encoder.set_density(self.density);
+        if !self.xmp.is_empty() {
+            let mut seg = b"http://ns.adobe.com/xap/1.0/\0".to_vec();
+            seg.extend_from_slice(self.xmp.as_bytes());
+            encoder.add_app_segment(1, seg).map_err(err)?;
+        }
+        let color = if c == 1 { jpeg_encoder::ColorType::Luma } else { jpeg_encoder::ColorType::Rgb };
+        encoder.encode(pixels, wu, hu, color).map_err(err)?;
+        ctx.set_output(0, Tensor::from_strings(&[], vec![out])?);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn png_round_trip_and_corrupt() {
+        let pixels: Vec<u8> = (0..2 * 3 * 3).map(|i| (i * 13) as u8).collect();
+        let mut out = Vec::new();
+        {
+            let mut e = png::Encoder::new(&mut out, 3, 2);
+            e.set_color(png::ColorType::Rgb);
+            e.set_depth(png::BitDepth::Eight);
+            let mut w = e.write_header().unwrap();
+            w.write_image_data(&pixels).unwrap();
+        }
+        let t = decode_png(&out, 0, DType::UInt8).unwrap();
+        assert_eq!(t.shape(), &[2, 3, 3]);
+        assert_eq!(t.as_slice::<u8>().unwrap(), &pixels[..]);
+        // Truncated and damaged files are errors, never panics.
+        for cut in [8, 20, 33, out.len() - 20] {
+            assert!(decode_png(&out[..cut], 0, DType::UInt8).is_err());
+        }
+        // A header claiming a huge image is refused before allocation.
+        let mut huge = out.clone();
+        huge[16..20].copy_from_slice(&60000u32.to_be_bytes());
+        huge[20..24].copy_from_slice(&60000u32.to_be_bytes());
+        assert!(decode_png(&huge, 0, DType::UInt8).is_err());
+    }
+
+    #[test]
+    fn jpeg_corrupt_is_an_error() {
+        assert!(decode_jpeg(b"\xff\xd8\xff\xe0garbage", 0, 1).is_err());
+        assert!(decode_jpeg(b"\xff\xd8\xff", 3, 1).is_err());
+    }
+}

@@ -1,0 +1,266 @@
+//! Image ops under TF's names, inputs and attrs: the resizes and their gradients, the
+//! colour ops, the PNG/JPEG codecs (no gradient, as TF: differentiating through them is
+//! a `LookupError`; `RGBToHSV`'s is TF's Python function in `image_ops.py`), and `ReverseV2` (which `tf.reverse` and the image
+//! flips build). Everything else of `tf.image` is composed in Python from these and
+//! the array ops, as TF's `image_ops_impl.py` does.
+use super::{InferCtx, OpDef, Registry};
+use crate::autodiff::image_grad as g;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::graph::{AttrValue, OutputSpec};
+use crate::kernels::image as k;
+use crate::kernels::image_codec as c;
+use crate::shape::PartialShape;
+
+pub(crate) fn register(r: &mut Registry) {
+    r.add(OpDef::new("ResizeBilinear", &["images", "size"], infer_resize, k::resize_kernel).grad(g::resize_bilinear));
+    r.add(
+        OpDef::new("ResizeNearestNeighbor", &["images", "size"], infer_resize, k::resize_kernel)
+            .grad(g::resize_nearest_neighbor),
+    );
+    r.add(OpDef::new("ResizeBicubic", &["images", "size"], infer_resize, k::resize_kernel).grad(g::resize_bicubic));
+    r.add(OpDef::new("ResizeArea", &["images", "size"], infer_resize, k::resize_kernel));
+    // As TF: `ResizeBilinearGrad` is not differentiable, `ResizeBicubicGrad` has nothing.
+    r.add(
+        OpDef::new("ResizeBilinearGrad", &["grads", "original_image"], infer_resize_grad, k::resize_grad_kernel)
+            .no_grad(),
+    );
+    r.add(OpDef::new("ResizeBicubicGrad", &["grads", "original_image"], infer_resize_grad, k::resize_grad_kernel));
+    r.add(OpDef::new("ResizeNearestNeighborGrad", &["grads", "size"], infer_resize_nn_grad, k::resize_grad_kernel));
+    r.add(OpDef::new("RGBToHSV", &["images"], infer_colorspace, k::color_kernel));
+    r.add(OpDef::new("HSVToRGB", &["images"], infer_colorspace, k::color_kernel).no_grad());
+    r.add(OpDef::new("AdjustContrastv2", &["images", "contrast_factor"], infer_adjust, k::color_kernel));
+    r.add(OpDef::new("AdjustHue", &["images", "delta"], infer_adjust, k::color_kernel));
+    r.add(OpDef::new("AdjustSaturation", &["images", "scale"], infer_adjust, k::color_kernel));
+    r.add(OpDef::new("DecodePng", &["contents"], infer_decode, c::decode_kernel));
+    r.add(OpDef::new("DecodeJpeg", &["contents"], infer_decode, c::decode_kernel));
+    r.add(OpDef::new("DecodeImage", &["contents"], infer_decode, c::decode_kernel));
+    r.add(OpDef::new("EncodePng", &["image"], infer_encode, c::encode_png_kernel));
+    r.add(OpDef::new("EncodeJpeg", &["image"], infer_encode, c::encode_jpeg_kernel));
+    r.add(OpDef::new("ReverseV2", &["tensor", "axis"], infer_reverse, k::reverse_kernel).grad(g::reverse));
+}
+
+/// The element types TF's resizes take.
+const REAL: &[DType] = &[
+    DType::Int8,
+    DType::UInt8,
+    DType::Int16,
+    DType::UInt16,
+    DType::Int32,
+    DType::Int64,
+    DType::BFloat16,
+    DType::Float16,
+    DType::Float32,
+    DType::Float64,
+];
+const GRAD_FLOATS: &[DType] = &[DType::Float32, DType::BFloat16, DType::Float16, DType::Float64];
+
+fn rank_at_least(ctx: &InferCtx<'_>, i: usize, rank: usize) -> Result<()> {
+    match ctx.input(i).shape.rank() {
+        Some(r) if r < rank => Err(Error::value(format!(
+            "Shape must be at least rank {rank} but is rank {r} for '{}' (op: '{}') input '{}'",
+            ctx.name,
+            ctx.def.name,
+            ctx.def.input_name(i)
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The two output sizes of a resize's `size` input, as far as they are known.
+fn size_dims(ctx: &InferCtx<'_>, i: usize) -> Result<[Option<usize>; 2]> {
+    ctx.check_type(i, &[DType::Int32])?;
+    ctx.check_rank(i, 1)?;
+    if let Some(Some(n)) = ctx.input(i).shape.dims().map(|d| d[0])
+        && n != 2
+    {
+        return Err(Error::value(format!(
+            "Dimension must be 2 but is {n} for '{}' (op: '{}') input '{}'",
+            ctx.name,
+            ctx.def.name,
+            ctx.def.input_name(i)
+        )));
+    }
+    if let Some(t) = ctx.constant_input(i) {
+        let v = super::int_values(t)?;
+        if v.len() == 2 {
+            let dim = |x: i64| usize::try_from(x).ok();
+            return Ok([dim(v[0]), dim(v[1])]);
+        }
+    }
+    if let Some(d) = ctx.shape_value(i).and_then(|s| s.dims())
+        && d.len() == 2
+    {
+        return Ok([d[0], d[1]]);
+    }
+    Ok([None, None])
+}
+
+/// `[batch, size[0], size[1], channels]` from a 4-D image and a size.
+fn resized(images: &PartialShape, size: [Option<usize>; 2]) -> PartialShape {
+    let (n, c) = match images.dims() {
+        Some(d) => (d[0], d[3]),
+        None => (None, None),
+    };
+    PartialShape::from_dims([n, size[0], size[1], c])
+}
+
+fn infer_resize(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.input(0).dtype;
+    ctx.check_type(0, REAL)?;
+    ctx.attrs.insert("T".into(), AttrValue::Type(t));
+    ctx.check_rank(0, 4)?;
+    let size = size_dims(&ctx, 1)?;
+    ctx.attr_bool("align_corners", false)?;
+    if ctx.def.name != "ResizeArea" {
+        ctx.attr_bool("half_pixel_centers", false)?;
+    }
+    let out_type = if ctx.def.name == "ResizeNearestNeighbor" { t } else { DType::Float32 };
+    Ok(vec![OutputSpec::new(out_type, resized(&ctx.input(0).shape, size))])
+}
+
+fn infer_resize_grad(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(0, &[DType::Float32])?;
+    ctx.check_type(1, GRAD_FLOATS)?;
+    let t = ctx.input(1).dtype;
+    ctx.attrs.insert("T".into(), AttrValue::Type(t));
+    ctx.check_rank(0, 4)?;
+    ctx.check_rank(1, 4)?;
+    ctx.attr_bool("align_corners", false)?;
+    ctx.attr_bool("half_pixel_centers", false)?;
+    let shape = match ctx.input(1).shape.rank() {
+        Some(_) => ctx.input(1).shape.clone(),
+        None => PartialShape::unknown_of_rank(4),
+    };
+    Ok(vec![OutputSpec::new(t, shape)])
+}
+
+fn infer_resize_nn_grad(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.input(0).dtype;
+    ctx.check_type(
+        0,
+        &[DType::UInt8, DType::Int8, DType::Int32, DType::Float16, DType::Float32, DType::Float64, DType::BFloat16],
+    )?;
+    ctx.attrs.insert("T".into(), AttrValue::Type(t));
+    ctx.check_rank(0, 4)?;
+    let size = size_dims(&ctx, 1)?;
+    ctx.attr_bool("align_corners", false)?;
+    ctx.attr_bool("half_pixel_centers", false)?;
+    Ok(vec![OutputSpec::new(t, resized(&ctx.input(0).shape, size))])
+}
+
+fn infer_colorspace(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.same_type(&[0])?;
+    ctx.check_type(0, GRAD_FLOATS)?;
+    rank_at_least(&ctx, 0, 1)?;
+    if let Some(Some(last)) = ctx.input(0).shape.dims().and_then(|d| d.last().copied())
+        && last != 3
+    {
+        return Err(Error::value(format!(
+            "Dimension must be 3 but is {last} for '{}' (op: '{}') input '{}'",
+            ctx.name,
+            ctx.def.name,
+            ctx.def.input_name(0)
+        )));
+    }
+    Ok(vec![OutputSpec::new(t, ctx.input(0).shape.clone())])
+}
+
+fn infer_adjust(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.same_type(&[0])?;
+    ctx.check_type(0, &[DType::Float16, DType::Float32])?;
+    ctx.check_type(1, &[DType::Float32])?;
+    rank_at_least(&ctx, 0, 3)?;
+    ctx.check_rank(1, 0)?;
+    Ok(vec![OutputSpec::new(t, ctx.input(0).shape.clone())])
+}
+
+fn infer_decode(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(0, &[DType::String])?;
+    ctx.check_rank(0, 0)?;
+    let channels = ctx.attr_int("channels", 0)?;
+    let op = ctx.def.name;
+    let dtype = match op {
+        "DecodeJpeg" => {
+            ctx.attr_int("ratio", 1)?;
+            ctx.attr_bool("fancy_upscaling", true)?;
+            ctx.attr_bool("try_recover_truncated", false)?;
+            ctx.attr_or("acceptable_fraction", 1.0f32)?;
+            ctx.attr_or("dct_method", String::new())?;
+            DType::UInt8
+        }
+        _ => ctx.attr_or("dtype", DType::UInt8)?,
+    };
+    let allowed: &[DType] = match op {
+        "DecodeJpeg" => &[DType::UInt8],
+        "DecodePng" => &[DType::UInt8, DType::UInt16],
+        _ => &[DType::UInt8, DType::UInt16, DType::Float32],
+    };
+    if !allowed.contains(&dtype) {
+        let names: Vec<_> = allowed.iter().map(|a| a.name()).collect();
+        return Err(Error::type_error(format!(
+            "Value for attr 'dtype' of {dtype} is not in the list of allowed values: {}",
+            names.join(", ")
+        )));
+    }
+    let c = usize::try_from(channels).ok().filter(|&c| c > 0);
+    let shape = if op == "DecodeImage" && ctx.attr_bool("expand_animations", true)? {
+        // TF's: a GIF would be 4-D, so the rank is unknown.
+        PartialShape::unknown()
+    } else {
+        PartialShape::from_dims([None, None, c])
+    };
+    Ok(vec![OutputSpec::new(dtype, shape)])
+}
+
+fn infer_encode(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    if ctx.def.name == "EncodePng" {
+        ctx.check_type(0, &[DType::UInt8, DType::UInt16])?;
+        let t = ctx.input(0).dtype;
+        ctx.attrs.insert("T".into(), AttrValue::Type(t));
+        ctx.attr_int("compression", -1)?;
+    } else {
+        ctx.check_type(0, &[DType::UInt8])?;
+        ctx.attr_or("format", String::new())?;
+        ctx.attr_int("quality", 95)?;
+        ctx.attr_bool("progressive", false)?;
+        ctx.attr_bool("optimize_size", false)?;
+        ctx.attr_bool("chroma_downsampling", true)?;
+        ctx.attr_or("density_unit", "in".to_string())?;
+        ctx.attr_int("x_density", 300)?;
+        ctx.attr_int("y_density", 300)?;
+        ctx.attr_or("xmp_metadata", String::new())?;
+    }
+    ctx.check_rank(0, 3)?;
+    Ok(vec![OutputSpec::new(DType::String, PartialShape::scalar())])
+}
+
+fn infer_reverse(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.input(0).dtype;
+    ctx.attrs.insert("T".into(), AttrValue::Type(t));
+    ctx.check_type(1, &[DType::Int32, DType::Int64])?;
+    let tidx = ctx.input(1).dtype;
+    ctx.attrs.insert("Tidx".into(), AttrValue::Type(tidx));
+    ctx.check_rank(1, 1)?;
+    if let (Some(rank), Some(axes)) = (ctx.input(0).shape.rank(), ctx.constant_input(1)) {
+        let rank = rank as i64;
+        let mut seen = vec![false; rank as usize];
+        for (i, &a) in super::int_values(axes)?.iter().enumerate() {
+            let canonical = if a < 0 { a + rank } else { a };
+            if !(0..rank).contains(&canonical) {
+                return Err(Error::value(format!(
+                    "'axis'[{i}] = {a} is out of valid range [0, {}] for '{}' (op: 'ReverseV2')",
+                    rank - 1,
+                    ctx.name
+                )));
+            }
+            if std::mem::replace(&mut seen[canonical as usize], true) {
+                return Err(Error::value(format!(
+                    "axis {canonical} specified more than once. for '{}' (op: 'ReverseV2')",
+                    ctx.name
+                )));
+            }
+        }
+    }
+    Ok(vec![OutputSpec::new(t, ctx.input(0).shape.clone())])
+}
