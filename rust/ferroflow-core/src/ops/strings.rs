@@ -121,7 +121,7 @@ fn infer_substr(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
             return Err(Error::value(format!("Shape must be rank {} but is rank {}", l.len(), p.len())));
         }
         let differ =
-            l.is_some_and(|l| l.len() != p.len()) || p.iter().enumerate().any(|(i, &d)| d != l.map_or(None, |l| l[i]));
+            l.is_some_and(|l| l.len() != p.len()) || p.iter().enumerate().any(|(i, &d)| d != l.and_then(|l| l[i]));
         if differ {
             // TF's debug string of an unknown-rank shape is `?`.
             let show = |s: &PartialShape| if s.rank().is_some() { s.to_string() } else { "?".to_string() };
