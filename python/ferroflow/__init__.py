@@ -239,6 +239,7 @@ from .ops.parsing_ops import (
     VarLenFeature,
     parse_example,
     parse_single_example,
+    parse_single_sequence_example,
 )
 from .ops.partitioned_variables import (
     create_partitioned_variables,
@@ -562,6 +563,7 @@ __all__ = [
     "PaddingFIFOQueue",
     "parse_example",
     "parse_single_example",
+    "parse_single_sequence_example",
     "placeholder",
     "placeholder_with_default",
     "pow",

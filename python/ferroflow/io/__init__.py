@@ -1,5 +1,18 @@
-"""`tf.io`: file access (`tf.io.gfile`) and TFRecord files."""
+"""`tf.io`: file access (`tf.io.gfile`), TFRecord files, record parsing.
 
+`parse_example`, `parse_single_example`, `parse_sequence_example` and
+`parse_single_sequence_example` read `tf.train.Example` and `SequenceExample` records.
+"""
+
+from ..ops.parsing_ops import (
+    FixedLenFeature,
+    FixedLenSequenceFeature,
+    VarLenFeature,
+    parse_example,
+    parse_sequence_example,
+    parse_single_example,
+    parse_single_sequence_example,
+)
 from ..platform import io_gfile as gfile
 from .tf_record import (
     TFRecordCompressionType,
@@ -9,9 +22,16 @@ from .tf_record import (
 )
 
 __all__ = [
+    "FixedLenFeature",
+    "FixedLenSequenceFeature",
     "TFRecordCompressionType",
     "TFRecordOptions",
     "TFRecordWriter",
+    "VarLenFeature",
     "gfile",
+    "parse_example",
+    "parse_sequence_example",
+    "parse_single_example",
+    "parse_single_sequence_example",
     "tf_record_iterator",
 ]

@@ -1,20 +1,22 @@
-"""Parsing of `tf.train.Example` records, and the feature configurations.
+"""Parsing of `tf.train.Example` and `SequenceExample` records; feature configurations.
 
-`tf.parse_example`, `tf.parse_single_example`; `tf.FixedLenFeature`,
-`tf.VarLenFeature`, `tf.FixedLenSequenceFeature`.
+`tf.parse_example`, `tf.parse_single_example`, `tf.io.parse_sequence_example`,
+`tf.parse_single_sequence_example`; `tf.FixedLenFeature`, `tf.VarLenFeature`,
+`tf.FixedLenSequenceFeature`.
 
-Parsing is TensorFlow's `ParseExampleV2` op, built as TF builds it (keys sorted, a
-`key_<name>` constant reshaped to the feature's shape for each default, an empty
-constant for a required feature) and run natively: the serialized `tf.train.Example`
-protos are decoded in Rust (prost), never in Python.
+Parsing is TensorFlow's `ParseExampleV2` and `ParseSequenceExampleV2` ops, built as
+TF builds them (keys sorted, a `key_<name>` constant reshaped to the feature's shape
+for each default, an empty constant for a required feature, a scalar padding value
+for a `FixedLenSequenceFeature`) and run natively: the serialized protos are read in
+Rust, never in Python. Ragged features are not supported.
 
-A `VarLenFeature` comes back as a `tf.SparseTensor` where that class exists; until
-then as a `(indices, values, dense_shape)` triple of TF's op outputs.
+A `VarLenFeature` comes back as a `tf.SparseTensor`.
 """
 
 from __future__ import annotations
 
 import collections
+import re
 
 from ..framework import dtypes as _dtypes
 from ..framework import ops, tensor_shape
@@ -26,8 +28,12 @@ __all__ = [
     "FixedLenSequenceFeature",
     "VarLenFeature",
     "parse_example",
+    "parse_sequence_example",
     "parse_single_example",
+    "parse_single_sequence_example",
 ]
+
+_ALLOWED = (_dtypes.float32, _dtypes.int64, _dtypes.string)
 
 
 class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
@@ -59,13 +65,17 @@ class FixedLenSequenceFeature(
         "FixedLenSequenceFeature", ["shape", "dtype", "allow_missing", "default_value"]
     )
 ):
-    """A sequence of fixed-shape values (for `parse_single_sequence_example`).
+    """A sequence of fixed-shape values: parsed into a dense `[T] + shape` tensor.
+
+    In `parse_example` the feature's values are split into `T` rows of `shape`,
+    and shorter examples are padded with `default_value` (0 or `""` when None); in
+    `parse_sequence_example` each `FeatureList` step is one row.
 
     Fields:
         shape: The shape of each element.
         dtype: `float32`, `int64` or `string`.
-        allow_missing: Whether examples may lack the feature.
-        default_value: The padding value.
+        allow_missing: Whether examples may lack the feature (then it has no rows).
+        default_value: The padding value (`parse_example` only; a scalar).
     """
 
     def __new__(cls, shape, dtype, allow_missing=False, default_value=None):
@@ -79,73 +89,171 @@ def _sparse(indices, values, dense_shape):
     return SparseTensor(indices, values, dense_shape)
 
 
-def _parse(serialized, features, example_names):
-    if not features:
-        raise ValueError("Missing: features was {}.")
-    sparse, dense = [], []
-    for key in sorted(features):
-        f = features[key]
-        if isinstance(f, VarLenFeature):
-            sparse.append((key, _dtypes.as_dtype(f.dtype)))
-        elif isinstance(f, FixedLenFeature):
-            dense.append((key, f))
-        elif isinstance(f, FixedLenSequenceFeature):
-            raise NotImplementedError(
-                "FixedLenSequenceFeature in parse_example is not supported yet (use it with "
-                "parse_single_sequence_example once that lands)"
+def _unknown_first(shape):
+    """Whether `shape` has a known rank above 0 and an unknown first dimension."""
+    return bool(shape.ndims) and shape.as_list()[0] is None
+
+
+class _ParseOpParams:
+    """A feature dict as TF's parse ops take it (TF's `_ParseOpParams`).
+
+    Sorted sparse and dense keys, their dtypes, the dense shapes and the dense
+    defaults (None for a `FixedLenSequenceFeature` that may be missing).
+    """
+
+    def __init__(self):
+        self.sparse_keys, self.sparse_types = [], []
+        self.dense_keys, self.dense_types, self.dense_shapes = [], [], []
+        self.dense_defaults = {}
+
+    @classmethod
+    def from_features(cls, features, types):
+        """The parameters of `features`, whose values must be instances of `types`.
+
+        Raises:
+            ValueError: A feature is of another type or invalid.
+        """
+        params = cls()
+        for key in sorted(features or {}):
+            feature = features[key]
+            if not isinstance(feature, tuple(types)):
+                raise ValueError(f"Unsupported {type(feature).__name__} {feature} for key '{key}'")
+            params._add(key, feature)
+        return params
+
+    @property
+    def num_features(self):
+        """The number of keys."""
+        return len(self.sparse_keys) + len(self.dense_keys)
+
+    def _add(self, key, feature):
+        if isinstance(feature, VarLenFeature):
+            if not feature.dtype:
+                raise ValueError(f"Missing type for feature {key}. Received feature={feature}")
+            self.sparse_keys.append(key)
+            self.sparse_types.append(_dtypes.as_dtype(feature.dtype))
+            return
+        if not feature.dtype:
+            raise ValueError(f"Missing type for feature {key}. Received feature={feature}.")
+        if feature.shape is None:
+            raise ValueError(f"Missing shape for feature {key}. Received feature={feature}.")
+        shape = tensor_shape.as_shape(feature.shape)
+        if isinstance(feature, FixedLenFeature):
+            if feature.shape and _unknown_first(shape):
+                raise ValueError(
+                    f"First dimension of shape for feature {key} unknown. Consider using "
+                    f"FixedLenSequenceFeature. Received feature={feature}."
+                )
+            if not shape.is_fully_defined():
+                raise ValueError(
+                    f"All dimensions of shape for feature {key} need to be known but "
+                    f"received {feature.shape!s}."
+                )
+        elif feature.allow_missing:
+            self.dense_defaults[key] = None
+        self.dense_keys.append(key)
+        self.dense_shapes.append(shape)
+        self.dense_types.append(_dtypes.as_dtype(feature.dtype))
+        if feature.default_value is not None:
+            self.dense_defaults[key] = feature.default_value
+
+    def check_types(self, sparse_param, dense_param):
+        """TF's op-wrapper check of the value types.
+
+        Raises:
+            TypeError: A dtype other than float32, int64 or string.
+        """
+        for types, param in ((self.sparse_types, sparse_param), (self.dense_types, dense_param)):
+            for t in types:
+                if t not in _ALLOWED:
+                    raise TypeError(
+                        f"Value passed to parameter '{param}' has DataType {t.name} not in "
+                        "list of allowed values: float32, int64, string"
+                    )
+
+    def dense_defaults_vec(self):
+        """The default tensors, made in the current name scope as TF makes them."""
+        out = []
+        for key, shape, dtype in zip(
+            self.dense_keys, self.dense_shapes, self.dense_types, strict=True
+        ):
+            value = self.dense_defaults.get(key)
+            safe = re.sub("[^A-Za-z0-9_.\\-/]", "_", key)
+            if _unknown_first(shape):
+                # A variable first dimension: the default is the scalar padding value.
+                if value is None:
+                    value = ops.convert_to_tensor("" if dtype == _dtypes.string else 0, dtype)
+                else:
+                    value = ops.convert_to_tensor(value, dtype=dtype, name=f"padding_{safe}")
+                    value = array_ops.reshape(value, [])
+            elif value is None:
+                value = ops.convert_to_tensor([], dtype=dtype)
+            elif not isinstance(value, ops.Tensor):
+                value = ops.convert_to_tensor(value, dtype=dtype, name=f"key_{safe}")
+                value = array_ops.reshape(value, shape.as_list())
+            out.append(value)
+        return out
+
+
+def _prepend_none_dimension(features):
+    out = dict(features)
+    for key, f in features.items():
+        if isinstance(f, FixedLenSequenceFeature):
+            if not f.allow_missing:
+                raise ValueError(
+                    "Unsupported: FixedLenSequenceFeature requires allow_missing to be True."
+                )
+            out[key] = FixedLenSequenceFeature(
+                [None, *f.shape], f.dtype, f.allow_missing, f.default_value
             )
-        else:
-            raise ValueError(f"Unsupported feature {f!r} for key {key!r}")
-    for _, t in sparse:
-        if t not in (_dtypes.float32, _dtypes.int64, _dtypes.string):
-            raise ValueError(f"Unsupported dtype {t.name}: expected float32, int64 or string")
-    defaults, shapes = [], []
-    for key, f in dense:
-        dtype = _dtypes.as_dtype(f.dtype)
-        if dtype not in (_dtypes.float32, _dtypes.int64, _dtypes.string):
-            raise ValueError(f"Unsupported dtype {dtype.name}: expected float32, int64 or string")
-        shape = tensor_shape.as_shape(f.shape)
-        if not shape.is_fully_defined():
-            raise ValueError(
-                f"All dimensions of shape for feature {key} need to be known but received {shape}."
+    return out
+
+
+def _parse_example_raw(serialized, params, example_names, name):
+    if params.num_features == 0:
+        raise ValueError("Must provide at least one feature key.")
+    with ops.name_scope(name, "ParseExample", [serialized, example_names]):
+        serialized = ops.convert_to_tensor(serialized, dtype=_dtypes.string, name="serialized")
+        params.check_types("sparse_types", "dense_defaults")
+        defaults = params.dense_defaults_vec()
+        with ops.name_scope(name, "ParseExampleV2") as scope:
+            names = ops.convert_to_tensor(
+                example_names if example_names is not None else [],
+                dtype=_dtypes.string,
+                name="names",
             )
-        if f.default_value is None:
-            d = ops.convert_to_tensor([], dtype=dtype)
-        else:
-            d = ops.convert_to_tensor(f.default_value, dtype=dtype, name=f"key_{key}")
-            d = array_ops.reshape(d, shape.as_list())
-        defaults.append(d)
-        shapes.append(shape)
-    ser = ops.convert_to_tensor(serialized, dtype=_dtypes.string)
-    with ops.name_scope("ParseExampleV2") as scope:
-        names = ops.convert_to_tensor(
-            example_names if example_names is not None else [], dtype=_dtypes.string, name="names"
-        )
-        keys = [
-            ops.convert_to_tensor([k for k, _ in group], dtype=_dtypes.string, name=label)
-            for group, label in ((sparse, "sparse_keys"), (dense, "dense_keys"))
-        ]
-        ragged = ops.convert_to_tensor([], dtype=_dtypes.string, name="ragged_keys")
-        attrs = {
-            "num_sparse": len(sparse),
-            "sparse_types": [t for _, t in sparse],
-            "dense_shapes": shapes,
-            "ragged_value_types": [],
-            "ragged_split_types": [],
-        }
-        op = make_op(
-            "ParseExampleV2",
-            [ser, names, keys[0], keys[1], ragged, *defaults],
-            attrs,
-            scope=scope,
-        )
-    n = len(sparse)
+            keys = [
+                ops.convert_to_tensor(k, dtype=_dtypes.string, name=label)
+                for k, label in (
+                    (params.sparse_keys, "sparse_keys"),
+                    (params.dense_keys, "dense_keys"),
+                    ([], "ragged_keys"),
+                )
+            ]
+            attrs = {
+                "num_sparse": len(params.sparse_keys),
+                "sparse_types": params.sparse_types,
+                "dense_shapes": params.dense_shapes,
+                "ragged_value_types": [],
+                "ragged_split_types": [],
+            }
+            op = make_op(
+                "ParseExampleV2", [serialized, names, *keys, *defaults], attrs, scope=scope
+            )
+    n = len(params.sparse_keys)
     out = {}
-    for i, (key, _) in enumerate(sparse):
+    for i, key in enumerate(params.sparse_keys):
         out[key] = _sparse(op.outputs[i], op.outputs[n + i], op.outputs[2 * n + i])
-    for i, (key, _) in enumerate(dense):
+    for i, key in enumerate(params.dense_keys):
         out[key] = op.outputs[3 * n + i]
     return out
+
+
+def _example_params(features):
+    return _ParseOpParams.from_features(
+        _prepend_none_dimension(features),
+        [VarLenFeature, FixedLenFeature, FixedLenSequenceFeature],
+    )
 
 
 def parse_example(serialized, features, name=None, example_names=None):
@@ -153,19 +261,24 @@ def parse_example(serialized, features, name=None, example_names=None):
 
     Args:
         serialized: 1-D string tensor of serialized `Example`s.
-        features: A dict from feature keys to `FixedLenFeature` or `VarLenFeature`.
+        features: A dict from feature keys to `FixedLenFeature`, `VarLenFeature` or
+            `FixedLenSequenceFeature` (with `allow_missing=True`).
         name: A name for the operation.
         example_names: Optional 1-D strings, names of the examples (for messages).
 
     Returns:
         A dict from keys to tensors: `[batch] + shape` dense tensors for
-        `FixedLenFeature`s, sparse `[batch, max_len]` values for `VarLenFeature`s.
+        `FixedLenFeature`s, `[batch, T] + shape` padded tensors for
+        `FixedLenSequenceFeature`s, `tf.SparseTensor`s `[batch, max_len]` for
+        `VarLenFeature`s.
 
     Raises:
         ValueError: A feature configuration is invalid.
+        TypeError: A feature's dtype is not float32, int64 or string.
     """
-    with ops.name_scope(name, "ParseExample", [serialized, example_names]):
-        return _parse(serialized, features, example_names)
+    if not features:
+        raise ValueError(f"Argument `features` cannot be None or falsy. Got {features}")
+    return _parse_example_raw(serialized, _example_params(features), example_names, name)
 
 
 def parse_single_example(serialized, features, name=None, example_names=None):
@@ -173,14 +286,199 @@ def parse_single_example(serialized, features, name=None, example_names=None):
 
     Args:
         serialized: Scalar string tensor.
-        features: A dict from feature keys to `FixedLenFeature` or `VarLenFeature`.
+        features: A dict from feature keys to `FixedLenFeature`, `VarLenFeature` or
+            `FixedLenSequenceFeature` (with `allow_missing=True`).
         name: A name for the operation.
         example_names: Optional scalar string, the example's name (for messages).
 
     Returns:
-        A dict from keys to tensors: `shape`-shaped dense tensors, and sparse values
-        with 1-D indices for `VarLenFeature`s.
+        A dict from keys to tensors: `shape`-shaped dense tensors, `[T] + shape`
+        tensors for `FixedLenSequenceFeature`s, and `tf.SparseTensor`s with 1-D
+        indices for `VarLenFeature`s.
+
+    Raises:
+        ValueError: `features` is empty or invalid, or `serialized` is not a scalar.
+        TypeError: A feature's dtype is not float32, int64 or string.
     """
+    if features is None:
+        raise ValueError("Invalid argument: features cannot be None.")
+    if not features:
+        raise ValueError("Invalid argument: features cannot be empty.")
     with ops.name_scope(name, "ParseSingleExample", [serialized, example_names]):
-        with ops.name_scope(None, "ParseExample", [serialized]):
-            return _parse(serialized, features, example_names)
+        serialized = ops.convert_to_tensor(serialized, dtype=_dtypes.string, name="serialized")
+        serialized = _assert_scalar(serialized, "serialized")
+        return parse_example(serialized, features, name, example_names)
+
+
+def _assert_scalar(value, name):
+    rank = value.shape.ndims
+    if rank is None:
+        from . import control_flow_ops, logging_ops, math_ops
+
+        check = logging_ops.Assert(
+            math_ops.equal(array_ops.rank(value), 0),
+            [f"Input {name} must be a scalar"],
+            name=f"{name.capitalize()}IsScalar",
+        )
+        result = control_flow_ops.with_dependencies([check], value, name=f"{name}Dependencies")
+        result.set_shape([])
+        return result
+    if rank == 0:
+        return value
+    raise ValueError(f"Input {name} must be a scalar")
+
+
+def _parse_sequence_example_raw(serialized, debug_name, context, feature_list, name=None):
+    if context.num_features + feature_list.num_features == 0:
+        raise ValueError("Must provide at least one feature key.")
+    with ops.name_scope(name, "ParseSequenceExample", [serialized]):
+        missing_assumed_empty = []
+        for k, v in feature_list.dense_defaults.items():
+            if v is not None:
+                raise ValueError(f"Value feature_list.dense_defaults[{k}] must be None")
+            missing_assumed_empty.append(k)
+        serialized = ops.convert_to_tensor(serialized, name="serialized")
+        context.check_types("context_sparse_types", "context_dense_defaults")
+        feature_list.check_types("feature_list_sparse_types", "feature_list_dense_types")
+        defaults = context.dense_defaults_vec()
+        with ops.name_scope(name, "ParseSequenceExampleV2") as scope:
+            inputs = [
+                serialized,
+                ops.convert_to_tensor(
+                    debug_name if debug_name is not None else [],
+                    dtype=_dtypes.string,
+                    name="debug_name",
+                ),
+            ]
+            for k, label in (
+                (context.sparse_keys, "context_sparse_keys"),
+                (context.dense_keys, "context_dense_keys"),
+                ([], "context_ragged_keys"),
+                (feature_list.sparse_keys, "feature_list_sparse_keys"),
+                (feature_list.dense_keys, "feature_list_dense_keys"),
+                ([], "feature_list_ragged_keys"),
+            ):
+                inputs.append(ops.convert_to_tensor(k, dtype=_dtypes.string, name=label))
+            inputs.append(
+                ops.convert_to_tensor(
+                    [k in missing_assumed_empty for k in feature_list.dense_keys],
+                    dtype=_dtypes.bool,
+                    name="feature_list_dense_missing_assumed_empty",
+                )
+            )
+            attrs = {
+                "Ncontext_sparse": len(context.sparse_keys),
+                "Nfeature_list_sparse": len(feature_list.sparse_keys),
+                "Nfeature_list_dense": len(feature_list.dense_keys),
+                "context_sparse_types": context.sparse_types,
+                "context_ragged_value_types": [],
+                "context_ragged_split_types": [],
+                "feature_list_dense_types": feature_list.dense_types,
+                "feature_list_sparse_types": feature_list.sparse_types,
+                "feature_list_ragged_value_types": [],
+                "feature_list_ragged_split_types": [],
+                "context_dense_shapes": context.dense_shapes,
+                "feature_list_dense_shapes": feature_list.dense_shapes,
+            }
+            op = make_op("ParseSequenceExampleV2", [*inputs, *defaults], attrs, scope=scope)
+        outs = iter(op.outputs)
+
+        def take(n):
+            return [next(outs) for _ in range(n)]
+
+        def sparse(keys):
+            n = len(keys)
+            idx, vals, shapes = take(n), take(n), take(n)
+            return {
+                k: _sparse(*t)
+                for k, t in zip(keys, zip(idx, vals, shapes, strict=True), strict=True)
+            }
+
+        context_out = sparse(context.sparse_keys)
+        context_out.update(zip(context.dense_keys, take(len(context.dense_keys)), strict=True))
+        feature_list_out = sparse(feature_list.sparse_keys)
+        feature_list_out.update(
+            zip(feature_list.dense_keys, take(len(feature_list.dense_keys)), strict=True)
+        )
+        lengths = dict(
+            zip(feature_list.dense_keys, take(len(feature_list.dense_keys)), strict=True)
+        )
+        return context_out, feature_list_out, lengths
+
+
+def _sequence_params(context_features, sequence_features):
+    context = _ParseOpParams.from_features(context_features, [VarLenFeature, FixedLenFeature])
+    feature_list = _ParseOpParams.from_features(
+        sequence_features, [VarLenFeature, FixedLenSequenceFeature]
+    )
+    return context, feature_list
+
+
+def parse_sequence_example(
+    serialized, context_features=None, sequence_features=None, example_names=None, name=None
+):
+    """Parses a batch of serialized `tf.train.SequenceExample` protos.
+
+    Args:
+        serialized: 1-D string tensor of serialized `SequenceExample`s.
+        context_features: A dict from keys to `FixedLenFeature` or `VarLenFeature`,
+            read from each record's `context`.
+        sequence_features: A dict from keys to `FixedLenSequenceFeature` or
+            `VarLenFeature`, read from each record's `feature_lists` (one row per step).
+        example_names: Optional 1-D strings, names of the records (for messages).
+        name: A name for the operation.
+
+    Returns:
+        Three dicts: the context features (`[B] + shape` tensors and
+        `tf.SparseTensor`s), the feature lists (`[B, T_max] + shape` tensors padded
+        with 0 or `""`, `tf.SparseTensor`s with `[b, step, index]` indices), and the
+        lengths (`[B]`, steps per record) of the dense feature lists.
+
+    Raises:
+        ValueError: Both feature dicts are empty, or a feature is invalid.
+    """
+    if not (context_features or sequence_features):
+        raise ValueError(
+            "Both `context_features` and `sequence_features` argument are None, but at "
+            "least one should have values."
+        )
+    context, feature_list = _sequence_params(context_features, sequence_features)
+    with ops.name_scope(name, "ParseSequenceExample", [serialized, example_names]):
+        return _parse_sequence_example_raw(serialized, example_names, context, feature_list, name)
+
+
+def parse_single_sequence_example(
+    serialized, context_features=None, sequence_features=None, example_name=None, name=None
+):
+    """Parses one serialized `tf.train.SequenceExample` proto (a scalar string).
+
+    Args:
+        serialized: Scalar string tensor.
+        context_features: A dict from keys to `FixedLenFeature` or `VarLenFeature`.
+        sequence_features: A dict from keys to `FixedLenSequenceFeature` or
+            `VarLenFeature` (one row per `FeatureList` step).
+        example_name: Optional scalar string, the record's name (for messages).
+        name: A name for the operation.
+
+    Returns:
+        Two dicts: the context features (`shape` tensors, `tf.SparseTensor`s) and the
+        feature lists (`[T] + shape` tensors, `tf.SparseTensor`s with `[step, index]`
+        indices).
+
+    Raises:
+        ValueError: Both feature dicts are empty, `serialized` is not a scalar, or a
+            feature is invalid.
+    """
+    if not (context_features or sequence_features):
+        raise ValueError(
+            "Both context_features and sequence_features are None, but at least one "
+            "should have values."
+        )
+    context, feature_list = _sequence_params(context_features, sequence_features)
+    with ops.name_scope(name, "ParseSingleSequenceExample", [serialized, example_name]):
+        with ops.name_scope(name, "ParseSingleExample", [serialized, example_name]):
+            serialized = ops.convert_to_tensor(serialized, name="serialized")
+            serialized = _assert_scalar(serialized, "serialized")
+        return _parse_sequence_example_raw(serialized, example_name, context, feature_list, name)[
+            :2
+        ]

@@ -64,6 +64,7 @@ fn only_the_listed_ops_lack_a_gradient() {
         "IdentityReaderV2",
         "MatchingFiles",
         "ParseExampleV2",
+        "ParseSequenceExampleV2",
         "ReadFile",
         "ReaderNumRecordsProducedV2",
         "ReaderNumWorkUnitsCompletedV2",

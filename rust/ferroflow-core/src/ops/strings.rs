@@ -1,5 +1,6 @@
 //! String and file ops: `DecodeRaw`, `StringToNumber`, `StringJoin`, `Substr`,
-//! `StringSplit`, `StringSplitV2`, `ReduceJoin`, `DecodeCSV`, `ParseExampleV2`, `ReadFile`, `WriteFile`. None has a
+//! `StringSplit`, `StringSplitV2`, `ReduceJoin`, `DecodeCSV`, `ParseExampleV2`, `ParseSequenceExampleV2`,
+//! `ReadFile`, `WriteFile`. None has a
 //! gradient; those TF registers as not differentiable are marked so, the rest are
 //! missing (a `LookupError` when differentiated through), as in TF.
 use super::{InferCtx, OpDef, Registry};
@@ -28,6 +29,26 @@ pub(crate) fn register(r: &mut Registry) {
             &["serialized", "names", "sparse_keys", "dense_keys", "ragged_keys", "dense_defaults"],
             infer_parse_example,
             crate::kernels::example::parse_example_kernel,
+        )
+        .variadic_or_empty(),
+    );
+    r.add(
+        OpDef::new(
+            "ParseSequenceExampleV2",
+            &[
+                "serialized",
+                "debug_name",
+                "context_sparse_keys",
+                "context_dense_keys",
+                "context_ragged_keys",
+                "feature_list_sparse_keys",
+                "feature_list_dense_keys",
+                "feature_list_ragged_keys",
+                "feature_list_dense_missing_assumed_empty",
+                "context_dense_defaults",
+            ],
+            infer_parse_sequence_example,
+            crate::kernels::example::parse_sequence_example_kernel,
         )
         .variadic_or_empty(),
     );
@@ -212,6 +233,15 @@ fn infer_parse_example(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     if !ragged.is_empty() {
         return Err(Error::value("ParseExampleV2 with ragged features is not supported".to_string()));
     }
+    // A `FixedLenSequenceFeature` has an unknown first dimension; the rest must be known.
+    for (i, s) in shapes.iter().enumerate() {
+        if !s.dims().is_some_and(|d| d.iter().skip(1).all(Option::is_some)) {
+            return Err(Error::value(format!(
+                "dense_shapes[{i}] has unknown rank or unknown inner dimensions: {s} for '{}' (op: 'ParseExampleV2')",
+                ctx.name
+            )));
+        }
+    }
     for &t in sparse_types.iter().chain(&tdense) {
         if ![DType::Float32, DType::Int64, DType::String].contains(&t) {
             return Err(Error::type_error(format!("Feature dtype {t} is not supported (float32, int64 or string)")));
@@ -237,6 +267,113 @@ fn infer_parse_example(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         };
         out.push(OutputSpec::new(t, shape));
     }
+    Ok(out)
+}
+
+/// `input`'s dimensions followed by `tail`'s (unknown when `input`'s rank is).
+fn concat_shape(input: &PartialShape, tail: impl IntoIterator<Item = Option<usize>>) -> PartialShape {
+    match input.dims() {
+        Some(d) => PartialShape::from_dims(d.iter().copied().chain(tail)),
+        None => PartialShape::unknown(),
+    }
+}
+
+/// TF's `AddSparseOutputShapes`: indices `[?, rank + delta]`, values `[?]`, shapes
+/// `[rank + delta]`, for each of `types`.
+fn sparse_outputs(out: &mut Vec<OutputSpec>, types: &[DType], rank: Option<usize>, delta: usize) {
+    let width = rank.map(|r| r + delta);
+    out.extend(types.iter().map(|_| OutputSpec::new(DType::Int64, PartialShape::from_dims([None, width]))));
+    out.extend(types.iter().map(|&t| OutputSpec::new(t, PartialShape::from_dims([None]))));
+    out.extend(types.iter().map(|_| OutputSpec::new(DType::Int64, PartialShape::from_dims([width]))));
+}
+
+fn infer_parse_sequence_example(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    for i in 0..8 {
+        strings_in(&ctx, i)?;
+    }
+    ctx.check_type(8, &[DType::Bool])?;
+    let context_dense: Vec<DType> = ctx.inputs[9..].iter().map(|s| s.dtype).collect();
+    ctx.attrs.insert("Tcontext_dense".into(), AttrValue::ListType(context_dense.clone()));
+    let mut counts = Vec::new();
+    for attr in ["Ncontext_sparse", "Nfeature_list_sparse", "Nfeature_list_dense"] {
+        counts.push(usize::try_from(ctx.attr_int(attr, 0)?).ok());
+    }
+    let mut types: Vec<Vec<DType>> = Vec::new();
+    for attr in ["context_sparse_types", "feature_list_sparse_types", "feature_list_dense_types"] {
+        types.push(ctx.attr_or(attr, Vec::new())?);
+    }
+    let context_shapes: Vec<PartialShape> = ctx.attr_or("context_dense_shapes", Vec::new())?;
+    let list_shapes: Vec<PartialShape> = ctx.attr_or("feature_list_dense_shapes", Vec::new())?;
+    let mut ragged = false;
+    for attr in [
+        "context_ragged_value_types",
+        "context_ragged_split_types",
+        "feature_list_ragged_value_types",
+        "feature_list_ragged_split_types",
+    ] {
+        ragged |= !ctx.attr_or(attr, Vec::<DType>::new())?.is_empty();
+    }
+    if ragged {
+        return Err(Error::value("ParseSequenceExampleV2 with ragged features is not supported".to_string()));
+    }
+    let named = [
+        ("Ncontext_sparse", "context_sparse_types"),
+        ("Nfeature_list_sparse", "feature_list_sparse_types"),
+        ("Nfeature_list_dense", "feature_list_dense_types"),
+    ];
+    for ((count, t), (n_attr, t_attr)) in counts.iter().zip(&types).zip(named) {
+        if *count != Some(t.len()) {
+            return Err(Error::value(format!("{n_attr} must match the number of {t_attr} ({})", t.len())));
+        }
+    }
+    if context_shapes.len() != context_dense.len() {
+        return Err(Error::value(format!(
+            "len(context_dense_shapes) ({}) must match the number of context dense defaults ({})",
+            context_shapes.len(),
+            context_dense.len()
+        )));
+    }
+    if list_shapes.len() != types[2].len() {
+        return Err(Error::value(format!(
+            "len(feature_list_dense_shapes) ({}) must match the number of feature_list_dense_types ({})",
+            list_shapes.len(),
+            types[2].len()
+        )));
+    }
+    for &t in types.iter().flatten().chain(&context_dense) {
+        if ![DType::Float32, DType::Int64, DType::String].contains(&t) {
+            return Err(Error::type_error(format!("Feature dtype {t} is not supported (float32, int64 or string)")));
+        }
+    }
+    for s in context_shapes.iter().chain(&list_shapes) {
+        if !s.dims().is_some_and(|d| d.iter().all(Option::is_some)) {
+            return Err(Error::value(format!(
+                "Shape {s} is not fully defined for '{}' (op: 'ParseSequenceExampleV2')",
+                ctx.name
+            )));
+        }
+    }
+    for i in [0, 1] {
+        if let Some(r) = ctx.input(i).shape.rank().filter(|&r| r > 1) {
+            return Err(Error::value(format!(
+                "Shape must be at most rank 1 but is rank {r} for '{}' (op: 'ParseSequenceExampleV2')",
+                ctx.name
+            )));
+        }
+    }
+    let input = ctx.input(0).shape.clone();
+    let rank = input.rank();
+    let dims = |s: &PartialShape| s.dims().map(<[_]>::to_vec).unwrap_or_default();
+    let mut out = Vec::new();
+    sparse_outputs(&mut out, &types[0], rank, 1);
+    for (&t, s) in context_dense.iter().zip(&context_shapes) {
+        out.push(OutputSpec::new(t, concat_shape(&input, dims(s))));
+    }
+    sparse_outputs(&mut out, &types[1], rank, 2);
+    for (&t, s) in types[2].iter().zip(&list_shapes) {
+        out.push(OutputSpec::new(t, concat_shape(&input, std::iter::once(None).chain(dims(s)))));
+    }
+    out.extend(types[2].iter().map(|_| OutputSpec::new(DType::Int64, input.clone())));
     Ok(out)
 }
 

@@ -1,4 +1,4 @@
-//! Borrowed decoding of serialized `tf.train.Example` records.
+//! Borrowed decoding of serialized `tf.train.Example` and `SequenceExample` records.
 //!
 //! The parse kernels read the protobuf wire format in place, as TF's
 //! `example_proto_fast_parsing` does, instead of decoding whole messages with prost:
@@ -147,6 +147,48 @@ pub(crate) fn example(buf: &[u8]) -> Option<FeatureMap<'_>> {
     Some(map)
 }
 
+/// A serialized `tf.train.SequenceExample`: its context features and its feature
+/// lists (each the serialized `Feature`s of one `FeatureList`, in order).
+#[derive(Default)]
+pub(crate) struct SequenceExample<'a> {
+    pub(crate) context: FeatureMap<'a>,
+    lists: Vec<(&'a [u8], Vec<Option<Values<'a>>>)>,
+}
+
+impl<'a> SequenceExample<'a> {
+    /// The steps of feature list `key`, `None` when absent (the last one wins).
+    pub(crate) fn feature_list(&self, key: &[u8]) -> Option<&[Option<Values<'a>>]> {
+        self.lists.iter().rev().find(|(k, _)| *k == key).map(|(_, v)| v.as_slice())
+    }
+}
+
+/// The context and feature lists of a serialized `tf.train.SequenceExample`.
+pub(crate) fn sequence_example(buf: &[u8]) -> Option<SequenceExample<'_>> {
+    let mut out = SequenceExample::default();
+    fields(buf, |number, wire| {
+        match (number, wire) {
+            (1, Wire::Len(body)) => features(body, &mut out.context.0)?,
+            (2, Wire::Len(body)) => fields(body, |n, w| {
+                if let (1, Wire::Len(entry)) = (n, w) {
+                    let (key, list) = map_entry(entry)?;
+                    let mut steps = Vec::new();
+                    fields(list, |n, w| {
+                        if let (1, Wire::Len(f)) = (n, w) {
+                            steps.push(feature(f)?);
+                        }
+                        Some(())
+                    })?;
+                    out.lists.push((key, steps));
+                }
+                Some(())
+            })?,
+            _ => {}
+        }
+        Some(())
+    })?;
+    Some(out)
+}
+
 impl<'a> Values<'a> {
     /// The number of values; `None` if the list is malformed.
     pub(crate) fn len(&self) -> Option<usize> {
@@ -232,7 +274,10 @@ impl<'a> Values<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ferroflow_proto::{BytesList, Example, Feature, Features, FloatList, Int64List, feature};
+    use ferroflow_proto::{
+        BytesList, Example, Feature, FeatureList, FeatureLists, Features, FloatList, Int64List, SequenceExample,
+        feature,
+    };
     use prost::Message;
 
     fn ex(features: Vec<(&str, feature::Kind)>) -> Vec<u8> {
@@ -299,5 +344,86 @@ mod tests {
         assert!(example(&[0x0b]).is_none()); // a group start
         assert!(example(&[0x0a, 0x05, 0x00]).is_none()); // length past the end
         assert!(example(&[0xff; 11]).is_none()); // a varint longer than 64 bits
+    }
+
+    fn seq(context: Vec<(&str, feature::Kind)>, lists: Vec<(&str, Vec<Option<feature::Kind>>)>) -> Vec<u8> {
+        let feature: std::collections::HashMap<String, Feature> =
+            context.into_iter().map(|(k, kind)| (k.to_string(), Feature { kind: Some(kind) })).collect();
+        let feature_list = lists
+            .into_iter()
+            .map(|(k, steps)| {
+                let feature = steps.into_iter().map(|kind| Feature { kind }).collect();
+                (k.to_string(), FeatureList { feature })
+            })
+            .collect();
+        SequenceExample {
+            context: (!feature.is_empty()).then_some(Features { feature }),
+            feature_lists: Some(FeatureLists { feature_list }),
+        }
+        .encode_to_vec()
+    }
+
+    #[test]
+    fn sequence_examples_decode_what_prost_encodes() {
+        let floats = |v: &[f32]| Some(feature::Kind::FloatList(FloatList { value: v.to_vec() }));
+        let bytes = seq(
+            vec![("len", feature::Kind::Int64List(Int64List { value: vec![3] }))],
+            vec![
+                ("f", vec![floats(&[1.0, 2.0]), None, floats(&[])]),
+                ("s", vec![Some(feature::Kind::BytesList(BytesList { value: vec![b"a".to_vec()] }))]),
+                ("empty", vec![]),
+            ],
+        );
+        let s = sequence_example(&bytes).unwrap();
+        let mut ints = Vec::new();
+        s.context.get(b"len").unwrap().unwrap().int64s(&mut ints).unwrap();
+        assert_eq!(ints, [3]);
+        let f = s.feature_list(b"f").unwrap();
+        assert_eq!(f.len(), 3);
+        let mut got = Vec::new();
+        f[0].unwrap().floats(&mut got).unwrap();
+        assert_eq!(got, [1.0, 2.0]);
+        assert!(f[1].is_none(), "a Feature with no kind set");
+        assert_eq!(f[2].unwrap().len(), Some(0));
+        let mut strs = Vec::new();
+        s.feature_list(b"s").unwrap()[0].unwrap().bytes(&mut strs).unwrap();
+        assert_eq!(strs, [b"a".to_vec()]);
+        assert_eq!(s.feature_list(b"empty").map(<[_]>::len), Some(0));
+        assert!(s.feature_list(b"len").is_none(), "context keys are not feature lists");
+        assert!(s.context.get(b"f").is_none());
+        assert!(sequence_example(&[]).unwrap().feature_list(b"f").is_none());
+    }
+
+    #[test]
+    fn merged_sequence_examples_keep_the_last_list() {
+        let ints = |v: &[i64]| Some(feature::Kind::Int64List(Int64List { value: v.to_vec() }));
+        let first = seq(vec![], vec![("a", vec![ints(&[1]), ints(&[2])]), ("b", vec![ints(&[5])])]);
+        let second = seq(vec![], vec![("a", vec![ints(&[7])])]);
+        // Concatenated messages merge: the map's repeated key keeps its last value.
+        let both = [first, second].concat();
+        let s = sequence_example(&both).unwrap();
+        let a = s.feature_list(b"a").unwrap();
+        assert_eq!(a.len(), 1);
+        let mut got = Vec::new();
+        a[0].unwrap().int64s(&mut got).unwrap();
+        assert_eq!(got, [7]);
+        assert_eq!(s.feature_list(b"b").map(<[_]>::len), Some(1));
+    }
+
+    #[test]
+    fn malformed_sequence_examples_are_rejected() {
+        let floats = Some(feature::Kind::FloatList(FloatList { value: vec![1.0; 8] }));
+        let good = seq(vec![], vec![("f", vec![floats.clone(), floats])]);
+        // Only the `feature_lists` field is set (no context):
+        // every strict prefix cuts through it.
+        for cut in 1..good.len() {
+            assert!(sequence_example(&good[..cut]).is_none(), "cut at {cut}");
+        }
+        assert!(sequence_example(&[0x12, 0x05, 0x00]).is_none()); // length past the end
+        // A step whose Feature holds a group start.
+        let entry = [&[0x0a, 0x01, b'f', 0x12, 0x04, 0x0a, 0x02][..], &[0x0b, 0x00]].concat();
+        let lists = [&[0x0a, entry.len() as u8][..], &entry].concat();
+        let record = [&[0x12, lists.len() as u8][..], &lists].concat();
+        assert!(sequence_example(&record).is_none());
     }
 }
