@@ -140,7 +140,8 @@ def test_device_scopes():
     assert a.device == "/device:GPU:0"
     assert b.device == "/job:ps/task:1/device:GPU:0"
     assert c.device == ""
-    assert d.device == "/device:CPU:0"
+    # As TF: a device function's result is kept as it returned it.
+    assert d.device == "/cpu:0"
     assert ff.get_default_graph().as_graph_def().node[0].device == "/device:GPU:0"
 
 

@@ -361,7 +361,11 @@ class Operation:
 
     @property
     def device(self) -> str:
-        """The requested device (canonical form), or `""`."""
+        """The requested device, or `""`.
+
+        Canonical when device-name scopes chose it; a device function's result
+        is kept as it returned it (as TF).
+        """
         return self._device
 
     @property
@@ -777,13 +781,25 @@ class Graph:
             self._device_stack.pop()
 
     def _device_for(self, pending) -> str:
-        device = ""
-        for fn in self._device_stack:
+        """The device the device-scope stack gives the op `pending` stands for.
+
+        As TF's `_apply_device_functions`: innermost scope first, each seeing in
+        `pending.device` what the scopes inside it chose; a string scope merges
+        (the inner choice's fields win, canonical result), a function's result is
+        taken as it is (a `DeviceSpec` as its string); a `device(None)` scope
+        hides every scope outside it.
+        """
+        device = pending.device = ""
+        for fn in reversed(self._device_stack):
             if fn is None:
-                device = ""
-                continue
+                break
+            if isinstance(fn, pydev.MergeDevice):
+                if fn.is_null_merge:
+                    continue
+                device = fn.shortcut_string_merge(pending)
+            else:
+                device = _device_string(fn(pending))
             pending.device = device
-            device = pydev.canonical_name(fn(pending))
         return device
 
     @contextlib.contextmanager
@@ -966,11 +982,15 @@ class Graph:
         if flow_context is not None:
             # A loop's sub-graph leaves control inputs from outside it to the loop op.
             control = flow_context._process_control_inputs(control)
-        device = self._device_for(_PendingOp(op_type, name)) if self._device_stack else ""
         attrs = dict(attrs or {})
         if self._container and "container" in attrs and not attrs["container"]:
             # TF fills an empty `container` attr of a stateful op from `container()`.
             attrs["container"] = self._container
+        device = (
+            self._device_for(_PendingOp(op_type, name, self, inputs, control, attrs))
+            if self._device_stack
+            else ""
+        )
         if self._colocation_stack:
             # TF: the groups of every op colocated with, and the device of the innermost
             # one that has a device (over any device scope).
@@ -1118,19 +1138,152 @@ def _sync_native_ops(g: Graph) -> None:
 
 
 class _PendingOp:
-    """What a device function sees of an op being created (`type`, `name`, `node_def`)."""
+    """What a device function sees of an op being created: TF passes the `Operation`.
 
-    __slots__ = ("device", "name", "type")
+    The native graph takes an op's device when the op is added, so the device
+    functions run just before that, on this stand-in. It answers what an
+    `Operation` answers: `type`, `name`, `device` (what the device functions
+    inside this one chose), `inputs`, `control_inputs`, `graph`, `node_def`,
+    `get_attr`, `outputs` (their dtypes and static shapes) and `values()`. The
+    attrs and outputs are those the op will have: they come from adding the op,
+    once and only when asked, to a scratch native graph whose inputs stand in
+    for the real ones (a copy of each `Const` input, so shape functions see its
+    value; a variable for each reference input; a placeholder for the others).
+    """
 
-    def __init__(self, op_type, name):
-        self.type = op_type
-        self.name = name
+    __slots__ = (
+        "_attrs",
+        "_control_inputs",
+        "_graph",
+        "_inputs",
+        "_name",
+        "_scratch",
+        "_type",
+        "device",
+    )
+
+    def __init__(self, op_type, name, graph=None, inputs=(), control_inputs=(), attrs=None):
+        self._type = op_type
+        self._name = name
+        self._graph = graph
+        self._inputs = tuple(inputs)
+        self._control_inputs = list(control_inputs)
+        self._attrs = dict(attrs or {})
+        self._scratch: tuple[Any, int, list] | None = None
         self.device = ""
 
     @property
+    def type(self) -> str:
+        """The op type."""
+        return self._type
+
+    @property
+    def name(self) -> str:
+        """The op's (unique) name."""
+        return self._name
+
+    @property
+    def graph(self):
+        """The graph the op is being added to (None for the gradient ops' stand-in)."""
+        return self._graph
+
+    @property
+    def inputs(self) -> tuple[Tensor, ...]:
+        """The input tensors."""
+        return self._inputs
+
+    @property
+    def control_inputs(self) -> list[Operation]:
+        """The ops this op will have control dependencies on."""
+        return list(self._control_inputs)
+
+    def _native_node(self):
+        """`(scratch native graph, node id, output specs)`, built on first use."""
+        if self._scratch is None:
+            if self._graph is None:
+                # The gradient ops' stand-in: many ops, made natively together.
+                self._scratch = (None, -1, [])
+                return self._scratch
+            scratch = _ferroflow.Graph()
+            native = self._graph._native
+            stand_ins = []
+            for i, t in enumerate(self._inputs):
+                name = f"input_{i}"
+                source = t._op
+                if source._type == "Const":
+                    value = native.get_attr(source._id, "value")[1]
+                    attrs = {
+                        "value": ("tensor", np.asarray(value)),
+                        "dtype": native.get_attr(source._id, "dtype"),
+                    }
+                    node_id, _ = scratch.add_op("Const", name, [], [], attrs, "")
+                else:
+                    attrs = {
+                        "dtype": ("type", t.dtype.base_dtype.as_datatype_enum),
+                        "shape": ("shape", tensor_shape._to_native(t.shape)),
+                    }
+                    kind = "VariableV2" if t.dtype._is_ref_dtype else "Placeholder"
+                    node_id, _ = scratch.add_op(kind, name, [], [], attrs, "")
+                stand_ins.append((node_id, 0))
+            native_attrs = {k: _attr_to_native(v) for k, v in self._attrs.items()}
+            node_id, specs = scratch.add_op(
+                self._type, self._name, stand_ins, [], native_attrs, self.device
+            )
+            outputs = [
+                Tensor(
+                    self,  # type: ignore[arg-type]
+                    i,
+                    dtypes.as_dtype(code + 100 if is_ref else code),
+                    tensor_shape._from_native(dims),
+                )
+                for i, (code, dims, is_ref) in enumerate(specs)
+            ]
+            self._scratch = (scratch, node_id, outputs)
+        return self._scratch
+
+    @property
+    def outputs(self) -> list[Tensor]:
+        """The output tensors the op will have (dtype and static shape)."""
+        return list(self._native_node()[2])
+
+    def values(self) -> tuple[Tensor, ...]:
+        """The outputs, as a tuple."""
+        return tuple(self.outputs)
+
+    def get_attr(self, name: str):
+        """The value of attribute `name` (`ValueError` if the op will have none of that name)."""
+        scratch, node_id, _ = self._native_node()
+        found = None if scratch is None else scratch.get_attr(node_id, name)
+        if found is None:
+            raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.")
+        return _attr_from_native(*found)
+
+    @property
     def node_def(self):
-        """A `NodeDef` with the op type, name and current device."""
-        return protos.NodeDef(name=self.name, op=self.type, device=self.device)
+        """A `NodeDef` with the op's type, name, current device, inputs and attrs."""
+        node = protos.NodeDef(name=self._name, op=self._type, device=self.device)
+        node.input.extend(t._as_node_def_input() for t in self._inputs)
+        node.input.extend("^" + c._name for c in self._control_inputs)
+        scratch, node_id, _ = self._native_node()
+        if scratch is not None:
+            graph_def = protos.GraphDef.FromString(scratch.graph_def())
+            for k, v in graph_def.node[node_id].attr.items():
+                node.attr[k].CopyFrom(v)
+        return node
+
+    def __repr__(self) -> str:
+        return f"<tf.Operation '{self._name}' type={self._type}>"
+
+
+def _device_string(device) -> str:
+    """A device function's result as a string, as TF's `compat.as_str(_device_string(...))`."""
+    if pydev.is_device_spec(device):
+        return device.to_string()
+    if isinstance(device, str):
+        return device
+    if isinstance(device, bytes | bytearray):
+        return bytes(device).decode("utf-8")
+    raise TypeError(f"Expected binary or unicode string, got {device!r}")
 
 
 class _DefaultGraphStack(threading.local):
