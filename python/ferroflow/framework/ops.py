@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _ferroflow, protos
 from . import device as pydev
-from . import dtypes, tensor_shape
+from . import dtypes, op_def_registry, tensor_shape
 
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*$")
@@ -821,6 +821,11 @@ class Graph:
         if op is not None and not isinstance(op, Operation):
             op = getattr(op, "op", op)
         device_stack, self._device_stack = self._device_stack, []
+        # The stack outside every colocation, which `init_scope` brings back (as TF's,
+        # whose context switches keep the graph's device stack from before).
+        outermost = getattr(self._thread_local, "uncolocated_device_stack", None) is None
+        if outermost:
+            self._thread_local.uncolocated_device_stack = device_stack
         colocation_stack = self._colocation_stack
         if ignore_existing:
             self._colocation_stack = []
@@ -830,6 +835,8 @@ class Graph:
             yield
         finally:
             self._device_stack = device_stack
+            if outermost:
+                self._thread_local.uncolocated_device_stack = None
             if op is not None:
                 self._colocation_stack.pop()
             if ignore_existing:
@@ -962,7 +969,9 @@ class Graph:
             self._collections.pop(name, None)
 
     # -- op creation ----------------------------------------------------------------
-    def _create_op(self, op_type, inputs, attrs=None, name=None) -> Operation:
+    def _create_op(
+        self, op_type, inputs, attrs=None, name=None, colocate_ref_inputs=True
+    ) -> Operation:
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
         name = name or op_type
@@ -972,6 +981,14 @@ class Graph:
             if not _VALID_OP_NAME.match(name.rpartition("/")[2] or name):
                 raise ValueError(f"'{name}' is not a valid node name")
             name = self.unique_name(name)
+        # TF's op wrappers create an op that takes a reference (`Assign`'s `ref`, a
+        # training op's `var` and slots) inside `colocate_with` of those inputs: the
+        # device scopes are ignored and the op goes with its variables. (An imported
+        # node keeps what its NodeDef says: `colocate_ref_inputs=False`.)
+        ref_ops = []
+        if colocate_ref_inputs:
+            flags = op_def_registry.ref_input_flags(op_type)
+            ref_ops = [t._op for t, is_ref in zip(inputs, flags) if is_ref]
         flow_context = self._control_flow_context
         if flow_context is not None:
             inputs = flow_context._process_inputs(inputs)
@@ -988,14 +1005,15 @@ class Graph:
             attrs["container"] = self._container
         device = (
             self._device_for(_PendingOp(op_type, name, self, inputs, control, attrs))
-            if self._device_stack
+            if self._device_stack and not ref_ops
             else ""
         )
-        if self._colocation_stack:
+        colocation_stack = [*self._colocation_stack, *ref_ops]
+        if colocation_stack:
             # TF: the groups of every op colocated with, and the device of the innermost
             # one that has a device (over any device scope).
             groups, device_from_colocation = set(), False
-            for colocated in reversed(self._colocation_stack):
+            for colocated in reversed(colocation_stack):
                 groups.update(colocated.colocation_groups())
                 if colocated.device and not device_from_colocation:
                     device, device_from_colocation = colocated.device, True
@@ -1274,6 +1292,9 @@ class _PendingOp:
     def __repr__(self) -> str:
         return f"<tf.Operation '{self._name}' type={self._type}>"
 
+    def __str__(self) -> str:
+        return str(self.node_def)
+
 
 def _device_string(device) -> str:
     """A device function's result as a string, as TF's `compat.as_str(_device_string(...))`."""
@@ -1465,6 +1486,31 @@ def control_dependencies(control_inputs):
 def device(device_name_or_function):
     """`Graph.device` on the default graph."""
     return get_default_graph().device(device_name_or_function)
+
+
+@contextlib.contextmanager
+def init_scope():
+    """Where TF-1.x creates variables and other state: TF's `init_scope`, in a graph.
+
+    Outside every control-dependency block, in the current name scope; when the
+    device-scope stack is empty because a `colocate_with` block cleared it, the
+    stack from outside the colocation applies again (TF's lifting to the outer
+    context restores the device stack the graph had there), so a device function
+    such as `replica_device_setter` still sees the variable ops made inside
+    (their colocation then decides the device when the colocated op has one).
+    """
+    graph = get_default_graph()
+    current = graph._device_stack
+    outer = getattr(graph._thread_local, "uncolocated_device_stack", None)
+    lift = not current and outer is not None
+    if lift:
+        graph._device_stack = outer
+    try:
+        with graph.control_dependencies(None):
+            yield
+    finally:
+        if lift:
+            graph._device_stack = current
 
 
 def colocate_with(op, ignore_existing=False):

@@ -85,10 +85,13 @@ class Variable:
         self._constraint = constraint
         self._save_slice_info = None
         values = [] if init_from_fn else [initial_value]
-        # TF-1.x creates variables outside any enclosing control-dependency context.
-        with ops.control_dependencies(None), ops.name_scope(name, "Variable", values) as scope:
+        # TF-1.x creates variables in `init_scope`: outside any enclosing
+        # control-dependency context, under the device scopes outside colocation.
+        with ops.init_scope(), ops.name_scope(name, "Variable", values) as scope:
             if init_from_fn:
-                with ops.name_scope("Initializer"):
+                # As TF: outside every device scope, so the initializer ops are
+                # placed with the variable rather than by the device functions.
+                with ops.name_scope("Initializer"), ops.device(None):
                     initial_value = ops.convert_to_tensor(
                         initial_value(), name="initial_value", dtype=dtype
                     )
