@@ -69,6 +69,17 @@ def devices(graph):
     return {op.name: op.device for op in graph.get_operations()}
 
 
+def colocation_classes(graph):
+    """Each op's `_class` attr (its colocation groups), or None."""
+    out = {}
+    for op in graph.get_operations():
+        try:
+            out[op.name] = sorted(op.get_attr("_class"))
+        except ValueError:
+            out[op.name] = None
+    return out
+
+
 def build_model(lib, setter):
     """A small training graph: variables in and out of nested device scopes, Adam,
     Momentum, slots and a global step, with ops created outside the setter too."""
@@ -103,7 +114,7 @@ def build_model(lib, setter):
 
 
 def assert_same_devices(build):
-    """Builds in TF and ferroflow; every op in both graphs has the same device."""
+    """Builds in TF and ferroflow; every op in both graphs has the same device and groups."""
     import tensorflow.compat.v1 as tf1
 
     g_tf, g_ff = tf1.Graph(), ff.Graph()
@@ -119,6 +130,9 @@ def assert_same_devices(build):
     # Gradient internals differ (TF folds constants, groups by device); the rest is equal.
     assert len(common) >= 0.7 * len(theirs)
     assert {n: ours[n] for n in sorted(common)} == {n: theirs[n] for n in sorted(common)}
+    # And the same colocation groups, which the placer merges with those devices.
+    ours_cls, theirs_cls = colocation_classes(g_ff), colocation_classes(g_tf)
+    assert {n: ours_cls[n] for n in common} == {n: theirs_cls[n] for n in common}
     return ours
 
 

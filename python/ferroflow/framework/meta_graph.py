@@ -20,6 +20,7 @@ __all__ = ["create_meta_graph_def", "stripped_op_list_for_graph"]
 
 _log = logging.getLogger(__name__)
 
+
 def _tf_op_defs() -> dict:
     """TensorFlow's OpDefs of the ops ferroflow registers, by name."""
     return op_def_registry._op_defs()

@@ -842,6 +842,36 @@ class Graph:
             if ignore_existing:
                 self._colocation_stack = colocation_stack
 
+    @contextlib.contextmanager
+    def _attr_scope(self, attr_map):
+        """Ops created inside get these attrs when they do not set them (TF's, private).
+
+        `attr_map` maps attr names to values (as op attrs take them: a `_class` list
+        of bytes, ...) or to None, which lifts an enclosing scope's value. TF's
+        `RefVariable` uses it to colocate a variable's initializer ops with the
+        variable before the variable exists. Per thread, like the device stack.
+
+        Raises:
+            TypeError: `attr_map` is not a dict with string keys.
+        """
+        if not isinstance(attr_map, dict) or not all(isinstance(k, str) for k in attr_map):
+            raise TypeError(
+                "attr_map must be a dictionary mapping strings to AttrValue protocol buffers"
+            )
+        scope_map = getattr(self._thread_local, "attr_scope_map", None)
+        if scope_map is None:
+            scope_map = self._thread_local.attr_scope_map = {}
+        saved = {name: scope_map.get(name, _MISSING) for name in attr_map}
+        scope_map.update(attr_map)
+        try:
+            yield
+        finally:
+            for name, value in saved.items():
+                if value is _MISSING:
+                    scope_map.pop(name, None)
+                else:
+                    scope_map[name] = value
+
     # -- containers ---------------------------------------------------------------
     @contextlib.contextmanager
     def container(self, container_name):
@@ -988,7 +1018,7 @@ class Graph:
         ref_ops = []
         if colocate_ref_inputs:
             flags = op_def_registry.ref_input_flags(op_type)
-            ref_ops = [t._op for t, is_ref in zip(inputs, flags) if is_ref]
+            ref_ops = [t._op for t, is_ref in zip(inputs, flags, strict=False) if is_ref]
         flow_context = self._control_flow_context
         if flow_context is not None:
             inputs = flow_context._process_inputs(inputs)
@@ -1003,6 +1033,11 @@ class Graph:
         if self._container and "container" in attrs and not attrs["container"]:
             # TF fills an empty `container` attr of a stateful op from `container()`.
             attrs["container"] = self._container
+        attr_scope = getattr(self._thread_local, "attr_scope_map", None)
+        if attr_scope:
+            for key, value in attr_scope.items():
+                if value is not None and key not in attrs:
+                    attrs[key] = value
         device = (
             self._device_for(_PendingOp(op_type, name, self, inputs, control, attrs))
             if self._device_stack and not ref_ops
@@ -1153,6 +1188,9 @@ def _sync_native_ops(g: Graph) -> None:
             )
             g._ops.append(op)
             g._ops_by_name[name] = op
+
+
+_MISSING = object()
 
 
 class _PendingOp:
