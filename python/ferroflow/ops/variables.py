@@ -95,7 +95,7 @@ class Variable:
                 # group of the variable about to exist, and are outside every device
                 # scope, so they go with the variable rather than where the device
                 # functions would put them.
-                colocate = ops.get_default_graph()._attr_scope(
+                colocate: contextlib.AbstractContextManager = ops.get_default_graph()._attr_scope(
                     {"_class": [b"loc:@" + scope[:-1].encode()]}
                 )
             else:
