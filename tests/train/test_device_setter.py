@@ -113,6 +113,36 @@ def build_model(lib, setter):
     return adam, momentum, init, after
 
 
+def build_model_with_averages(lib, setter):
+    """Dense layers from `get_variable`, moving averages (their `cond`s), a sparse
+    Adagrad update of an embedding, a Saver, a counter, and per-device groups."""
+    global_step = lib.train.get_or_create_global_step()
+    x = lib.placeholder(lib.float32, [None, 4], name="x")
+    with lib.device(setter(lib)):
+        with lib.variable_scope("d1"):
+            kernel = lib.get_variable("kernel", [4, 5])
+            bias = lib.get_variable("bias", [5], initializer=lib.zeros_initializer())
+            h = lib.nn.relu(lib.matmul(x, kernel) + bias)
+        with lib.variable_scope("d2"):
+            y = lib.matmul(h, lib.get_variable("kernel", [5, 1]))
+        loss = lib.reduce_mean(lib.square(y))
+        ema = lib.train.ExponentialMovingAverage(0.9, num_updates=global_step)
+        step = lib.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=global_step)
+        with lib.control_dependencies([step]):
+            train = ema.apply(lib.trainable_variables())
+        emb = lib.get_variable("emb", [10, 3])
+        looked_up = lib.nn.embedding_lookup(emb, lib.constant([1, 2]))
+        sparse = lib.train.AdagradOptimizer(0.1).minimize(lib.reduce_sum(looked_up))
+        lib.train.Saver()
+        counter = lib.Variable(0, name="counter")
+        increment = counter.assign_add(1)
+        with lib.device("/job:worker/task:0"):
+            local = lib.Variable(1.0, name="local")
+            lib.get_variable("local_w", [2])
+        lib.group(train, sparse, increment, local.initializer, name="everything")
+        lib.tuple([y, loss], name="both")
+
+
 def assert_same_devices(build):
     """Builds in TF and ferroflow; every op in both graphs has the same device and groups."""
     import tensorflow.compat.v1 as tf1
@@ -187,6 +217,17 @@ SETTERS = {
 def test_model_devices_match_tf(tf1, setter):
     ours = assert_same_devices(lambda lib: build_model(lib, setter))
     assert ours["outside"] == "" and ours["after"] == ""
+
+
+@pytest.mark.tf_oracle
+@pytest.mark.parametrize(
+    "setter", ["ps_tasks=1", "ps_tasks=3", "cluster spec", "greedy", "merge_devices=False"]
+)
+def test_model_with_averages_devices_match_tf(tf1, setter):
+    ours = assert_same_devices(lambda lib: build_model_with_averages(lib, SETTERS[setter]))
+    # The moving averages' initial reads run where their variable is.
+    assert ours["cond/read/Switch"] == ours["d1/kernel"]
+    assert ours["save/RestoreV2"].endswith("/device:CPU:0")
 
 
 def test_model_devices_without_oracle():
