@@ -323,7 +323,7 @@ def variable_lists(draw):
 @pytest.mark.tf_oracle
 @FAST
 @given(variable_lists(), st.integers(1, 4))
-def test_greedy_placement_matches_tf(variables, num_ps):
+def test_greedy_placement_matches_tf(tf1, variables, num_ps):
     loads = {}
 
     def build(lib):
@@ -535,3 +535,65 @@ def test_device_spec_api_matches_tf(tf1):
     assert ours == device_spec_results(tf1)
     assert ours[0] == "/job:ps/replica:0/task:1/device:GPU:0"
     assert ours[-1] == ("/task:7", "/job:w/device:CPU:0")
+
+
+# -- random graphs under random setters and scopes -------------------------------------------
+
+SCOPES = [None, "/job:ps", "/job:ps/task:2", "/task:1", "/cpu:0", "/job:worker/gpu:1", "/job:x"]
+
+
+@st.composite
+def setter_configs(draw):
+    return {
+        "ps_tasks": draw(st.integers(1, 3)),
+        "merge_devices": draw(st.booleans()),
+        "ps_device": draw(st.sampled_from(["/job:ps", "/job:ps/cpu:0", "", "/task:1"])),
+        "worker_device": draw(st.sampled_from(["/job:worker", "/job:worker/task:1/gpu:0", ""])),
+        "greedy": draw(st.booleans()),
+    }
+
+
+@st.composite
+def graph_actions(draw):
+    n = draw(st.integers(1, 8))
+    return [
+        (
+            draw(st.sampled_from(["variable", "get_variable", "op", "assign"])),
+            draw(st.lists(st.integers(1, 4), max_size=2)),
+            draw(st.sampled_from([*SCOPES, "none-scope"])),
+        )
+        for _ in range(n)
+    ]
+
+
+def build_random(lib, config, actions):
+    kwargs = {k: v for k, v in config.items() if k != "greedy"}
+    if config["greedy"]:
+        kwargs["ps_strategy"] = greedy(lib, config["ps_tasks"])
+    variables = []
+    with lib.device(lib.train.replica_device_setter(**kwargs)):
+        for i, (kind, shape, scope) in enumerate(actions):
+            if scope is None:
+                ctx = lib.name_scope(None)  # no device scope
+            else:
+                ctx = lib.device(None if scope == "none-scope" else scope)
+            with ctx:
+                if kind == "variable" or (kind == "assign" and not variables):
+                    variables.append(lib.Variable(np.ones(shape, np.float32), name=f"v{i}"))
+                elif kind == "get_variable":
+                    variables.append(lib.get_variable(f"g{i}", shape))
+                elif kind == "op":
+                    lib.add(lib.constant(1.0), lib.constant(2.0), name=f"op{i}")
+                else:
+                    target = variables[i % len(variables)]
+                    lib.assign(target, lib.zeros_like(target), name=f"assign{i}")
+
+
+@pytest.mark.tf_oracle
+@settings(max_examples=60, deadline=None, database=None)
+@given(setter_configs(), graph_actions())
+def test_random_graphs_under_setters_match_tf(tf1, config, actions):
+    import logging
+
+    logging.getLogger("ferroflow.train.device_setter").setLevel(logging.ERROR)
+    assert_same_devices(lambda lib: build_random(lib, config, actions))
