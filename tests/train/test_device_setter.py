@@ -230,6 +230,33 @@ def test_model_with_averages_devices_match_tf(tf1, setter):
     assert ours["save/RestoreV2"].endswith("/device:CPU:0")
 
 
+def build_partitioned_model(lib, setter):
+    """Partitioned variables (an embedding looked up across its shards), variable
+    scopes with reuse, a local variable, and Momentum slots."""
+    with lib.device(setter(lib)):
+        emb = lib.get_variable("emb", [20, 4], partitioner=lib.fixed_size_partitioner(3))
+        lib.get_variable(
+            "wide",
+            [9, 2],
+            partitioner=lib.min_max_variable_partitioner(max_partitions=4, min_slice_size=8),
+        )
+        with lib.variable_scope("scope"):
+            r = lib.get_variable("r", [3])
+        with lib.variable_scope("scope", reuse=True):
+            assert lib.get_variable("r", [3]) is r
+        lib.Variable(1.0, collections=[lib.GraphKeys.LOCAL_VARIABLES], name="local")
+        loss = lib.reduce_sum(lib.nn.embedding_lookup(emb, [1, 5, 19])) + lib.reduce_sum(r)
+        lib.train.MomentumOptimizer(0.1, 0.9).minimize(loss)
+
+
+@pytest.mark.tf_oracle
+@pytest.mark.parametrize("setter", ["ps_tasks=2", "greedy", "cluster def"])
+def test_partitioned_model_devices_match_tf(tf1, setter):
+    ours = assert_same_devices(lambda lib: build_partitioned_model(lib, SETTERS[setter]))
+    shards = [ours[f"emb/part_{i}"] for i in range(3)]
+    assert all(d.startswith("/job:ps/task:") for d in shards)
+
+
 def test_model_devices_without_oracle():
     g = ff.Graph()
     with g.as_default():
