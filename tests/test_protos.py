@@ -35,6 +35,8 @@ TB_MODULES = [
     "saver_pb2",
     "meta_graph_pb2",
     "variable_pb2",
+    "cluster_pb2",
+    "rpc_options_pb2",
 ]
 
 
@@ -84,6 +86,32 @@ TF_ONLY = {
     ),
     "Example": ("tensorflow.core.example.example_pb2", "Example"),
     "SequenceExample": ("tensorflow.core.example.example_pb2", "SequenceExample"),
+}
+
+# The distributed runtime's files (TensorBoard compiles none of them): every message
+# of ours from these files is compared with TensorFlow's.
+TF_FILES = {
+    "ferroflow/proto/tensorflow_server.proto": "tensorflow.core.protobuf.tensorflow_server_pb2",
+    "ferroflow/proto/device_attributes.proto": "tensorflow.core.framework.device_attributes_pb2",
+    "ferroflow/proto/named_tensor.proto": "tensorflow.core.protobuf.named_tensor_pb2",
+    "ferroflow/proto/master.proto": "tensorflow.core.protobuf.master_pb2",
+    "ferroflow/proto/worker.proto": "tensorflow.core.protobuf.worker_pb2",
+}
+for _f in protos._FDS.file:
+    if _f.name in TF_FILES:
+        _stack = [(m.name, m) for m in _f.message_type]
+        while _stack:
+            _name, _m = _stack.pop()
+            TF_ONLY[_name] = (TF_FILES[_f.name], _name)
+            _stack.extend((f"{_name}.{n.name}", n) for n in _m.nested_type)
+
+# Submessages ferroflow relays without reading them, kept as bytes under TF's number
+# (the same wire type as a message): (message, field).
+RELAYED_AS_BYTES = {
+    ("RegisterGraphRequest", "debug_options"),
+    ("RunGraphResponse", "cost_graph"),
+    ("RecvTensorRequest", "transport_options"),
+    ("RecvTensorResponse", "transport_options"),
 }
 
 
@@ -142,6 +170,9 @@ def _check_same(name, desc, ref):
         assert field.number in ref.fields_by_number, f"{name}.{field.name}"
         other = ref.fields_by_number[field.number]
         assert other.name == field.name, (name, field.number)
+        if (name, field.name) in RELAYED_AS_BYTES:
+            assert field.type == field.TYPE_BYTES and other.type == other.TYPE_MESSAGE
+            continue
         assert other.type == field.type, (name, field.name)
         assert other.is_repeated == field.is_repeated, (name, field.name)
         if field.enum_type is not None:  # nested enums too (BundleHeaderProto.Endianness)

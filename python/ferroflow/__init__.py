@@ -18,6 +18,7 @@ ports by changing the import alone.
 from . import _ferroflow, errors
 from .framework import dtypes
 from .framework.constant_op import constant
+from .framework.device import DeviceSpec
 from .framework.dtypes import (
     DType,
     as_dtype,
@@ -436,6 +437,7 @@ __all__ = [
     "decode_raw",
     "deserialize_many_sparse",
     "device",
+    "DeviceSpec",
     "Dimension",
     "div",
     "div_no_nan",

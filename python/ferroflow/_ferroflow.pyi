@@ -118,6 +118,20 @@ class Graph:
         """The serialized GraphDef of the first `upto` nodes (all when None)."""
 
 @final
+class Server:
+    """A gRPC server for one task of a cluster (TF's `GrpcServer`)."""
+
+    def __new__(cls, server_def: bytes) -> Server: ...
+    @property
+    def target(self) -> str:
+        """`grpc://localhost:<port>`."""
+    def start(self) -> None:
+        """Starts serving (idempotent)."""
+    def join(self) -> None:
+        """Blocks until the server stops; Ctrl-C raises `KeyboardInterrupt`."""
+    def stop(self) -> None:
+        """Stops serving and closes the sessions on this server."""
+
 class Session:
     """The native half of `ferroflow.Session`: a session backend for its target."""
 
@@ -131,6 +145,8 @@ class Session:
         """Each step's node name and device for a run signature."""
     def devices(self) -> list[str]:
         """The full names of the session's devices, highest priority first."""
+    def device_attributes(self) -> list[tuple[str, str, int, int]]:
+        """`(name, device_type, memory_limit_bytes, incarnation)` of each device."""
     def prepare(
         self,
         feeds: list[tuple[int, int]],

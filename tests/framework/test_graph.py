@@ -140,7 +140,8 @@ def test_device_scopes():
     assert a.device == "/device:GPU:0"
     assert b.device == "/job:ps/task:1/device:GPU:0"
     assert c.device == ""
-    assert d.device == "/device:CPU:0"
+    # As TF: a device function's result is kept as it returned it.
+    assert d.device == "/cpu:0"
     assert ff.get_default_graph().as_graph_def().node[0].device == "/device:GPU:0"
 
 
@@ -285,3 +286,67 @@ def test_switch_to_thread_local_keeps_control_dependencies_per_thread():
         inside = ff.constant(2.0, name="inside")
     assert [op.name for op in inside.op.control_inputs] == ["gate"]
     assert made["other"].op.control_inputs == []
+
+
+def _init_scope_devices(lib, init_scope):
+    g = lib.get_default_graph()
+    anchor = lib.constant(0.0, name="anchor")
+    with g.device("/job:a/task:1"):
+        placed = lib.constant(0.0, name="placed")
+        with g.colocate_with(anchor.op):
+            lifted_ctx = init_scope()
+            with lifted_ctx:
+                lifted = lib.constant(1.0, name="lifted")
+            plain = lib.constant(2.0, name="plain")
+            with g.device("/task:3"), init_scope():
+                inner = lib.constant(3.0, name="inner")
+        with g.colocate_with(placed.op), init_scope():
+            over = lib.constant(4.0, name="over")
+    return [
+        (t.op.device, sorted(t.op.get_attr("_class")) if "_class" in t.op.node_def.attr else None)
+        for t in (lifted, plain, inner, over)
+    ]
+
+
+@pytest.mark.tf_oracle
+def test_init_scope_lifts_device_stack_as_tf(tf1):
+    from tensorflow.python.framework import ops as tf_ops
+
+    g_tf = tf1.Graph()
+    with g_tf.as_default():
+        theirs = _init_scope_devices(tf1, tf_ops.init_scope)
+    g_ff = ff.Graph()
+    with g_ff.as_default():
+        ours = _init_scope_devices(ff, _ff_init_scope)
+    assert ours == theirs
+    # Colocated with a device-less op: the device scopes outside the colocation apply.
+    assert ours[0] == ("/job:a/task:1", [b"loc:@anchor"])
+    assert ours[1] == ("", [b"loc:@anchor"])
+
+
+def _ff_init_scope():
+    from ferroflow.framework import ops as ff_ops
+
+    return ff_ops.init_scope()
+
+
+def test_attr_scope_nests_and_lifts():
+    g = ff.get_default_graph()
+    with g._attr_scope({"_class": [b"loc:@x"]}):
+        a = ff.constant(1.0)
+        with g._attr_scope({"_class": None}):
+            b = ff.constant(1.0)
+        with g._attr_scope({"_class": [b"loc:@y"]}):
+            c = ff.constant(1.0)
+        d = ff.constant(1.0)
+    e = ff.constant(1.0)
+    assert a.op.get_attr("_class") == [b"loc:@x"]
+    with pytest.raises(ValueError, match="no attr named '_class'"):
+        b.op.get_attr("_class")
+    assert c.op.get_attr("_class") == [b"loc:@y"]
+    assert d.op.get_attr("_class") == [b"loc:@x"]
+    with pytest.raises(ValueError, match="no attr named '_class'"):
+        e.op.get_attr("_class")
+    with pytest.raises(TypeError, match="attr_map must be a dictionary"):
+        with g._attr_scope([("_class", None)]):
+            pass

@@ -320,7 +320,9 @@ def import_graph_def(
             deps = ops.control_dependencies(control) if control else contextlib.nullcontext()
             device = graph.device(node_device) if node_device else contextlib.nullcontext()
             with deps, device:
-                created[node.name] = graph._create_op(node.op, inputs, attrs, name=full_name + "/")
+                created[node.name] = graph._create_op(
+                    node.op, inputs, attrs, name=full_name + "/", colocate_ref_inputs=False
+                )
     # Keys naming nothing in the GraphDef are most likely typos: TF's error, raised
     # after the import (as TF's).
     missing = [

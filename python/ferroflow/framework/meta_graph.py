@@ -9,35 +9,21 @@ so this module needs none of their classes.
 from __future__ import annotations
 
 import logging
-import os
 
 import numpy as np
 
 from .. import _ferroflow
 from ..protos import CollectionDef, MetaGraphDef, OpList
-from . import ops
+from . import op_def_registry, ops
 
 __all__ = ["create_meta_graph_def", "stripped_op_list_for_graph"]
 
 _log = logging.getLogger(__name__)
 
-_TF_OP_DEFS: dict | None = None
-
 
 def _tf_op_defs() -> dict:
-    """TensorFlow's OpDefs of the ops ferroflow registers, by name.
-
-    They ship with the package as `framework/tf_op_defs.binpb` (written by
-    `proto/make_op_defs.py`).
-    """
-    global _TF_OP_DEFS
-    if _TF_OP_DEFS is None:
-        path = os.path.join(os.path.dirname(__file__), "tf_op_defs.binpb")
-        op_list = OpList()
-        with open(path, "rb") as f:
-            op_list.ParseFromString(f.read())
-        _TF_OP_DEFS = {op.name: op for op in op_list.op}
-    return _TF_OP_DEFS
+    """TensorFlow's OpDefs of the ops ferroflow registers, by name."""
+    return op_def_registry._op_defs()
 
 
 def stripped_op_list_for_graph(graph_def) -> OpList:

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _ferroflow, protos
 from . import device as pydev
-from . import dtypes, tensor_shape
+from . import dtypes, op_def_registry, tensor_shape
 
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*$")
@@ -361,7 +361,11 @@ class Operation:
 
     @property
     def device(self) -> str:
-        """The requested device (canonical form), or `""`."""
+        """The requested device, or `""`.
+
+        Canonical when device-name scopes chose it; a device function's result
+        is kept as it returned it (as TF).
+        """
         return self._device
 
     @property
@@ -777,13 +781,25 @@ class Graph:
             self._device_stack.pop()
 
     def _device_for(self, pending) -> str:
-        device = ""
-        for fn in self._device_stack:
+        """The device the device-scope stack gives the op `pending` stands for.
+
+        As TF's `_apply_device_functions`: innermost scope first, each seeing in
+        `pending.device` what the scopes inside it chose; a string scope merges
+        (the inner choice's fields win, canonical result), a function's result is
+        taken as it is (a `DeviceSpec` as its string); a `device(None)` scope
+        hides every scope outside it.
+        """
+        device = pending.device = ""
+        for fn in reversed(self._device_stack):
             if fn is None:
-                device = ""
-                continue
+                break
+            if isinstance(fn, pydev.MergeDevice):
+                if fn.is_null_merge:
+                    continue
+                device = fn.shortcut_string_merge(pending)
+            else:
+                device = _device_string(fn(pending))
             pending.device = device
-            device = pydev.canonical_name(fn(pending))
         return device
 
     @contextlib.contextmanager
@@ -805,6 +821,11 @@ class Graph:
         if op is not None and not isinstance(op, Operation):
             op = getattr(op, "op", op)
         device_stack, self._device_stack = self._device_stack, []
+        # The stack outside every colocation, which `init_scope` brings back (as TF's,
+        # whose context switches keep the graph's device stack from before).
+        outermost = getattr(self._thread_local, "uncolocated_device_stack", None) is None
+        if outermost:
+            self._thread_local.uncolocated_device_stack = device_stack
         colocation_stack = self._colocation_stack
         if ignore_existing:
             self._colocation_stack = []
@@ -814,10 +835,42 @@ class Graph:
             yield
         finally:
             self._device_stack = device_stack
+            if outermost:
+                self._thread_local.uncolocated_device_stack = None
             if op is not None:
                 self._colocation_stack.pop()
             if ignore_existing:
                 self._colocation_stack = colocation_stack
+
+    @contextlib.contextmanager
+    def _attr_scope(self, attr_map):
+        """Ops created inside get these attrs when they do not set them (TF's, private).
+
+        `attr_map` maps attr names to values (as op attrs take them: a `_class` list
+        of bytes, ...) or to None, which lifts an enclosing scope's value. TF's
+        `RefVariable` uses it to colocate a variable's initializer ops with the
+        variable before the variable exists. Per thread, like the device stack.
+
+        Raises:
+            TypeError: `attr_map` is not a dict with string keys.
+        """
+        if not isinstance(attr_map, dict) or not all(isinstance(k, str) for k in attr_map):
+            raise TypeError(
+                "attr_map must be a dictionary mapping strings to AttrValue protocol buffers"
+            )
+        scope_map = getattr(self._thread_local, "attr_scope_map", None)
+        if scope_map is None:
+            scope_map = self._thread_local.attr_scope_map = {}
+        saved = {name: scope_map.get(name, _MISSING) for name in attr_map}
+        scope_map.update(attr_map)
+        try:
+            yield
+        finally:
+            for name, value in saved.items():
+                if value is _MISSING:
+                    scope_map.pop(name, None)
+                else:
+                    scope_map[name] = value
 
     # -- containers ---------------------------------------------------------------
     @contextlib.contextmanager
@@ -946,7 +999,9 @@ class Graph:
             self._collections.pop(name, None)
 
     # -- op creation ----------------------------------------------------------------
-    def _create_op(self, op_type, inputs, attrs=None, name=None) -> Operation:
+    def _create_op(
+        self, op_type, inputs, attrs=None, name=None, colocate_ref_inputs=True
+    ) -> Operation:
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
         name = name or op_type
@@ -956,6 +1011,14 @@ class Graph:
             if not _VALID_OP_NAME.match(name.rpartition("/")[2] or name):
                 raise ValueError(f"'{name}' is not a valid node name")
             name = self.unique_name(name)
+        # TF's op wrappers create an op that takes a reference (`Assign`'s `ref`, a
+        # training op's `var` and slots) inside `colocate_with` of those inputs: the
+        # device scopes are ignored and the op goes with its variables. (An imported
+        # node keeps what its NodeDef says: `colocate_ref_inputs=False`.)
+        ref_ops = []
+        if colocate_ref_inputs:
+            flags = op_def_registry.ref_input_flags(op_type)
+            ref_ops = [t._op for t, is_ref in zip(inputs, flags, strict=False) if is_ref]
         flow_context = self._control_flow_context
         if flow_context is not None:
             inputs = flow_context._process_inputs(inputs)
@@ -966,16 +1029,26 @@ class Graph:
         if flow_context is not None:
             # A loop's sub-graph leaves control inputs from outside it to the loop op.
             control = flow_context._process_control_inputs(control)
-        device = self._device_for(_PendingOp(op_type, name)) if self._device_stack else ""
         attrs = dict(attrs or {})
         if self._container and "container" in attrs and not attrs["container"]:
             # TF fills an empty `container` attr of a stateful op from `container()`.
             attrs["container"] = self._container
-        if self._colocation_stack:
+        attr_scope = getattr(self._thread_local, "attr_scope_map", None)
+        if attr_scope:
+            for key, value in attr_scope.items():
+                if value is not None and key not in attrs:
+                    attrs[key] = value
+        device = (
+            self._device_for(_PendingOp(op_type, name, self, inputs, control, attrs))
+            if self._device_stack and not ref_ops
+            else ""
+        )
+        colocation_stack = [*self._colocation_stack, *ref_ops]
+        if colocation_stack:
             # TF: the groups of every op colocated with, and the device of the innermost
             # one that has a device (over any device scope).
             groups, device_from_colocation = set(), False
-            for colocated in reversed(self._colocation_stack):
+            for colocated in reversed(colocation_stack):
                 groups.update(colocated.colocation_groups())
                 if colocated.device and not device_from_colocation:
                     device, device_from_colocation = colocated.device, True
@@ -1117,20 +1190,159 @@ def _sync_native_ops(g: Graph) -> None:
             g._ops_by_name[name] = op
 
 
+_MISSING = object()
+
+
 class _PendingOp:
-    """What a device function sees of an op being created (`type`, `name`, `node_def`)."""
+    """What a device function sees of an op being created: TF passes the `Operation`.
 
-    __slots__ = ("device", "name", "type")
+    The native graph takes an op's device when the op is added, so the device
+    functions run just before that, on this stand-in. It answers what an
+    `Operation` answers: `type`, `name`, `device` (what the device functions
+    inside this one chose), `inputs`, `control_inputs`, `graph`, `node_def`,
+    `get_attr`, `outputs` (their dtypes and static shapes) and `values()`. The
+    attrs and outputs are those the op will have: they come from adding the op,
+    once and only when asked, to a scratch native graph whose inputs stand in
+    for the real ones (a copy of each `Const` input, so shape functions see its
+    value; a variable for each reference input; a placeholder for the others).
+    """
 
-    def __init__(self, op_type, name):
-        self.type = op_type
-        self.name = name
+    __slots__ = (
+        "_attrs",
+        "_control_inputs",
+        "_graph",
+        "_inputs",
+        "_name",
+        "_scratch",
+        "_type",
+        "device",
+    )
+
+    def __init__(self, op_type, name, graph=None, inputs=(), control_inputs=(), attrs=None):
+        self._type = op_type
+        self._name = name
+        self._graph = graph
+        self._inputs = tuple(inputs)
+        self._control_inputs = list(control_inputs)
+        self._attrs = dict(attrs or {})
+        self._scratch: tuple[Any, int, list] | None = None
         self.device = ""
 
     @property
+    def type(self) -> str:
+        """The op type."""
+        return self._type
+
+    @property
+    def name(self) -> str:
+        """The op's (unique) name."""
+        return self._name
+
+    @property
+    def graph(self):
+        """The graph the op is being added to (None for the gradient ops' stand-in)."""
+        return self._graph
+
+    @property
+    def inputs(self) -> tuple[Tensor, ...]:
+        """The input tensors."""
+        return self._inputs
+
+    @property
+    def control_inputs(self) -> list[Operation]:
+        """The ops this op will have control dependencies on."""
+        return list(self._control_inputs)
+
+    def _native_node(self):
+        """`(scratch native graph, node id, output specs)`, built on first use."""
+        if self._scratch is None:
+            if self._graph is None:
+                # The gradient ops' stand-in: many ops, made natively together.
+                self._scratch = (None, -1, [])
+                return self._scratch
+            scratch = _ferroflow.Graph()
+            native = self._graph._native
+            stand_ins = []
+            for i, t in enumerate(self._inputs):
+                name = f"input_{i}"
+                source = t._op
+                if source._type == "Const":
+                    value = native.get_attr(source._id, "value")[1]
+                    attrs = {
+                        "value": ("tensor", np.asarray(value)),
+                        "dtype": native.get_attr(source._id, "dtype"),
+                    }
+                    node_id, _ = scratch.add_op("Const", name, [], [], attrs, "")
+                else:
+                    attrs = {
+                        "dtype": ("type", t.dtype.base_dtype.as_datatype_enum),
+                        "shape": ("shape", tensor_shape._to_native(t.shape)),
+                    }
+                    kind = "VariableV2" if t.dtype._is_ref_dtype else "Placeholder"
+                    node_id, _ = scratch.add_op(kind, name, [], [], attrs, "")
+                stand_ins.append((node_id, 0))
+            native_attrs = {k: _attr_to_native(v) for k, v in self._attrs.items()}
+            node_id, specs = scratch.add_op(
+                self._type, self._name, stand_ins, [], native_attrs, self.device
+            )
+            outputs = [
+                Tensor(
+                    self,  # type: ignore[arg-type]
+                    i,
+                    dtypes.as_dtype(code + 100 if is_ref else code),
+                    tensor_shape._from_native(dims),
+                )
+                for i, (code, dims, is_ref) in enumerate(specs)
+            ]
+            self._scratch = (scratch, node_id, outputs)
+        return self._scratch
+
+    @property
+    def outputs(self) -> list[Tensor]:
+        """The output tensors the op will have (dtype and static shape)."""
+        return list(self._native_node()[2])
+
+    def values(self) -> tuple[Tensor, ...]:
+        """The outputs, as a tuple."""
+        return tuple(self.outputs)
+
+    def get_attr(self, name: str):
+        """The value of attribute `name` (`ValueError` if the op will have none of that name)."""
+        scratch, node_id, _ = self._native_node()
+        found = None if scratch is None else scratch.get_attr(node_id, name)
+        if found is None:
+            raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.")
+        return _attr_from_native(*found)
+
+    @property
     def node_def(self):
-        """A `NodeDef` with the op type, name and current device."""
-        return protos.NodeDef(name=self.name, op=self.type, device=self.device)
+        """A `NodeDef` with the op's type, name, current device, inputs and attrs."""
+        node = protos.NodeDef(name=self._name, op=self._type, device=self.device)
+        node.input.extend(t._as_node_def_input() for t in self._inputs)
+        node.input.extend("^" + c._name for c in self._control_inputs)
+        scratch, node_id, _ = self._native_node()
+        if scratch is not None:
+            graph_def = protos.GraphDef.FromString(scratch.graph_def())
+            for k, v in graph_def.node[node_id].attr.items():
+                node.attr[k].CopyFrom(v)
+        return node
+
+    def __repr__(self) -> str:
+        return f"<tf.Operation '{self._name}' type={self._type}>"
+
+    def __str__(self) -> str:
+        return str(self.node_def)
+
+
+def _device_string(device) -> str:
+    """A device function's result as a string, as TF's `compat.as_str(_device_string(...))`."""
+    if pydev.is_device_spec(device):
+        return device.to_string()
+    if isinstance(device, str):
+        return device
+    if isinstance(device, bytes | bytearray):
+        return bytes(device).decode("utf-8")
+    raise TypeError(f"Expected binary or unicode string, got {device!r}")
 
 
 class _DefaultGraphStack(threading.local):
@@ -1312,6 +1524,31 @@ def control_dependencies(control_inputs):
 def device(device_name_or_function):
     """`Graph.device` on the default graph."""
     return get_default_graph().device(device_name_or_function)
+
+
+@contextlib.contextmanager
+def init_scope():
+    """Where TF-1.x creates variables and other state: TF's `init_scope`, in a graph.
+
+    Outside every control-dependency block, in the current name scope; when the
+    device-scope stack is empty because a `colocate_with` block cleared it, the
+    stack from outside the colocation applies again (TF's lifting to the outer
+    context restores the device stack the graph had there), so a device function
+    such as `replica_device_setter` still sees the variable ops made inside
+    (their colocation then decides the device when the colocated op has one).
+    """
+    graph = get_default_graph()
+    current = graph._device_stack
+    outer = getattr(graph._thread_local, "uncolocated_device_stack", None)
+    lift = not current and outer is not None
+    if lift:
+        graph._device_stack = outer
+    try:
+        with graph.control_dependencies(None):
+            yield
+    finally:
+        if lift:
+            graph._device_stack = current
 
 
 def colocate_with(op, ignore_existing=False):

@@ -190,6 +190,49 @@ def _target_str(target) -> str:
     return target.decode() if isinstance(target, bytes) else str(target)
 
 
+class _DeviceAttributes:
+    """A device of a session, as `Session.list_devices` describes it (TF's class).
+
+    Attributes:
+        name: The full name, `/job:localhost/replica:0/task:0/device:CPU:0`.
+        device_type: `"CPU"`, `"GPU"`.
+        memory_limit_bytes: The device's memory.
+        incarnation: A number that changes when the device's process restarts.
+    """
+
+    def __init__(self, name, device_type, memory_limit_bytes, incarnation):
+        self._name = name
+        self._device_type = device_type
+        self._memory_limit_bytes = memory_limit_bytes
+        self._incarnation = incarnation
+
+    @property
+    def name(self):
+        """The device's full name."""
+        return self._name
+
+    @property
+    def device_type(self):
+        """The device's type (`"CPU"`)."""
+        return self._device_type
+
+    @property
+    def memory_limit_bytes(self):
+        """The device's memory limit in bytes."""
+        return self._memory_limit_bytes
+
+    @property
+    def incarnation(self):
+        """The device's incarnation (0 when unknown)."""
+        return self._incarnation
+
+    def __repr__(self):
+        return (
+            f"_DeviceAttributes({self._name}, {self._device_type}, "
+            f"{self._memory_limit_bytes}, {self._incarnation})"
+        )
+
+
 class BaseSession:
     """The shared implementation of `Session` and `InteractiveSession`."""
 
@@ -223,6 +266,21 @@ class BaseSession:
     def graph_def(self):
         """The session graph as a `GraphDef`."""
         return self._graph.as_graph_def()
+
+    def list_devices(self):
+        """Lists the devices this session can place nodes on.
+
+        For a `grpc://` session these are the devices of the master's cluster (the
+        master is asked, creating the remote session first if needed).
+
+        Returns:
+            A list of `_DeviceAttributes` (`name`, `device_type`,
+            `memory_limit_bytes`, `incarnation`).
+        """
+        devices = []
+        for name, device_type, memory, incarnation in self._native.device_attributes():
+            devices.append(_DeviceAttributes(name, device_type, memory, incarnation))
+        return devices
 
     @property
     def sess_str(self) -> str:

@@ -52,8 +52,23 @@ def group(*inputs, **kwargs):
         raise TypeError(f"Unknown keyword arguments: {', '.join(kwargs)}")
     deps = _ops_of(inputs)
     with ops.name_scope(name, "group_deps", deps) as scope:
-        with ops.control_dependencies(deps):
+        # As TF: one `NoOp` on the inputs' device when they share one, else one per
+        # device (in device order) under the returned `NoOp`.
+        on_device: dict[str, list] = {}
+        for op in deps:
+            on_device.setdefault(op.device, []).append(op)
+        if len(on_device) <= 1:
+            device = next(iter(on_device), "")
+            return _group_control_deps(device, deps, name=scope)
+        per_device = [_group_control_deps(d, on_device[d]) for d in sorted(on_device)]
+        with ops.control_dependencies(per_device):
             return no_op(name=scope)
+
+
+def _group_control_deps(device, deps, name=None):
+    """A `NoOp` on `device` (merged with the device scopes) after `deps` (TF's)."""
+    with ops.control_dependencies(deps), ops.device(device):
+        return no_op(name=name)
 
 
 def with_dependencies(dependencies, output_tensor, name=None):
@@ -62,7 +77,11 @@ def with_dependencies(dependencies, output_tensor, name=None):
     Returns an `Identity` named `control_dependency` (TF's name) under `name`.
     """
     with ops.name_scope(name, "control_dependency", [*dependencies, output_tensor]) as scope:
-        with ops.control_dependencies(dependencies):
+        # As TF: colocated with `output_tensor` (converted first when it is a value).
+        anchor = output_tensor
+        if not (isinstance(anchor, ops.Tensor | ops.Operation) or hasattr(anchor, "op")):
+            anchor = ops.convert_to_tensor(anchor)
+        with ops.colocate_with(anchor), ops.control_dependencies(dependencies):
             output_tensor = ops.convert_to_tensor(output_tensor)
             return array_ops.identity(output_tensor, name=scope)
 
@@ -79,8 +98,7 @@ def tuple(tensors, name=None, control_inputs=None):
             if t is None:
                 out.append(None)
                 continue
-            with ops.control_dependencies([gate]):
-                out.append(array_ops.identity(t, name="control_dependency"))
+            out.append(with_dependencies([gate], t))
         return out
 
 
@@ -178,6 +196,17 @@ def switch(data, pred, name=None):
         return op.outputs[0], op.outputs[1]
 
 
+def _switch_ref_or_tensor(data, pred, name="Switch"):
+    """A `Switch` (or `RefSwitch`) of `data`, colocated with `data` (TF's).
+
+    Only `data`'s colocation applies (TF's `ignore_existing`): a branch's value
+    is switched where it is made, whatever the op it feeds is colocated with.
+    """
+    data = ops.convert_to_tensor(data, name="data")
+    with ops.colocate_with(data, ignore_existing=True):
+        return switch(data, pred, name=name)
+
+
 def merge(inputs, name=None):
     """Forwards the one live tensor of `inputs`.
 
@@ -257,7 +286,7 @@ class CondContext:
         # Made outside any control dependencies and context (which its inputs are
         # already routed for), as TF's.
         with ops.control_dependencies(None):
-            result = switch(result, self._pred)[self._branch]
+            result = _switch_ref_or_tensor(result, self._pred)[self._branch]
         ctxt = self
         while ctxt is not None:
             ctxt._op_ids.add(result.op._id)
@@ -279,7 +308,7 @@ class CondContext:
                 real_val = self._outer_context.AddValue(val)
                 self._values.add(real_val.name)
                 self._external_values[real_val.name] = real_val
-            real_val = switch(real_val, self._pred)[self._branch]
+            real_val = _switch_ref_or_tensor(real_val, self._pred)[self._branch]
             self._external_values[val.name] = real_val
         else:
             real_val = self._external_values.get(val.name, val)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from ..framework import constant_op, dtypes, ops, tensor_shape
 from ..protos import SaveSliceInfoDef, VariableDef
 from . import array_ops, control_flow_ops, indexing_ops, math_ops, state_ops
@@ -85,29 +87,41 @@ class Variable:
         self._constraint = constraint
         self._save_slice_info = None
         values = [] if init_from_fn else [initial_value]
-        # TF-1.x creates variables outside any enclosing control-dependency context.
-        with ops.control_dependencies(None), ops.name_scope(name, "Variable", values) as scope:
+        # TF-1.x creates variables in `init_scope`: outside any enclosing
+        # control-dependency context, under the device scopes outside colocation.
+        with ops.init_scope(), ops.name_scope(name, "Variable", values) as scope:
             if init_from_fn:
-                with ops.name_scope("Initializer"):
-                    initial_value = ops.convert_to_tensor(
-                        initial_value(), name="initial_value", dtype=dtype
-                    )
-            else:
-                initial_value = ops.convert_to_tensor(
-                    initial_value, name="initial_value", dtype=dtype
+                # As TF: the initializer ops (and the variable) carry the colocation
+                # group of the variable about to exist, and are outside every device
+                # scope, so they go with the variable rather than where the device
+                # functions would put them.
+                colocate: contextlib.AbstractContextManager = ops.get_default_graph()._attr_scope(
+                    {"_class": [b"loc:@" + scope[:-1].encode()]}
                 )
-            self._initial_value = initial_value
-            if shape is not None:
-                var_shape = tensor_shape.as_shape(shape)
-            elif validate_shape:
-                var_shape = initial_value.shape
             else:
-                var_shape = tensor_shape.unknown_shape()
-            if validate_shape and not var_shape.is_fully_defined() and shape is None:
-                raise ValueError(f"initial_value must have a shape specified: {initial_value}")
-            self._variable = state_ops.variable_op_v2(
-                var_shape, initial_value.dtype.base_dtype, name=scope
-            )
+                colocate = contextlib.nullcontext()
+            with colocate:
+                if init_from_fn:
+                    with ops.name_scope("Initializer"), ops.device(None):
+                        initial_value = ops.convert_to_tensor(
+                            initial_value(), name="initial_value", dtype=dtype
+                        )
+                else:
+                    initial_value = ops.convert_to_tensor(
+                        initial_value, name="initial_value", dtype=dtype
+                    )
+                self._initial_value = initial_value
+                if shape is not None:
+                    var_shape = tensor_shape.as_shape(shape)
+                elif validate_shape:
+                    var_shape = initial_value.shape
+                else:
+                    var_shape = tensor_shape.unknown_shape()
+                if validate_shape and not var_shape.is_fully_defined() and shape is None:
+                    raise ValueError(f"initial_value must have a shape specified: {initial_value}")
+                self._variable = state_ops.variable_op_v2(
+                    var_shape, initial_value.dtype.base_dtype, name=scope
+                )
             # As TF: the initializer and the snapshot are colocated with the variable.
             with ops.colocate_with(self._variable.op):
                 self._initializer_op = state_ops.assign(

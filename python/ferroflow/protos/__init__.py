@@ -73,8 +73,27 @@ SignatureDef = _message("SignatureDef")
 AssetFileDef = _message("AssetFileDef")
 VariableDef = _message("VariableDef")
 SaveSliceInfoDef = _message("SaveSliceInfoDef")
+# Clusters and servers (`tf.train.ClusterSpec`, `tf.train.Server`, `Session.list_devices`).
+JobDef = _message("JobDef")
+ClusterDef = _message("ClusterDef")
+ServerDef = _message("ServerDef")
+DeviceAttributes = _message("DeviceAttributes")
+DeviceLocality = _message("DeviceLocality")
+RPCOptions = _message("RPCOptions")
+CallableOptions = _message("CallableOptions")
+TensorConnection = _message("TensorConnection")
+NamedTensorProto = _message("NamedTensorProto")
 
 __all__ = [
+    "JobDef",
+    "ClusterDef",
+    "ServerDef",
+    "DeviceAttributes",
+    "DeviceLocality",
+    "RPCOptions",
+    "CallableOptions",
+    "TensorConnection",
+    "NamedTensorProto",
     "AssetFileDef",
     "BytesList",
     "Example",

@@ -5,6 +5,7 @@ More of TF-1.x's module lands issue by issue.
 
 from ..protos import (
     BytesList,
+    ClusterDef,
     Example,
     Feature,
     FeatureList,
@@ -12,8 +13,10 @@ from ..protos import (
     Features,
     FloatList,
     Int64List,
+    JobDef,
     SaverDef,
     SequenceExample,
+    ServerDef,
 )
 from ..summary.writer import FileWriter as SummaryWriter
 from ..summary.writer import summary_iterator
@@ -53,6 +56,7 @@ from .checkpoint_utils import (
     load_variable,
 )
 from .coordinator import Coordinator, LooperThread
+from .device_setter import replica_device_setter
 from .ftrl import FtrlOptimizer
 from .gradient_descent import GradientDescentOptimizer
 from .input import (
@@ -108,6 +112,7 @@ from .saver import (
     remove_checkpoint,
     write_graph,
 )
+from .server_lib import ClusterSpec
 from .session_manager import SessionManager
 from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
 from .supervisor import Supervisor, basic_train_loop
@@ -136,6 +141,8 @@ __all__ = [
     "CheckpointSaverHook",
     "CheckpointSaverListener",
     "ChiefSessionCreator",
+    "ClusterDef",
+    "ClusterSpec",
     "Coordinator",
     "cosine_decay",
     "cosine_decay_restarts",
@@ -165,6 +172,7 @@ __all__ = [
     "input_producer",
     "Int64List",
     "inverse_time_decay",
+    "JobDef",
     "latest_checkpoint",
     "limit_epochs",
     "linear_cosine_decay",
@@ -197,12 +205,14 @@ __all__ = [
     "QueueRunner",
     "range_input_producer",
     "remove_checkpoint",
+    "replica_device_setter",
     "RMSPropOptimizer",
     "Saver",
     "SaverDef",
     "Scaffold",
     "SecondOrStepTimer",
     "SequenceExample",
+    "ServerDef",
     "SessionCreator",
     "SessionManager",
     "SessionRunArgs",

@@ -168,12 +168,15 @@ class ExponentialMovingAverage:
                 raise TypeError(f"The variables must be half, float, or double: {var.name}")
             if var in self._averages:
                 raise ValueError(f"Moving average already computed for: {var.name}")
-            # Shadows are created outside any control-dependency context (TF's
-            # init_scope), so that their initializers do not wait for a train op.
-            with ops.control_dependencies(None):
+            # Shadows are created in TF's init_scope (outside any control-dependency
+            # context, so that their initializers do not wait for a train op); a
+            # variable's initialized value is read on the variable's device.
+            with ops.init_scope():
                 if isinstance(var, variables.Variable):
+                    with ops.device(var.device):
+                        initialized_value = var.initialized_value()
                     avg = slot_creator.create_slot(
-                        var, var.initialized_value(), self.name, colocate_with_primary=True
+                        var, initialized_value, self.name, colocate_with_primary=True
                     )
                     # Only Variables join the collection (TF's NOTE(mrry)).
                     ops.add_to_collection(ops.GraphKeys.MOVING_AVERAGE_VARIABLES, var)

@@ -193,7 +193,8 @@ class Optimizer:
                 apply_updates = self._finish(update_ops, scope)
             else:
                 with ops.control_dependencies([self._finish(update_ops, "update")]):
-                    apply_updates = state_ops.assign_add(global_step, 1, name=scope)
+                    with ops.colocate_with(global_step):
+                        apply_updates = state_ops.assign_add(global_step, 1, name=scope)
             if isinstance(apply_updates, ops.Tensor):
                 apply_updates = apply_updates.op
             train_ops = ops.get_collection_ref(ops.GraphKeys.TRAIN_OP)

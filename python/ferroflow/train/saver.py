@@ -292,9 +292,11 @@ class Saver:
             slices = [spec for _, _, spec in saveables]
             save = io_ops.save_v2(filename, names, slices, [v._ref() for _, v, _ in saveables])
             save_tensor = control_flow_ops.with_dependencies([save], filename)
-            restored = io_ops.restore_v2(
-                filename, names, slices, [v.dtype.base_dtype for _, v, _ in saveables]
-            )
+            # As TF's bulk restore: read on the CPU (merged with the device scopes).
+            with ops.device("cpu:0"):
+                restored = io_ops.restore_v2(
+                    filename, names, slices, [v.dtype.base_dtype for _, v, _ in saveables]
+                )
             assigns = []
             for (_, var, _), value in zip(saveables, restored, strict=True):
                 if self._reshape:

@@ -5,7 +5,7 @@
 //! run, and a step failing on one task releases the other tasks' blocked `_Recv`s.
 mod common;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -18,8 +18,7 @@ use ferroflow_core::queue::Wait;
 use ferroflow_core::rendezvous::{LocalRendezvous, Rendezvous, parse_key};
 use ferroflow_core::resource::ResourceMgr;
 use ferroflow_core::{
-    AttrValue, Code, DType, DirectSession, Error, Graph, NodeSpec, Output, PartialShape, RunArgs, SessionOptions,
-    Tensor,
+    AttrValue, Code, DType, DirectSession, Error, Graph, Output, PartialShape, RunArgs, SessionOptions, Tensor,
 };
 
 const PS: &str = "/job:ps/replica:0/task:0/device:CPU:0";
@@ -42,44 +41,10 @@ fn options(devices: &[String]) -> ClusterOptions<'_> {
     ClusterOptions { devices, client_device: W0, allow_soft_placement: false }
 }
 
-/// Adds a GraphDef's nodes to a new graph (inputs first), as a worker's
-/// `RegisterGraph` does.
+/// A worker's `RegisterGraph`: the GraphDef's nodes in a new graph.
 fn import(def: &pb::GraphDef) -> Graph {
     let mut g = Graph::new();
-    let mut pending: Vec<&pb::NodeDef> = def.node.iter().collect();
-    while !pending.is_empty() {
-        let before = pending.len();
-        pending.retain(|n| {
-            let src = |i: &String| i.trim_start_matches('^').split(':').next().unwrap_or_default().to_string();
-            if !n.input.iter().all(|i| g.find(&src(i)).is_some()) {
-                return true;
-            }
-            let mut inputs = Vec::new();
-            let mut control_inputs = Vec::new();
-            for i in &n.input {
-                let id = g.find(&src(i)).unwrap();
-                if i.starts_with('^') {
-                    control_inputs.push(id);
-                } else {
-                    let index = i.split_once(':').map_or(0, |(_, k)| k.parse().unwrap());
-                    inputs.push(Output { node: id, index });
-                }
-            }
-            let attrs: BTreeMap<String, AttrValue> =
-                n.attr.iter().map(|(k, v)| (k.clone(), AttrValue::from_proto(v).unwrap())).collect();
-            let spec = NodeSpec {
-                name: n.name.clone(),
-                op: n.op.clone(),
-                inputs,
-                control_inputs,
-                attrs,
-                device: n.device.clone(),
-            };
-            g.add_node(spec).unwrap();
-            false
-        });
-        assert!(pending.len() < before, "the partition has a cycle or an unknown input");
-    }
+    g.extend_from_graph_def(def).unwrap();
     g
 }
 

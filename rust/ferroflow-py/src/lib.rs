@@ -6,6 +6,7 @@ mod errors;
 mod events;
 mod graph;
 mod host;
+mod server;
 mod session;
 mod tensor;
 mod threads;
@@ -82,7 +83,9 @@ fn _ferroflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<graph::PyGraph>()?;
     m.add_class::<graph::PyGradientWalk>()?;
     m.add_function(wrap_pyfunction!(gradient_status, m)?)?;
+    ferroflow_rpc::register();
     m.add_class::<session::PySession>()?;
+    m.add_class::<server::PyServer>()?;
     m.add_class::<session::PyPlan>()?;
     m.add_class::<tensor::TensorBuffer>()?;
     m.add_class::<tensor::PyTensorHandle>()?;

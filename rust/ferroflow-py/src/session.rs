@@ -61,6 +61,22 @@ impl PySession {
         self.inner.devices()
     }
 
+    /// `(name, device_type, memory_limit_bytes, incarnation)` of each device (a
+    /// remote session asks its master, without the GIL).
+    fn device_attributes(&self, py: Python<'_>) -> PyResult<Vec<(String, String, i64, u64)>> {
+        let s = Arc::clone(&self.inner);
+        let names = run_detached(py, move || Ok(s.devices()))?;
+        Ok(names
+            .into_iter()
+            .map(|name| {
+                let device_type =
+                    name.rsplit_once("/device:").and_then(|(_, d)| d.split(':').next()).unwrap_or("CPU").to_string();
+                // TF reports 256 MiB for a CPU device.
+                (name, device_type, 268_435_456, 0)
+            })
+            .collect())
+    }
+
     /// Compiles (or fetches from the cache) the plan for a run signature.
     fn prepare(
         &self,

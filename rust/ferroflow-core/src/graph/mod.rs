@@ -1,6 +1,7 @@
 //! The dataflow graph: nodes with typed, shape-inferred outputs, added through the op
 //! registry, which validates inputs and raises TF's construction-time errors.
 mod attr;
+mod import;
 
 use std::collections::{BTreeMap, HashMap};
 

@@ -1,0 +1,371 @@
+//! TF's `MasterService` served by a ferroflow server: the sessions of clients that
+//! connect to `grpc://host:port` (a TF client or a ferroflow one).
+//!
+//! A master session keeps the graph the client sent (`CreateSession`, then only the
+//! new nodes in each `ExtendSession`) and runs each step with the core's executor over
+//! the server's resource containers, so every session on a server sees its
+//! variables. Runs happen on blocking threads, never on the network runtime; a client
+//! that gives up (deadline, cancel) cancels the run.
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::time::Duration;
+
+use parking_lot::{Mutex, RwLock};
+use tonic::{Request, Response, Status};
+
+use ferroflow_core::error::{Code, Error, Result};
+use ferroflow_core::executor::{DirectSession, RunArgs, SessionOptions};
+use ferroflow_core::graph::{Graph, NodeId, Output};
+use ferroflow_core::session::PreparedRun;
+use ferroflow_core::tensor::Tensor;
+use ferroflow_proto as pb;
+
+use crate::convert::{find_node, find_output, named, tensor_of};
+use crate::server::{ServerState, random_u64};
+use crate::services::master::master_service_server::MasterService;
+use crate::status::to_status;
+
+/// A callable made by `MakeCallable`: a prepared run and its fetch count.
+struct Callable {
+    run: Arc<dyn PreparedRun>,
+    num_feeds: usize,
+    options: pb::RunOptions,
+}
+
+/// One client session on this master.
+pub struct MasterSession {
+    graph: Arc<RwLock<Graph>>,
+    version: Mutex<i64>,
+    session: Arc<DirectSession>,
+    callables: Mutex<HashMap<i64, Callable>>,
+    next_callable: AtomicI64,
+    operation_timeout_ms: i64,
+}
+
+/// What a run step asks, resolved against the session's graph.
+struct Signature {
+    feeds: Vec<Output>,
+    fetches: Vec<Output>,
+    targets: Vec<NodeId>,
+}
+
+impl MasterSession {
+    fn resolve(&self, feeds: &[&str], fetches: &[String], targets: &[String]) -> Result<Signature> {
+        let g = self.graph.read();
+        Ok(Signature {
+            feeds: feeds.iter().map(|f| find_output(&g, f)).collect::<Result<_>>()?,
+            fetches: fetches.iter().map(|f| find_output(&g, f)).collect::<Result<_>>()?,
+            targets: targets.iter().map(|t| find_node(&g, t)).collect::<Result<_>>()?,
+        })
+    }
+
+    fn prepare(&self, sig: &Signature) -> Result<Arc<dyn PreparedRun>> {
+        ferroflow_core::session::SessionBackend::prepare(&*self.session, &sig.feeds, &sig.fetches, &sig.targets)
+    }
+}
+
+/// The master of one server.
+pub struct Master {
+    state: Arc<ServerState>,
+    sessions: Mutex<HashMap<String, Arc<MasterSession>>>,
+}
+
+/// Set when the RPC that started a run goes away before it finishes (the client's
+/// deadline or cancel): the run's interrupt check then cancels it.
+struct CancelOnDrop(Arc<AtomicBool>, bool);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if !self.1 {
+            self.0.store(true, Ordering::Release);
+        }
+    }
+}
+
+/// Runs `prepared` on a blocking thread with `feeds`; a dropped RPC cancels it.
+async fn run_blocking(
+    prepared: Arc<dyn PreparedRun>,
+    feeds: Vec<Tensor>,
+    options: pb::RunOptions,
+    default_timeout_ms: i64,
+) -> Result<ferroflow_core::executor::RunOutput> {
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let mut guard = CancelOnDrop(Arc::clone(&cancelled), false);
+    let timeout_ms = if options.timeout_in_ms > 0 { options.timeout_in_ms } else { default_timeout_ms };
+    let joined = tokio::task::spawn_blocking(move || {
+        let check = move || {
+            if cancelled.load(Ordering::Acquire) {
+                Err(Error::new(Code::Cancelled, "The RunStep call was cancelled by its client"))
+            } else {
+                Ok(())
+            }
+        };
+        let args = RunArgs {
+            timeout: u64::try_from(timeout_ms).ok().filter(|&ms| ms > 0).map(Duration::from_millis),
+            trace: options.trace_level > 0,
+            interrupt: Some(&check),
+            ..RunArgs::default()
+        };
+        prepared.run(feeds, &args)
+    })
+    .await;
+    guard.1 = true;
+    joined.map_err(|e| Error::new(Code::Internal, format!("run thread failed: {e}")))?
+}
+
+impl Master {
+    /// A master over a server's shared state.
+    pub fn new(state: Arc<ServerState>) -> Arc<Master> {
+        Arc::new(Master { state, sessions: Mutex::new(HashMap::new()) })
+    }
+
+    fn session(&self, handle: &str) -> Result<Arc<MasterSession>> {
+        self.sessions
+            .lock()
+            .get(handle)
+            .cloned()
+            .ok_or_else(|| Error::new(Code::Aborted, format!("Session {handle} is not found.")))
+    }
+
+    /// Closes every session (a `Reset`, or the server stopping).
+    pub fn close_all(&self) {
+        let all: Vec<_> = self.sessions.lock().drain().map(|(_, s)| s).collect();
+        for s in all {
+            ferroflow_core::session::SessionBackend::close(&*s.session);
+        }
+    }
+
+    /// `CreateSession`: a new session on `graph_def`, configured by the server's
+    /// default session config merged under the client's.
+    pub fn create_session(&self, req: pb::CreateSessionRequest) -> Result<pb::CreateSessionResponse> {
+        let mut config = self.state.server_def.default_session_config.clone().unwrap_or_default();
+        if let Some(c) = req.config {
+            merge_config(&mut config, c);
+        }
+        let mut graph = Graph::new();
+        if let Some(def) = &req.graph_def {
+            graph.extend_from_graph_def(def)?;
+        }
+        let graph = Arc::new(RwLock::new(graph));
+        let session = DirectSession::with_resources(
+            Arc::clone(&graph),
+            SessionOptions::from_config(&config),
+            Arc::clone(&self.state.resources),
+        );
+        let handle = format!("{:016x}", random_u64());
+        let s = MasterSession {
+            graph,
+            version: Mutex::new(0),
+            session,
+            callables: Mutex::new(HashMap::new()),
+            next_callable: AtomicI64::new(0),
+            operation_timeout_ms: config.operation_timeout_in_ms,
+        };
+        self.sessions.lock().insert(handle.clone(), Arc::new(s));
+        Ok(pb::CreateSessionResponse { session_handle: handle, graph_version: 0 })
+    }
+
+    /// `ExtendSession`: adds the client's new nodes, at the version it last saw.
+    pub fn extend_session(&self, req: pb::ExtendSessionRequest) -> Result<pb::ExtendSessionResponse> {
+        let s = self.session(&req.session_handle)?;
+        let mut version = s.version.lock();
+        if *version != req.current_graph_version {
+            return Err(Error::new(
+                Code::Aborted,
+                format!("Current version is {} but caller expected {}.", *version, req.current_graph_version),
+            ));
+        }
+        if let Some(def) = &req.graph_def {
+            s.graph.write().extend_from_graph_def(def)?;
+        }
+        *version += 1;
+        Ok(pb::ExtendSessionResponse { new_graph_version: *version })
+    }
+
+    /// `RunStep`: runs the fetches and targets with the feeds; each fetched value is
+    /// named by its fetch string.
+    pub async fn run_step(&self, req: pb::RunStepRequest) -> Result<pb::RunStepResponse> {
+        if !req.partial_run_handle.is_empty() {
+            return Err(Error::new(Code::Unimplemented, "Partial runs are not supported by this master"));
+        }
+        let s = self.session(&req.session_handle)?;
+        let feed_names: Vec<&str> = req.feed.iter().map(|f| f.name.as_str()).collect();
+        let sig = s.resolve(&feed_names, &req.fetch, &req.target)?;
+        let feeds = req.feed.iter().map(tensor_of).collect::<Result<Vec<_>>>()?;
+        let prepared = s.prepare(&sig)?;
+        let options = req.options.unwrap_or_default();
+        let out = run_blocking(prepared, feeds, options, s.operation_timeout_ms).await?;
+        let tensor = req.fetch.iter().zip(&out.values).map(|(name, t)| named(name.clone(), t)).collect();
+        let metadata = out.step_stats.map(|st| pb::RunMetadata { step_stats: Some(st), ..Default::default() });
+        Ok(pb::RunStepResponse { tensor, metadata, ..Default::default() })
+    }
+
+    /// `CloseSession`.
+    pub fn close_session(&self, handle: &str) -> Result<()> {
+        let s = self
+            .sessions
+            .lock()
+            .remove(handle)
+            .ok_or_else(|| Error::new(Code::Aborted, format!("Session {handle} is not found.")))?;
+        ferroflow_core::session::SessionBackend::close(&*s.session);
+        Ok(())
+    }
+
+    /// `ListDevices`: this task's devices (all local to this master).
+    pub fn list_devices(&self, handle: &str) -> Result<pb::ListDevicesResponse> {
+        if !handle.is_empty() {
+            self.session(handle).map_err(|_| Error::invalid_argument(format!("Session {handle} is not found.")))?;
+        }
+        Ok(pb::ListDevicesResponse { local_device: self.state.devices.clone(), remote_device: Vec::new() })
+    }
+
+    /// `Reset`: clears the containers and closes every session.
+    pub fn reset(&self, containers: &[String]) {
+        self.close_all();
+        self.state.resources.clear_containers(containers);
+    }
+
+    /// `MakeCallable`.
+    pub fn make_callable(&self, req: pb::MakeCallableRequest) -> Result<pb::MakeCallableResponse> {
+        let s = self.session(&req.session_handle)?;
+        let options = req.options.unwrap_or_default();
+        if !options.tensor_connection.is_empty() {
+            return Err(Error::new(Code::Unimplemented, "CallableOptions.tensor_connection is not supported"));
+        }
+        let feed_names: Vec<&str> = options.feed.iter().map(String::as_str).collect();
+        let sig = s.resolve(&feed_names, &options.fetch, &options.target)?;
+        let run = s.prepare(&sig)?;
+        let handle = s.next_callable.fetch_add(1, Ordering::Relaxed);
+        s.callables.lock().insert(
+            handle,
+            Callable { run, num_feeds: options.feed.len(), options: options.run_options.unwrap_or_default() },
+        );
+        Ok(pb::MakeCallableResponse { handle })
+    }
+
+    /// `RunCallable`: feeds in the callable's feed order, fetches in its fetch order.
+    pub async fn run_callable(&self, req: pb::RunCallableRequest) -> Result<pb::RunCallableResponse> {
+        let s = self.session(&req.session_handle)?;
+        let (run, num_feeds, options) = {
+            let c = s.callables.lock();
+            let c = c.get(&req.handle).ok_or_else(|| {
+                Error::invalid_argument(format!("Attempted to run callable {} that was not found.", req.handle))
+            })?;
+            (Arc::clone(&c.run), c.num_feeds, c.options)
+        };
+        if req.feed.len() != num_feeds {
+            return Err(Error::invalid_argument(format!(
+                "Invalid number of feed values: expected {num_feeds}, got {}",
+                req.feed.len()
+            )));
+        }
+        let feeds = req.feed.iter().map(Tensor::from_proto).collect::<Result<Vec<_>>>()?;
+        let out = run_blocking(run, feeds, options, s.operation_timeout_ms).await?;
+        let metadata = out.step_stats.map(|st| pb::RunMetadata { step_stats: Some(st), ..Default::default() });
+        Ok(pb::RunCallableResponse { fetch: out.values.iter().map(Tensor::to_proto).collect(), metadata })
+    }
+
+    /// `ReleaseCallable`.
+    pub fn release_callable(&self, req: &pb::ReleaseCallableRequest) -> Result<()> {
+        let s = self.session(&req.session_handle)?;
+        s.callables.lock().remove(&req.handle);
+        Ok(())
+    }
+}
+
+/// TF's merge of a client config over the server's default (`MergeFrom`: scalars the
+/// client sets win, repeated fields append).
+fn merge_config(base: &mut pb::ConfigProto, client: pb::ConfigProto) {
+    use prost::Message;
+    let mut bytes = base.encode_to_vec();
+    bytes.extend(client.encode_to_vec());
+    if let Ok(merged) = pb::ConfigProto::decode(bytes.as_slice()) {
+        *base = merged;
+    }
+}
+
+fn reply<T>(r: Result<T>) -> std::result::Result<Response<T>, Status> {
+    r.map(Response::new).map_err(|e| to_status(&e))
+}
+
+#[tonic::async_trait]
+impl MasterService for Master {
+    async fn create_session(
+        &self,
+        req: Request<pb::CreateSessionRequest>,
+    ) -> std::result::Result<Response<pb::CreateSessionResponse>, Status> {
+        reply(Master::create_session(self, req.into_inner()))
+    }
+
+    async fn extend_session(
+        &self,
+        req: Request<pb::ExtendSessionRequest>,
+    ) -> std::result::Result<Response<pb::ExtendSessionResponse>, Status> {
+        reply(Master::extend_session(self, req.into_inner()))
+    }
+
+    async fn partial_run_setup(
+        &self,
+        _req: Request<pb::PartialRunSetupRequest>,
+    ) -> std::result::Result<Response<pb::PartialRunSetupResponse>, Status> {
+        Err(Status::unimplemented("Partial runs are not supported by this master"))
+    }
+
+    async fn run_step(
+        &self,
+        req: Request<pb::RunStepRequest>,
+    ) -> std::result::Result<Response<pb::RunStepResponse>, Status> {
+        let req = req.into_inner();
+        let in_body = req.store_errors_in_response_body;
+        match Master::run_step(self, req).await {
+            Ok(r) => Ok(Response::new(r)),
+            Err(e) if in_body => Ok(Response::new(pb::RunStepResponse {
+                status_code: e.code as i32,
+                status_error_message: e.message,
+                ..Default::default()
+            })),
+            Err(e) => Err(to_status(&e)),
+        }
+    }
+
+    async fn close_session(
+        &self,
+        req: Request<pb::CloseSessionRequest>,
+    ) -> std::result::Result<Response<pb::CloseSessionResponse>, Status> {
+        reply(Master::close_session(self, &req.into_inner().session_handle).map(|()| pb::CloseSessionResponse {}))
+    }
+
+    async fn list_devices(
+        &self,
+        req: Request<pb::ListDevicesRequest>,
+    ) -> std::result::Result<Response<pb::ListDevicesResponse>, Status> {
+        reply(Master::list_devices(self, &req.into_inner().session_handle))
+    }
+
+    async fn reset(&self, req: Request<pb::ResetRequest>) -> std::result::Result<Response<pb::ResetResponse>, Status> {
+        Master::reset(self, &req.into_inner().container);
+        Ok(Response::new(pb::ResetResponse {}))
+    }
+
+    async fn make_callable(
+        &self,
+        req: Request<pb::MakeCallableRequest>,
+    ) -> std::result::Result<Response<pb::MakeCallableResponse>, Status> {
+        reply(Master::make_callable(self, req.into_inner()))
+    }
+
+    async fn run_callable(
+        &self,
+        req: Request<pb::RunCallableRequest>,
+    ) -> std::result::Result<Response<pb::RunCallableResponse>, Status> {
+        reply(Master::run_callable(self, req.into_inner()).await)
+    }
+
+    async fn release_callable(
+        &self,
+        req: Request<pb::ReleaseCallableRequest>,
+    ) -> std::result::Result<Response<pb::ReleaseCallableResponse>, Status> {
+        reply(Master::release_callable(self, &req.into_inner()).map(|()| pb::ReleaseCallableResponse {}))
+    }
+}

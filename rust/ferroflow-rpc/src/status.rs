@@ -1,0 +1,43 @@
+//! TF's error codes on the wire: `tensorflow.error.Code` numbers equal gRPC's, so a
+//! status maps by a cast (spec/distributed.md §6). Errors travel either as the gRPC
+//! status or, when the request asks (`store_errors_in_response_body`, which TF's
+//! clients and masters always set), in the response body with an OK status.
+use ferroflow_core::error::{Code, Error};
+
+/// TF truncates error messages in gRPC metadata to this many bytes.
+const MAX_STATUS_MESSAGE: usize = 3072;
+
+/// The gRPC status of a core error.
+pub fn to_status(e: &Error) -> tonic::Status {
+    let mut msg = e.message.clone();
+    if msg.len() > MAX_STATUS_MESSAGE {
+        let mut end = MAX_STATUS_MESSAGE;
+        while !msg.is_char_boundary(end) {
+            end -= 1;
+        }
+        msg.truncate(end);
+    }
+    tonic::Status::new(tonic::Code::from_i32(e.code as i32), msg)
+}
+
+/// The core error of a gRPC status. Transport failures (a peer that is gone, a
+/// connection refused) are TF's `Unavailable`, as gRPC's "Stream removed" is.
+pub fn from_status(s: &tonic::Status) -> Error {
+    let code = match s.code() {
+        tonic::Code::Unknown if s.message().contains("Stream removed") || s.message().contains("transport") => {
+            Code::Unavailable
+        }
+        c => Code::from_i32(c as i32).unwrap_or(Code::Unknown),
+    };
+    let message = if s.message().is_empty() { format!("{:?}", s.code()) } else { s.message().to_string() };
+    Error::new(code, message)
+}
+
+/// The error a response body carries (`status_code`, `status_error_message`), if any.
+pub fn from_body(code: i32, message: &str) -> Option<Error> {
+    match Code::from_i32(code) {
+        Some(Code::Ok) => None,
+        Some(c) => Some(Error::new(c, message)),
+        None => Some(Error::new(Code::Unknown, message)),
+    }
+}
