@@ -26,32 +26,16 @@ pub trait Wake: Send + Sync {
 /// an `Err` cancels the run with that error.
 pub type InterruptCheck<'a> = &'a (dyn Fn() -> Result<()> + Sync);
 
-/// The cancellation state of one run.
-pub struct RunCancellation<'a> {
+/// The part of a run's cancellation that outlives borrows: the flag and the waiters.
+#[derive(Default)]
+struct Shared {
     cancelled: AtomicBool,
     next_id: AtomicU64,
     waiters: Mutex<Vec<(u64, Arc<dyn Wake>)>>,
-    interrupt: Option<InterruptCheck<'a>>,
 }
 
-impl<'a> RunCancellation<'a> {
-    /// A run that is not cancelled; `interrupt`, if given, is polled while it waits.
-    pub const fn new(interrupt: Option<InterruptCheck<'a>>) -> Self {
-        RunCancellation {
-            cancelled: AtomicBool::new(false),
-            next_id: AtomicU64::new(0),
-            waiters: Mutex::new(Vec::new()),
-            interrupt,
-        }
-    }
-
-    /// Whether the run was cancelled.
-    pub fn is_cancelled(&self) -> bool {
-        self.cancelled.load(Ordering::Acquire)
-    }
-
-    /// Cancels the run: wakes every registered waiter. Returns false if it already was.
-    pub fn cancel(&self) -> bool {
+impl Shared {
+    fn cancel(&self) -> bool {
         if self.cancelled.swap(true, Ordering::AcqRel) {
             return false;
         }
@@ -63,12 +47,62 @@ impl<'a> RunCancellation<'a> {
         }
         true
     }
+}
+
+/// The cancellation state of one run.
+pub struct RunCancellation<'a> {
+    shared: Arc<Shared>,
+    interrupt: Option<InterruptCheck<'a>>,
+}
+
+/// A handle that cancels a run from anywhere, for as long as anyone keeps it (a
+/// session cancels its running runs when it is closed). Cheap to clone.
+#[derive(Clone)]
+pub struct CancelHandle(Arc<Shared>);
+
+impl CancelHandle {
+    /// Cancels the run: wakes every operation of it that is registered as waiting.
+    /// Returns false if it already was cancelled.
+    pub fn cancel(&self) -> bool {
+        self.0.cancel()
+    }
+
+    /// Whether the run was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.cancelled.load(Ordering::Acquire)
+    }
+}
+
+impl<'a> RunCancellation<'a> {
+    /// A run that is not cancelled; `interrupt`, if given, is polled while it waits.
+    pub fn new(interrupt: Option<InterruptCheck<'a>>) -> Self {
+        RunCancellation { shared: Arc::new(Shared::default()), interrupt }
+    }
+
+    /// A handle that cancels this run (it holds no borrow of the run).
+    pub fn handle(&self) -> CancelHandle {
+        CancelHandle(Arc::clone(&self.shared))
+    }
+
+    /// Whether the run was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.shared.cancelled.load(Ordering::Acquire)
+    }
+
+    /// Cancels the run: wakes every registered waiter. Returns false if it already was.
+    pub fn cancel(&self) -> bool {
+        self.shared.cancel()
+    }
 
     /// Registers `waker` until the returned guard drops. Register *before* checking
     /// [`is_cancelled`](Self::is_cancelled): a cancel that comes later then wakes it.
+    ///
+    /// This is the hook for waits that live outside the core (the rpc crate's
+    /// `RecvTensor` call): register a [`Wake`] whose `wake` aborts the call or
+    /// signals the thread waiting for it, then check the run's state, then wait.
     pub fn register(&self, waker: Arc<dyn Wake>) -> Registration<'_, 'a> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        self.waiters.lock().push((id, waker));
+        let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
+        self.shared.waiters.lock().push((id, waker));
         Registration { run: self, id }
     }
 
@@ -110,7 +144,7 @@ pub struct Registration<'r, 'a> {
 
 impl Drop for Registration<'_, '_> {
     fn drop(&mut self) {
-        let mut waiters = self.run.waiters.lock();
+        let mut waiters = self.run.shared.waiters.lock();
         if let Some(i) = waiters.iter().position(|(id, _)| *id == self.id) {
             waiters.swap_remove(i);
         }

@@ -10,8 +10,54 @@ use crate::error::{Code, Error, Result};
 
 /// The CPU device type.
 pub const CPU: &str = "CPU";
-/// The job of this process's devices (TF's `/job:localhost/replica:0/task:0`).
-const LOCAL_JOB: &str = "localhost";
+/// The job of a process that is not a task of a cluster (TF's
+/// `/job:localhost/replica:0/task:0`).
+pub const LOCAL_JOB: &str = "localhost";
+
+/// A task of a cluster, `/job:<job>/replica:<r>/task:<t>`: whose devices a session
+/// places nodes on. The default is TF's non-distributed `/job:localhost/replica:0/task:0`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TaskName {
+    /// `job:<name>`.
+    pub job: String,
+    /// `replica:<n>`.
+    pub replica: u32,
+    /// `task:<n>`.
+    pub task: u32,
+}
+
+impl Default for TaskName {
+    fn default() -> Self {
+        TaskName { job: LOCAL_JOB.to_string(), replica: 0, task: 0 }
+    }
+}
+
+impl TaskName {
+    /// The task `/job:<job>/replica:<replica>/task:<task>`.
+    pub fn new(job: &str, replica: u32, task: u32) -> TaskName {
+        TaskName { job: job.to_string(), replica, task }
+    }
+
+    /// The task a fully specified name (`/job:ps/replica:0/task:1`, with or without a
+    /// device part) names; `InvalidArgument` when a part is missing.
+    pub fn parse(name: &str) -> Result<TaskName> {
+        let spec = DeviceSpec::parse(name)?;
+        spec.task_name().ok_or_else(|| {
+            Error::new(Code::InvalidArgument, format!("'{name}' does not name a task (/job:J/replica:R/task:T)"))
+        })
+    }
+
+    /// The full name of its device `<device_type>:<id>`.
+    pub fn device_name(&self, device_type: &str, id: u32) -> String {
+        format!("{self}/device:{device_type}:{id}")
+    }
+}
+
+impl fmt::Display for TaskName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "/job:{}/replica:{}/task:{}", self.job, self.replica, self.task)
+    }
+}
 
 /// A parsed device specification (TF's `DeviceNameUtils::ParsedName`): every part is
 /// optional, and an unset part matches anything.
@@ -69,12 +115,16 @@ impl DeviceSpec {
 
     /// Whether `device` satisfies every part this specification sets.
     pub fn matches(&self, device: &Device) -> bool {
-        // Local devices live in TF's `/job:localhost/replica:0/task:0`.
-        self.job.as_deref().is_none_or(|j| j == LOCAL_JOB)
-            && self.replica.is_none_or(|r| r == 0)
-            && self.task.is_none_or(|t| t == 0)
+        self.job.as_deref().is_none_or(|j| j == device.task.job)
+            && self.replica.is_none_or(|r| r == device.task.replica)
+            && self.task.is_none_or(|t| t == device.task.task)
             && self.device_type.as_ref().is_none_or(|t| *t == device.device_type)
             && self.id.is_none_or(|i| i == device.id)
+    }
+
+    /// The task it names, when job, replica and task are all set.
+    pub fn task_name(&self) -> Option<TaskName> {
+        Some(TaskName { job: self.job.clone()?, replica: self.replica?, task: self.task? })
     }
 
     /// The specification that satisfies both (colocated nodes' requests); `None` when
@@ -124,7 +174,8 @@ impl fmt::Display for DeviceSpec {
     }
 }
 
-/// One device of this process.
+/// One device of a task (this process's, or another task's when a master places a
+/// cluster's graph).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Device {
     /// Its full name: `/job:localhost/replica:0/task:0/device:CPU:0`.
@@ -133,13 +184,30 @@ pub struct Device {
     pub device_type: String,
     /// Its index within its type.
     pub id: u32,
+    /// The task it belongs to.
+    pub task: TaskName,
 }
 
 impl Device {
-    /// The local device `<device_type>:<id>`.
+    /// The device `<device_type>:<id>` of a process that is not a cluster task.
     pub fn local(device_type: &str, id: u32) -> Device {
-        let name = format!("/job:{LOCAL_JOB}/replica:0/task:0/device:{device_type}:{id}");
-        Device { name, device_type: device_type.to_string(), id }
+        Device::on_task(&TaskName::default(), device_type, id)
+    }
+
+    /// The device `<device_type>:<id>` of `task`.
+    pub fn on_task(task: &TaskName, device_type: &str, id: u32) -> Device {
+        Device { name: task.device_name(device_type, id), device_type: device_type.to_string(), id, task: task.clone() }
+    }
+
+    /// The device a full name (`/job:ps/replica:0/task:0/device:CPU:0`, legacy
+    /// `/job:ps/replica:0/task:0/cpu:0` too) names; `InvalidArgument` unless every part
+    /// is given.
+    pub fn from_full_name(name: &str) -> Result<Device> {
+        let spec = DeviceSpec::parse(name)?;
+        match (spec.task_name(), spec.device_type.as_deref(), spec.id) {
+            (Some(task), Some(kind), Some(id)) => Ok(Device::on_task(&task, kind, id)),
+            _ => Err(Error::new(Code::InvalidArgument, format!("'{name}' is not a full device name"))),
+        }
     }
 }
 
@@ -178,6 +246,12 @@ impl DeviceSet {
     /// The process's devices, at most `device_count[type]` of each type
     /// (`ConfigProto.device_count`; the CPU is always there).
     pub fn local(device_count: &HashMap<String, u32>) -> DeviceSet {
+        DeviceSet::for_task(&TaskName::default(), device_count)
+    }
+
+    /// The process's devices named for `task` (`/job:ps/replica:0/task:1/device:CPU:0`),
+    /// at most `device_count[type]` of each type.
+    pub fn for_task(task: &TaskName, device_count: &HashMap<String, u32>) -> DeviceSet {
         let mut types = device_types().read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
         types.sort_by_key(|t| std::cmp::Reverse(t.priority));
         let mut devices = Vec::new();
@@ -186,9 +260,42 @@ impl DeviceSet {
             let limit = device_count.get(&t.name).copied().unwrap_or(u32::MAX);
             let count = if t.name == CPU { 1 } else { t.count.min(limit) };
             priority.insert(t.name.clone(), t.priority);
-            devices.extend((0..count).map(|i| Device::local(&t.name, i)));
+            devices.extend((0..count).map(|i| Device::on_task(task, &t.name, i)));
         }
         DeviceSet { devices, priority }
+    }
+
+    /// The devices an explicit list of full names gives (a master placing a graph over
+    /// a cluster's devices, as its workers' `GetStatus` lists them), ordered by their
+    /// types' priorities, then as listed. A device of a type registered in this
+    /// process (the CPU) is assumed to run the kernels registered here for it; other
+    /// types have priority 0 and no kernels. Names must be full and distinct.
+    pub fn from_names<S: AsRef<str>>(names: &[S]) -> Result<DeviceSet> {
+        let types = device_types().read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        let priority: HashMap<String, i32> = types.into_iter().map(|t| (t.name, t.priority)).collect();
+        let mut devices: Vec<Device> = Vec::with_capacity(names.len());
+        for n in names {
+            let d = Device::from_full_name(n.as_ref())?;
+            if devices.iter().any(|o| o.name == d.name) {
+                return Err(Error::new(Code::InvalidArgument, format!("Device {} is listed twice", d.name)));
+            }
+            devices.push(d);
+        }
+        if devices.is_empty() {
+            return Err(Error::new(Code::InvalidArgument, "No devices to place the graph on"));
+        }
+        devices.sort_by_key(|d| std::cmp::Reverse(priority.get(&d.device_type).copied().unwrap_or(0)));
+        Ok(DeviceSet { devices, priority })
+    }
+
+    /// The device named `name` exactly; TF's `DeviceMgr::LookupDevice` error
+    /// (`InvalidArgument` "<name> unknown device.") otherwise, which a worker gives for
+    /// a registered graph node assigned to a device of another task.
+    pub fn lookup(&self, name: &str) -> Result<&Device> {
+        self.devices
+            .iter()
+            .find(|d| d.name == name)
+            .ok_or_else(|| Error::new(Code::InvalidArgument, format!("{name} unknown device.")))
     }
 
     /// The devices, highest priority first.
@@ -207,7 +314,7 @@ impl DeviceSet {
     }
 
     /// The names of all devices, for error messages.
-    pub(crate) fn names(&self) -> String {
+    pub fn names(&self) -> String {
         self.devices.iter().map(|d| d.name.as_str()).collect::<Vec<_>>().join(", ")
     }
 }
@@ -230,6 +337,27 @@ mod tests {
         assert!(DeviceSpec::parse("/job:localhost/device:CPU:0").unwrap().matches(&cpu));
         assert!(!DeviceSpec::parse("/job:ps").unwrap().matches(&cpu));
         assert!(!DeviceSpec::parse("/gpu:0").unwrap().matches(&cpu));
+    }
+
+    #[test]
+    fn devices_named_for_a_task_and_from_full_names() {
+        let task = TaskName::parse("/job:ps/replica:0/task:1").unwrap();
+        assert_eq!(task.to_string(), "/job:ps/replica:0/task:1");
+        assert!(TaskName::parse("/job:ps/task:1").is_err());
+        let set = DeviceSet::for_task(&task, &HashMap::new());
+        assert_eq!(set.cpu().name, "/job:ps/replica:0/task:1/device:CPU:0");
+        assert!(DeviceSpec::parse("/job:ps/task:1").unwrap().matches(set.cpu()));
+        assert!(!DeviceSpec::parse("/job:ps/task:0").unwrap().matches(set.cpu()));
+        assert!(!DeviceSpec::parse("/job:localhost").unwrap().matches(set.cpu()));
+        let e = set.lookup("/job:ps/replica:0/task:0").unwrap_err();
+        assert_eq!((e.code, e.message.as_str()), (Code::InvalidArgument, "/job:ps/replica:0/task:0 unknown device."));
+        let cluster =
+            DeviceSet::from_names(&["/job:worker/replica:0/task:0/device:CPU:0", "/job:ps/replica:0/task:0/cpu:0"])
+                .unwrap();
+        let names: Vec<&str> = cluster.devices().iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["/job:worker/replica:0/task:0/device:CPU:0", "/job:ps/replica:0/task:0/device:CPU:0"]);
+        assert!(DeviceSet::from_names(&["/job:ps/task:0/device:CPU:0"]).is_err());
+        assert!(DeviceSet::from_names::<&str>(&[]).is_err());
     }
 
     #[test]

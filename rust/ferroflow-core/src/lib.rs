@@ -34,6 +34,7 @@ pub mod queue;
 pub mod queue_runner;
 pub mod random;
 pub mod reader;
+pub mod rendezvous;
 pub mod resource;
 pub mod session;
 pub mod shape;

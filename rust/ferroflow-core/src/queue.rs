@@ -90,6 +90,9 @@ pub struct Wait<'a> {
     /// Fail with [`Error::would_block`] instead of waiting, before changing anything
     /// (the executor then finishes the operation where its wait delays no other step).
     pub nonblocking: bool,
+    /// The step's rendezvous, where `_Send`/`_Recv` kernels exchange tensors (set by
+    /// the executor for runs whose plan has such nodes).
+    pub rendezvous: Option<&'a dyn crate::rendezvous::Rendezvous>,
 }
 
 impl Wait<'_> {
@@ -561,8 +564,11 @@ mod tests {
     use super::*;
 
     static NEVER: AtomicBool = AtomicBool::new(false);
-    static NO_RUN: RunCancellation<'static> = RunCancellation::new(None);
-    const FOREVER: Wait<'static> = Wait { deadline: None, closed: &NEVER, run: &NO_RUN, nonblocking: false };
+    static NO_RUN: std::sync::LazyLock<RunCancellation<'static>> =
+        std::sync::LazyLock::new(|| RunCancellation::new(None));
+    fn forever() -> Wait<'static> {
+        Wait { deadline: None, closed: &NEVER, run: &NO_RUN, nonblocking: false, rendezvous: None }
+    }
 
     fn queue(kind: QueueKind, capacity: Option<usize>) -> Arc<Queue> {
         let spec = QueueSpec {
@@ -581,60 +587,60 @@ mod tests {
         es.iter().map(|e| e[0].scalar_value::<i64>().unwrap()).collect()
     }
     fn soon() -> Wait<'static> {
-        Wait { deadline: Some(Instant::now() + Duration::from_millis(50)), ..FOREVER }
+        Wait { deadline: Some(Instant::now() + Duration::from_millis(50)), ..forever() }
     }
 
     #[test]
     fn fifo_order_close_and_out_of_range() {
         let q = queue(QueueKind::Fifo, Some(10));
-        q.enqueue(vec![el(1), el(2), el(3)], FOREVER).unwrap();
-        assert_eq!(values(&q.dequeue(2, false, FOREVER).unwrap()), [1, 2]);
-        q.close(false, FOREVER).unwrap();
-        assert_eq!(q.close(false, FOREVER).unwrap_err().code, Code::Cancelled);
-        assert_eq!(q.enqueue(vec![el(4)], FOREVER).unwrap_err().code, Code::Cancelled);
-        let e = q.dequeue(2, false, FOREVER).unwrap_err();
+        q.enqueue(vec![el(1), el(2), el(3)], forever()).unwrap();
+        assert_eq!(values(&q.dequeue(2, false, forever()).unwrap()), [1, 2]);
+        q.close(false, forever()).unwrap();
+        assert_eq!(q.close(false, forever()).unwrap_err().code, Code::Cancelled);
+        assert_eq!(q.enqueue(vec![el(4)], forever()).unwrap_err().code, Code::Cancelled);
+        let e = q.dequeue(2, false, forever()).unwrap_err();
         assert_eq!(e.code, Code::OutOfRange);
         assert!(e.message.contains("requested 2, current size 1"), "{}", e.message);
-        assert_eq!(values(&q.dequeue(2, true, FOREVER).unwrap()), [3]);
-        assert_eq!(q.dequeue(1, true, FOREVER).unwrap_err().code, Code::OutOfRange);
+        assert_eq!(values(&q.dequeue(2, true, forever()).unwrap()), [3]);
+        assert_eq!(q.dequeue(1, true, forever()).unwrap_err().code, Code::OutOfRange);
     }
 
     #[test]
     fn dequeue_many_beyond_capacity_and_timeouts() {
         let q = queue(QueueKind::Fifo, Some(2));
         let q2 = Arc::clone(&q);
-        let producer = std::thread::spawn(move || q2.enqueue((0..7).map(el).collect(), FOREVER));
-        assert_eq!(values(&q.dequeue(5, false, FOREVER).unwrap()), [0, 1, 2, 3, 4]);
+        let producer = std::thread::spawn(move || q2.enqueue((0..7).map(el).collect(), forever()));
+        assert_eq!(values(&q.dequeue(5, false, forever()).unwrap()), [0, 1, 2, 3, 4]);
         producer.join().unwrap().unwrap();
         assert_eq!(q.dequeue(3, false, soon()).unwrap_err().code, Code::DeadlineExceeded);
         // The timed-out attempt put back what it took.
         assert_eq!(q.size(), 2);
         assert_eq!(q.enqueue(vec![el(7)], soon()).unwrap_err().code, Code::DeadlineExceeded, "full");
-        assert_eq!(values(&q.dequeue(2, false, FOREVER).unwrap()), [5, 6]);
+        assert_eq!(values(&q.dequeue(2, false, forever()).unwrap()), [5, 6]);
     }
 
     #[test]
     fn close_waits_for_pending_enqueues_or_cancels_them() {
         let q = queue(QueueKind::Fifo, Some(1));
-        q.enqueue(vec![el(0)], FOREVER).unwrap();
+        q.enqueue(vec![el(0)], forever()).unwrap();
         let q2 = Arc::clone(&q);
-        let pending = std::thread::spawn(move || q2.enqueue(vec![el(1)], FOREVER));
+        let pending = std::thread::spawn(move || q2.enqueue(vec![el(1)], forever()));
         std::thread::sleep(Duration::from_millis(20));
         let q3 = Arc::clone(&q);
-        let closer = std::thread::spawn(move || q3.close(false, FOREVER));
+        let closer = std::thread::spawn(move || q3.close(false, forever()));
         std::thread::sleep(Duration::from_millis(20));
         assert!(!q.is_closed(), "close waits behind the pending enqueue");
-        assert_eq!(values(&q.dequeue(1, false, FOREVER).unwrap()), [0]);
+        assert_eq!(values(&q.dequeue(1, false, forever()).unwrap()), [0]);
         pending.join().unwrap().unwrap();
         closer.join().unwrap().unwrap();
-        assert_eq!(values(&q.dequeue(1, false, FOREVER).unwrap()), [1]);
+        assert_eq!(values(&q.dequeue(1, false, forever()).unwrap()), [1]);
 
         let q = queue(QueueKind::Fifo, Some(1));
-        q.enqueue(vec![el(0)], FOREVER).unwrap();
+        q.enqueue(vec![el(0)], forever()).unwrap();
         let q2 = Arc::clone(&q);
-        let pending = std::thread::spawn(move || q2.enqueue(vec![el(1)], FOREVER));
+        let pending = std::thread::spawn(move || q2.enqueue(vec![el(1)], forever()));
         std::thread::sleep(Duration::from_millis(20));
-        q.close(true, FOREVER).unwrap();
+        q.close(true, forever()).unwrap();
         let e = pending.join().unwrap().unwrap_err();
         assert_eq!((e.code, e.message.as_str()), (Code::Cancelled, "Enqueue operation was cancelled"));
         assert_eq!(q.size(), 1);
@@ -645,7 +651,7 @@ mod tests {
         let q = queue(QueueKind::Fifo, None);
         let flag = Arc::new(AtomicBool::new(false));
         let (q2, f2) = (Arc::clone(&q), Arc::clone(&flag));
-        let t = std::thread::spawn(move || q2.dequeue(1, false, Wait { closed: &f2, ..FOREVER }).map(|_| ()));
+        let t = std::thread::spawn(move || q2.dequeue(1, false, Wait { closed: &f2, ..forever() }).map(|_| ()));
         std::thread::sleep(Duration::from_millis(20));
         flag.store(true, Ordering::Release);
         q.wake_all();
@@ -655,17 +661,17 @@ mod tests {
     #[test]
     fn shuffle_and_priority_orders() {
         let q = queue(QueueKind::RandomShuffle { min_after_dequeue: 2, seed: 1, seed2: 2 }, Some(100));
-        q.enqueue((0..50).map(el).collect(), FOREVER).unwrap();
-        let mut got = values(&q.dequeue(48, false, FOREVER).unwrap());
+        q.enqueue((0..50).map(el).collect(), forever()).unwrap();
+        let mut got = values(&q.dequeue(48, false, forever()).unwrap());
         assert_ne!(got, (0..48).collect::<Vec<_>>());
         assert_eq!(q.dequeue(1, false, soon()).unwrap_err().code, Code::DeadlineExceeded, "min_after_dequeue holds");
-        q.close(false, FOREVER).unwrap();
-        got.extend(values(&q.dequeue(2, false, FOREVER).unwrap()));
+        q.close(false, forever()).unwrap();
+        got.extend(values(&q.dequeue(2, false, forever()).unwrap()));
         got.sort_unstable();
         assert_eq!(got, (0..50).collect::<Vec<_>>());
 
         let q = queue(QueueKind::Priority, None);
-        q.enqueue(vec![el(5), el(-1), el(3), el(5), el(0)], FOREVER).unwrap();
-        assert_eq!(values(&q.dequeue(5, false, FOREVER).unwrap()), [-1, 0, 3, 5, 5]);
+        q.enqueue(vec![el(5), el(-1), el(3), el(5), el(0)], forever()).unwrap();
+        assert_eq!(values(&q.dequeue(5, false, forever()).unwrap()), [-1, 0, 3, 5, 5]);
     }
 }

@@ -44,7 +44,8 @@ fn int(t: &Tensor) -> i64 {
     t.scalar_value::<i64>().unwrap()
 }
 
-const SOON: RunArgs<'static> = RunArgs { timeout: Some(Duration::from_secs(5)), trace: false, interrupt: None };
+const SOON: RunArgs<'static> =
+    RunArgs { timeout: Some(Duration::from_secs(5)), trace: false, interrupt: None, rendezvous: None };
 
 #[test]
 fn blocked_steps_of_one_run_wait_together() {

@@ -139,7 +139,9 @@ impl PyPlan {
         trace: bool,
     ) -> PyResult<RunOutput> {
         let plan = &self.plan;
-        run_interruptible(py, |interrupt| plan.run(values, &RunArgs { timeout, trace, interrupt: Some(interrupt) }))
+        run_interruptible(py, |interrupt| {
+            plan.run(values, &RunArgs { timeout, trace, interrupt: Some(interrupt), ..RunArgs::default() })
+        })
     }
 }
 

@@ -105,6 +105,7 @@ async fn run_blocking(
             timeout: u64::try_from(timeout_ms).ok().filter(|&ms| ms > 0).map(Duration::from_millis),
             trace: options.trace_level > 0,
             interrupt: Some(&check),
+            ..RunArgs::default()
         };
         prepared.run(feeds, &args)
     })

@@ -1,19 +1,21 @@
 //! Direct sessions: own the variable values of one graph, compile run signatures into
 //! cached plans, and execute them: small plans straight-line on the calling
 //! thread, plans with enough independent work on the shared thread pool.
+mod partition;
 mod place;
 mod plan;
 pub mod pool;
 mod trace;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use parking_lot::{Mutex, RwLock};
 use smallvec::SmallVec;
 
+pub use partition::{ClientTensor, ClusterOptions, ClusterPartition, TaskPartition, partition_for_cluster};
 pub use place::Placement;
 pub use plan::Plan;
 use trace::NodeClock;
@@ -22,12 +24,13 @@ pub use trace::StepTrace;
 /// The lock that guards a graph shared by Python handles and sessions.
 pub type GraphLock<T> = RwLock<T>;
 
-use crate::cancel::{InterruptCheck, RunCancellation};
-use crate::device::DeviceSet;
+use crate::cancel::{CancelHandle, InterruptCheck, RunCancellation};
+use crate::device::{DeviceSet, TaskName};
 use crate::error::{Code, Error, Result};
 use crate::graph::{Graph, NodeId, Output};
 use crate::kernels::{ExecEnv, OpContext, Value};
 use crate::queue::Wait;
+use crate::rendezvous::{LocalRendezvous, Rendezvous};
 use crate::resource::ResourceMgr;
 use crate::shape::PartialShape;
 use crate::tensor::Tensor;
@@ -47,6 +50,10 @@ pub struct SessionOptions {
     pub allow_soft_placement: bool,
     /// At most this many devices of each type (`ConfigProto.device_count`).
     pub device_count: HashMap<String, u32>,
+    /// The cluster task whose devices the session places nodes on (its devices are
+    /// named `/job:ps/replica:0/task:1/device:CPU:0`); the default is TF's
+    /// non-distributed `/job:localhost/replica:0/task:0`.
+    pub task: TaskName,
 }
 
 impl SessionOptions {
@@ -67,12 +74,13 @@ impl SessionOptions {
                 .iter()
                 .map(|(k, &v)| (k.to_uppercase(), u32::try_from(v).unwrap_or(0)))
                 .collect(),
+            task: TaskName::default(),
         }
     }
 }
 
 /// How one run is carried out.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Default)]
 pub struct RunArgs<'a> {
     /// How long the run may block (`RunOptions.timeout_in_ms`); `None` falls back to
     /// the session's operation timeout.
@@ -81,6 +89,11 @@ pub struct RunArgs<'a> {
     pub trace: bool,
     /// Polled while the run waits; an error cancels the run (Ctrl-C from Python).
     pub interrupt: Option<InterruptCheck<'a>>,
+    /// The step's rendezvous, where its `_Send`/`_Recv` nodes exchange tensors (a
+    /// worker's per-step table, shared with the other tasks' steps). `None`: a plan
+    /// with such nodes gets a fresh [`LocalRendezvous`] for the run, as TF's
+    /// `DirectSession` makes one per step. A run that fails aborts it with its error.
+    pub rendezvous: Option<Arc<dyn Rendezvous>>,
 }
 
 /// What a run returns: the fetched values and, for a traced run, TF's `StepStats`.
@@ -106,6 +119,9 @@ pub struct DirectSession {
     env: ExecEnv,
     operation_timeout: Option<Duration>,
     placement: Placement,
+    // The runs in progress, cancelled when the session closes.
+    active_runs: Mutex<HashMap<u64, CancelHandle>>,
+    next_run: AtomicU64,
     me: Weak<DirectSession>,
 }
 
@@ -158,9 +174,11 @@ impl DirectSession {
             env: ExecEnv { intra_pool: pool::shared_pool(intra) },
             operation_timeout: options.operation_timeout,
             placement: Placement {
-                devices: DeviceSet::local(&options.device_count),
+                devices: DeviceSet::for_task(&options.task, &options.device_count),
                 soft: options.allow_soft_placement,
             },
+            active_runs: Mutex::new(HashMap::new()),
+            next_run: AtomicU64::new(0),
             me: Weak::clone(me),
         })
     }
@@ -283,21 +301,35 @@ impl DirectSession {
         }
         let deadline = args.timeout.or(self.operation_timeout).and_then(|t| Instant::now().checked_add(t));
         let cancellation = RunCancellation::new(args.interrupt);
-        let wait = Wait { deadline, closed: &self.closed, run: &cancellation, nonblocking: false };
+        let _active = ActiveRun::start(self, &cancellation);
+        let rendezvous: Option<Arc<dyn Rendezvous>> = match &args.rendezvous {
+            Some(r) => Some(Arc::clone(r)),
+            None if plan.uses_rendezvous => Some(LocalRendezvous::new() as Arc<dyn Rendezvous>),
+            None => None,
+        };
+        let wait = Wait {
+            deadline,
+            closed: &self.closed,
+            run: &cancellation,
+            nonblocking: false,
+            rendezvous: rendezvous.as_deref(),
+        };
         let trace = args.trace.then(StepTrace::new);
-        let values = if plan.parallel {
-            // A plan parallel only for its blocking steps may meet a one-thread session.
-            match &self.inter_pool {
-                Some(pool) => run_parallel(plan, values, pool, &self.env, wait, trace.as_ref())?,
-                None => {
-                    let pool = pool::shared_pool(2).ok_or_else(|| Error::new(Code::Internal, "no thread pool"))?;
-                    run_parallel(plan, values, &pool, &self.env, wait, trace.as_ref())?
+        let result = self.execute(plan, values, wait, trace.as_ref());
+        let result = match result {
+            Ok(_) if cancellation.is_cancelled() => Err(Error::new(Code::Cancelled, "Session has been closed.")),
+            r => r,
+        };
+        let values = match result {
+            Ok(v) => v,
+            Err(e) => {
+                // TF's executor aborts the step's rendezvous when the step fails, which
+                // releases the receivers of the other tasks' steps.
+                if let Some(r) = &rendezvous {
+                    r.start_abort(e.clone());
                 }
+                return Err(e);
             }
-        } else if plan.control_flow {
-            run_inline_cf(plan, values, &self.env, wait, trace.as_ref())?
-        } else {
-            run_inline(plan, values, &self.env, wait, trace.as_ref())?
         };
         let fetched = plan
             .fetches
@@ -313,6 +345,30 @@ impl DirectSession {
         Ok(RunOutput { values: fetched, step_stats: trace.map(|t| t.into_proto(plan)) })
     }
 
+    /// Runs the plan's steps the way the plan says (on the pool, or inline).
+    fn execute(
+        &self,
+        plan: &Plan,
+        values: Vec<Option<Value>>,
+        wait: Wait<'_>,
+        trace: Option<&StepTrace>,
+    ) -> Result<Vec<Option<Value>>> {
+        Ok(if plan.parallel {
+            // A plan parallel only for its blocking steps may meet a one-thread session.
+            match &self.inter_pool {
+                Some(pool) => run_parallel(plan, values, pool, &self.env, wait, trace)?,
+                None => {
+                    let pool = pool::shared_pool(2).ok_or_else(|| Error::new(Code::Internal, "no thread pool"))?;
+                    run_parallel(plan, values, &pool, &self.env, wait, trace)?
+                }
+            }
+        } else if plan.control_flow {
+            run_inline_cf(plan, values, &self.env, wait, trace)?
+        } else {
+            run_inline(plan, values, &self.env, wait, trace)?
+        })
+    }
+
     /// Convenience: prepare and run.
     pub fn run_once(&self, feeds: &[(Output, Tensor)], fetches: &[Output], targets: &[NodeId]) -> Result<Vec<Tensor>> {
         let names: Vec<Output> = feeds.iter().map(|(o, _)| *o).collect();
@@ -324,6 +380,11 @@ impl DirectSession {
     /// variable values are released.
     pub fn close(&self) {
         self.closed.store(true, Ordering::Release);
+        // Take the list first: cancelling wakes waiters, which must not run under it.
+        let runs: Vec<CancelHandle> = self.active_runs.lock().values().cloned().collect();
+        for run in runs {
+            run.cancel();
+        }
         self.resources.wake_blocked();
         self.plans.lock().plans.clear();
         if self.owns_resources {
@@ -334,6 +395,31 @@ impl DirectSession {
     /// Whether `close` was called.
     pub fn is_closed(&self) -> bool {
         self.closed.load(Ordering::Acquire)
+    }
+}
+
+/// A run in progress, listed with its session until it ends (so closing the session
+/// cancels it: its steps waiting on a rendezvous or a queue are woken).
+struct ActiveRun<'s> {
+    session: &'s DirectSession,
+    id: u64,
+}
+
+impl<'s> ActiveRun<'s> {
+    fn start(session: &'s DirectSession, run: &RunCancellation<'_>) -> Self {
+        let id = session.next_run.fetch_add(1, Ordering::Relaxed);
+        session.active_runs.lock().insert(id, run.handle());
+        // Listed first, then checked: a close that comes later finds the run.
+        if session.closed.load(Ordering::Acquire) {
+            run.cancel();
+        }
+        ActiveRun { session, id }
+    }
+}
+
+impl Drop for ActiveRun<'_> {
+    fn drop(&mut self) {
+        self.session.active_runs.lock().remove(&self.id);
     }
 }
 
@@ -462,9 +548,24 @@ fn is_dead(step: &plan::Step, live: impl Fn(usize) -> bool, dead_step: impl Fn(u
     inputs_dead || step.control_preds.iter().any(|&p| dead_step(p))
 }
 
-/// Outputs of a computed step: a `Switch` leaves one dead, any other sets them all.
+/// Outputs of a computed step: a `Switch` leaves one dead, a `_Recv` of a dead value
+/// its output, any other sets them all.
 fn outputs_of(step: &plan::Step, ctx: OpContext<'_>) -> Result<SmallVec<[Option<Value>; 2]>> {
-    if step.flow == plan::Flow::Switch { Ok(ctx.into_outputs_allow_dead()) } else { ctx.into_outputs() }
+    if matches!(step.flow, plan::Flow::Switch | plan::Flow::Recv) {
+        Ok(ctx.into_outputs_allow_dead())
+    } else {
+        ctx.into_outputs()
+    }
+}
+
+/// What a dead step does: nothing, except a `_Send`, which sends the deadness on (its
+/// kernel sees no input), so the receiving task's step is dead too instead of waiting.
+fn run_dead(step: &plan::Step, env: &ExecEnv, wait: Wait<'_>) -> Result<()> {
+    if step.flow != plan::Flow::Send {
+        return Ok(());
+    }
+    let mut ctx = OpContext::new(smallvec::smallvec![None; step.inputs.len()], step.num_outputs, env, wait);
+    compute(step, &mut ctx).map_err(|e| e.with_node(&step.name))
 }
 
 /// [`run_inline`] for plans with `Switch`/`Merge`: a value never produced (its slot
@@ -482,6 +583,7 @@ fn run_inline_cf(
     for (idx, step) in plan.steps.iter().enumerate() {
         if is_dead(step, |s| values[s].is_some(), |p| dead[p]) {
             dead[idx] = true;
+            run_dead(step, env, wait)?;
             continue;
         }
         let mut clock = trace.map(|_| NodeClock::start());
@@ -658,7 +760,7 @@ impl<'a> ParallelRun<'a> {
             return None;
         }
         if self.skip_dead(idx) {
-            return self.complete(idx, Ok(()), scope);
+            return self.complete(idx, run_dead(&self.plan.steps[idx], self.env, self.wait), scope);
         }
         let result = self.start(idx).and_then(|mut s| {
             self.compute(&mut s)?;
@@ -725,7 +827,8 @@ impl<'a> ParallelRun<'a> {
                 continue;
             }
             if self.skip_dead(idx) {
-                if let Some(n) = self.complete(idx, Ok(()), scope) {
+                let result = run_dead(&self.plan.steps[idx], self.env, self.wait);
+                if let Some(n) = self.complete(idx, result, scope) {
                     self.dispatch(n, scope);
                 }
                 self.finish();

@@ -16,7 +16,7 @@ use crate::error::{Code, Error, Result};
 use crate::graph::{AttrValue, Graph, Node, NodeId, Output};
 use crate::kernels::registry::find_kernel;
 use crate::kernels::{KernelBuild, OpKernel};
-use crate::ops::control_flow;
+use crate::ops::{control_flow, sendrecv};
 use crate::resource::ResourceMgr;
 use crate::shape::PartialShape;
 
@@ -71,6 +71,10 @@ pub(crate) enum Flow {
     Switch,
     /// A `Merge`: dead only when every data input is.
     Merge,
+    /// A `_Send`: runs even when dead, to send the deadness on.
+    Send,
+    /// A `_Recv`: its output is dead when a dead value arrives.
+    Recv,
 }
 
 /// One step of the plan before slots are assigned: a node, or a copy of a value to
@@ -102,6 +106,8 @@ pub struct Plan {
     pub(crate) control_flow: bool,
     /// The full names of the session's devices (steps refer to them by index).
     pub(crate) device_names: Vec<String>,
+    /// Whether it has `_Send`/`_Recv` steps (a run then needs a rendezvous).
+    pub(crate) uses_rendezvous: bool,
 }
 
 impl std::fmt::Debug for Plan {
@@ -196,7 +202,8 @@ impl Plan {
             let def = find_kernel(node, &device.device_type).ok_or_else(|| {
                 Error::new(Code::Internal, format!("no {} kernel for {}", device.device_type, node.name))
             })?;
-            let kernel = (def.factory)(&KernelBuild { node, graph, resources }).map_err(|e| e.with_node(&node.name))?;
+            let kernel = (def.factory)(&KernelBuild { node, graph, resources, devices: &placement.devices })
+                .map_err(|e| e.with_node(&node.name))?;
             kernels.insert(n, kernel);
         }
         let order = blocking_last_order(graph, &needed_nodes, &feed_slot, |n| kernels[&n].is_blocking())?;
@@ -284,9 +291,17 @@ impl Plan {
         };
 
         let device_copy = crate::ops::lookup(crate::ops::DEVICE_COPY)?;
+        // A `_Recv` may deliver a dead value (another task's untaken cond branch).
         let has_control_flow = needed_nodes.iter().any(|&n| {
             graph.node(n).is_ok_and(|node| {
-                control_flow::SWITCH_OPS.contains(&node.def.name) || control_flow::MERGE_OPS.contains(&node.def.name)
+                control_flow::SWITCH_OPS.contains(&node.def.name)
+                    || control_flow::MERGE_OPS.contains(&node.def.name)
+                    || sendrecv::RECV_OPS.contains(&node.def.name)
+            })
+        });
+        let uses_rendezvous = needed_nodes.iter().any(|&n| {
+            graph.node(n).is_ok_and(|node| {
+                sendrecv::SEND_OPS.contains(&node.def.name) || sendrecv::RECV_OPS.contains(&node.def.name)
             })
         });
         let mut steps = Vec::with_capacity(entries.len());
@@ -319,6 +334,10 @@ impl Plan {
                         Flow::Switch
                     } else if control_flow::MERGE_OPS.contains(&node.def.name) {
                         Flow::Merge
+                    } else if sendrecv::SEND_OPS.contains(&node.def.name) {
+                        Flow::Send
+                    } else if sendrecv::RECV_OPS.contains(&node.def.name) {
+                        Flow::Recv
                     } else {
                         Flow::Plain
                     };
@@ -364,7 +383,8 @@ impl Plan {
                     let def = find_kernel(&node, &target.device_type)
                         .or_else(|| find_kernel(&node, crate::device::CPU))
                         .ok_or_else(|| Error::new(Code::Internal, "no _DeviceCopy kernel"))?;
-                    let kernel = (def.factory)(&KernelBuild { node: &node, graph, resources })?;
+                    let kernel =
+                        (def.factory)(&KernelBuild { node: &node, graph, resources, devices: &placement.devices })?;
                     let (slot, pred) = produced(&src);
                     let step = Step {
                         label: format!("{name} = {}({source_name})", crate::ops::DEVICE_COPY),
@@ -440,6 +460,7 @@ impl Plan {
             parallel,
             control_flow: has_control_flow,
             device_names,
+            uses_rendezvous,
         })
     }
 }

@@ -5,13 +5,11 @@
 //! iterations it checks the run's cancellation, the session's closing, the run's
 //! deadline and (every [`INTERRUPT_POLL`]) the caller's interrupt check, so a loop
 //! whose cond never turns false can be stopped like any blocked run.
-use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::{ExecEnv, KernelBuild, OpContext, OpKernel, Value};
 use crate::cancel::INTERRUPT_POLL;
-use crate::device::DeviceSet;
 use crate::error::{Code, Error, Result};
 use crate::executor::{Placement, Plan, run_subplan};
 use crate::graph::{Graph, Output};
@@ -41,7 +39,7 @@ fn tensors(graph: &Graph, names: &[Vec<u8>]) -> Result<Vec<Output>> {
 /// A sub-plan over the session's local devices (placed as the outer plan would be
 /// with soft placement), run on the calling thread.
 fn compile(b: &KernelBuild<'_>, feeds: &[Output], fetches: &[Output]) -> Result<Plan> {
-    let placement = Placement { devices: DeviceSet::local(&HashMap::new()), soft: true };
+    let placement = Placement { devices: b.devices.clone(), soft: true };
     Plan::compile(b.graph, b.resources, &placement, feeds, fetches, &[], 1)
 }
 

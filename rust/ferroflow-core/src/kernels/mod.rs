@@ -29,6 +29,7 @@ pub(crate) mod reader;
 pub mod reduce;
 pub mod registry;
 pub(crate) mod script;
+pub mod sendrecv;
 pub(crate) mod sequence;
 pub mod sparse;
 pub(crate) mod state;
@@ -184,6 +185,10 @@ impl<'a> OpContext<'a> {
             None => Err(missing(i)),
         }
     }
+    /// Whether input `i` has a value (a dead input has none).
+    pub fn has_input(&self, i: usize) -> bool {
+        self.inputs.get(i).is_some_and(Option::is_some)
+    }
     /// Takes input `i` out of the context (so its buffer can be reused when unique).
     pub fn take_input(&mut self, i: usize) -> Result<Tensor> {
         match self.inputs.get_mut(i).and_then(Option::take) {
@@ -261,6 +266,8 @@ pub struct KernelBuild<'a> {
     pub graph: &'a Graph,
     /// The session's variables and other resources.
     pub resources: &'a ResourceMgr,
+    /// The session's devices (a loop's sub-plans are placed on them).
+    pub devices: &'a crate::device::DeviceSet,
 }
 
 /// A kernel defined by a plain function (for ops with no per-node state).

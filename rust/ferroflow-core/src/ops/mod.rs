@@ -24,6 +24,7 @@ mod random;
 mod reader;
 mod reduce;
 mod script;
+pub mod sendrecv;
 mod sparse;
 mod state;
 mod strings;
@@ -250,6 +251,7 @@ fn registry() -> &'static Registry {
         random::register(&mut r);
         reduce::register(&mut r);
         script::register(&mut r);
+        sendrecv::register(&mut r);
         sparse::register(&mut r);
         state::register(&mut r);
         training::register(&mut r);

@@ -33,6 +33,19 @@ impl Builder {
         self.node(op, name, inputs, &[], attrs, device).unwrap()
     }
 
+    /// A node on `device` with control inputs.
+    pub fn op_full(
+        &self,
+        device: &str,
+        op: &str,
+        name: &str,
+        inputs: &[Output],
+        control: &[usize],
+        attrs: Vec<(&str, AttrValue)>,
+    ) -> Output {
+        self.node(op, name, inputs, control, attrs, device).unwrap()
+    }
+
     pub fn try_op(
         &self,
         op: &str,
