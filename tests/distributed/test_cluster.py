@@ -51,7 +51,7 @@ def build_model(tf, cluster, task):
 def train_worker(tf, cluster, target, task, steps, losses):
     g = tf.Graph()
     with g.as_default():
-        x, y, w, loss, train, init, step = build_model(tf, cluster, task)
+        x, y, _, loss, train, init, _ = build_model(tf, cluster, task)
         with tf.Session(target) as sess:
             if task == 0:
                 sess.run(init)
@@ -111,7 +111,7 @@ def test_two_workers_train_one_model_on_a_ps():
         assert not any(t.is_alive() for t in threads)
         g = ff.Graph()
         with g.as_default():
-            x, y, w, loss, train, init, step = build_model(ff, cluster, 0)
+            x, y, _, loss, _, _, step = build_model(ff, cluster, 0)
             with ff.Session(servers[1].target) as sess:
                 assert sess.run(step) == 80  # both workers' steps went to one global step
                 assert sess.run(loss, {x: DATA_X, y: DATA_Y}) < 0.05
@@ -135,7 +135,8 @@ def test_device_filters_limit_the_tasks_a_session_waits_for():
             sess.run(v.initializer)
             assert sess.run(v * 3.0) == 6.0
         # Without filters the session waits for every task, up to its operation timeout.
-        with ff.Session(servers[1].target, config=ff.ConfigProto(operation_timeout_in_ms=1000)) as sess:
+        config = ff.ConfigProto(operation_timeout_in_ms=1000)
+        with ff.Session(servers[1].target, config=config) as sess:
             with pytest.raises(ff.errors.UnavailableError, match="task:1"):
                 sess.run(v)
     finally:
