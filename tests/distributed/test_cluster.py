@@ -191,3 +191,126 @@ def test_a_mixed_cluster_tensorflow_ps_and_ferroflow_workers(tf1):
         for w in workers:
             w._stop()
         del ps
+
+
+def test_tensorflow_workers_drive_a_ferroflow_ps(tf1):
+    """TensorFlow's master partitions the graph and drives a ferroflow ps task over
+    TF's WorkerService (RegisterGraph/RunGraph/RecvTensor both ways)."""
+    cluster = make_cluster()
+    ps = ff.train.Server(cluster, job_name="ps", task_index=0)
+    workers = [tf1.train.Server(cluster, job_name="worker", task_index=i) for i in range(2)]
+    try:
+        losses = {}
+        train_worker(tf1, cluster, workers[0].target, 0, 0, losses)
+        threads = [
+            threading.Thread(
+                target=train_worker, args=(tf1, cluster, workers[i].target, i, 20, losses)
+            )
+            for i in range(2)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        assert not any(t.is_alive() for t in threads)
+        assert losses[0] < 0.5 and losses[1] < 0.5
+        # The variables live in the ferroflow ps's containers.
+        g = ff.Graph()
+        with g.as_default(), ff.device("/job:ps/task:0"):
+            step = ff.train.get_or_create_global_step()
+            with ff.Session(ps.target) as sess:
+                assert sess.run(step) == 40
+    finally:
+        ps._stop()
+        del workers
+
+
+def _supervised_worker(cluster, target, task, logdir, steps, results):
+    g = ff.Graph()
+    with g.as_default():
+        x, y, _, loss, train, _, step = build_model(ff, cluster, task)
+        sv = ff.train.Supervisor(
+            is_chief=(task == 0),
+            logdir=logdir,
+            global_step=step,
+            save_model_secs=0,
+            save_summaries_secs=0,
+            recovery_wait_secs=0.2,
+        )
+        with sv.managed_session(target) as sess:
+            while not sv.should_stop() and sess.run(step) < steps:
+                sess.run(train, {x: DATA_X, y: DATA_Y})
+            results[task] = sess.run(loss, {x: DATA_X, y: DATA_Y})
+            if task == 0:
+                sv.saver.save(sess, sv.save_path, global_step=step)
+        sv.stop()
+
+
+def test_supervisor_chief_and_non_chief(tmp_path):
+    cluster = make_cluster()
+    servers = start_cluster(cluster)
+    try:
+        results = {}
+        threads = [
+            threading.Thread(
+                target=_supervised_worker,
+                args=(cluster, servers[1 + i].target, i, str(tmp_path), 60, results),
+            )
+            for i in (1, 0)  # the non-chief starts first and waits for the chief
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        assert not any(t.is_alive() for t in threads)
+        assert results[0] < 0.05 and results[1] < 0.05
+        assert ff.train.latest_checkpoint(str(tmp_path)) is not None
+        reader = ff.train.NewCheckpointReader(ff.train.latest_checkpoint(str(tmp_path)))
+        assert reader.get_tensor("global_step") >= 60
+    finally:
+        for s in servers:
+            s._stop()
+
+
+def _monitored_worker(cluster, target, task, checkpoint_dir, steps, results):
+    g = ff.Graph()
+    with g.as_default():
+        x, y, _, loss, train, _, step = build_model(ff, cluster, task)
+        hooks = [ff.train.StopAtStepHook(last_step=steps)]
+        with ff.train.MonitoredTrainingSession(
+            master=target,
+            is_chief=(task == 0),
+            checkpoint_dir=checkpoint_dir if task == 0 else None,
+            hooks=hooks,
+            save_summaries_steps=None,
+            save_summaries_secs=None,
+            log_step_count_steps=None,
+        ) as sess:
+            last = None
+            while not sess.should_stop():
+                _, last = sess.run([train, loss], {x: DATA_X, y: DATA_Y})
+        results[task] = last
+
+
+def test_monitored_training_session_chief_and_non_chief(tmp_path):
+    cluster = make_cluster()
+    servers = start_cluster(cluster)
+    try:
+        results = {}
+        threads = [
+            threading.Thread(
+                target=_monitored_worker,
+                args=(cluster, servers[1 + i].target, i, str(tmp_path), 60, results),
+            )
+            for i in (0, 1)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        assert not any(t.is_alive() for t in threads)
+        assert results[0] < 0.1 and results[1] < 0.1
+        assert ff.train.latest_checkpoint(str(tmp_path)) is not None
+    finally:
+        for s in servers:
+            s._stop()
