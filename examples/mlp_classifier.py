@@ -100,7 +100,9 @@ def main(steps=2000, optimizer="adam", hidden=64, logdir=None, batch_size=128, s
             sess.run(train)  # one mini-batch from the queue
             step += 1
         if logdir:
-            # The Supervisor saves on a timer; save the final step too.
+            # The Supervisor saves on a timer; save the final step too, once its threads
+            # have stopped (a timed save begun earlier must not land after this one).
+            sv.stop(close_summary_writer=False)
             print(f"saved {sv.saver.save(sess, sv.save_path, global_step=global_step)}")
         return float(sess.run(accuracy, everything))
 
