@@ -50,7 +50,8 @@ def test_unknown_targets_are_not_found_as_tensorflow(tf1):
 
 
 def test_not_found_names_the_registered_factories():
-    registered = r"Registered factories are \{DIRECT_SESSION\}\."
+    # As TF with its gRPC runtime linked in.
+    registered = r"Registered factories are \{DIRECT_SESSION, GRPC_SESSION\}\."
     with pytest.raises(ff.errors.NotFoundError, match=registered):
         ff.Session("foo")
     assert ff.Session(b"").sess_str == ""

@@ -14,6 +14,7 @@ by the driver; each library runs the same script.
 """
 
 import argparse
+import json
 import socket
 import subprocess
 import sys
@@ -135,9 +136,9 @@ def wait_for(proc, word):
 def run_recv(lib, steps):
     ports = free_ports(2)
     cluster = cluster_of(ports, 1)
-    ps = spawn(lib, "serve", repr(cluster), "ps", 0)
+    ps = spawn(lib, "serve", json.dumps(cluster), "ps", 0)
     wait_for(ps, "ready")
-    worker = spawn(lib, "recv", repr(cluster), 0, steps)
+    worker = spawn(lib, "recv", json.dumps(cluster), 0, steps)
     (mib_s,) = wait_for(worker, "result")
     worker.wait()
     ps.kill()
@@ -147,9 +148,9 @@ def run_recv(lib, steps):
 def run_mlp(lib, steps):
     ports = free_ports(3)
     cluster = cluster_of(ports, 2)
-    ps = spawn(lib, "serve", repr(cluster), "ps", 0)
+    ps = spawn(lib, "serve", json.dumps(cluster), "ps", 0)
     wait_for(ps, "ready")
-    workers = [spawn(lib, "mlp", repr(cluster), i, steps) for i in range(2)]
+    workers = [spawn(lib, "mlp", json.dumps(cluster), i, steps) for i in range(2)]
     for w in workers:
         wait_for(w, "warm")
     for w in workers:
@@ -164,7 +165,7 @@ def run_mlp(lib, steps):
 
 def main():
     if sys.argv[1:2] == ["task"]:
-        lib, what, cluster = sys.argv[2], sys.argv[3], eval(sys.argv[4])  # noqa: S307
+        lib, what, cluster = sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
         rest = [int(a) if a.isdigit() else a for a in sys.argv[5:]]
         if what == "serve":
             serve(lib, cluster, *rest)

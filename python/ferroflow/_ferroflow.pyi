@@ -15,6 +15,7 @@ __all__ = [
     "RecordReader",
     "RecordWriter",
     "RunnerJob",
+    "Server",
     "Session",
     "TensorHandle",
     "_TensorBuffer",
@@ -132,6 +133,7 @@ class Server:
     def stop(self) -> None:
         """Stops serving and closes the sessions on this server."""
 
+@final
 class Session:
     """The native half of `ferroflow.Session`: a session backend for its target."""
 

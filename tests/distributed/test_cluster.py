@@ -275,7 +275,7 @@ def test_supervisor_chief_and_non_chief(tmp_path):
 def _monitored_worker(cluster, target, task, checkpoint_dir, steps, results):
     g = ff.Graph()
     with g.as_default():
-        x, y, _, loss, train, _, step = build_model(ff, cluster, task)
+        x, y, _, loss, train, _, _ = build_model(ff, cluster, task)
         hooks = [ff.train.StopAtStepHook(last_step=steps)]
         with ff.train.MonitoredTrainingSession(
             master=target,

@@ -391,3 +391,30 @@ fn parse_task(name: &str) -> (String, i32) {
     }
     (job, task)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_filters_match_jobs_and_tasks() {
+        assert!(filter_admits("/job:ps", "/job:ps/replica:0/task:3"));
+        assert!(!filter_admits("/job:ps", "/job:worker/replica:0/task:0"));
+        assert!(filter_admits("/job:worker/task:1", "/job:worker/replica:0/task:1"));
+        assert!(!filter_admits("/job:worker/task:1", "/job:worker/replica:0/task:10"));
+        assert_eq!(parse_task("/job:worker/replica:0/task:7"), ("worker".to_string(), 7));
+    }
+
+    #[test]
+    fn cluster_tasks_are_listed_by_job_then_index() {
+        let cluster = pb::ClusterDef {
+            job: vec![
+                pb::JobDef { name: "ps".into(), tasks: [(0, "a:1".to_string())].into() },
+                pb::JobDef { name: "worker".into(), tasks: [(1, "c:3".to_string()), (0, "b:2".to_string())].into() },
+            ],
+        };
+        let tasks: Vec<String> = cluster_tasks(&cluster).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(tasks, ["/job:ps/replica:0/task:0", "/job:worker/replica:0/task:0", "/job:worker/replica:0/task:1"]);
+        assert_eq!(num_tasks(Some(&cluster)), 3);
+    }
+}

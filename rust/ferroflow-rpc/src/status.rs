@@ -41,3 +41,30 @@ pub fn from_body(code: i32, message: &str) -> Option<Error> {
         None => Some(Error::new(Code::Unknown, message)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_cross_by_number_both_ways() {
+        for code in Code::ALL.into_iter().filter(|c| *c != Code::Ok) {
+            let e = Error::new(code, "boom");
+            let back = from_status(&to_status(&e));
+            assert_eq!(back.code, code);
+            assert_eq!(back.message, "boom");
+        }
+        assert!(from_body(0, "").is_none());
+        assert_eq!(from_body(9, "x").unwrap().code, Code::FailedPrecondition);
+        assert_eq!(from_body(99, "x").unwrap().code, Code::Unknown);
+    }
+
+    #[test]
+    fn transport_failures_are_unavailable_and_long_messages_are_cut() {
+        let s = tonic::Status::new(tonic::Code::Unknown, "Stream removed");
+        assert_eq!(from_status(&s).code, Code::Unavailable);
+        let long = Error::new(Code::Internal, "é".repeat(2000));
+        let cut = to_status(&long);
+        assert!(cut.message().len() <= 3072 && cut.message().chars().all(|c| c == 'é'));
+    }
+}
