@@ -4,8 +4,8 @@
 //! session with every node so far (`CreateSession`), later runs first send only the
 //! nodes added since (`ExtendSession`). A run is one `RunStep` naming its feeds and
 //! fetches `node:index` and its targets by node name; the master may answer in any
-//! order. A target served by a server of this process is still called over gRPC on
-//! loopback (TF's client bypasses the network there).
+//! order. A target served by a server of this process is called in-process, without
+//! gRPC (as TF's client does).
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
@@ -22,6 +22,7 @@ use ferroflow_core::tensor::Tensor;
 use ferroflow_proto as pb;
 
 use crate::convert::{named, output_name, tensor_of};
+use crate::master::Master;
 use crate::runtime::runtime;
 use crate::services::master::master_service_client::MasterServiceClient;
 use crate::status::{from_body, from_status};
@@ -40,8 +41,107 @@ fn address(target: &str) -> Result<&str> {
     Ok(rest)
 }
 
+/// The masters of the servers started in this process, by target.
+static LOCAL_MASTERS: Mutex<Vec<(String, Weak<Master>)>> = Mutex::new(Vec::new());
+
+/// Records a started server's master: sessions for its target call it in-process.
+pub(crate) fn register_local_master(target: &str, master: &Arc<Master>) {
+    let mut all = LOCAL_MASTERS.lock();
+    all.retain(|(t, m)| t != target && m.strong_count() > 0);
+    all.push((target.to_string(), Arc::downgrade(master)));
+}
+
+/// Forgets a stopped server's master.
+pub(crate) fn unregister_local_master(target: &str) {
+    LOCAL_MASTERS.lock().retain(|(t, _)| t != target);
+}
+
+/// The master a session talks to: a server of this process, called directly (TF's
+/// client bypasses gRPC there too), or a remote one.
+#[derive(Clone)]
+enum MasterHandle {
+    Local(Arc<Master>),
+    Remote(MasterServiceClient<Channel>),
+}
+
+impl MasterHandle {
+    async fn create_session(self, req: pb::CreateSessionRequest) -> Result<pb::CreateSessionResponse> {
+        match self {
+            MasterHandle::Local(m) => m.create_session(req).await,
+            MasterHandle::Remote(mut c) => {
+                c.create_session(req).await.map(|r| r.into_inner()).map_err(|s| from_status(&s))
+            }
+        }
+    }
+
+    async fn extend_session(self, req: pb::ExtendSessionRequest) -> Result<pb::ExtendSessionResponse> {
+        match self {
+            MasterHandle::Local(m) => m.extend_session(req),
+            MasterHandle::Remote(mut c) => {
+                c.extend_session(req).await.map(|r| r.into_inner()).map_err(|s| from_status(&s))
+            }
+        }
+    }
+
+    async fn run_step(self, req: pb::RunStepRequest, timeout: Option<Duration>) -> Result<pb::RunStepResponse> {
+        match self {
+            MasterHandle::Local(m) => m.run_step(req).await,
+            MasterHandle::Remote(mut c) => {
+                let mut request = tonic::Request::new(req);
+                if let Some(t) = timeout {
+                    // A little beyond the run's own deadline, so that the master's
+                    // DeadlineExceeded (naming the op that waited) arrives first.
+                    request.set_timeout(t + Duration::from_secs(1));
+                }
+                c.run_step(request).await.map(|r| r.into_inner()).map_err(|s| from_status(&s))
+            }
+        }
+    }
+
+    async fn close_session(self, session_handle: String) -> Result<()> {
+        match self {
+            MasterHandle::Local(m) => m.close_session(&session_handle).await,
+            MasterHandle::Remote(mut c) => c
+                .close_session(pb::CloseSessionRequest { session_handle })
+                .await
+                .map(|_| ())
+                .map_err(|s| from_status(&s)),
+        }
+    }
+
+    async fn list_devices(self, session_handle: String) -> Result<pb::ListDevicesResponse> {
+        match self {
+            MasterHandle::Local(m) => m.list_devices(&session_handle),
+            MasterHandle::Remote(mut c) => c
+                .list_devices(pb::ListDevicesRequest { session_handle })
+                .await
+                .map(|r| r.into_inner())
+                .map_err(|s| from_status(&s)),
+        }
+    }
+
+    async fn reset(self, container: Vec<String>) -> Result<()> {
+        match self {
+            MasterHandle::Local(m) => m.reset(&container).await,
+            MasterHandle::Remote(mut c) => c
+                .reset(pb::ResetRequest { container, device_filters: Vec::new() })
+                .await
+                .map(|_| ())
+                .map_err(|s| from_status(&s)),
+        }
+    }
+}
+
+/// The master of `target`: in-process when a server of this process serves it.
+fn connect(target: &str) -> Result<MasterHandle> {
+    if let Some(m) = LOCAL_MASTERS.lock().iter().find(|(t, _)| t == target).and_then(|(_, m)| m.upgrade()) {
+        return Ok(MasterHandle::Local(m));
+    }
+    remote_master(target).map(MasterHandle::Remote)
+}
+
 /// A client of the master at `target` (the connection is made on first use).
-fn connect(target: &str) -> Result<MasterServiceClient<Channel>> {
+fn remote_master(target: &str) -> Result<MasterServiceClient<Channel>> {
     let rt = runtime()?;
     let _guard = rt.enter();
     let endpoint = Endpoint::from_shared(format!("http://{}", address(target)?))
@@ -93,7 +193,7 @@ struct Remote {
 /// A session whose graph runs on a master reached over gRPC.
 pub struct GrpcSession {
     target: String,
-    client: MasterServiceClient<Channel>,
+    client: MasterHandle,
     graph: Arc<RwLock<Graph>>,
     config: pb::ConfigProto,
     remote: Mutex<Remote>,
@@ -113,7 +213,7 @@ impl GrpcSession {
         }
         let mut def = self.graph.read().to_graph_def(Some(len));
         def.node.drain(..remote.sent);
-        let mut client = self.client.clone();
+        let client = self.client.clone();
         match remote.handle.clone() {
             None => {
                 let req = pb::CreateSessionRequest {
@@ -123,9 +223,7 @@ impl GrpcSession {
                 };
                 // A master of a cluster answers once every task is up (TF's master waits
                 // for them too), so the wait must stay interruptible.
-                let resp =
-                    call(async move { client.create_session(req).await.map_err(|s| from_status(&s)) }, interrupt)?;
-                let resp = resp.into_inner();
+                let resp = call(client.create_session(req), interrupt)?;
                 remote.handle = Some(resp.session_handle);
                 remote.version = resp.graph_version;
             }
@@ -135,9 +233,8 @@ impl GrpcSession {
                     graph_def: Some(def),
                     current_graph_version: remote.version,
                 };
-                let resp =
-                    call(async move { client.extend_session(req).await.map_err(|s| from_status(&s)) }, interrupt)?;
-                remote.version = resp.into_inner().new_graph_version;
+                let resp = call(client.extend_session(req), interrupt)?;
+                remote.version = resp.new_graph_version;
             }
         }
         remote.sent = len;
@@ -194,13 +291,8 @@ impl PreparedRun for GrpcRun {
             request_id: i64::try_from(crate::server::random_u64() >> 1).unwrap_or(1).max(1),
             ..Default::default()
         };
-        let mut client = self.session.client.clone();
-        let mut request = tonic::Request::new(req);
-        if let Some(t) = timeout {
-            request.set_timeout(t);
-        }
-        let resp = call(async move { client.run_step(request).await.map_err(|s| from_status(&s)) }, args.interrupt)?
-            .into_inner();
+        let client = self.session.client.clone();
+        let resp = call(client.run_step(req, timeout), args.interrupt)?;
         if let Some(e) = from_body(resp.status_code, &resp.status_error_message) {
             return Err(e);
         }
@@ -260,13 +352,8 @@ impl SessionBackend for GrpcSession {
             Ok(h) => h,
             Err(_) => return Vec::new(),
         };
-        let mut client = self.client.clone();
-        let req = pb::ListDevicesRequest { session_handle: handle };
-        match call(async move { client.list_devices(req).await.map_err(|s| from_status(&s)) }, None) {
-            Ok(r) => {
-                let r = r.into_inner();
-                r.local_device.into_iter().chain(r.remote_device).map(|d| d.name).collect()
-            }
+        match call(self.client.clone().list_devices(handle), None) {
+            Ok(r) => r.local_device.into_iter().chain(r.remote_device).map(|d| d.name).collect(),
             Err(_) => Vec::new(),
         }
     }
@@ -278,10 +365,8 @@ impl SessionBackend for GrpcSession {
         let Some(handle) = self.remote.lock().handle.take() else {
             return;
         };
-        let mut client = self.client.clone();
-        let req = pb::CloseSessionRequest { session_handle: handle };
         // The master forgets the session either way; an unreachable one cannot be told.
-        let _ = call(async move { client.close_session(req).await.map_err(|s| from_status(&s)) }, None);
+        let _ = call(self.client.clone().close_session(handle), None);
     }
 
     fn is_closed(&self) -> bool {
@@ -321,9 +406,6 @@ impl SessionFactory for GrpcSessionFactory {
     }
 
     fn reset(&self, target: &str, containers: &[String]) -> Result<()> {
-        let mut client = connect(target)?;
-        let req = pb::ResetRequest { container: containers.to_vec(), device_filters: Vec::new() };
-        call(async move { client.reset(req).await.map_err(|s| from_status(&s)) }, None)?;
-        Ok(())
+        call(connect(target)?.reset(containers.to_vec()), None)
     }
 }

@@ -177,6 +177,7 @@ impl GrpcServer {
                 .await;
             done.send_replace(true);
         });
+        crate::client::register_local_master(&self.state.target, &self.master);
         Ok(())
     }
 
@@ -203,6 +204,7 @@ impl GrpcServer {
 
     /// Stops serving and closes every session on this server.
     pub fn stop(&self) {
+        crate::client::unregister_local_master(&self.state.target);
         if let Ok(rt) = runtime() {
             rt.block_on(self.master.close_all());
         }

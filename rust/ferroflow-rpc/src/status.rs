@@ -27,6 +27,8 @@ pub fn from_status(s: &tonic::Status) -> Error {
         tonic::Code::Unknown if s.message().contains("Stream removed") || s.message().contains("transport") => {
             Code::Unavailable
         }
+        // The client's own gRPC deadline (tonic reports it as cancelled).
+        tonic::Code::Cancelled if s.message().contains("Timeout expired") => Code::DeadlineExceeded,
         c => Code::from_i32(c as i32).unwrap_or(Code::Unknown),
     };
     let message = if s.message().is_empty() { format!("{:?}", s.code()) } else { s.message().to_string() };
