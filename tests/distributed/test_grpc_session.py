@@ -182,3 +182,45 @@ def test_a_ferroflow_client_runs_on_a_tensorflow_server(tf1):
             sess.run(y)
         names = [d.name for d in sess.list_devices()]
     assert any(n.endswith("/device:CPU:0") for n in names)
+
+
+# ---- tf.train.Server --------------------------------------------------------------
+
+
+def test_train_server_matches_tensorflows_server_def(tf1):
+    cluster = {"ps": ["localhost:0"], "worker": ["localhost:0", "localhost:0"]}
+    ours = ff.train.Server(cluster, job_name="ps", task_index=0, start=False)
+    theirs = tf1.train.Server(cluster, job_name="ps", task_index=0, start=False)
+    assert ours.server_def.SerializeToString(
+        deterministic=True
+    ) == theirs.server_def.SerializeToString(deterministic=True)
+    local = ff.train.Server.create_local_server()
+    assert (
+        local.server_def.job_name
+        == tf1.train.Server.create_local_server().server_def.job_name
+        == "localhost"
+    )
+    c = ff.constant(3.0)
+    with ff.Session(local.target) as sess:
+        assert sess.run(c) == 3.0
+    local._stop()
+    ours._stop()
+
+
+def test_a_port_in_use_is_an_error():
+    a = ff.train.Server.create_local_server()
+    port = int(a.target.rsplit(":", 1)[1])
+    with pytest.raises(ff.errors.UnavailableError, match="Could not start gRPC server"):
+        ff.train.Server({"local": [f"localhost:{port}"]})
+    a._stop()
+
+
+def test_join_returns_when_the_server_stops():
+    s = ff.train.Server.create_local_server()
+    t = threading.Thread(target=s.join)
+    t.start()
+    t.join(0.3)
+    assert t.is_alive()
+    s._stop()
+    t.join(5)
+    assert not t.is_alive()

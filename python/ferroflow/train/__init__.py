@@ -112,7 +112,7 @@ from .saver import (
     remove_checkpoint,
     write_graph,
 )
-from .server_lib import ClusterSpec
+from .server_lib import ClusterSpec, Server
 from .session_manager import SessionManager
 from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
 from .supervisor import Supervisor, basic_train_loop
@@ -212,6 +212,7 @@ __all__ = [
     "Scaffold",
     "SecondOrStepTimer",
     "SequenceExample",
+    "Server",
     "ServerDef",
     "SessionCreator",
     "SessionManager",

@@ -1,4 +1,8 @@
-"""Cluster descriptions for distributed training: TF-1.x's `server_lib`.
+"""Servers and cluster descriptions for distributed training: TF-1.x's `server_lib`.
+
+`Server` is an in-process gRPC server for one task of a cluster, speaking
+TensorFlow's own distributed protocol (so TensorFlow clients and servers can join
+the same cluster); its `target` is what a `tf.Session` connects to.
 
 `ClusterSpec` maps job names to their tasks' network addresses (a job may be
 sparse: a dict `{task_index: address}`) and converts to and from the
@@ -9,9 +13,10 @@ and protocol. Both are TF's, down to the error classes and messages.
 
 from __future__ import annotations
 
+from .. import _ferroflow
 from ..protos import ClusterDef, ServerDef
 
-__all__ = ["ClusterSpec"]
+__all__ = ["ClusterSpec", "Server"]
 
 
 def _as_bytes(bytes_or_text) -> bytes:
@@ -94,6 +99,138 @@ def _make_server_def(server_or_cluster_def, job_name, task_index, protocol, conf
         if config is not None:
             server_def.default_session_config.MergeFrom(config)
     return server_def
+
+
+class Server:
+    """An in-process TensorFlow server, for use in distributed training.
+
+    A `tf.train.Server` instance encapsulates a set of devices and a `tf.Session`
+    target that can participate in distributed training. A server belongs to a
+    cluster (specified by a `tf.train.ClusterSpec`), and corresponds to a
+    particular task in a named job. The server can communicate with any other
+    server in the same cluster, TensorFlow's included: it serves TensorFlow's
+    `MasterService` and `WorkerService` over gRPC. Every session connected to a
+    server shares its resource containers, so a variable a worker's session creates
+    on it outlives that session.
+    """
+
+    def __init__(
+        self,
+        server_or_cluster_def,
+        job_name=None,
+        task_index=None,
+        protocol=None,
+        config=None,
+        start=True,
+    ):
+        """Creates a new server with the given definition.
+
+        The `job_name`, `task_index`, and `protocol` arguments are optional, and
+        override any information provided in `server_or_cluster_def`.
+
+        Args:
+            server_or_cluster_def: A `tf.train.ServerDef` or `tf.train.ClusterDef`
+                protocol buffer, or a `tf.train.ClusterSpec` object, describing the
+                server to be created and/or the cluster of which it is a member.
+            job_name: (Optional.) Specifies the name of the job of which the server
+                is a member. Defaults to the value in `server_or_cluster_def`, if
+                specified.
+            task_index: (Optional.) Specifies the task index of the server in its
+                job. Defaults to the value in `server_or_cluster_def`, if specified.
+                Otherwise defaults to 0 if the server's job has only one task.
+            protocol: (Optional.) Specifies the protocol to be used by the server.
+                Acceptable values include `"grpc"`. Defaults to the value in
+                `server_or_cluster_def`, if specified. Otherwise defaults to
+                `"grpc"`.
+            config: (Options.) A `tf.ConfigProto` that specifies default
+                configuration options for all sessions that run on this server.
+            start: (Optional.) Boolean, indicating whether to start the server
+                after creating it. Defaults to `True`.
+
+        Raises:
+            tf.errors.OpError: Or one of its subclasses if an error occurs while
+                creating the TensorFlow server (a port in use is
+                `UnavailableError`).
+        """
+        self._server_def = _make_server_def(
+            server_or_cluster_def, job_name, task_index, protocol, config
+        )
+        self._server = _ferroflow.Server(self._server_def.SerializeToString())
+        if start:
+            self.start()
+
+    def start(self):
+        """Starts this server. Calling it again has no effect.
+
+        Raises:
+            tf.errors.OpError: Or one of its subclasses if an error occurs while
+                starting the TensorFlow server.
+        """
+        self._server.start()
+
+    def join(self):
+        """Blocks until the server has shut down (in practice, until interrupted).
+
+        Raises:
+            tf.errors.OpError: Or one of its subclasses if an error occurs while
+                joining the TensorFlow server.
+        """
+        self._server.join()
+
+    @property
+    def server_def(self):
+        """Returns the `tf.train.ServerDef` for this server.
+
+        Returns:
+            A `tf.train.ServerDef` protocol buffer that describes the configuration
+            of this server.
+        """
+        return self._server_def
+
+    @property
+    def target(self):
+        """Returns the target for a `tf.Session` to connect to this server.
+
+        To create a `tf.Session` that connects to this server, use the following
+        snippet:
+
+        ```python
+        server = tf.train.Server(...)
+        with tf.Session(server.target):
+          # ...
+        ```
+
+        Returns:
+            A string containing a session target for this server
+            (`grpc://localhost:<port>`).
+        """
+        return self._server.target
+
+    @staticmethod
+    def create_local_server(config=None, start=True):
+        """Creates a new single-process cluster running on the local host.
+
+        This method is a convenience wrapper for creating a `tf.train.Server` with
+        a `tf.train.ServerDef` that specifies a single-process cluster containing a
+        single task in a job called `"localhost"` (TensorFlow's current name; the
+        TF-0.x documentation called it `"local"`), on a port the system picks.
+
+        Args:
+            config: (Options.) A `tf.ConfigProto` that specifies default
+                configuration options for all sessions that run on this server.
+            start: (Optional.) Boolean, indicating whether to start the server after
+                creating it. Defaults to `True`.
+
+        Returns:
+            A local `tf.train.Server`.
+        """
+        # Specifying port 0 means that the OS will choose a free port for the server.
+        return Server({"localhost": ["localhost:0"]}, protocol="grpc", config=config, start=start)
+
+    def _stop(self):
+        # Not in TF's API (TF cannot stop a server cleanly): tests and interpreter
+        # exit stop ferroflow's so that its port is released.
+        self._server.stop()
 
 
 class ClusterSpec:

@@ -103,7 +103,7 @@ pub struct GrpcSession {
 
 impl GrpcSession {
     /// Sends the nodes the master does not have yet (creating the session first).
-    fn extend(&self) -> Result<String> {
+    fn extend(&self, interrupt: Option<&(dyn Fn() -> Result<()> + Sync)>) -> Result<String> {
         let mut remote = self.remote.lock();
         let len = self.graph.read().len();
         if let Some(h) = &remote.handle
@@ -121,7 +121,10 @@ impl GrpcSession {
                     config: Some(self.config.clone()),
                     target: self.target.clone(),
                 };
-                let resp = call(async move { client.create_session(req).await.map_err(|s| from_status(&s)) }, None)?;
+                // A master of a cluster answers once every task is up (TF's master waits
+                // for them too), so the wait must stay interruptible.
+                let resp =
+                    call(async move { client.create_session(req).await.map_err(|s| from_status(&s)) }, interrupt)?;
                 let resp = resp.into_inner();
                 remote.handle = Some(resp.session_handle);
                 remote.version = resp.graph_version;
@@ -132,7 +135,8 @@ impl GrpcSession {
                     graph_def: Some(def),
                     current_graph_version: remote.version,
                 };
-                let resp = call(async move { client.extend_session(req).await.map_err(|s| from_status(&s)) }, None)?;
+                let resp =
+                    call(async move { client.extend_session(req).await.map_err(|s| from_status(&s)) }, interrupt)?;
                 remote.version = resp.into_inner().new_graph_version;
             }
         }
@@ -159,7 +163,7 @@ pub struct GrpcRun {
 impl PreparedRun for GrpcRun {
     fn run(&self, feeds: Vec<Tensor>, args: &RunArgs<'_>) -> Result<RunOutput> {
         self.session.check_open()?;
-        let handle = self.session.extend()?;
+        let handle = self.session.extend(args.interrupt)?;
         let mut options = pb::RunOptions::default();
         let timeout = args.timeout.or_else(|| {
             u64::try_from(self.session.config.operation_timeout_in_ms)
@@ -252,7 +256,7 @@ impl SessionBackend for GrpcSession {
     }
 
     fn devices(&self) -> Vec<String> {
-        let handle = match self.extend() {
+        let handle = match self.extend(None) {
             Ok(h) => h,
             Err(_) => return Vec::new(),
         };

@@ -13,6 +13,7 @@
 //! All network I/O runs on one lazily built tokio runtime ([`runtime`]); graph work
 //! runs on the core's executor threads, never on tokio's.
 pub mod client;
+pub mod cluster;
 pub mod convert;
 pub mod master;
 pub mod runtime;

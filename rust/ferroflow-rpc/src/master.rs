@@ -14,34 +14,54 @@ use std::time::Duration;
 use parking_lot::{Mutex, RwLock};
 use tonic::{Request, Response, Status};
 
+use ferroflow_core::device::TaskName;
 use ferroflow_core::error::{Code, Error, Result};
-use ferroflow_core::executor::{DirectSession, RunArgs, SessionOptions};
+use ferroflow_core::executor::{DirectSession, RunArgs, RunOutput, SessionOptions};
 use ferroflow_core::graph::{Graph, NodeId, Output};
 use ferroflow_core::session::PreparedRun;
 use ferroflow_core::tensor::Tensor;
 use ferroflow_proto as pb;
 
+use crate::cluster::{ClusterSession, num_tasks};
 use crate::convert::{find_node, find_output, named, tensor_of};
 use crate::server::{ServerState, random_u64};
 use crate::services::master::master_service_server::MasterService;
 use crate::status::to_status;
+use crate::worker::Worker;
 
-/// A callable made by `MakeCallable`: a prepared run and its fetch count.
+/// How a callable runs: a prepared plan of this task, or a cluster signature.
+#[derive(Clone)]
+enum CallableRun {
+    Direct(Arc<dyn PreparedRun>),
+    Cluster(ClusterSignature),
+}
+
+/// A callable made by `MakeCallable`: how it runs and its feed count.
 struct Callable {
-    run: Arc<dyn PreparedRun>,
+    run: CallableRun,
     num_feeds: usize,
     options: pb::RunOptions,
+}
+
+/// What runs a master session's steps: this task alone (a one-task cluster), or
+/// every task of the cluster through partitioned graphs.
+enum Backend {
+    Direct(Arc<DirectSession>),
+    Cluster(ClusterSession),
 }
 
 /// One client session on this master.
 pub struct MasterSession {
     graph: Arc<RwLock<Graph>>,
     version: Mutex<i64>,
-    session: Arc<DirectSession>,
+    backend: Backend,
     callables: Mutex<HashMap<i64, Callable>>,
     next_callable: AtomicI64,
     operation_timeout_ms: i64,
 }
+
+/// A run signature as the cluster session caches it.
+type ClusterSignature = (Vec<Output>, Vec<Output>, Vec<NodeId>);
 
 /// What a run step asks, resolved against the session's graph.
 struct Signature {
@@ -60,14 +80,46 @@ impl MasterSession {
         })
     }
 
-    fn prepare(&self, sig: &Signature) -> Result<Arc<dyn PreparedRun>> {
-        ferroflow_core::session::SessionBackend::prepare(&*self.session, &sig.feeds, &sig.fetches, &sig.targets)
+    /// How `sig` runs (compiling it on this task, for a one-task cluster).
+    fn prepare(&self, sig: Signature) -> Result<CallableRun> {
+        match &self.backend {
+            Backend::Direct(d) => Ok(CallableRun::Direct(ferroflow_core::session::SessionBackend::prepare(
+                &**d,
+                &sig.feeds,
+                &sig.fetches,
+                &sig.targets,
+            )?)),
+            Backend::Cluster(_) => Ok(CallableRun::Cluster((sig.feeds, sig.fetches, sig.targets))),
+        }
+    }
+
+    async fn run(&self, how: CallableRun, feeds: Vec<Tensor>, options: pb::RunOptions) -> Result<RunOutput> {
+        match (how, &self.backend) {
+            (CallableRun::Direct(p), _) => run_blocking(p, feeds, options, self.operation_timeout_ms).await,
+            (CallableRun::Cluster(sig), Backend::Cluster(c)) => {
+                let ms = if options.timeout_in_ms > 0 { options.timeout_in_ms } else { self.operation_timeout_ms };
+                let timeout = u64::try_from(ms).ok().filter(|&m| m > 0).map(Duration::from_millis);
+                let values = c.run(sig, feeds, timeout).await?;
+                Ok(RunOutput { values, step_stats: (options.trace_level > 0).then(pb::StepStats::default) })
+            }
+            (CallableRun::Cluster(_), Backend::Direct(_)) => {
+                Err(Error::new(Code::Internal, "a cluster signature on a one-task session"))
+            }
+        }
+    }
+
+    async fn close(&self) {
+        match &self.backend {
+            Backend::Direct(d) => ferroflow_core::session::SessionBackend::close(&**d),
+            Backend::Cluster(c) => c.close().await,
+        }
     }
 }
 
 /// The master of one server.
 pub struct Master {
     state: Arc<ServerState>,
+    worker: Arc<Worker>,
     sessions: Mutex<HashMap<String, Arc<MasterSession>>>,
 }
 
@@ -89,7 +141,7 @@ async fn run_blocking(
     feeds: Vec<Tensor>,
     options: pb::RunOptions,
     default_timeout_ms: i64,
-) -> Result<ferroflow_core::executor::RunOutput> {
+) -> Result<RunOutput> {
     let cancelled = Arc::new(AtomicBool::new(false));
     let mut guard = CancelOnDrop(Arc::clone(&cancelled), false);
     let timeout_ms = if options.timeout_in_ms > 0 { options.timeout_in_ms } else { default_timeout_ms };
@@ -116,8 +168,8 @@ async fn run_blocking(
 
 impl Master {
     /// A master over a server's shared state.
-    pub fn new(state: Arc<ServerState>) -> Arc<Master> {
-        Arc::new(Master { state, sessions: Mutex::new(HashMap::new()) })
+    pub fn new(state: Arc<ServerState>, worker: Arc<Worker>) -> Arc<Master> {
+        Arc::new(Master { state, worker, sessions: Mutex::new(HashMap::new()) })
     }
 
     fn session(&self, handle: &str) -> Result<Arc<MasterSession>> {
@@ -129,16 +181,16 @@ impl Master {
     }
 
     /// Closes every session (a `Reset`, or the server stopping).
-    pub fn close_all(&self) {
+    pub async fn close_all(&self) {
         let all: Vec<_> = self.sessions.lock().drain().map(|(_, s)| s).collect();
         for s in all {
-            ferroflow_core::session::SessionBackend::close(&*s.session);
+            s.close().await;
         }
     }
 
     /// `CreateSession`: a new session on `graph_def`, configured by the server's
     /// default session config merged under the client's.
-    pub fn create_session(&self, req: pb::CreateSessionRequest) -> Result<pb::CreateSessionResponse> {
+    pub async fn create_session(&self, req: pb::CreateSessionRequest) -> Result<pb::CreateSessionResponse> {
         let mut config = self.state.server_def.default_session_config.clone().unwrap_or_default();
         if let Some(c) = req.config {
             merge_config(&mut config, c);
@@ -148,16 +200,31 @@ impl Master {
             graph.extend_from_graph_def(def)?;
         }
         let graph = Arc::new(RwLock::new(graph));
-        let session = DirectSession::with_resources(
-            Arc::clone(&graph),
-            SessionOptions::from_config(&config),
-            Arc::clone(&self.state.resources),
-        );
         let handle = format!("{:016x}", random_u64());
+        let backend = if num_tasks(self.state.server_def.cluster.as_ref()) > 1 {
+            Backend::Cluster(
+                ClusterSession::create(
+                    &self.state,
+                    Arc::clone(&self.worker),
+                    handle.clone(),
+                    Arc::clone(&graph),
+                    &config,
+                )
+                .await?,
+            )
+        } else {
+            let mut options = SessionOptions::from_config(&config);
+            options.task = TaskName::parse(&self.state.task_name)?;
+            Backend::Direct(DirectSession::with_resources(
+                Arc::clone(&graph),
+                options,
+                Arc::clone(&self.state.resources),
+            ))
+        };
         let s = MasterSession {
             graph,
             version: Mutex::new(0),
-            session,
+            backend,
             callables: Mutex::new(HashMap::new()),
             next_callable: AtomicI64::new(0),
             operation_timeout_ms: config.operation_timeout_in_ms,
@@ -193,37 +260,49 @@ impl Master {
         let feed_names: Vec<&str> = req.feed.iter().map(|f| f.name.as_str()).collect();
         let sig = s.resolve(&feed_names, &req.fetch, &req.target)?;
         let feeds = req.feed.iter().map(tensor_of).collect::<Result<Vec<_>>>()?;
-        let prepared = s.prepare(&sig)?;
-        let options = req.options.unwrap_or_default();
-        let out = run_blocking(prepared, feeds, options, s.operation_timeout_ms).await?;
+        let how = s.prepare(sig)?;
+        let out = s.run(how, feeds, req.options.unwrap_or_default()).await?;
         let tensor = req.fetch.iter().zip(&out.values).map(|(name, t)| named(name.clone(), t)).collect();
         let metadata = out.step_stats.map(|st| pb::RunMetadata { step_stats: Some(st), ..Default::default() });
         Ok(pb::RunStepResponse { tensor, metadata, ..Default::default() })
     }
 
     /// `CloseSession`.
-    pub fn close_session(&self, handle: &str) -> Result<()> {
+    pub async fn close_session(&self, handle: &str) -> Result<()> {
         let s = self
             .sessions
             .lock()
             .remove(handle)
             .ok_or_else(|| Error::new(Code::Aborted, format!("Session {handle} is not found.")))?;
-        ferroflow_core::session::SessionBackend::close(&*s.session);
+        s.close().await;
         Ok(())
     }
 
     /// `ListDevices`: this task's devices (all local to this master).
     pub fn list_devices(&self, handle: &str) -> Result<pb::ListDevicesResponse> {
         if !handle.is_empty() {
-            self.session(handle).map_err(|_| Error::invalid_argument(format!("Session {handle} is not found.")))?;
+            let s =
+                self.session(handle).map_err(|_| Error::invalid_argument(format!("Session {handle} is not found.")))?;
+            if let Backend::Cluster(c) = &s.backend {
+                let (local_device, remote_device) = c.devices(&self.state.task_name);
+                return Ok(pb::ListDevicesResponse { local_device, remote_device });
+            }
         }
         Ok(pb::ListDevicesResponse { local_device: self.state.devices.clone(), remote_device: Vec::new() })
     }
 
-    /// `Reset`: clears the containers and closes every session.
-    pub fn reset(&self, containers: &[String]) {
-        self.close_all();
+    /// `Reset`: clears the containers (on every task of a cluster session) and closes
+    /// every session.
+    pub async fn reset(&self, containers: &[String]) -> Result<()> {
+        let all: Vec<_> = self.sessions.lock().values().cloned().collect();
+        for s in &all {
+            if let Backend::Cluster(c) = &s.backend {
+                c.cleanup_all(containers).await?;
+            }
+        }
+        self.close_all().await;
         self.state.resources.clear_containers(containers);
+        Ok(())
     }
 
     /// `MakeCallable`.
@@ -235,7 +314,7 @@ impl Master {
         }
         let feed_names: Vec<&str> = options.feed.iter().map(String::as_str).collect();
         let sig = s.resolve(&feed_names, &options.fetch, &options.target)?;
-        let run = s.prepare(&sig)?;
+        let run = s.prepare(sig)?;
         let handle = s.next_callable.fetch_add(1, Ordering::Relaxed);
         s.callables.lock().insert(
             handle,
@@ -252,7 +331,7 @@ impl Master {
             let c = c.get(&req.handle).ok_or_else(|| {
                 Error::invalid_argument(format!("Attempted to run callable {} that was not found.", req.handle))
             })?;
-            (Arc::clone(&c.run), c.num_feeds, c.options)
+            (c.run.clone(), c.num_feeds, c.options)
         };
         if req.feed.len() != num_feeds {
             return Err(Error::invalid_argument(format!(
@@ -261,7 +340,7 @@ impl Master {
             )));
         }
         let feeds = req.feed.iter().map(Tensor::from_proto).collect::<Result<Vec<_>>>()?;
-        let out = run_blocking(run, feeds, options, s.operation_timeout_ms).await?;
+        let out = s.run(run, feeds, options).await?;
         let metadata = out.step_stats.map(|st| pb::RunMetadata { step_stats: Some(st), ..Default::default() });
         Ok(pb::RunCallableResponse { fetch: out.values.iter().map(Tensor::to_proto).collect(), metadata })
     }
@@ -295,7 +374,7 @@ impl MasterService for Master {
         &self,
         req: Request<pb::CreateSessionRequest>,
     ) -> std::result::Result<Response<pb::CreateSessionResponse>, Status> {
-        reply(Master::create_session(self, req.into_inner()))
+        reply(Master::create_session(self, req.into_inner()).await)
     }
 
     async fn extend_session(
@@ -333,7 +412,7 @@ impl MasterService for Master {
         &self,
         req: Request<pb::CloseSessionRequest>,
     ) -> std::result::Result<Response<pb::CloseSessionResponse>, Status> {
-        reply(Master::close_session(self, &req.into_inner().session_handle).map(|()| pb::CloseSessionResponse {}))
+        reply(Master::close_session(self, &req.into_inner().session_handle).await.map(|()| pb::CloseSessionResponse {}))
     }
 
     async fn list_devices(
@@ -344,8 +423,7 @@ impl MasterService for Master {
     }
 
     async fn reset(&self, req: Request<pb::ResetRequest>) -> std::result::Result<Response<pb::ResetResponse>, Status> {
-        Master::reset(self, &req.into_inner().container);
-        Ok(Response::new(pb::ResetResponse {}))
+        reply(Master::reset(self, &req.into_inner().container).await.map(|()| pb::ResetResponse {}))
     }
 
     async fn make_callable(

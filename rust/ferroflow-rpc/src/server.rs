@@ -120,9 +120,10 @@ impl GrpcServer {
         });
         let (stop, _) = watch::channel(false);
         let (done, _) = watch::channel(false);
+        let worker = Worker::new(Arc::clone(&state));
         Ok(Arc::new(GrpcServer {
-            master: Master::new(Arc::clone(&state)),
-            worker: Worker::new(Arc::clone(&state)),
+            master: Master::new(Arc::clone(&state), Arc::clone(&worker)),
+            worker,
             state,
             listener: Mutex::new(Some(listener)),
             stop,
@@ -202,7 +203,9 @@ impl GrpcServer {
 
     /// Stops serving and closes every session on this server.
     pub fn stop(&self) {
-        self.master.close_all();
+        if let Ok(rt) = runtime() {
+            rt.block_on(self.master.close_all());
+        }
         self.stop.send_replace(true);
         // A server never started has nothing to wait for.
         if self.listener.lock().take().is_some() {

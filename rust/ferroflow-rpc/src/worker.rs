@@ -1,46 +1,416 @@
 //! TF's `WorkerService` served by a ferroflow server: what a master (TF's or
 //! ferroflow's) calls to run the partition of a step that lives on this task.
-use std::collections::HashSet;
+//!
+//! `RegisterGraph` compiles a partition (every node already on one of this task's
+//! devices) into a plan over the task's resource containers; `RunGraph` runs it for
+//! one step with that step's rendezvous: the `send` tensors (client feeds) are put into
+//! it first, the `recv_key`s (client fetches) read from it after. A `_Recv` whose
+//! producer is another task pulls the value with `RecvTensor` from that task (the
+//! receiver calls, TF's pull model); `RecvTensor` from others is served from the step's
+//! table and may arrive before this task's `RunGraph` for the step. A step's state
+//! lives until `CleanupGraph`.
+use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
 
-use parking_lot::Mutex;
+use parking_lot::{Mutex, RwLock};
+use tonic::transport::{Channel, Endpoint};
 use tonic::{Request, Response, Status};
 
+use ferroflow_core::cancel::RunCancellation;
+use ferroflow_core::device::TaskName;
+use ferroflow_core::error::{Code, Error, Result};
+use ferroflow_core::executor::{DirectSession, RunArgs, SessionOptions};
+use ferroflow_core::graph::Graph;
+use ferroflow_core::queue::Wait;
+use ferroflow_core::rendezvous::{LocalRendezvous, ParsedKey, Received, RecvSlot, Rendezvous, parse_key};
+use ferroflow_core::session::{PreparedRun, SessionBackend};
+use ferroflow_core::tensor::Tensor;
 use ferroflow_proto as pb;
 
+use crate::runtime::runtime;
 use crate::server::ServerState;
+use crate::services::worker::worker_service_client::WorkerServiceClient;
 use crate::services::worker::worker_service_server::WorkerService;
+use crate::status::{from_status, to_status};
+
+/// A client of another task's worker service.
+pub type WorkerClient = WorkerServiceClient<Channel>;
+
+/// A lazily connected client of the worker at `host:port`.
+pub fn worker_client(address: &str) -> Result<WorkerClient> {
+    let rt = runtime()?;
+    let _guard = rt.enter();
+    let endpoint = Endpoint::from_shared(format!("http://{address}"))
+        .map_err(|e| Error::invalid_argument(format!("Invalid worker address {address}: {e}")))?
+        .tcp_nodelay(true);
+    Ok(WorkerServiceClient::new(endpoint.connect_lazy())
+        .max_decoding_message_size(i32::MAX as usize)
+        .max_encoding_message_size(i32::MAX as usize))
+}
+
+/// The addresses of a cluster's tasks, by task name.
+#[derive(Default)]
+pub struct Peers {
+    addresses: HashMap<String, String>,
+    clients: Mutex<HashMap<String, WorkerClient>>,
+}
+
+impl Peers {
+    /// The tasks of `cluster` (`/job:J/replica:0/task:T` -> address).
+    pub fn new(cluster: Option<&pb::ClusterDef>) -> Peers {
+        let mut addresses = HashMap::new();
+        for job in cluster.map(|c| c.job.as_slice()).unwrap_or_default() {
+            for (task, address) in &job.tasks {
+                addresses.insert(format!("/job:{}/replica:0/task:{task}", job.name), address.clone());
+            }
+        }
+        Peers { addresses, clients: Mutex::new(HashMap::new()) }
+    }
+
+    /// The client of the task owning `device` (a full device name).
+    pub fn client_for_device(&self, device: &str) -> Result<WorkerClient> {
+        let task = device.split("/device:").next().unwrap_or(device);
+        let address = self
+            .addresses
+            .get(task)
+            .ok_or_else(|| Error::invalid_argument(format!("No worker known for device {device}")))?;
+        let mut clients = self.clients.lock();
+        if let Some(c) = clients.get(task) {
+            return Ok(c.clone());
+        }
+        let c = worker_client(address)?;
+        clients.insert(task.to_string(), c.clone());
+        Ok(c)
+    }
+}
+
+/// One step's rendezvous on this task: the local table, plus `RecvTensor` calls to
+/// the tasks that produce what this task's `_Recv`s wait for.
+pub struct StepRendezvous {
+    step_id: i64,
+    task_prefix: String,
+    local: Arc<LocalRendezvous>,
+    peers: Arc<Peers>,
+}
+
+impl Rendezvous for StepRendezvous {
+    fn send(&self, key: &ParsedKey, value: Tensor, is_dead: bool) -> Result<()> {
+        self.local.send(key, value, is_dead)
+    }
+
+    fn recv(&self, key: &ParsedKey, wait: &Wait<'_>) -> Result<Received> {
+        if key.src_device.starts_with(&self.task_prefix) {
+            return self.local.recv(key, wait);
+        }
+        if wait.nonblocking {
+            return Err(Error::would_block());
+        }
+        if let Some(e) = self.local.aborted() {
+            return Err(e);
+        }
+        let mut client = self.peers.client_for_device(&key.src_device)?;
+        let slot = RecvSlot::new();
+        let filler = Arc::clone(&slot);
+        let req = pb::RecvTensorRequest {
+            step_id: self.step_id,
+            rendezvous_key: key.full().to_string(),
+            request_id: i64::try_from(crate::server::random_u64() >> 1).unwrap_or(1).max(1),
+            ..Default::default()
+        };
+        let call = runtime()?.spawn(async move {
+            let r = match client.recv_tensor(req).await {
+                Ok(resp) => {
+                    let resp = resp.into_inner();
+                    let t = resp.tensor.unwrap_or_default();
+                    Tensor::from_proto(&t).map(|t| (t, resp.is_dead))
+                }
+                Err(s) => Err(from_status(&s)),
+            };
+            filler.fill(r);
+        });
+        let r = slot.wait(wait, "RecvFromRemoteAsync is cancelled.");
+        if r.is_err() {
+            call.abort();
+        }
+        r
+    }
+
+    fn start_abort(&self, status: Error) {
+        self.local.start_abort(status);
+    }
+}
+
+/// A registered partition: its compiled plan.
+struct RegisteredGraph {
+    run: Arc<dyn PreparedRun>,
+    session: Arc<DirectSession>,
+}
+
+/// A worker session (`CreateWorkerSession`), or the legacy one of an empty handle.
+struct WorkerSession {
+    graphs: Mutex<HashMap<String, Arc<RegisteredGraph>>>,
+    peers: Arc<Peers>,
+}
 
 /// The worker of one server.
 pub struct Worker {
     state: Arc<ServerState>,
-    sessions: Mutex<HashSet<String>>,
+    sessions: RwLock<HashMap<String, Arc<WorkerSession>>>,
+    steps: Mutex<HashMap<i64, Arc<StepRendezvous>>>,
+    next_graph: AtomicU64,
+    peers: Arc<Peers>,
+}
+
+/// Set when the RPC that started a run goes away (the master gave up on the step).
+struct CancelOnDrop(Arc<AtomicBool>, bool);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if !self.1 {
+            self.0.store(true, Ordering::Release);
+        }
+    }
 }
 
 impl Worker {
     /// A worker over a server's shared state.
     pub fn new(state: Arc<ServerState>) -> Arc<Worker> {
-        Arc::new(Worker { state, sessions: Mutex::new(HashSet::new()) })
+        let peers = Arc::new(Peers::new(state.server_def.cluster.as_ref()));
+        Arc::new(Worker {
+            state,
+            sessions: RwLock::new(HashMap::new()),
+            steps: Mutex::new(HashMap::new()),
+            next_graph: AtomicU64::new(1),
+            peers,
+        })
+    }
+
+    fn session(&self, handle: &str, create_worker_session_called: bool) -> Result<Arc<WorkerSession>> {
+        if handle.is_empty() || !create_worker_session_called {
+            let mut all = self.sessions.write();
+            let legacy = all.entry(String::new()).or_insert_with(|| {
+                Arc::new(WorkerSession { graphs: Mutex::new(HashMap::new()), peers: Arc::clone(&self.peers) })
+            });
+            return Ok(Arc::clone(legacy));
+        }
+        self.sessions.read().get(handle).cloned().ok_or_else(|| {
+            Error::new(
+                Code::Aborted,
+                format!(
+                    "Session handle is not found: {handle}. Possibly this worker (\"{}\") just restarted.",
+                    self.state.task_name
+                ),
+            )
+        })
+    }
+
+    /// The step's rendezvous, made by whichever of `RunGraph` and `RecvTensor` comes
+    /// first.
+    pub fn step(&self, step_id: i64, peers: &Arc<Peers>) -> Arc<StepRendezvous> {
+        Arc::clone(self.steps.lock().entry(step_id).or_insert_with(|| {
+            Arc::new(StepRendezvous {
+                step_id,
+                task_prefix: self.state.task_name.clone(),
+                local: LocalRendezvous::new(),
+                peers: Arc::clone(peers),
+            })
+        }))
+    }
+
+    /// `GetStatus`: this task's devices.
+    pub fn status(&self) -> pb::GetStatusResponse {
+        pb::GetStatusResponse { device_attributes: self.state.devices.clone() }
+    }
+
+    /// `CleanupAll`: clears `containers` (none: the default one) of this task.
+    pub fn cleanup_all(&self, containers: &[String]) {
+        self.state.resources.clear_containers(containers);
+    }
+
+    /// `CreateWorkerSession`: a session of a master (re-creating one is a no-op).
+    pub fn create_worker_session(&self, req: &pb::CreateWorkerSessionRequest) {
+        let peers = match req.server_def.as_ref().and_then(|d| d.cluster.as_ref()) {
+            Some(c) if !c.job.is_empty() => Arc::new(Peers::new(Some(c))),
+            _ => Arc::clone(&self.peers),
+        };
+        self.sessions
+            .write()
+            .entry(req.session_handle.clone())
+            .or_insert_with(|| Arc::new(WorkerSession { graphs: Mutex::new(HashMap::new()), peers }));
+    }
+
+    /// `DeleteWorkerSession`.
+    pub fn delete_worker_session(&self, handle: &str) {
+        if let Some(s) = self.sessions.write().remove(handle) {
+            for g in s.graphs.lock().drain().map(|(_, g)| g) {
+                g.session.close();
+            }
+        }
+    }
+
+    /// `RegisterGraph`: compiles a partition of this task.
+    pub fn register_graph(&self, req: &pb::RegisterGraphRequest) -> Result<pb::RegisterGraphResponse> {
+        let session = self.session(&req.session_handle, req.create_worker_session_called)?;
+        let def = req.graph_def.clone().unwrap_or_default();
+        let mut graph = Graph::new();
+        graph.extend_from_graph_def(&def)?;
+        let targets: Vec<usize> = (0..graph.len()).collect();
+        let config = req.config_proto.clone().unwrap_or_default();
+        let mut options = SessionOptions::from_config(&config);
+        options.task = self.task()?;
+        let direct =
+            DirectSession::with_resources(Arc::new(RwLock::new(graph)), options, Arc::clone(&self.state.resources));
+        let run = SessionBackend::prepare(&*direct, &[], &[], &targets)?;
+        let handle = format!("{:016x}", self.next_graph.fetch_add(1, Ordering::Relaxed));
+        session.graphs.lock().insert(handle.clone(), Arc::new(RegisteredGraph { run, session: direct }));
+        Ok(pb::RegisterGraphResponse { graph_handle: handle })
+    }
+
+    fn task(&self) -> Result<TaskName> {
+        TaskName::parse(&self.state.task_name)
+    }
+
+    /// `DeregisterGraph`.
+    pub fn deregister_graph(&self, req: &pb::DeregisterGraphRequest) -> Result<()> {
+        let session = self.session(&req.session_handle, req.create_worker_session_called)?;
+        if let Some(g) = session.graphs.lock().remove(&req.graph_handle) {
+            g.session.close();
+        }
+        Ok(())
+    }
+
+    /// `RunGraph`: one step of a registered partition.
+    pub async fn run_graph(&self, req: pb::RunGraphRequest) -> Result<pb::RunGraphResponse> {
+        let session = self.session(&req.session_handle, req.create_worker_session_called)?;
+        let graph = session
+            .graphs
+            .lock()
+            .get(&req.graph_handle)
+            .cloned()
+            .ok_or_else(|| Error::new(Code::Aborted, format!("Graph handle is not found: {}", req.graph_handle)))?;
+        let step = self.step(req.step_id, &session.peers);
+        for s in &req.send {
+            let key = parse_key(&s.name)?;
+            if !key.src_device.starts_with(&self.state.task_name) {
+                return Err(Error::invalid_argument(format!(
+                    "Invalid rendezvous key (src): {} @ {}",
+                    s.name, self.state.task_name
+                )));
+            }
+            step.send(&key, crate::convert::tensor_of(s)?, false)?;
+        }
+        let recv_keys = req.recv_key.iter().map(|k| parse_key(k)).collect::<Result<Vec<_>>>()?;
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let mut guard = CancelOnDrop(Arc::clone(&cancelled), false);
+        let rendezvous = Arc::clone(&step);
+        let joined = tokio::task::spawn_blocking(move || -> Result<Vec<pb::NamedTensorProto>> {
+            let check = || {
+                if cancelled.load(Ordering::Acquire) {
+                    Err(Error::new(Code::Cancelled, "The RunGraph call was cancelled"))
+                } else {
+                    Ok(())
+                }
+            };
+            let args = RunArgs {
+                interrupt: Some(&check),
+                rendezvous: Some(Arc::clone(&rendezvous) as Arc<dyn Rendezvous>),
+                ..RunArgs::default()
+            };
+            if let Err(e) = graph.run.run(Vec::new(), &args) {
+                rendezvous.start_abort(e.clone());
+                return Err(e);
+            }
+            // The run has finished, so every fetched value is in the table already.
+            let run = RunCancellation::new(None);
+            let closed = AtomicBool::new(false);
+            let wait = Wait { deadline: None, closed: &closed, run: &run, nonblocking: false, rendezvous: None };
+            recv_keys
+                .iter()
+                .map(|k| rendezvous.local.recv(k, &wait).map(|(t, _)| crate::convert::named(k.full(), &t)))
+                .collect()
+        })
+        .await;
+        guard.1 = true;
+        let recv = joined.map_err(|e| Error::new(Code::Internal, format!("run thread failed: {e}")))??;
+        Ok(pb::RunGraphResponse { recv, ..Default::default() })
+    }
+
+    /// `CleanupGraph`: drops the step's state.
+    pub fn cleanup_graph(&self, step_id: i64) {
+        if let Some(s) = self.steps.lock().remove(&step_id) {
+            s.start_abort(Error::new(Code::Aborted, format!("Cleanup {step_id}")));
+        }
+    }
+
+    /// `RecvTensor`: the value this task produced under a key, once it exists.
+    pub async fn recv_tensor(&self, req: pb::RecvTensorRequest) -> Result<pb::RecvTensorResponse> {
+        let key = parse_key(&req.rendezvous_key)?;
+        if !key.src_device.starts_with(&self.state.task_name) {
+            return Err(Error::invalid_argument(format!(
+                "Invalid rendezvous key (src): {} @ {}",
+                req.rendezvous_key, self.state.task_name
+            )));
+        }
+        if let Some(d) = self.state.devices.iter().find(|d| d.name == key.src_device)
+            && d.incarnation != key.src_incarnation
+        {
+            return Err(Error::new(
+                Code::Aborted,
+                format!(
+                    "RecvTensor expects a different device incarnation: {} vs. {}. Your worker job (\"{}\") was \
+                     probably restarted. Check your worker job for the reason why it was restarted.",
+                    key.src_incarnation, d.incarnation, self.state.task_name
+                ),
+            ));
+        }
+        let step = self.step(req.step_id, &self.peers);
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let mut guard = CancelOnDrop(Arc::clone(&cancelled), false);
+        let joined = tokio::task::spawn_blocking(move || {
+            let check = || {
+                if cancelled.load(Ordering::Acquire) {
+                    Err(Error::new(Code::Cancelled, "The RecvTensor call was cancelled"))
+                } else {
+                    Ok(())
+                }
+            };
+            let run = RunCancellation::new(Some(&check));
+            let closed = AtomicBool::new(false);
+            let wait = Wait { deadline: None, closed: &closed, run: &run, nonblocking: false, rendezvous: None };
+            step.local.recv(&key, &wait)
+        })
+        .await;
+        guard.1 = true;
+        let (t, is_dead) = joined.map_err(|e| Error::new(Code::Internal, format!("recv thread failed: {e}")))??;
+        let micros = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros());
+        Ok(pb::RecvTensorResponse {
+            tensor: Some(t.to_proto()),
+            is_dead,
+            send_start_micros: i64::try_from(micros).unwrap_or(i64::MAX),
+            ..Default::default()
+        })
     }
 }
 
 type Reply<T> = std::result::Result<Response<T>, Status>;
 
-fn not_yet(what: &str) -> Status {
-    Status::unimplemented(format!("{what}: this ferroflow worker does not run partitioned graphs yet"))
+fn reply<T>(r: Result<T>) -> Reply<T> {
+    r.map(Response::new).map_err(|e| to_status(&e))
 }
 
 #[tonic::async_trait]
 impl WorkerService for Worker {
     async fn get_status(&self, _req: Request<pb::GetStatusRequest>) -> Reply<pb::GetStatusResponse> {
-        Ok(Response::new(pb::GetStatusResponse { device_attributes: self.state.devices.clone() }))
+        Ok(Response::new(self.status()))
     }
 
     async fn create_worker_session(
         &self,
         req: Request<pb::CreateWorkerSessionRequest>,
     ) -> Reply<pb::CreateWorkerSessionResponse> {
-        self.sessions.lock().insert(req.into_inner().session_handle);
+        Worker::create_worker_session(self, &req.into_inner());
         Ok(Response::new(pb::CreateWorkerSessionResponse {}))
     }
 
@@ -48,39 +418,52 @@ impl WorkerService for Worker {
         &self,
         req: Request<pb::DeleteWorkerSessionRequest>,
     ) -> Reply<pb::DeleteWorkerSessionResponse> {
-        self.sessions.lock().remove(&req.into_inner().session_handle);
+        Worker::delete_worker_session(self, &req.into_inner().session_handle);
         Ok(Response::new(pb::DeleteWorkerSessionResponse {}))
     }
 
-    async fn register_graph(&self, _req: Request<pb::RegisterGraphRequest>) -> Reply<pb::RegisterGraphResponse> {
-        Err(not_yet("RegisterGraph"))
+    async fn register_graph(&self, req: Request<pb::RegisterGraphRequest>) -> Reply<pb::RegisterGraphResponse> {
+        reply(Worker::register_graph(self, &req.into_inner()))
     }
 
-    async fn deregister_graph(&self, _req: Request<pb::DeregisterGraphRequest>) -> Reply<pb::DeregisterGraphResponse> {
-        Ok(Response::new(pb::DeregisterGraphResponse {}))
+    async fn deregister_graph(&self, req: Request<pb::DeregisterGraphRequest>) -> Reply<pb::DeregisterGraphResponse> {
+        reply(Worker::deregister_graph(self, &req.into_inner()).map(|()| pb::DeregisterGraphResponse {}))
     }
 
-    async fn run_graph(&self, _req: Request<pb::RunGraphRequest>) -> Reply<pb::RunGraphResponse> {
-        Err(not_yet("RunGraph"))
+    async fn run_graph(&self, req: Request<pb::RunGraphRequest>) -> Reply<pb::RunGraphResponse> {
+        let req = req.into_inner();
+        let in_body = req.store_errors_in_response_body;
+        match Worker::run_graph(self, req).await {
+            Ok(r) => Ok(Response::new(r)),
+            Err(e) if in_body => Ok(Response::new(pb::RunGraphResponse {
+                status_code: e.code as i32,
+                status_error_message: e.message,
+                ..Default::default()
+            })),
+            Err(e) => Err(to_status(&e)),
+        }
     }
 
-    async fn cleanup_graph(&self, _req: Request<pb::CleanupGraphRequest>) -> Reply<pb::CleanupGraphResponse> {
+    async fn cleanup_graph(&self, req: Request<pb::CleanupGraphRequest>) -> Reply<pb::CleanupGraphResponse> {
+        Worker::cleanup_graph(self, req.into_inner().step_id);
         Ok(Response::new(pb::CleanupGraphResponse {}))
     }
 
     async fn cleanup_all(&self, req: Request<pb::CleanupAllRequest>) -> Reply<pb::CleanupAllResponse> {
-        self.state.resources.clear_containers(&req.into_inner().container);
+        self.cleanup_all(&req.into_inner().container);
         Ok(Response::new(pb::CleanupAllResponse {}))
     }
 
-    async fn recv_tensor(&self, _req: Request<pb::RecvTensorRequest>) -> Reply<pb::RecvTensorResponse> {
-        Err(not_yet("RecvTensor"))
+    async fn recv_tensor(&self, req: Request<pb::RecvTensorRequest>) -> Reply<pb::RecvTensorResponse> {
+        reply(Worker::recv_tensor(self, req.into_inner()).await)
     }
 
     async fn mark_recv_finished(
         &self,
         _req: Request<pb::MarkRecvFinishedRequest>,
     ) -> Reply<pb::MarkRecvFinishedResponse> {
+        // Responses are not cached for retries (TF's `cache_rpc_response` is off by
+        // default), so there is nothing to release.
         Ok(Response::new(pb::MarkRecvFinishedResponse {}))
     }
 

@@ -1,0 +1,193 @@
+"""Between-graph replication over a real cluster on loopback: a ps task and two
+worker tasks, each a `tf.train.Server`; each worker builds its own graph with
+`replica_device_setter`, so variables live on the ps and steps are partitioned
+across tasks (`RegisterGraph`/`RunGraph`, `_Send`/`_Recv` pairs, `RecvTensor`).
+Also with TensorFlow's server as the ps task (a mixed cluster).
+"""
+
+import socket
+import threading
+
+import numpy as np
+import pytest
+
+import ferroflow as ff
+
+
+def free_ports(n):
+    socks = [socket.socket() for _ in range(n)]
+    for s in socks:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in socks]
+    for s in socks:
+        s.close()
+    return ports
+
+
+def make_cluster():
+    ps, w0, w1 = free_ports(3)
+    return {"ps": [f"localhost:{ps}"], "worker": [f"localhost:{w0}", f"localhost:{w1}"]}
+
+
+DATA_X = np.random.default_rng(0).normal(size=(64, 3)).astype(np.float32)
+DATA_Y = DATA_X @ np.array([[1.0], [-2.0], [0.5]], np.float32)
+
+
+def build_model(tf, cluster, task):
+    with tf.device(
+        tf.train.replica_device_setter(worker_device=f"/job:worker/task:{task}", cluster=cluster)
+    ):
+        step = tf.train.get_or_create_global_step()
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        y = tf.placeholder(tf.float32, [None, 1], name="y")
+        w = tf.Variable(tf.zeros([3, 1]), name="w")
+        b = tf.Variable(0.0, name="b")
+        loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+        train = tf.train.GradientDescentOptimizer(0.05).minimize(loss, global_step=step)
+        init = tf.global_variables_initializer()
+    return x, y, w, loss, train, init, step
+
+
+def train_worker(tf, cluster, target, task, steps, losses):
+    g = tf.Graph()
+    with g.as_default():
+        x, y, _, loss, train, init, _ = build_model(tf, cluster, task)
+        with tf.Session(target) as sess:
+            if task == 0:
+                sess.run(init)
+            for _ in range(steps):
+                sess.run(train, {x: DATA_X, y: DATA_Y})
+            losses[task] = sess.run(loss, {x: DATA_X, y: DATA_Y})
+
+
+def start_cluster(cluster):
+    return [ff.train.Server(cluster, job_name="ps", task_index=0)] + [
+        ff.train.Server(cluster, job_name="worker", task_index=i) for i in range(2)
+    ]
+
+
+def test_placement_puts_variables_on_the_ps():
+    cluster = make_cluster()
+    servers = start_cluster(cluster)
+    try:
+        x, y, w, loss, train, init, step = build_model(ff, cluster, 0)
+        assert w.device == "/job:ps/task:0"
+        with ff.Session(servers[1].target) as sess:
+            sess.run(init)
+            before = sess.run(loss, {x: DATA_X, y: DATA_Y})
+            sess.run(train, {x: DATA_X, y: DATA_Y})
+            assert sess.run(loss, {x: DATA_X, y: DATA_Y}) < before
+            assert sess.run(step) == 1
+            names = [d.name for d in sess.list_devices()]
+        assert "/job:ps/replica:0/task:0/device:CPU:0" in names
+        assert "/job:worker/replica:0/task:0/device:CPU:0" in names
+        # The variable lives on the ps: a session on the ps task sees the update.
+        g = ff.Graph()
+        with g.as_default(), ff.device("/job:ps/task:0"):
+            step_on_ps = ff.train.get_or_create_global_step()
+            with ff.Session(servers[0].target) as sess:
+                assert sess.run(step_on_ps) == 1
+    finally:
+        for s in servers:
+            s._stop()
+
+
+def test_two_workers_train_one_model_on_a_ps():
+    cluster = make_cluster()
+    servers = start_cluster(cluster)
+    try:
+        losses = {}
+        train_worker(ff, cluster, servers[1].target, 0, 0, losses)  # the chief initializes
+        threads = [
+            threading.Thread(
+                target=train_worker, args=(ff, cluster, servers[1 + i].target, i, 40, losses)
+            )
+            for i in range(2)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        assert not any(t.is_alive() for t in threads)
+        g = ff.Graph()
+        with g.as_default():
+            x, y, _, loss, _, _, step = build_model(ff, cluster, 0)
+            with ff.Session(servers[1].target) as sess:
+                assert sess.run(step) == 80  # both workers' steps went to one global step
+                assert sess.run(loss, {x: DATA_X, y: DATA_Y}) < 0.05
+    finally:
+        for s in servers:
+            s._stop()
+
+
+def test_device_filters_limit_the_tasks_a_session_waits_for():
+    cluster = make_cluster()
+    # Worker 1 never starts: a session filtered to the ps and itself does not wait.
+    servers = [
+        ff.train.Server(cluster, job_name="ps", task_index=0),
+        ff.train.Server(cluster, job_name="worker", task_index=0),
+    ]
+    try:
+        with ff.device("/job:ps/task:0"):
+            v = ff.Variable(2.0)
+        config = ff.ConfigProto(device_filters=["/job:ps", "/job:worker/task:0"])
+        with ff.Session(servers[1].target, config=config) as sess:
+            sess.run(v.initializer)
+            assert sess.run(v * 3.0) == 6.0
+        # Without filters the session waits for every task, up to its operation timeout.
+        config = ff.ConfigProto(operation_timeout_in_ms=1000)
+        with ff.Session(servers[1].target, config=config) as sess:
+            with pytest.raises(ff.errors.UnavailableError, match="task:1"):
+                sess.run(v)
+    finally:
+        for s in servers:
+            s._stop()
+
+
+def test_a_failing_step_on_one_task_fails_the_run_and_cancels_the_others():
+    cluster = make_cluster()
+    servers = start_cluster(cluster)
+    try:
+        with ff.device("/job:ps/task:0"):
+            v = ff.Variable(1.0, name="never_init")
+            q = ff.FIFOQueue(1, [ff.float32], name="q_ps")
+        with ff.device("/job:worker/task:0"):
+            blocked = q.dequeue() + 1.0
+            uses_v = v * 2.0
+        with ff.Session(servers[1].target) as sess:
+            with pytest.raises(ff.errors.FailedPreconditionError):
+                sess.run([uses_v, blocked])
+    finally:
+        for s in servers:
+            s._stop()
+
+
+def test_a_mixed_cluster_tensorflow_ps_and_ferroflow_workers(tf1):
+    cluster = make_cluster()
+    ps = tf1.train.Server(cluster, job_name="ps", task_index=0)
+    workers = [ff.train.Server(cluster, job_name="worker", task_index=i) for i in range(2)]
+    try:
+        losses = {}
+        train_worker(ff, cluster, workers[0].target, 0, 0, losses)
+        threads = [
+            threading.Thread(
+                target=train_worker, args=(ff, cluster, workers[i].target, i, 20, losses)
+            )
+            for i in range(2)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        assert not any(t.is_alive() for t in threads)
+        assert losses[0] < 0.5 and losses[1] < 0.5
+        # TensorFlow's own client sees the ps's global step on the TF server.
+        g = tf1.Graph()
+        with g.as_default(), tf1.device("/job:ps/task:0"):
+            step = tf1.train.get_or_create_global_step()
+            with tf1.Session(ps.target) as sess:
+                assert sess.run(step) == 40
+    finally:
+        for w in workers:
+            w._stop()
+        del ps
