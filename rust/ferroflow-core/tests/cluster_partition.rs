@@ -26,7 +26,7 @@ const W0: &str = "/job:worker/replica:0/task:0/device:CPU:0";
 const W1: &str = "/job:worker/replica:0/task:1/device:CPU:0";
 
 fn devices() -> Vec<String> {
-    vec![W0.to_string(), W1.to_string(), PS.to_string()]
+    vec![PS.to_string(), W1.to_string(), W0.to_string()]
 }
 
 fn incarnation(device: &str) -> u64 {
@@ -181,7 +181,7 @@ fn partitions_run_on_their_tasks_as_the_whole_graph_runs() {
     let graph = m.b.graph.read();
     let devices = devices();
     let init_parts = partition_for_cluster(&graph, &[], &[], &[m.init], &options(&devices), incarnation).unwrap();
-    // The initial value's constant asks for no device: it goes to the first one listed
+    // The initial value's constant asks for no device: it goes to the client device
     // (worker 0), and its value is sent to the ps.
     let init_tasks: Vec<String> = init_parts.partitions.iter().map(|p| p.task.to_string()).collect();
     assert_eq!(init_tasks, ["/job:ps/replica:0/task:0", "/job:worker/replica:0/task:0"]);

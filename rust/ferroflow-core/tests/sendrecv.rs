@@ -74,7 +74,8 @@ fn missing_attrs_are_tfs_invalid_argument() {
         e.message,
         "NodeDef missing attr 'recv_device' from Op<name=_Send; signature=tensor:T -> ; attr=T:type; \
          attr=tensor_name:string; attr=send_device:string; attr=send_device_incarnation:int; \
-         attr=recv_device:string; attr=client_terminated:bool,default=false; is_stateful=true>; NodeDef: {{node s}}"
+         attr=recv_device:string; attr=client_terminated:bool,default=false; is_stateful=true; \
+         is_distributed_communication=true>; NodeDef: {{node s}}"
     );
     let e = b.try_op("_Recv", "r", &[], &[], key_attrs("t")).unwrap_err();
     assert!(e.message.starts_with("NodeDef missing attr 'tensor_type' from Op<name=_Recv; signature= -> tensor:"));

@@ -231,7 +231,14 @@ pub fn partition_for_cluster<F: Fn(&str) -> u64>(
     options: &ClusterOptions<'_>,
     incarnation: F,
 ) -> Result<ClusterPartition> {
-    let set = DeviceSet::from_names(options.devices)?;
+    // The client device first among equals: a node that asks for no device goes there
+    // (TF's placer prefers the master's local device the same way).
+    let mut names: Vec<&str> = options.devices.iter().map(String::as_str).collect();
+    if let Some(i) = names.iter().position(|n| *n == options.client_device) {
+        let client = names.remove(i);
+        names.insert(0, client);
+    }
+    let set = DeviceSet::from_names(&names)?;
     let client = set.lookup(options.client_device)?.clone();
     let mut fed: HashMap<Output, usize> = HashMap::new();
     for (i, f) in feeds.iter().enumerate() {

@@ -333,7 +333,8 @@ impl Graph {
 }
 
 fn prefix(mut e: Error, node: &str) -> Error {
-    if e.kind != crate::error::Kind::Status {
+    // A message in TF's node-validation form already names the node (`{{node x}}`).
+    if e.kind != crate::error::Kind::Status && !e.message.contains(&format!("{{{{node {node}}}}}")) {
         e.message = format!("{} (node '{node}')", e.message);
     }
     e

@@ -3,7 +3,7 @@
 //! (`client_terminated`). They meet in the step's rendezvous under the key their
 //! attrs spell (see [`crate::rendezvous`]). Stateful, without gradients (as TF's).
 use super::{InferCtx, OpDef, Registry};
-use crate::error::{Code, Error, Result};
+use crate::error::{Error, Result};
 use crate::graph::{AttrValue, OutputSpec};
 use crate::kernels::sendrecv as k;
 use crate::shape::PartialShape;
@@ -35,23 +35,21 @@ fn summarize(op: &str) -> String {
     let attrs: String = KEY_ATTRS.iter().map(|(n, t)| format!("; attr={n}:{t}")).collect();
     format!(
         "Op<name={op}; signature={signature}; attr={type_attr}:type{attrs}; attr=client_terminated:bool,default=false; \
-         is_stateful=true>"
+         is_stateful=true; is_distributed_communication=true>"
     )
 }
 
-/// TF's `ValidateNodeDef` for the required attrs: `InvalidArgument` "NodeDef missing
-/// attr 'x' from Op<...>; NodeDef: {{node n}}"; records `client_terminated`'s default.
+/// TF's `ValidateNodeDef` for the required attrs: "NodeDef missing attr 'x' from
+/// Op<...>; NodeDef: {{node n}}" (`InvalidArgument`, a `ValueError` in Python as TF's
+/// graph construction raises it); records `client_terminated`'s default.
 fn check_attrs(ctx: &mut InferCtx<'_>, type_attr: &str) -> Result<()> {
     for name in std::iter::once(type_attr).chain(KEY_ATTRS.iter().map(|(n, _)| *n)) {
         if !ctx.attrs.contains_key(name) {
-            return Err(Error::new(
-                Code::InvalidArgument,
-                format!(
-                    "NodeDef missing attr '{name}' from {}; NodeDef: {{{{node {}}}}}",
-                    summarize(ctx.def.name),
-                    ctx.name
-                ),
-            ));
+            return Err(Error::value(format!(
+                "NodeDef missing attr '{name}' from {}; NodeDef: {{{{node {}}}}}",
+                summarize(ctx.def.name),
+                ctx.name
+            )));
         }
     }
     for (name, _) in KEY_ATTRS {
@@ -94,7 +92,7 @@ mod tests {
             summarize("_Send"),
             "Op<name=_Send; signature=tensor:T -> ; attr=T:type; attr=tensor_name:string; attr=send_device:string; \
              attr=send_device_incarnation:int; attr=recv_device:string; attr=client_terminated:bool,default=false; \
-             is_stateful=true>"
+             is_stateful=true; is_distributed_communication=true>"
         );
         assert!(
             summarize("_HostRecv")
