@@ -60,6 +60,16 @@ def train_worker(tf, cluster, target, task, steps, losses):
             losses[task] = sess.run(loss, {x: DATA_X, y: DATA_Y})
 
 
+def run_in_threads(target, arg_lists, timeout=120):
+    """Runs `target(*args)` for each argument list on its own thread, all at once."""
+    threads = [threading.Thread(target=target, args=args) for args in arg_lists]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout)
+    assert not any(t.is_alive() for t in threads)
+
+
 def start_cluster(cluster):
     return [ff.train.Server(cluster, job_name="ps", task_index=0)] + [
         ff.train.Server(cluster, job_name="worker", task_index=i) for i in range(2)
@@ -98,17 +108,9 @@ def test_two_workers_train_one_model_on_a_ps():
     try:
         losses = {}
         train_worker(ff, cluster, servers[1].target, 0, 0, losses)  # the chief initializes
-        threads = [
-            threading.Thread(
-                target=train_worker, args=(ff, cluster, servers[1 + i].target, i, 40, losses)
-            )
-            for i in range(2)
-        ]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(120)
-        assert not any(t.is_alive() for t in threads)
+        run_in_threads(
+            train_worker, [(ff, cluster, servers[1 + i].target, i, 40, losses) for i in range(2)]
+        )
         g = ff.Graph()
         with g.as_default():
             x, y, _, loss, _, _, step = build_model(ff, cluster, 0)
@@ -169,17 +171,9 @@ def test_a_mixed_cluster_tensorflow_ps_and_ferroflow_workers(tf1):
     try:
         losses = {}
         train_worker(ff, cluster, workers[0].target, 0, 0, losses)
-        threads = [
-            threading.Thread(
-                target=train_worker, args=(ff, cluster, workers[i].target, i, 20, losses)
-            )
-            for i in range(2)
-        ]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(120)
-        assert not any(t.is_alive() for t in threads)
+        run_in_threads(
+            train_worker, [(ff, cluster, workers[i].target, i, 20, losses) for i in range(2)]
+        )
         assert losses[0] < 0.5 and losses[1] < 0.5
         # TensorFlow's own client sees the ps's global step on the TF server.
         g = tf1.Graph()
@@ -202,17 +196,9 @@ def test_tensorflow_workers_drive_a_ferroflow_ps(tf1):
     try:
         losses = {}
         train_worker(tf1, cluster, workers[0].target, 0, 0, losses)
-        threads = [
-            threading.Thread(
-                target=train_worker, args=(tf1, cluster, workers[i].target, i, 20, losses)
-            )
-            for i in range(2)
-        ]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(120)
-        assert not any(t.is_alive() for t in threads)
+        run_in_threads(
+            train_worker, [(tf1, cluster, workers[i].target, i, 20, losses) for i in range(2)]
+        )
         assert losses[0] < 0.5 and losses[1] < 0.5
         # The variables live in the ferroflow ps's containers.
         g = ff.Graph()
@@ -251,18 +237,11 @@ def test_supervisor_chief_and_non_chief(tmp_path):
     servers = start_cluster(cluster)
     try:
         results = {}
-        threads = [
-            threading.Thread(
-                target=_supervised_worker,
-                args=(cluster, servers[1 + i].target, i, str(tmp_path), 60, results),
-            )
-            for i in (1, 0)  # the non-chief starts first and waits for the chief
-        ]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(120)
-        assert not any(t.is_alive() for t in threads)
+        # the non-chief starts first and waits for the chief
+        run_in_threads(
+            _supervised_worker,
+            [(cluster, servers[1 + i].target, i, str(tmp_path), 60, results) for i in (1, 0)],
+        )
         assert results[0] < 0.05 and results[1] < 0.05
         assert ff.train.latest_checkpoint(str(tmp_path)) is not None
         reader = ff.train.NewCheckpointReader(ff.train.latest_checkpoint(str(tmp_path)))
@@ -297,18 +276,10 @@ def test_monitored_training_session_chief_and_non_chief(tmp_path):
     servers = start_cluster(cluster)
     try:
         results = {}
-        threads = [
-            threading.Thread(
-                target=_monitored_worker,
-                args=(cluster, servers[1 + i].target, i, str(tmp_path), 60, results),
-            )
-            for i in (0, 1)
-        ]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(120)
-        assert not any(t.is_alive() for t in threads)
+        run_in_threads(
+            _monitored_worker,
+            [(cluster, servers[1 + i].target, i, str(tmp_path), 60, results) for i in (0, 1)],
+        )
         assert results[0] < 0.1 and results[1] < 0.1
         assert ff.train.latest_checkpoint(str(tmp_path)) is not None
     finally:
