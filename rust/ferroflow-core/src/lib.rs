@@ -30,6 +30,7 @@ pub mod graph;
 pub mod host;
 pub mod kernels;
 pub mod ops;
+pub mod accumulator;
 pub mod queue;
 pub mod queue_runner;
 pub mod random;

@@ -23,6 +23,7 @@ pub mod nn;
 pub mod num;
 pub(crate) mod partition;
 pub mod pool;
+pub(crate) mod accumulator;
 pub(crate) mod queue;
 pub(crate) mod random;
 pub(crate) mod reader;
