@@ -93,7 +93,7 @@ class SyncReplicasOptimizer(optimizer.Optimizer):
             raise ValueError("Global step is required to check staleness")
         self._global_step = global_step
         train_ops = []
-        aggregated_grad = []
+        aggregated_grad: list = []
         var_list = []
 
         local_anchor = control_flow_ops.no_op()
@@ -118,6 +118,7 @@ class SyncReplicasOptimizer(optimizer.Optimizer):
                     if grad is None:
                         aggregated_grad.append(None)
                         continue
+                    grad_accum: data_flow_ops.ConditionalAccumulatorBase
                     if isinstance(grad, ops.Tensor):
                         grad_accum = data_flow_ops.ConditionalAccumulator(
                             grad.dtype, shape=var.get_shape(), shared_name=var.name + "/grad_accum"
@@ -127,15 +128,18 @@ class SyncReplicasOptimizer(optimizer.Optimizer):
                     else:
                         if not isinstance(grad, indexed_slices.IndexedSlices):
                             raise ValueError("Unknown grad type!")
-                        grad_accum = data_flow_ops.SparseConditionalAccumulator(
+                        sparse_accum = data_flow_ops.SparseConditionalAccumulator(
                             grad.dtype, shape=(), shared_name=var.name + "/grad_accum"
                         )
                         train_ops.append(
-                            grad_accum.apply_indexed_slices_grad(grad, local_step=self._local_step)
+                            sparse_accum.apply_indexed_slices_grad(
+                                grad, local_step=self._local_step
+                            )
                         )
                         aggregated_grad.append(
-                            grad_accum.take_indexed_slices_grad(self._replicas_to_aggregate)
+                            sparse_accum.take_indexed_slices_grad(self._replicas_to_aggregate)
                         )
+                        grad_accum = sparse_accum
                     self._accumulator_list.append((grad_accum, var.device))
 
             aggregated_grads_and_vars = zip(aggregated_grad, var_list, strict=True)
@@ -212,10 +216,12 @@ class SyncReplicasOptimizer(optimizer.Optimizer):
                 f"Too few tokens to finish the first step: {num_tokens:d} (given) vs "
                 f"{tokens_needed:d} (needed)"
             )
+        global_step, token_queue = self._global_step, self._sync_token_queue
+        assert global_step is not None and token_queue is not None
         if num_tokens > 0:
-            with ops.device(self._global_step.device), ops.name_scope(""):
-                tokens = array_ops.fill([num_tokens], self._global_step)
-                init_tokens = self._sync_token_queue.enqueue_many((tokens,))
+            with ops.device(global_step.device), ops.name_scope(""):
+                tokens = array_ops.fill([num_tokens], global_step)
+                init_tokens = token_queue.enqueue_many((tokens,))
         else:
             init_tokens = control_flow_ops.no_op(name="no_init_tokens")
         return init_tokens
