@@ -444,3 +444,79 @@ fn merge<T: Real>(idx: &[i64], vals: &Tensor, counts: &[i64], g: &SparseGrad) ->
     shape[0] = oi.len();
     Ok(Accum::Sparse(oi, Tensor::from_slice(&shape, &ov)?, oc))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicBool;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::cancel::RunCancellation;
+
+    static NEVER: AtomicBool = AtomicBool::new(false);
+    static NO_RUN: std::sync::LazyLock<RunCancellation<'static>> =
+        std::sync::LazyLock::new(|| RunCancellation::new(None));
+    fn forever() -> Wait<'static> {
+        Wait { deadline: None, closed: &NEVER, run: &NO_RUN, nonblocking: false, rendezvous: None }
+    }
+    fn soon() -> Wait<'static> {
+        Wait { deadline: Some(Instant::now() + Duration::from_millis(50)), ..forever() }
+    }
+    fn acc(reduction: Reduction, sparse: bool) -> Arc<Accumulator> {
+        let shape = if sparse { PartialShape::unknown() } else { PartialShape::known(&[2]) };
+        let spec = AccumulatorSpec { name: "a".into(), dtype: DType::Float32, shape, reduction, sparse };
+        Arc::new(Accumulator::new(spec).unwrap())
+    }
+    fn t(v: &[f32]) -> Tensor {
+        Tensor::from_slice(&[v.len()], v).unwrap()
+    }
+
+    #[test]
+    fn mean_sum_and_stale_gradients() {
+        for (reduction, want) in [(Reduction::Mean, [2f32, 3.]), (Reduction::Sum, [4., 6.])] {
+            let a = acc(reduction, false);
+            a.set_global_step(1);
+            a.apply_dense(0, &t(&[100., 100.])).unwrap(); // stale: dropped
+            a.apply_dense(1, &t(&[1., 2.])).unwrap();
+            a.apply_dense(5, &t(&[3., 4.])).unwrap();
+            assert_eq!(a.num_accumulated(), 2);
+            let e = a.apply_dense(1, &t(&[1., 2., 3.])).unwrap_err();
+            assert_eq!(e.message, "Shape mismatch: expected [2], got [3]");
+            let out = a.take_dense(2, forever()).unwrap();
+            assert_eq!(out.as_slice::<f32>().unwrap(), &want);
+            assert_eq!((a.num_accumulated(), a.global_step()), (0, 2));
+        }
+    }
+
+    #[test]
+    fn take_waits_until_enough_gradients_or_the_deadline() {
+        let a = acc(Reduction::Mean, false);
+        assert_eq!(a.take_dense(0, forever()).unwrap_err().code, Code::InvalidArgument);
+        a.apply_dense(0, &t(&[1., 1.])).unwrap();
+        assert_eq!(a.take_dense(2, soon()).unwrap_err().code, Code::DeadlineExceeded);
+        let nonblocking = Wait { nonblocking: true, ..forever() };
+        assert!(a.take_dense(2, nonblocking).is_err());
+        let b = Arc::clone(&a);
+        let taker = std::thread::spawn(move || b.take_dense(2, forever()));
+        std::thread::sleep(Duration::from_millis(50));
+        a.apply_dense(0, &t(&[3., 3.])).unwrap();
+        let out = taker.join().unwrap().unwrap();
+        assert_eq!(out.as_slice::<f32>().unwrap(), &[2., 2.]);
+    }
+
+    #[test]
+    fn sparse_rows_are_merged_and_averaged_per_row() {
+        let a = acc(Reduction::Mean, true);
+        let g = |indices: Vec<i64>, v: &[f32]| SparseGrad {
+            values: Tensor::from_slice(&[indices.len(), 1], v).unwrap(),
+            indices,
+            shape: None,
+        };
+        a.apply_sparse(0, &g(vec![0, 2], &[1., 2.])).unwrap();
+        a.apply_sparse(0, &g(vec![2, 3], &[4., 5.])).unwrap();
+        let (i, v, s) = a.take_sparse(2, forever()).unwrap();
+        assert_eq!(i.as_slice::<i64>().unwrap(), &[0, 2, 3]);
+        assert_eq!(v.as_slice::<f32>().unwrap(), &[1., 3., 5.]);
+        assert_eq!(s.as_slice::<i64>().unwrap(), &[-1, 1]);
+    }
+}
