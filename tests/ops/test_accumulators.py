@@ -27,7 +27,8 @@ SETTLE_S = 0.2
 
 def _core_message(e) -> str:
     m = getattr(e, "message", None) or str(e)
-    m = re.sub(r"(?s)^Graph execution error:\n\n(?:Detected at node.*?\nNode: '[^']*'\n)?", "", m)
+    m = re.sub(r"(?s)^Graph execution error:\n\n", "", m)
+    m = re.sub(r"(?s)^Detected at node.*?\nNode: '[^']*'\n", "", m)
     m = re.sub(r"(?s)\n\t \[\[.*$", "", m)
     m = re.sub(r"(?s)\n\nOriginal stack trace.*$", "", m)
     return m.strip()

