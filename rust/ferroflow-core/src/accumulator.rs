@@ -198,12 +198,7 @@ impl Accumulator {
             return Ok(());
         }
         if !self.spec.shape.is_compatible_with(grad.shape()) {
-            ff_bail!(
-                InvalidArgument,
-                "Shape mismatch: expected {}, got {}",
-                self.spec.shape,
-                fmt_shape(grad.shape())
-            );
+            ff_bail!(InvalidArgument, "Shape mismatch: expected {}, got {}", self.spec.shape, fmt_shape(grad.shape()));
         }
         match &mut st.accum {
             Accum::Dense(acc) => {
@@ -263,7 +258,12 @@ impl Accumulator {
         if let Accum::Sparse(_, acc, _) = &st.accum {
             let ashape = acc.shape();
             if ashape.len() != vshape.len() {
-                ff_bail!(InvalidArgument, "Shape mismatch: expected values rank {}, got {}", ashape.len(), vshape.len());
+                ff_bail!(
+                    InvalidArgument,
+                    "Shape mismatch: expected values rank {}, got {}",
+                    ashape.len(),
+                    vshape.len()
+                );
             }
             for (i, (&a, &v)) in ashape.iter().zip(vshape).enumerate().skip(1) {
                 if a != v {
@@ -370,9 +370,12 @@ impl Accumulator {
         let Accum::Sparse(idx, vals, _) = self.take(num_required, wait)? else {
             return Err(Error::new(Code::Internal, "sparse accumulator held no sparse gradient"));
         };
-        let d0 = self.spec.shape.dims().and_then(|d| d.first().copied()).map_or(-1, |d| {
-            d.map_or(-1, |v| i64::try_from(v).unwrap_or(i64::MAX))
-        });
+        let d0 = self
+            .spec
+            .shape
+            .dims()
+            .and_then(|d| d.first().copied())
+            .map_or(-1, |d| d.map_or(-1, |v| i64::try_from(v).unwrap_or(i64::MAX)));
         let mut shape = vec![d0];
         for &d in vals.shape().iter().skip(1) {
             shape.push(i64::try_from(d).unwrap_or(i64::MAX));

@@ -18,6 +18,7 @@
 //! - [`tensor`], [`shape`], [`dtype`], [`error`]: the value types underneath.
 #[macro_use]
 pub mod error;
+pub mod accumulator;
 pub mod autodiff;
 pub mod buffer;
 pub mod cancel;
@@ -30,7 +31,6 @@ pub mod graph;
 pub mod host;
 pub mod kernels;
 pub mod ops;
-pub mod accumulator;
 pub mod queue;
 pub mod queue_runner;
 pub mod random;

@@ -30,7 +30,10 @@ pub(crate) fn accumulator_op_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKer
     let container = b.node.attr_or::<String>("container", String::new())?;
     let acc = b.resources.lookup_or_create(&container, &name, || Accumulator::new(spec.clone()))?;
     let have = acc.spec();
-    if have.dtype != spec.dtype || have.shape != spec.shape || have.reduction != spec.reduction || have.sparse != spec.sparse
+    if have.dtype != spec.dtype
+        || have.shape != spec.shape
+        || have.reduction != spec.reduction
+        || have.sparse != spec.sparse
     {
         ff_bail!(
             InvalidArgument,

@@ -1,6 +1,7 @@
 //! CPU kernels and the interface the executor drives them through. A kernel is built
 //! once per node per plan (parsing attrs, binding variables) and then computed on
 //! every run with the node's input values.
+pub(crate) mod accumulator;
 pub mod array;
 pub mod candidate_sampling;
 pub(crate) mod compare;
@@ -23,7 +24,6 @@ pub mod nn;
 pub mod num;
 pub(crate) mod partition;
 pub mod pool;
-pub(crate) mod accumulator;
 pub(crate) mod queue;
 pub(crate) mod random;
 pub(crate) mod reader;

@@ -34,14 +34,22 @@ pub(crate) fn register(r: &mut Registry) {
     let g = &["handle", "local_step", "gradient"];
     r.add(OpDef::new("AccumulatorApplyGradient", g, infer_acc_apply, accumulator_access_kernel).refs(&[0]).stateful());
     let g = &["handle", "local_step", "gradient_indices", "gradient_values", "gradient_shape"];
-    r.add(OpDef::new("SparseAccumulatorApplyGradient", g, infer_acc_apply, accumulator_access_kernel).refs(&[0]).stateful());
+    r.add(
+        OpDef::new("SparseAccumulatorApplyGradient", g, infer_acc_apply, accumulator_access_kernel)
+            .refs(&[0])
+            .stateful(),
+    );
     let t = &["handle", "num_required"];
     r.add(OpDef::new("AccumulatorTakeGradient", t, infer_acc_take, accumulator_access_kernel).refs(&[0]).stateful());
-    r.add(OpDef::new("SparseAccumulatorTakeGradient", t, infer_acc_take, accumulator_access_kernel).refs(&[0]).stateful());
+    r.add(
+        OpDef::new("SparseAccumulatorTakeGradient", t, infer_acc_take, accumulator_access_kernel).refs(&[0]).stateful(),
+    );
     let h = &["handle"];
     r.add(OpDef::new("AccumulatorNumAccumulated", h, infer_acc_num, accumulator_access_kernel).refs(&[0]).stateful());
     let s = &["handle", "new_global_step"];
-    r.add(OpDef::new("AccumulatorSetGlobalStep", s, infer_acc_set_step, accumulator_access_kernel).refs(&[0]).stateful());
+    r.add(
+        OpDef::new("AccumulatorSetGlobalStep", s, infer_acc_set_step, accumulator_access_kernel).refs(&[0]).stateful(),
+    );
     // TF 2.x's resource-handle forms of the dense ops (what `tf.compat.v1` builds).
     r.add(OpDef::new("ResourceConditionalAccumulator", &[], infer_accumulator, accumulator_op_kernel).stateful());
     let g = &["handle", "local_step", "gradient"];
@@ -54,7 +62,9 @@ pub(crate) fn register(r: &mut Registry) {
 fn infer_accumulator(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let dtype = ctx.attr_type("dtype")?;
     if !dtype.is_numeric() {
-        return Err(Error::type_error(format!("Value passed to parameter 'dtype' has DataType {dtype} not in list of allowed values")));
+        return Err(Error::type_error(format!(
+            "Value passed to parameter 'dtype' has DataType {dtype} not in list of allowed values"
+        )));
     }
     ctx.attr_or("shape", PartialShape::unknown())?;
     for k in ["container", "shared_name"] {
