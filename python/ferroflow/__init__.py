@@ -137,11 +137,14 @@ from .ops.confusion_matrix import confusion_matrix
 from .ops.control_flow_ops import case, cond, group, no_op, tuple, while_loop
 from .ops.custom_gradient import custom_gradient
 from .ops.data_flow_ops import (
+    ConditionalAccumulator,
+    ConditionalAccumulatorBase,
     FIFOQueue,
     PaddingFIFOQueue,
     PriorityQueue,
     QueueBase,
     RandomShuffleQueue,
+    SparseConditionalAccumulator,
     dynamic_partition,
     dynamic_stitch,
 )
@@ -418,6 +421,8 @@ __all__ = [
     "compat",
     "concat",
     "cond",
+    "ConditionalAccumulator",
+    "ConditionalAccumulatorBase",
     "ConfigProto",
     "confusion_matrix",
     "constant",
@@ -642,6 +647,7 @@ __all__ = [
     "sparse_tensor_dense_matmul",
     "sparse_tensor_to_dense",
     "sparse_to_dense",
+    "SparseConditionalAccumulator",
     "SparseTensor",
     "SparseTensorValue",
     "split",

@@ -21,16 +21,19 @@ import hashlib
 from collections.abc import Sequence
 
 from ..framework import dtypes as _dtypes
-from ..framework import ops, random_seed, tensor_shape, tensor_util
+from ..framework import indexed_slices, ops, random_seed, tensor_shape, tensor_util
 from . import array_ops
 from ._op_util import make_op
 
 __all__ = [
+    "ConditionalAccumulator",
+    "ConditionalAccumulatorBase",
     "FIFOQueue",
     "PaddingFIFOQueue",
     "PriorityQueue",
     "QueueBase",
     "RandomShuffleQueue",
+    "SparseConditionalAccumulator",
 ]
 
 
@@ -534,3 +537,185 @@ def parallel_dynamic_stitch(indices, data, name=None):
     `dynamic_stitch`'s.
     """
     return _stitch("ParallelDynamicStitch", list(indices), list(data), name)
+
+
+class ConditionalAccumulatorBase:
+    """A conditional accumulator for aggregating gradients (TF's base class).
+
+    Up-to-date gradients (computed at a time step at least the accumulator's) are
+    added to the accumulator; stale ones are dropped. Taking the aggregate blocks
+    until the required number of gradients has been accumulated.
+    """
+
+    def __init__(self, dtype, shape, accumulator_ref):
+        """Wraps an accumulator handle.
+
+        Args:
+            dtype: Datatype of the accumulated gradients.
+            shape: Shape of the accumulated gradients (None: unknown).
+            accumulator_ref: The accumulator op's handle.
+        """
+        self._dtype = dtype
+        if shape is not None:
+            self._shape = tensor_shape.TensorShape(shape)
+        else:
+            self._shape = tensor_shape.unknown_shape()
+        self._accumulator_ref = accumulator_ref
+        self._name = self._accumulator_ref.op.name.split("/")[-1]
+
+    @property
+    def accumulator_ref(self):
+        """The underlying accumulator reference."""
+        return self._accumulator_ref
+
+    @property
+    def name(self) -> str:
+        """The name of the underlying accumulator."""
+        return self._name
+
+    @property
+    def dtype(self):
+        """The datatype of the gradients accumulated by this accumulator."""
+        return self._dtype
+
+    def num_accumulated(self, name=None):
+        """The number of gradients accumulated since the last take (an int32 tensor)."""
+        if name is None:
+            name = f"{self._name}_NumAccumulated"
+        return make_op("AccumulatorNumAccumulated", [self._accumulator_ref], name=name).outputs[0]
+
+    def set_global_step(self, new_global_step, name=None):
+        """The op that sets the accumulator's time step (a smaller one is allowed)."""
+        step = array_ops.cast(ops.convert_to_tensor(new_global_step), _dtypes.int64)
+        return make_op("AccumulatorSetGlobalStep", [self._accumulator_ref, step], name=name)
+
+
+def _accumulator_op(op_type, dtype, shape, shared_name, name, reduction_type):
+    dtype = _dtypes.as_dtype(dtype)
+    attrs = {
+        "dtype": dtype,
+        "shape": tensor_shape.unknown_shape() if shape is None else tensor_shape.as_shape(shape),
+        "container": "",
+        "shared_name": shared_name or "",
+        "reduction_type": reduction_type,
+    }
+    return make_op(op_type, [], attrs, name=name).outputs[0]
+
+
+class ConditionalAccumulator(ConditionalAccumulatorBase):
+    """A conditional accumulator of dense gradients (TF's `tf.ConditionalAccumulator`).
+
+    Running `take_grad(n)` blocks until `n` up-to-date gradients were applied, then
+    returns their mean (or sum, `reduction_type="SUM"`), resets the accumulator and
+    increments its time step. The wait honours the run's deadline and cancellation.
+    """
+
+    def __init__(
+        self,
+        dtype,
+        shape=None,
+        shared_name=None,
+        name="conditional_accumulator",
+        reduction_type="MEAN",
+    ):
+        """Creates a new ConditionalAccumulator.
+
+        Args:
+            dtype: Datatype of the accumulated gradients (float32 or float64 run).
+            shape: Shape of the accumulated gradients.
+            shared_name: If non-empty, the accumulator is shared under this name.
+            name: Optional name for the accumulator.
+            reduction_type: "MEAN" or "SUM".
+        """
+        ref = _accumulator_op(
+            "ConditionalAccumulator", dtype, shape, shared_name, name, reduction_type
+        )
+        super().__init__(_dtypes.as_dtype(dtype), shape, ref)
+
+    def apply_grad(self, grad, local_step=0, name=None):
+        """The op that applies `grad`, computed at `local_step` (dropped if stale).
+
+        Raises:
+            ValueError: `grad`'s static shape does not match the accumulator's.
+        """
+        grad = ops.convert_to_tensor(grad, self._dtype)
+        grad.get_shape().assert_is_compatible_with(self._shape)
+        local_step = array_ops.cast(ops.convert_to_tensor(local_step), _dtypes.int64)
+        return make_op(
+            "AccumulatorApplyGradient", [self._accumulator_ref, local_step, grad], name=name
+        )
+
+    def take_grad(self, num_required, name=None):
+        """The aggregate of `num_required` gradients (blocks until they arrived)."""
+        with ops.name_scope(name, "AccumulatorTakeGradient", [num_required]) as scope:
+            n = ops.convert_to_tensor(num_required, _dtypes.int32, name="num_required")
+            out = make_op(
+                "AccumulatorTakeGradient",
+                [self._accumulator_ref, n],
+                {"dtype": self._dtype},
+                scope=scope,
+            ).outputs[0]
+        out.set_shape(self._shape)
+        return out
+
+
+class SparseConditionalAccumulator(ConditionalAccumulatorBase):
+    """A conditional accumulator of `IndexedSlices` gradients (TF's class of that name).
+
+    Rows with equal indices are summed; with MEAN each row is divided by the number
+    of gradients that had it.
+    """
+
+    def __init__(
+        self,
+        dtype,
+        shape=None,
+        shared_name=None,
+        name="sparse_conditional_accumulator",
+        reduction_type="MEAN",
+    ):
+        """Creates a new SparseConditionalAccumulator (arguments as `ConditionalAccumulator`)."""
+        ref = _accumulator_op(
+            "SparseConditionalAccumulator", dtype, shape, shared_name, name, reduction_type
+        )
+        super().__init__(_dtypes.as_dtype(dtype), shape, ref)
+
+    def apply_indexed_slices_grad(self, grad, local_step=0, name=None):
+        """The op that applies the `IndexedSlices` `grad` (dropped if stale)."""
+        return self.apply_grad(
+            grad_indices=grad.indices,
+            grad_values=grad.values,
+            grad_shape=grad.dense_shape,
+            local_step=local_step,
+            name=name,
+        )
+
+    def apply_grad(self, grad_indices, grad_values, grad_shape=None, local_step=0, name=None):
+        """The op that applies a sparse gradient given as indices, values and shape."""
+        local_step = array_ops.cast(ops.convert_to_tensor(local_step), _dtypes.int64)
+        indices = array_ops.cast(grad_indices, _dtypes.int64)
+        values = ops.convert_to_tensor(grad_values, self._dtype)
+        shape = array_ops.cast([] if grad_shape is None else grad_shape, _dtypes.int64)
+        return make_op(
+            "SparseAccumulatorApplyGradient",
+            [self._accumulator_ref, local_step, indices, values, shape],
+            {"has_known_shape": grad_shape is not None},
+            name=name,
+        )
+
+    def take_grad(self, num_required, name=None):
+        """The aggregate as a tuple of indices, values and shape tensors (blocks)."""
+        with ops.name_scope(name, "SparseAccumulatorTakeGradient", [num_required]) as scope:
+            n = ops.convert_to_tensor(num_required, _dtypes.int32, name="num_required")
+            op = make_op(
+                "SparseAccumulatorTakeGradient",
+                [self._accumulator_ref, n],
+                {"dtype": self._dtype},
+                scope=scope,
+            )
+        return tuple(op.outputs)
+
+    def take_indexed_slices_grad(self, num_required, name=None):
+        """The aggregate as `IndexedSlices` (blocks until enough gradients arrived)."""
+        indices, values, shape = self.take_grad(num_required, name=name)
+        return indexed_slices.IndexedSlices(indices=indices, values=values, dense_shape=shape)

@@ -116,6 +116,7 @@ from .server_lib import ClusterSpec, Server
 from .session_manager import SessionManager
 from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
 from .supervisor import Supervisor, basic_train_loop
+from .sync_replicas_optimizer import SyncReplicasOptimizer
 from .training_util import (
     assert_global_step,
     create_global_step,
@@ -232,6 +233,7 @@ __all__ = [
     "SummarySaverHook",
     "SummaryWriter",
     "Supervisor",
+    "SyncReplicasOptimizer",
     "update_checkpoint_state",
     "WorkerSessionCreator",
     "write_graph",

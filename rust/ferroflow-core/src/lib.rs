@@ -18,6 +18,7 @@
 //! - [`tensor`], [`shape`], [`dtype`], [`error`]: the value types underneath.
 #[macro_use]
 pub mod error;
+pub mod accumulator;
 pub mod autodiff;
 pub mod buffer;
 pub mod cancel;

@@ -1,6 +1,7 @@
 //! CPU kernels and the interface the executor drives them through. A kernel is built
 //! once per node per plan (parsing attrs, binding variables) and then computed on
 //! every run with the node's input values.
+pub(crate) mod accumulator;
 pub mod array;
 pub mod candidate_sampling;
 pub(crate) mod compare;

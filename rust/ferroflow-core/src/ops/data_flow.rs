@@ -7,6 +7,7 @@ use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, OutputSpec};
+use crate::kernels::accumulator::{accumulator_access_kernel, accumulator_op_kernel};
 use crate::kernels::queue::{queue_access_kernel, queue_op_kernel};
 use crate::shape::PartialShape;
 
@@ -26,6 +27,115 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("QueueCloseV2", &["handle"], infer_close, queue_access_kernel).stateful());
     r.add(OpDef::new("QueueSizeV2", &["handle"], infer_size, queue_access_kernel).stateful());
     r.add(OpDef::new("QueueIsClosedV2", &["handle"], infer_is_closed, queue_access_kernel).stateful());
+    // Conditional accumulators (TF-1.x ref handles); no gradients, as in TF.
+    for name in ["ConditionalAccumulator", "SparseConditionalAccumulator"] {
+        r.add(OpDef::new(name, &[], infer_accumulator, accumulator_op_kernel).stateful());
+    }
+    let g = &["handle", "local_step", "gradient"];
+    r.add(OpDef::new("AccumulatorApplyGradient", g, infer_acc_apply, accumulator_access_kernel).refs(&[0]).stateful());
+    let g = &["handle", "local_step", "gradient_indices", "gradient_values", "gradient_shape"];
+    r.add(
+        OpDef::new("SparseAccumulatorApplyGradient", g, infer_acc_apply, accumulator_access_kernel)
+            .refs(&[0])
+            .stateful(),
+    );
+    let t = &["handle", "num_required"];
+    r.add(OpDef::new("AccumulatorTakeGradient", t, infer_acc_take, accumulator_access_kernel).refs(&[0]).stateful());
+    r.add(
+        OpDef::new("SparseAccumulatorTakeGradient", t, infer_acc_take, accumulator_access_kernel).refs(&[0]).stateful(),
+    );
+    let h = &["handle"];
+    r.add(OpDef::new("AccumulatorNumAccumulated", h, infer_acc_num, accumulator_access_kernel).refs(&[0]).stateful());
+    let s = &["handle", "new_global_step"];
+    r.add(
+        OpDef::new("AccumulatorSetGlobalStep", s, infer_acc_set_step, accumulator_access_kernel).refs(&[0]).stateful(),
+    );
+    // TF 2.x's resource-handle forms of the dense ops (what `tf.compat.v1` builds).
+    r.add(OpDef::new("ResourceConditionalAccumulator", &[], infer_accumulator, accumulator_op_kernel).stateful());
+    let g = &["handle", "local_step", "gradient"];
+    r.add(OpDef::new("ResourceAccumulatorApplyGradient", g, infer_acc_apply, accumulator_access_kernel).stateful());
+    r.add(OpDef::new("ResourceAccumulatorTakeGradient", t, infer_acc_take, accumulator_access_kernel).stateful());
+    r.add(OpDef::new("ResourceAccumulatorNumAccumulated", h, infer_acc_num, accumulator_access_kernel).stateful());
+    r.add(OpDef::new("ResourceAccumulatorSetGlobalStep", s, infer_acc_set_step, accumulator_access_kernel).stateful());
+}
+
+fn infer_accumulator(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let dtype = ctx.attr_type("dtype")?;
+    if !dtype.is_numeric() {
+        return Err(Error::type_error(format!(
+            "Value passed to parameter 'dtype' has DataType {dtype} not in list of allowed values"
+        )));
+    }
+    ctx.attr_or("shape", PartialShape::unknown())?;
+    for k in ["container", "shared_name"] {
+        ctx.attrs.entry(k.into()).or_insert_with(|| AttrValue::S(Vec::new()));
+    }
+    let r: String = ctx.attr_or("reduction_type", "MEAN".to_string())?;
+    if r != "MEAN" && r != "SUM" {
+        return Err(Error::value(format!(
+            "Attr 'reduction_type' of '{}' Op passed string '{r}' not in: \"MEAN\", \"SUM\".",
+            ctx.def.name
+        )));
+    }
+    if ctx.def.name == "ResourceConditionalAccumulator" {
+        return Ok(vec![OutputSpec::new(DType::Resource, PartialShape::scalar())]);
+    }
+    Ok(vec![OutputSpec { dtype: DType::String, shape: PartialShape::known(&[2]), is_ref: true }])
+}
+
+fn infer_acc_apply(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(1, &[DType::Int64])?;
+    let sparse = ctx.def.name == "SparseAccumulatorApplyGradient";
+    check_acc_handle(&ctx)?;
+    if sparse {
+        ctx.check_type(2, &[DType::Int64])?;
+        ctx.check_type(4, &[DType::Int64])?;
+        ctx.attr_bool("has_known_shape", true)?;
+    }
+    let dtype = ctx.input(if sparse { 3 } else { 2 }).dtype;
+    ctx.attrs.insert("dtype".into(), AttrValue::Type(dtype));
+    Ok(vec![])
+}
+
+fn check_acc_handle(ctx: &InferCtx<'_>) -> Result<()> {
+    let (want, ok) = if ctx.def.name.starts_with("Resource") {
+        ("resource", ctx.input(0).dtype == DType::Resource)
+    } else {
+        ("string", ctx.input(0).dtype == DType::String)
+    };
+    if !ok {
+        return Err(Error::type_error(format!(
+            "Input 'handle' of '{}' Op has type {} that does not match expected type of {want}.",
+            ctx.def.name,
+            ctx.input(0).dtype
+        )));
+    }
+    Ok(())
+}
+
+fn infer_acc_take(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    check_acc_handle(&ctx)?;
+    ctx.check_type(1, &[DType::Int32])?;
+    let dtype = ctx.attr_type("dtype")?;
+    if ctx.def.name == "SparseAccumulatorTakeGradient" {
+        return Ok(vec![
+            OutputSpec::new(DType::Int64, PartialShape::unknown_of_rank(1)),
+            OutputSpec::new(dtype, PartialShape::unknown()),
+            OutputSpec::new(DType::Int64, PartialShape::unknown_of_rank(1)),
+        ]);
+    }
+    Ok(vec![OutputSpec::new(dtype, PartialShape::unknown())])
+}
+
+fn infer_acc_num(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    check_acc_handle(&ctx)?;
+    Ok(vec![OutputSpec::new(DType::Int32, PartialShape::scalar())])
+}
+
+fn infer_acc_set_step(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    check_acc_handle(&ctx)?;
+    ctx.check_type(1, &[DType::Int64])?;
+    Ok(vec![])
 }
 
 fn list_types(ctx: &InferCtx<'_>, name: &str) -> Result<Vec<DType>> {
