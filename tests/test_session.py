@@ -234,6 +234,39 @@ def test_parallel_plan_with_a_blocking_dequeue():
     np.testing.assert_allclose(got, want, rtol=1e-3)
 
 
+def test_concurrent_updates_of_shared_variables_from_parallel_plans():
+    # Several threads train the same large variables (between-graph replicas hitting
+    # one ps do this). Each update holds its variable's lock while it splits its work
+    # over the pool; a pool thread waiting for its pieces must not start another run's
+    # update of the same variable meanwhile, or both wait forever.
+    n = 1 << 20
+    config = ff.ConfigProto(inter_op_parallelism_threads=2, intra_op_parallelism_threads=2)
+    vs = [ff.Variable(ff.zeros([n]), name=f"v{i}") for i in range(3)]
+    grad = ff.ones([n])
+    train = ff.group(*[ff.train.GradientDescentOptimizer(0.5).apply_gradients([(grad, v)]) for v in vs])
+    errors = []
+    with ff.Session(config=config) as sess:
+        sess.run(ff.global_variables_initializer())
+        assert sess._plan_for(train, None).native.is_parallel
+
+        def work():
+            try:
+                for _ in range(40):
+                    sess.run(train, options=ff.RunOptions(timeout_in_ms=60000))
+            except Exception as e:  # pragma: no cover - reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        assert not any(t.is_alive() for t in threads), "concurrent updates deadlocked"
+        assert not errors
+        for value in sess.run(vs):
+            np.testing.assert_array_equal(value, np.full(n, -0.5 * 160, np.float32))
+
+
 def test_fetched_arrays_are_writable_and_do_not_alias_state():
     v = ff.Variable([1.0, 2.0])
     with ff.Session() as sess:

@@ -8,7 +8,7 @@
 //! in `ops/conv.rs`).
 use std::collections::BTreeMap;
 
-use rayon::prelude::*;
+use parking_lot::Mutex;
 
 use super::matmul::{MatRef, gemm_into};
 use super::num::Float;
@@ -351,23 +351,20 @@ pub fn conv2d_backprop_filter<T: Float>(x: &Tensor, dy: &Tensor, g: &ConvGeometr
     let units = g.n * blocks;
     let fresh = || (vec![T::ZERO; patch * g.o], vec![T::ZERO; rows * g.ow * patch]);
     let total = match &env.intra_pool {
-        Some(pool) if env.intra_threads() > 1 && units >= 2 && units * unit_flops >= 2 * MIN_PARALLEL_FLOPS => {
+        Some(_) if env.intra_threads() > 1 && units >= 2 && units * unit_flops >= 2 * MIN_PARALLEL_FLOPS => {
             let per = units.div_ceil(env.intra_threads() * 4).max(MIN_PARALLEL_FLOPS.div_ceil(unit_flops));
-            pool.install(|| {
-                (0..units)
-                    .into_par_iter()
-                    .with_min_len(per)
-                    .fold(fresh, |(mut acc, mut cols), u| {
-                        block_grad(&mut acc, &mut cols, u);
-                        (acc, cols)
-                    })
-                    .map(|(acc, _)| acc)
-                    .reduce_with(|mut a, b| {
-                        a.iter_mut().zip(&b).for_each(|(x, &y)| *x = x.add(y));
-                        a
-                    })
-                    .unwrap_or_else(|| vec![T::ZERO; patch * g.o])
-            })
+            let partials: Vec<Mutex<Option<Vec<T>>>> = (0..units.div_ceil(per)).map(|_| Mutex::new(None)).collect();
+            env.run_pieces(partials.len(), |i| {
+                let (mut acc, mut cols) = fresh();
+                (i * per..((i + 1) * per).min(units)).for_each(|u| block_grad(&mut acc, &mut cols, u));
+                *partials[i].lock() = Some(acc);
+            });
+            let mut parts = partials.into_iter().filter_map(Mutex::into_inner);
+            let mut total = parts.next().unwrap_or_else(|| vec![T::ZERO; patch * g.o]);
+            for part in parts {
+                total.iter_mut().zip(&part).for_each(|(x, &y)| *x = x.add(y));
+            }
+            total
         }
         _ => {
             let (mut acc, mut cols) = fresh();

@@ -129,22 +129,17 @@ fn gemm_float<T: Element + Num>(out: &mut Tensor, a: &Tensor, b: &Tensor, d: Dim
     let (x, y) = (a.as_slice::<T>()?, b.as_slice::<T>()?);
     let dst = OutPtr(out.as_mut_slice::<T>()?.as_mut_ptr());
     let threads = env.intra_threads().min(d.n);
-    match &env.intra_pool {
-        Some(pool) if threads > 1 && d.m * d.n * d.k >= PARALLEL_MIN_FLOPS => {
-            // One column block per thread, each an independent single-threaded gemm.
-            let per = d.n.div_ceil(threads);
-            pool.install(|| {
-                rayon::scope(|s| {
-                    for start in (0..d.n).step_by(per) {
-                        let cols = start..(start + per).min(d.n);
-                        // SAFETY: the column blocks are disjoint.
-                        s.spawn(move |_| unsafe { gemm_cols(dst, x, y, d, cols, Parallelism::None) });
-                    }
-                });
-            });
-        }
+    if threads > 1 && d.m * d.n * d.k >= PARALLEL_MIN_FLOPS {
+        // One column block per thread, each an independent single-threaded gemm.
+        let per = d.n.div_ceil(threads);
+        env.run_pieces(d.n.div_ceil(per), |i| {
+            let cols = i * per..((i + 1) * per).min(d.n);
+            // SAFETY: the column blocks are disjoint.
+            unsafe { gemm_cols(dst, x, y, d, cols, Parallelism::None) }
+        });
+    } else {
         // SAFETY: a single call owns every column.
-        _ => unsafe { gemm_cols(dst, x, y, d, 0..d.n, Parallelism::None) },
+        unsafe { gemm_cols(dst, x, y, d, 0..d.n, Parallelism::None) }
     }
     Ok(())
 }

@@ -42,6 +42,7 @@ pub mod training;
 use std::any::Any;
 use std::sync::Arc;
 
+use parking_lot::Mutex;
 use smallvec::SmallVec;
 
 use crate::error::{Code, Error, Result};
@@ -101,16 +102,29 @@ impl ExecEnv {
         align: usize,
         f: impl Fn(usize, &mut [T]) + Sync,
     ) {
-        use rayon::prelude::*;
         let n = data.len();
         let pieces = (n / min_chunk.max(1)).min(self.intra_threads() * 4);
-        match &self.intra_pool {
-            Some(pool) if pieces >= 2 => {
-                let align = align.max(1);
-                let len = n.div_ceil(pieces).div_ceil(align) * align;
-                pool.install(|| data.par_chunks_mut(len).enumerate().for_each(|(i, c)| f(i * len, c)));
+        if self.intra_pool.is_none() || pieces < 2 {
+            f(0, data);
+            return;
+        }
+        let align = align.max(1);
+        let len = n.div_ceil(pieces).div_ceil(align) * align;
+        let chunks: Vec<Mutex<Option<&mut [T]>>> = data.chunks_mut(len).map(|c| Mutex::new(Some(c))).collect();
+        self.run_pieces(chunks.len(), |i| {
+            if let Some(c) = chunks[i].lock().take() {
+                f(i * len, c);
             }
-            _ => f(0, data),
+        });
+    }
+
+    /// Runs `f(0)`, ..., `f(pieces - 1)` on this thread and idle intra-op workers (in
+    /// order on this thread without a pool). The calling thread runs no other job while
+    /// it waits, so a kernel may split its work while holding a variable's lock.
+    pub fn run_pieces(&self, pieces: usize, f: impl Fn(usize) + Sync) {
+        match &self.intra_pool {
+            Some(pool) => crate::executor::pool::run_pieces(pool, pieces, &f),
+            None => (0..pieces).for_each(f),
         }
     }
 
@@ -122,14 +136,13 @@ impl ExecEnv {
         min_chunk: usize,
         f: impl Fn(usize, [&mut [T]; N]) + Sync,
     ) {
-        use rayon::prelude::*;
         let n = parts.first().map_or(0, |p| p.len());
         debug_assert!(parts.iter().all(|p| p.len() == n));
         let pieces = (n / min_chunk.max(1)).min(self.intra_threads() * 4);
-        let Some(pool) = self.intra_pool.as_ref().filter(|_| pieces >= 2) else {
+        if self.intra_pool.is_none() || pieces < 2 {
             f(0, parts);
             return;
-        };
+        }
         let len = n.div_ceil(pieces);
         let mut rest: [Option<&mut [T]>; N] = parts.map(Some);
         let mut chunks = Vec::with_capacity(pieces);
@@ -142,10 +155,14 @@ impl ExecEnv {
                 *head = Some(h);
                 *tail = Some(t);
             }
-            chunks.push((offset, heads.map(Option::unwrap_or_default)));
+            chunks.push(Mutex::new(Some((offset, heads.map(Option::unwrap_or_default)))));
             offset += take;
         }
-        pool.install(|| chunks.into_par_iter().for_each(|(off, c)| f(off, c)));
+        self.run_pieces(chunks.len(), |i| {
+            if let Some((off, c)) = chunks[i].lock().take() {
+                f(off, c);
+            }
+        });
     }
 }
 
