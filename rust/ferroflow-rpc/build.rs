@@ -10,13 +10,20 @@ use tonic_build::manual::{Builder, Method, Service};
 fn service(name: &str, methods: &[&str]) -> Service {
     let mut b = Service::builder().name(name).package("tensorflow");
     for m in methods {
+        // RecvTensor's response carries tensors of any size: its codec writes and reads
+        // their bytes without a TensorProto in between (src/codec.rs).
+        let (output, codec) = if *m == "RecvTensor" {
+            ("crate::codec::TensorResponse".to_string(), "crate::codec::WireCodec")
+        } else {
+            (format!("::ferroflow_proto::{m}Response"), "::tonic_prost::ProstCodec")
+        };
         b = b.method(
             Method::builder()
                 .name(snake(m))
                 .route_name(*m)
                 .input_type(format!("::ferroflow_proto::{m}Request"))
-                .output_type(format!("::ferroflow_proto::{m}Response"))
-                .codec_path("::tonic_prost::ProstCodec")
+                .output_type(output)
+                .codec_path(codec)
                 .build(),
         );
     }

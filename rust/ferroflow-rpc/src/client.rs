@@ -12,7 +12,7 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use parking_lot::{Mutex, RwLock};
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 
 use ferroflow_core::error::{Code, Error, Result};
 use ferroflow_core::executor::{RunArgs, RunOutput};
@@ -144,11 +144,7 @@ fn connect(target: &str) -> Result<MasterHandle> {
 fn remote_master(target: &str) -> Result<MasterServiceClient<Channel>> {
     let rt = runtime()?;
     let _guard = rt.enter();
-    let endpoint = Endpoint::from_shared(format!("http://{}", address(target)?))
-        .map_err(|e| Error::invalid_argument(format!("Invalid target {target}: {e}")))?
-        .tcp_nodelay(true)
-        .connect_timeout(Duration::from_secs(20));
-    Ok(MasterServiceClient::new(endpoint.connect_lazy())
+    Ok(MasterServiceClient::new(crate::transport::endpoint(address(target)?, "target")?.connect_lazy())
         .max_decoding_message_size(i32::MAX as usize)
         .max_encoding_message_size(i32::MAX as usize))
 }

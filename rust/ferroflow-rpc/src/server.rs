@@ -170,7 +170,7 @@ impl GrpcServer {
                     }
                 }
             };
-            let _ = tonic::transport::Server::builder()
+            let _ = crate::transport::server()
                 .add_service(master)
                 .add_service(worker)
                 .serve_with_incoming_shutdown(incoming, shutdown)

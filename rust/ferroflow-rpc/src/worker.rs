@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use parking_lot::{Mutex, RwLock};
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 use tonic::{Request, Response, Status};
 
 use ferroflow_core::cancel::RunCancellation;
@@ -29,6 +29,7 @@ use ferroflow_core::session::{PreparedRun, SessionBackend};
 use ferroflow_core::tensor::Tensor;
 use ferroflow_proto as pb;
 
+use crate::codec::TensorResponse;
 use crate::runtime::runtime;
 use crate::server::ServerState;
 use crate::services::worker::worker_service_client::WorkerServiceClient;
@@ -42,10 +43,7 @@ pub type WorkerClient = WorkerServiceClient<Channel>;
 pub fn worker_client(address: &str) -> Result<WorkerClient> {
     let rt = runtime()?;
     let _guard = rt.enter();
-    let endpoint = Endpoint::from_shared(format!("http://{address}"))
-        .map_err(|e| Error::invalid_argument(format!("Invalid worker address {address}: {e}")))?
-        .tcp_nodelay(true);
-    Ok(WorkerServiceClient::new(endpoint.connect_lazy())
+    Ok(WorkerServiceClient::new(crate::transport::endpoint(address, "worker address")?.connect_lazy())
         .max_decoding_message_size(i32::MAX as usize)
         .max_encoding_message_size(i32::MAX as usize))
 }
@@ -123,8 +121,7 @@ impl Rendezvous for StepRendezvous {
             let r = match client.recv_tensor(req).await {
                 Ok(resp) => {
                     let resp = resp.into_inner();
-                    let t = resp.tensor.unwrap_or_default();
-                    Tensor::from_proto(&t).map(|t| (t, resp.is_dead))
+                    Ok((resp.tensor, resp.is_dead))
                 }
                 Err(s) => Err(from_status(&s)),
             };
@@ -345,7 +342,7 @@ impl Worker {
     }
 
     /// `RecvTensor`: the value this task produced under a key, once it exists.
-    pub async fn recv_tensor(&self, req: pb::RecvTensorRequest) -> Result<pb::RecvTensorResponse> {
+    pub async fn recv_tensor(&self, req: pb::RecvTensorRequest) -> Result<TensorResponse> {
         let key = parse_key(&req.rendezvous_key)?;
         if !key.src_device.starts_with(&self.state.task_name) {
             return Err(Error::invalid_argument(format!(
@@ -385,12 +382,7 @@ impl Worker {
         guard.1 = true;
         let (t, is_dead) = joined.map_err(|e| Error::new(Code::Internal, format!("recv thread failed: {e}")))??;
         let micros = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros());
-        Ok(pb::RecvTensorResponse {
-            tensor: Some(t.to_proto()),
-            is_dead,
-            send_start_micros: i64::try_from(micros).unwrap_or(i64::MAX),
-            ..Default::default()
-        })
+        Ok(TensorResponse { tensor: t, is_dead, send_start_micros: i64::try_from(micros).unwrap_or(i64::MAX) })
     }
 }
 
@@ -454,7 +446,7 @@ impl WorkerService for Worker {
         Ok(Response::new(pb::CleanupAllResponse {}))
     }
 
-    async fn recv_tensor(&self, req: Request<pb::RecvTensorRequest>) -> Reply<pb::RecvTensorResponse> {
+    async fn recv_tensor(&self, req: Request<pb::RecvTensorRequest>) -> Reply<TensorResponse> {
         reply(Worker::recv_tensor(self, req.into_inner()).await)
     }
 
