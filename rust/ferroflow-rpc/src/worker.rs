@@ -9,12 +9,13 @@
 //! receiver calls, TF's pull model); `RecvTensor` from others is served from the step's
 //! table and may arrive before this task's `RunGraph` for the step. A step's state
 //! lives until `CleanupGraph`.
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use parking_lot::{Mutex, RwLock};
+use tokio::task::AbortHandle;
 use tonic::transport::Channel;
 use tonic::{Request, Response, Status};
 
@@ -23,6 +24,7 @@ use ferroflow_core::device::TaskName;
 use ferroflow_core::error::{Code, Error, Result};
 use ferroflow_core::executor::{DirectSession, RunArgs, SessionOptions};
 use ferroflow_core::graph::Graph;
+use ferroflow_core::kernels::sendrecv::node_key;
 use ferroflow_core::queue::Wait;
 use ferroflow_core::rendezvous::{LocalRendezvous, ParsedKey, Received, RecvSlot, Rendezvous, parse_key};
 use ferroflow_core::session::{PreparedRun, SessionBackend};
@@ -88,9 +90,67 @@ impl Peers {
 /// the tasks that produce what this task's `_Recv`s wait for.
 pub struct StepRendezvous {
     step_id: i64,
-    task_prefix: String,
+    task: String,
     local: Arc<LocalRendezvous>,
     peers: Arc<Peers>,
+    /// Remote keys whose `RecvTensor` was started with the step (their values arrive in
+    /// `local`), and those calls.
+    prefetched: Mutex<(HashSet<String>, Vec<AbortHandle>)>,
+}
+
+/// Whether `device` (a full device name) is on `task` (`/job:J/replica:R/task:T`).
+fn on_task(device: &str, task: &str) -> bool {
+    device.strip_prefix(task).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+impl StepRendezvous {
+    /// Starts the `RecvTensor` of every remote key at once, as the step begins (TF's
+    /// `_Recv` is an asynchronous kernel that every step starts with): the values
+    /// travel together instead of one round trip after another, and a `_Recv` finds
+    /// its value here, in the local table. A failed call aborts the step.
+    fn prefetch(&self, keys: &[ParsedKey]) -> Result<()> {
+        let rt = runtime()?;
+        let mut prefetched = self.prefetched.lock();
+        for key in keys {
+            if !prefetched.0.insert(key.full().to_string()) {
+                continue;
+            }
+            let call = self.call(key)?;
+            let (local, key) = (Arc::clone(&self.local), key.clone());
+            let task = rt.spawn(async move {
+                // A send into an aborted table fails; the abort's status already stands.
+                let _ = match call.await {
+                    Ok((t, is_dead)) => local.send(&key, t, is_dead),
+                    Err(e) => {
+                        local.start_abort(e);
+                        Ok(())
+                    }
+                };
+            });
+            prefetched.1.push(task.abort_handle());
+        }
+        Ok(())
+    }
+
+    /// The `RecvTensor` call for `key` to the task that produces it.
+    fn call(&self, key: &ParsedKey) -> Result<impl std::future::Future<Output = Result<Received>> + use<>> {
+        let mut client = self.peers.client_for_device(&key.src_device)?;
+        let req = pb::RecvTensorRequest {
+            step_id: self.step_id,
+            rendezvous_key: key.full().to_string(),
+            request_id: i64::try_from(crate::server::random_u64() >> 1).unwrap_or(1).max(1),
+            ..Default::default()
+        };
+        Ok(async move {
+            match client.recv_tensor(req).await {
+                Ok(resp) => {
+                    let resp = resp.into_inner();
+                    Ok((resp.tensor, resp.is_dead))
+                }
+                Err(s) => Err(from_status(&s)),
+            }
+        })
+    }
 }
 
 impl Rendezvous for StepRendezvous {
@@ -99,7 +159,7 @@ impl Rendezvous for StepRendezvous {
     }
 
     fn recv(&self, key: &ParsedKey, wait: &Wait<'_>) -> Result<Received> {
-        if key.src_device.starts_with(&self.task_prefix) {
+        if on_task(&key.src_device, &self.task) || self.prefetched.lock().0.contains(key.full()) {
             return self.local.recv(key, wait);
         }
         if wait.nonblocking {
@@ -108,24 +168,11 @@ impl Rendezvous for StepRendezvous {
         if let Some(e) = self.local.aborted() {
             return Err(e);
         }
-        let mut client = self.peers.client_for_device(&key.src_device)?;
+        let call = self.call(key)?;
         let slot = RecvSlot::new();
         let filler = Arc::clone(&slot);
-        let req = pb::RecvTensorRequest {
-            step_id: self.step_id,
-            rendezvous_key: key.full().to_string(),
-            request_id: i64::try_from(crate::server::random_u64() >> 1).unwrap_or(1).max(1),
-            ..Default::default()
-        };
         let call = runtime()?.spawn(async move {
-            let r = match client.recv_tensor(req).await {
-                Ok(resp) => {
-                    let resp = resp.into_inner();
-                    Ok((resp.tensor, resp.is_dead))
-                }
-                Err(s) => Err(from_status(&s)),
-            };
-            filler.fill(r);
+            filler.fill(call.await);
         });
         let r = slot.wait(wait, "RecvFromRemoteAsync is cancelled.");
         if r.is_err() {
@@ -135,6 +182,9 @@ impl Rendezvous for StepRendezvous {
     }
 
     fn start_abort(&self, status: Error) {
+        for call in self.prefetched.lock().1.drain(..) {
+            call.abort();
+        }
         self.local.start_abort(status);
     }
 }
@@ -143,6 +193,8 @@ impl Rendezvous for StepRendezvous {
 struct RegisteredGraph {
     run: Arc<dyn PreparedRun>,
     session: Arc<DirectSession>,
+    /// The keys of its `_Recv`s from other tasks, fetched as each step starts.
+    remote_recvs: Vec<ParsedKey>,
 }
 
 /// A worker session (`CreateWorkerSession`), or the legacy one of an empty handle.
@@ -209,9 +261,10 @@ impl Worker {
         Arc::clone(self.steps.lock().entry(step_id).or_insert_with(|| {
             Arc::new(StepRendezvous {
                 step_id,
-                task_prefix: self.state.task_name.clone(),
+                task: self.state.task_name.clone(),
                 local: LocalRendezvous::new(),
                 peers: Arc::clone(peers),
+                prefetched: Mutex::new((HashSet::new(), Vec::new())),
             })
         }))
     }
@@ -254,6 +307,14 @@ impl Worker {
         let mut graph = Graph::new();
         graph.extend_from_graph_def(&def)?;
         let targets: Vec<usize> = (0..graph.len()).collect();
+        let task = &self.state.task_name;
+        let mut remote_recvs = Vec::new();
+        for node in graph.nodes().iter().filter(|n| matches!(n.op_type(), "_Recv" | "_HostRecv")) {
+            let key = node_key(node)?;
+            if !on_task(&key.src_device, task) {
+                remote_recvs.push(key);
+            }
+        }
         let config = req.config_proto.clone().unwrap_or_default();
         let mut options = SessionOptions::from_config(&config);
         options.task = self.task()?;
@@ -261,7 +322,7 @@ impl Worker {
             DirectSession::with_resources(Arc::new(RwLock::new(graph)), options, Arc::clone(&self.state.resources));
         let run = SessionBackend::prepare(&*direct, &[], &[], &targets)?;
         let handle = format!("{:016x}", self.next_graph.fetch_add(1, Ordering::Relaxed));
-        session.graphs.lock().insert(handle.clone(), Arc::new(RegisteredGraph { run, session: direct }));
+        session.graphs.lock().insert(handle.clone(), Arc::new(RegisteredGraph { run, session: direct, remote_recvs }));
         Ok(pb::RegisterGraphResponse { graph_handle: handle })
     }
 
@@ -290,7 +351,7 @@ impl Worker {
         let step = self.step(req.step_id, &session.peers);
         for s in &req.send {
             let key = parse_key(&s.name)?;
-            if !key.src_device.starts_with(&self.state.task_name) {
+            if !on_task(&key.src_device, &self.state.task_name) {
                 return Err(Error::invalid_argument(format!(
                     "Invalid rendezvous key (src): {} @ {}",
                     s.name, self.state.task_name
@@ -299,6 +360,7 @@ impl Worker {
             step.send(&key, crate::convert::tensor_of(s)?, false)?;
         }
         let recv_keys = req.recv_key.iter().map(|k| parse_key(k)).collect::<Result<Vec<_>>>()?;
+        step.prefetch(&graph.remote_recvs)?;
         let cancelled = Arc::new(AtomicBool::new(false));
         let mut guard = CancelOnDrop(Arc::clone(&cancelled), false);
         let rendezvous = Arc::clone(&step);
@@ -344,7 +406,7 @@ impl Worker {
     /// `RecvTensor`: the value this task produced under a key, once it exists.
     pub async fn recv_tensor(&self, req: pb::RecvTensorRequest) -> Result<TensorResponse> {
         let key = parse_key(&req.rendezvous_key)?;
-        if !key.src_device.starts_with(&self.state.task_name) {
+        if !on_task(&key.src_device, &self.state.task_name) {
             return Err(Error::invalid_argument(format!(
                 "Invalid rendezvous key (src): {} @ {}",
                 req.rendezvous_key, self.state.task_name
@@ -363,6 +425,18 @@ impl Worker {
             ));
         }
         let step = self.step(req.step_id, &self.peers);
+        let micros = || {
+            let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros());
+            i64::try_from(now).unwrap_or(i64::MAX)
+        };
+        // A value already sent is answered here, without a thread to wait on.
+        let (run, closed) = (RunCancellation::new(None), AtomicBool::new(false));
+        let now = Wait { deadline: None, closed: &closed, run: &run, nonblocking: true, rendezvous: None };
+        match step.local.recv(&key, &now) {
+            Ok((tensor, is_dead)) => return Ok(TensorResponse { tensor, is_dead, send_start_micros: micros() }),
+            Err(e) if !e.is_would_block() => return Err(e),
+            Err(_) => {}
+        }
         let cancelled = Arc::new(AtomicBool::new(false));
         let mut guard = CancelOnDrop(Arc::clone(&cancelled), false);
         let joined = tokio::task::spawn_blocking(move || {
@@ -380,9 +454,9 @@ impl Worker {
         })
         .await;
         guard.1 = true;
-        let (t, is_dead) = joined.map_err(|e| Error::new(Code::Internal, format!("recv thread failed: {e}")))??;
-        let micros = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros());
-        Ok(TensorResponse { tensor: t, is_dead, send_start_micros: i64::try_from(micros).unwrap_or(i64::MAX) })
+        let (tensor, is_dead) =
+            joined.map_err(|e| Error::new(Code::Internal, format!("recv thread failed: {e}")))??;
+        Ok(TensorResponse { tensor, is_dead, send_start_micros: micros() })
     }
 }
 
