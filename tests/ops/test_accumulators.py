@@ -28,7 +28,9 @@ SETTLE_S = 0.2
 def _core_message(e) -> str:
     m = getattr(e, "message", None) or str(e)
     m = re.sub(r"(?s)^Graph execution error:\n\n", "", m)
-    m = re.sub(r"(?s)^Detected at node.*?\nNode: '[^']*'\n", "", m)
+    # TF's traceback of the failing node: a header, indented frames, then (not
+    # always) the node's name.
+    m = re.sub(r"^Detected at node[^\n]*\n(?:[ \t][^\n]*\n)*(?:Node: '[^']*'\n)?", "", m)
     m = re.sub(r"(?s)\n\t \[\[.*$", "", m)
     m = re.sub(r"(?s)\n\nOriginal stack trace.*$", "", m)
     return m.strip()
