@@ -243,7 +243,9 @@ def test_concurrent_updates_of_shared_variables_from_parallel_plans():
     config = ff.ConfigProto(inter_op_parallelism_threads=2, intra_op_parallelism_threads=2)
     vs = [ff.Variable(ff.zeros([n]), name=f"v{i}") for i in range(3)]
     grad = ff.ones([n])
-    train = ff.group(*[ff.train.GradientDescentOptimizer(0.5).apply_gradients([(grad, v)]) for v in vs])
+    train = ff.group(
+        *[ff.train.GradientDescentOptimizer(0.5).apply_gradients([(grad, v)]) for v in vs]
+    )
     errors = []
     with ff.Session(config=config) as sess:
         sess.run(ff.global_variables_initializer())
