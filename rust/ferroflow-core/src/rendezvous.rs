@@ -146,6 +146,15 @@ pub trait Rendezvous: Send + Sync {
     /// abort wins). A run that fails aborts its step's rendezvous with its error, as
     /// TF's executor does, which releases the receivers of the other tasks.
     fn start_abort(&self, status: Error);
+
+    /// Calls `ready` once a nonblocking [`recv`](Self::recv) of `key` may find its
+    /// value or fail for good (at once if it may now): the executor parks a `_Recv`
+    /// this way instead of giving it a thread to wait on. `false`, without calling
+    /// `ready`, where this rendezvous cannot tell; the caller then waits in `recv`.
+    fn notify_when_ready(&self, key: &ParsedKey, ready: ReadyCallback) -> bool {
+        let _ = (key, ready);
+        false
+    }
 }
 
 /// A one-shot place a receiver waits on until someone fills it: what
@@ -233,6 +242,10 @@ impl Wake for RecvSlot {
     }
 }
 
+/// Called once when a key's `recv` may find its value (see
+/// [`Rendezvous::notify_when_ready`]).
+pub type ReadyCallback = Box<dyn FnOnce() + Send>;
+
 /// What a key's line holds: values sent before anyone asked, or receivers waiting
 /// before anything was sent (never both).
 enum Item {
@@ -244,6 +257,8 @@ enum Item {
 struct LocalState {
     table: HashMap<String, VecDeque<Item>>,
     aborted: Option<Error>,
+    // Callers to tell when a key's value arrives (or the table is aborted).
+    ready: HashMap<String, Vec<ReadyCallback>>,
 }
 
 /// The in-process rendezvous (TF's `LocalRendezvous`): per key, a line of sent values
@@ -279,11 +294,13 @@ impl LocalRendezvous {
 
 impl Rendezvous for LocalRendezvous {
     fn send(&self, key: &ParsedKey, value: Tensor, is_dead: bool) -> Result<()> {
-        let waiter = {
+        let mut value = Some(value);
+        let (waiter, ready) = {
             let mut st = self.state.lock();
             if let Some(e) = &st.aborted {
                 return Err(e.clone());
             }
+            let ready = st.ready.remove(&key.full).unwrap_or_default();
             let line = st.table.entry(key.full.clone()).or_default();
             match line.front() {
                 Some(Item::Waiter(_)) => {
@@ -291,17 +308,22 @@ impl Rendezvous for LocalRendezvous {
                     if line.is_empty() {
                         st.table.remove(&key.full);
                     }
-                    w
+                    (Some(w), ready)
                 }
                 _ => {
-                    line.push_back(Item::Value((value, is_dead)));
-                    return Ok(());
+                    line.extend(value.take().map(|v| Item::Value((v, is_dead))));
+                    (None, ready)
                 }
             }
         };
-        // Fill outside the table's lock (a waiter that gives up takes the table's lock
-        // after releasing its slot's).
-        waiter.fill(Ok((value, is_dead)));
+        // Fill and call outside the table's lock (a waiter that gives up takes the
+        // table's lock after releasing its slot's; a callback may recv at once).
+        if let (Some(w), Some(v)) = (waiter, value) {
+            w.fill(Ok((v, is_dead)));
+        }
+        for r in ready {
+            r();
+        }
         Ok(())
     }
 
@@ -351,19 +373,36 @@ impl Rendezvous for LocalRendezvous {
     }
 
     fn start_abort(&self, status: Error) {
-        let lines = {
+        let (lines, ready) = {
             let mut st = self.state.lock();
             if st.aborted.is_some() {
                 return;
             }
             st.aborted = Some(status.clone());
-            std::mem::take(&mut st.table)
+            (std::mem::take(&mut st.table), std::mem::take(&mut st.ready))
         };
         for item in lines.into_values().flatten() {
             if let Item::Waiter(w) = item {
                 w.fill(Err(status.clone()));
             }
         }
+        for r in ready.into_values().flatten() {
+            r();
+        }
+    }
+
+    fn notify_when_ready(&self, key: &ParsedKey, ready: ReadyCallback) -> bool {
+        {
+            let mut st = self.state.lock();
+            let now = st.aborted.is_some()
+                || matches!(st.table.get(&key.full).and_then(VecDeque::front), Some(Item::Value(_)));
+            if !now {
+                st.ready.entry(key.full.clone()).or_default().push(ready);
+                return true;
+            }
+        }
+        ready();
+        true
     }
 }
 

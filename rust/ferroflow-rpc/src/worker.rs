@@ -26,7 +26,9 @@ use ferroflow_core::executor::{DirectSession, RunArgs, SessionOptions};
 use ferroflow_core::graph::Graph;
 use ferroflow_core::kernels::sendrecv::node_key;
 use ferroflow_core::queue::Wait;
-use ferroflow_core::rendezvous::{LocalRendezvous, ParsedKey, Received, RecvSlot, Rendezvous, parse_key};
+use ferroflow_core::rendezvous::{
+    LocalRendezvous, ParsedKey, ReadyCallback, Received, RecvSlot, Rendezvous, parse_key,
+};
 use ferroflow_core::session::{PreparedRun, SessionBackend};
 use ferroflow_core::tensor::Tensor;
 use ferroflow_proto as pb;
@@ -179,6 +181,12 @@ impl Rendezvous for StepRendezvous {
             call.abort();
         }
         r
+    }
+
+    fn notify_when_ready(&self, key: &ParsedKey, ready: ReadyCallback) -> bool {
+        // Values of this task and prefetched ones arrive in the local table.
+        (on_task(&key.src_device, &self.task) || self.prefetched.lock().0.contains(key.full()))
+            && self.local.notify_when_ready(key, ready)
     }
 
     fn start_abort(&self, status: Error) {

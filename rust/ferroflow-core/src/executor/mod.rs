@@ -24,13 +24,13 @@ pub use trace::StepTrace;
 /// The lock that guards a graph shared by Python handles and sessions.
 pub type GraphLock<T> = RwLock<T>;
 
-use crate::cancel::{CancelHandle, InterruptCheck, RunCancellation};
+use crate::cancel::{CancelHandle, InterruptCheck, RunCancellation, Wake};
 use crate::device::{DeviceSet, TaskName};
 use crate::error::{Code, Error, Result};
 use crate::graph::{Graph, NodeId, Output};
 use crate::kernels::{ExecEnv, OpContext, Value};
 use crate::queue::Wait;
-use crate::rendezvous::{LocalRendezvous, Rendezvous};
+use crate::rendezvous::{LocalRendezvous, ReadyCallback, Rendezvous};
 use crate::resource::ResourceMgr;
 use crate::shape::PartialShape;
 use crate::tensor::Tensor;
@@ -610,12 +610,41 @@ fn run_inline_cf(
 }
 
 /// Blocking steps handed to the calling thread, and the number of pieces of work
-/// (pool tasks, handed-over steps, steps waiting on their own threads) not yet
-/// finished.
+/// (pool tasks, handed-over steps, parked steps, steps waiting on their own threads)
+/// not yet finished.
 #[derive(Default)]
 struct CallerLane {
     ready: Vec<usize>,
+    /// Parked steps whose kernel said another attempt may get further.
+    woken: Vec<usize>,
+    /// How many steps are parked.
+    parked: usize,
     in_flight: usize,
+}
+
+/// The calling thread's lane and the condition it waits on. Shared with the callbacks
+/// that wake parked steps, which may come after the run is over.
+#[derive(Default)]
+struct Lane {
+    state: Mutex<CallerLane>,
+    changed: parking_lot::Condvar,
+}
+
+impl Wake for Lane {
+    fn wake(&self) {
+        let _lane = self.state.lock();
+        self.changed.notify_all();
+    }
+}
+
+/// What the calling thread does next.
+enum LaneWork {
+    /// Start a blocking step (alone: nothing else of the run is outstanding).
+    Start(usize, bool),
+    /// Try a parked step again.
+    Resume(usize),
+    /// End the parked steps: the run is over, cancelled or past its deadline.
+    Expire,
 }
 
 /// State shared by the threads of one parallel run.
@@ -630,10 +659,12 @@ struct ParallelRun<'a> {
     error: Mutex<Option<Error>>,
     // Dead steps (plans with control flow only; empty otherwise).
     dead: Vec<AtomicBool>,
-    // Steps that may block (queue operations) start on the calling thread, which waits
-    // here for them; pool threads never block on a queue.
-    lane: Mutex<CallerLane>,
-    lane_changed: parking_lot::Condvar,
+    // Steps that may block (queue operations, `_Recv`) start on the calling thread,
+    // which waits here for them; pool threads never block.
+    lane: Arc<Lane>,
+    // Steps whose kernel will call back when another attempt may get further (TF's
+    // asynchronous kernels), by step.
+    parked: Mutex<HashMap<usize, StartedStep<'a>>>,
 }
 
 /// A step whose kernel is ready to compute: its inputs gathered, its clock started.
@@ -704,11 +735,11 @@ impl<'a> ParallelRun<'a> {
     /// Starts `idx`: a blocking step goes to the calling thread's lane, any other is
     /// spawned on the pool.
     fn dispatch<'s>(&'s self, idx: usize, scope: &rayon::Scope<'s>) {
-        let mut lane = self.lane.lock();
+        let mut lane = self.lane.state.lock();
         lane.in_flight += 1;
         if self.plan.steps[idx].blocking {
             lane.ready.push(idx);
-            self.lane_changed.notify_all();
+            self.lane.changed.notify_all();
         } else {
             drop(lane);
             scope.spawn(move |sc| self.run_from(idx, sc));
@@ -717,10 +748,10 @@ impl<'a> ParallelRun<'a> {
 
     /// Marks one piece of work finished.
     fn finish(&self) {
-        let mut lane = self.lane.lock();
+        let mut lane = self.lane.state.lock();
         lane.in_flight -= 1;
         if lane.in_flight == 0 {
-            self.lane_changed.notify_all();
+            self.lane.changed.notify_all();
         }
     }
 
@@ -789,27 +820,42 @@ impl<'a> ParallelRun<'a> {
 
     /// The calling thread's loop: runs the blocking steps handed to it until no work
     /// is left anywhere. Each is first tried without waiting; one that would wait runs
-    /// here only when nothing else of the run is outstanding, and otherwise waits on a
-    /// thread of its own, so blocked steps of one run never wait one after another
-    /// (TF runs them as asynchronous kernels). While it waits for work, the calling
-    /// thread polls for an interrupt.
+    /// here only when nothing else of the run is outstanding. Otherwise it is parked
+    /// when its kernel can call back once another try may get further (a `_Recv`,
+    /// TF's asynchronous kernel), or waits on a thread of its own, so blocked steps of
+    /// one run never wait one after another. While it waits for work, the calling
+    /// thread polls for an interrupt, and ends the parked steps when the run is over,
+    /// cancelled or past its deadline.
     fn serve_lane<'s, 't>(&'s self, scope: &'t rayon::Scope<'s>, threads: &'t std::thread::Scope<'t, '_>)
     where
         's: 't,
     {
+        // A cancellation (a failed step, a closed session) wakes this loop too.
+        let _cancel_wakes_lane = self.wait.run.register(Arc::clone(&self.lane) as Arc<dyn Wake>);
         loop {
-            let (idx, alone) = {
-                let mut lane = self.lane.lock();
+            let work = {
+                let mut lane = self.lane.state.lock();
                 loop {
+                    if let Some(i) = lane.woken.pop() {
+                        lane.parked = lane.parked.saturating_sub(1);
+                        break LaneWork::Resume(i);
+                    }
                     if let Some(i) = lane.ready.pop() {
-                        break (i, lane.ready.is_empty() && lane.in_flight == 1);
+                        break LaneWork::Start(i, lane.ready.is_empty() && lane.in_flight == 1);
                     }
                     if lane.in_flight == 0 {
                         return;
                     }
-                    match self.wait.run.wake_time(None) {
+                    let past_deadline = self.wait.deadline.is_some_and(|d| Instant::now() >= d);
+                    if lane.parked > 0 && (self.wait.is_cancelled() || past_deadline) {
+                        lane.parked = 0;
+                        lane.woken.clear();
+                        break LaneWork::Expire;
+                    }
+                    let deadline = if lane.parked > 0 { self.wait.deadline } else { None };
+                    match self.wait.run.wake_time(deadline) {
                         Some(t) => {
-                            if self.lane_changed.wait_until(&mut lane, t).timed_out() {
+                            if self.lane.changed.wait_until(&mut lane, t).timed_out() {
                                 // Never hold the lane's lock while the check takes the GIL.
                                 if let Err(e) =
                                     parking_lot::MutexGuard::unlocked(&mut lane, || self.wait.run.poll_interrupt())
@@ -818,56 +864,117 @@ impl<'a> ParallelRun<'a> {
                                 }
                             }
                         }
-                        None => self.lane_changed.wait(&mut lane),
+                        None => self.lane.changed.wait(&mut lane),
                     }
                 }
             };
-            if self.is_over() {
-                self.finish();
-                continue;
-            }
-            if self.skip_dead(idx) {
-                let result = run_dead(&self.plan.steps[idx], self.env, self.wait);
-                if let Some(n) = self.complete(idx, result, scope) {
-                    self.dispatch(n, scope);
+            match work {
+                LaneWork::Start(idx, alone) => self.start_on_lane(idx, alone, scope, threads),
+                LaneWork::Resume(idx) => {
+                    let parked = self.parked.lock().remove(&idx);
+                    if let Some(started) = parked {
+                        self.attempt(started, false, scope, threads);
+                    }
                 }
-                self.finish();
-                continue;
-            }
-            let mut started = match self.start(idx) {
-                Ok(s) => s,
-                Err(e) => {
-                    self.complete(idx, Err(e), scope);
-                    self.finish();
-                    continue;
-                }
-            };
-            started.ctx.wait.nonblocking = !alone;
-            match self.compute(&mut started) {
-                Err(e) if e.is_would_block() => {
-                    started.ctx.wait.nonblocking = false;
-                    let waiter = std::thread::Builder::new().name("ferroflow-blocked-step".into());
-                    let spawned = waiter.spawn_scoped(threads, move || {
-                        let result = self.compute(&mut started).and_then(|()| self.store(started));
-                        if let Some(n) = self.complete(idx, result, scope) {
-                            self.dispatch(n, scope);
+                LaneWork::Expire => {
+                    let parked: Vec<StartedStep<'a>> = self.parked.lock().drain().map(|(_, s)| s).collect();
+                    for mut started in parked {
+                        if self.is_over() {
+                            self.finish();
+                            continue;
                         }
-                        self.finish();
-                    });
-                    if let Err(e) = spawned {
-                        let e = Error::new(Code::ResourceExhausted, format!("could not start a thread: {e}"));
-                        self.complete(idx, Err(e), scope);
-                        self.finish();
+                        // The wait ends at once, with the kernel's own error.
+                        started.ctx.wait.nonblocking = false;
+                        let idx = started.idx;
+                        let result = self.compute(&mut started).and_then(|()| self.store(started));
+                        self.end_on_lane(idx, result, scope);
                     }
-                }
-                result => {
-                    if let Some(n) = self.complete(idx, result.and_then(|()| self.store(started)), scope) {
-                        self.dispatch(n, scope);
-                    }
-                    self.finish();
                 }
             }
         }
+    }
+
+    /// Starts blocking step `idx` on the calling thread.
+    fn start_on_lane<'s, 't>(
+        &'s self,
+        idx: usize,
+        alone: bool,
+        scope: &'t rayon::Scope<'s>,
+        threads: &'t std::thread::Scope<'t, '_>,
+    ) where
+        's: 't,
+    {
+        if self.is_over() {
+            self.finish();
+            return;
+        }
+        if self.skip_dead(idx) {
+            let result = run_dead(&self.plan.steps[idx], self.env, self.wait);
+            self.end_on_lane(idx, result, scope);
+            return;
+        }
+        match self.start(idx) {
+            Ok(started) => self.attempt(started, alone, scope, threads),
+            Err(e) => {
+                self.complete(idx, Err(e), scope);
+                self.finish();
+            }
+        }
+    }
+
+    /// Computes a started blocking step: waiting here when `alone`, else without
+    /// waiting, and a step that would wait is parked or handed to a thread of its own.
+    fn attempt<'s, 't>(
+        &'s self,
+        mut started: StartedStep<'a>,
+        alone: bool,
+        scope: &'t rayon::Scope<'s>,
+        threads: &'t std::thread::Scope<'t, '_>,
+    ) where
+        's: 't,
+    {
+        let idx = started.idx;
+        started.ctx.wait.nonblocking = !alone;
+        match self.compute(&mut started) {
+            Err(e) if e.is_would_block() => {
+                let lane = Arc::clone(&self.lane);
+                let ready: ReadyCallback = Box::new(move || {
+                    let mut state = lane.state.lock();
+                    state.woken.push(idx);
+                    lane.changed.notify_all();
+                });
+                // Only this thread takes woken steps, so a callback made at once still
+                // finds the step parked by the time it looks.
+                if self.plan.steps[idx].kernel.notify_when_ready(&started.ctx, ready) {
+                    self.parked.lock().insert(idx, started);
+                    self.lane.state.lock().parked += 1;
+                    return;
+                }
+                started.ctx.wait.nonblocking = false;
+                let waiter = std::thread::Builder::new().name("ferroflow-blocked-step".into());
+                let spawned = waiter.spawn_scoped(threads, move || {
+                    let result = self.compute(&mut started).and_then(|()| self.store(started));
+                    if let Some(n) = self.complete(idx, result, scope) {
+                        self.dispatch(n, scope);
+                    }
+                    self.finish();
+                });
+                if let Err(e) = spawned {
+                    let e = Error::new(Code::ResourceExhausted, format!("could not start a thread: {e}"));
+                    self.complete(idx, Err(e), scope);
+                    self.finish();
+                }
+            }
+            result => self.end_on_lane(idx, result.and_then(|()| self.store(started)), scope),
+        }
+    }
+
+    /// After a blocking step ended on the calling thread: its successors, its count.
+    fn end_on_lane<'s>(&'s self, idx: usize, result: Result<()>, scope: &rayon::Scope<'s>) {
+        if let Some(n) = self.complete(idx, result, scope) {
+            self.dispatch(n, scope);
+        }
+        self.finish();
     }
 }
 
@@ -890,8 +997,8 @@ fn run_parallel(
         uses_left: plan.uses.iter().map(|&u| AtomicUsize::new(u)).collect(),
         error: Mutex::new(None),
         dead: if plan.control_flow { plan.steps.iter().map(|_| AtomicBool::new(false)).collect() } else { Vec::new() },
-        lane: Mutex::new(CallerLane::default()),
-        lane_changed: parking_lot::Condvar::new(),
+        lane: Arc::new(Lane::default()),
+        parked: Mutex::new(HashMap::new()),
     };
     let roots: Vec<usize> = (0..plan.steps.len()).filter(|&i| plan.steps[i].num_predecessors == 0).collect();
     let st = &state;

@@ -274,6 +274,14 @@ pub trait OpKernel: Send + Sync {
     fn is_blocking(&self) -> bool {
         false
     }
+    /// For a blocking kernel whose nonblocking attempt would block: calls `ready` once
+    /// another attempt may get further, and returns `true` (the executor parks the
+    /// step meanwhile, TF's asynchronous kernel); `false` where it cannot tell, and the
+    /// step waits on a thread of its own.
+    fn notify_when_ready(&self, ctx: &OpContext<'_>, ready: crate::rendezvous::ReadyCallback) -> bool {
+        let _ = (ctx, ready);
+        false
+    }
 }
 
 /// What a kernel factory sees: the node, its graph, and the session's resources.

@@ -7,7 +7,7 @@ use super::{KernelBuild, OpContext, OpKernel};
 use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
 use crate::graph::Node;
-use crate::rendezvous::{ParsedKey, Rendezvous, create_key, parse_key};
+use crate::rendezvous::{ParsedKey, ReadyCallback, Rendezvous, create_key, parse_key};
 use crate::tensor::Tensor;
 
 /// The key a `_Send`/`_Recv` node's attrs spell (TF's `GetRendezvousKey` at frame 0,
@@ -77,5 +77,9 @@ impl OpKernel for RecvKernel {
 
     fn is_blocking(&self) -> bool {
         true
+    }
+
+    fn notify_when_ready(&self, ctx: &OpContext<'_>, ready: ReadyCallback) -> bool {
+        ctx.wait.rendezvous.is_some_and(|r| r.notify_when_ready(&self.key, ready))
     }
 }
