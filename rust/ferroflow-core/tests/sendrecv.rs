@@ -186,3 +186,80 @@ fn deadness_crosses_a_pair() {
         assert_eq!(float(&out[0]), -2.0, "the dead send arrives dead; the merge takes the live branch");
     }
 }
+
+fn recv_as(b: &Builder, node: &str, name: &str) -> Output {
+    let mut attrs = key_attrs(name);
+    attrs.push(("tensor_type", AttrValue::Type(DType::Float32)));
+    b.op("_Recv", node, &[], attrs)
+}
+
+/// Waits in `table` for the value under `name`, as another task's `RecvTensor` would.
+fn recv_from(table: &LocalRendezvous, name: &str) -> Tensor {
+    let run = ferroflow_core::cancel::RunCancellation::new(None);
+    let closed = std::sync::atomic::AtomicBool::new(false);
+    let wait = ferroflow_core::queue::Wait {
+        deadline: None,
+        closed: &closed,
+        run: &run,
+        nonblocking: false,
+        rendezvous: None,
+    };
+    table.recv(&key(name), &wait).unwrap().0
+}
+
+#[test]
+fn parked_receivers_resume_in_any_order_and_end_with_the_run() {
+    // Two receivers of one parallel run (parked while their values are missing): "a"
+    // arrives only after the run sent back what "b" brought, so the run must not wait
+    // for "a" before "b" was received and sent on.
+    let b = Builder::new();
+    let ra = recv_as(&b, "ra", "a");
+    let rb = recv_as(&b, "rb", "b");
+    let echo = b.op("_Send", "echo", &[rb], key_attrs("b_echo")).node;
+    let y = b.op("Add", "y", &[ra, rb], vec![]);
+    let sess = b.session(2);
+    let plan = sess.prepare(&[], &[y], &[echo]).unwrap();
+    let with = |table: &Arc<LocalRendezvous>, timeout| RunArgs {
+        rendezvous: Some(Arc::clone(table) as Arc<dyn Rendezvous>),
+        timeout,
+        ..RunArgs::default()
+    };
+    for i in 0..20 {
+        let table = LocalRendezvous::new();
+        let peer = {
+            let table = Arc::clone(&table);
+            std::thread::spawn(move || {
+                if i % 2 == 0 {
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                table.send(&key("b"), Tensor::scalar(2.0f32), false).unwrap();
+                let echoed = recv_from(&table, "b_echo");
+                table.send(&key("a"), Tensor::scalar(float(&echoed) * 10.0), false).unwrap();
+            })
+        };
+        let out = sess.run_with(&plan, vec![], &with(&table, None)).unwrap();
+        assert_eq!(float(&out.values[0]), 22.0);
+        peer.join().unwrap();
+    }
+    // Parked receivers end with the run's deadline, the session's close and an abort
+    // of the rendezvous (another task failed), each with its own error.
+    let e =
+        sess.run_with(&plan, vec![], &with(&LocalRendezvous::new(), Some(Duration::from_millis(50)))).err().unwrap();
+    assert_eq!(e.code, Code::DeadlineExceeded, "{e}");
+    let table = LocalRendezvous::new();
+    let waiting = {
+        let (sess, plan, args) = (Arc::clone(&sess), plan.clone(), with(&table, None));
+        std::thread::spawn(move || sess.run_with(&plan, vec![], &args).map(|_| ()))
+    };
+    std::thread::sleep(Duration::from_millis(50));
+    table.start_abort(ferroflow_core::Error::new(Code::Aborted, "the peer task went away"));
+    let e = waiting.join().unwrap().unwrap_err();
+    assert_eq!((e.code, e.message.contains("the peer task went away")), (Code::Aborted, true), "{e}");
+    let waiting = {
+        let (sess, plan, args) = (Arc::clone(&sess), plan.clone(), with(&LocalRendezvous::new(), None));
+        std::thread::spawn(move || sess.run_with(&plan, vec![], &args).map(|_| ()))
+    };
+    std::thread::sleep(Duration::from_millis(50));
+    sess.close();
+    assert_eq!(waiting.join().unwrap().unwrap_err().code, Code::Cancelled);
+}
