@@ -1,5 +1,7 @@
 """Shared fixtures: a fresh default graph per test, and TensorFlow as the oracle."""
 
+import re
+
 import pytest
 
 import ferroflow as ff
@@ -58,3 +60,18 @@ def assert_same_tensors(tf_out, ff_out):
         assert a.name == b.name
         assert a.dtype.name == b.dtype.name
         assert a.shape.as_list() == b.shape.as_list()
+
+
+def op_error_message(e) -> str:
+    """An op error's own message, without TF's or ferroflow's decorations.
+
+    TF may prefix "Graph execution error:" and the failing node's creation traceback
+    ("Detected at node 'x' defined at ...", indented frames, then, not always,
+    "Node: 'x'"), and appends "\\t [[{{node x}}]]"; ferroflow appends the op's stack.
+    """
+    m = getattr(e, "message", None) or str(e)
+    m = re.sub(r"^Graph execution error:\n\n", "", m)
+    m = re.sub(r"^Detected at node[^\n]*\n(?:[ \t][^\n]*\n)*(?:Node: '[^']*'\n)?", "", m)
+    m = re.sub(r"(?s)\n\t \[\[.*$", "", m)
+    m = re.sub(r"(?s)\n\nOriginal stack trace.*$", "", m)
+    return m.strip()

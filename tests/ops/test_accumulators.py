@@ -8,7 +8,6 @@ timeout, so a lost wake-up is a failure, not a hang.
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 
@@ -18,22 +17,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ferroflow as ff
+from conftest import op_error_message as _core_message
 
 pytestmark = pytest.mark.timeout(60)
 
 WAIT_MS = 10_000
 SETTLE_S = 0.2
-
-
-def _core_message(e) -> str:
-    m = getattr(e, "message", None) or str(e)
-    m = re.sub(r"(?s)^Graph execution error:\n\n", "", m)
-    # TF's traceback of the failing node: a header, indented frames, then (not
-    # always) the node's name.
-    m = re.sub(r"^Detected at node[^\n]*\n(?:[ \t][^\n]*\n)*(?:Node: '[^']*'\n)?", "", m)
-    m = re.sub(r"(?s)\n\t \[\[.*$", "", m)
-    m = re.sub(r"(?s)\n\nOriginal stack trace.*$", "", m)
-    return m.strip()
 
 
 def _plain(v):

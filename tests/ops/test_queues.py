@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ferroflow as ff
+from conftest import op_error_message
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -38,11 +39,7 @@ def _core_message(e) -> str:
     TF prefixes "Graph execution error: ... Node: 'x'", appends "\\t [[{{node x}}]]"
     and names a session's queue `'_0_fifo_queue'`; ferroflow appends the op's stack.
     """
-    m = getattr(e, "message", None) or str(e)
-    m = re.sub(r"(?s)^Graph execution error:\n\n(?:Detected at node.*?\nNode: '[^']*'\n)?", "", m)
-    m = re.sub(r"(?s)\n\t \[\[.*$", "", m)
-    m = re.sub(r"(?s)\n\nOriginal stack trace.*$", "", m)
-    return re.sub(r"'_\d+_", "'", m)
+    return re.sub(r"'_\d+_", "'", op_error_message(e))
 
 
 def _plain(v):

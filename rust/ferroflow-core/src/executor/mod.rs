@@ -856,12 +856,13 @@ impl<'a> ParallelRun<'a> {
                     match self.wait.run.wake_time(deadline) {
                         Some(t) => {
                             if self.lane.changed.wait_until(&mut lane, t).timed_out() {
-                                // Never hold the lane's lock while the check takes the GIL.
-                                if let Err(e) =
-                                    parking_lot::MutexGuard::unlocked(&mut lane, || self.wait.run.poll_interrupt())
-                                {
-                                    self.fail(e);
-                                }
+                                // Never hold the lane's lock while the check takes the GIL,
+                                // nor while failing the run (its cancellation wakes the lane).
+                                parking_lot::MutexGuard::unlocked(&mut lane, || {
+                                    if let Err(e) = self.wait.run.poll_interrupt() {
+                                        self.fail(e);
+                                    }
+                                });
                             }
                         }
                         None => self.lane.changed.wait(&mut lane),
