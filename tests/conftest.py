@@ -1,6 +1,8 @@
 """Shared fixtures: a fresh default graph per test, and TensorFlow as the oracle."""
 
 import re
+import socket
+import threading
 
 import pytest
 
@@ -65,13 +67,45 @@ def assert_same_tensors(tf_out, ff_out):
 def op_error_message(e) -> str:
     """An op error's own message, without TF's or ferroflow's decorations.
 
-    TF may prefix "Graph execution error:" and the failing node's creation traceback
-    ("Detected at node 'x' defined at ...", indented frames, then, not always,
-    "Node: 'x'"), and appends "\\t [[{{node x}}]]"; ferroflow appends the op's stack.
+    TF may prefix "Graph execution error:" and the failing node's creation traceback,
+    once or more ("Detected at node 'x' defined at ...", indented frames, then, not
+    always, "Node: 'x'"), and appends "\\t [[{{node x}}]]"; ferroflow appends the op's stack.
     """
     m = getattr(e, "message", None) or str(e)
     m = re.sub(r"^Graph execution error:\n\n", "", m)
-    m = re.sub(r"^Detected at node[^\n]*\n(?:[ \t][^\n]*\n)*(?:Node: '[^']*'\n)?", "", m)
+    m = re.sub(r"^(?:Detected at node[^\n]*\n(?:[ \t][^\n]*\n)*(?:Node: '[^']*'\n)?)+", "", m)
     m = re.sub(r"(?s)\n\t \[\[.*$", "", m)
     m = re.sub(r"(?s)\n\nOriginal stack trace.*$", "", m)
     return m.strip()
+
+
+def free_ports(n):
+    """`n` loopback ports free right now (for servers a test starts)."""
+    socks = [socket.socket() for _ in range(n)]
+    for s in socks:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in socks]
+    for s in socks:
+        s.close()
+    return ports
+
+
+class Background:
+    """`fn()` on a daemon thread, started at once; `join` returns its result and fails
+    the test if it is still blocked."""
+
+    def __init__(self, fn):
+        self._result = None
+        self._thread = threading.Thread(target=self._body, args=(fn,), daemon=True)
+        self._thread.start()
+
+    def _body(self, fn):
+        self._result = fn()
+
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def join(self, timeout=20.0):
+        self._thread.join(timeout)
+        assert not self._thread.is_alive(), "a blocked run was never released"
+        return self._result

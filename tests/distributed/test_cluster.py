@@ -5,23 +5,13 @@ across tasks (`RegisterGraph`/`RunGraph`, `_Send`/`_Recv` pairs, `RecvTensor`).
 Also with TensorFlow's server as the ps task (a mixed cluster).
 """
 
-import socket
 import threading
 
 import numpy as np
 import pytest
 
 import ferroflow as ff
-
-
-def free_ports(n):
-    socks = [socket.socket() for _ in range(n)]
-    for s in socks:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in socks]
-    for s in socks:
-        s.close()
-    return ports
+from conftest import free_ports
 
 
 def make_cluster():

@@ -12,7 +12,6 @@ import json
 import os
 import queue
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -23,16 +22,6 @@ import numpy as np
 HERE = os.path.abspath(__file__)
 DATA_X = np.random.default_rng(0).normal(size=(64, 3)).astype(np.float32)
 DATA_Y = DATA_X @ np.array([[1.0], [-2.0], [0.5]], np.float32)
-
-
-def free_ports(n):
-    socks = [socket.socket() for _ in range(n)]
-    for s in socks:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in socks]
-    for s in socks:
-        s.close()
-    return ports
 
 
 def serve(cluster, job, index):
@@ -136,6 +125,8 @@ def checkpoint_steps(checkpoint_dir):
 
 
 def test_a_killed_worker_restarts_and_rejoins_while_the_chief_checkpoints(tmp_path):
+    from conftest import free_ports  # not at the top: tasks run this file as a script
+
     ports = free_ports(3)
     cluster = {"ps": [f"localhost:{ports[0]}"], "worker": [f"localhost:{p}" for p in ports[1:]]}
     spec = json.dumps(cluster)

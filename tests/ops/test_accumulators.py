@@ -8,7 +8,6 @@ timeout, so a lost wake-up is a failure, not a hang.
 
 from __future__ import annotations
 
-import threading
 import time
 
 import numpy as np
@@ -17,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ferroflow as ff
+from conftest import Background as _Background
 from conftest import op_error_message as _core_message
 
 pytestmark = pytest.mark.timeout(60)
@@ -55,24 +55,6 @@ class _Sess:
 
     def in_thread(self, fetches, feed_dict=None, ms=WAIT_MS):
         return _Background(lambda: self.run(fetches, feed_dict, ms))
-
-
-class _Background:
-    def __init__(self, fn):
-        self._result = None
-        self._thread = threading.Thread(target=self._body, args=(fn,), daemon=True)
-        self._thread.start()
-
-    def _body(self, fn):
-        self._result = fn()
-
-    def alive(self) -> bool:
-        return self._thread.is_alive()
-
-    def join(self, timeout=20.0):
-        self._thread.join(timeout)
-        assert not self._thread.is_alive(), "a blocked run was never released"
-        return self._result
 
 
 def _session(lib, build):

@@ -101,16 +101,7 @@ fn a_callers_rendezvous_carries_values_in_and_out() {
         table.send(&key("x:0"), Tensor::scalar(v), false).unwrap();
         let args = RunArgs { rendezvous: Some(Arc::clone(&table) as Arc<dyn Rendezvous>), ..RunArgs::default() };
         sess.run_with(&plan, vec![], &args).unwrap();
-        let run = ferroflow_core::cancel::RunCancellation::new(None);
-        let closed = std::sync::atomic::AtomicBool::new(false);
-        let wait = ferroflow_core::queue::Wait {
-            deadline: None,
-            closed: &closed,
-            run: &run,
-            nonblocking: true,
-            rendezvous: None,
-        };
-        let (out, dead) = table.recv(&key("y:0"), &wait).unwrap();
+        let (out, dead) = take(&table, "y:0", true);
         assert!(!dead);
         assert_eq!(float(&out), v * v);
     }
@@ -193,18 +184,14 @@ fn recv_as(b: &Builder, node: &str, name: &str) -> Output {
     b.op("_Recv", node, &[], attrs)
 }
 
-/// Waits in `table` for the value under `name`, as another task's `RecvTensor` would.
-fn recv_from(table: &LocalRendezvous, name: &str) -> Tensor {
+/// The value under `name` in `table`, as another task's `RecvTensor` takes it
+/// (waiting for it unless `nonblocking`).
+fn take(table: &LocalRendezvous, name: &str, nonblocking: bool) -> (Tensor, bool) {
     let run = ferroflow_core::cancel::RunCancellation::new(None);
     let closed = std::sync::atomic::AtomicBool::new(false);
-    let wait = ferroflow_core::queue::Wait {
-        deadline: None,
-        closed: &closed,
-        run: &run,
-        nonblocking: false,
-        rendezvous: None,
-    };
-    table.recv(&key(name), &wait).unwrap().0
+    let wait =
+        ferroflow_core::queue::Wait { deadline: None, closed: &closed, run: &run, nonblocking, rendezvous: None };
+    table.recv(&key(name), &wait).unwrap()
 }
 
 #[test]
@@ -233,7 +220,7 @@ fn parked_receivers_resume_in_any_order_and_end_with_the_run() {
                     std::thread::sleep(Duration::from_millis(2));
                 }
                 table.send(&key("b"), Tensor::scalar(2.0f32), false).unwrap();
-                let echoed = recv_from(&table, "b_echo");
+                let (echoed, _) = take(&table, "b_echo", false);
                 table.send(&key("a"), Tensor::scalar(float(&echoed) * 10.0), false).unwrap();
             })
         };
