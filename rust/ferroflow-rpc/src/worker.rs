@@ -437,33 +437,28 @@ impl Worker {
             let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros());
             i64::try_from(now).unwrap_or(i64::MAX)
         };
-        // A value already sent is answered here, without a thread to wait on.
+        // Waits without a thread: the step's table calls back once the value is there
+        // (or the step was aborted), then the nonblocking recv takes it. A call the
+        // client drops just drops this future.
         let (run, closed) = (RunCancellation::new(None), AtomicBool::new(false));
         let now = Wait { deadline: None, closed: &closed, run: &run, nonblocking: true, rendezvous: None };
-        match step.local.recv(&key, &now) {
-            Ok((tensor, is_dead)) => return Ok(TensorResponse { tensor, is_dead, send_start_micros: micros() }),
-            Err(e) if !e.is_would_block() => return Err(e),
-            Err(_) => {}
-        }
-        let cancelled = Arc::new(AtomicBool::new(false));
-        let mut guard = CancelOnDrop(Arc::clone(&cancelled), false);
-        let joined = tokio::task::spawn_blocking(move || {
-            let check = || {
-                if cancelled.load(Ordering::Acquire) {
-                    Err(Error::new(Code::Cancelled, "The RecvTensor call was cancelled"))
-                } else {
-                    Ok(())
-                }
-            };
-            let run = RunCancellation::new(Some(&check));
-            let closed = AtomicBool::new(false);
-            let wait = Wait { deadline: None, closed: &closed, run: &run, nonblocking: false, rendezvous: None };
-            step.local.recv(&key, &wait)
-        })
-        .await;
-        guard.1 = true;
-        let (tensor, is_dead) =
-            joined.map_err(|e| Error::new(Code::Internal, format!("recv thread failed: {e}")))??;
+        let (tensor, is_dead) = loop {
+            match step.local.recv(&key, &now) {
+                Ok(v) => break v,
+                Err(e) if !e.is_would_block() => return Err(e),
+                Err(_) => {}
+            }
+            let (ready, arrived) = tokio::sync::oneshot::channel();
+            step.local.notify_when_ready(
+                &key,
+                Box::new(move || {
+                    let _ = ready.send(());
+                }),
+            );
+            if arrived.await.is_err() {
+                return Err(Error::new(Code::Aborted, format!("Step {} was cleaned up", req.step_id)));
+            }
+        };
         Ok(TensorResponse { tensor, is_dead, send_start_micros: micros() })
     }
 }
