@@ -4,6 +4,7 @@ import re
 import socket
 import threading
 
+import numpy as np
 import pytest
 
 import ferroflow as ff
@@ -109,3 +110,28 @@ class Background:
         self._thread.join(timeout)
         assert not self._thread.is_alive(), "a blocked run was never released"
         return self._result
+
+
+def plain_value(v):
+    """A run's result as comparable plain values, keeping dtypes and shapes (numpy
+    arrays and scalars, lists, dicts, and sparse values as their three parts)."""
+    if isinstance(v, dict):
+        return {k: plain_value(x) for k, x in sorted(v.items())}
+    if hasattr(v, "indices") and hasattr(v, "values"):
+        return plain_value([v.indices, v.values, v.dense_shape])
+    if isinstance(v, list | tuple):
+        return [plain_value(x) for x in v]
+    if isinstance(v, np.ndarray):
+        return ("array", v.dtype.name, v.shape, v.tolist())
+    if isinstance(v, np.generic):
+        return ("scalar", v.dtype.name, v.item())
+    return v
+
+
+def outcome(fn, *args, message=op_error_message, **kwargs):
+    """`("ok", plain result)` of `fn(*args, **kwargs)`, or `(error class name,
+    message(error))`: what a differential test compares between libraries."""
+    try:
+        return ("ok", plain_value(fn(*args, **kwargs)))
+    except Exception as e:
+        return (type(e).__name__, message(e))

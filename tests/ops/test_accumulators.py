@@ -17,31 +17,12 @@ from hypothesis import strategies as st
 
 import ferroflow as ff
 from conftest import Background as _Background
-from conftest import op_error_message as _core_message
+from conftest import outcome as _outcome
 
 pytestmark = pytest.mark.timeout(60)
 
 WAIT_MS = 10_000
 SETTLE_S = 0.2
-
-
-def _plain(v):
-    if hasattr(v, "indices") and hasattr(v, "values"):
-        return _plain([v.indices, v.values, v.dense_shape])
-    if isinstance(v, list | tuple):
-        return [_plain(x) for x in v]
-    if isinstance(v, np.ndarray):
-        return ("array", v.dtype.name, v.shape, v.tolist())
-    if isinstance(v, np.generic):
-        return ("scalar", v.dtype.name, v.item())
-    return v
-
-
-def _outcome(fn, *args, **kwargs):
-    try:
-        return ("ok", _plain(fn(*args, **kwargs)))
-    except Exception as e:
-        return (type(e).__name__, _core_message(e))
 
 
 class _Sess:

@@ -22,6 +22,8 @@ from hypothesis import strategies as st
 import ferroflow as ff
 from conftest import Background as _Background
 from conftest import op_error_message
+from conftest import outcome as _conftest_outcome
+from conftest import plain_value as _plain
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -43,25 +45,9 @@ def _core_message(e) -> str:
     return re.sub(r"'_\d+_", "'", op_error_message(e))
 
 
-def _plain(v):
-    """Numpy results as comparable plain values (keeping dtypes and shapes)."""
-    if isinstance(v, dict):
-        return {k: _plain(x) for k, x in sorted(v.items())}
-    if isinstance(v, list | tuple):
-        return [_plain(x) for x in v]
-    if isinstance(v, np.ndarray):
-        return ("array", v.dtype.name, v.shape, v.tolist())
-    if isinstance(v, np.generic):
-        return ("scalar", v.dtype.name, v.item())
-    return v
-
-
 def _outcome(fn, *args, **kwargs):
     """`("ok", plain result)` or `(error class name, core message)`."""
-    try:
-        return ("ok", _plain(fn(*args, **kwargs)))
-    except Exception as e:
-        return (type(e).__name__, _core_message(e))
+    return _conftest_outcome(fn, *args, message=_core_message, **kwargs)
 
 
 def _error_class(outcome) -> str:
