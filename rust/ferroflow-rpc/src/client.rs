@@ -83,17 +83,35 @@ impl MasterHandle {
         }
     }
 
-    async fn run_step(self, req: pb::RunStepRequest, timeout: Option<Duration>) -> Result<pb::RunStepResponse> {
+    /// One step: `req` names the fetches and targets (its `feed` is filled here for a
+    /// remote master); the fetched values by name, and the step's stats if traced.
+    async fn run_step(
+        self,
+        mut req: pb::RunStepRequest,
+        feeds: Vec<(String, Tensor)>,
+        timeout: Option<Duration>,
+    ) -> Result<(Vec<(String, Tensor)>, Option<pb::StepStats>)> {
         match self {
-            MasterHandle::Local(m) => m.run_step(req).await,
+            // In-process: the tensors as they are, no TensorProto copies.
+            MasterHandle::Local(m) => {
+                let options = req.options.unwrap_or_default();
+                let out = m.run_tensors(&req.session_handle, feeds, &req.fetch, &req.target, options).await?;
+                Ok((req.fetch.into_iter().zip(out.values).collect(), out.step_stats))
+            }
             MasterHandle::Remote(mut c) => {
+                req.feed = feeds.iter().map(|(n, t)| named(n.clone(), t)).collect();
                 let mut request = tonic::Request::new(req);
                 if let Some(t) = timeout {
                     // A little beyond the run's own deadline, so that the master's
                     // DeadlineExceeded (naming the op that waited) arrives first.
                     request.set_timeout(t + Duration::from_secs(1));
                 }
-                c.run_step(request).await.map(|r| r.into_inner()).map_err(|s| from_status(&s))
+                let resp = c.run_step(request).await.map_err(|s| from_status(&s))?.into_inner();
+                if let Some(e) = from_body(resp.status_code, &resp.status_error_message) {
+                    return Err(e);
+                }
+                let values = resp.tensor.iter().map(|t| Ok((t.name.clone(), tensor_of(t)?))).collect::<Result<_>>()?;
+                Ok((values, resp.metadata.and_then(|m| m.step_stats)))
             }
         }
     }
@@ -279,7 +297,6 @@ impl PreparedRun for GrpcRun {
         }
         let req = pb::RunStepRequest {
             session_handle: handle,
-            feed: self.feeds.iter().zip(&feeds).map(|(n, t)| named(n.clone(), t)).collect(),
             fetch: unique,
             target: self.targets.clone(),
             options: Some(options),
@@ -287,29 +304,24 @@ impl PreparedRun for GrpcRun {
             request_id: i64::try_from(crate::server::random_u64() >> 1).unwrap_or(1).max(1),
             ..Default::default()
         };
+        let feeds = self.feeds.iter().cloned().zip(feeds).collect();
         let client = self.session.client.clone();
-        let resp = call(client.run_step(req, timeout), args.interrupt)?;
-        if let Some(e) = from_body(resp.status_code, &resp.status_error_message) {
-            return Err(e);
-        }
-        let mut by_name: HashMap<&str, &pb::NamedTensorProto> = HashMap::new();
-        for t in &resp.tensor {
-            if !self.fetches.contains(&t.name) {
-                return Err(Error::new(Code::Internal, format!("Received response for unrequested fetch: {}", t.name)));
+        let (fetched, step_stats) = call(client.run_step(req, feeds, timeout), args.interrupt)?;
+        let mut by_name: HashMap<String, Tensor> = HashMap::new();
+        for (name, t) in fetched {
+            if !self.fetches.contains(&name) {
+                return Err(Error::new(Code::Internal, format!("Received response for unrequested fetch: {name}")));
             }
-            by_name.insert(t.name.as_str(), t);
+            by_name.insert(name, t);
         }
         let values = self
             .fetches
             .iter()
             .map(|f| {
-                by_name
-                    .get(f.as_str())
-                    .ok_or_else(|| Error::new(Code::Internal, format!("No response for fetch {f}")))
-                    .and_then(|t| tensor_of(t))
+                by_name.get(f).cloned().ok_or_else(|| Error::new(Code::Internal, format!("No response for fetch {f}")))
             })
             .collect::<Result<Vec<_>>>()?;
-        let step_stats = resp.metadata.and_then(|m| m.step_stats).or(args.trace.then(pb::StepStats::default));
+        let step_stats = step_stats.or(args.trace.then(pb::StepStats::default));
         Ok(RunOutput { values, step_stats })
     }
 

@@ -81,14 +81,23 @@ impl WorkerHandle {
         }
     }
 
-    async fn run_graph(&self, req: pb::RunGraphRequest) -> Result<pb::RunGraphResponse> {
-        let resp = match self {
-            WorkerHandle::Local(w) => w.run_graph(req).await?,
-            WorkerHandle::Remote(c) => c.clone().run_graph(req).await.map_err(|s| from_status(&s))?.into_inner(),
-        };
-        match from_body(resp.status_code, &resp.status_error_message) {
-            Some(e) => Err(e),
-            None => Ok(resp),
+    /// `RunGraph` with `send` put under its keys; the `recv_key` values by key. The
+    /// master's own task gets the tensors as they are.
+    async fn run_graph(
+        &self,
+        mut req: pb::RunGraphRequest,
+        send: Vec<(String, Tensor)>,
+    ) -> Result<Vec<(String, Tensor)>> {
+        match self {
+            WorkerHandle::Local(w) => w.run_graph_tensors(&req, send).await,
+            WorkerHandle::Remote(c) => {
+                req.send = send.iter().map(|(key, t)| crate::convert::named(key.clone(), t)).collect();
+                let resp = c.clone().run_graph(req).await.map_err(|s| from_status(&s))?.into_inner();
+                if let Some(e) = from_body(resp.status_code, &resp.status_error_message) {
+                    return Err(e);
+                }
+                resp.recv.iter().map(|n| Ok((n.name.clone(), crate::convert::tensor_of(n)?))).collect()
+            }
         }
     }
 
@@ -316,17 +325,17 @@ impl ClusterSession {
                 create_worker_session_called: true,
                 graph_handle: p.graph_handle.clone(),
                 step_id,
-                send: p.feeds.iter().map(|f| crate::convert::named(f.key.clone(), &feeds[f.index])).collect(),
                 recv_key,
                 store_errors_in_response_body: true,
                 request_id: i64::try_from(random_u64() >> 1).unwrap_or(1).max(1),
                 ..Default::default()
             };
+            let send = p.feeds.iter().map(|f| (f.key.clone(), feeds[f.index].clone())).collect();
             let worker = self.tasks[p.task].worker.clone();
-            calls.spawn(async move { (i, worker.run_graph(req).await) });
+            calls.spawn(async move { (i, worker.run_graph(req, send).await) });
         }
         let collect = async {
-            let mut responses: Vec<Option<pb::RunGraphResponse>> = parts.iter().map(|_| None).collect();
+            let mut responses: Vec<Option<Vec<(String, Tensor)>>> = parts.iter().map(|_| None).collect();
             while let Some(joined) = calls.join_next().await {
                 let (i, r) = joined.map_err(|e| Error::new(Code::Internal, e.to_string()))?;
                 // The first error ends the step: dropping the set cancels the others.
@@ -347,14 +356,13 @@ impl ClusterSession {
         }
         let responses = result?;
         let mut out: Vec<Option<Tensor>> = vec![None; sig.1.len()];
-        for (p, resp) in parts.iter().zip(responses) {
-            let resp = resp.unwrap_or_default();
-            let by_key: HashMap<&str, &pb::NamedTensorProto> = resp.recv.iter().map(|n| (n.name.as_str(), n)).collect();
+        for (p, recv) in parts.iter().zip(responses) {
+            let by_key: HashMap<String, Tensor> = recv.unwrap_or_default().into_iter().collect();
             for f in &p.fetches {
-                let n = by_key
+                let t = by_key
                     .get(f.key.as_str())
                     .ok_or_else(|| Error::new(Code::Internal, format!("No value received for {}", f.tensor)))?;
-                out[f.index] = Some(crate::convert::tensor_of(n)?);
+                out[f.index] = Some(t.clone());
             }
         }
         out.into_iter()

@@ -256,15 +256,31 @@ impl Master {
         if !req.partial_run_handle.is_empty() {
             return Err(Error::new(Code::Unimplemented, "Partial runs are not supported by this master"));
         }
-        let s = self.session(&req.session_handle)?;
-        let feed_names: Vec<&str> = req.feed.iter().map(|f| f.name.as_str()).collect();
-        let sig = s.resolve(&feed_names, &req.fetch, &req.target)?;
-        let feeds = req.feed.iter().map(tensor_of).collect::<Result<Vec<_>>>()?;
-        let how = s.prepare(sig)?;
-        let out = s.run(how, feeds, req.options.unwrap_or_default()).await?;
+        let feeds = req.feed.iter().map(|f| Ok((f.name.clone(), tensor_of(f)?))).collect::<Result<Vec<_>>>()?;
+        let options = req.options.unwrap_or_default();
+        let out = self.run_tensors(&req.session_handle, feeds, &req.fetch, &req.target, options).await?;
         let tensor = req.fetch.iter().zip(&out.values).map(|(name, t)| named(name.clone(), t)).collect();
         let metadata = out.step_stats.map(|st| pb::RunMetadata { step_stats: Some(st), ..Default::default() });
         Ok(pb::RunStepResponse { tensor, metadata, ..Default::default() })
+    }
+
+    /// `RunStep` with its tensors as they are: `feeds` by `name:k`, the values of
+    /// `fetch` in its order. A client in this process calls it directly, without
+    /// copies through `TensorProto`s.
+    pub async fn run_tensors(
+        &self,
+        session_handle: &str,
+        feeds: Vec<(String, Tensor)>,
+        fetch: &[String],
+        target: &[String],
+        options: pb::RunOptions,
+    ) -> Result<RunOutput> {
+        let s = self.session(session_handle)?;
+        let (names, values): (Vec<String>, Vec<Tensor>) = feeds.into_iter().unzip();
+        let feed_names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let sig = s.resolve(&feed_names, fetch, target)?;
+        let how = s.prepare(sig)?;
+        s.run(how, values, options).await
     }
 
     /// `CloseSession`.

@@ -348,7 +348,26 @@ impl Worker {
     }
 
     /// `RunGraph`: one step of a registered partition.
-    pub async fn run_graph(&self, req: pb::RunGraphRequest) -> Result<pb::RunGraphResponse> {
+    pub async fn run_graph(&self, mut req: pb::RunGraphRequest) -> Result<pb::RunGraphResponse> {
+        let send = std::mem::take(&mut req.send)
+            .iter()
+            .map(|s| Ok((s.name.clone(), crate::convert::tensor_of(s)?)))
+            .collect::<Result<Vec<_>>>()?;
+        let recv = self.run_graph_tensors(&req, send).await?;
+        Ok(pb::RunGraphResponse {
+            recv: recv.iter().map(|(key, t)| crate::convert::named(key.clone(), t)).collect(),
+            ..Default::default()
+        })
+    }
+
+    /// `RunGraph` with its tensors as they are (`req.send` is ignored): `send` goes into
+    /// the step's table under its keys, and the `recv_key` values come back by key. The
+    /// master of this task calls it directly, without copies through `TensorProto`s.
+    pub async fn run_graph_tensors(
+        &self,
+        req: &pb::RunGraphRequest,
+        send: Vec<(String, Tensor)>,
+    ) -> Result<Vec<(String, Tensor)>> {
         let session = self.session(&req.session_handle, req.create_worker_session_called)?;
         let graph = session
             .graphs
@@ -357,22 +376,22 @@ impl Worker {
             .cloned()
             .ok_or_else(|| Error::new(Code::Aborted, format!("Graph handle is not found: {}", req.graph_handle)))?;
         let step = self.step(req.step_id, &session.peers);
-        for s in &req.send {
-            let key = parse_key(&s.name)?;
+        for (name, t) in send {
+            let key = parse_key(&name)?;
             if !on_task(&key.src_device, &self.state.task_name) {
                 return Err(Error::invalid_argument(format!(
-                    "Invalid rendezvous key (src): {} @ {}",
-                    s.name, self.state.task_name
+                    "Invalid rendezvous key (src): {name} @ {}",
+                    self.state.task_name
                 )));
             }
-            step.send(&key, crate::convert::tensor_of(s)?, false)?;
+            step.send(&key, t, false)?;
         }
         let recv_keys = req.recv_key.iter().map(|k| parse_key(k)).collect::<Result<Vec<_>>>()?;
         step.prefetch(&graph.remote_recvs)?;
         let cancelled = Arc::new(AtomicBool::new(false));
         let mut guard = CancelOnDrop(Arc::clone(&cancelled), false);
         let rendezvous = Arc::clone(&step);
-        let joined = tokio::task::spawn_blocking(move || -> Result<Vec<pb::NamedTensorProto>> {
+        let joined = tokio::task::spawn_blocking(move || -> Result<Vec<(String, Tensor)>> {
             let check = || {
                 if cancelled.load(Ordering::Acquire) {
                     Err(Error::new(Code::Cancelled, "The RunGraph call was cancelled"))
@@ -393,15 +412,11 @@ impl Worker {
             let run = RunCancellation::new(None);
             let closed = AtomicBool::new(false);
             let wait = Wait { deadline: None, closed: &closed, run: &run, nonblocking: false, rendezvous: None };
-            recv_keys
-                .iter()
-                .map(|k| rendezvous.local.recv(k, &wait).map(|(t, _)| crate::convert::named(k.full(), &t)))
-                .collect()
+            recv_keys.iter().map(|k| rendezvous.local.recv(k, &wait).map(|(t, _)| (k.full().to_string(), t))).collect()
         })
         .await;
         guard.1 = true;
-        let recv = joined.map_err(|e| Error::new(Code::Internal, format!("run thread failed: {e}")))??;
-        Ok(pb::RunGraphResponse { recv, ..Default::default() })
+        joined.map_err(|e| Error::new(Code::Internal, format!("run thread failed: {e}")))?
     }
 
     /// `CleanupGraph`: drops the step's state.
