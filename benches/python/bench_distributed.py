@@ -10,12 +10,13 @@
 Every task is a separate process (`python bench_distributed.py task ...`), started
 by the driver; each library runs the same script.
 
-    python benches/python/bench_distributed.py [--steps 20]
+    python benches/python/bench_distributed.py [--steps 20] [--repeats 3]
 """
 
 import argparse
 import json
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -176,18 +177,23 @@ def main():
         return
     p = argparse.ArgumentParser()
     p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--repeats", type=int, default=3, help="runs per library, alternating")
     args = p.parse_args()
-    print(f"{'benchmark':48} {'ferroflow':>10} {'tensorflow':>10} {'ratio':>6}")
-    recv = {lib: run_recv(lib, args.steps) for lib in ("ff", "tf")}
-    print(
-        f"{'RecvTensor 64 MiB ps->worker (MiB/s)':48} {recv['ff']:10.1f} {recv['tf']:10.1f} "
-        f"{recv['ff'] / recv['tf']:6.2f}"
-    )
-    mlp = {lib: run_mlp(lib, args.steps * 10) for lib in ("ff", "tf")}
-    print(
-        f"{'1 ps + 2 workers MLP 784-256-256-10 (steps/s)':48} {mlp['ff']:10.1f} "
-        f"{mlp['tf']:10.1f} {mlp['ff'] / mlp['tf']:6.2f}"
-    )
+
+    def compare(name, run, steps):
+        # Alternate the libraries so that both meet the same machine load; the median
+        # and the range, since one run of either can be off by a third on a busy VM.
+        got = {"ff": [], "tf": []}
+        for _ in range(args.repeats):
+            for lib in got:
+                got[lib].append(run(lib, steps))
+        ff, tf = (statistics.median(got[lib]) for lib in ("ff", "tf"))
+        spread = " ".join(f"{lib} {min(v):.0f}-{max(v):.0f}" for lib, v in got.items())
+        print(f"{name:48} {ff:10.1f} {tf:10.1f} {ff / tf:6.2f}   ({spread})", flush=True)
+
+    print(f"{'benchmark (median of runs)':48} {'ferroflow':>10} {'tensorflow':>10} {'ratio':>6}")
+    compare("RecvTensor 64 MiB ps->worker (MiB/s)", run_recv, args.steps)
+    compare("1 ps + 2 workers MLP 784-256-256-10 (steps/s)", run_mlp, args.steps * 10)
 
 
 if __name__ == "__main__":
