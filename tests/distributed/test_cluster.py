@@ -154,51 +154,43 @@ def test_a_failing_step_on_one_task_fails_the_run_and_cancels_the_others():
             s._stop()
 
 
-def test_a_mixed_cluster_tensorflow_ps_and_ferroflow_workers(tf1):
+def _mixed_cluster(ps_lib, worker_lib):
+    """A ps task of `ps_lib` and two workers of `worker_lib` training one model: each
+    worker's graph and client are its library's, and the shared global step is read
+    back on the ps with the ps's library."""
     cluster = make_cluster()
-    ps = tf1.train.Server(cluster, job_name="ps", task_index=0)
-    workers = [ff.train.Server(cluster, job_name="worker", task_index=i) for i in range(2)]
+    ps = ps_lib.train.Server(cluster, job_name="ps", task_index=0)
+    workers = [worker_lib.train.Server(cluster, job_name="worker", task_index=i) for i in range(2)]
     try:
         losses = {}
-        train_worker(ff, cluster, workers[0].target, 0, 0, losses)
+        train_worker(worker_lib, cluster, workers[0].target, 0, 0, losses)
         run_in_threads(
-            train_worker, [(ff, cluster, workers[i].target, i, 20, losses) for i in range(2)]
+            train_worker,
+            [(worker_lib, cluster, workers[i].target, i, 20, losses) for i in range(2)],
         )
         assert losses[0] < 0.5 and losses[1] < 0.5
-        # TensorFlow's own client sees the ps's global step on the TF server.
-        g = tf1.Graph()
-        with g.as_default(), tf1.device("/job:ps/task:0"):
-            step = tf1.train.get_or_create_global_step()
-            with tf1.Session(ps.target) as sess:
+        g = ps_lib.Graph()
+        with g.as_default(), ps_lib.device("/job:ps/task:0"):
+            step = ps_lib.train.get_or_create_global_step()
+            with ps_lib.Session(ps.target) as sess:
                 assert sess.run(step) == 40
     finally:
-        for w in workers:
-            w._stop()
-        del ps
+        # TensorFlow's servers cannot be stopped; ferroflow's are, so their ports free.
+        for server in [ps, *workers]:
+            if hasattr(server, "_stop"):
+                server._stop()
+
+
+def test_a_mixed_cluster_tensorflow_ps_and_ferroflow_workers(tf1):
+    """ferroflow's masters partition the graph and drive TensorFlow's ps task."""
+    _mixed_cluster(tf1, ff)
 
 
 def test_tensorflow_workers_drive_a_ferroflow_ps(tf1):
     """TensorFlow's master partitions the graph and drives a ferroflow ps task over
-    TF's WorkerService (RegisterGraph/RunGraph/RecvTensor both ways)."""
-    cluster = make_cluster()
-    ps = ff.train.Server(cluster, job_name="ps", task_index=0)
-    workers = [tf1.train.Server(cluster, job_name="worker", task_index=i) for i in range(2)]
-    try:
-        losses = {}
-        train_worker(tf1, cluster, workers[0].target, 0, 0, losses)
-        run_in_threads(
-            train_worker, [(tf1, cluster, workers[i].target, i, 20, losses) for i in range(2)]
-        )
-        assert losses[0] < 0.5 and losses[1] < 0.5
-        # The variables live in the ferroflow ps's containers.
-        g = ff.Graph()
-        with g.as_default(), ff.device("/job:ps/task:0"):
-            step = ff.train.get_or_create_global_step()
-            with ff.Session(ps.target) as sess:
-                assert sess.run(step) == 40
-    finally:
-        ps._stop()
-        del workers
+    TF's WorkerService (RegisterGraph/RunGraph/RecvTensor both ways); the variables
+    live in the ferroflow ps's containers."""
+    _mixed_cluster(ff, tf1)
 
 
 def _supervised_worker(cluster, target, task, logdir, steps, results):
