@@ -1,5 +1,8 @@
 //! Tensors: a dtype, a concrete shape and a reference-counted, 64-byte-aligned
-//! buffer. Clones share the buffer; writers copy only when it is shared.
+//! buffer. Clones share the buffer; writers copy only when it is shared. A tensor may
+//! instead live in a device's memory ([`DeviceMemory`], a GPU buffer), where only that
+//! device's kernels read it: the planner copies it to the host at every boundary.
+use std::any::Any;
 use std::sync::Arc;
 
 use ferroflow_proto as pb;
@@ -11,12 +14,32 @@ use crate::shape::{PartialShape, Shape, checked_num_elements, fmt_shape};
 use crate::buffer::try_vec;
 pub use crate::buffer::{ALIGN, AlignedBuf};
 
+/// A tensor's dense elements in a device's memory (a GPU buffer), as the backend that
+/// owns the device implements it. The core never looks inside: the device's kernels
+/// downcast it ([`DeviceMemory::as_any`]) and its `_DeviceCopy` kernel moves values
+/// between it and the host.
+pub trait DeviceMemory: Send + Sync {
+    /// The device it is on (`/device:GPU:0`), for messages.
+    fn device(&self) -> &str;
+    /// The bytes of the elements it holds.
+    fn byte_len(&self) -> usize;
+    /// Its contents in host memory, once the device has written them (a blocking copy).
+    fn to_host(&self) -> Result<AlignedBuf>;
+    /// A copy in new memory of the same device (copy-on-write before an in-place update
+    /// while something still reads the old value).
+    fn duplicate(&self) -> Result<Arc<dyn DeviceMemory>>;
+    /// The backend's own type.
+    fn as_any(&self) -> &dyn Any;
+}
+
 /// The storage behind a tensor.
-pub enum Storage {
+enum Storage {
     /// Dense little-endian elements.
     Dense(AlignedBuf),
     /// One byte string per element (`DT_STRING`).
     Strings(Vec<Vec<u8>>),
+    /// Dense elements in a device's memory.
+    Device(Arc<dyn DeviceMemory>),
 }
 
 impl Storage {
@@ -29,6 +52,7 @@ impl Storage {
                 v.extend(s.iter().cloned());
                 Storage::Strings(v)
             }
+            Storage::Device(m) => Storage::Device(m.duplicate()?),
         })
     }
 }
@@ -53,6 +77,12 @@ impl std::fmt::Debug for Tensor {
 
 fn type_mismatch(want: DType, have: DType) -> Error {
     Error::new(Code::Internal, format!("tensor of type {have} accessed as {want}"))
+}
+
+/// A kernel that reads host memory was handed a tensor in a device's memory: a value
+/// crossed a device boundary without the copy the planner inserts there.
+fn on_device_error(memory: &dyn DeviceMemory) -> Error {
+    Error::new(Code::Internal, format!("a tensor in the memory of {} was read on the host", memory.device()))
 }
 
 /// TF's out-of-memory error for a tensor: `OOM when allocating tensor with
@@ -219,11 +249,20 @@ impl Tensor {
         match &*self.data {
             Storage::Dense(b) => Ok(b.as_bytes()),
             Storage::Strings(_) => Err(type_mismatch(DType::UInt8, DType::String)),
+            Storage::Device(m) => Err(on_device_error(m.as_ref())),
         }
     }
     /// The storage, exclusively ours: copied first if shared (copy-on-write), with
     /// `ResourceExhausted` instead of an abort when the copy cannot be had.
     fn storage_mut(&mut self) -> Result<&mut Storage> {
+        if let Storage::Device(m) = &*self.data {
+            return Err(on_device_error(m.as_ref()));
+        }
+        self.storage_mut_anywhere()
+    }
+    /// [`storage_mut`](Self::storage_mut), device memory included (duplicated on the
+    /// device when shared).
+    fn storage_mut_anywhere(&mut self) -> Result<&mut Storage> {
         if Arc::get_mut(&mut self.data).is_none() {
             self.data = Arc::new(self.data.try_clone().map_err(|_| oom_error(self.dtype, &self.shape))?);
         }
@@ -234,13 +273,14 @@ impl Tensor {
         match self.storage_mut()? {
             Storage::Dense(b) => Ok(b.as_mut_bytes()),
             Storage::Strings(_) => Err(type_mismatch(DType::UInt8, DType::String)),
+            Storage::Device(m) => Err(on_device_error(m.as_ref())),
         }
     }
     /// The strings of a string tensor.
     pub fn as_strings(&self) -> Result<&[Vec<u8>]> {
         match &*self.data {
             Storage::Strings(s) => Ok(s),
-            Storage::Dense(_) => Err(type_mismatch(DType::String, self.dtype)),
+            Storage::Dense(_) | Storage::Device(_) => Err(type_mismatch(DType::String, self.dtype)),
         }
     }
     /// The elements as a typed slice.
@@ -266,6 +306,7 @@ impl Tensor {
                 Ok(unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<T>(), n) })
             }
             Storage::Strings(_) => Err(type_mismatch(T::DTYPE, DType::String)),
+            Storage::Device(m) => Err(on_device_error(m.as_ref())),
         }
     }
     /// The single element of a one-element tensor.
@@ -290,8 +331,58 @@ impl Tensor {
         match &*self.data {
             Storage::Dense(b) => p.tensor_content = b.as_bytes().to_vec(),
             Storage::Strings(s) => p.string_val.clone_from(s),
+            // Unreached: the planner copies device values to the host before anything
+            // serializes them. Were one to get here, a failed download leaves the
+            // content empty, which `from_proto` rejects for a non-empty shape.
+            Storage::Device(m) => p.tensor_content = m.to_host().map(|b| b.as_bytes().to_vec()).unwrap_or_default(),
         }
         p
+    }
+
+    /// A dense tensor whose elements are in a device's memory (`memory` holds exactly
+    /// their bytes).
+    pub fn on_device(dtype: DType, shape: &[usize], memory: Arc<dyn DeviceMemory>) -> Result<Self> {
+        let (_, bytes) = dense_size(dtype, shape)?;
+        if dtype == DType::String || memory.byte_len() != bytes {
+            return Err(Error::new(
+                Code::Internal,
+                format!(
+                    "{} bytes of {} cannot hold a {dtype} tensor of shape {}",
+                    memory.byte_len(),
+                    memory.device(),
+                    fmt_shape(shape)
+                ),
+            ));
+        }
+        Ok(Tensor { dtype, shape: shape.into(), data: Arc::new(Storage::Device(memory)) })
+    }
+    /// The device memory holding the elements, or `None` for a tensor in host memory.
+    pub fn device_memory(&self) -> Option<&Arc<dyn DeviceMemory>> {
+        match &*self.data {
+            Storage::Device(m) => Some(m),
+            _ => None,
+        }
+    }
+    /// The device memory, exclusively this tensor's (duplicated on the device first
+    /// when something else shares it), for an in-place update; `None` in host memory.
+    pub fn device_memory_mut(&mut self) -> Result<Option<&Arc<dyn DeviceMemory>>> {
+        if !matches!(&*self.data, Storage::Device(_)) {
+            return Ok(None);
+        }
+        match self.storage_mut_anywhere()? {
+            Storage::Device(m) => Ok(Some(m)),
+            _ => Ok(None),
+        }
+    }
+    /// This tensor in host memory: itself, or a copy of its device memory.
+    pub fn to_host(&self) -> Result<Tensor> {
+        match &*self.data {
+            Storage::Device(m) => {
+                let buf = m.to_host()?;
+                Tensor::from_buf(self.dtype, &self.shape, buf)
+            }
+            _ => Ok(self.clone()),
+        }
     }
 
     /// Decodes a TensorProto (either `tensor_content` or the typed `*_val` lists,

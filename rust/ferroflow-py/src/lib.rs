@@ -102,6 +102,8 @@ fn _ferroflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<graph::PyGradientWalk>()?;
     m.add_function(wrap_pyfunction!(gradient_status, m)?)?;
     ferroflow_rpc::register();
+    // The GPU devices (wgpu adapters), before any session lists its devices.
+    ferroflow_wgpu::register();
     m.add_class::<session::PySession>()?;
     m.add_class::<server::PyServer>()?;
     m.add_class::<session::PyPlan>()?;

@@ -14,7 +14,7 @@ use super::place::{Placement, place};
 use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
 use crate::graph::{AttrValue, Graph, Node, NodeId, Output};
-use crate::kernels::registry::find_kernel;
+use crate::kernels::registry::{KernelDef, find_kernel};
 use crate::kernels::{KernelBuild, OpKernel};
 use crate::ops::{control_flow, sendrecv};
 use crate::resource::ResourceMgr;
@@ -196,15 +196,17 @@ impl Plan {
         let devices = placement.devices.devices();
         let device_of = place(graph, &needed_nodes, placement)?;
         let mut kernels: HashMap<NodeId, Box<dyn OpKernel>> = HashMap::with_capacity(needed_nodes.len());
+        let mut kernel_defs: HashMap<NodeId, KernelDef> = HashMap::with_capacity(needed_nodes.len());
         for &n in &needed_nodes {
             let node = graph.node(n)?;
             let device = &devices[device_of[&n]];
             let def = find_kernel(node, &device.device_type).ok_or_else(|| {
                 Error::new(Code::Internal, format!("no {} kernel for {}", device.device_type, node.name))
             })?;
-            let kernel = (def.factory)(&KernelBuild { node, graph, resources, devices: &placement.devices })
+            let kernel = (def.factory)(&KernelBuild { node, graph, resources, devices: &placement.devices, device })
                 .map_err(|e| e.with_node(&node.name))?;
             kernels.insert(n, kernel);
+            kernel_defs.insert(n, def);
         }
         let order = blocking_last_order(graph, &needed_nodes, &feed_slot, |n| kernels[&n].is_blocking())?;
 
@@ -246,18 +248,27 @@ impl Plan {
             sources.insert(n, src);
         }
 
-        // Partition: a value consumed on another device than its producer's (fed values
-        // are on the CPU) goes through one copy per destination device, run just before
-        // its first consumer there. (Send/Recv pairs will go here for remote tasks.)
+        // Partition: a value consumed in another memory than its producer leaves it in
+        // goes through one copy per destination, run just before its first consumer
+        // there. Memories are devices by index, the CPU's being host memory: fed values
+        // are there, and so are the inputs and outputs a device's kernel keeps on the
+        // host (`KernelDef::host_memory`). Fetched values come back to the host. (Send/
+        // Recv pairs for remote tasks are the partition of `partition.rs`.)
         let cpu = devices.iter().position(|d| d == placement.devices.cpu()).unwrap_or(0);
-        let device_of_value = |o: &Output| if feed_slot.contains_key(o) { cpu } else { device_of[&o.node] };
+        let memory_of_value = |o: &Output| {
+            if feed_slot.contains_key(o) || kernel_defs[&o.node].host_outputs {
+                cpu
+            } else {
+                device_of[&o.node]
+            }
+        };
         let mut entries: Vec<Entry> = Vec::with_capacity(order.len());
         let mut copy_entry: HashMap<(Output, usize), usize> = HashMap::new();
         for &n in &order {
-            let dst = device_of[&n];
             let node = graph.node(n)?;
             for (i, src) in sources[&n].iter().enumerate() {
-                if node.def.ref_inputs.contains(&i) || device_of_value(src) == dst {
+                let dst = if kernel_defs[&n].input_on_host(node, i) { cpu } else { device_of[&n] };
+                if node.def.ref_inputs.contains(&i) || memory_of_value(src) == dst {
                     continue;
                 }
                 copy_entry.entry((*src, dst)).or_insert_with(|| {
@@ -266,6 +277,14 @@ impl Plan {
                 });
             }
             entries.push(Entry::Node(n));
+        }
+        for f in fetches {
+            if !feed_slot.contains_key(f) && memory_of_value(f) != cpu {
+                copy_entry.entry((*f, cpu)).or_insert_with(|| {
+                    entries.push(Entry::Copy { src: *f, device: cpu });
+                    entries.len() - 1
+                });
+            }
         }
 
         let mut step_of = vec![usize::MAX; graph.len()];
@@ -380,11 +399,21 @@ impl Plan {
                         device: target.name.clone(),
                         outputs: vec![spec],
                     };
-                    let def = find_kernel(&node, &target.device_type)
+                    // The device whose memory is not the host's copies (a GPU both
+                    // uploads and downloads, as TF's device contexts do).
+                    let source = &devices[memory_of_value(&src)];
+                    let copier = if target.device_type == crate::device::CPU { source } else { target };
+                    let def = find_kernel(&node, &copier.device_type)
                         .or_else(|| find_kernel(&node, crate::device::CPU))
                         .ok_or_else(|| Error::new(Code::Internal, "no _DeviceCopy kernel"))?;
                     let kernel =
-                        (def.factory)(&KernelBuild { node: &node, graph, resources, devices: &placement.devices })?;
+                        (def.factory)(&KernelBuild {
+                            node: &node,
+                            graph,
+                            resources,
+                            devices: &placement.devices,
+                            device: copier,
+                        })?;
                     let (slot, pred) = produced(&src);
                     let step = Step {
                         label: format!("{name} = {}({source_name})", crate::ops::DEVICE_COPY),
@@ -412,7 +441,7 @@ impl Plan {
             }
         }
 
-        let fetch_slots: Vec<usize> = fetches.iter().map(slot_of).collect();
+        let fetch_slots: Vec<usize> = fetches.iter().map(|f| read(f, cpu).0).collect();
         let mut uses = vec![0usize; next_slot];
         for st in &steps {
             for i in &st.inputs {

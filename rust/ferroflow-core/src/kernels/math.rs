@@ -13,15 +13,17 @@ use crate::tensor::Tensor;
 use crate::{dispatch_float, dispatch_numeric};
 
 /// A binary elementwise function defined for every numeric type.
-pub(crate) trait BinaryFn: Send + Sync + 'static {
+pub trait BinaryFn: Send + Sync + 'static {
     /// Integer division: a zero divisor is an error rather than a value.
     const CHECKS_ZERO_DIVISOR: bool = false;
+    /// The function of two elements.
     fn apply<T: Num>(a: T, b: T) -> T;
 }
 
 macro_rules! binary_fn {
     ($name:ident, |$a:ident, $b:ident| $e:expr $(, $zero:expr)?) => {
-        pub(crate) struct $name;
+        #[allow(missing_docs)]
+        pub struct $name;
         impl BinaryFn for $name {
             $(const CHECKS_ZERO_DIVISOR: bool = $zero;)?
             #[inline]
@@ -74,17 +76,20 @@ impl<F: BinaryFn> OpKernel for BinaryKernel<F> {
 }
 
 /// A unary function defined for every numeric type.
-pub(crate) trait UnaryFn: Send + Sync + 'static {
+pub trait UnaryFn: Send + Sync + 'static {
+    /// The function of an element.
     fn apply<T: Num>(x: T) -> T;
 }
 /// A unary function defined for floating types.
-pub(crate) trait FloatFn: Send + Sync + 'static {
+pub trait FloatFn: Send + Sync + 'static {
+    /// The function of an element.
     fn apply<T: Float>(x: T) -> T;
 }
 
 macro_rules! unary_fn {
     ($trait:ident, $bound:ident, $name:ident, |$x:ident| $e:expr) => {
-        pub(crate) struct $name;
+        #[allow(missing_docs)]
+        pub struct $name;
         impl $trait for $name {
             #[inline]
             fn apply<T: $bound>($x: T) -> T {

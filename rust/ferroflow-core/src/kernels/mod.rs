@@ -18,7 +18,7 @@ pub(crate) mod indexing;
 pub(crate) mod io;
 pub mod layout;
 pub(crate) mod logging;
-pub(crate) mod math;
+pub mod math;
 pub mod matmul;
 pub mod nn;
 pub mod num;
@@ -294,6 +294,8 @@ pub struct KernelBuild<'a> {
     pub resources: &'a ResourceMgr,
     /// The session's devices (a loop's sub-plans are placed on them).
     pub devices: &'a crate::device::DeviceSet,
+    /// The device the kernel runs on (for a copy, the device that copies).
+    pub device: &'a crate::device::Device,
 }
 
 /// A kernel defined by a plain function (for ops with no per-node state).

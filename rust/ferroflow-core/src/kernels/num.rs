@@ -36,6 +36,12 @@ pub trait Num: Element + PartialOrd {
     fn is_zero(self) -> bool {
         self == Self::ZERO
     }
+    /// `then` where `self > b`, else `otherwise` (a choice rules write as a call, so a
+    /// symbolic number can turn it into a select).
+    #[inline]
+    fn select_gt(self, b: Self, then: Self, otherwise: Self) -> Self {
+        if self > b { then } else { otherwise }
+    }
 }
 
 macro_rules! int_num {

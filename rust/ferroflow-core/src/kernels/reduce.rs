@@ -209,7 +209,7 @@ pub fn scan<T: Num>(x: &Tensor, axis: usize, exclusive: bool, reverse: bool, pro
 }
 
 /// Normalises, sorts and de-duplicates reduction axes for a tensor of rank `rank`.
-pub(crate) fn reduction_axes(axes: &[i64], rank: usize) -> Result<Vec<usize>> {
+pub fn reduction_axes(axes: &[i64], rank: usize) -> Result<Vec<usize>> {
     let mut out = Vec::with_capacity(axes.len());
     for &a in axes {
         match normalize_axis(a, rank) {

@@ -19,9 +19,14 @@ pub struct KernelDef {
     pub device_type: &'static str,
     /// `(attr, dtypes)`: it only runs nodes whose type attr is one of `dtypes`.
     pub type_constraint: Option<(&'static str, &'static [DType])>,
-    /// Inputs and outputs it keeps in host memory (by argument name), so the executor
-    /// copies nothing to the device for them (shapes, indices).
+    /// Inputs it keeps in host memory (by argument name), so the executor copies
+    /// nothing to the device for them (shapes, axes, indices).
     pub host_memory: &'static [&'static str],
+    /// Whether every input is in host memory (a kernel that computes on the host).
+    pub host_inputs: bool,
+    /// Whether its outputs are in host memory (`Shape` on a GPU: the shape is small
+    /// and read by the host).
+    pub host_outputs: bool,
     /// Builds the kernel of one node, once per plan.
     pub factory: KernelFn,
 }
@@ -29,7 +34,7 @@ pub struct KernelDef {
 impl KernelDef {
     /// A kernel of `op` on `device_type` for every dtype.
     pub fn new(op: &'static str, device_type: &'static str, factory: KernelFn) -> Self {
-        KernelDef { op, device_type, type_constraint: None, host_memory: &[], factory }
+        KernelDef { op, device_type, type_constraint: None, host_memory: &[], host_inputs: false, host_outputs: false, factory }
     }
     /// Restricts it to nodes whose `attr` is one of `dtypes`.
     #[must_use]
@@ -42,6 +47,30 @@ impl KernelDef {
     pub fn host_memory(mut self, args: &'static [&'static str]) -> Self {
         self.host_memory = args;
         self
+    }
+    /// Marks every input and output as kept in host memory: a kernel of a device that
+    /// computes on the host (small integer maths on shapes, as TF's `HostMemory`
+    /// kernels of a GPU).
+    #[must_use]
+    pub fn on_host(mut self) -> Self {
+        self.host_inputs = true;
+        self.host_outputs = true;
+        self
+    }
+    /// Marks its outputs as kept in host memory.
+    #[must_use]
+    pub fn host_outputs(mut self) -> Self {
+        self.host_outputs = true;
+        self
+    }
+    /// Whether input `i` of `node` is kept in host memory by this kernel.
+    pub fn input_on_host(&self, node: &Node, i: usize) -> bool {
+        if self.host_inputs {
+            return true;
+        }
+        let names = node.def.inputs;
+        let name = names.get(i).or(names.last().filter(|_| node.def.variadic));
+        name.is_some_and(|n| self.host_memory.contains(n))
     }
     fn accepts(&self, node: &Node) -> bool {
         match self.type_constraint {
@@ -117,4 +146,12 @@ pub fn no_kernel_error(node: &Node, devices: &str) -> Option<crate::error::Error
 pub fn find_kernel(node: &Node, device_type: &str) -> Option<KernelDef> {
     let all = kernels().read().unwrap_or_else(std::sync::PoisonError::into_inner);
     all.get(node.op_type())?.iter().rev().find(|k| k.device_type == device_type && k.accepts(node)).copied()
+}
+
+/// The kernels registered for `op` on `device_type`, in registration order (a backend
+/// reuses a CPU kernel that never reads element memory, such as `Reshape`'s, for its
+/// own device).
+pub fn kernels_of(op: &str, device_type: &str) -> Vec<KernelDef> {
+    let all = kernels().read().unwrap_or_else(std::sync::PoisonError::into_inner);
+    all.get(op).map(|defs| defs.iter().filter(|k| k.device_type == device_type).copied().collect()).unwrap_or_default()
 }

@@ -248,7 +248,7 @@ pub struct ProximalGradientDescent<T> {
 impl<T: Float> ProximalGradientDescent<T> {
     /// The rule for TF's inputs (`l1 <= 0` means no L1 shrinkage).
     pub fn new(lr: T, l1: T, l2: T) -> Self {
-        ProximalGradientDescent { lr, l1: if l1 > T::ZERO { l1 } else { T::ZERO }, l2 }
+        ProximalGradientDescent { lr, l1: l1.select_gt(T::ZERO, l1, T::ZERO), l2 }
     }
 }
 
@@ -317,7 +317,7 @@ impl<T: Float, const SQRT: bool, const BY_LR: bool> Rule<T, 3> for Ftrl<T, SQRT,
             x = self.l1.mul(linear.sign()).sub(*linear);
             y = new_pow.div(self.lr).add(two.mul(self.l2));
         }
-        *v = if linear.abs() > threshold { x.div(y) } else { T::ZERO };
+        *v = linear.abs().select_gt(threshold, x.div(y), T::ZERO);
         *accum = new_accum;
     }
 }
@@ -338,10 +338,15 @@ pub struct AdagradDa<T> {
 }
 
 impl<T: Float> AdagradDa<T> {
-    /// The rule for TF's inputs (`l1 <= 0` means no L1 shrinkage).
-    pub fn new(lr: T, l1: T, l2: T, global_step: i64) -> Self {
-        let step = T::from_f64(f64::from(global_step as f32));
-        AdagradDa { lr, l1: if l1 > T::ZERO { l1 } else { T::ZERO }, l2, step }
+    /// The rule for TF's inputs (`l1 <= 0` means no L1 shrinkage); `step` is the
+    /// global step as [`AdagradDa::step_value`] converts it.
+    pub fn new(lr: T, l1: T, l2: T, step: T) -> Self {
+        AdagradDa { lr, l1: l1.select_gt(T::ZERO, l1, T::ZERO), l2, step }
+    }
+    /// The int64 global step as TF converts it (through `float`).
+    #[allow(clippy::cast_precision_loss)]
+    pub fn step_value(global_step: i64) -> T {
+        T::from_f64(f64::from(global_step as f32))
     }
 }
 
@@ -405,6 +410,39 @@ impl OpKernel for ApplyKernel {
     }
 }
 
+/// Checks an update's shapes as TF does: the slots (`shapes[1..]`) and a dense
+/// gradient have the variable's shape (`shapes[0]`); a sparse gradient has one row
+/// per index, each in range. Gives the sparse update's rows and row width.
+pub fn check_update_shapes(
+    s: &Spec,
+    shapes: &[&[usize]],
+    grad_shape: &[usize],
+    indices: Option<&crate::tensor::Tensor>,
+) -> Result<Option<(Vec<usize>, usize)>> {
+    let var_shape = shapes[0];
+    for (g, &i) in shapes.iter().zip(s.refs).skip(1) {
+        if *g != var_shape {
+            ff_bail!(
+                InvalidArgument,
+                "var and {} do not have the same shape{} {}",
+                s.inputs[i],
+                fmt_shape(var_shape),
+                fmt_shape(g)
+            );
+        }
+    }
+    match indices {
+        None if grad_shape != var_shape => ff_bail!(
+            InvalidArgument,
+            "var and grad do not have the same shape{} {}",
+            fmt_shape(var_shape),
+            fmt_shape(grad_shape)
+        ),
+        None => Ok(None),
+        Some(indices) => Ok(Some(sparse_rows(indices, grad_shape, var_shape)?)),
+    }
+}
+
 /// The sparse ops' rows of `var` (checked to be in range) and the row width.
 fn sparse_rows(
     indices: &crate::tensor::Tensor,
@@ -465,28 +503,9 @@ impl ApplyKernel {
         let step = s.step.map(|i| scalar::<i64>(ctx, i, s.inputs[i])).transpose()?;
         let grad = ctx.input(s.grad)?;
         let mut guards = refs.iter().map(|r| r.write()).collect::<Result<Vec<_>>>()?;
-        let var_shape = guards[0].shape().to_vec();
-        for (g, &i) in guards.iter().zip(s.refs).skip(1) {
-            if g.shape() != var_shape.as_slice() {
-                ff_bail!(
-                    InvalidArgument,
-                    "var and {} do not have the same shape{} {}",
-                    s.inputs[i],
-                    fmt_shape(&var_shape),
-                    fmt_shape(g.shape())
-                );
-            }
-        }
-        let sparse = match s.indices {
-            None if grad.shape() != var_shape.as_slice() => ff_bail!(
-                InvalidArgument,
-                "var and grad do not have the same shape{} {}",
-                fmt_shape(&var_shape),
-                fmt_shape(grad.shape())
-            ),
-            None => None,
-            Some(i) => Some(sparse_rows(ctx.input(i)?, grad.shape(), &var_shape)?),
-        };
+        let shapes: Vec<&[usize]> = guards.iter().map(|g| g.shape()).collect();
+        let indices = s.indices.map(|i| ctx.input(i)).transpose()?;
+        let sparse = check_update_shapes(s, &shapes, grad.shape(), indices)?;
         let parts: Vec<&mut [T]> = guards.iter_mut().map(|t| t.as_mut_slice::<T>()).collect::<Result<_>>()?;
         let run = Run {
             parts,
@@ -494,40 +513,72 @@ impl ApplyKernel {
             sparse: sparse.as_ref().map(|(r, w)| (r.as_slice(), *w)),
             env: ctx.env,
         };
-        let f = self.flag;
-        let rms = || -> Result<RmsProp<T>> {
-            Ok(RmsProp { lr: h("lr")?, rho: h("rho")?, momentum: h("momentum")?, epsilon: h("epsilon")? })
-        };
-        let proximal = |lr: &str| -> Result<ProximalGradientDescent<T>> {
-            Ok(ProximalGradientDescent::new(h(lr)?, h("l1")?, h("l2")?))
-        };
-        let adam = || -> Result<[T; 6]> {
-            Ok([h("lr")?, h("beta1_power")?, h("beta2_power")?, h("beta1")?, h("beta2")?, h("epsilon")?])
-        };
-        match s.family {
-            Family::GradientDescent => run.go(GradientDescent { alpha: h("alpha")? }),
-            Family::ProximalGradientDescent => run.go(proximal("alpha")?),
-            Family::Adadelta => run.go(Adadelta { lr: h("lr")?, rho: h("rho")?, epsilon: h("epsilon")? }),
-            Family::Adagrad if f => run.go(Adagrad::<T, true> { lr: h("lr")? }),
-            Family::Adagrad => run.go(Adagrad::<T, false> { lr: h("lr")? }),
-            Family::ProximalAdagrad => run.go(ProximalAdagrad(proximal("lr")?)),
-            Family::AdagradDa => run.go(AdagradDa::new(h("lr")?, h("l1")?, h("l2")?, step.unwrap_or_default())),
-            Family::Ftrl => run.ftrl(f, [h("lr")?, h("l1")?, h("l2")?, T::ZERO, h("lr_power")?]),
-            Family::FtrlV2 => run.ftrl(f, [h("lr")?, h("l1")?, h("l2")?, h("l2_shrinkage")?, h("lr_power")?]),
-            Family::Momentum if f => run.go(Momentum::<T, true> { lr: h("lr")?, momentum: h("momentum")? }),
-            Family::Momentum => run.go(Momentum::<T, false> { lr: h("lr")?, momentum: h("momentum")? }),
-            Family::Adam => {
-                let [lr, beta1_power, beta2_power, beta1, beta2, epsilon] = adam()?;
-                if f {
-                    run.go(Adam::<T, true>::new(lr, beta1_power, beta2_power, beta1, beta2, epsilon))
-                } else {
-                    run.go(Adam::<T, false>::new(lr, beta1_power, beta2_power, beta1, beta2, epsilon))
-                }
-            }
-            Family::RmsProp => run.go(rms()?),
-            Family::CenteredRmsProp => run.go(CenteredRmsProp(rms()?)),
-        }
+        let step = AdagradDa::<T>::step_value(step.unwrap_or_default());
+        let ftrl_sqrt = matches!(s.family, Family::Ftrl | Family::FtrlV2) && h("lr_power")? == T::from_f64(-0.5);
+        visit_rule(s.family, self.flag, ftrl_sqrt, &h, step, run)?
     }
+}
+
+/// Receives an optimizer's rule, whatever its type: the CPU's fused loop runs it; a
+/// device backend generates its kernel from it (with `T` a symbolic number).
+pub trait RuleVisitor<T: Float> {
+    /// What the visit gives back.
+    type Output;
+    /// Takes the rule of an update of `N` buffers (the variable and its slots).
+    fn visit<R: Rule<T, N>, const N: usize>(self, rule: R) -> Self::Output;
+}
+
+/// Builds the rule of an optimizer `family` from its hyper-parameters (`h` by input
+/// name), its bool attr `flag`, AdagradDA's `step` (see [`AdagradDa::step_value`])
+/// and, for FTRL, whether `lr_power` is -0.5 (TF's square-root special case), and
+/// hands it to `v`. The one place where an op's inputs become its rule's fields, for
+/// every device.
+pub fn visit_rule<T: Float, V: RuleVisitor<T>>(
+    family: Family,
+    flag: bool,
+    ftrl_sqrt: bool,
+    h: &dyn Fn(&str) -> Result<T>,
+    step: T,
+    v: V,
+) -> Result<V::Output> {
+    let f = flag;
+    let rms = || -> Result<RmsProp<T>> {
+        Ok(RmsProp { lr: h("lr")?, rho: h("rho")?, momentum: h("momentum")?, epsilon: h("epsilon")? })
+    };
+    let proximal =
+        |lr: &str| -> Result<ProximalGradientDescent<T>> { Ok(ProximalGradientDescent::new(h(lr)?, h("l1")?, h("l2")?)) };
+    let adam = || -> Result<[T; 6]> {
+        Ok([h("lr")?, h("beta1_power")?, h("beta2_power")?, h("beta1")?, h("beta2")?, h("epsilon")?])
+    };
+    let ftrl = |[lr, l1, l2, l2_shrinkage, lr_power]: [T; 5], v: V| match (ftrl_sqrt, f) {
+        (true, false) => v.visit(Ftrl::<T, true, false> { lr, l1, l2, l2_shrinkage, lr_power }),
+        (true, true) => v.visit(Ftrl::<T, true, true> { lr, l1, l2, l2_shrinkage, lr_power }),
+        (false, false) => v.visit(Ftrl::<T, false, false> { lr, l1, l2, l2_shrinkage, lr_power }),
+        (false, true) => v.visit(Ftrl::<T, false, true> { lr, l1, l2, l2_shrinkage, lr_power }),
+    };
+    Ok(match family {
+        Family::GradientDescent => v.visit(GradientDescent { alpha: h("alpha")? }),
+        Family::ProximalGradientDescent => v.visit(proximal("alpha")?),
+        Family::Adadelta => v.visit(Adadelta { lr: h("lr")?, rho: h("rho")?, epsilon: h("epsilon")? }),
+        Family::Adagrad if f => v.visit(Adagrad::<T, true> { lr: h("lr")? }),
+        Family::Adagrad => v.visit(Adagrad::<T, false> { lr: h("lr")? }),
+        Family::ProximalAdagrad => v.visit(ProximalAdagrad(proximal("lr")?)),
+        Family::AdagradDa => v.visit(AdagradDa::new(h("lr")?, h("l1")?, h("l2")?, step)),
+        Family::Ftrl => ftrl([h("lr")?, h("l1")?, h("l2")?, T::ZERO, h("lr_power")?], v),
+        Family::FtrlV2 => ftrl([h("lr")?, h("l1")?, h("l2")?, h("l2_shrinkage")?, h("lr_power")?], v),
+        Family::Momentum if f => v.visit(Momentum::<T, true> { lr: h("lr")?, momentum: h("momentum")? }),
+        Family::Momentum => v.visit(Momentum::<T, false> { lr: h("lr")?, momentum: h("momentum")? }),
+        Family::Adam => {
+            let [lr, beta1_power, beta2_power, beta1, beta2, epsilon] = adam()?;
+            if f {
+                v.visit(Adam::<T, true>::new(lr, beta1_power, beta2_power, beta1, beta2, epsilon))
+            } else {
+                v.visit(Adam::<T, false>::new(lr, beta1_power, beta2_power, beta1, beta2, epsilon))
+            }
+        }
+        Family::RmsProp => v.visit(rms()?),
+        Family::CenteredRmsProp => v.visit(CenteredRmsProp(rms()?)),
+    })
 }
 
 /// One update's locked buffers, gradient and (sparse ops) rows, ready for a rule.
@@ -538,8 +589,9 @@ struct Run<'a, T> {
     env: &'a ExecEnv,
 }
 
-impl<T: Float> Run<'_, T> {
-    fn go<R: Rule<T, N>, const N: usize>(self, rule: R) -> Result<()> {
+impl<T: Float> RuleVisitor<T> for Run<'_, T> {
+    type Output = Result<()>;
+    fn visit<R: Rule<T, N>, const N: usize>(self, rule: R) -> Result<()> {
         let parts: [&mut [T]; N] = self
             .parts
             .try_into()
@@ -549,18 +601,6 @@ impl<T: Float> Run<'_, T> {
             Some((rows, width)) => apply_sparse(parts, self.grad, rows, width, rule),
         }
         Ok(())
-    }
-
-    /// FTRL with TF's `lr_power == -0.5` fast path; `h` is lr, l1, l2, l2_shrinkage,
-    /// lr_power.
-    fn ftrl(self, by_lr: bool, [lr, l1, l2, l2_shrinkage, lr_power]: [T; 5]) -> Result<()> {
-        let sqrt = lr_power == T::from_f64(-0.5);
-        match (sqrt, by_lr) {
-            (true, false) => self.go(Ftrl::<T, true, false> { lr, l1, l2, l2_shrinkage, lr_power }),
-            (true, true) => self.go(Ftrl::<T, true, true> { lr, l1, l2, l2_shrinkage, lr_power }),
-            (false, false) => self.go(Ftrl::<T, false, false> { lr, l1, l2, l2_shrinkage, lr_power }),
-            (false, true) => self.go(Ftrl::<T, false, true> { lr, l1, l2, l2_shrinkage, lr_power }),
-        }
     }
 }
 
@@ -610,7 +650,7 @@ mod tests {
         let (lr, l1, l2, l2_shrinkage) = (f(0.5), f(0.01), f(0.1), f(0.2));
         agrees(Ftrl::<T, true, false> { lr, l1, l2, l2_shrinkage, lr_power: f(-0.5) });
         agrees(Ftrl::<T, false, true> { lr, l1, l2, l2_shrinkage, lr_power: f(-0.7) });
-        agrees(AdagradDa::new(f(0.5), f(0.01), f(0.1), 3));
+        agrees(AdagradDa::new(f(0.5), f(0.01), f(0.1), AdagradDa::step_value(3)));
     }
 
     #[test]

@@ -395,7 +395,7 @@ impl InferCtx<'_> {
 }
 
 /// Reads an int vector from a constant int32/int64 tensor.
-pub(crate) fn int_values(t: &Tensor) -> Result<Vec<i64>> {
+pub fn int_values(t: &Tensor) -> Result<Vec<i64>> {
     match t.dtype() {
         DType::Int32 => Ok(t.as_slice::<i32>()?.iter().map(|&v| i64::from(v)).collect()),
         DType::Int64 => Ok(t.as_slice::<i64>()?.to_vec()),

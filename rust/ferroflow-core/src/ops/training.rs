@@ -14,7 +14,7 @@ use crate::kernels::training::apply_kernel;
 /// Which update rule an op runs.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 #[allow(missing_docs)] // each names its rule in `kernels::training`
-pub(crate) enum Family {
+pub enum Family {
     GradientDescent,
     ProximalGradientDescent,
     Adadelta,
@@ -31,30 +31,30 @@ pub(crate) enum Family {
 
 /// Where one op's inputs are. Its scalar hyper-parameters are the inputs that are
 /// none of the others, and the kernel reads them by name.
-pub(crate) struct Spec {
+pub struct Spec {
     /// The op's type name.
-    pub(crate) op: &'static str,
+    pub op: &'static str,
     /// Its update rule.
-    pub(crate) family: Family,
+    pub family: Family,
     /// Its input names, in TF's order.
-    pub(crate) inputs: &'static [&'static str],
+    pub inputs: &'static [&'static str],
     /// The variable, then its slots (ref inputs), in lock order.
-    pub(crate) refs: &'static [usize],
+    pub refs: &'static [usize],
     /// The gradient.
-    pub(crate) grad: usize,
+    pub grad: usize,
     /// The sparse ops' row indices.
-    pub(crate) indices: Option<usize>,
+    pub indices: Option<usize>,
     /// AdagradDA's int64 global step.
-    pub(crate) step: Option<usize>,
+    pub step: Option<usize>,
     /// The op's one bool attr besides `use_locking`, and its default.
-    pub(crate) flag: Option<(&'static str, bool)>,
+    pub flag: Option<(&'static str, bool)>,
     /// What the op computes (the Python wrapper's docstring).
     doc: &'static str,
 }
 
 impl Spec {
     /// The hyper-parameter inputs: those that are none of the others.
-    pub(crate) fn hyper(&self) -> impl Iterator<Item = usize> + '_ {
+    pub fn hyper(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.inputs.len())
             .filter(|&i| !self.refs.contains(&i) && i != self.grad && Some(i) != self.indices && Some(i) != self.step)
     }
@@ -149,13 +149,13 @@ macro_rules! spec {
 }
 
 /// The most hyper-parameters an op has (Adam's six).
-pub(crate) const MAX_HYPER: usize = 6;
+pub const MAX_HYPER: usize = 6;
 
 const ON_ROWS: &str = " on the rows `indices` of the variable and its slots (`grad` holds one row per \
      index; a repeated index updates its row once per occurrence).";
 
 /// Every optimizer op, with TF's input order.
-static SPECS: &[Spec] = &[
+pub static SPECS: &[Spec] = &[
     spec!("ApplyGradientDescent", GradientDescent, ["var", "alpha", "delta"], refs [0], grad 2,
         "`var -= alpha * delta`."),
     spec!("ApplyProximalGradientDescent", ProximalGradientDescent, ["var", "alpha", "l1", "l2", "delta"],
@@ -239,7 +239,7 @@ static SPECS: &[Spec] = &[
 ];
 
 /// The table row of optimizer op `op`.
-pub(crate) fn spec_of(op: &str) -> Result<&'static Spec> {
+pub fn spec_of(op: &str) -> Result<&'static Spec> {
     SPECS.iter().find(|s| s.op == op).ok_or_else(|| Error::new(Code::Internal, format!("no optimizer spec for {op}")))
 }
 

@@ -1,0 +1,178 @@
+//! `MatMul` and `BatchMatMulV2`: 16×16 tiles through workgroup memory, either operand
+//! transposed (read through its transposed index, no copy), batches along the
+//! dispatch's z (broadcast batch dimensions of `BatchMatMulV2` included).
+use std::sync::Arc;
+
+use ferroflow_core::error::{Error, Result};
+use ferroflow_core::kernels::registry::{KernelDef, register_kernel};
+use ferroflow_core::kernels::{KernelBuild, OpContext, OpKernel};
+use ferroflow_core::shape::{broadcast_shapes, fmt_shape};
+use ferroflow_core::tensor::Tensor;
+
+use super::{F32, buf, count_u32, device_input, gpu_of, output};
+use crate::DEVICE_TYPE;
+use crate::gpu::Gpu;
+
+const TILE: u32 = 16;
+
+const MATMUL_WGSL: &str = r"
+@group(0) @binding(0) var<storage, read> a: array<f32>;
+@group(0) @binding(1) var<storage, read> b: array<f32>;
+@group(0) @binding(2) var<storage, read_write> c: array<f32>;
+@group(0) @binding(3) var<storage, read> p: array<u32>;
+var<workgroup> tile_a: array<array<f32, 16>, 16>;
+var<workgroup> tile_b: array<array<f32, 16>, 16>;
+
+// p: M, N, K, transpose_a, transpose_b, then per batch z the offsets of a, b (in
+// elements) at p[5 + 2z], p[6 + 2z].
+@compute @workgroup_size(16, 16)
+fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
+    let m = p[0];
+    let n = p[1];
+    let k = p[2];
+    let trans_a = p[3] == 1u;
+    let trans_b = p[4] == 1u;
+    let a0 = p[5u + 2u * wid.z];
+    let b0 = p[6u + 2u * wid.z];
+    let c0 = wid.z * m * n;
+    let row = wid.y * 16u + lid.y;
+    let col = wid.x * 16u + lid.x;
+    var acc = 0.0;
+    let tiles = (k + 15u) / 16u;
+    for (var t = 0u; t < tiles; t = t + 1u) {
+        let ka = t * 16u + lid.x;
+        var va = 0.0;
+        if (row < m && ka < k) {
+            if (trans_a) { va = a[a0 + ka * m + row]; } else { va = a[a0 + row * k + ka]; }
+        }
+        tile_a[lid.y][lid.x] = va;
+        let kb = t * 16u + lid.y;
+        var vb = 0.0;
+        if (kb < k && col < n) {
+            if (trans_b) { vb = b[b0 + col * k + kb]; } else { vb = b[b0 + kb * n + col]; }
+        }
+        tile_b[lid.y][lid.x] = vb;
+        workgroupBarrier();
+        for (var j = 0u; j < 16u; j = j + 1u) {
+            acc = acc + tile_a[lid.y][j] * tile_b[j][lid.x];
+        }
+        workgroupBarrier();
+    }
+    if (row < m && col < n) {
+        c[c0 + row * n + col] = acc;
+    }
+}
+";
+
+/// `C[z] = op(A[za]) op(B[zb])` for each batch `z` with its operands' offsets.
+#[allow(clippy::too_many_arguments)]
+pub fn matmul(
+    gpu: &Arc<Gpu>,
+    a: &Tensor,
+    b: &Tensor,
+    out_shape: &[usize],
+    (m, n, k): (usize, usize, usize),
+    (trans_a, trans_b): (bool, bool),
+    offsets: &[(usize, usize)],
+) -> Result<Tensor> {
+    let out = output(gpu, a.dtype(), out_shape)?;
+    if out.num_elements() == 0 {
+        return Ok(out);
+    }
+    if k == 0 {
+        return super::array::fill(gpu, out_shape, 0.0);
+    }
+    let pipeline = gpu.pipeline("matmul", || MATMUL_WGSL.to_string())?;
+    let mut params = vec![
+        count_u32(m, "MatMul")?,
+        count_u32(n, "MatMul")?,
+        count_u32(k, "MatMul")?,
+        u32::from(trans_a),
+        u32::from(trans_b),
+    ];
+    for &(oa, ob) in offsets {
+        params.push(count_u32(oa, "MatMul")?);
+        params.push(count_u32(ob, "MatMul")?);
+    }
+    count_u32(out.num_elements(), "MatMul")?;
+    // One dispatch per 65535 batches (z's limit), each with its own offsets.
+    for offs in params[5..].chunks(2 * 65535) {
+        let mut p = params[..5].to_vec();
+        p.extend_from_slice(offs);
+        let groups = (
+            count_u32(n.div_ceil(TILE as usize), "MatMul")?,
+            count_u32(m.div_ceil(TILE as usize), "MatMul")?,
+            (offs.len() / 2) as u32,
+        );
+        gpu.dispatch_groups(&pipeline, &[buf(a)?, buf(b)?, buf(&out)?], &p, groups);
+    }
+    Ok(out)
+}
+
+struct MatMul {
+    gpu: Arc<Gpu>,
+    transpose: (bool, bool),
+    batched: bool,
+}
+
+fn matmul_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    let batched = b.node.op_type() != "MatMul";
+    let (ta, tb) = if batched { ("adj_x", "adj_y") } else { ("transpose_a", "transpose_b") };
+    Ok(Box::new(MatMul {
+        gpu: gpu_of(b)?,
+        transpose: (b.node.attr_or(ta, false)?, b.node.attr_or(tb, false)?),
+        batched,
+    }))
+}
+
+impl OpKernel for MatMul {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let (a, b) = (device_input(ctx, 0, &self.gpu)?, device_input(ctx, 1, &self.gpu)?);
+        let (sa, sb) = (a.shape(), b.shape());
+        let (ta, tb) = self.transpose;
+        if sa.len() < 2 || sb.len() < 2 || (!self.batched && (sa.len() != 2 || sb.len() != 2)) {
+            return Err(Error::invalid_argument(format!(
+                "In[0] and In[1] must be matrices: {} {}",
+                fmt_shape(sa),
+                fmt_shape(sb)
+            )));
+        }
+        let (ra, rb) = (sa.len() - 2, sb.len() - 2);
+        let (m, ka) = if ta { (sa[ra + 1], sa[ra]) } else { (sa[ra], sa[ra + 1]) };
+        let (kb, n) = if tb { (sb[rb + 1], sb[rb]) } else { (sb[rb], sb[rb + 1]) };
+        if ka != kb {
+            return Err(Error::invalid_argument(format!(
+                "Matrix size-incompatible: In[0]: {}, In[1]: {}",
+                fmt_shape(sa),
+                fmt_shape(sb)
+            )));
+        }
+        let batch = broadcast_shapes(&sa[..ra], &sb[..rb])?;
+        let mut shape = batch.to_vec();
+        shape.extend([m, n]);
+        // Each output batch's operand offsets (broadcast batch dimensions repeat).
+        let count: usize = batch.iter().product();
+        let sa_strides = super::broadcast_strides(&sa[..ra], &batch);
+        let sb_strides = super::broadcast_strides(&sb[..rb], &batch);
+        let mut offsets = Vec::with_capacity(count);
+        for z in 0..count {
+            let (mut rem, mut oa, mut ob) = (z, 0, 0);
+            for d in (0..batch.len()).rev() {
+                let c = rem % batch[d];
+                rem /= batch[d];
+                oa += c * sa_strides[d];
+                ob += c * sb_strides[d];
+            }
+            offsets.push((oa * m * ka, ob * ka * n));
+        }
+        let out = matmul(&self.gpu, &a, &b, &shape, (m, n, ka), self.transpose, &offsets)?;
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
+pub(crate) fn register() {
+    for op in ["MatMul", "BatchMatMul", "BatchMatMulV2"] {
+        register_kernel(KernelDef::new(op, DEVICE_TYPE, matmul_kernel).type_constraint("T", F32));
+    }
+}

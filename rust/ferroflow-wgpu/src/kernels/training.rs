@@ -1,0 +1,196 @@
+//! Every optimizer update on the GPU, dense and sparse, generated from the core's
+//! `Rule`s: `visit_rule` builds the op's rule over symbolic numbers ([`Expr`]), its
+//! `step` traced once per variant becomes the kernel body, so the GPU applies TF's
+//! formula exactly as the CPU's fused loop writes it. The variable and its slots are
+//! updated in place in GPU memory (copied first only while something still reads the
+//! old value, as on the CPU).
+//!
+//! Hyper-parameters arrive in host memory and go to the kernel as parameters; a sparse
+//! update's repeated rows are applied one occurrence per dispatch, in order, as TF's
+//! kernels apply them.
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use ferroflow_core::error::{Code, Error, Result};
+use ferroflow_core::kernels::registry::{KernelDef, register_kernel};
+use ferroflow_core::kernels::training::{AdagradDa, Rule, RuleVisitor, check_update_shapes, visit_rule};
+use ferroflow_core::kernels::{KernelBuild, OpContext, OpKernel};
+use ferroflow_core::ops::training::{Family, SPECS, Spec, spec_of};
+use ferroflow_core::shape::fmt_shape;
+use ferroflow_core::tensor::Tensor;
+
+use super::{Binding, F32, buf, count_u32, device_input, gpu_of, shader, to_device};
+use crate::DEVICE_TYPE;
+use crate::expr::{Expr, trace};
+use crate::gpu::Gpu;
+
+/// Names of the variable and slot bindings (a rule updates at most four buffers).
+const PARTS: [&str; 4] = ["s0", "s1", "s2", "s3"];
+
+/// Traces a rule's step over element `idx` of the parts and `grad[gi]`.
+struct Tracer;
+
+impl RuleVisitor<Expr> for Tracer {
+    type Output = (usize, String);
+    fn visit<R: Rule<Expr, N>, const N: usize>(self, rule: R) -> (usize, String) {
+        let mut x: [Expr; N] = std::array::from_fn(|k| Expr::var(format!("{}[idx]", PARTS[k])));
+        rule.step(&mut x, Expr::var("grad[gi]"));
+        let stores = x.iter().enumerate().map(|(k, v)| format!("    {}[idx] = {v};\n", PARTS[k])).collect();
+        (N, stores)
+    }
+}
+
+struct Apply {
+    gpu: Arc<Gpu>,
+    spec: &'static Spec,
+    flag: bool,
+}
+
+fn apply_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    let spec = spec_of(b.node.op_type())?;
+    let flag = match spec.flag {
+        Some((name, default)) => b.node.attr_or::<bool>(name, default)?,
+        None => false,
+    };
+    Ok(Box::new(Apply { gpu: gpu_of(b)?, spec, flag }))
+}
+
+/// A scalar hyper-parameter, checked as TF does (`lr is not a scalar: [2]`).
+fn scalar_f32(ctx: &OpContext<'_>, i: usize, name: &str) -> Result<f32> {
+    let t = ctx.input(i)?.to_host()?;
+    if !t.shape().is_empty() {
+        return Err(Error::invalid_argument(format!("{name} is not a scalar: {}", fmt_shape(t.shape()))));
+    }
+    t.scalar_value::<f32>()
+}
+
+impl Apply {
+    /// The kernel of this op's variant: its WGSL from the traced rule.
+    fn source(&self, ftrl_sqrt: bool, sparse: bool) -> Result<String> {
+        let s = self.spec;
+        let hyper: Vec<&str> = s.hyper().map(|i| s.inputs[i]).collect();
+        let n_hyper = hyper.len();
+        let (traced, body) = trace(|| {
+            let h = |name: &str| -> Result<Expr> {
+                hyper
+                    .iter()
+                    .position(|n| *n == name)
+                    .map(|k| Expr::var(format!("bitcast<f32>(p[{}u])", 2 + k)))
+                    .ok_or_else(|| Error::new(Code::Internal, format!("{} has no hyper-parameter {name}", s.op)))
+            };
+            let step = Expr::var(format!("bitcast<f32>(p[{}u])", 2 + n_hyper));
+            visit_rule(s.family, self.flag, ftrl_sqrt, &h, step, Tracer)
+        });
+        let (n, stores) = traced?;
+        let mut bindings: Vec<Binding> = PARTS[..n].iter().map(|p| Binding(p, "f32", true)).collect();
+        bindings.push(Binding("grad", "f32", false));
+        let index = if sparse {
+            bindings.push(Binding("rows", "u32", false));
+            "    let w = p[1];\n    let r = i / w;\n    let col = i % w;\n    let idx = rows[2u * r] * w + col;\n    \
+             let gi = rows[2u * r + 1u] * w + col;\n"
+        } else {
+            "    let idx = i;\n    let gi = i;\n"
+        };
+        Ok(shader(&bindings, &format!("    if (i >= p[0]) {{ return; }}\n{index}{body}{stores}")))
+    }
+}
+
+impl OpKernel for Apply {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let s = self.spec;
+        let refs: Vec<_> = s.refs.iter().map(|&i| ctx.ref_input(i).map(Arc::clone)).collect::<Result<_>>()?;
+        for (k, r) in refs.iter().enumerate() {
+            if refs[..k].iter().any(|o| Arc::ptr_eq(o, r)) {
+                return Err(Error::invalid_argument(format!(
+                    "{} is passed twice to {}: the variable and its slots must be distinct",
+                    r.name(),
+                    s.op
+                )));
+            }
+        }
+        if refs[0].dtype() != ferroflow_core::DType::Float32 {
+            return Err(Error::invalid_argument(format!("no GPU optimizer kernel for {}", refs[0].dtype())));
+        }
+        let mut params = vec![0u32, 1];
+        let mut lr_power = None;
+        for i in s.hyper() {
+            let v = scalar_f32(ctx, i, s.inputs[i])?;
+            if s.inputs[i] == "lr_power" {
+                lr_power = Some(v);
+            }
+            params.push(v.to_bits());
+        }
+        let step = match s.step {
+            Some(i) => {
+                let t = ctx.input(i)?.to_host()?;
+                if !t.shape().is_empty() {
+                    return Err(Error::invalid_argument(format!("global_step is not a scalar: {}", fmt_shape(t.shape()))));
+                }
+                AdagradDa::<f32>::step_value(t.scalar_value::<i64>()?)
+            }
+            None => 0.0,
+        };
+        params.push(step.to_bits());
+        let ftrl_sqrt = matches!(s.family, Family::Ftrl | Family::FtrlV2) && lr_power == Some(-0.5);
+        let grad = device_input(ctx, s.grad, &self.gpu)?;
+        let indices = s.indices.map(|i| ctx.input(i).and_then(Tensor::to_host)).transpose()?;
+
+        let mut guards = refs.iter().map(|r| r.write()).collect::<Result<Vec<_>>>()?;
+        let shapes: Vec<&[usize]> = guards.iter().map(|g| g.shape()).collect();
+        let sparse = check_update_shapes(s, &shapes, grad.shape(), indices.as_ref())?;
+        // The variable and slots in this GPU's memory, exclusively theirs.
+        for g in &mut guards {
+            if super::buffer_on(g, &self.gpu).is_none() {
+                **g = to_device(g, &self.gpu)?;
+            }
+            g.device_memory_mut()?;
+        }
+        let key = format!("apply/{}/{}/{ftrl_sqrt}/{}", s.op.trim_start_matches("Sparse"), self.flag, sparse.is_some());
+        let pipeline = self.gpu.pipeline(&key, || self.source(ftrl_sqrt, sparse.is_some()).unwrap_or_default())?;
+        let mut buffers: Vec<&wgpu::Buffer> = guards.iter().map(|g| buf(g)).collect::<Result<_>>()?;
+        buffers.push(buf(&grad)?);
+        match sparse {
+            None => {
+                let n = count_u32(grad.num_elements(), s.op)?;
+                params[0] = n;
+                self.gpu.dispatch(&pipeline, &buffers, &params, n as usize);
+            }
+            Some((rows, width)) => {
+                params[1] = count_u32(width, s.op)?;
+                // Occurrence k of every row goes in dispatch k (rows repeat in order).
+                let mut seen: HashMap<usize, usize> = HashMap::new();
+                let mut layers: Vec<Vec<u32>> = Vec::new();
+                for (g, &row) in rows.iter().enumerate() {
+                    let k = seen.entry(row).or_default();
+                    if layers.len() <= *k {
+                        layers.push(Vec::new());
+                    }
+                    layers[*k].extend([count_u32(row, s.op)?, count_u32(g, s.op)?]);
+                    *k += 1;
+                }
+                for layer in layers {
+                    let pairs = to_device(&Tensor::from_slice(&[layer.len()], &layer)?, &self.gpu)?;
+                    let threads = layer.len() / 2 * width;
+                    params[0] = count_u32(threads, s.op)?;
+                    let mut with_rows = buffers.clone();
+                    with_rows.push(buf(&pairs)?);
+                    self.gpu.dispatch(&pipeline, &with_rows, &params, threads);
+                }
+            }
+        }
+        drop(guards);
+        ctx.set_ref_output(0, Arc::clone(&refs[0]));
+        Ok(())
+    }
+}
+
+pub(crate) fn register() {
+    for s in SPECS {
+        // Hyper-parameters, indices and the step are read on the host.
+        let host: Vec<&'static str> =
+            (0..s.inputs.len()).filter(|&i| !s.refs.contains(&i) && i != s.grad).map(|i| s.inputs[i]).collect();
+        // Registration tables live for the process.
+        let host: &'static [&'static str] = Box::leak(host.into_boxed_slice());
+        register_kernel(KernelDef::new(s.op, DEVICE_TYPE, apply_kernel).type_constraint("T", F32).host_memory(host));
+    }
+}
