@@ -1,6 +1,16 @@
 """Shared fixtures: a fresh default graph per test, and TensorFlow as the oracle."""
 
-import re
+import os
+
+# The GPU tests run on Mesa's software Vulkan driver (lavapipe) where it is
+# installed: software adapters register below the CPU, so only nodes placed on
+# /gpu:0 run there and every other test places as before.
+os.environ.setdefault("FERROFLOW_GPU", "software")
+_LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
+if os.path.exists(_LAVAPIPE):
+    os.environ.setdefault("VK_DRIVER_FILES", _LAVAPIPE)
+
+import re  # noqa: E402
 import socket
 import threading
 

@@ -363,6 +363,7 @@ from . import (
     random,
     strings,
     summary,
+    test,
     train,
 )
 from .platform import app, flags, gfile
@@ -672,6 +673,7 @@ __all__ = [
     "TensorArray",
     "TensorShape",
     "TextLineReader",
+    "test",
     "TFRecordReader",
     "tile",
     "to_bfloat16",

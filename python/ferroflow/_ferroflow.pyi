@@ -47,6 +47,9 @@ class CheckpointReader:
 def op_names() -> list[str]:
     """Names of every registered op type."""
 
+def local_devices() -> list[tuple[str, str, int, str]]:
+    """`(name, device_type, memory_limit, physical_device_desc)` of each local device."""
+
 def gradient_status(name: str) -> str:
     """How op type `name` takes part in `tf.gradients`: "function", "none" or "missing"."""
 

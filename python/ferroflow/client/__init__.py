@@ -1,5 +1,6 @@
-"""`tensorflow.python.client`'s public helpers: `timeline` (Chrome traces of a step)."""
+"""`tensorflow.python.client`'s public helpers: `timeline` (Chrome traces of a step)
+and `device_lib` (the devices of this process)."""
 
-from . import timeline
+from . import device_lib, timeline
 
-__all__ = ["timeline"]
+__all__ = ["device_lib", "timeline"]

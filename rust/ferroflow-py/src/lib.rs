@@ -92,6 +92,18 @@ fn write_file_atomically(py: Python<'_>, path: std::path::PathBuf, data: &[u8]) 
     errors::run_detached(py, || Ok(ferroflow_io::durable::write_atomically(&path, data)?))
 }
 
+/// `(name, device_type, memory_limit, physical_device_desc)` of each local device
+/// (`device_lib.list_local_devices`): the CPU, then every GPU adapter.
+#[pyfunction]
+fn local_devices() -> Vec<(String, String, u64, String)> {
+    // TF reports 256 MiB for a CPU device.
+    let mut out = vec![("/device:CPU:0".to_string(), "CPU".to_string(), 268_435_456, String::new())];
+    for (i, (desc, memory)) in ferroflow_wgpu::describe().into_iter().enumerate() {
+        out.push((format!("/device:GPU:{i}"), ferroflow_wgpu::DEVICE_TYPE.to_string(), memory, desc));
+    }
+    out
+}
+
 /// The native module.
 #[pymodule(gil_used = true)]
 fn _ferroflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -118,6 +130,7 @@ fn _ferroflow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(threads::queue_runner_jobs, m)?)?;
     m.add_function(wrap_pyfunction!(session::reset_sessions, m)?)?;
     m.add_function(wrap_pyfunction!(op_names, m)?)?;
+    m.add_function(wrap_pyfunction!(local_devices, m)?)?;
     m.add_function(wrap_pyfunction!(training_op_signatures, m)?)?;
     m.add_function(wrap_pyfunction!(write_file_atomically, m)?)?;
     m.add_function(wrap_pyfunction!(host::initialize_py_trampoline, m)?)?;

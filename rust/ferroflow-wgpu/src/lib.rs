@@ -105,14 +105,18 @@ pub fn device(index: u32) -> Result<Arc<Gpu>> {
         .map_err(|e| Error::new(Code::Internal, e))
 }
 
-/// What each adapter is (name, backend, type), by device index: the physical device
-/// description `list_devices` shows.
-pub fn describe() -> Vec<String> {
+/// Each device's description (adapter name, backend, type) and the largest buffer it
+/// allocates, by device index: what `device_lib.list_local_devices` shows.
+pub fn describe() -> Vec<(String, u64)> {
     adapters()
         .iter()
         .map(|s| {
             let info = s.adapter.get_info();
-            format!("device: {}, name: {}, backend: {:?}, type: {:?}", info.device, info.name, info.backend, info.device_type)
+            let desc = format!(
+                "device: {}, name: {}, backend: {:?}, type: {:?}",
+                info.device, info.name, info.backend, info.device_type
+            );
+            (desc, s.adapter.limits().max_buffer_size)
         })
         .collect()
 }

@@ -262,12 +262,15 @@ impl Plan {
                 device_of[&o.node]
             }
         };
+        // The memory input `i` of node `n` is read from.
+        let input_memory =
+            |n: NodeId, node: &Node, i: usize| if kernel_defs[&n].input_on_host(node, i) { cpu } else { device_of[&n] };
         let mut entries: Vec<Entry> = Vec::with_capacity(order.len());
         let mut copy_entry: HashMap<(Output, usize), usize> = HashMap::new();
         for &n in &order {
             let node = graph.node(n)?;
             for (i, src) in sources[&n].iter().enumerate() {
-                let dst = if kernel_defs[&n].input_on_host(node, i) { cpu } else { device_of[&n] };
+                let dst = input_memory(n, node, i);
                 if node.def.ref_inputs.contains(&i) || memory_of_value(src) == dst {
                     continue;
                 }
@@ -343,7 +346,7 @@ impl Plan {
                     );
                     let mut inputs = SmallVec::new();
                     for (i, src) in sources[&n].iter().enumerate() {
-                        let (slot, pred) = read(src, device_of[&n]);
+                        let (slot, pred) = read(src, input_memory(n, node, i));
                         preds.extend(pred);
                         inputs.push(InputRef { slot, take: false, deref: !node.def.ref_inputs.contains(&i) });
                     }

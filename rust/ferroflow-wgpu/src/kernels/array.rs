@@ -194,6 +194,54 @@ impl OpKernel for Gather {
     }
 }
 
+/// `OneHot` along the last axis: `indices` in host memory (uploaded as `i32`; an
+/// index outside `[0, depth)` gives a row of `off_value`, as TF).
+struct OneHot {
+    gpu: Arc<Gpu>,
+    axis: i64,
+}
+
+impl OpKernel for OneHot {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let indices = ctx.input(0)?.to_host()?;
+        let depth = int_values(&ctx.input(1)?.to_host()?)?;
+        let (on, off) = (ctx.input(2)?.to_host()?.scalar_value::<f32>()?, ctx.input(3)?.to_host()?.scalar_value::<f32>()?);
+        let depth = match depth.as_slice() {
+            [d] if *d >= 0 => *d as usize,
+            _ => return Err(Error::invalid_argument("depth must be a non-negative scalar")),
+        };
+        if self.axis != -1 && self.axis != indices.shape().len() as i64 {
+            return Err(Error::new(ferroflow_core::Code::Unimplemented, "OneHot on the GPU takes axis -1 only"));
+        }
+        let classes: Vec<i32> = int_values(&indices)?
+            .into_iter()
+            .map(|i| i32::try_from(i).ok().filter(|&k| k >= 0 && (k as usize) < depth).unwrap_or(-1))
+            .collect();
+        let mut shape = indices.shape().to_vec();
+        shape.push(depth);
+        let out = output(&self.gpu, DType::Float32, &shape)?;
+        let n = count_u32(out.num_elements(), "OneHot")?;
+        if n > 0 {
+            let idx = to_device(&Tensor::from_slice(&[classes.len()], &classes)?, &self.gpu)?;
+            let pipeline = self.gpu.pipeline("one_hot", || {
+                shader(
+                    &[Binding("idx", "i32", false), Binding("out", "f32", true)],
+                    "    if (i >= p[0]) { return; }\n    let hit = idx[i / p[1]] == i32(i % p[1]);\n    \
+                     out[i] = select(bitcast<f32>(p[3]), bitcast<f32>(p[2]), hit);\n",
+                )
+            })?;
+            let params = [n, count_u32(depth, "OneHot")?, on.to_bits(), off.to_bits()];
+            self.gpu.dispatch(&pipeline, &[buf(&idx)?, buf(&out)?], &params, n as usize);
+        }
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
+fn one_hot_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(OneHot { gpu: gpu_of(b)?, axis: b.node.attr_or("axis", -1i64)? }))
+}
+
 fn broadcast_to_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     Ok(Box::new(Gather(gpu_of(b)?, Layout::BroadcastTo)))
 }
@@ -212,6 +260,11 @@ fn cast_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
 
 pub(crate) fn register() {
     register_kernel(KernelDef::new("Const", DEVICE_TYPE, const_kernel));
+    register_kernel(
+        KernelDef::new("OneHot", DEVICE_TYPE, one_hot_kernel)
+            .type_constraint("T", F32)
+            .host_memory(&["indices", "depth", "on_value", "off_value"]),
+    );
     register_kernel(KernelDef::new("Fill", DEVICE_TYPE, fill_kernel).type_constraint("T", F32).host_memory(&["dims", "value"]));
     register_kernel(KernelDef::new("Cast", DEVICE_TYPE, cast_kernel).type_constraint("DstT", F32));
     register_kernel(

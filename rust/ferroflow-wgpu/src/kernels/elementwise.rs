@@ -116,6 +116,36 @@ pub fn unary(gpu: &Arc<Gpu>, name: &str, f: Traced, x: &Tensor) -> Result<Tensor
     Ok(out)
 }
 
+/// `AddN`: the inputs (all one shape) summed left to right, as the CPU's.
+struct AddN(Arc<Gpu>);
+
+fn add(x: &[Expr]) -> Expr {
+    m::AddFn::apply(x[0], x[1])
+}
+
+impl OpKernel for AddN {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let mut sum = device_input(ctx, 0, &self.0)?;
+        for i in 1..ctx.num_inputs() {
+            let x = device_input(ctx, i, &self.0)?;
+            if x.shape() != sum.shape() {
+                return Err(ferroflow_core::Error::invalid_argument(format!(
+                    "Inputs to operation AddN must have the same size and shape.  Input 0: {} != input {i}: {}",
+                    ferroflow_core::shape::fmt_shape(sum.shape()),
+                    ferroflow_core::shape::fmt_shape(x.shape())
+                )));
+            }
+            sum = binary(&self.0, "AddV2", add, &sum, &x)?;
+        }
+        ctx.set_output(0, sum);
+        Ok(())
+    }
+}
+
+fn add_n_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(AddN(gpu_of(b)?)))
+}
+
 fn bin<F: BinaryFn>(x: &[Expr]) -> Expr {
     F::apply(x[0], x[1])
 }
@@ -196,6 +226,7 @@ macro_rules! factories {
 }
 
 pub(crate) fn register() {
+    register_kernel(KernelDef::new("AddN", DEVICE_TYPE, add_n_kernel).type_constraint("T", F32));
     let binary: [KernelFn; 15] = factories!(BINARY, Binary, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14);
     for ((name, _), factory) in BINARY.iter().zip(binary) {
         register_kernel(KernelDef::new(name, DEVICE_TYPE, factory).type_constraint("T", F32));

@@ -1,0 +1,170 @@
+"""Training on /gpu:0 (the wgpu backend; in CI Mesa's software Vulkan driver) matches
+the same training on the CPU, op for op placed where asked, for every optimizer."""
+
+import numpy as np
+import pytest
+
+import ferroflow as tf
+from ferroflow import protos as config_pb2
+
+pytestmark = pytest.mark.skipif(not tf.test.is_gpu_available(), reason="no GPU adapter (install mesa-vulkan-drivers)")
+
+GPU = "/job:localhost/replica:0/task:0/device:GPU:0"
+
+
+def _data(seed=0, n=64, d=12, classes=5):
+    rng = np.random.RandomState(seed)
+    x = rng.randn(n, d).astype(np.float32)
+    y = (np.abs(x[:, :classes]).argmax(1)).astype(np.int32)
+    return x, y
+
+
+def _mlp(device, optimizer, sparse_labels=True, seed=1):
+    """A 2-hidden-layer MLP, its training op and loss, every op under `device`."""
+    rng = np.random.RandomState(seed)
+    g = tf.Graph()
+    with g.as_default(), tf.device(device):
+        x = tf.placeholder(tf.float32, [None, 12])
+        y = tf.placeholder(tf.int32, [None])
+        w1 = tf.Variable(rng.randn(12, 32).astype(np.float32) * 0.3, name="w1")
+        b1 = tf.Variable(np.zeros(32, np.float32), name="b1")
+        w2 = tf.Variable(rng.randn(32, 16).astype(np.float32) * 0.3, name="w2")
+        b2 = tf.Variable(np.zeros(16, np.float32), name="b2")
+        w3 = tf.Variable(rng.randn(16, 5).astype(np.float32) * 0.3, name="w3")
+        h1 = tf.nn.relu(tf.nn.bias_add(tf.matmul(x, w1), b1))
+        h2 = tf.nn.tanh(tf.matmul(h1, w2) + b2)
+        logits = tf.matmul(h2, w3)
+        if sparse_labels:
+            xent = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits)
+        else:
+            xent = tf.nn.softmax_cross_entropy_with_logits_v2(labels=tf.one_hot(y, 5), logits=logits)
+        loss = tf.reduce_mean(xent) + 1e-3 * tf.reduce_sum(tf.square(w1))
+        train = optimizer().minimize(loss)
+        init = tf.global_variables_initializer()
+    return g, x, y, loss, train, init, [w1, b1, w2, b2, w3]
+
+
+def _train(device, optimizer, steps=15, **kw):
+    g, x, y, loss, train, init, weights = _mlp(device, optimizer, **kw)
+    xs, ys = _data()
+    with tf.Session(graph=g) as sess:
+        sess.run(init)
+        losses = [sess.run([loss, train], {x: xs, y: ys})[0] for _ in range(steps)]
+        return np.array(losses), sess.run(weights), sess
+
+
+OPTIMIZERS = {
+    "sgd": lambda: tf.train.GradientDescentOptimizer(0.1),
+    "momentum": lambda: tf.train.MomentumOptimizer(0.05, 0.9),
+    "nesterov": lambda: tf.train.MomentumOptimizer(0.05, 0.9, use_nesterov=True),
+    "adam": lambda: tf.train.AdamOptimizer(0.01),
+    "adagrad": lambda: tf.train.AdagradOptimizer(0.1),
+    "adadelta": lambda: tf.train.AdadeltaOptimizer(1.0),
+    "rmsprop": lambda: tf.train.RMSPropOptimizer(0.01),
+    "rmsprop_centered": lambda: tf.train.RMSPropOptimizer(0.01, momentum=0.5, centered=True),
+    "ftrl": lambda: tf.train.FtrlOptimizer(0.1, l1_regularization_strength=0.01),
+    "ftrl_pow": lambda: tf.train.FtrlOptimizer(0.1, learning_rate_power=-0.7, l2_shrinkage_regularization_strength=0.01),
+    "proximal_gd": lambda: tf.train.ProximalGradientDescentOptimizer(0.1, l1_regularization_strength=0.001),
+    "proximal_adagrad": lambda: tf.train.ProximalAdagradOptimizer(0.1, l2_regularization_strength=0.001),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+def test_an_mlp_trained_on_the_gpu_matches_the_cpu(name):
+    cpu_losses, cpu_weights, _ = _train("/cpu:0", OPTIMIZERS[name])
+    gpu_losses, gpu_weights, _ = _train("/gpu:0", OPTIMIZERS[name])
+    assert cpu_losses[-1] < cpu_losses[0]
+    np.testing.assert_allclose(gpu_losses, cpu_losses, rtol=2e-4, atol=2e-5)
+    for c, g in zip(cpu_weights, gpu_weights):
+        np.testing.assert_allclose(g, c, rtol=2e-3, atol=2e-5)
+
+
+def test_dense_labels_and_adagrad_da_match_too():
+    cpu, _, _ = _train("/cpu:0", OPTIMIZERS["adam"], sparse_labels=False)
+    gpu, _, _ = _train("/gpu:0", OPTIMIZERS["adam"], sparse_labels=False)
+    np.testing.assert_allclose(gpu, cpu, rtol=2e-4, atol=2e-5)
+
+    def adagrad_da():
+        step = tf.train.get_or_create_global_step()
+        return tf.train.AdagradDAOptimizer(0.1, step, l1_regularization_strength=0.001)
+
+    cpu, _, _ = _train("/cpu:0", adagrad_da)
+    gpu, _, _ = _train("/gpu:0", adagrad_da)
+    np.testing.assert_allclose(gpu, cpu, rtol=2e-4, atol=2e-5)
+
+
+def test_the_training_step_runs_on_the_gpu_with_copies_only_at_the_boundary():
+    g, x, y, loss, train, init, _ = _mlp("/gpu:0", OPTIMIZERS["adam"])
+    xs, ys = _data()
+    with tf.Session(graph=g) as sess:
+        sess.run(init)
+        options = config_pb2.RunOptions(trace_level=config_pb2.RunOptions.FULL_TRACE)
+        meta = config_pb2.RunMetadata()
+        sess.run(train, {x: xs, y: ys}, options=options, run_metadata=meta)
+    on = {d.device: {n.node_name for n in d.node_stats} for d in meta.step_stats.dev_stats}
+    gpu = on[GPU]
+    for name in ["MatMul", "Relu", "Tanh", "Adam/update_w1/ApplyAdam", "gradients/MatMul_grad/MatMul_1"]:
+        assert name in gpu, (name, sorted(gpu))
+    # The fed batch goes up; the variables and their slots never come down.
+    copies = sorted(n for names in on.values() for n in names if "/_copy_to_" in n)
+    assert "Placeholder/_copy_to_GPU_0" in copies, copies
+    assert not any(c.startswith(("w1", "w2", "w3", "b1", "b2")) for c in copies), copies
+
+
+def test_variables_stay_on_the_gpu_between_steps_and_fetches_come_back_to_the_host():
+    with tf.Graph().as_default(), tf.device("/gpu:0"):
+        v = tf.Variable([1.0, 2.0, 3.0])
+        inc = v.assign(v * 2.0)
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            for _ in range(3):
+                sess.run(inc.op)
+            np.testing.assert_array_equal(sess.run(v), [8.0, 16.0, 24.0])
+            # A checkpoint of a GPU variable is written from the host.
+            assert sess.run(v).dtype == np.float32
+
+
+def test_gpu_placement_errors_and_soft_placement_are_tfs():
+    with tf.Graph().as_default():
+        with tf.device("/gpu:0"):
+            s = tf.cumsum(tf.constant([1.0, 2.0]))
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError, match="no supported kernel for GPU devices"):
+                sess.run(s)
+        with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
+            np.testing.assert_array_equal(sess.run(s), [1.0, 3.0])
+    with tf.Graph().as_default():
+        with tf.device("/gpu:0"):
+            c = tf.constant(1.0) + 1.0
+        with tf.Session(config=tf.ConfigProto(device_count={"GPU": 0})) as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError, match="was explicitly assigned to /device:GPU:0"):
+                sess.run(c)
+            assert [d.device_type for d in sess.list_devices()] == ["CPU"]
+
+
+def test_gpu_kernel_errors_are_tfs():
+    with tf.Graph().as_default(), tf.device("/gpu:0"):
+        a = tf.placeholder(tf.float32)
+        b = tf.placeholder(tf.float32)
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Incompatible shapes"):
+                sess.run(a + b, {a: np.zeros([2, 3]), b: np.zeros([4])})
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Matrix size-incompatible"):
+                sess.run(tf.matmul(a, b), {a: np.zeros([2, 3]), b: np.zeros([4, 2])})
+            logits = tf.placeholder(tf.float32, [None, 3])
+            labels = tf.placeholder(tf.int32, [None])
+            xent = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Received a label value of 3"):
+                sess.run(xent, {logits: np.zeros([2, 3]), labels: [0, 3]})
+
+
+def test_gpu_devices_are_reported():
+    assert tf.test.gpu_device_name() == "/device:GPU:0"
+    with tf.Session() as sess:
+        types = [d.device_type for d in sess.list_devices()]
+    assert types == ["CPU", "GPU"] or types == ["GPU", "CPU"]
+    from ferroflow.client import device_lib
+
+    local = device_lib.list_local_devices()
+    gpus = [d for d in local if d.device_type == "GPU"]
+    assert gpus and gpus[0].name == "/device:GPU:0" and "backend" in gpus[0].physical_device_desc
