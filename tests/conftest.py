@@ -1,5 +1,7 @@
 """Shared fixtures: a fresh default graph per test, and TensorFlow as the oracle."""
 
+# ruff: noqa: E402 (the environment below must be set before ferroflow is imported)
+
 import os
 
 # The GPU tests run on Mesa's software Vulkan driver (lavapipe) where it is
@@ -10,7 +12,7 @@ _LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
 if os.path.exists(_LAVAPIPE):
     os.environ.setdefault("VK_DRIVER_FILES", _LAVAPIPE)
 
-import re  # noqa: E402
+import re
 import socket
 import threading
 

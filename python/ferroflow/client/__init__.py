@@ -1,5 +1,7 @@
-"""`tensorflow.python.client`'s public helpers: `timeline` (Chrome traces of a step)
-and `device_lib` (the devices of this process)."""
+"""`tensorflow.python.client`'s public helpers.
+
+`timeline` (Chrome traces of a step) and `device_lib` (the devices of this process).
+"""
 
 from . import device_lib, timeline
 

@@ -26,7 +26,9 @@ def list_local_devices(session_config=None) -> list:
         if device_type in counts and index >= counts[device_type]:
             continue
         devices.append(
-            DeviceAttributes(name=name, device_type=device_type, memory_limit=memory, physical_device_desc=desc)
+            DeviceAttributes(
+                name=name, device_type=device_type, memory_limit=memory, physical_device_desc=desc
+            )
         )
     return devices
 

@@ -117,7 +117,7 @@ impl Gpu {
     /// `ResourceExhausted` past the adapter's limits.
     pub fn alloc(self: &Arc<Self>, len: usize) -> Result<GpuBuffer> {
         let size = buffer_size(len);
-        if size > self.limits.max_buffer_size || size > u64::from(self.limits.max_storage_buffer_binding_size) {
+        if size > self.limits.max_buffer_size || size > self.limits.max_storage_buffer_binding_size {
             return Err(Error::new(
                 Code::ResourceExhausted,
                 format!(
@@ -269,7 +269,13 @@ impl Gpu {
     /// Runs `pipeline` over `threads` invocations (a one-dimensional index, split over
     /// two dispatch dimensions past 65535 workgroups), with `buffers` bound at
     /// 0, 1, ... and `params` (32-bit words) bound last.
-    pub fn dispatch(&self, pipeline: &wgpu::ComputePipeline, buffers: &[&wgpu::Buffer], params: &[u32], threads: usize) {
+    pub fn dispatch(
+        &self,
+        pipeline: &wgpu::ComputePipeline,
+        buffers: &[&wgpu::Buffer],
+        params: &[u32],
+        threads: usize,
+    ) {
         self.dispatch_groups(pipeline, buffers, params, groups_for(threads, WORKGROUP));
     }
 

@@ -69,7 +69,8 @@ fn adapters() -> &'static [Slot] {
         found.retain(|a| {
             let info = a.get_info();
             let software = info.device_type == wgpu::DeviceType::Cpu;
-            (choice == Choice::All || !software) && a.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
+            (choice == Choice::All || !software)
+                && a.get_downlevel_capabilities().flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
         });
         // Hardware first, so /gpu:0 is a real GPU when there is one.
         found.sort_by_key(|a| a.get_info().device_type == wgpu::DeviceType::Cpu);
@@ -96,9 +97,9 @@ pub fn register() -> usize {
 
 /// The device `/device:GPU:<index>`, opened at first use.
 pub fn device(index: u32) -> Result<Arc<Gpu>> {
-    let slot = adapters().get(index as usize).ok_or_else(|| {
-        Error::new(Code::InvalidArgument, format!("/device:GPU:{index} does not exist"))
-    })?;
+    let slot = adapters()
+        .get(index as usize)
+        .ok_or_else(|| Error::new(Code::InvalidArgument, format!("/device:GPU:{index} does not exist")))?;
     slot.gpu
         .get_or_init(|| Gpu::open(&slot.adapter, index).map(Arc::new).map_err(|e| e.message))
         .clone()

@@ -256,11 +256,7 @@ impl Plan {
         // Recv pairs for remote tasks are the partition of `partition.rs`.)
         let cpu = devices.iter().position(|d| d == placement.devices.cpu()).unwrap_or(0);
         let memory_of_value = |o: &Output| {
-            if feed_slot.contains_key(o) || kernel_defs[&o.node].host_outputs {
-                cpu
-            } else {
-                device_of[&o.node]
-            }
+            if feed_slot.contains_key(o) || kernel_defs[&o.node].host_outputs { cpu } else { device_of[&o.node] }
         };
         // The memory input `i` of node `n` is read from.
         let input_memory =
@@ -409,14 +405,13 @@ impl Plan {
                     let def = find_kernel(&node, &copier.device_type)
                         .or_else(|| find_kernel(&node, crate::device::CPU))
                         .ok_or_else(|| Error::new(Code::Internal, "no _DeviceCopy kernel"))?;
-                    let kernel =
-                        (def.factory)(&KernelBuild {
-                            node: &node,
-                            graph,
-                            resources,
-                            devices: &placement.devices,
-                            device: copier,
-                        })?;
+                    let kernel = (def.factory)(&KernelBuild {
+                        node: &node,
+                        graph,
+                        resources,
+                        devices: &placement.devices,
+                        device: copier,
+                    })?;
                     let (slot, pred) = produced(&src);
                     let step = Step {
                         label: format!("{name} = {}({source_name})", crate::ops::DEVICE_COPY),

@@ -34,7 +34,15 @@ pub struct KernelDef {
 impl KernelDef {
     /// A kernel of `op` on `device_type` for every dtype.
     pub fn new(op: &'static str, device_type: &'static str, factory: KernelFn) -> Self {
-        KernelDef { op, device_type, type_constraint: None, host_memory: &[], host_inputs: false, host_outputs: false, factory }
+        KernelDef {
+            op,
+            device_type,
+            type_constraint: None,
+            host_memory: &[],
+            host_inputs: false,
+            host_outputs: false,
+            factory,
+        }
     }
     /// Restricts it to nodes whose `attr` is one of `dtypes`.
     #[must_use]

@@ -545,8 +545,9 @@ pub fn visit_rule<T: Float, V: RuleVisitor<T>>(
     let rms = || -> Result<RmsProp<T>> {
         Ok(RmsProp { lr: h("lr")?, rho: h("rho")?, momentum: h("momentum")?, epsilon: h("epsilon")? })
     };
-    let proximal =
-        |lr: &str| -> Result<ProximalGradientDescent<T>> { Ok(ProximalGradientDescent::new(h(lr)?, h("l1")?, h("l2")?)) };
+    let proximal = |lr: &str| -> Result<ProximalGradientDescent<T>> {
+        Ok(ProximalGradientDescent::new(h(lr)?, h("l1")?, h("l2")?))
+    };
     let adam = || -> Result<[T; 6]> {
         Ok([h("lr")?, h("beta1_power")?, h("beta2_power")?, h("beta1")?, h("beta2")?, h("epsilon")?])
     };

@@ -11,7 +11,10 @@ use ferroflow_core::shape::{broadcast_shapes, fmt_shape};
 use ferroflow_core::tensor::Tensor;
 use ferroflow_core::{AttrValue, DType};
 
-use super::{Binding, F32, broadcast_strides, buf, count_u32, device_input, gpu_of, output, shader, strided_offset, to_device, words};
+use super::{
+    Binding, F32, broadcast_strides, buf, count_u32, device_input, gpu_of, output, shader, strided_offset, to_device,
+    words,
+};
 use crate::DEVICE_TYPE;
 use crate::gpu::Gpu;
 
@@ -52,7 +55,10 @@ impl OpKernel for Fill {
         let dims = shape_values(ctx.input(0)?, "dims")?;
         let value = ctx.input(1)?.to_host()?;
         if !value.shape().is_empty() {
-            return Err(Error::invalid_argument(format!("value must be a scalar, got shape {}", fmt_shape(value.shape()))));
+            return Err(Error::invalid_argument(format!(
+                "value must be a scalar, got shape {}",
+                fmt_shape(value.shape())
+            )));
         }
         let out = fill(&self.0, &dims, value.scalar_value::<f32>()?)?;
         ctx.set_output(0, out);
@@ -64,7 +70,9 @@ impl OpKernel for Fill {
 fn shape_values(t: &Tensor, name: &str) -> Result<Vec<usize>> {
     int_values(&t.to_host()?)?
         .into_iter()
-        .map(|d| usize::try_from(d).map_err(|_| Error::invalid_argument(format!("{name} must be non-negative, got {d}"))))
+        .map(|d| {
+            usize::try_from(d).map_err(|_| Error::invalid_argument(format!("{name} must be non-negative, got {d}")))
+        })
         .collect()
 }
 
@@ -176,7 +184,9 @@ impl OpKernel for Gather {
             }
             Layout::Transpose => {
                 let mut seen = vec![false; dims.len()];
-                if arg.len() != dims.len() || arg.iter().any(|&p| p >= dims.len() || std::mem::replace(&mut seen[p], true)) {
+                if arg.len() != dims.len()
+                    || arg.iter().any(|&p| p >= dims.len() || std::mem::replace(&mut seen[p], true))
+                {
                     return Err(Error::invalid_argument(format!(
                         "transpose expects a permutation of 0..{} for a tensor of shape {}",
                         dims.len(),
@@ -205,7 +215,8 @@ impl OpKernel for OneHot {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let indices = ctx.input(0)?.to_host()?;
         let depth = int_values(&ctx.input(1)?.to_host()?)?;
-        let (on, off) = (ctx.input(2)?.to_host()?.scalar_value::<f32>()?, ctx.input(3)?.to_host()?.scalar_value::<f32>()?);
+        let (on, off) =
+            (ctx.input(2)?.to_host()?.scalar_value::<f32>()?, ctx.input(3)?.to_host()?.scalar_value::<f32>()?);
         let depth = match depth.as_slice() {
             [d] if *d >= 0 => *d as usize,
             _ => return Err(Error::invalid_argument("depth must be a non-negative scalar")),
@@ -260,17 +271,24 @@ fn cast_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
 
 pub(crate) fn register() {
     register_kernel(KernelDef::new("Const", DEVICE_TYPE, const_kernel));
+    register_kernel(KernelDef::new("OneHot", DEVICE_TYPE, one_hot_kernel).type_constraint("T", F32).host_memory(&[
+        "indices",
+        "depth",
+        "on_value",
+        "off_value",
+    ]));
     register_kernel(
-        KernelDef::new("OneHot", DEVICE_TYPE, one_hot_kernel)
-            .type_constraint("T", F32)
-            .host_memory(&["indices", "depth", "on_value", "off_value"]),
+        KernelDef::new("Fill", DEVICE_TYPE, fill_kernel).type_constraint("T", F32).host_memory(&["dims", "value"]),
     );
-    register_kernel(KernelDef::new("Fill", DEVICE_TYPE, fill_kernel).type_constraint("T", F32).host_memory(&["dims", "value"]));
     register_kernel(KernelDef::new("Cast", DEVICE_TYPE, cast_kernel).type_constraint("DstT", F32));
     register_kernel(
-        KernelDef::new("BroadcastTo", DEVICE_TYPE, broadcast_to_kernel).type_constraint("T", F32).host_memory(&["shape"]),
+        KernelDef::new("BroadcastTo", DEVICE_TYPE, broadcast_to_kernel)
+            .type_constraint("T", F32)
+            .host_memory(&["shape"]),
     );
-    register_kernel(KernelDef::new("Tile", DEVICE_TYPE, tile_kernel).type_constraint("T", F32).host_memory(&["multiples"]));
+    register_kernel(
+        KernelDef::new("Tile", DEVICE_TYPE, tile_kernel).type_constraint("T", F32).host_memory(&["multiples"]),
+    );
     register_kernel(
         KernelDef::new("Transpose", DEVICE_TYPE, transpose_kernel).type_constraint("T", F32).host_memory(&["perm"]),
     );

@@ -8,8 +8,8 @@ use ferroflow_core::kernels::math::{self as m, BinaryFn, FloatFn, UnaryFn};
 use ferroflow_core::kernels::num::Num;
 use ferroflow_core::kernels::registry::{KernelDef, register_kernel};
 use ferroflow_core::kernels::{KernelBuild, OpContext, OpKernel};
-use ferroflow_core::shape::broadcast_shapes;
 use ferroflow_core::ops::KernelFn;
+use ferroflow_core::shape::broadcast_shapes;
 use ferroflow_core::tensor::Tensor;
 
 use super::{Binding, F32, broadcast_strides, buf, count_u32, device_input, gpu_of, output, shader, words};

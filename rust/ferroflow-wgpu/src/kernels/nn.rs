@@ -27,7 +27,7 @@ const ROW_LSE: &str = "    let c = p[1];\n    let base = i * c;\n    var mx = bi
 /// Rows and columns of a matrix-like tensor (columns: the last dimension).
 fn rows_cols(x: &Tensor) -> Result<(usize, usize)> {
     let c = *x.shape().last().ok_or_else(|| Error::invalid_argument("logits must have at least one dimension"))?;
-    Ok((if c == 0 { 0 } else { x.num_elements() / c }, c))
+    Ok((x.num_elements().checked_div(c).unwrap_or(0), c))
 }
 
 struct Softmax {
@@ -172,10 +172,7 @@ impl OpKernel for BiasAdd {
         let (v, b) = (device_input(ctx, 0, &self.gpu)?, device_input(ctx, 1, &self.gpu)?);
         let rank = v.shape().len();
         if rank < 2 {
-            return Err(Error::invalid_argument(format!(
-                "Input tensor must be at least 2D: {}",
-                fmt_shape(v.shape())
-            )));
+            return Err(Error::invalid_argument(format!("Input tensor must be at least 2D: {}", fmt_shape(v.shape()))));
         }
         let axis = channel_axis(&self.format, rank);
         if b.shape().len() != 1 || b.shape()[0] != v.shape()[axis] {
@@ -204,10 +201,7 @@ impl OpKernel for BiasAddGrad {
         let g = device_input(ctx, 0, &self.gpu)?;
         let rank = g.shape().len();
         if rank < 2 {
-            return Err(Error::invalid_argument(format!(
-                "Input tensor must be at least 2D: {}",
-                fmt_shape(g.shape())
-            )));
+            return Err(Error::invalid_argument(format!("Input tensor must be at least 2D: {}", fmt_shape(g.shape()))));
         }
         let axis = channel_axis(&self.format, rank);
         let axes: Vec<usize> = (0..rank).filter(|&d| d != axis).collect();
@@ -234,7 +228,9 @@ pub(crate) fn register() {
     for op in ["Softmax", "LogSoftmax"] {
         register_kernel(KernelDef::new(op, DEVICE_TYPE, softmax_kernel).type_constraint("T", F32));
     }
-    register_kernel(KernelDef::new("SoftmaxCrossEntropyWithLogits", DEVICE_TYPE, xent_kernel).type_constraint("T", F32));
+    register_kernel(
+        KernelDef::new("SoftmaxCrossEntropyWithLogits", DEVICE_TYPE, xent_kernel).type_constraint("T", F32),
+    );
     register_kernel(
         KernelDef::new("SparseSoftmaxCrossEntropyWithLogits", DEVICE_TYPE, xent_kernel)
             .type_constraint("T", F32)

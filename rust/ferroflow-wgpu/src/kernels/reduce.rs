@@ -40,8 +40,11 @@ pub fn reduce(gpu: &Arc<Gpu>, x: &Tensor, axes: &[usize], keep_dims: bool, red: 
             kept_strides.push(strides[d]);
         }
     }
-    let out_shape: Vec<usize> =
-        if keep_dims { (0..dims.len()).map(|d| if axes.contains(&d) { 1 } else { dims[d] }).collect() } else { kept.clone() };
+    let out_shape: Vec<usize> = if keep_dims {
+        (0..dims.len()).map(|d| if axes.contains(&d) { 1 } else { dims[d] }).collect()
+    } else {
+        kept.clone()
+    };
     let out = output(gpu, x.dtype(), &out_shape)?;
     let n = count_u32(out.num_elements(), "reduction")?;
     if n == 0 {
@@ -119,7 +122,9 @@ impl OpKernel for Reduce {
 pub(crate) fn register() {
     for op in ["Sum", "Mean", "Max", "Min", "Prod"] {
         register_kernel(
-            KernelDef::new(op, DEVICE_TYPE, reduce_kernel).type_constraint("T", F32).host_memory(&["reduction_indices"]),
+            KernelDef::new(op, DEVICE_TYPE, reduce_kernel)
+                .type_constraint("T", F32)
+                .host_memory(&["reduction_indices"]),
         );
     }
 }

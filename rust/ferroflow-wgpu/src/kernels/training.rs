@@ -124,7 +124,10 @@ impl OpKernel for Apply {
             Some(i) => {
                 let t = ctx.input(i)?.to_host()?;
                 if !t.shape().is_empty() {
-                    return Err(Error::invalid_argument(format!("global_step is not a scalar: {}", fmt_shape(t.shape()))));
+                    return Err(Error::invalid_argument(format!(
+                        "global_step is not a scalar: {}",
+                        fmt_shape(t.shape())
+                    )));
                 }
                 AdagradDa::<f32>::step_value(t.scalar_value::<i64>()?)
             }
