@@ -22,6 +22,7 @@ __all__ = [
     "__version__",
     "gradient_status",
     "initialize_py_trampoline",
+    "local_devices",
     "op_names",
     "queue_runner_jobs",
     "reset_sessions",
