@@ -9,7 +9,8 @@ import pytest
 import ferroflow as tf
 from ferroflow import protos as config_pb2
 
-# CI sets FERROFLOW_REQUIRE_GPU, so a missing driver fails there instead of skipping.
+# Run with FERROFLOW_GPU=software for lavapipe; CI's GPU step also sets
+# FERROFLOW_REQUIRE_GPU, so a missing driver fails there instead of skipping.
 pytestmark = pytest.mark.skipif(
     not tf.test.is_gpu_available() and not os.environ.get("FERROFLOW_REQUIRE_GPU"),
     reason="no GPU adapter (install Mesa's mesa-vulkan-drivers)",
