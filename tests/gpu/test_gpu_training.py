@@ -138,11 +138,16 @@ def test_variables_stay_on_the_gpu_between_steps_and_fetches_come_back_to_the_ho
         inc = v.assign(v * 2.0)
         with tf.Session() as sess:
             sess.run(v.initializer)
+            options = config_pb2.RunOptions(trace_level=config_pb2.RunOptions.FULL_TRACE)
             for _ in range(3):
-                sess.run(inc.op)
-            np.testing.assert_array_equal(sess.run(v), [8.0, 16.0, 24.0])
-            # A checkpoint of a GPU variable is written from the host.
-            assert sess.run(v).dtype == np.float32
+                meta = config_pb2.RunMetadata()
+                sess.run(inc.op, options=options, run_metadata=meta)
+                # An update step copies nothing: the value stays in GPU memory.
+                names = [n.node_name for d in meta.step_stats.dev_stats for n in d.node_stats]
+                assert "mul" in names and not [n for n in names if "_copy_to_" in n], names
+            value = sess.run(v)
+            np.testing.assert_array_equal(value, [8.0, 16.0, 24.0])
+            assert isinstance(value, np.ndarray) and value.dtype == np.float32
 
 
 def test_gpu_placement_errors_and_soft_placement_are_tfs():

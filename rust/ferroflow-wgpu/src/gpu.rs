@@ -219,14 +219,8 @@ impl Gpu {
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        {
-            let mut pending = self.pending.lock();
-            let encoder = pending.encoder.get_or_insert_with(|| {
-                self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None })
-            });
-            encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
-            self.submit(&mut pending);
-        }
+        self.record(0, |enc| enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, size));
+        self.flush();
         let (tx, rx) = mpsc::channel();
         staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);
@@ -242,13 +236,23 @@ impl Gpu {
     /// The compute pipeline of WGSL `source` (entry point `main`), built once; `key`
     /// names it in the cache and in errors.
     pub fn pipeline(&self, key: &str, source: impl FnOnce() -> String) -> Result<Arc<wgpu::ComputePipeline>> {
+        self.try_pipeline(key, || Ok(source()))
+    }
+
+    /// [`pipeline`](Self::pipeline) for a source whose generation may fail.
+    pub fn try_pipeline(
+        &self,
+        key: &str,
+        source: impl FnOnce() -> Result<String>,
+    ) -> Result<Arc<wgpu::ComputePipeline>> {
         if let Some(p) = self.pipelines.lock().get(key) {
             return Ok(Arc::clone(p));
         }
+        let source = source()?;
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(key),
-            source: wgpu::ShaderSource::Wgsl(source().into()),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
         });
         let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(key),

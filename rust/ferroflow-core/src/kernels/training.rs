@@ -363,12 +363,20 @@ impl<T: Float> Rule<T, 3> for AdagradDa<T> {
 
 /// The kernel of every optimizer op: its table row and its bool attr, read once.
 pub(crate) fn apply_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    let spec = spec_of(b.node.op_type())?;
+    let (spec, flag) = optimizer_op(b.node)?;
+    Ok(Box::new(ApplyKernel { spec, flag }))
+}
+
+/// An optimizer node's table row and the value of its bool attr (Nesterov,
+/// update_slots, multiply_linear_by_lr; `false` for ops without one), for every
+/// device's kernel.
+pub fn optimizer_op(node: &crate::graph::Node) -> Result<(&'static Spec, bool)> {
+    let spec = spec_of(node.op_type())?;
     let flag = match spec.flag {
-        Some((name, default)) => b.node.attr_or::<bool>(name, default)?,
+        Some((name, default)) => node.attr_or::<bool>(name, default)?,
         None => false,
     };
-    Ok(Box::new(ApplyKernel { spec, flag }))
+    Ok((spec, flag))
 }
 
 /// The scalar input `i`, checked as TF does (`lr is not a scalar: [2]`).

@@ -119,7 +119,8 @@ pub fn unary(gpu: &Arc<Gpu>, name: &str, f: Traced, x: &Tensor) -> Result<Tensor
 /// `AddN`: the inputs (all one shape) summed left to right, as the CPU's.
 struct AddN(Arc<Gpu>);
 
-fn add(x: &[Expr]) -> Expr {
+/// `a + b`, the core's `AddFn` (also `BiasAdd`'s).
+pub fn add(x: &[Expr]) -> Expr {
     m::AddFn::apply(x[0], x[1])
 }
 

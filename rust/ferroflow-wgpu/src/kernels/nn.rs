@@ -4,8 +4,6 @@
 use std::sync::Arc;
 
 use ferroflow_core::error::{Error, Result};
-use ferroflow_core::kernels::math::AddFn;
-use ferroflow_core::kernels::math::BinaryFn;
 use ferroflow_core::kernels::reduce::Reduction;
 use ferroflow_core::kernels::registry::{KernelDef, register_kernel};
 use ferroflow_core::kernels::{KernelBuild, OpContext, OpKernel};
@@ -15,7 +13,6 @@ use ferroflow_core::tensor::Tensor;
 
 use super::{Binding, F32, buf, count_u32, device_input, gpu_of, output, shader, to_device};
 use crate::DEVICE_TYPE;
-use crate::expr::Expr;
 use crate::gpu::Gpu;
 
 /// WGSL computing row `i`'s max `mx` and log-sum-exp `lse` over `c` columns of `x`
@@ -153,9 +150,14 @@ impl OpKernel for Xent {
     }
 }
 
-/// The channel dimension of a `data_format`, for a tensor of `rank`.
-fn channel_axis(format: &str, rank: usize) -> usize {
-    if format.starts_with("NC") && rank >= 3 { 1 } else { rank.saturating_sub(1) }
+/// The channel dimension of a `data_format` in a tensor of `shape` (at least 2-D, as
+/// TF's bias kernels require).
+fn channel_axis(format: &str, shape: &[usize]) -> Result<usize> {
+    let rank = shape.len();
+    if rank < 2 {
+        return Err(Error::invalid_argument(format!("Input tensor must be at least 2D: {}", fmt_shape(shape))));
+    }
+    Ok(if format.starts_with("NC") && rank >= 3 { 1 } else { rank - 1 })
 }
 
 struct BiasAdd {
@@ -163,18 +165,11 @@ struct BiasAdd {
     format: String,
 }
 
-fn add(x: &[Expr]) -> Expr {
-    AddFn::apply(x[0], x[1])
-}
-
 impl OpKernel for BiasAdd {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let (v, b) = (device_input(ctx, 0, &self.gpu)?, device_input(ctx, 1, &self.gpu)?);
         let rank = v.shape().len();
-        if rank < 2 {
-            return Err(Error::invalid_argument(format!("Input tensor must be at least 2D: {}", fmt_shape(v.shape()))));
-        }
-        let axis = channel_axis(&self.format, rank);
+        let axis = channel_axis(&self.format, v.shape())?;
         if b.shape().len() != 1 || b.shape()[0] != v.shape()[axis] {
             return Err(Error::invalid_argument(format!(
                 "Must provide as many biases as the channel dimension of the input tensor: {} vs. {}",
@@ -185,7 +180,8 @@ impl OpKernel for BiasAdd {
         // The bias as [C, 1, ..., 1] broadcasts along the channel axis.
         let mut bias_shape = vec![1; rank - axis];
         bias_shape[0] = b.shape()[0];
-        let out = super::elementwise::binary(&self.gpu, "AddV2", add, &v, &b.reshaped(&bias_shape)?)?;
+        let out =
+            super::elementwise::binary(&self.gpu, "AddV2", super::elementwise::add, &v, &b.reshaped(&bias_shape)?)?;
         ctx.set_output(0, out);
         Ok(())
     }
@@ -200,10 +196,7 @@ impl OpKernel for BiasAddGrad {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let g = device_input(ctx, 0, &self.gpu)?;
         let rank = g.shape().len();
-        if rank < 2 {
-            return Err(Error::invalid_argument(format!("Input tensor must be at least 2D: {}", fmt_shape(g.shape()))));
-        }
-        let axis = channel_axis(&self.format, rank);
+        let axis = channel_axis(&self.format, g.shape())?;
         let axes: Vec<usize> = (0..rank).filter(|&d| d != axis).collect();
         let out = super::reduce::reduce(&self.gpu, &g, &axes, false, Reduction::Sum)?;
         ctx.set_output(0, out);

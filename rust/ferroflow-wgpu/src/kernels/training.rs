@@ -13,9 +13,9 @@ use std::sync::Arc;
 
 use ferroflow_core::error::{Code, Error, Result};
 use ferroflow_core::kernels::registry::{KernelDef, register_kernel};
-use ferroflow_core::kernels::training::{AdagradDa, Rule, RuleVisitor, check_update_shapes, visit_rule};
+use ferroflow_core::kernels::training::{AdagradDa, Rule, RuleVisitor, check_update_shapes, optimizer_op, visit_rule};
 use ferroflow_core::kernels::{KernelBuild, OpContext, OpKernel};
-use ferroflow_core::ops::training::{Family, SPECS, Spec, spec_of};
+use ferroflow_core::ops::training::{Family, SPECS, Spec};
 use ferroflow_core::shape::fmt_shape;
 use ferroflow_core::tensor::Tensor;
 
@@ -47,11 +47,7 @@ struct Apply {
 }
 
 fn apply_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    let spec = spec_of(b.node.op_type())?;
-    let flag = match spec.flag {
-        Some((name, default)) => b.node.attr_or::<bool>(name, default)?,
-        None => false,
-    };
+    let (spec, flag) = optimizer_op(b.node)?;
     Ok(Box::new(Apply { gpu: gpu_of(b)?, spec, flag }))
 }
 
@@ -149,7 +145,7 @@ impl OpKernel for Apply {
             g.device_memory_mut()?;
         }
         let key = format!("apply/{}/{}/{ftrl_sqrt}/{}", s.op.trim_start_matches("Sparse"), self.flag, sparse.is_some());
-        let pipeline = self.gpu.pipeline(&key, || self.source(ftrl_sqrt, sparse.is_some()).unwrap_or_default())?;
+        let pipeline = self.gpu.try_pipeline(&key, || self.source(ftrl_sqrt, sparse.is_some()))?;
         let mut buffers: Vec<&wgpu::Buffer> = guards.iter().map(|g| buf(g)).collect::<Result<_>>()?;
         buffers.push(buf(&grad)?);
         match sparse {
