@@ -89,8 +89,12 @@ fn a_failing_step_cancels_the_blocked_steps_of_its_run_only() {
 
     // Released: nothing of the failed run still waits in either queue's line, so the
     // values enqueued now go to the run that is still waiting, then to a new one.
+    // One run per value: enqueues of one run are independent steps and may run in
+    // either order (a parallel plan), which made 2 arrive first now and then.
     let (e1a, e1b, e2) = (enqueue(&b, q1, 1), enqueue(&b, q1, 2), enqueue(&b, q2, 3));
-    sess.run_once(&[], &[], &[e1a, e1b, e2]).unwrap();
+    for e in [e1a, e1b, e2] {
+        sess.run_once(&[], &[], &[e]).unwrap();
+    }
     assert_eq!(other.join().unwrap().unwrap(), 1, "the other run was not cancelled");
     let again = sess.prepare(&[], &[d1, d2], &[]).unwrap();
     let out = sess.run_with(&again, vec![], &SOON).unwrap();
