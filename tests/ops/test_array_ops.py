@@ -15,6 +15,17 @@ def _run(t, feeds=None):
         return sess.run(t, feeds)
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.binary(max_size=4) | st.text(max_size=3), min_size=1, max_size=4))
+def test_string_constants_keep_every_byte(values):
+    """NUL bytes survive (numpy's fixed-width strings would drop trailing ones)."""
+    want = [v.encode() if isinstance(v, str) else v for v in values]
+    with ff.Graph().as_default(), ff.Session() as sess:
+        fills = [ff.constant(values), ff.constant(values[0]), ff.constant(values, ff.string)]
+        got = sess.run(fills)
+    assert list(got[0]) == want and got[1] == want[0] and list(got[2]) == want
+
+
 def test_constant_dtype_inference_and_shapes():
     assert ff.constant(1.0).dtype == ff.float32
     assert ff.constant(1).dtype == ff.int32

@@ -292,12 +292,40 @@ def test_bias_add_converts_bias_and_checks_shapes():
         ff.nn.bias_add(value, np.zeros(4, np.float32))
     with pytest.raises(TypeError):
         ff.nn.bias_add(ff.constant(value), ff.zeros([3], ff.float64))
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(ValueError, match="data_format"):
+        ff.nn.bias_add(value, np.zeros(3, np.float32), data_format="NDHWC")
+    with pytest.raises(ValueError, match="at least rank 3"):
         ff.nn.bias_add(value, np.zeros(3, np.float32), data_format="NCHW")
     p = ff.placeholder(ff.float32, [None, None])
     out = ff.nn.bias_add(p, np.zeros(3, np.float32))
     with pytest.raises(ff.errors.InvalidArgumentError):
         _run(out, {p: np.zeros((2, 4))})
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (2, 3, 4, 5), (1, 3, 2, 2, 2)])
+def test_bias_add_channels_first_and_its_gradients_match_tensorflow(tf1, shape):
+    rng = np.random.default_rng(len(shape))
+    value = rng.normal(size=shape).astype(np.float32)
+    bias = rng.normal(size=[3]).astype(np.float32)
+    up = rng.normal(size=shape).astype(np.float32)
+
+    def build(lib):
+        v, b = lib.constant(value), lib.constant(bias)
+        out = lib.nn.bias_add(v, b, data_format="NCHW")
+        dv, db = lib.gradients(out, [v, b], grad_ys=lib.constant(up))
+        # The gradient of BiasAddGrad (second order) broadcasts back along channels.
+        (ddv,) = lib.gradients(db * lib.constant([1.0, 2.0, 3.0]), [dv])
+        return [out, dv, db, ddv]
+
+    _compare(tf1, build)
+    out, _, db, ddv = run_ff(build)
+    expand = [1] * len(shape)
+    expand[1] = 3
+    np.testing.assert_allclose(out, value + bias.reshape(expand), rtol=1e-6)
+    sum_axes = tuple(d for d in range(len(shape)) if d != 1)
+    np.testing.assert_allclose(db, up.sum(sum_axes), rtol=1e-5)
+    weights = np.array([1.0, 2.0, 3.0]).reshape(expand)
+    np.testing.assert_allclose(ddv, np.broadcast_to(weights, shape))
 
 
 def test_bias_add_static_shape_from_bias():

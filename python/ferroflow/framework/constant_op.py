@@ -13,6 +13,19 @@ from . import dtypes, ops, tensor_shape
 _INT32_MIN, _INT32_MAX = np.iinfo(np.int32).min, np.iinfo(np.int32).max
 
 
+def _asarray(value) -> np.ndarray:
+    """`np.asarray(value)`, with Python strings kept as objects.
+
+    numpy's fixed-width strings drop trailing NUL bytes (a byte string of one NUL
+    would become empty), and numpy cannot put bytes that are not ASCII beside a `str`.
+    """
+    try:
+        arr = np.asarray(value)
+    except UnicodeError:
+        return np.asarray(value, dtype=object)
+    return np.asarray(value, dtype=object) if arr.dtype.kind in "US" else arr
+
+
 def _infer_numpy(value) -> np.ndarray:
     """A numpy array for `value` with TensorFlow's default dtypes.
 
@@ -22,21 +35,21 @@ def _infer_numpy(value) -> np.ndarray:
     if isinstance(value, np.ndarray | np.generic):
         arr = np.asarray(value)
     else:
-        arr = np.asarray(value)
+        arr = _asarray(value)
         if arr.dtype == np.float64:
             arr = arr.astype(np.float32)
         elif arr.dtype.kind in "iu" and arr.dtype != np.uint8:
             fits = arr.size == 0 or (arr.min() >= _INT32_MIN and arr.max() <= _INT32_MAX)
             arr = arr.astype(np.int32 if fits else np.int64)
-    if arr.dtype.kind in "US":
-        arr = np.vectorize(lambda s: s.encode() if isinstance(s, str) else s, otypes=[object])(arr)
-    elif arr.dtype.kind == "O":
+    if arr.dtype.kind == "O":
         for item in arr.reshape(-1):
             if not isinstance(item, str | bytes):
                 raise TypeError(
                     f"Failed to convert object of type {type(value).__name__} to Tensor. "
                     f"Contents: {value!r}. Consider casting elements to a supported type."
                 )
+    if arr.dtype.kind in "USO":
+        arr = np.vectorize(lambda s: s.encode() if isinstance(s, str) else s, otypes=[object])(arr)
     return arr
 
 
@@ -79,7 +92,7 @@ def _to_numpy(value, dtype: dtypes.DType | None) -> np.ndarray:
         if dtype == dtypes.string:
             return _infer_numpy(arr)
         return arr.astype(dtype.as_numpy_dtype)
-    return _check_compatible(value, np.asarray(value), dtype)
+    return _check_compatible(value, _asarray(value), dtype)
 
 
 def _reshape_for(arr: np.ndarray, shape, verify_shape: bool) -> np.ndarray:

@@ -180,16 +180,22 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
 
 
 def bias_add(value, bias, data_format=None, name=None):
-    """`value + bias` along the last dimension (NHWC)."""
-    if data_format not in (None, "NHWC"):
-        raise NotImplementedError("bias_add supports data_format='NHWC'")
+    """`value + bias` along the channel dimension.
+
+    The channel dimension is the last for `data_format` `NHWC` (the default), and
+    dimension 1 for `NCHW` (of an input of rank 3 or more).
+    """
+    data_format = data_format or "NHWC"
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError(f"data_format must be 'NHWC' or 'NCHW', got {data_format!r}")
     with ops.name_scope(name, "BiasAdd", [value, bias]) as scope:
         # As TF: `bias` converts to the type of `value` (a float64 array to float32).
         value = ops.convert_to_tensor(value, name="input")
         bias = ops.convert_to_tensor(
             bias, dtype=None if is_tensor_like(bias) else value.dtype.base_dtype, name="bias"
         )
-        return make_op("BiasAdd", [value, bias], {"data_format": "NHWC"}, scope=scope).outputs[0]
+        attrs = {"data_format": data_format}
+        return make_op("BiasAdd", [value, bias], attrs, scope=scope).outputs[0]
 
 
 def l2_loss(t, name=None):

@@ -173,62 +173,203 @@ pub fn standard_cases() -> Result<Vec<Case>> {
             vec![("DstT", AttrValue::Type(DType::Int32))],
             0.0,
         ));
-        // Optimizer updates: variable (and slots) first, as TF orders the inputs.
-        let lr = || scalar(dtype, 0.01);
-        cases.push(case(
-            format!("ApplyGradientDescent {dtype}"),
-            "ApplyGradientDescent",
-            vec![t(&shape, 20)?, lr()?, t(&shape, 21)?],
-            vec![0],
-            vec![],
-            tol,
-        ));
-        cases.push(case(
-            format!("ApplyMomentum {dtype}"),
-            "ApplyMomentum",
-            vec![t(&shape, 22)?, t(&shape, 23)?, lr()?, t(&shape, 24)?, scalar(dtype, 0.9)?],
-            vec![0, 1],
-            vec![],
-            tol,
-        ));
-        cases.push(case(
-            format!("ApplyAdam {dtype}"),
-            "ApplyAdam",
-            vec![
-                t(&shape, 25)?,
-                t(&shape, 26)?,
-                pos(&shape, 27)?,
-                scalar(dtype, 0.9)?,
-                scalar(dtype, 0.999)?,
-                lr()?,
-                scalar(dtype, 0.9)?,
-                scalar(dtype, 0.999)?,
-                scalar(dtype, 1e-7)?,
-                t(&shape, 28)?,
-            ],
-            vec![0, 1, 2],
-            vec![],
-            tol,
-        ));
-        cases.push(case(
-            format!("ApplyRMSProp {dtype}"),
-            "ApplyRMSProp",
-            vec![
-                t(&shape, 29)?,
-                pos(&shape, 30)?,
-                t(&shape, 31)?,
-                lr()?,
-                scalar(dtype, 0.9)?,
-                scalar(dtype, 0.5)?,
-                scalar(dtype, 1e-7)?,
-                t(&shape, 32)?,
-            ],
-            vec![0, 1, 2],
-            vec![],
-            tol,
-        ));
+        more_math_cases(&mut cases, dtype, tol)?;
+        optimizer_cases(&mut cases, dtype, tol)?;
     }
     Ok(cases)
+}
+
+/// The rest of the elementwise ops, the gradient helpers and the layers' ops a training
+/// step runs (every op the GPU backend has a float kernel for).
+fn more_math_cases(cases: &mut Vec<Case>, dtype: DType, tol: f64) -> Result<()> {
+    let t = |shape: &[usize], seed| tensor(dtype, shape, seed, false);
+    let pos = |shape: &[usize], seed| tensor(dtype, shape, seed, true);
+    let mut push = |name: String, op, inputs, attrs, tolerance| {
+        cases.push(Case { name, op, inputs, refs: vec![], attrs, tolerance });
+    };
+    let shape = [7usize, 37];
+    for op in ["SquaredDifference", "TanhGrad", "SigmoidGrad", "SqrtGrad", "RsqrtGrad", "ReciprocalGrad"] {
+        push(format!("{op} {dtype}"), op, vec![pos(&shape, 40)?, t(&shape, 41)?], vec![], tol);
+    }
+    push(format!("Mul {dtype} broadcast both"), "Mul", vec![t(&[7, 1], 42)?, t(&[1, 37], 43)?], vec![], tol);
+    push(format!("Sub {dtype} scalar"), "Sub", vec![t(&[], 44)?, t(&shape, 45)?], vec![], tol);
+    for op in ["Sign", "Sin", "Cos", "Floor", "Ceil", "Round", "Log1p", "ZerosLike", "OnesLike"] {
+        push(format!("{op} {dtype}"), op, vec![t(&shape, 46)?], vec![], tol);
+    }
+    push(format!("Reciprocal {dtype}"), "Reciprocal", vec![pos(&shape, 47)?], vec![], tol);
+    push(format!("AddN {dtype}"), "AddN", vec![t(&shape, 48)?, t(&shape, 49)?, t(&shape, 50)?], vec![], tol);
+    push(format!("LogSoftmax {dtype}"), "LogSoftmax", vec![t(&shape, 51)?], vec![], tol);
+    push(
+        format!("SoftmaxCrossEntropyWithLogits {dtype}"),
+        "SoftmaxCrossEntropyWithLogits",
+        vec![t(&shape, 52)?, pos(&shape, 53)?],
+        vec![],
+        tol * 10.0,
+    );
+    let labels = Tensor::from_slice(&[7], &[0i32, 36, 5, 5, 17, 2, 30])?;
+    push(
+        format!("SparseSoftmaxCrossEntropyWithLogits {dtype}"),
+        "SparseSoftmaxCrossEntropyWithLogits",
+        vec![t(&shape, 54)?, labels.clone()],
+        vec![],
+        tol * 10.0,
+    );
+    push(format!("BiasAddGrad {dtype}"), "BiasAddGrad", vec![t(&shape, 55)?], vec![], tol * 10.0);
+    let nchw = vec![("data_format", AttrValue::S(b"NCHW".to_vec()))];
+    push(format!("BiasAdd {dtype} NCHW"), "BiasAdd", vec![t(&[2, 3, 5, 4], 56)?, t(&[3], 57)?], nchw.clone(), tol);
+    push(format!("BiasAddGrad {dtype} NCHW"), "BiasAddGrad", vec![t(&[2, 3, 5, 4], 58)?], nchw, tol * 10.0);
+    push(
+        format!("Prod {dtype}"),
+        "Prod",
+        vec![pos(&shape, 59)?, Tensor::from_slice(&[1], &[0i32])?],
+        vec![("keep_dims", AttrValue::B(false))],
+        tol * 10.0,
+    );
+    push(
+        format!("Sum {dtype} rank 3 middle axis"),
+        "Sum",
+        vec![t(&[3, 5, 17], 60)?, Tensor::from_slice(&[1], &[1i32])?],
+        vec![("keep_dims", AttrValue::B(false))],
+        tol * 10.0,
+    );
+    push(
+        format!("MatMul {dtype} 70x130x90"),
+        "MatMul",
+        vec![t(&[70, 130], 63)?, t(&[130, 90], 64)?],
+        vec![],
+        tol * 100.0,
+    );
+    push(
+        format!("Tile {dtype}"),
+        "Tile",
+        vec![t(&[2, 3, 5], 65)?, Tensor::from_slice(&[3], &[2i32, 1, 3])?],
+        vec![],
+        0.0,
+    );
+    push(
+        format!("BroadcastTo {dtype}"),
+        "BroadcastTo",
+        vec![t(&[3, 1], 66)?, Tensor::from_slice(&[3], &[2i32, 3, 4])?],
+        vec![],
+        0.0,
+    );
+    push(
+        format!("Transpose {dtype} rank 3"),
+        "Transpose",
+        vec![t(&[2, 3, 5], 67)?, Tensor::from_slice(&[3], &[2i32, 0, 1])?],
+        vec![],
+        0.0,
+    );
+    push(
+        format!("OneHot {dtype}"),
+        "OneHot",
+        vec![labels, Tensor::scalar(37i32), scalar(dtype, 1.0)?, scalar(dtype, -0.5)?],
+        vec![("axis", AttrValue::I(-1))],
+        0.0,
+    );
+    push(
+        format!("Fill {dtype}"),
+        "Fill",
+        vec![Tensor::from_slice(&[2], &[3i32, 4])?, scalar(dtype, 2.5)?],
+        vec![],
+        0.0,
+    );
+    // Seeded random fills: the same stream on every device (a tail group of three).
+    for op in ["RandomUniform", "RandomStandardNormal", "TruncatedNormal"] {
+        push(
+            format!("{op} {dtype}"),
+            op,
+            vec![Tensor::from_slice(&[2], &[5i32, 103])?],
+            vec![("dtype", AttrValue::Type(dtype)), ("seed", AttrValue::I(7)), ("seed2", AttrValue::I(11))],
+            tol * 10.0,
+        );
+    }
+    push(
+        format!("Cast int32 to {dtype}"),
+        "Cast",
+        vec![Tensor::from_slice(&[5], &[-3i32, 0, 7, 1 << 20, 12])?],
+        vec![("DstT", AttrValue::Type(dtype))],
+        0.0,
+    );
+    Ok(())
+}
+
+/// A hyper-parameter value an optimizer is usually given, by input name.
+fn hyper_value(name: &str) -> f64 {
+    match name {
+        "momentum" | "beta1" | "beta1_power" | "rho" => 0.9,
+        "beta2" | "beta2_power" => 0.999,
+        "epsilon" => 1e-7,
+        "l1" => 0.01,
+        "l2" => 0.02,
+        "l2_shrinkage" => 0.005,
+        "lr_power" => -0.5,
+        _ => 0.01, // lr, alpha
+    }
+}
+
+/// Every optimizer update (dense and sparse; each flag at its other value too), from
+/// the training ops' table: the variable and slots set from inputs, scalar
+/// hyper-parameters, and for the sparse ops rows that repeat (applied in order).
+fn optimizer_cases(cases: &mut Vec<Case>, dtype: DType, tol: f64) -> Result<()> {
+    let shape = [7usize, 37];
+    for (k, spec) in crate::ops::training::SPECS.iter().enumerate() {
+        let seed = 100 + 20 * k as u64;
+        let rows = [4i32, 0, 4, 6];
+        let grad_shape = if spec.indices.is_some() { vec![rows.len(), 37] } else { shape.to_vec() };
+        let mut inputs = Vec::with_capacity(spec.inputs.len());
+        for (i, name) in spec.inputs.iter().enumerate() {
+            let seed = seed + i as u64;
+            let value = if i == spec.grad {
+                tensor(dtype, &grad_shape, seed, false)?
+            } else if Some(i) == spec.indices {
+                Tensor::from_slice(&[rows.len()], &rows)?
+            } else if Some(i) == spec.step {
+                Tensor::scalar(5i64)
+            } else if spec.refs.contains(&i) {
+                let v = tensor(dtype, &shape, seed, !signed_slot(spec.family, name) && i != 0)?;
+                if *name == "mg" { crate::kernels::array::cast(&scale(&v, 0.1)?, dtype)? } else { v }
+            } else {
+                scalar(dtype, hyper_value(name))?
+            };
+            inputs.push(value);
+        }
+        let flags: Vec<Vec<(&'static str, AttrValue)>> = match spec.flag {
+            Some((flag, default)) => vec![vec![], vec![(flag, AttrValue::B(!default))]],
+            None => vec![vec![]],
+        };
+        for attrs in flags {
+            let label = attrs.first().map(|(f, _)| format!(" {f}")).unwrap_or_default();
+            cases.push(Case {
+                name: format!("{} {dtype}{label}", spec.op),
+                op: spec.op,
+                inputs: inputs.clone(),
+                refs: spec.refs.to_vec(),
+                attrs,
+                tolerance: tol * 10.0,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Whether a slot may be negative: momenta, first moments and FTRL's `linear` may;
+/// accumulators of squares (and Momentum's `accum`, which is a velocity) are positive
+/// except where noted.
+fn signed_slot(family: crate::ops::training::Family, name: &str) -> bool {
+    use crate::ops::training::Family;
+    match name {
+        "mom" | "m" | "mg" | "linear" | "gradient_accumulator" => true,
+        "accum" => matches!(family, Family::Momentum),
+        _ => false,
+    }
+}
+
+/// `t * factor`, in float64.
+fn scale(t: &Tensor, factor: f64) -> Result<Tensor> {
+    let v = crate::kernels::array::cast(t, DType::Float64)?;
+    let scaled: Vec<f64> = v.as_slice::<f64>()?.iter().map(|x| x * factor).collect();
+    Tensor::from_slice(t.shape(), &scaled)
 }
 
 /// Where one run of a case put its values: the op's outputs, then the variables.

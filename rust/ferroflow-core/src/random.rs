@@ -41,6 +41,11 @@ impl Philox {
         Philox { key: [seed as u32, (seed >> 32) as u32], counter: [0, 0, seed2 as u32, (seed2 >> 32) as u32] }
     }
 
+    /// The key and the counter: what a device kernel needs to produce the same stream.
+    pub fn state(&self) -> ([u32; 2], [u32; 4]) {
+        (self.key, self.counter)
+    }
+
     /// Skips `count` blocks (TF's carry rule, including its quirks for huge counts).
     pub fn skip(&mut self, count: u64) {
         let lo = count as u32;

@@ -291,14 +291,34 @@ impl Gpu {
         params: &[u32],
         groups: (u32, u32, u32),
     ) {
+        self.dispatch_patched(pipeline, buffers, params, &[], groups);
+    }
+
+    /// [`dispatch_groups`](Self::dispatch_groups) with some parameter words taken from
+    /// device memory: each `(buffer, word)` copies the first 4 bytes of `buffer` over
+    /// `params[word]` on the device, just before the dispatch, so a value a kernel
+    /// computed on the GPU (a learning rate) becomes a parameter without a host read.
+    pub fn dispatch_patched(
+        &self,
+        pipeline: &wgpu::ComputePipeline,
+        buffers: &[&wgpu::Buffer],
+        params: &[u32],
+        patches: &[(&wgpu::Buffer, u32)],
+        groups: (u32, u32, u32),
+    ) {
         if groups.0 == 0 || groups.1 == 0 || groups.2 == 0 {
             return;
         }
         let words: &[u32] = if params.is_empty() { &[0] } else { params };
+        let usage = if patches.is_empty() {
+            wgpu::BufferUsages::STORAGE
+        } else {
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST
+        };
         let params = self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("params"),
             contents: bytemuck::cast_slice(words),
-            usage: wgpu::BufferUsages::STORAGE,
+            usage,
         });
         let mut entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
             .iter()
@@ -312,6 +332,9 @@ impl Gpu {
             entries: &entries,
         });
         self.record(0, |enc| {
+            for &(src, word) in patches {
+                enc.copy_buffer_to_buffer(src, 0, &params, u64::from(word) * 4, 4);
+            }
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, &bind, &[]);

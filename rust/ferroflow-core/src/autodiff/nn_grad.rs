@@ -77,12 +77,19 @@ pub(crate) fn softplus_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads 
     Ok(dense_all(vec![ddy, d2x]))
 }
 
-/// `BiasAddGrad` sums over all but the channel axis: its gradient broadcasts back.
+/// `BiasAddGrad` sums over all but the channel axis: its gradient broadcasts back
+/// (for channels first, through `[C, 1, ..., 1]`, which needs the input's rank).
 pub(crate) fn bias_add_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
-    let grad = ctx.dy(g)?;
+    let mut grad = ctx.dy(g)?;
     let x = ctx.input(0);
     if matches!(ctx.attr("data_format"), Some(AttrValue::S(f)) if f.as_slice() == b"NCHW") {
-        return Err(crate::error::Error::value("BiasAddGrad: only data_format NHWC is supported"));
+        let rank = ctx.spec(x)?.shape.rank().ok_or_else(|| {
+            crate::error::Error::value("BiasAddGrad's gradient with data_format NCHW needs the input's rank")
+        })?;
+        let mut dims = vec![-1i32];
+        dims.resize(rank.saturating_sub(1).max(1), 1);
+        let shape = ctx.constant(Tensor::from_slice(&[dims.len()], &dims)?)?;
+        grad = ctx.op("Reshape", &[grad, shape], vec![])?;
     }
     let shape = ctx.shape_of(x)?;
     Ok(dense_all(vec![ctx.op("BroadcastTo", &[grad, shape], vec![])?]))
@@ -159,7 +166,8 @@ pub(crate) fn sparse_softmax_xent(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> 
 
 pub(crate) fn bias_add(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     let dy = ctx.dy(g)?;
-    let gb = ctx.op("BiasAddGrad", &[dy], vec![])?;
+    let format = ctx.attr("data_format").cloned().unwrap_or(AttrValue::S(b"NHWC".to_vec()));
+    let gb = ctx.op("BiasAddGrad", &[dy], vec![("data_format", format)])?;
     Ok(dense_all(vec![dy, gb]))
 }
 

@@ -58,67 +58,55 @@ fn parse_request(graph: &Graph, n: NodeId) -> Result<DeviceSpec> {
 }
 
 /// The device of every node in `nodes` (indices into `placement.devices.devices()`).
+///
+/// Colocation groups are formed over the whole graph, as TF places the whole graph: a
+/// variable goes where the ops that update it can run even in a run that does not
+/// include them (the initializer's), so later runs find it there. Members outside the
+/// run add their requests, and the kernels they need are preferred but not required.
 pub(crate) fn place(graph: &Graph, nodes: &[NodeId], placement: &Placement) -> Result<HashMap<NodeId, usize>> {
-    let mut groups = Groups { parent: nodes.iter().map(|&n| (n, n)).collect() };
-    let needed: HashSet<NodeId> = nodes.iter().copied().collect();
-    // Requests of nodes outside the run that a group names (`loc:@` a pruned node).
-    let mut outside: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
-    for &n in nodes {
+    let mut groups = Groups { parent: HashMap::new() };
+    for n in 0..graph.len() {
         for name in colocated_names(graph, n)? {
-            match graph.find(&name) {
-                Some(other) if needed.contains(&other) => groups.union(n, other),
-                Some(other) => outside.entry(n).or_default().push(other),
-                None => {}
+            if let Some(other) = graph.find(&name) {
+                groups.union(n, other);
             }
         }
         let node = graph.node(n)?;
         for &i in node.def.ref_inputs {
-            if let Some(src) = node.inputs.get(i).filter(|o| needed.contains(&o.node)) {
+            if let Some(src) = node.inputs.get(i) {
                 groups.union(n, src.node);
             }
         }
     }
+    let needed: HashSet<NodeId> = nodes.iter().copied().collect();
     let mut members: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
     for &n in nodes {
         let root = groups.find(n);
         members.entry(root).or_default().push(n);
     }
-    let devices = placement.devices.devices();
+    let mut outside: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
+    for n in 0..graph.len() {
+        if !needed.contains(&n) && groups.parent.contains_key(&n) {
+            let root = groups.find(n);
+            if members.contains_key(&root) {
+                outside.entry(root).or_default().push(n);
+            }
+        }
+    }
     let mut assigned = HashMap::with_capacity(nodes.len());
     let mut roots: Vec<NodeId> = members.keys().copied().collect();
     roots.sort_unstable();
     for root in roots {
         let group = &members[&root];
-        let request = merged_request(graph, group, &outside, placement.soft)?;
-        let supports = |d: &Device| -> Result<bool> {
-            for &n in group {
-                if find_kernel(graph.node(n)?, &d.device_type).is_none() {
-                    return Ok(false);
-                }
-            }
-            Ok(true)
-        };
-        let mut best: Option<usize> = None;
+        let others = outside.get(&root).map(Vec::as_slice).unwrap_or_default();
+        let requesters: Vec<NodeId> = group.iter().chain(others).copied().collect();
+        let request = merged_request(graph, &requesters, placement.soft)?;
         let mut any_match = false;
-        for (i, d) in devices.iter().enumerate() {
-            if !request.matches(d) {
-                continue;
-            }
-            any_match = true;
-            if supports(d)? && best.is_none_or(|b| placement.devices.rank(d) > placement.devices.rank(&devices[b])) {
-                best = Some(i);
-            }
-        }
-        if best.is_none() && placement.soft {
-            // TF's soft placement: drop the device type and index, keep the task.
-            let relaxed = DeviceSpec { device_type: None, id: None, ..request.clone() };
-            for (i, d) in devices.iter().enumerate() {
-                if relaxed.matches(d)
-                    && supports(d)?
-                    && best.is_none_or(|b| placement.devices.rank(d) > placement.devices.rank(&devices[b]))
-                {
-                    best = Some(i);
-                }
+        let mut best = None;
+        for must_run in [&requesters, group] {
+            best = choose(graph, must_run, &request, placement, &mut any_match)?;
+            if best.is_some() || others.is_empty() {
+                break;
             }
         }
         let Some(device) = best else {
@@ -131,18 +119,55 @@ pub(crate) fn place(graph: &Graph, nodes: &[NodeId], placement: &Placement) -> R
     Ok(assigned)
 }
 
-/// The request every member of a group satisfies, or TF's colocation error.
-fn merged_request(
+/// The highest-priority device that matches `request` and has a kernel for every node
+/// of `group`; with soft placement, one that matches only the request's task when none
+/// does. `any_match` notes whether some device matched the request at all.
+fn choose(
     graph: &Graph,
     group: &[NodeId],
-    outside: &HashMap<NodeId, Vec<NodeId>>,
-    soft: bool,
-) -> Result<DeviceSpec> {
+    request: &DeviceSpec,
+    placement: &Placement,
+    any_match: &mut bool,
+) -> Result<Option<usize>> {
+    let devices = placement.devices.devices();
+    let supports = |d: &Device| -> Result<bool> {
+        for &n in group {
+            if find_kernel(graph.node(n)?, &d.device_type).is_none() {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    };
+    let mut best: Option<usize> = None;
+    for (i, d) in devices.iter().enumerate() {
+        if !request.matches(d) {
+            continue;
+        }
+        *any_match = true;
+        if supports(d)? && best.is_none_or(|b| placement.devices.rank(d) > placement.devices.rank(&devices[b])) {
+            best = Some(i);
+        }
+    }
+    if best.is_none() && placement.soft {
+        // TF's soft placement: drop the device type and index, keep the task.
+        let relaxed = DeviceSpec { device_type: None, id: None, ..request.clone() };
+        for (i, d) in devices.iter().enumerate() {
+            if relaxed.matches(d)
+                && supports(d)?
+                && best.is_none_or(|b| placement.devices.rank(d) > placement.devices.rank(&devices[b]))
+            {
+                best = Some(i);
+            }
+        }
+    }
+    Ok(best)
+}
+
+/// The request every member of a group satisfies, or TF's colocation error.
+fn merged_request(graph: &Graph, requesters: &[NodeId], soft: bool) -> Result<DeviceSpec> {
     let mut merged = DeviceSpec::default();
     let mut from: Option<NodeId> = None;
-    let requesters =
-        group.iter().flat_map(|&n| std::iter::once(n).chain(outside.get(&n).into_iter().flatten().copied()));
-    for n in requesters {
+    for &n in requesters {
         let spec = parse_request(graph, n)?;
         if spec.is_empty() {
             continue;

@@ -258,15 +258,23 @@ impl Plan {
         let memory_of_value = |o: &Output| {
             if feed_slot.contains_key(o) || kernel_defs[&o.node].host_outputs { cpu } else { device_of[&o.node] }
         };
-        // The memory input `i` of node `n` is read from.
-        let input_memory =
-            |n: NodeId, node: &Node, i: usize| if kernel_defs[&n].input_on_host(node, i) { cpu } else { device_of[&n] };
+        // The memory input `i` (from `src`) of node `n` is read from.
+        let input_memory = |n: NodeId, node: &Node, i: usize, src: &Output| {
+            let def = &kernel_defs[&n];
+            if def.shape_only {
+                memory_of_value(src)
+            } else if def.input_on_host(node, i) {
+                cpu
+            } else {
+                device_of[&n]
+            }
+        };
         let mut entries: Vec<Entry> = Vec::with_capacity(order.len());
         let mut copy_entry: HashMap<(Output, usize), usize> = HashMap::new();
         for &n in &order {
             let node = graph.node(n)?;
             for (i, src) in sources[&n].iter().enumerate() {
-                let dst = input_memory(n, node, i);
+                let dst = input_memory(n, node, i, src);
                 if node.def.ref_inputs.contains(&i) || memory_of_value(src) == dst {
                     continue;
                 }
@@ -342,7 +350,7 @@ impl Plan {
                     );
                     let mut inputs = SmallVec::new();
                     for (i, src) in sources[&n].iter().enumerate() {
-                        let (slot, pred) = read(src, input_memory(n, node, i));
+                        let (slot, pred) = read(src, input_memory(n, node, i, src));
                         preds.extend(pred);
                         inputs.push(InputRef { slot, take: false, deref: !node.def.ref_inputs.contains(&i) });
                     }

@@ -25,7 +25,7 @@ pub mod num;
 pub(crate) mod partition;
 pub mod pool;
 pub(crate) mod queue;
-pub(crate) mod random;
+pub mod random;
 pub(crate) mod reader;
 pub mod reduce;
 pub mod registry;

@@ -119,35 +119,59 @@ pub fn sparse_softmax_xent<T: Float>(logits: &Tensor, labels: &[i64]) -> Result<
     Ok((loss, back))
 }
 
-/// `BiasAdd` (NHWC): adds `bias` along the last dimension, in `value`'s buffer when
-/// nothing else shares it.
-pub fn bias_add<T: Float>(value: Tensor, bias: &Tensor) -> Result<Tensor> {
-    let (_, c) = rows(&value, "value")?;
+/// The channel axis of `data_format` (`NHWC`-style: last; `NCHW`-style: 1) in a tensor
+/// of `shape`, which TF's bias kernels require to be at least 2-D (3-D channels first).
+pub fn channel_axis(data_format: &str, shape: &[usize]) -> Result<usize> {
+    let rank = shape.len();
+    let channels_first = data_format.starts_with("NC");
+    let least = if channels_first { 3 } else { 2 };
+    if rank < least {
+        ff_bail!(InvalidArgument, "Input tensor must be at least {least}D: {}", fmt_shape(shape));
+    }
+    Ok(if channels_first { 1 } else { rank - 1 })
+}
+
+/// `shape` seen as `[outer, channels, inner]` around `axis`.
+pub fn around_axis(shape: &[usize], axis: usize) -> (usize, usize, usize) {
+    let outer = shape[..axis].iter().product();
+    let inner = shape[axis + 1..].iter().product();
+    (outer, shape[axis], inner)
+}
+
+/// `BiasAdd`: adds `bias` along the channel axis of `data_format`, in `value`'s buffer
+/// when nothing else shares it.
+pub fn bias_add<T: Float>(value: Tensor, bias: &Tensor, data_format: &str) -> Result<Tensor> {
+    let axis = channel_axis(data_format, value.shape())?;
+    let (_, c, inner) = around_axis(value.shape(), axis);
     if bias.shape() != [c] {
         ff_bail!(
             InvalidArgument,
-            "Must provide as many biases as the last dimension of the input tensor: {} vs. {}",
+            "Must provide as many biases as the channel dimension of the input tensor: {} vs. {}",
             fmt_shape(bias.shape()),
             fmt_shape(value.shape())
         );
     }
     let mut out = value;
     let b = bias.as_slice::<T>()?;
-    if c > 0 {
-        for row in out.as_mut_slice::<T>()?.chunks_exact_mut(c) {
-            row.iter_mut().zip(b).for_each(|(o, &v)| *o = o.add(v));
+    if c > 0 && inner > 0 {
+        for (k, run) in out.as_mut_slice::<T>()?.chunks_exact_mut(inner).enumerate() {
+            let v = b[k % c];
+            run.iter_mut().for_each(|o| *o = o.add(v));
         }
     }
     Ok(out)
 }
 
-/// `BiasAddGrad` (NHWC): sums the gradient over every dimension but the last.
-pub fn bias_add_grad<T: Float>(grad: &Tensor) -> Result<Tensor> {
-    let (_, c) = rows(grad, "out_backprop")?;
+/// `BiasAddGrad`: sums the gradient over every dimension but the channel axis of
+/// `data_format`.
+pub fn bias_add_grad<T: Float>(grad: &Tensor, data_format: &str) -> Result<Tensor> {
+    let axis = channel_axis(data_format, grad.shape())?;
+    let (_, c, inner) = around_axis(grad.shape(), axis);
     let mut out = vec![T::ZERO; c];
-    if c > 0 {
-        for row in grad.as_slice::<T>()?.chunks_exact(c) {
-            out.iter_mut().zip(row).for_each(|(o, &v)| *o = o.add(v));
+    if c > 0 && inner > 0 {
+        for (k, run) in grad.as_slice::<T>()?.chunks_exact(inner).enumerate() {
+            let o = &mut out[k % c];
+            *o = run.iter().fold(*o, |a, &v| a.add(v));
         }
     }
     Tensor::from_slice(&[c], &out)
@@ -332,16 +356,16 @@ fn sparse_xent_compute(ctx: &mut OpContext<'_>) -> Result<()> {
     Ok(())
 }
 
-fn bias_add_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+fn bias_add_compute(ctx: &mut OpContext<'_>, data_format: &str) -> Result<()> {
     let (v, b) = (ctx.take_input(0)?, ctx.input(1)?.clone());
-    let out = dispatch_float!(v.dtype(), T => bias_add::<T>(v, &b)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", v.dtype()));
+    let out = dispatch_float!(v.dtype(), T => bias_add::<T>(v, &b, data_format)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", v.dtype()));
     ctx.set_output(0, out);
     Ok(())
 }
 
-fn bias_add_grad_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+fn bias_add_grad_compute(ctx: &mut OpContext<'_>, data_format: &str) -> Result<()> {
     let g = ctx.input(0)?;
-    let out = dispatch_float!(g.dtype(), T => bias_add_grad::<T>(g)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", g.dtype()));
+    let out = dispatch_float!(g.dtype(), T => bias_add_grad::<T>(g, data_format)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", g.dtype()));
     ctx.set_output(0, out);
     Ok(())
 }
@@ -382,13 +406,22 @@ pub(crate) fn sparse_softmax_xent_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn 
 }
 
 /// `BiasAdd`.
-pub(crate) fn bias_add_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    stateless(bias_add_compute)
+pub(crate) fn bias_add_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(if channels_first(b)? { |c| bias_add_compute(c, "NCHW") } else { |c| bias_add_compute(c, "NHWC") })
+}
+
+/// Whether a bias op's `data_format` puts channels before the spatial dimensions.
+fn channels_first(b: &KernelBuild<'_>) -> Result<bool> {
+    Ok(b.node.attr_or("data_format", "NHWC".to_string())?.starts_with("NC"))
 }
 
 /// `BiasAddGrad`.
-pub(crate) fn bias_add_grad_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    stateless(bias_add_grad_compute)
+pub(crate) fn bias_add_grad_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(if channels_first(b)? {
+        |c| bias_add_grad_compute(c, "NCHW")
+    } else {
+        |c| bias_add_grad_compute(c, "NHWC")
+    })
 }
 
 /// `L2Loss`.
@@ -620,7 +653,7 @@ mod tests {
         let labels = Tensor::from_slice(&[2, 3], &[0.0f64, 0.0, 1.0, 1.0, 0.0, 0.0]).unwrap();
         let (loss2, _) = softmax_xent::<f64>(&x, &labels).unwrap();
         assert!((loss2.as_slice::<f64>().unwrap()[0] - l[0]).abs() < 1e-12);
-        let b = bias_add_grad::<f64>(&x).unwrap();
+        let b = bias_add_grad::<f64>(&x, "NHWC").unwrap();
         assert_eq!(b.as_slice::<f64>().unwrap(), &[1.0, 2.0, 3.0]);
         assert_eq!(l2_loss::<f64>(&x).unwrap().as_slice::<f64>().unwrap(), &[7.0]);
     }

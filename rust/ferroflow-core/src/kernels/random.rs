@@ -18,14 +18,17 @@ use crate::tensor::Tensor;
 /// Values per chunk below which a fill stays on one thread.
 const MIN_CHUNK: usize = 1 << 15;
 /// Words TF reserves per output value, so rejection sampling never overlaps runs.
-const WORDS_PER_OUTPUT: u64 = 256;
+pub const WORDS_PER_OUTPUT: u64 = 256;
 
-fn generator(b: &KernelBuild<'_>) -> Result<Arc<GuardedPhilox>> {
+/// The generator of a random op's node: one per node and session, seeded from its
+/// `seed`/`seed2` attrs, shared by every plan (and device) that runs the node.
+pub fn generator(b: &KernelBuild<'_>) -> Result<Arc<GuardedPhilox>> {
     let (seed, seed2) = (b.node.attr_or::<i64>("seed", 0)?, b.node.attr_or::<i64>("seed2", 0)?);
     b.resources.node_state(&b.node.name, || GuardedPhilox::new(seed, seed2))
 }
 
-fn output_dims(ctx: &OpContext<'_>) -> Result<Vec<usize>> {
+/// The output shape of a random op (its `shape` input).
+pub fn output_dims(ctx: &OpContext<'_>) -> Result<Vec<usize>> {
     shape_from_values(&int_values(ctx.input(0)?)?, "shape")
 }
 

@@ -27,6 +27,9 @@ pub struct KernelDef {
     /// Whether its outputs are in host memory (`Shape` on a GPU: the shape is small
     /// and read by the host).
     pub host_outputs: bool,
+    /// Whether it reads only its inputs' dtypes and shapes (`Shape`, `Size`): they are
+    /// read wherever they are, never copied.
+    pub shape_only: bool,
     /// Builds the kernel of one node, once per plan.
     pub factory: KernelFn,
 }
@@ -41,6 +44,7 @@ impl KernelDef {
             host_memory: &[],
             host_inputs: false,
             host_outputs: false,
+            shape_only: false,
             factory,
         }
     }
@@ -69,6 +73,12 @@ impl KernelDef {
     #[must_use]
     pub fn host_outputs(mut self) -> Self {
         self.host_outputs = true;
+        self
+    }
+    /// Marks it as reading only its inputs' dtypes and shapes (no copies for them).
+    #[must_use]
+    pub fn shape_only(mut self) -> Self {
+        self.shape_only = true;
         self
     }
     /// Whether input `i` of `node` is kept in host memory by this kernel.

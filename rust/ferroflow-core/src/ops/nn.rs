@@ -203,43 +203,66 @@ fn infer_sparse_xent(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(vec![OutputSpec::new(t, PartialShape::from_dims([b])), OutputSpec::new(t, PartialShape::from_dims([b, c]))])
 }
 
+/// The `data_format` of a bias op (defaulted to NHWC), checked.
+fn bias_format(ctx: &mut InferCtx<'_>, op: &str) -> Result<bool> {
+    ctx.attrs.entry("data_format".into()).or_insert_with(|| AttrValue::S(b"NHWC".to_vec()));
+    match ctx.attrs.get("data_format") {
+        Some(AttrValue::S(f)) if f.as_slice() == b"NHWC" => Ok(false),
+        Some(AttrValue::S(f)) if f.as_slice() == b"NCHW" => Ok(true),
+        other => Err(Error::value(format!("{op}: data_format must be NHWC or NCHW, got {other:?}"))),
+    }
+}
+
+/// The channel axis of a bias op's input of rank `rank` (see `kernels::nn::channel_axis`).
+fn bias_channel_axis(channels_first: bool, rank: usize) -> usize {
+    if channels_first { 1 } else { rank - 1 }
+}
+
 fn infer_bias_add(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0, 1])?;
     ctx.check_type(0, FLOATS)?;
-    ctx.attrs.entry("data_format".into()).or_insert_with(|| AttrValue::S(b"NHWC".to_vec()));
-    if let Some(AttrValue::S(f)) = ctx.attrs.get("data_format")
-        && f.as_slice() != b"NHWC"
-    {
-        return Err(Error::value("BiasAdd supports data_format NHWC"));
-    }
+    let channels_first = bias_format(&mut ctx, "BiasAdd")?;
+    let least = if channels_first { 3 } else { 2 };
     if let Some(r) = ctx.input(0).shape.rank()
-        && r < 2
+        && r < least
     {
         return Err(Error::value(format!(
-            "Shape must be at least rank 2 but is rank {r} for '{}' (op: 'BiasAdd')",
+            "Shape must be at least rank {least} but is rank {r} for '{}' (op: 'BiasAdd')",
             ctx.name
         )));
     }
     let (v, b) = (ctx.input(0).shape.clone(), ctx.input(1).shape.clone());
     ctx.check_rank(1, 1)?;
     let Some(vd) = v.dims() else { return Ok(vec![OutputSpec::new(t, v)]) };
-    // The last dimension is the bias length.
-    let last = PartialShape::from_dims([vd[vd.len() - 1]]).merge(&b).map_err(|_| {
+    // The channel dimension is the bias length.
+    let axis = bias_channel_axis(channels_first, vd.len());
+    let channels = PartialShape::from_dims([vd[axis]]).merge(&b).map_err(|_| {
         Error::value(format!(
             "Dimensions must be equal for '{}' (op: 'BiasAdd') with input shapes: {v}, {b}.",
             ctx.name
         ))
     })?;
     let mut dims = vd.to_vec();
-    dims[vd.len() - 1] = last.dims().and_then(|d| d.first().copied()).flatten();
+    dims[axis] = channels.dims().and_then(|d| d.first().copied()).flatten();
     Ok(vec![OutputSpec::new(t, PartialShape::from_dims(dims))])
 }
 
 fn infer_bias_add_grad(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0])?;
     ctx.check_type(0, FLOATS)?;
-    ctx.attrs.entry("data_format".into()).or_insert_with(|| AttrValue::S(b"NHWC".to_vec()));
-    let c = ctx.input(0).shape.dims().and_then(|d| d.last().copied().flatten());
+    let channels_first = bias_format(&mut ctx, "BiasAddGrad")?;
+    let least = if channels_first { 3 } else { 2 };
+    let c = match ctx.input(0).shape.dims() {
+        Some(d) if d.len() >= least => d[bias_channel_axis(channels_first, d.len())],
+        Some(d) => {
+            return Err(Error::value(format!(
+                "Shape must be at least rank {least} but is rank {} for '{}' (op: 'BiasAddGrad')",
+                d.len(),
+                ctx.name
+            )));
+        }
+        None => None,
+    };
     Ok(vec![OutputSpec::new(t, PartialShape::from_dims([c]))])
 }
 

@@ -47,20 +47,35 @@ impl OpKernel for Const {
     }
 }
 
-/// `Fill(dims, value)`: `value` is a host scalar.
+/// `Fill(dims, value)`: `dims` on the host, `value` a scalar in GPU memory (a host
+/// value is written into the kernel's parameters instead).
 struct Fill(Arc<Gpu>);
 
 impl OpKernel for Fill {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let dims = shape_values(ctx.input(0)?, "dims")?;
-        let value = ctx.input(1)?.to_host()?;
+        let value = ctx.input(1)?;
         if !value.shape().is_empty() {
             return Err(Error::invalid_argument(format!(
                 "value must be a scalar, got shape {}",
                 fmt_shape(value.shape())
             )));
         }
-        let out = fill(&self.0, &dims, value.scalar_value::<f32>()?)?;
+        let out = match super::buffer_on(value, &self.0) {
+            None => fill(&self.0, &dims, value.to_host()?.scalar_value::<f32>()?)?,
+            Some(v) => {
+                let out = output(&self.0, DType::Float32, &dims)?;
+                let n = count_u32(out.num_elements(), "Fill")?;
+                let pipeline = self.0.pipeline("fill_from", || {
+                    shader(
+                        &[Binding("v", "f32", false), Binding("out", "f32", true)],
+                        "    if (i >= p[0]) { return; }\n    out[i] = v[0];\n",
+                    )
+                })?;
+                self.0.dispatch(&pipeline, &[v.buffer(), buf(&out)?], &[n], n as usize);
+                out
+            }
+        };
         ctx.set_output(0, out);
         Ok(())
     }
@@ -277,9 +292,7 @@ pub(crate) fn register() {
         "on_value",
         "off_value",
     ]));
-    register_kernel(
-        KernelDef::new("Fill", DEVICE_TYPE, fill_kernel).type_constraint("T", F32).host_memory(&["dims", "value"]),
-    );
+    register_kernel(KernelDef::new("Fill", DEVICE_TYPE, fill_kernel).type_constraint("T", F32).host_memory(&["dims"]));
     register_kernel(KernelDef::new("Cast", DEVICE_TYPE, cast_kernel).type_constraint("DstT", F32));
     register_kernel(
         KernelDef::new("BroadcastTo", DEVICE_TYPE, broadcast_to_kernel)

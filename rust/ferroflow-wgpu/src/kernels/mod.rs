@@ -9,6 +9,7 @@ pub mod copy;
 pub mod elementwise;
 pub mod matmul;
 pub mod nn;
+pub mod random;
 pub mod reduce;
 pub mod training;
 
@@ -92,6 +93,9 @@ fn reuse_cpu(op: &'static str, f: impl FnOnce(KernelDef) -> KernelDef) {
     }
 }
 
+/// The dtypes of constants placed on a GPU that stay in host memory.
+const HOST_CONSTS: &[DType] = &[DType::Int32, DType::Int64, DType::Bool, DType::String];
+
 /// The integer dtypes whose GPU kernels run on the host.
 const HOST_INTS: &[DType] = &[DType::Int32, DType::Int64];
 
@@ -144,17 +148,23 @@ const HOST_INT_OPS: &[&str] = &[
 pub(crate) fn register_kernels() {
     copy::register();
     array::register();
+    // Integer, bool and string constants in host memory, as TF's `HostConstantOp`
+    // (their readers are shape arithmetic and host-memory arguments).
+    reuse_cpu("Const", |k| k.type_constraint("dtype", HOST_CONSTS).host_outputs());
     elementwise::register();
     matmul::register();
     reduce::register();
     nn::register();
+    random::register();
     training::register();
     // Memory-agnostic CPU kernels: they pass values or references on.
     for op in ["VariableV2", "Variable", "NoOp", "Identity", "StopGradient", "Snapshot", "Placeholder", "Assign"] {
         reuse_cpu(op, |k| k);
     }
-    for op in ["IsVariableInitialized", "Shape", "ShapeN", "Size", "Rank"] {
-        reuse_cpu(op, KernelDef::host_outputs);
+    reuse_cpu("IsVariableInitialized", KernelDef::host_outputs);
+    // They read shapes only: their inputs stay where they are.
+    for op in ["Shape", "ShapeN", "Size", "Rank"] {
+        reuse_cpu(op, |k| k.host_outputs().shape_only());
     }
     reuse_cpu("Reshape", |k| k.host_memory(&["shape"]));
     reuse_cpu("ExpandDims", |k| k.host_memory(&["dim"]));

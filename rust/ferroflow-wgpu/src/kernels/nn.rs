@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use ferroflow_core::error::{Error, Result};
+use ferroflow_core::kernels::nn::channel_axis;
 use ferroflow_core::kernels::reduce::Reduction;
 use ferroflow_core::kernels::registry::{KernelDef, register_kernel};
 use ferroflow_core::kernels::{KernelBuild, OpContext, OpKernel};
@@ -148,16 +149,6 @@ impl OpKernel for Xent {
         ctx.set_output(1, back);
         Ok(())
     }
-}
-
-/// The channel dimension of a `data_format` in a tensor of `shape` (at least 2-D, as
-/// TF's bias kernels require).
-fn channel_axis(format: &str, shape: &[usize]) -> Result<usize> {
-    let rank = shape.len();
-    if rank < 2 {
-        return Err(Error::invalid_argument(format!("Input tensor must be at least 2D: {}", fmt_shape(shape))));
-    }
-    Ok(if format.starts_with("NC") && rank >= 3 { 1 } else { rank - 1 })
 }
 
 struct BiasAdd {

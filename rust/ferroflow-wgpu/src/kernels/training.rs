@@ -5,9 +5,12 @@
 //! updated in place in GPU memory (copied first only while something still reads the
 //! old value, as on the CPU).
 //!
-//! Hyper-parameters arrive in host memory and go to the kernel as parameters; a sparse
-//! update's repeated rows are applied one occurrence per dispatch, in order, as TF's
-//! kernels apply them.
+//! Hyper-parameters go to the kernel as parameter words: a value in GPU memory (a
+//! learning rate computed or held on the GPU) is copied into them on the device, so a
+//! step never waits to read one on the host; only FTRL's `lr_power` (which picks the
+//! kernel), the sparse rows and AdagradDA's step are host values. A sparse update's
+//! repeated rows are applied one occurrence per dispatch, in order, as TF's kernels
+//! apply them.
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -22,7 +25,7 @@ use ferroflow_core::tensor::Tensor;
 use super::{Binding, F32, buf, count_u32, device_input, gpu_of, shader, to_device};
 use crate::DEVICE_TYPE;
 use crate::expr::{Expr, trace};
-use crate::gpu::Gpu;
+use crate::gpu::{Gpu, WORKGROUP, groups_for};
 
 /// Names of the variable and slot bindings (a rule updates at most four buffers).
 const PARTS: [&str; 4] = ["s0", "s1", "s2", "s3"];
@@ -52,12 +55,21 @@ fn apply_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
 }
 
 /// A scalar hyper-parameter, checked as TF does (`lr is not a scalar: [2]`).
-fn scalar_f32(ctx: &OpContext<'_>, i: usize, name: &str) -> Result<f32> {
-    let t = ctx.input(i)?.to_host()?;
+fn scalar_input<'t>(ctx: &'t OpContext<'_>, i: usize, name: &str) -> Result<&'t Tensor> {
+    let t = ctx.input(i)?;
     if !t.shape().is_empty() {
         return Err(Error::invalid_argument(format!("{name} is not a scalar: {}", fmt_shape(t.shape()))));
     }
-    t.scalar_value::<f32>()
+    Ok(t)
+}
+
+/// Host-memory inputs of an optimizer op on the GPU: everything but the variable and
+/// slots, the gradient and the hyper-parameters other than `lr_power`.
+fn host_inputs(s: &Spec) -> Vec<&'static str> {
+    (0..s.inputs.len())
+        .filter(|&i| !s.refs.contains(&i) && i != s.grad && (!s.hyper().any(|h| h == i) || s.inputs[i] == "lr_power"))
+        .map(|i| s.inputs[i])
+        .collect()
 }
 
 impl Apply {
@@ -109,12 +121,23 @@ impl OpKernel for Apply {
         }
         let mut params = vec![0u32, 1];
         let mut lr_power = None;
+        // Hyper-parameters in this GPU's memory, by parameter word.
+        let mut on_device: Vec<(Tensor, u32)> = Vec::new();
         for i in s.hyper() {
-            let v = scalar_f32(ctx, i, s.inputs[i])?;
-            if s.inputs[i] == "lr_power" {
-                lr_power = Some(v);
+            let t = scalar_input(ctx, i, s.inputs[i])?;
+            if t.dtype() != ferroflow_core::DType::Float32 {
+                return Err(Error::invalid_argument(format!("{} must be float32, got {}", s.inputs[i], t.dtype())));
             }
-            params.push(v.to_bits());
+            if s.inputs[i] == "lr_power" || super::buffer_on(t, &self.gpu).is_none() {
+                let v = t.to_host()?.scalar_value::<f32>()?;
+                if s.inputs[i] == "lr_power" {
+                    lr_power = Some(v);
+                }
+                params.push(v.to_bits());
+            } else {
+                on_device.push((t.clone(), params.len() as u32));
+                params.push(0);
+            }
         }
         let step = match s.step {
             Some(i) => {
@@ -148,11 +171,13 @@ impl OpKernel for Apply {
         let pipeline = self.gpu.try_pipeline(&key, || self.source(ftrl_sqrt, sparse.is_some()))?;
         let mut buffers: Vec<&wgpu::Buffer> = guards.iter().map(|g| buf(g)).collect::<Result<_>>()?;
         buffers.push(buf(&grad)?);
+        let patches: Vec<(&wgpu::Buffer, u32)> =
+            on_device.iter().map(|(t, word)| Ok((buf(t)?, *word))).collect::<Result<_>>()?;
         match sparse {
             None => {
                 let n = count_u32(grad.num_elements(), s.op)?;
                 params[0] = n;
-                self.gpu.dispatch(&pipeline, &buffers, &params, n as usize);
+                self.gpu.dispatch_patched(&pipeline, &buffers, &params, &patches, groups_for(n as usize, WORKGROUP));
             }
             Some((rows, width)) => {
                 params[1] = count_u32(width, s.op)?;
@@ -173,7 +198,7 @@ impl OpKernel for Apply {
                     params[0] = count_u32(threads, s.op)?;
                     let mut with_rows = buffers.clone();
                     with_rows.push(buf(&pairs)?);
-                    self.gpu.dispatch(&pipeline, &with_rows, &params, threads);
+                    self.gpu.dispatch_patched(&pipeline, &with_rows, &params, &patches, groups_for(threads, WORKGROUP));
                 }
             }
         }
@@ -185,11 +210,8 @@ impl OpKernel for Apply {
 
 pub(crate) fn register() {
     for s in SPECS {
-        // Hyper-parameters, indices and the step are read on the host.
-        let host: Vec<&'static str> =
-            (0..s.inputs.len()).filter(|&i| !s.refs.contains(&i) && i != s.grad).map(|i| s.inputs[i]).collect();
         // Registration tables live for the process.
-        let host: &'static [&'static str] = Box::leak(host.into_boxed_slice());
+        let host: &'static [&'static str] = Box::leak(host_inputs(s).into_boxed_slice());
         register_kernel(KernelDef::new(s.op, DEVICE_TYPE, apply_kernel).type_constraint("T", F32).host_memory(host));
     }
 }

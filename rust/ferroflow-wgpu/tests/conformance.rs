@@ -1,0 +1,64 @@
+//! The core's conformance suite on `/device:GPU:0`: every case the GPU has a kernel for
+//! must agree with the CPU. Runs on a hardware adapter when there is one, else on
+//! Mesa's software Vulkan driver (lavapipe), as CI does; without any adapter it passes
+//! with a note, unless `FERROFLOW_REQUIRE_GPU` is set (CI sets it, so a missing driver
+//! fails there).
+
+const LAVAPIPE: &str = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+
+/// The GPU cases the suite must cover: losing one (a kernel no longer registered, or
+/// a case no longer placed there) fails the test instead of silently skipping it.
+const MUST_PASS: &[&str] = &[
+    "AddV2 float32 broadcast",
+    "RealDiv float32",
+    "Tanh float32",
+    "Sum float32 axes [0, 1] keep_dims false",
+    "Sum float32 rank 3 middle axis",
+    "MatMul float32 transpose_a true transpose_b false",
+    "MatMul float32 70x130x90",
+    "Softmax float32",
+    "SparseSoftmaxCrossEntropyWithLogits float32",
+    "BiasAddGrad float32 NCHW",
+    "Transpose float32 rank 3",
+    "OneHot float32",
+    "Cast int32 to float32",
+    "RandomUniform float32",
+    "RandomStandardNormal float32",
+    "TruncatedNormal float32",
+    "ApplyAdam float32",
+    "ApplyAdam float32 use_nesterov",
+    "ApplyCenteredRMSProp float32",
+    "ApplyFtrlV2 float32 multiply_linear_by_lr",
+    "SparseApplyAdagradDA float32",
+    "SparseApplyMomentum float32 use_nesterov",
+];
+
+#[test]
+fn gpu_kernels_agree_with_the_cpu() {
+    // One test in this binary, and the environment is set before any thread reads it.
+    if std::env::var_os("FERROFLOW_GPU").is_none() {
+        // SAFETY: no other thread of this test binary is running yet (this is its only
+        // test, and nothing has been spawned before this point).
+        unsafe { std::env::set_var("FERROFLOW_GPU", "software") };
+    }
+    if std::env::var_os("VK_DRIVER_FILES").is_none() && std::path::Path::new(LAVAPIPE).exists() {
+        // SAFETY: as above.
+        unsafe { std::env::set_var("VK_DRIVER_FILES", LAVAPIPE) };
+    }
+    if ferroflow_wgpu::register() == 0 {
+        assert!(std::env::var_os("FERROFLOW_REQUIRE_GPU").is_none(), "FERROFLOW_REQUIRE_GPU is set but no GPU adapter");
+        eprintln!("no GPU adapter (install mesa-vulkan-drivers for lavapipe): conformance not run");
+        return;
+    }
+    let report = ferroflow_core::conformance::check_device(ferroflow_wgpu::DEVICE_TYPE).unwrap();
+    let lines: Vec<String> = report.mismatches.iter().map(|(case, why)| format!("{case}: {why}")).collect();
+    assert!(lines.is_empty(), "GPU results differ from the CPU's:\n{}", lines.join("\n"));
+    let missing: Vec<&&str> = MUST_PASS.iter().filter(|c| !report.passed.iter().any(|p| p == *c)).collect();
+    assert!(missing.is_empty(), "not run on the GPU: {missing:?}\nskipped: {:?}", report.skipped);
+    eprintln!(
+        "GPU conformance: {} passed, {} without a GPU kernel: {:?}",
+        report.passed.len(),
+        report.skipped.len(),
+        report.skipped
+    );
+}
