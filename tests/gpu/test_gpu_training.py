@@ -130,6 +130,29 @@ def test_the_training_step_runs_on_the_gpu_with_copies_only_at_the_boundary():
     copies = sorted(n for names in on.values() for n in names if "/_copy_to_" in n)
     assert "Placeholder/_copy_to_GPU_0" in copies, copies
     assert not any(c.startswith(("w1", "w2", "w3", "b1", "b2")) for c in copies), copies
+    # Nothing is read back to the host mid-step: hyper-parameters, shapes and integer
+    # constants are read where they are (the step never waits for the GPU).
+    assert not [c for c in copies if c.endswith("_copy_to_CPU_0")], copies
+
+
+def test_a_learning_rate_held_on_the_gpu_is_read_there_each_step():
+    with tf.Graph().as_default(), tf.device("/gpu:0"):
+        v = tf.Variable([1.0, 2.0, 3.0])
+        lr = tf.Variable(0.5)
+        momentum = tf.Variable(0.0)
+        loss = tf.reduce_sum(v * v)
+        step = tf.train.MomentumOptimizer(lr, momentum).minimize(loss)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            options = config_pb2.RunOptions(trace_level=config_pb2.RunOptions.FULL_TRACE)
+            meta = config_pb2.RunMetadata()
+            sess.run(step, options=options, run_metadata=meta)
+            names = [n.node_name for d in meta.step_stats.dev_stats for n in d.node_stats]
+            assert not [n for n in names if "_copy_to_" in n], names
+            np.testing.assert_allclose(sess.run(v), [0.0, 0.0, 0.0])  # v - 0.5 * 2v
+            sess.run([v.assign([1.0, 2.0, 3.0]), lr.assign(0.25)])
+            sess.run(step)
+            np.testing.assert_allclose(sess.run(v), [0.5, 1.0, 1.5])
 
 
 def test_variables_stay_on_the_gpu_between_steps_and_fetches_come_back_to_the_host():
@@ -198,3 +221,49 @@ def test_gpu_devices_are_reported():
     local = device_lib.list_local_devices()
     gpus = [d for d in local if d.device_type == "GPU"]
     assert gpus and gpus[0].name == "/device:GPU:0" and "backend" in gpus[0].physical_device_desc
+
+
+def _seeded_fills(device):
+    g = tf.Graph()
+    with g.as_default(), tf.device(device):
+        tf.set_random_seed(3)
+        fills = [
+            tf.random_uniform([5, 7], -1.0, 2.0),
+            tf.random_normal([33], 1.0, 2.0),
+            tf.truncated_normal([4, 9], stddev=0.5),
+            tf.glorot_uniform_initializer()([6, 3]),
+        ]
+        with tf.Session(graph=g) as sess:
+            options = config_pb2.RunOptions(trace_level=config_pb2.RunOptions.FULL_TRACE)
+            meta = config_pb2.RunMetadata()
+            # Two runs: the second continues each op's stream.
+            first = sess.run(fills, options=options, run_metadata=meta)
+            return first, sess.run(fills), meta
+
+
+def test_seeded_random_fills_on_the_gpu_continue_the_cpus_streams():
+    cpu_first, cpu_second, _ = _seeded_fills("/cpu:0")
+    gpu_first, gpu_second, meta = _seeded_fills("/gpu:0")
+    on = {d.device: {n.node_name for n in d.node_stats} for d in meta.step_stats.dev_stats}
+    assert {"random_uniform/RandomUniform", "truncated_normal/TruncatedNormal"} <= on[GPU]
+    for c, g in zip(cpu_first + cpu_second, gpu_first + gpu_second, strict=True):
+        assert g.dtype == np.float32 and g.shape == c.shape
+        np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-6)
+    assert not np.allclose(gpu_first[0], gpu_second[0])
+    assert np.abs(gpu_first[2]).max() < 1.0  # truncated at two standard deviations
+
+
+def test_a_model_initialized_and_trained_on_the_gpu_alone():
+    """Default initializers (random fills) run on the GPU: no soft placement needed."""
+    with tf.Graph().as_default(), tf.device("/gpu:0"):
+        x = tf.placeholder(tf.float32, [None, 12])
+        y = tf.placeholder(tf.int32, [None])
+        h = tf.layers.dense(x, 16, activation=tf.nn.relu)
+        logits = tf.layers.dense(h, 5)
+        loss = tf.losses.sparse_softmax_cross_entropy(y, logits)
+        train = tf.train.AdamOptimizer(0.01).minimize(loss)
+        xs, ys = _data()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            losses = [sess.run([loss, train], {x: xs, y: ys})[0] for _ in range(30)]
+    assert losses[-1] < 0.7 * losses[0], losses

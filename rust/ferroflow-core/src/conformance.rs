@@ -176,6 +176,7 @@ pub fn standard_cases() -> Result<Vec<Case>> {
         more_math_cases(&mut cases, dtype, tol)?;
         optimizer_cases(&mut cases, dtype, tol)?;
     }
+    logical_cases(&mut cases)?;
     Ok(cases)
 }
 
@@ -191,6 +192,10 @@ fn more_math_cases(cases: &mut Vec<Case>, dtype: DType, tol: f64) -> Result<()> 
     for op in ["SquaredDifference", "TanhGrad", "SigmoidGrad", "SqrtGrad", "RsqrtGrad", "ReciprocalGrad"] {
         push(format!("{op} {dtype}"), op, vec![pos(&shape, 40)?, t(&shape, 41)?], vec![], tol);
     }
+    let mut zeros = t(&shape, 85)?;
+    zeros = crate::kernels::array::cast(&scale(&zeros, 0.0)?, dtype)?;
+    push(format!("DivNoNan {dtype}"), "DivNoNan", vec![t(&shape, 86)?, pos(&shape, 87)?], vec![], tol);
+    push(format!("DivNoNan {dtype} by zero"), "DivNoNan", vec![t(&shape, 88)?, zeros], vec![], 0.0);
     push(format!("Mul {dtype} broadcast both"), "Mul", vec![t(&[7, 1], 42)?, t(&[1, 37], 43)?], vec![], tol);
     push(format!("Sub {dtype} scalar"), "Sub", vec![t(&[], 44)?, t(&shape, 45)?], vec![], tol);
     for op in ["Sign", "Sin", "Cos", "Floor", "Ceil", "Round", "Log1p", "ZerosLike", "OnesLike"] {
@@ -274,6 +279,37 @@ fn more_math_cases(cases: &mut Vec<Case>, dtype: DType, tol: f64) -> Result<()> 
         vec![],
         0.0,
     );
+    // Comparisons see ties: values on a coarse grid.
+    let coarse = |shape: &[usize], seed| -> Result<Tensor> {
+        let v: Vec<f64> = values(shape.iter().product(), seed).iter().map(|x| (x * 3.0).round() / 3.0).collect();
+        crate::kernels::array::cast(&Tensor::from_slice(shape, &v)?, dtype)
+    };
+    for op in ["Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual"] {
+        push(format!("{op} {dtype}"), op, vec![coarse(&shape, 70)?, coarse(&shape, 71)?], vec![], 0.0);
+        push(format!("{op} {dtype} broadcast"), op, vec![coarse(&[7, 1], 72)?, coarse(&[37], 73)?], vec![], 0.0);
+    }
+    let flags = |shape: &[usize], seed| crate::kernels::array::cast(&coarse(shape, seed)?, DType::Bool);
+    push(
+        format!("Cast {dtype} to bool"),
+        "Cast",
+        vec![coarse(&shape, 74)?],
+        vec![("DstT", AttrValue::Type(DType::Bool))],
+        0.0,
+    );
+    push(
+        format!("Cast bool to {dtype}"),
+        "Cast",
+        vec![flags(&shape, 75)?],
+        vec![("DstT", AttrValue::Type(dtype))],
+        0.0,
+    );
+    push(
+        format!("SelectV2 {dtype}"),
+        "SelectV2",
+        vec![flags(&[7, 1], 76)?, t(&shape, 77)?, t(&[37], 78)?],
+        vec![],
+        0.0,
+    );
     // Seeded random fills: the same stream on every device (a tail group of three).
     for op in ["RandomUniform", "RandomStandardNormal", "TruncatedNormal"] {
         push(
@@ -291,6 +327,29 @@ fn more_math_cases(cases: &mut Vec<Case>, dtype: DType, tol: f64) -> Result<()> 
         vec![("DstT", AttrValue::Type(dtype))],
         0.0,
     );
+    Ok(())
+}
+
+/// `bool` cases: the logical ops (once: they have no dtype attr).
+fn logical_cases(cases: &mut Vec<Case>) -> Result<()> {
+    let flags = |shape: &[usize], seed| -> Result<Tensor> {
+        let v: Vec<f64> =
+            values(shape.iter().product(), seed).iter().map(|x| if *x > 0.0 { 1.0 } else { 0.0 }).collect();
+        crate::kernels::array::cast(&Tensor::from_slice(shape, &v)?, DType::Bool)
+    };
+    for op in ["LogicalAnd", "LogicalOr"] {
+        let inputs = vec![flags(&[7, 37], 90)?, flags(&[37], 91)?];
+        cases.push(Case { name: format!("{op} broadcast"), op, inputs, refs: vec![], attrs: vec![], tolerance: 0.0 });
+    }
+    let inputs = vec![flags(&[5, 3], 92)?];
+    cases.push(Case {
+        name: "LogicalNot".into(),
+        op: "LogicalNot",
+        inputs,
+        refs: vec![],
+        attrs: vec![],
+        tolerance: 0.0,
+    });
     Ok(())
 }
 

@@ -165,6 +165,11 @@ fn relu(x: &[Expr]) -> Expr {
 fn relu_grad(x: &[Expr]) -> Expr {
     x[1].select_gt(Expr::ZERO, x[0], Expr::ZERO)
 }
+/// `DivNoNan(x, y)`: `x / y`, or 0 where `y` is 0 (the core's `DivNoNanFn`, whose
+/// branch on a value a symbolic number cannot take).
+fn div_no_nan(x: &[Expr]) -> Expr {
+    Expr::var(format!("select({a} / {b}, 0.0, {b} == 0.0)", a = x[0], b = x[1]))
+}
 fn zeros(_: &[Expr]) -> Expr {
     Expr::ZERO
 }
@@ -180,6 +185,7 @@ const BINARY: &[(&str, Traced)] = &[
     ("Mul", bin::<m::MulFn>),
     ("RealDiv", bin::<m::DivFn>),
     ("Div", bin::<m::DivFn>),
+    ("DivNoNan", div_no_nan),
     ("Maximum", bin::<m::MaxFn>),
     ("Minimum", bin::<m::MinFn>),
     ("SquaredDifference", bin::<m::SquaredDifferenceFn>),
@@ -228,7 +234,7 @@ macro_rules! factories {
 
 pub(crate) fn register() {
     register_kernel(KernelDef::new("AddN", DEVICE_TYPE, add_n_kernel).type_constraint("T", F32));
-    let binary: [KernelFn; 15] = factories!(BINARY, Binary, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14);
+    let binary: [KernelFn; 16] = factories!(BINARY, Binary, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
     for ((name, _), factory) in BINARY.iter().zip(binary) {
         register_kernel(KernelDef::new(name, DEVICE_TYPE, factory).type_constraint("T", F32));
     }

@@ -7,6 +7,7 @@
 pub mod array;
 pub mod copy;
 pub mod elementwise;
+pub mod logic;
 pub mod matmul;
 pub mod nn;
 pub mod random;
@@ -152,6 +153,7 @@ pub(crate) fn register_kernels() {
     // (their readers are shape arithmetic and host-memory arguments).
     reuse_cpu("Const", |k| k.type_constraint("dtype", HOST_CONSTS).host_outputs());
     elementwise::register();
+    logic::register();
     matmul::register();
     reduce::register();
     nn::register();
