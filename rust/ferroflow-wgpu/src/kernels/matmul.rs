@@ -1,6 +1,7 @@
-//! `MatMul` and `BatchMatMulV2`: 16×16 tiles through workgroup memory, either operand
-//! transposed (read through its transposed index, no copy), batches along the
-//! dispatch's z (broadcast batch dimensions of `BatchMatMulV2` included).
+//! `MatMul` and `BatchMatMulV2`: 64×64 tiles through workgroup memory, 4×4 outputs per
+//! invocation held in registers, either operand transposed (read through its
+//! transposed index, no copy), batches along the dispatch's z (broadcast batch
+//! dimensions of `BatchMatMulV2` included).
 use std::sync::Arc;
 
 use ferroflow_core::error::{Error, Result};
@@ -13,15 +14,19 @@ use super::{F32, buf, count_u32, device_input, gpu_of, output};
 use crate::DEVICE_TYPE;
 use crate::gpu::Gpu;
 
-const TILE: u32 = 16;
+/// Output rows and columns per workgroup (16 x 16 invocations, 4 x 4 outputs each).
+const TILE: u32 = 64;
 
+// Register blocking: each invocation keeps a 4 x 4 block of C in registers, so every
+// value it reads from workgroup memory feeds four multiply-adds instead of one.
 const MATMUL_WGSL: &str = r"
 @group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read> b: array<f32>;
 @group(0) @binding(2) var<storage, read_write> c: array<f32>;
 @group(0) @binding(3) var<storage, read> p: array<u32>;
-var<workgroup> tile_a: array<array<f32, 16>, 16>;
-var<workgroup> tile_b: array<array<f32, 16>, 16>;
+// A's 64 x 16 tile (row, k) and B's 16 x 64 tile (k, column).
+var<workgroup> tile_a: array<array<f32, 16>, 64>;
+var<workgroup> tile_b: array<array<f32, 64>, 16>;
 
 // p: M, N, K, transpose_a, transpose_b, then per batch z the offsets of a, b (in
 // elements) at p[5 + 2z], p[6 + 2z].
@@ -35,31 +40,54 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
     let a0 = p[5u + 2u * wid.z];
     let b0 = p[6u + 2u * wid.z];
     let c0 = wid.z * m * n;
-    let row = wid.y * 16u + lid.y;
-    let col = wid.x * 16u + lid.x;
-    var acc = 0.0;
+    let row0 = wid.y * 64u;
+    let col0 = wid.x * 64u;
+    let tid = lid.y * 16u + lid.x;
+    var acc: array<array<f32, 4>, 4>;
     let tiles = (k + 15u) / 16u;
     for (var t = 0u; t < tiles; t = t + 1u) {
-        let ka = t * 16u + lid.x;
-        var va = 0.0;
-        if (row < m && ka < k) {
-            if (trans_a) { va = a[a0 + ka * m + row]; } else { va = a[a0 + row * k + ka]; }
+        // 1024 values of each tile, four per invocation, consecutive invocations
+        // reading consecutive addresses of an untransposed operand.
+        for (var q = 0u; q < 4u; q = q + 1u) {
+            let e = tid + 256u * q;
+            let r = e / 16u;
+            let ka = t * 16u + e % 16u;
+            let gr = row0 + r;
+            var va = 0.0;
+            if (gr < m && ka < k) {
+                if (trans_a) { va = a[a0 + ka * m + gr]; } else { va = a[a0 + gr * k + ka]; }
+            }
+            tile_a[r][e % 16u] = va;
+            let kb = t * 16u + e / 64u;
+            let gc = col0 + e % 64u;
+            var vb = 0.0;
+            if (kb < k && gc < n) {
+                if (trans_b) { vb = b[b0 + gc * k + kb]; } else { vb = b[b0 + kb * n + gc]; }
+            }
+            tile_b[e / 64u][e % 64u] = vb;
         }
-        tile_a[lid.y][lid.x] = va;
-        let kb = t * 16u + lid.y;
-        var vb = 0.0;
-        if (kb < k && col < n) {
-            if (trans_b) { vb = b[b0 + col * k + kb]; } else { vb = b[b0 + kb * n + col]; }
-        }
-        tile_b[lid.y][lid.x] = vb;
         workgroupBarrier();
         for (var j = 0u; j < 16u; j = j + 1u) {
-            acc = acc + tile_a[lid.y][j] * tile_b[j][lid.x];
+            var ar: array<f32, 4>;
+            var br: array<f32, 4>;
+            for (var r = 0u; r < 4u; r = r + 1u) { ar[r] = tile_a[lid.y * 4u + r][j]; }
+            for (var s = 0u; s < 4u; s = s + 1u) { br[s] = tile_b[j][lid.x * 4u + s]; }
+            for (var r = 0u; r < 4u; r = r + 1u) {
+                for (var s = 0u; s < 4u; s = s + 1u) {
+                    acc[r][s] = acc[r][s] + ar[r] * br[s];
+                }
+            }
         }
         workgroupBarrier();
     }
-    if (row < m && col < n) {
-        c[c0 + row * n + col] = acc;
+    for (var r = 0u; r < 4u; r = r + 1u) {
+        let gr = row0 + lid.y * 4u + r;
+        for (var s = 0u; s < 4u; s = s + 1u) {
+            let gc = col0 + lid.x * 4u + s;
+            if (gr < m && gc < n) {
+                c[c0 + gr * n + gc] = acc[r][s];
+            }
+        }
     }
 }
 ";
@@ -82,7 +110,7 @@ pub fn matmul(
     if k == 0 {
         return super::array::fill(gpu, out_shape, 0.0);
     }
-    let pipeline = gpu.pipeline("matmul", || MATMUL_WGSL.to_string())?;
+    let pipeline = gpu.pipeline("matmul/64x64", || MATMUL_WGSL.to_string())?;
     let mut params = vec![
         count_u32(m, "MatMul")?,
         count_u32(n, "MatMul")?,
