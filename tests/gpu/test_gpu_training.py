@@ -267,3 +267,36 @@ def test_a_model_initialized_and_trained_on_the_gpu_alone():
             sess.run(tf.global_variables_initializer())
             losses = [sess.run([loss, train], {x: xs, y: ys})[0] for _ in range(30)]
     assert losses[-1] < 0.7 * losses[0], losses
+
+
+def _embedding_model(device):
+    rng = np.random.RandomState(4)
+    g = tf.Graph()
+    with g.as_default(), tf.device(device):
+        ids = tf.placeholder(tf.int32, [None])
+        y = tf.placeholder(tf.int64, [None])
+        emb = tf.Variable(rng.randn(20, 8).astype(np.float32), name="emb")
+        w = tf.Variable(rng.randn(8, 3).astype(np.float32), name="w")
+        logits = tf.matmul(tf.nn.embedding_lookup(emb, ids), w)
+        loss = tf.reduce_mean(
+            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits)
+        )
+        correct = tf.equal(tf.argmax(logits, 1), y)
+        accuracy = tf.reduce_mean(tf.cast(correct, tf.float32))
+        train = tf.train.AdagradOptimizer(0.5).minimize(loss)
+        init = tf.global_variables_initializer()
+    feed_ids = rng.randint(0, 20, size=32).astype(np.int32)
+    feed_y = (feed_ids % 3).astype(np.int64)
+    with tf.Session(graph=g) as sess:
+        sess.run(init)
+        feed = {ids: feed_ids, y: feed_y}
+        curve = [sess.run([loss, accuracy, train], feed)[:2] for _ in range(20)]
+        return np.array(curve), sess.run(emb)
+
+
+def test_embeddings_sparse_updates_and_accuracy_on_the_gpu_match_the_cpu():
+    cpu_curve, cpu_emb = _embedding_model("/cpu:0")
+    gpu_curve, gpu_emb = _embedding_model("/gpu:0")
+    assert cpu_curve[-1, 1] > cpu_curve[0, 1]  # it learns: accuracy rises
+    np.testing.assert_allclose(gpu_curve, cpu_curve, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(gpu_emb, cpu_emb, rtol=1e-4, atol=1e-5)

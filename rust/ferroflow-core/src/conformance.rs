@@ -310,6 +310,33 @@ fn more_math_cases(cases: &mut Vec<Case>, dtype: DType, tol: f64) -> Result<()> 
         vec![],
         0.0,
     );
+    for op in ["ArgMax", "ArgMin"] {
+        for (axis, out) in [(0i32, DType::Int64), (1, DType::Int32), (-1, DType::Int64)] {
+            push(
+                format!("{op} {dtype} axis {axis} to {out}"),
+                op,
+                vec![coarse(&shape, 93)?, Tensor::scalar(axis)],
+                vec![("output_type", AttrValue::Type(out))],
+                0.0,
+            );
+        }
+    }
+    for (axis, indices) in [(0i32, vec![6i32, 0, 6, 3]), (1, vec![36, 2])] {
+        push(
+            format!("GatherV2 {dtype} axis {axis}"),
+            "GatherV2",
+            vec![t(&shape, 94)?, Tensor::from_slice(&[indices.len()], &indices)?, Tensor::scalar(axis)],
+            vec![],
+            0.0,
+        );
+    }
+    push(
+        format!("UnsortedSegmentSum {dtype}"),
+        "UnsortedSegmentSum",
+        vec![t(&shape, 95)?, Tensor::from_slice(&[7], &[3i32, 0, 3, -1, 5, 3, 0])?, Tensor::scalar(6i32)],
+        vec![],
+        tol,
+    );
     // Seeded random fills: the same stream on every device (a tail group of three).
     for op in ["RandomUniform", "RandomStandardNormal", "TruncatedNormal"] {
         push(

@@ -7,6 +7,7 @@
 pub mod array;
 pub mod copy;
 pub mod elementwise;
+pub mod indexing;
 pub mod logic;
 pub mod matmul;
 pub mod nn;
@@ -125,6 +126,7 @@ const HOST_INT_OPS: &[&str] = &[
     "Slice",
     "GatherV2",
     "DynamicStitch",
+    "Unique",
     "Equal",
     "NotEqual",
     "Less",
@@ -153,6 +155,7 @@ pub(crate) fn register_kernels() {
     // (their readers are shape arithmetic and host-memory arguments).
     reuse_cpu("Const", |k| k.type_constraint("dtype", HOST_CONSTS).host_outputs());
     elementwise::register();
+    indexing::register();
     logic::register();
     matmul::register();
     reduce::register();
@@ -174,7 +177,11 @@ pub(crate) fn register_kernels() {
     // Integer shape arithmetic on the host, as TF's GPU registrations.
     for &op in HOST_INT_OPS {
         for def in kernels_of(op, "CPU") {
-            let attr = if op == "Cast" { "DstT" } else { "T" };
+            let attr = match op {
+                "Cast" => "DstT",
+                "GatherV2" => "Tparams",
+                _ => "T",
+            };
             register_kernel(KernelDef { device_type: DEVICE_TYPE, ..def }.type_constraint(attr, HOST_INTS).on_host());
         }
     }
