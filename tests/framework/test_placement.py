@@ -170,3 +170,28 @@ def test_variables_slots_updates_and_gradients_are_colocated_as_tensorflow(tf1, 
         assert by_gradient(ours[name]) == by_gradient(theirs[name]), name
     assert ours["w/Adam"] == (["loc:@w"], "/device:CPU:0")
     assert ours["Adam/update_b/ApplyAdam"][0] == ["loc:@b"]
+
+
+def test_log_device_placement_prints_tfs_placer_lines(tf1, capfd):
+    """`name: (Op): device` on standard output for each node placed, as TF's placer."""
+
+    def run(lib):
+        g = lib.Graph()
+        with g.as_default():
+            a = lib.constant([1.0, 2.0], name="a")
+            b = lib.square(a, name="b")
+            config = lib.ConfigProto(log_device_placement=True)
+            with lib.Session(graph=g, config=config) as sess:
+                sess.run(b)
+                sess.run(b)  # placed once: nothing printed again
+        return capfd.readouterr()
+
+    tf_out = run(tf1)
+    ours = run(ff)
+    for line in [
+        "a: (Const): /job:localhost/replica:0/task:0/device:CPU:0",
+        "b: (Square): /job:localhost/replica:0/task:0/device:CPU:0",
+    ]:
+        assert tf_out.out.count(line) == 1, tf_out.out
+        assert ours.out.count(line) == 1, ours.out
+    assert "Device mapping" in ours.err

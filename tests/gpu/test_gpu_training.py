@@ -300,3 +300,47 @@ def test_embeddings_sparse_updates_and_accuracy_on_the_gpu_match_the_cpu():
     assert cpu_curve[-1, 1] > cpu_curve[0, 1]  # it learns: accuracy rises
     np.testing.assert_allclose(gpu_curve, cpu_curve, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(gpu_emb, cpu_emb, rtol=1e-4, atol=1e-5)
+
+
+def test_log_device_placement_names_the_gpu(capfd):
+    with tf.Graph().as_default(), tf.device("/gpu:0"):
+        a = tf.constant([[1.0, 2.0]], name="a")
+        m = tf.matmul(a, a, transpose_b=True, name="m")
+        config = tf.ConfigProto(log_device_placement=True)
+        with tf.Session(config=config) as sess:
+            sess.run(m)
+    out, err = capfd.readouterr()
+    assert f"m: (MatMul): {GPU}\n" in out, out
+    assert f"a: (Const): {GPU}\n" in out, out
+    assert f"Device mapping:\n{GPU} -> " in err, err
+
+
+def _cnn(device):
+    rng = np.random.RandomState(5)
+    images = rng.randn(8, 9, 9, 2).astype(np.float32)
+    labels = rng.randint(0, 3, size=8).astype(np.int32)
+    g = tf.Graph()
+    with g.as_default(), tf.device(device):
+        x = tf.constant(images)
+        f1 = tf.Variable(rng.randn(3, 3, 2, 4).astype(np.float32) * 0.3)
+        f2 = tf.Variable(rng.randn(3, 3, 4, 4).astype(np.float32) * 0.3)
+        w = tf.Variable(rng.randn(5 * 5 * 4, 3).astype(np.float32) * 0.1)
+        h = tf.nn.relu(tf.nn.conv2d(x, f1, [1, 1, 1, 1], "SAME"))
+        h = tf.nn.relu(tf.nn.conv2d(h, f2, [1, 2, 2, 1], "SAME"))
+        logits = tf.matmul(tf.reshape(h, [8, -1]), w)
+        loss = tf.reduce_mean(
+            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+        )
+        train = tf.train.MomentumOptimizer(0.05, 0.9).minimize(loss)
+        with tf.Session(graph=g) as sess:
+            sess.run(tf.global_variables_initializer())
+            losses = [sess.run([loss, train])[0] for _ in range(10)]
+            return np.array(losses), sess.run(f1)
+
+
+def test_a_convolutional_net_trained_on_the_gpu_matches_the_cpu():
+    cpu_losses, cpu_f1 = _cnn("/cpu:0")
+    gpu_losses, gpu_f1 = _cnn("/gpu:0")
+    assert cpu_losses[-1] < cpu_losses[0]
+    np.testing.assert_allclose(gpu_losses, cpu_losses, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(gpu_f1, cpu_f1, rtol=1e-3, atol=1e-5)

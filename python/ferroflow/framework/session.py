@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -233,6 +234,24 @@ class _DeviceAttributes:
         )
 
 
+def _log_device_mapping(config):
+    """TF's session-creation log with `log_device_placement`: the accelerators.
+
+    Each accelerator (not hidden by `device_count`) and what it is goes to standard
+    error; the per-node placement lines go to standard output as runs place nodes.
+    """
+    counts = {k.upper(): v for k, v in config.device_count.items()}
+    seen: dict = {}
+    lines = []
+    for name, device_type, _memory, desc in _ferroflow.local_devices():
+        index = seen.get(device_type, 0)
+        seen[device_type] = index + 1
+        if desc and index < counts.get(device_type, index + 1):
+            lines.append(f"/job:localhost/replica:0/task:0{name} -> {desc}")
+    body = "".join("\n" + line for line in lines) if lines else " no known devices."
+    sys.stderr.write(f"Device mapping:{body}\n")
+
+
 class BaseSession:
     """The shared implementation of `Session` and `InteractiveSession`."""
 
@@ -256,6 +275,8 @@ class BaseSession:
         self._cache: dict = {}
         self._cache_lock = threading.Lock()
         self._default_session_context = None
+        if config is not None and config.log_device_placement and not self._target:
+            _log_device_mapping(config)
 
     @property
     def graph(self) -> ops.Graph:

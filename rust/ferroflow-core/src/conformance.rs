@@ -175,6 +175,8 @@ pub fn standard_cases() -> Result<Vec<Case>> {
         ));
         more_math_cases(&mut cases, dtype, tol)?;
         optimizer_cases(&mut cases, dtype, tol)?;
+        variable_update_cases(&mut cases, dtype, tol)?;
+        conv_cases(&mut cases, dtype, tol)?;
     }
     logical_cases(&mut cases)?;
     Ok(cases)
@@ -354,6 +356,59 @@ fn more_math_cases(cases: &mut Vec<Case>, dtype: DType, tol: f64) -> Result<()> 
         vec![("DstT", AttrValue::Type(dtype))],
         0.0,
     );
+    Ok(())
+}
+
+/// Variable updates in place: `AssignAdd`/`AssignSub` and the scatters (rows that
+/// repeat: adds accumulate, the last update wins).
+fn variable_update_cases(cases: &mut Vec<Case>, dtype: DType, tol: f64) -> Result<()> {
+    let shape = [7usize, 37];
+    for (k, op) in ["AssignAdd", "AssignSub"].into_iter().enumerate() {
+        let inputs = vec![tensor(dtype, &shape, 120 + k as u64, false)?, tensor(dtype, &shape, 122 + k as u64, false)?];
+        cases.push(Case { name: format!("{op} {dtype}"), op, inputs, refs: vec![0], attrs: vec![], tolerance: tol });
+    }
+    let rows = [4i32, 0, 4, 6, 4];
+    for (k, op) in ["ScatterUpdate", "ScatterAdd", "ScatterSub"].into_iter().enumerate() {
+        let inputs = vec![
+            tensor(dtype, &shape, 124 + k as u64, false)?,
+            Tensor::from_slice(&[rows.len()], &rows)?,
+            tensor(dtype, &[rows.len(), 37], 127 + k as u64, false)?,
+        ];
+        cases.push(Case { name: format!("{op} {dtype}"), op, inputs, refs: vec![0], attrs: vec![], tolerance: tol });
+    }
+    Ok(())
+}
+
+/// `Conv2D` and its gradients: SAME with strides, VALID with dilations.
+fn conv_cases(cases: &mut Vec<Case>, dtype: DType, tol: f64) -> Result<()> {
+    let t = |shape: &[usize], seed| tensor(dtype, shape, seed, false);
+    let (x, f) = ([2usize, 7, 6, 3], [3usize, 2, 3, 4]);
+    // (label, strides, dilations, padding, output rows and columns)
+    for (label, strides, dilations, padding, (oh, ow)) in [
+        ("SAME strides 1x2", [1i64, 1, 2, 1], [1i64; 4], "SAME", (7, 3)),
+        ("VALID dilations 2x2", [1; 4], [1, 2, 2, 1], "VALID", (3, 4)),
+    ] {
+        let attrs = vec![
+            ("strides", AttrValue::ListI(strides.to_vec())),
+            ("dilations", AttrValue::ListI(dilations.to_vec())),
+            ("padding", AttrValue::S(padding.as_bytes().to_vec())),
+        ];
+        let dy = [2, oh, ow, 4];
+        let sizes = |d: &[usize]| Tensor::from_slice(&[4], &d.iter().map(|&v| v as i32).collect::<Vec<_>>());
+        let mut push = |op: &'static str, inputs: Vec<Tensor>| {
+            cases.push(Case {
+                name: format!("{op} {dtype} {label}"),
+                op,
+                inputs,
+                refs: vec![],
+                attrs: attrs.clone(),
+                tolerance: tol * 100.0,
+            });
+        };
+        push("Conv2D", vec![t(&x, 130)?, t(&f, 131)?]);
+        push("Conv2DBackpropInput", vec![sizes(&x)?, t(&f, 132)?, t(&dy, 133)?]);
+        push("Conv2DBackpropFilter", vec![t(&x, 134)?, sizes(&f)?, t(&dy, 135)?]);
+    }
     Ok(())
 }
 

@@ -7,7 +7,7 @@ mod plan;
 pub mod pool;
 mod trace;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
@@ -50,6 +50,9 @@ pub struct SessionOptions {
     pub allow_soft_placement: bool,
     /// At most this many devices of each type (`ConfigProto.device_count`).
     pub device_count: HashMap<String, u32>,
+    /// `log_device_placement`: each node's device is printed (TF's placer line,
+    /// `name: (Op): device`, on standard output) the first time a run places it.
+    pub log_device_placement: bool,
     /// The cluster task whose devices the session places nodes on (its devices are
     /// named `/job:ps/replica:0/task:1/device:CPU:0`); the default is TF's
     /// non-distributed `/job:localhost/replica:0/task:0`.
@@ -74,6 +77,7 @@ impl SessionOptions {
                 .iter()
                 .map(|(k, &v)| (k.to_uppercase(), u32::try_from(v).unwrap_or(0)))
                 .collect(),
+            log_device_placement: config.log_device_placement,
             task: TaskName::default(),
         }
     }
@@ -122,6 +126,8 @@ pub struct DirectSession {
     // The runs in progress, cancelled when the session closes.
     active_runs: Mutex<HashMap<u64, CancelHandle>>,
     next_run: AtomicU64,
+    // With `log_device_placement`: the nodes whose placement was printed.
+    logged_placements: Option<Mutex<HashSet<String>>>,
     me: Weak<DirectSession>,
 }
 
@@ -179,6 +185,7 @@ impl DirectSession {
             },
             active_runs: Mutex::new(HashMap::new()),
             next_run: AtomicU64::new(0),
+            logged_placements: options.log_device_placement.then(|| Mutex::new(HashSet::new())),
             me: Weak::clone(me),
         })
     }
@@ -227,11 +234,34 @@ impl DirectSession {
             targets,
             threads,
         )?);
+        self.log_placement(&plan)?;
         let mut cache = self.plans.lock();
         if cache.generation == generation {
             cache.plans.insert(key, Arc::clone(&plan));
         }
         Ok(plan)
+    }
+
+    /// TF's placer log (`log_device_placement`): `name: (Op): device` on standard
+    /// output for each graph node a plan placed, once per node.
+    fn log_placement(&self, plan: &Plan) -> Result<()> {
+        let Some(logged) = &self.logged_placements else { return Ok(()) };
+        let mut lines = String::new();
+        {
+            let graph = self.graph.read();
+            let mut logged = logged.lock();
+            for (name, device) in plan.placement() {
+                // Copies the plan inserted are not graph nodes: TF logs none either.
+                if let Some(id) = graph.find(name)
+                    && logged.insert(name.to_string())
+                {
+                    lines.push_str(&format!("{name}: ({}): {device}\n", graph.node(id)?.op_type()));
+                }
+            }
+        }
+        // A closed or full standard output must not fail the run.
+        let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), lines.as_bytes());
+        Ok(())
     }
 
     fn check_open(&self) -> Result<()> {

@@ -378,15 +378,15 @@ pub fn conv2d_backprop_filter<T: Float>(x: &Tensor, dy: &Tensor, g: &ConvGeometr
 
 /// The window attrs of a conv or pool node, validated as TF's shape functions do.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct WindowAttrs {
+pub struct WindowAttrs {
     /// `[rows, cols]` window of a pool (`ksize`); unused by convolutions.
-    pub(crate) window: [usize; 2],
+    pub window: [usize; 2],
     /// `[rows, cols]` strides.
-    pub(crate) strides: [usize; 2],
+    pub strides: [usize; 2],
     /// `[rows, cols]` dilations (1 for pools).
-    pub(crate) dilations: [usize; 2],
+    pub dilations: [usize; 2],
     /// `padding`.
-    pub(crate) padding: Padding,
+    pub padding: Padding,
 }
 
 fn spatial(attrs: &BTreeMap<String, AttrValue>, op: &str, name: &str, default: Option<i64>) -> Result<[usize; 2]> {
@@ -416,7 +416,7 @@ fn spatial(attrs: &BTreeMap<String, AttrValue>, op: &str, name: &str, default: O
 }
 
 /// The window attrs of a node of op `op` (a pool when `pooling`), validated.
-pub(crate) fn window_attrs(attrs: &BTreeMap<String, AttrValue>, op: &str, pooling: bool) -> Result<WindowAttrs> {
+pub fn window_attrs(attrs: &BTreeMap<String, AttrValue>, op: &str, pooling: bool) -> Result<WindowAttrs> {
     let padding = match attrs.get("padding") {
         Some(AttrValue::S(s)) => Padding::parse(&String::from_utf8_lossy(s)),
         _ => None,
@@ -456,7 +456,7 @@ pub(crate) fn pool_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
 }
 
 /// A 4-element int vector input (`input_sizes`, `filter_sizes`) as dimensions.
-pub(crate) fn sizes(ctx: &OpContext<'_>, i: usize, what: &str) -> Result<Vec<usize>> {
+pub fn sizes(ctx: &OpContext<'_>, i: usize, what: &str) -> Result<Vec<usize>> {
     let v = crate::ops::int_values(ctx.input(i)?)?;
     if v.len() != 4 {
         ff_bail!(InvalidArgument, "{what} must be a 4-element vector, got {} elements", v.len());

@@ -5,6 +5,7 @@
 //! [`KernelDef::on_host`] (TF's `HostMemory` integer kernels of a GPU), and a GPU
 //! kernel handed a host value uploads it ([`device_input`]).
 pub mod array;
+pub mod conv;
 pub mod copy;
 pub mod elementwise;
 pub mod indexing;
@@ -13,6 +14,7 @@ pub mod matmul;
 pub mod nn;
 pub mod random;
 pub mod reduce;
+pub mod state;
 pub mod training;
 
 use std::sync::Arc;
@@ -158,10 +160,12 @@ pub(crate) fn register_kernels() {
     indexing::register();
     logic::register();
     matmul::register();
+    conv::register();
     reduce::register();
     nn::register();
     random::register();
     training::register();
+    state::register();
     // Memory-agnostic CPU kernels: they pass values or references on.
     for op in ["VariableV2", "Variable", "NoOp", "Identity", "StopGradient", "Snapshot", "Placeholder", "Assign"] {
         reuse_cpu(op, |k| k);
