@@ -38,12 +38,15 @@ def build_model(tf, cluster, task):
     return x, y, w, loss, train, init, step
 
 
-def train_worker(tf, cluster, target, task, steps, losses):
+def train_worker(tf, cluster, target, task, steps, losses, initialize=False):
+    """Trains `steps` steps as worker `task` (initializing the variables first when
+    `initialize`: only the chief's first call does, before any worker trains, so no
+    worker's steps are undone by a later initialization)."""
     g = tf.Graph()
     with g.as_default():
         x, y, _, loss, train, init, _ = build_model(tf, cluster, task)
         with tf.Session(target) as sess:
-            if task == 0:
+            if initialize:
                 sess.run(init)
             for _ in range(steps):
                 sess.run(train, {x: DATA_X, y: DATA_Y})
@@ -97,7 +100,7 @@ def test_two_workers_train_one_model_on_a_ps():
     servers = start_cluster(cluster)
     try:
         losses = {}
-        train_worker(ff, cluster, servers[1].target, 0, 0, losses)  # the chief initializes
+        train_worker(ff, cluster, servers[1].target, 0, 0, losses, initialize=True)
         run_in_threads(
             train_worker, [(ff, cluster, servers[1 + i].target, i, 40, losses) for i in range(2)]
         )
@@ -163,7 +166,7 @@ def _mixed_cluster(ps_lib, worker_lib):
     workers = [worker_lib.train.Server(cluster, job_name="worker", task_index=i) for i in range(2)]
     try:
         losses = {}
-        train_worker(worker_lib, cluster, workers[0].target, 0, 0, losses)
+        train_worker(worker_lib, cluster, workers[0].target, 0, 0, losses, initialize=True)
         run_in_threads(
             train_worker,
             [(worker_lib, cluster, workers[i].target, i, 20, losses) for i in range(2)],
