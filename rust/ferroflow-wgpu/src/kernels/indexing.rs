@@ -152,23 +152,18 @@ impl OpKernel for SegmentSum {
         let inner: usize = row.iter().product();
         let mut shape = vec![n];
         shape.extend_from_slice(row);
-        // (segment, data row) pairs; occurrence k of a segment goes in layer k.
-        let mut seen = vec![0usize; n];
-        let mut layers: Vec<Vec<u32>> = Vec::new();
+        // (segment, data row) pairs, checked; negative ids are dropped, as TF does.
+        let mut pairs = Vec::new();
         for (i, &id) in int_values(&ids_t)?.iter().enumerate() {
             if id < 0 {
-                continue; // TF drops negative segment ids.
+                continue;
             }
             let Some(s) = usize::try_from(id).ok().filter(|&s| s < n) else {
                 return Err(Error::invalid_argument(format!("segment_ids[{i}] = {id} is out of range [0, {n})")));
             };
-            let k = seen[s];
-            seen[s] += 1;
-            if layers.len() <= k {
-                layers.push(Vec::new());
-            }
-            layers[k].extend([count_u32(s, "UnsortedSegmentSum")?, count_u32(i, "UnsortedSegmentSum")?]);
+            pairs.push((s, i));
         }
+        let layers = super::occurrence_layers(pairs, "UnsortedSegmentSum")?;
         let out = super::array::fill(&self.0, &shape, 0.0)?;
         if inner > 0 {
             let pipeline = self.0.pipeline("segment_sum", || {

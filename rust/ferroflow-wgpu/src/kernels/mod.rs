@@ -243,6 +243,24 @@ pub fn broadcast_strides(dims: &[usize], out: &[usize]) -> Vec<usize> {
     strides
 }
 
+/// `(destination row, source row)` pairs split into dispatches: occurrence `k` of a
+/// destination goes in layer `k`, so no two invocations of one dispatch write one row
+/// and repeated rows apply in order (sparse updates, scatters, segment sums). Each
+/// layer is its pairs flattened, ready to upload.
+pub fn occurrence_layers(pairs: impl IntoIterator<Item = (usize, usize)>, what: &str) -> Result<Vec<Vec<u32>>> {
+    let mut seen: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    let mut layers: Vec<Vec<u32>> = Vec::new();
+    for (dst, src) in pairs {
+        let k = seen.entry(dst).or_default();
+        if layers.len() <= *k {
+            layers.push(Vec::new());
+        }
+        layers[*k].extend([count_u32(dst, what)?, count_u32(src, what)?]);
+        *k += 1;
+    }
+    Ok(layers)
+}
+
 /// `values` as `u32` kernel parameters (`ResourceExhausted` past 32 bits).
 pub fn words(values: &[usize]) -> Result<Vec<u32>> {
     values.iter().map(|&v| count_u32(v, "GPU kernel parameter")).collect()

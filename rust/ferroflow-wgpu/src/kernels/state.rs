@@ -132,20 +132,16 @@ impl OpKernel for Scatter {
             }
             let rows = v.shape()[0];
             let width: usize = v.shape()[1..].iter().product();
-            // (variable row, update row) pairs; occurrence k of a row goes in layer k.
-            let mut seen = vec![0usize; rows];
-            let mut layers: Vec<Vec<u32>> = Vec::new();
-            for (i, &ix) in indices.iter().enumerate() {
-                let Some(r) = usize::try_from(ix).ok().filter(|&r| r < rows) else {
-                    return Err(Error::invalid_argument(format!("indices[{i}] = {ix} is not in [0, {rows})")));
-                };
-                let k = seen[r];
-                seen[r] += 1;
-                if layers.len() <= k {
-                    layers.push(Vec::new());
-                }
-                layers[k].extend([count_u32(r, "Scatter")?, count_u32(i, "Scatter")?]);
-            }
+            // (variable row, update row) pairs, checked.
+            let pairs = indices
+                .iter()
+                .enumerate()
+                .map(|(i, &ix)| match usize::try_from(ix) {
+                    Ok(r) if r < rows => Ok((r, i)),
+                    _ => Err(Error::invalid_argument(format!("indices[{i}] = {ix} is not in [0, {rows})"))),
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let layers = super::occurrence_layers(pairs, "Scatter")?;
             if width == 0 {
                 return Ok(());
             }

@@ -11,7 +11,6 @@
 //! kernel), the sparse rows and AdagradDA's step are host values. A sparse update's
 //! repeated rows are applied one occurrence per dispatch, in order, as TF's kernels
 //! apply them.
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use ferroflow_core::error::{Code, Error, Result};
@@ -181,17 +180,7 @@ impl OpKernel for Apply {
             }
             Some((rows, width)) => {
                 params[1] = count_u32(width, s.op)?;
-                // Occurrence k of every row goes in dispatch k (rows repeat in order).
-                let mut seen: HashMap<usize, usize> = HashMap::new();
-                let mut layers: Vec<Vec<u32>> = Vec::new();
-                for (g, &row) in rows.iter().enumerate() {
-                    let k = seen.entry(row).or_default();
-                    if layers.len() <= *k {
-                        layers.push(Vec::new());
-                    }
-                    layers[*k].extend([count_u32(row, s.op)?, count_u32(g, s.op)?]);
-                    *k += 1;
-                }
+                let layers = super::occurrence_layers(rows.iter().enumerate().map(|(g, &row)| (row, g)), s.op)?;
                 for layer in layers {
                     let pairs = to_device(&Tensor::from_slice(&[layer.len()], &layer)?, &self.gpu)?;
                     let threads = layer.len() / 2 * width;
