@@ -326,7 +326,9 @@ def _cnn(device):
         f2 = tf.Variable(rng.randn(3, 3, 4, 4).astype(np.float32) * 0.3)
         w = tf.Variable(rng.randn(5 * 5 * 4, 3).astype(np.float32) * 0.1)
         h = tf.nn.relu(tf.nn.conv2d(x, f1, [1, 1, 1, 1], "SAME"))
+        h = tf.nn.max_pool(h, [1, 3, 3, 1], [1, 1, 1, 1], "SAME")
         h = tf.nn.relu(tf.nn.conv2d(h, f2, [1, 2, 2, 1], "SAME"))
+        h = tf.nn.avg_pool(h, [1, 2, 2, 1], [1, 1, 1, 1], "SAME")
         logits = tf.matmul(tf.reshape(h, [8, -1]), w)
         loss = tf.reduce_mean(
             tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)

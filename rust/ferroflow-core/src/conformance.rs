@@ -177,6 +177,7 @@ pub fn standard_cases() -> Result<Vec<Case>> {
         optimizer_cases(&mut cases, dtype, tol)?;
         variable_update_cases(&mut cases, dtype, tol)?;
         conv_cases(&mut cases, dtype, tol)?;
+        pool_cases(&mut cases, dtype, tol)?;
     }
     logical_cases(&mut cases)?;
     Ok(cases)
@@ -408,6 +409,39 @@ fn conv_cases(cases: &mut Vec<Case>, dtype: DType, tol: f64) -> Result<()> {
         push("Conv2D", vec![t(&x, 130)?, t(&f, 131)?]);
         push("Conv2DBackpropInput", vec![sizes(&x)?, t(&f, 132)?, t(&dy, 133)?]);
         push("Conv2DBackpropFilter", vec![t(&x, 134)?, sizes(&f)?, t(&dy, 135)?]);
+    }
+    Ok(())
+}
+
+/// Pooling and its gradients: SAME and VALID windows, overlapping or not.
+fn pool_cases(cases: &mut Vec<Case>, dtype: DType, tol: f64) -> Result<()> {
+    let t = |shape: &[usize], seed| tensor(dtype, shape, seed, false);
+    let x = [2usize, 7, 6, 3];
+    // (label, window, strides, padding, output rows and columns)
+    for (label, window, strides, padding, (oh, ow)) in
+        [("SAME 3x3 strides 2", 3i64, 2i64, "SAME", (4, 3)), ("VALID 2x2 strides 1", 2, 1, "VALID", (6, 5))]
+    {
+        let attrs = vec![
+            ("ksize", AttrValue::ListI(vec![1, window, window, 1])),
+            ("strides", AttrValue::ListI(vec![1, strides, strides, 1])),
+            ("padding", AttrValue::S(padding.as_bytes().to_vec())),
+        ];
+        let dy = [2, oh, ow, 3];
+        let mut push = |op: &'static str, inputs: Vec<Tensor>| {
+            cases.push(Case {
+                name: format!("{op} {dtype} {label}"),
+                op,
+                inputs,
+                refs: vec![],
+                attrs: attrs.clone(),
+                tolerance: tol * 10.0,
+            });
+        };
+        push("MaxPool", vec![t(&x, 140)?]);
+        push("AvgPool", vec![t(&x, 141)?]);
+        push("MaxPoolGrad", vec![t(&x, 142)?, t(&dy, 143)?, t(&dy, 144)?]);
+        let shape = Tensor::from_slice(&[4], &x.iter().map(|&v| v as i32).collect::<Vec<_>>())?;
+        push("AvgPoolGrad", vec![shape, t(&dy, 145)?]);
     }
     Ok(())
 }

@@ -12,6 +12,7 @@ pub mod indexing;
 pub mod logic;
 pub mod matmul;
 pub mod nn;
+pub mod pool;
 pub mod random;
 pub mod reduce;
 pub mod state;
@@ -161,6 +162,7 @@ pub(crate) fn register_kernels() {
     logic::register();
     matmul::register();
     conv::register();
+    pool::register();
     reduce::register();
     nn::register();
     random::register();
