@@ -346,3 +346,20 @@ def test_a_convolutional_net_trained_on_the_gpu_matches_the_cpu():
     assert cpu_losses[-1] < cpu_losses[0]
     np.testing.assert_allclose(gpu_losses, cpu_losses, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(gpu_f1, cpu_f1, rtol=1e-3, atol=1e-5)
+
+
+def test_float16_values_live_on_the_gpu_and_match_the_cpu():
+    rng = np.random.RandomState(6)
+    a, b = rng.randn(5, 33).astype(np.float32), rng.randn(33).astype(np.float32)
+
+    def run(device):
+        with tf.Graph().as_default(), tf.device(device):
+            x = tf.cast(tf.constant(a), tf.float16)
+            y = tf.nn.relu(x * tf.cast(tf.constant(b), tf.float16) + x)
+            with tf.Session() as sess:
+                return sess.run([y, tf.cast(tf.tanh(y), tf.float32)])
+
+    (cpu_y, cpu_t), (gpu_y, gpu_t) = run("/cpu:0"), run("/gpu:0")
+    assert gpu_y.dtype == np.float16 and gpu_y.shape == (5, 33)
+    np.testing.assert_allclose(gpu_y.astype(np.float32), cpu_y.astype(np.float32), rtol=2e-3)
+    np.testing.assert_allclose(gpu_t, cpu_t, rtol=2e-3, atol=1e-3)

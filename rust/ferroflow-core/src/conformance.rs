@@ -180,6 +180,7 @@ pub fn standard_cases() -> Result<Vec<Case>> {
         pool_cases(&mut cases, dtype, tol)?;
     }
     logical_cases(&mut cases)?;
+    half_cases(&mut cases)?;
     Ok(cases)
 }
 
@@ -443,6 +444,33 @@ fn pool_cases(cases: &mut Vec<Case>, dtype: DType, tol: f64) -> Result<()> {
         let shape = Tensor::from_slice(&[4], &x.iter().map(|&v| v as i32).collect::<Vec<_>>())?;
         push("AvgPoolGrad", vec![shape, t(&dy, 145)?]);
     }
+    Ok(())
+}
+
+/// `float16` cases: casts both ways and elementwise ops (computed in `float32` and
+/// rounded, on either device), at half precision's tolerance.
+fn half_cases(cases: &mut Vec<Case>) -> Result<()> {
+    let h = |shape: &[usize], seed, positive| tensor(DType::Float16, shape, seed, positive);
+    let mut push = |name: String, op, inputs, attrs| {
+        cases.push(Case { name, op, inputs, refs: vec![], attrs, tolerance: 2e-3 });
+    };
+    let shape = [7usize, 37];
+    let dst = |d| vec![("DstT", AttrValue::Type(d))];
+    push(
+        "Cast float32 to float16".into(),
+        "Cast",
+        vec![tensor(DType::Float32, &shape, 150, false)?],
+        dst(DType::Float16),
+    );
+    push("Cast float16 to float32".into(), "Cast", vec![h(&shape, 151, false)?], dst(DType::Float32));
+    for op in ["AddV2", "Mul", "Maximum", "SquaredDifference"] {
+        push(format!("{op} float16 broadcast"), op, vec![h(&shape, 152, false)?, h(&[37], 153, false)?], vec![]);
+    }
+    push("RealDiv float16".into(), "RealDiv", vec![h(&shape, 154, false)?, h(&shape, 155, true)?], vec![]);
+    for op in ["Relu", "Neg", "Tanh", "Sigmoid", "Exp", "Square"] {
+        push(format!("{op} float16"), op, vec![h(&shape, 156, false)?], vec![]);
+    }
+    push("Sqrt float16".into(), "Sqrt", vec![h(&shape, 157, true)?], vec![]);
     Ok(())
 }
 

@@ -102,14 +102,18 @@ pub fn fill(gpu: &Arc<Gpu>, shape: &[usize], value: f32) -> Result<Tensor> {
     Ok(out)
 }
 
-/// `Cast` to `float32`: from `int32` and `bool` on the GPU; other sources converted on
-/// the host and uploaded.
+/// `Cast` to `float32`: from `int32`, `bool` and `float16` on the GPU; other sources
+/// converted on the host and uploaded.
 struct CastToF32(Arc<Gpu>);
 
 impl OpKernel for CastToF32 {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let x = ctx.input(0)?.clone();
-        let x = if matches!(x.dtype(), DType::Int32 | DType::Bool) { super::to_device(&x, &self.0)? } else { x };
+        let x = if matches!(x.dtype(), DType::Int32 | DType::Bool | DType::Float16) {
+            super::to_device(&x, &self.0)?
+        } else {
+            x
+        };
         let out = match x.dtype() {
             DType::Float32 => super::to_device(&x, &self.0)?,
             DType::Int32 => {
@@ -124,9 +128,17 @@ impl OpKernel for CastToF32 {
                 self.0.dispatch(&pipeline, &[buf(&x)?, buf(&out)?], &[n], n as usize);
                 out
             }
-            DType::Bool => {
-                super::logic::map(&self.0, "Cast", &[&x], &[None], x.shape(), DType::Float32, "select(0.0, 1.0, v0)")?
-            }
+            DType::Bool => super::logic::map(
+                &self.0,
+                "Cast",
+                &[&x],
+                &[None],
+                x.shape(),
+                DType::Float32,
+                "",
+                "select(0.0, 1.0, v0)",
+            )?,
+            DType::Float16 => super::logic::map(&self.0, "Cast", &[&x], &[None], x.shape(), DType::Float32, "", "v0")?,
             // Other sources (int64, float64: host-memory values on a GPU) are
             // converted where they are, then uploaded.
             _ => to_device(&ferroflow_core::kernels::array::cast(&x.to_host()?, DType::Float32)?, &self.0)?,

@@ -3,6 +3,7 @@
 //! binary ops with numpy broadcasting, unary maths, activations and their gradients.
 use std::sync::Arc;
 
+use ferroflow_core::DType;
 use ferroflow_core::error::Result;
 use ferroflow_core::kernels::math::{self as m, BinaryFn, FloatFn, UnaryFn};
 use ferroflow_core::kernels::num::Num;
@@ -222,6 +223,28 @@ const UNARY: &[(&str, Traced)] = &[
     ("OnesLike", ones),
 ];
 
+/// A table op over `float16` values: kept two to a word in GPU memory, computed in
+/// `f32` by the same traced element function, rounded when stored.
+struct Half {
+    gpu: Arc<Gpu>,
+    name: &'static str,
+    f: Traced,
+}
+
+impl OpKernel for Half {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let inputs: Vec<Tensor> =
+            (0..ctx.num_inputs()).map(|i| device_input(ctx, i, &self.gpu)).collect::<Result<_>>()?;
+        let reads: Vec<String> = (0..inputs.len()).map(|k| format!("v{k}")).collect();
+        let reads: Vec<&str> = reads.iter().map(String::as_str).collect();
+        let (body, result) = traced(self.f, &reads);
+        let refs: Vec<&Tensor> = inputs.iter().collect();
+        let out = super::logic::broadcast_map(&self.gpu, self.name, &refs, DType::Float16, &body, &result)?;
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
 /// A kernel factory per table row (plain `fn`s, as the registry stores them).
 macro_rules! factories {
     ($table:ident, $kernel:ident, $($i:literal)*) => {
@@ -241,5 +264,10 @@ pub(crate) fn register() {
     let unary: [KernelFn; 21] = factories!(UNARY, Unary, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20);
     for ((name, _), factory) in UNARY.iter().zip(unary) {
         register_kernel(KernelDef::new(name, DEVICE_TYPE, factory).type_constraint("T", F32));
+    }
+    let binary: [KernelFn; 16] = factories!(BINARY, Half, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+    let unary: [KernelFn; 21] = factories!(UNARY, Half, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20);
+    for ((name, _), factory) in BINARY.iter().chain(UNARY).zip(binary.into_iter().chain(unary)) {
+        register_kernel(KernelDef::new(name, DEVICE_TYPE, factory).type_constraint("T", &[DType::Float16]));
     }
 }

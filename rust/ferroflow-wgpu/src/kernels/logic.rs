@@ -22,7 +22,7 @@ use crate::gpu::Gpu;
 fn wgsl_type(dtype: DType) -> Result<&'static str> {
     match dtype {
         DType::Float32 => Ok("f32"),
-        DType::Bool => Ok("u32"),
+        DType::Bool | DType::Float16 => Ok("u32"),
         d => Err(Error::invalid_argument(format!("no GPU kernel reads {d} here"))),
     }
 }
@@ -31,13 +31,17 @@ fn wgsl_type(dtype: DType) -> Result<&'static str> {
 fn read(k: usize, dtype: DType) -> String {
     match dtype {
         DType::Bool => format!("(((x{k}[o{k} / 4u] >> (8u * (o{k} % 4u))) & 0xffu) != 0u)"),
+        DType::Float16 => format!("unpack2x16float(x{k}[o{k} / 2u])[o{k} % 2u]"),
         _ => format!("x{k}[o{k}]"),
     }
 }
 
-/// `expr` (over `v0`, `v1`, ...: the operands' elements) for every element of
-/// `shape`, operand `k` read through `strides[k]` (`None`: the output's own layout).
-/// Returns a new tensor of `out_dtype` (`float32` or `bool`).
+/// `expr` (over `v0`, `v1`, ...: the operands' elements, after the WGSL statements
+/// `prelude`) for every element of `shape`, operand `k` read through `strides[k]`
+/// (`None`: the output's own layout). Returns a new tensor of `out_dtype`: `float32`,
+/// `bool` (four bytes to a word) or `float16` (two halves to a word: computed in
+/// `f32`, rounded when packed).
+#[allow(clippy::too_many_arguments)]
 pub fn map(
     gpu: &Arc<Gpu>,
     name: &str,
@@ -45,6 +49,7 @@ pub fn map(
     strides: &[Option<Vec<usize>>],
     shape: &[usize],
     out_dtype: DType,
+    prelude: &str,
     expr: &str,
 ) -> Result<Tensor> {
     let out = output(gpu, out_dtype, shape)?;
@@ -89,13 +94,20 @@ pub fn map(
             format!(
                 "    let n = p[0];\n    let rank = p[1];\n    if (i * 4u >= n) {{ return; }}\n    var word = 0u;\n    \
                  for (var k = 0u; k < 4u; k = k + 1u) {{\n        let e = i * 4u + k;\n        \
-                 if (e >= n) {{ break; }}\n{index}{values}        \
+                 if (e >= n) {{ break; }}\n{index}{values}{prelude}        \
                  if ({expr}) {{ word = word | (1u << (8u * k)); }}\n    }}\n    out[i] = word;\n"
+            )
+        } else if out_dtype == DType::Float16 {
+            format!(
+                "    let n = p[0];\n    let rank = p[1];\n    if (i * 2u >= n) {{ return; }}\n    \
+                 var pair = vec2<f32>(0.0, 0.0);\n    for (var k = 0u; k < 2u; k = k + 1u) {{\n        \
+                 let e = i * 2u + k;\n        if (e >= n) {{ break; }}\n{index}{values}{prelude}        \
+                 pair[k] = {expr};\n    }}\n    out[i] = pack2x16float(pair);\n"
             )
         } else {
             format!(
                 "    let n = p[0];\n    let rank = p[1];\n    if (i >= n) {{ return; }}\n    {{\n        let e = i;\n\
-                 {index}{values}        out[e] = {expr};\n    }}\n"
+                 {index}{values}{prelude}        out[e] = {expr};\n    }}\n"
             )
         };
         Ok(shader(&bindings, &body))
@@ -107,13 +119,24 @@ pub fn map(
     }
     let buffers: Vec<&wgpu::Buffer> =
         operands.iter().map(|t| buf(t)).chain(std::iter::once(buf(&out))).collect::<Result<_>>()?;
-    let threads = if out_dtype == DType::Bool { (n as usize).div_ceil(4) } else { n as usize };
+    let threads = match out_dtype {
+        DType::Bool => (n as usize).div_ceil(4),
+        DType::Float16 => (n as usize).div_ceil(2),
+        _ => n as usize,
+    };
     gpu.dispatch(&pipeline, &buffers, &params, threads);
     Ok(out)
 }
 
 /// `expr` over operands broadcast together (numpy's rules, TF's error).
-pub fn broadcast_map(gpu: &Arc<Gpu>, name: &str, operands: &[&Tensor], out_dtype: DType, expr: &str) -> Result<Tensor> {
+pub fn broadcast_map(
+    gpu: &Arc<Gpu>,
+    name: &str,
+    operands: &[&Tensor],
+    out_dtype: DType,
+    prelude: &str,
+    expr: &str,
+) -> Result<Tensor> {
     let mut shape: Vec<usize> = operands[0].shape().to_vec();
     for t in &operands[1..] {
         shape = broadcast_shapes(&shape, t.shape())?.to_vec();
@@ -122,7 +145,7 @@ pub fn broadcast_map(gpu: &Arc<Gpu>, name: &str, operands: &[&Tensor], out_dtype
         .iter()
         .map(|t| (t.shape() != shape.as_slice()).then(|| broadcast_strides(t.shape(), &shape)))
         .collect();
-    map(gpu, name, operands, &strides, &shape, out_dtype, expr)
+    map(gpu, name, operands, &strides, &shape, out_dtype, prelude, expr)
 }
 
 /// An op computing `expr` over its inputs (in GPU memory), broadcast.
@@ -138,7 +161,7 @@ impl OpKernel for Elementwise {
         let inputs: Vec<Tensor> =
             (0..ctx.num_inputs()).map(|i| device_input(ctx, i, &self.gpu)).collect::<Result<_>>()?;
         let refs: Vec<&Tensor> = inputs.iter().collect();
-        let out = broadcast_map(&self.gpu, self.name, &refs, self.out, self.expr)?;
+        let out = broadcast_map(&self.gpu, self.name, &refs, self.out, "", self.expr)?;
         ctx.set_output(0, out);
         Ok(())
     }
@@ -170,6 +193,26 @@ macro_rules! factories {
     };
 }
 
+/// `Cast` to `float16`: from `float32` and `float16` on the GPU; other sources
+/// converted on the host and uploaded.
+struct CastToF16(Arc<Gpu>);
+
+impl OpKernel for CastToF16 {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let x = ctx.input(0)?;
+        let out = match x.dtype() {
+            DType::Float32 => {
+                let x = super::to_device(x, &self.0)?;
+                map(&self.0, "Cast", &[&x], &[None], x.shape(), DType::Float16, "", "v0")?
+            }
+            DType::Float16 => super::to_device(x, &self.0)?,
+            _ => super::to_device(&ferroflow_core::kernels::array::cast(&x.to_host()?, DType::Float16)?, &self.0)?,
+        };
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
 /// `Cast` to `bool`: from `float32` on the GPU (`x != 0`); other sources converted on
 /// the host and uploaded.
 struct CastToBool(Arc<Gpu>);
@@ -180,7 +223,7 @@ impl OpKernel for CastToBool {
         let out = match x.dtype() {
             DType::Float32 => {
                 let x = super::to_device(x, &self.0)?;
-                map(&self.0, "Cast", &[&x], &[None], x.shape(), DType::Bool, "v0 != 0.0")?
+                map(&self.0, "Cast", &[&x], &[None], x.shape(), DType::Bool, "", "v0 != 0.0")?
             }
             DType::Bool => super::to_device(x, &self.0)?,
             _ => super::to_device(&ferroflow_core::kernels::array::cast(&x.to_host()?, DType::Bool)?, &self.0)?,
@@ -201,5 +244,11 @@ pub(crate) fn register() {
             Ok(Box::new(CastToBool(gpu_of(b)?)) as Box<dyn OpKernel>)
         })
         .type_constraint("DstT", &[DType::Bool]),
+    );
+    register_kernel(
+        KernelDef::new("Cast", DEVICE_TYPE, |b: &KernelBuild<'_>| {
+            Ok(Box::new(CastToF16(gpu_of(b)?)) as Box<dyn OpKernel>)
+        })
+        .type_constraint("DstT", &[DType::Float16]),
     );
 }
