@@ -356,10 +356,13 @@ def test_float16_values_live_on_the_gpu_and_match_the_cpu():
         with tf.Graph().as_default(), tf.device(device):
             x = tf.cast(tf.constant(a), tf.float16)
             y = tf.nn.relu(x * tf.cast(tf.constant(b), tf.float16) + x)
+            z = tf.matmul(y, y, transpose_b=True)
             with tf.Session() as sess:
-                return sess.run([y, tf.cast(tf.tanh(y), tf.float32)])
+                return sess.run([y, tf.cast(tf.tanh(y), tf.float32), z])
 
-    (cpu_y, cpu_t), (gpu_y, gpu_t) = run("/cpu:0"), run("/gpu:0")
+    (cpu_y, cpu_t, cpu_z), (gpu_y, gpu_t, gpu_z) = run("/cpu:0"), run("/gpu:0")
+    assert gpu_z.dtype == np.float16
+    np.testing.assert_allclose(gpu_z.astype(np.float32), cpu_z.astype(np.float32), rtol=4e-3)
     assert gpu_y.dtype == np.float16 and gpu_y.shape == (5, 33)
     np.testing.assert_allclose(gpu_y.astype(np.float32), cpu_y.astype(np.float32), rtol=2e-3)
     np.testing.assert_allclose(gpu_t, cpu_t, rtol=2e-3, atol=1e-3)

@@ -471,6 +471,13 @@ fn half_cases(cases: &mut Vec<Case>) -> Result<()> {
         push(format!("{op} float16"), op, vec![h(&shape, 156, false)?], vec![]);
     }
     push("Sqrt float16".into(), "Sqrt", vec![h(&shape, 157, true)?], vec![]);
+    // Odd sizes: rows of A and B start mid-word.
+    for (ta, tb) in [(false, false), (true, true)] {
+        let a = if ta { h(&[19, 13], 158, false)? } else { h(&[13, 19], 158, false)? };
+        let b = if tb { h(&[21, 19], 159, false)? } else { h(&[19, 21], 159, false)? };
+        let attrs = vec![("transpose_a", AttrValue::B(ta)), ("transpose_b", AttrValue::B(tb))];
+        push(format!("MatMul float16 transpose_a {ta} transpose_b {tb}"), "MatMul", vec![a, b], attrs);
+    }
     Ok(())
 }
 

@@ -51,6 +51,7 @@ const MUST_PASS: &[&str] = &[
     "Cast float16 to float32",
     "AddV2 float16 broadcast",
     "Tanh float16",
+    "MatMul float16 transpose_a true transpose_b true",
     "ApplyAdam float32",
     "ApplyAdam float32 use_nesterov",
     "ApplyCenteredRMSProp float32",

@@ -4,13 +4,14 @@
 //! dimensions of `BatchMatMulV2` included).
 use std::sync::Arc;
 
+use ferroflow_core::DType;
 use ferroflow_core::error::{Error, Result};
 use ferroflow_core::kernels::registry::{KernelDef, register_kernel};
 use ferroflow_core::kernels::{KernelBuild, OpContext, OpKernel};
 use ferroflow_core::shape::{broadcast_shapes, fmt_shape};
 use ferroflow_core::tensor::Tensor;
 
-use super::{F32, buf, count_u32, device_input, gpu_of, output};
+use super::{buf, count_u32, device_input, gpu_of, output};
 use crate::DEVICE_TYPE;
 use crate::gpu::Gpu;
 
@@ -19,9 +20,10 @@ const TILE: u32 = 64;
 
 // Register blocking: each invocation keeps a 4 x 4 block of C in registers, so every
 // value it reads from workgroup memory feeds four multiply-adds instead of one.
+// `ELEMENT` and the `load_a`/`load_b` readers are filled in per input dtype.
 const MATMUL_WGSL: &str = r"
-@group(0) @binding(0) var<storage, read> a: array<f32>;
-@group(0) @binding(1) var<storage, read> b: array<f32>;
+@group(0) @binding(0) var<storage, read> a: array<ELEMENT>;
+@group(0) @binding(1) var<storage, read> b: array<ELEMENT>;
 @group(0) @binding(2) var<storage, read_write> c: array<f32>;
 @group(0) @binding(3) var<storage, read> p: array<u32>;
 // A's 64 x 16 tile (row, k) and B's 16 x 64 tile (k, column).
@@ -55,14 +57,14 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
             let gr = row0 + r;
             var va = 0.0;
             if (gr < m && ka < k) {
-                if (trans_a) { va = a[a0 + ka * m + gr]; } else { va = a[a0 + gr * k + ka]; }
+                if (trans_a) { va = load_a(a0 + ka * m + gr); } else { va = load_a(a0 + gr * k + ka); }
             }
             tile_a[r][e % 16u] = va;
             let kb = t * 16u + e / 64u;
             let gc = col0 + e % 64u;
             var vb = 0.0;
             if (kb < k && gc < n) {
-                if (trans_b) { vb = b[b0 + gc * k + kb]; } else { vb = b[b0 + kb * n + gc]; }
+                if (trans_b) { vb = load_b(b0 + gc * k + kb); } else { vb = load_b(b0 + kb * n + gc); }
             }
             tile_b[e / 64u][e % 64u] = vb;
         }
@@ -92,6 +94,21 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
 }
 ";
 
+/// The matmul shader for inputs of `dtype`: `float32` read as is, `float16` (two
+/// halves to a word) unpacked to `f32`; accumulation and the output are `f32`.
+fn matmul_source(dtype: DType) -> String {
+    let (element, load) = if dtype == DType::Float16 {
+        (
+            "u32",
+            "fn load_a(i: u32) -> f32 { return unpack2x16float(a[i / 2u])[i % 2u]; }\n\
+                 fn load_b(i: u32) -> f32 { return unpack2x16float(b[i / 2u])[i % 2u]; }\n",
+        )
+    } else {
+        ("f32", "fn load_a(i: u32) -> f32 { return a[i]; }\nfn load_b(i: u32) -> f32 { return b[i]; }\n")
+    };
+    format!("{}{load}", MATMUL_WGSL.replace("ELEMENT", element))
+}
+
 /// `C[z] = op(A[za]) op(B[zb])` for each batch `z` with its operands' offsets.
 #[allow(clippy::too_many_arguments)]
 pub fn matmul(
@@ -103,14 +120,14 @@ pub fn matmul(
     (trans_a, trans_b): (bool, bool),
     offsets: &[(usize, usize)],
 ) -> Result<Tensor> {
-    let out = output(gpu, a.dtype(), out_shape)?;
-    if out.num_elements() == 0 {
-        return Ok(out);
+    let half = a.dtype() == DType::Float16;
+    // float16 products accumulate in f32 and are rounded once, by a cast at the end.
+    let out = output(gpu, DType::Float32, out_shape)?;
+    if out.num_elements() == 0 || k == 0 {
+        let zeros = super::array::fill(gpu, out_shape, 0.0)?;
+        return if half { to_half(gpu, &zeros) } else { Ok(zeros) };
     }
-    if k == 0 {
-        return super::array::fill(gpu, out_shape, 0.0);
-    }
-    let pipeline = gpu.pipeline("matmul/64x64", || MATMUL_WGSL.to_string())?;
+    let pipeline = gpu.pipeline(&format!("matmul/64x64/{}", a.dtype()), || matmul_source(a.dtype()))?;
     let mut params = vec![
         count_u32(m, "MatMul")?,
         count_u32(n, "MatMul")?,
@@ -134,7 +151,12 @@ pub fn matmul(
         );
         gpu.dispatch_groups(&pipeline, &[buf(a)?, buf(b)?, buf(&out)?], &p, groups);
     }
-    Ok(out)
+    if half { to_half(gpu, &out) } else { Ok(out) }
+}
+
+/// `x` (`float32`) rounded to `float16`.
+fn to_half(gpu: &Arc<Gpu>, x: &Tensor) -> Result<Tensor> {
+    super::logic::map(gpu, "Cast", &[x], &[None], x.shape(), DType::Float16, "", "v0")
 }
 
 struct MatMul {
@@ -201,6 +223,8 @@ impl OpKernel for MatMul {
 
 pub(crate) fn register() {
     for op in ["MatMul", "BatchMatMul", "BatchMatMulV2"] {
-        register_kernel(KernelDef::new(op, DEVICE_TYPE, matmul_kernel).type_constraint("T", F32));
+        register_kernel(
+            KernelDef::new(op, DEVICE_TYPE, matmul_kernel).type_constraint("T", &[DType::Float32, DType::Float16]),
+        );
     }
 }
