@@ -102,52 +102,6 @@ pub fn fill(gpu: &Arc<Gpu>, shape: &[usize], value: f32) -> Result<Tensor> {
     Ok(out)
 }
 
-/// `Cast` to `float32`: from `int32`, `bool` and `float16` on the GPU; other sources
-/// converted on the host and uploaded.
-struct CastToF32(Arc<Gpu>);
-
-impl OpKernel for CastToF32 {
-    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let x = ctx.input(0)?.clone();
-        let x = if matches!(x.dtype(), DType::Int32 | DType::Bool | DType::Float16) {
-            super::to_device(&x, &self.0)?
-        } else {
-            x
-        };
-        let out = match x.dtype() {
-            DType::Float32 => super::to_device(&x, &self.0)?,
-            DType::Int32 => {
-                let out = output(&self.0, DType::Float32, x.shape())?;
-                let n = count_u32(out.num_elements(), "Cast")?;
-                let pipeline = self.0.pipeline("cast/i32/f32", || {
-                    shader(
-                        &[Binding("x", "i32", false), Binding("out", "f32", true)],
-                        "    if (i >= p[0]) { return; }\n    out[i] = f32(x[i]);\n",
-                    )
-                })?;
-                self.0.dispatch(&pipeline, &[buf(&x)?, buf(&out)?], &[n], n as usize);
-                out
-            }
-            DType::Bool => super::logic::map(
-                &self.0,
-                "Cast",
-                &[&x],
-                &[None],
-                x.shape(),
-                DType::Float32,
-                "",
-                "select(0.0, 1.0, v0)",
-            )?,
-            DType::Float16 => super::logic::map(&self.0, "Cast", &[&x], &[None], x.shape(), DType::Float32, "", "v0")?,
-            // Other sources (int64, float64: host-memory values on a GPU) are
-            // converted where they are, then uploaded.
-            _ => to_device(&ferroflow_core::kernels::array::cast(&x.to_host()?, DType::Float32)?, &self.0)?,
-        };
-        ctx.set_output(0, out);
-        Ok(())
-    }
-}
-
 /// Output element `i` reads input element at a strided offset (coordinates taken
 /// modulo the input's dimensions when `wrap`): broadcasting, tiling, transposing.
 pub fn gather(gpu: &Arc<Gpu>, x: &Tensor, out_shape: &[usize], strides: &[usize], wrap: bool) -> Result<Tensor> {
@@ -295,10 +249,6 @@ fn transpose_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
 fn fill_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     Ok(Box::new(Fill(gpu_of(b)?)))
 }
-fn cast_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    Ok(Box::new(CastToF32(gpu_of(b)?)))
-}
-
 pub(crate) fn register() {
     register_kernel(KernelDef::new("Const", DEVICE_TYPE, const_kernel));
     register_kernel(KernelDef::new("OneHot", DEVICE_TYPE, one_hot_kernel).type_constraint("T", F32).host_memory(&[
@@ -308,7 +258,6 @@ pub(crate) fn register() {
         "off_value",
     ]));
     register_kernel(KernelDef::new("Fill", DEVICE_TYPE, fill_kernel).type_constraint("T", F32).host_memory(&["dims"]));
-    register_kernel(KernelDef::new("Cast", DEVICE_TYPE, cast_kernel).type_constraint("DstT", F32));
     register_kernel(
         KernelDef::new("BroadcastTo", DEVICE_TYPE, broadcast_to_kernel)
             .type_constraint("T", F32)

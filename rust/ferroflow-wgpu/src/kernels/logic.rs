@@ -1,5 +1,5 @@
-//! Comparisons, logical ops, `SelectV2` and casts between `bool` and `float32` on the
-//! GPU, with numpy broadcasting.
+//! Comparisons, logical ops, `SelectV2` and casts to `float32`, `float16` and `bool` on
+//! the GPU, with numpy broadcasting.
 //!
 //! A `bool` tensor in GPU memory has the CPU's layout, one byte per element (so copies
 //! are byte for byte); WGSL has no byte stores, so a kernel that makes bools computes
@@ -23,6 +23,7 @@ fn wgsl_type(dtype: DType) -> Result<&'static str> {
     match dtype {
         DType::Float32 => Ok("f32"),
         DType::Bool | DType::Float16 => Ok("u32"),
+        DType::Int32 => Ok("i32"),
         d => Err(Error::invalid_argument(format!("no GPU kernel reads {d} here"))),
     }
 }
@@ -193,40 +194,38 @@ macro_rules! factories {
     };
 }
 
-/// `Cast` to `float16`: from `float32` and `float16` on the GPU; other sources
-/// converted on the host and uploaded.
-struct CastToF16(Arc<Gpu>);
-
-impl OpKernel for CastToF16 {
-    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let x = ctx.input(0)?;
-        let out = match x.dtype() {
-            DType::Float32 => {
-                let x = super::to_device(x, &self.0)?;
-                map(&self.0, "Cast", &[&x], &[None], x.shape(), DType::Float16, "", "v0")?
-            }
-            DType::Float16 => super::to_device(x, &self.0)?,
-            _ => super::to_device(&ferroflow_core::kernels::array::cast(&x.to_host()?, DType::Float16)?, &self.0)?,
-        };
-        ctx.set_output(0, out);
-        Ok(())
+/// The element conversion of a `Cast` the GPU computes (over `v0`, read as its dtype:
+/// `float16` unpacked to `f32`, `bool` as a WGSL `bool`), or `None`.
+fn cast_expr(from: DType, to: DType) -> Option<&'static str> {
+    use DType::{Bool, Float16, Float32, Int32};
+    match (from, to) {
+        (Float32 | Float16, Float32 | Float16) => Some("v0"),
+        (Int32, Float32 | Float16) => Some("f32(v0)"),
+        (Bool, Float32 | Float16) => Some("select(0.0, 1.0, v0)"),
+        (Float32 | Float16, Bool) => Some("v0 != 0.0"),
+        (Int32, Bool) => Some("v0 != 0"),
+        _ => None,
     }
 }
 
-/// `Cast` to `bool`: from `float32` on the GPU (`x != 0`); other sources converted on
-/// the host and uploaded.
-struct CastToBool(Arc<Gpu>);
+/// `Cast` to `float32`, `float16` or `bool`: on the GPU from the dtypes `cast_expr`
+/// converts; other sources (int64, float64: host-memory values on a GPU) converted
+/// where they are, then uploaded.
+struct Cast {
+    gpu: Arc<Gpu>,
+    to: DType,
+}
 
-impl OpKernel for CastToBool {
+impl OpKernel for Cast {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let x = ctx.input(0)?;
-        let out = match x.dtype() {
-            DType::Float32 => {
-                let x = super::to_device(x, &self.0)?;
-                map(&self.0, "Cast", &[&x], &[None], x.shape(), DType::Bool, "", "v0 != 0.0")?
-            }
-            DType::Bool => super::to_device(x, &self.0)?,
-            _ => super::to_device(&ferroflow_core::kernels::array::cast(&x.to_host()?, DType::Bool)?, &self.0)?,
+        let out = if x.dtype() == self.to {
+            super::to_device(x, &self.gpu)?
+        } else if let Some(expr) = cast_expr(x.dtype(), self.to) {
+            let x = super::to_device(x, &self.gpu)?;
+            map(&self.gpu, "Cast", &[&x], &[None], x.shape(), self.to, "", expr)?
+        } else {
+            super::to_device(&ferroflow_core::kernels::array::cast(&x.to_host()?, self.to)?, &self.gpu)?
         };
         ctx.set_output(0, out);
         Ok(())
@@ -241,14 +240,8 @@ pub(crate) fn register() {
     }
     register_kernel(
         KernelDef::new("Cast", DEVICE_TYPE, |b: &KernelBuild<'_>| {
-            Ok(Box::new(CastToBool(gpu_of(b)?)) as Box<dyn OpKernel>)
+            Ok(Box::new(Cast { gpu: gpu_of(b)?, to: b.node.outputs[0].dtype }) as Box<dyn OpKernel>)
         })
-        .type_constraint("DstT", &[DType::Bool]),
-    );
-    register_kernel(
-        KernelDef::new("Cast", DEVICE_TYPE, |b: &KernelBuild<'_>| {
-            Ok(Box::new(CastToF16(gpu_of(b)?)) as Box<dyn OpKernel>)
-        })
-        .type_constraint("DstT", &[DType::Float16]),
+        .type_constraint("DstT", &[DType::Float32, DType::Float16, DType::Bool]),
     );
 }
