@@ -315,29 +315,38 @@ def test_log_device_placement_names_the_gpu(capfd):
     assert f"Device mapping:\n{GPU} -> " in err, err
 
 
-def _cnn(device):
+def _cnn(device, dtype=np.float32, optimizer=None, trace=False, steps=10):
+    """A conv net (both poolings, bias, softmax cross-entropy) trained for `steps`
+    steps: its losses and first filter, and with `trace` the nodes each device ran in
+    the last step."""
     rng = np.random.RandomState(5)
-    images = rng.randn(8, 9, 9, 2).astype(np.float32)
+    images = rng.randn(8, 9, 9, 2).astype(dtype)
     labels = rng.randint(0, 3, size=8).astype(np.int32)
     g = tf.Graph()
     with g.as_default(), tf.device(device):
         x = tf.constant(images)
-        f1 = tf.Variable(rng.randn(3, 3, 2, 4).astype(np.float32) * 0.3)
-        f2 = tf.Variable(rng.randn(3, 3, 4, 4).astype(np.float32) * 0.3)
-        w = tf.Variable(rng.randn(5 * 5 * 4, 3).astype(np.float32) * 0.1)
+        f1 = tf.Variable((rng.randn(3, 3, 2, 4) * 0.3).astype(dtype))
+        f2 = tf.Variable((rng.randn(3, 3, 4, 4) * 0.3).astype(dtype))
+        w = tf.Variable((rng.randn(5 * 5 * 4, 3) * 0.1).astype(dtype))
+        b = tf.Variable(np.zeros(3, dtype))
         h = tf.nn.relu(tf.nn.conv2d(x, f1, [1, 1, 1, 1], "SAME"))
         h = tf.nn.max_pool(h, [1, 3, 3, 1], [1, 1, 1, 1], "SAME")
         h = tf.nn.relu(tf.nn.conv2d(h, f2, [1, 2, 2, 1], "SAME"))
         h = tf.nn.avg_pool(h, [1, 2, 2, 1], [1, 1, 1, 1], "SAME")
-        logits = tf.matmul(tf.reshape(h, [8, -1]), w)
+        logits = tf.nn.bias_add(tf.matmul(tf.reshape(h, [8, -1]), w), b)
         loss = tf.reduce_mean(
             tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
         )
-        train = tf.train.MomentumOptimizer(0.05, 0.9).minimize(loss)
+        train = (optimizer or (lambda: tf.train.MomentumOptimizer(0.05, 0.9)))().minimize(loss)
         with tf.Session(graph=g) as sess:
             sess.run(tf.global_variables_initializer())
-            losses = [sess.run([loss, train])[0] for _ in range(10)]
-            return np.array(losses), sess.run(f1)
+            losses = [sess.run([loss, train])[0] for _ in range(steps - 1)]
+            options = config_pb2.RunOptions(trace_level=config_pb2.RunOptions.FULL_TRACE)
+            meta = config_pb2.RunMetadata()
+            losses.append(sess.run([loss, train], options=options, run_metadata=meta)[0])
+            ran = {d.device: {n.node_name for n in d.node_stats} for d in meta.step_stats.dev_stats}
+            result = np.array(losses), sess.run(f1)
+            return (*result, ran) if trace else result
 
 
 def test_a_convolutional_net_trained_on_the_gpu_matches_the_cpu():
@@ -366,3 +375,41 @@ def test_float16_values_live_on_the_gpu_and_match_the_cpu():
     assert gpu_y.dtype == np.float16 and gpu_y.shape == (5, 33)
     np.testing.assert_allclose(gpu_y.astype(np.float32), cpu_y.astype(np.float32), rtol=2e-3)
     np.testing.assert_allclose(gpu_t, cpu_t, rtol=2e-3, atol=1e-3)
+
+
+# Gentle steps: half-precision runs that round differently stay close only while
+# training is smooth (a large momentum step amplifies an ulp into a different path).
+HALF_OPTIMIZERS = {
+    "sgd": lambda: tf.train.GradientDescentOptimizer(0.05),
+    "momentum": lambda: tf.train.MomentumOptimizer(0.01, 0.9),
+    # TF's default epsilons (1e-8, 1e-10) are zero in half: 0/0 where a gradient is.
+    "adam": lambda: tf.train.AdamOptimizer(0.003, epsilon=1e-4),
+    "rmsprop": lambda: tf.train.RMSPropOptimizer(0.003, epsilon=1e-4),
+    "adagrad": lambda: tf.train.AdagradOptimizer(0.05),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HALF_OPTIMIZERS))
+def test_a_float16_conv_net_trains_on_the_gpu_as_on_the_cpu(name):
+    # Every op of the step in float16 on the GPU: convolutions, poolings, bias, the
+    # cross-entropy, reductions and the update, each computed in float32 and rounded
+    # once where the CPU rounds each step, so the runs agree to half precision.
+    optimizer = HALF_OPTIMIZERS[name]
+    cpu_losses, cpu_f1 = _cnn("/cpu:0", np.float16, optimizer, steps=3)
+    gpu_losses, gpu_f1, ran = _cnn("/gpu:0", np.float16, optimizer, trace=True, steps=3)
+    assert gpu_losses.dtype == np.float16 and gpu_f1.dtype == np.float16
+    np.testing.assert_allclose(gpu_losses.astype(np.float32), cpu_losses, rtol=1e-2, atol=1e-3)
+    np.testing.assert_allclose(gpu_f1.astype(np.float32), cpu_f1, rtol=2e-2, atol=2e-3)
+    on_gpu = ran[GPU]
+    for op in ["Conv2D", "MaxPool", "AvgPool", "BiasAdd", "Mean"]:
+        assert op in on_gpu, (op, sorted(on_gpu))
+    assert any(n.split("/")[-1].startswith("Apply") for n in on_gpu), sorted(on_gpu)
+    # Only the fetched loss leaves the GPU; variables and slots stay there.
+    copies = [n for names in ran.values() for n in names if "_copy_to_" in n]
+    assert copies == ["Mean/_copy_to_CPU_0"], copies
+    # Later steps part ways at an ulp (a pooling's maximum or a ReLU flips), but the
+    # float16 run trains as the float32 one does.
+    half, _ = _cnn("/gpu:0", np.float16, optimizer, steps=12)
+    single, _ = _cnn("/gpu:0", np.float32, optimizer, steps=12)
+    assert half[-1] < 0.8 * half[0]
+    np.testing.assert_allclose(half[:6].astype(np.float32), single[:6], rtol=5e-2)

@@ -591,9 +591,12 @@ def test_bfloat16_softplus_rounds_each_step_as_tensorflow(tf1):
     _close(got[1], want[1], 1e-2)
 
 
-def test_bfloat16_conv2d_pooling_and_their_gradients_match_tensorflow(tf1):
-    xs = RNG.standard_normal((2, 6, 6, 3)).astype(ml_dtypes.bfloat16)
-    fs = (RNG.standard_normal((3, 3, 3, 4)) * 0.3).astype(ml_dtypes.bfloat16)
+@halves
+def test_half_types_conv2d_pooling_and_their_gradients_match_tensorflow(tf1, dt):
+    # float16 convolutions once reached a 16-bit gemm kernel that does not exist here
+    # and panicked; both 16-bit types now multiply in float and round once.
+    xs = RNG.standard_normal((2, 6, 6, 3)).astype(HALVES[dt])
+    fs = (RNG.standard_normal((3, 3, 3, 4)) * 0.3).astype(HALVES[dt])
 
     def build(lib):
         x, f = lib.constant(xs), lib.constant(fs)
@@ -606,5 +609,5 @@ def test_bfloat16_conv2d_pooling_and_their_gradients_match_tensorflow(tf1):
 
     got, want = run_ff(build), run_tf(tf1, build)
     for u, v in zip(got, want, strict=True):
-        # TF's bfloat16 convolutions (oneDNN) sum in float in their own order.
-        _close(u, v, 2e-2)
+        # TF's 16-bit convolutions sum in float in their own order.
+        _close(u, v, 2 * TOL[dt] if dt == "float16" else 2e-2)

@@ -23,6 +23,12 @@ pub struct Var {
 }
 
 impl Var {
+    /// An uninitialised variable (a session's variables come from
+    /// [`ResourceMgr::variable`]; a kernel may make a private one, such as a backend
+    /// computing a `float16` update in `float32`).
+    pub fn new(name: &str, dtype: DType, shape: PartialShape) -> Self {
+        Var { name: name.to_string(), dtype, shape, value: RwLock::new(None) }
+    }
     /// The variable's node name.
     pub fn name(&self) -> &str {
         &self.name
@@ -162,9 +168,7 @@ impl ResourceMgr {
     /// The variable `container/name`, created uninitialised on first use. A variable
     /// that exists with another dtype is an error.
     pub fn variable(&self, container: &str, name: &str, dtype: DType, shape: &PartialShape) -> Result<Arc<Var>> {
-        let v = self.lookup_or_create(container, name, || {
-            Ok(Var { name: name.to_string(), dtype, shape: shape.clone(), value: RwLock::new(None) })
-        })?;
+        let v = self.lookup_or_create(container, name, || Ok(Var::new(name, dtype, shape.clone())))?;
         if v.dtype != dtype {
             ff_bail!(InvalidArgument, "Variable {name} exists with dtype {} but was requested as {dtype}", v.dtype);
         }

@@ -192,11 +192,16 @@ pub(crate) fn gemm_into<T: Element + Num>(dst: &mut [T], a: MatRef<'_, T>, b: Ma
     if std::any::TypeId::of::<T>() == std::any::TypeId::of::<half::bf16>() {
         // SAFETY: T is bf16 (same type, checked above).
         let (dst, a, b) = unsafe { (retype_mut(dst), retype(a), retype(b)) };
-        return gemm_bf16_via_f32(dst, a, b, accumulate);
+        return gemm_half_via_f32::<half::bf16>(dst, a, b, accumulate);
+    }
+    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<half::f16>() {
+        // SAFETY: T is f16 (same type, checked above).
+        let (dst, a, b) = unsafe { (retype_mut(dst), retype(a), retype(b)) };
+        return gemm_half_via_f32::<half::f16>(dst, a, b, accumulate);
     }
     let ((a_rs, a_cs), (b_rs, b_cs)) = (a.strides(), b.strides());
     // SAFETY: the assertion above bounds every operand by its strides; `dst` is an
-    // exclusive borrow of the m*n output; T is f32, f64 or f16, which gemm supports.
+    // exclusive borrow of the m*n output; T is f32 or f64, which gemm supports.
     unsafe {
         gemm::gemm(
             m,
@@ -241,10 +246,35 @@ unsafe fn retype_mut<T, U>(dst: &mut [T]) -> &mut [U] {
     unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<U>(), dst.len()) }
 }
 
-/// gemm has no bfloat16 kernel: the product in float, each output rounded once (what
-/// TF's bfloat16 CPU kernels compute, accumulating in float).
-fn gemm_bf16_via_f32(dst: &mut [half::bf16], a: MatRef<'_, half::bf16>, b: MatRef<'_, half::bf16>, accumulate: bool) {
-    let wide = |s: &[half::bf16]| s.iter().map(|v| v.to_f32()).collect::<Vec<f32>>();
+/// A 16-bit float that products widen to `f32`.
+trait HalfFloat: Copy {
+    fn widen(self) -> f32;
+    fn round(v: f32) -> Self;
+}
+
+impl HalfFloat for half::bf16 {
+    fn widen(self) -> f32 {
+        self.to_f32()
+    }
+    fn round(v: f32) -> Self {
+        half::bf16::from_f32(v)
+    }
+}
+
+impl HalfFloat for half::f16 {
+    fn widen(self) -> f32 {
+        self.to_f32()
+    }
+    fn round(v: f32) -> Self {
+        half::f16::from_f32(v)
+    }
+}
+
+/// The product of 16-bit floats in float, each output rounded once: what TF's half
+/// and bfloat16 CPU kernels compute (accumulating in float). gemm as built here
+/// (without its `f16` feature) has no 16-bit kernels: it panics on them.
+fn gemm_half_via_f32<H: HalfFloat>(dst: &mut [H], a: MatRef<'_, H>, b: MatRef<'_, H>, accumulate: bool) {
+    let wide = |s: &[H]| s.iter().map(|v| v.widen()).collect::<Vec<f32>>();
     let (a32, b32) = (wide(a.data), wide(b.data));
     let mut d32 = if accumulate { wide(dst) } else { vec![0f32; dst.len()] };
     gemm_into(
@@ -254,7 +284,7 @@ fn gemm_bf16_via_f32(dst: &mut [half::bf16], a: MatRef<'_, half::bf16>, b: MatRe
         accumulate,
     );
     for (o, v) in dst.iter_mut().zip(d32) {
-        *o = half::bf16::from_f32(v);
+        *o = H::round(v);
     }
 }
 

@@ -168,16 +168,19 @@ impl OpKernel for Elementwise {
     }
 }
 
+/// The dtypes comparisons read in GPU memory (halves unpacked as they are read).
+const FLOATS: &[DType] = &[DType::Float32, DType::Float16];
+
 const SELECT: &str = "select(v2, v1, v0)";
 
 /// The ops: name, output dtype, expression, input constraint attr and dtypes.
 const OPS: &[(&str, DType, &str, &str, &[DType])] = &[
-    ("Equal", DType::Bool, "v0 == v1", "T", F32),
-    ("NotEqual", DType::Bool, "v0 != v1", "T", F32),
-    ("Less", DType::Bool, "v0 < v1", "T", F32),
-    ("LessEqual", DType::Bool, "v0 <= v1", "T", F32),
-    ("Greater", DType::Bool, "v0 > v1", "T", F32),
-    ("GreaterEqual", DType::Bool, "v0 >= v1", "T", F32),
+    ("Equal", DType::Bool, "v0 == v1", "T", FLOATS),
+    ("NotEqual", DType::Bool, "v0 != v1", "T", FLOATS),
+    ("Less", DType::Bool, "v0 < v1", "T", FLOATS),
+    ("LessEqual", DType::Bool, "v0 <= v1", "T", FLOATS),
+    ("Greater", DType::Bool, "v0 > v1", "T", FLOATS),
+    ("GreaterEqual", DType::Bool, "v0 >= v1", "T", FLOATS),
     ("LogicalAnd", DType::Bool, "v0 && v1", "", &[]),
     ("LogicalOr", DType::Bool, "v0 || v1", "", &[]),
     ("LogicalNot", DType::Bool, "!v0", "", &[]),

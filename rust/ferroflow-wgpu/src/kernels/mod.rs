@@ -1,6 +1,7 @@
 //! The GPU kernels and their registration.
 //!
-//! Values in GPU memory are `float32` (and `int32` where a kernel says so); other
+//! Values in GPU memory are `float32`, `float16` (two halves to a word: `half.rs`),
+//! `bool` (four to a word: `logic.rs`) and `int32` where a kernel says so; other
 //! dtypes placed on the GPU stay in host memory through kernels registered
 //! [`KernelDef::on_host`] (TF's `HostMemory` integer kernels of a GPU), and a GPU
 //! kernel handed a host value uploads it ([`device_input`]).
@@ -8,6 +9,7 @@ pub mod array;
 pub mod conv;
 pub mod copy;
 pub mod elementwise;
+pub mod half;
 pub mod indexing;
 pub mod logic;
 pub mod matmul;
@@ -168,6 +170,8 @@ pub(crate) fn register_kernels() {
     random::register();
     training::register();
     state::register();
+    // After every float32 kernel: float16 nodes run them widened.
+    half::register();
     // Memory-agnostic CPU kernels: they pass values or references on.
     for op in ["VariableV2", "Variable", "NoOp", "Identity", "StopGradient", "Snapshot", "Placeholder", "Assign"] {
         reuse_cpu(op, |k| k);

@@ -54,6 +54,10 @@ fn skip(counter: vec4<u32>, lo: u32, hi_in: u32) -> vec4<u32> {
 fn unit(x: u32) -> f32 {
     return bitcast<f32>(0x3f800000u | (x & 0x7fffffu)) - 1.0;
 }
+// TF's Uint16ToHalf: ten low bits as a half in [1, 2) less one, exact in f32.
+fn unit16(x: u32) -> f32 {
+    return f32(x & 0x3ffu) / 1024.0;
+}
 fn box_muller(x0: u32, x1: u32) -> vec2<f32> {
     let u1 = max(unit(x0), 1.0e-7);
     let v1 = 6.2831855 * unit(x1);
@@ -66,6 +70,8 @@ fn box_muller(x0: u32, x1: u32) -> vec2<f32> {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Uniform,
+    /// Uniform values for a `float16` node (made here in `f32`, exact when rounded).
+    UniformHalf,
     Normal,
     Truncated,
 }
@@ -78,6 +84,9 @@ fn body(kind: Kind) -> String {
     let fill = match kind {
         Kind::Uniform => "    let b = philox(skip(base, i, 0u), key);\n    \
                           v = array<f32, 4>(unit(b.x), unit(b.y), unit(b.z), unit(b.w));\n"
+            .to_string(),
+        Kind::UniformHalf => "    let b = philox(skip(base, i, 0u), key);\n    \
+                              v = array<f32, 4>(unit16(b.x), unit16(b.y), unit16(b.z), unit16(b.w));\n"
             .to_string(),
         Kind::Normal => "    let b = philox(skip(base, i, 0u), key);\n    let a = box_muller(b.x, b.y);\n    \
                          let c = box_muller(b.z, b.w);\n    v = array<f32, 4>(a.x, a.y, c.x, c.y);\n"
@@ -117,6 +126,7 @@ impl OpKernel for Random {
         let kind = self.kind;
         let key_name = match kind {
             Kind::Uniform => "random/uniform",
+            Kind::UniformHalf => "random/uniform_half",
             Kind::Normal => "random/normal",
             Kind::Truncated => "random/truncated",
         };
@@ -132,6 +142,8 @@ impl OpKernel for Random {
 
 fn random_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     let kind = match b.node.op_type() {
+        // A float16 node (run widened: `half.rs`) draws TF's 16-bit uniforms.
+        "RandomUniform" if b.node.outputs[0].dtype == DType::Float16 => Kind::UniformHalf,
         "RandomUniform" => Kind::Uniform,
         "RandomStandardNormal" => Kind::Normal,
         _ => Kind::Truncated,
