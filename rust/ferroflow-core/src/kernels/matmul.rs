@@ -13,10 +13,11 @@ use crate::shape::fmt_shape;
 use crate::tensor::Tensor;
 
 /// Below this many multiply-adds a product runs on the calling thread. Measured on the
-/// 2-vCPU machines: splitting a 128x784x256 product over two threads gained nothing
-/// (the per-thread blocks run at lower efficiency and the wake-ups cost ~25 µs), while
-/// 1024^3 gains 1.3-1.9x.
-const PARALLEL_MIN_FLOPS: usize = 1 << 26;
+/// 2-vCPU machines (AVX-512): two column blocks on two threads take a 128x784x256
+/// product from 0.209 to 0.128 ms and 128x256x256 from 0.069 to 0.058 ms, while at
+/// 1-3M multiply-adds (64x128x128, 128x128x128, 32x784x128) the split loses 10-60%
+/// to the wake-up; 256x256x64 (4.2M) is about even.
+const PARALLEL_MIN_FLOPS: usize = 1 << 22;
 
 /// `op(a) @ op(b)` for rank-2 tensors, where `op` transposes when asked.
 pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool, env: &ExecEnv) -> Result<Tensor> {

@@ -153,7 +153,16 @@ pub fn bias_add<T: Float>(value: Tensor, bias: &Tensor, data_format: &str) -> Re
     }
     let mut out = value;
     let b = bias.as_slice::<T>()?;
-    if c > 0 && inner > 0 {
+    if c == 0 || inner == 0 {
+        return Ok(out);
+    }
+    if inner == 1 {
+        // Channels last (NHWC, and every matrix): the bias is added row by row, a loop
+        // LLVM vectorises (per element, the channel's `k % c` cost ten times the add).
+        for row in out.as_mut_slice::<T>()?.chunks_exact_mut(c) {
+            row.iter_mut().zip(b).for_each(|(o, &v)| *o = o.add(v));
+        }
+    } else {
         for (k, run) in out.as_mut_slice::<T>()?.chunks_exact_mut(inner).enumerate() {
             let v = b[k % c];
             run.iter_mut().for_each(|o| *o = o.add(v));
@@ -168,7 +177,12 @@ pub fn bias_add_grad<T: Float>(grad: &Tensor, data_format: &str) -> Result<Tenso
     let axis = channel_axis(data_format, grad.shape())?;
     let (_, c, inner) = around_axis(grad.shape(), axis);
     let mut out = vec![T::ZERO; c];
-    if c > 0 && inner > 0 {
+    if c > 0 && inner == 1 {
+        // Channels last: whole rows summed into the channels, vectorised across them.
+        for row in grad.as_slice::<T>()?.chunks_exact(c) {
+            out.iter_mut().zip(row).for_each(|(o, &v)| *o = o.add(v));
+        }
+    } else if c > 0 && inner > 0 {
         for (k, run) in grad.as_slice::<T>()?.chunks_exact(inner).enumerate() {
             let o = &mut out[k % c];
             *o = run.iter().fold(*o, |a, &v| a.add(v));
