@@ -158,7 +158,8 @@ class Conv1D(_Conv):
         padding: `"valid"`, `"same"` or `"causal"` (case-insensitive).
         data_format: `"channels_last"`.
         dilation_rate: An int or a 1-tuple.
-        (the others): as `Dense`.
+
+    The other arguments are `Dense`'s.
     """
 
     def __init__(
@@ -230,7 +231,8 @@ class Conv2D(_Conv):
         padding: `"valid"` or `"same"` (case-insensitive).
         data_format: `"channels_last"`.
         dilation_rate: An int or a 2-tuple.
-        (the others): as `Dense`.
+
+    The other arguments are `Dense`'s.
 
     Example:
         ```python

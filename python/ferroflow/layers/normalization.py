@@ -30,16 +30,21 @@ class BatchNormalization(Layer):
         epsilon: Added to the variance.
         center: Add the offset `beta`.
         scale: Multiply by `gamma`.
-        beta_initializer, gamma_initializer: Initializers of `beta` and `gamma`.
-        moving_mean_initializer, moving_variance_initializer: Initializers of the
-            moving statistics.
-        beta_regularizer, gamma_regularizer: Functions giving regularization losses.
-        beta_constraint, gamma_constraint: Projections after optimizer updates.
+        beta_initializer: Initializer of `beta`.
+        gamma_initializer: Initializer of `gamma`.
+        moving_mean_initializer: Initializer of the moving mean.
+        moving_variance_initializer: Initializer of the moving variance.
+        beta_regularizer: Function giving `beta`'s regularization loss.
+        gamma_regularizer: Function giving `gamma`'s regularization loss.
+        beta_constraint: Projection of `beta` after optimizer updates.
+        gamma_constraint: Projection of `gamma` after optimizer updates.
         renorm: Batch renormalization: not supported (raises `NotImplementedError`).
-        renorm_clipping, renorm_momentum: Accepted with `renorm=False`.
+        renorm_clipping: Accepted with `renorm=False`.
+        renorm_momentum: Accepted with `renorm=False`.
         fused: None or True: the fused path where possible; False: never.
         trainable: Whether `gamma` and `beta` are trainable.
-        virtual_batch_size, adjustment: Not supported (must be None).
+        virtual_batch_size: Not supported (must be None).
+        adjustment: Not supported (must be None).
         name: Name of the layer.
         **kwargs: `Layer`'s.
 
