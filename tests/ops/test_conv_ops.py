@@ -110,6 +110,36 @@ def test_a_larger_conv_split_across_threads_matches_tensorflow(tf1):
     )
 
 
+@settings(max_examples=12, deadline=None)
+@given(
+    h=st.integers(2, 9),
+    w=st.integers(2, 9),
+    n=st.integers(1, 3),
+    c=st.sampled_from([16, 19]),
+    o=st.sampled_from([16, 21]),
+    padding=PADDINGS,
+    dtype=FLOATS,
+    seed=SEEDS,
+)
+def test_winograd_3x3_convolutions_and_gradients_match_tensorflow(
+    tf1, h, w, n, c, o, padding, dtype, seed
+):
+    # 3x3, stride 1, at least 16 channels in and out: Winograd's F(2x2, 3x3) computes
+    # the forward pass and (as a convolution of dy) the input gradient; odd sizes leave
+    # partial tiles at the edges, VALID's input gradient pads by 2.
+    if padding == "VALID" and (h < 3 or w < 3):
+        h, w = max(h, 3), max(w, 3)
+    rng = np.random.default_rng(seed)
+    x, f = values(rng, (n, h, w, c), dtype), values(rng, (3, 3, c, o), dtype) * 0.3
+    check_against_tf(
+        tf1,
+        lambda m, a, b: m.nn.conv2d(a, b, 1, padding),
+        [x, f],
+        seed=seed,
+        tol={"rtol": 1e-4, "atol": 1e-4} if dtype == np.float32 else {"rtol": 1e-10, "atol": 1e-10},
+    )
+
+
 def test_pointwise_conv_is_a_matrix_product():
     rng = np.random.default_rng(2)
     x, f = rng.standard_normal((2, 5, 4, 3)), rng.standard_normal((1, 1, 3, 6))

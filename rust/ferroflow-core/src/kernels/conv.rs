@@ -1,5 +1,6 @@
-//! 2-D convolution (NHWC input, HWIO filter) and its two backward passes, as
-//! im2col + GEMM: each block of output rows gathers its input patches into a
+//! 2-D convolution (NHWC input, HWIO filter) and its two backward passes. A 3x3,
+//! stride-1 convolution (and so the input gradient of one) runs as Winograd's
+//! F(2x2, 3x3) (`winograd.rs`); the rest as im2col + GEMM: each block of output rows gathers its input patches into a
 //! matrix small enough to stay in cache and multiplies it by the filter with the
 //! `gemm` crate's vectorised kernels. Blocks are independent, so they run in
 //! parallel on the intra-op pool (the backward-input pass splits by image, because
@@ -232,6 +233,10 @@ pub fn conv2d<T: Float>(x: &Tensor, filter: &Tensor, g: &ConvGeometry, env: &Exe
 
 /// The forward convolution on slices, writing every element of `ys`.
 fn conv2d_into<T: Float>(xs: &[T], fs: &[T], g: &ConvGeometry, env: &ExecEnv, ys: &mut [T]) {
+    if super::winograd::applies::<T>(g) {
+        super::winograd::conv2d(xs, fs, g, env, ys);
+        return;
+    }
     let patch = g.patch();
     if g.is_pointwise() {
         env.for_each_chunk(ys, min_chunk(g.o, g.c * g.o), g.o, |offset, chunk| {

@@ -38,6 +38,7 @@ pub(crate) mod strings;
 pub mod summarize;
 pub(crate) mod summary;
 pub mod training;
+mod winograd;
 
 use std::any::Any;
 use std::sync::Arc;
