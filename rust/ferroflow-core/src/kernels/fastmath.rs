@@ -1,8 +1,10 @@
-//! Branch-free `f32` exponential and hyperbolic tangent that LLVM vectorises (libm's
-//! are scalar calls, ~20x slower in a kernel loop). Both are the approximations
-//! TensorFlow's Eigen kernels use on CPU: Cephes' `expf` (range reduction by ln 2 and
-//! a degree-5 polynomial, < 2 ulp) and Eigen's 13/6 rational `tanh` (< 3 ulp), so our
-//! values sit as close to TF's as to libm's. NaN propagates through both.
+//! Branch-free `f32` exponential, logarithms and hyperbolic tangent that LLVM
+//! vectorises (libm's are scalar calls, ~10-20x slower in a kernel loop). Each is the
+//! approximation TensorFlow's Eigen kernels use on CPU: Cephes' `expf` (range
+//! reduction by ln 2 and a degree-5 polynomial, < 2 ulp) and `logf` (exponent split off,
+//! a degree-8 polynomial, < 2 ulp), Eigen's `log1p` built on that log, and Eigen's 13/6
+//! rational `tanh` (< 3 ulp), so our values sit as close to TF's as to libm's. NaN
+//! propagates through all of them.
 
 /// `e^x` for `f32`: overflows to `inf` above ln(f32::MAX), flushes to 0 below
 /// ln(f32::MIN_POSITIVE).
@@ -62,6 +64,60 @@ pub fn tanh_f32(x: f32) -> f32 {
     if x.abs() < 4e-4 { x } else { p / q }
 }
 
+/// `ln(x)` for `f32` (Eigen's `plog`, Cephes' `logf`): NaN below zero, `-inf` at zero,
+/// `inf` at `inf`; subnormal inputs count as the smallest normal (as Eigen's do).
+#[inline(always)]
+#[allow(clippy::excessive_precision, clippy::cast_possible_wrap, clippy::cast_precision_loss)]
+pub fn ln_f32(x: f32) -> f32 {
+    // `max` would turn NaN into the bound: NaN is restored at the end.
+    let xc = if x > f32::MIN_POSITIVE { x } else { f32::MIN_POSITIVE };
+    let bits = xc.to_bits();
+    // x = m 2^e with m in [0.5, 1).
+    let e = ((bits >> 23) as i32 - 126) as f32;
+    let m = f32::from_bits((bits & 0x007f_ffff) | 0x3f00_0000);
+    // Below sqrt(1/2), 2m - 1 and e - 1 keep the polynomial's argument in
+    // [sqrt(1/2) - 1, sqrt(2) - 1].
+    let low = m < std::f32::consts::FRAC_1_SQRT_2;
+    let r = if low { m + m - 1.0 } else { m - 1.0 };
+    let e = if low { e - 1.0 } else { e };
+    let z = r * r;
+    let mut p = 7.037_683_629_2e-2 * r - 1.151_461_031_0e-1;
+    p = p * r + 1.167_699_874_0e-1;
+    p = p * r - 1.242_014_084_6e-1;
+    p = p * r + 1.424_932_278_7e-1;
+    p = p * r - 1.666_805_766_5e-1;
+    p = p * r + 2.000_071_476_5e-1;
+    p = p * r - 2.499_999_399_3e-1;
+    p = p * r + 3.333_333_117_4e-1;
+    // ln(1 + r) = r - r^2/2 + r^3 p(r); e ln 2 with ln 2 split in two.
+    let y = p * r * z + e * -2.121_944_4e-4 - 0.5 * z;
+    let v = r + y + e * 0.693_359_375;
+    if x.is_nan() || x < 0.0 {
+        f32::NAN
+    } else if x == 0.0 {
+        f32::NEG_INFINITY
+    } else if x == f32::INFINITY {
+        f32::INFINITY
+    } else {
+        v
+    }
+}
+
+/// `ln(1 + x)` for `f32` (Eigen's `generic_log1p`): `x` itself where `1 + x` rounds
+/// to one, else `ln(u) x / (u - 1)` with `u = 1 + x`, which cancels `u`'s rounding.
+#[inline(always)]
+pub fn ln_1p_f32(x: f32) -> f32 {
+    let u = x + 1.0;
+    let log_u = ln_f32(u);
+    if u == 1.0 {
+        x
+    } else if u == f32::INFINITY {
+        log_u
+    } else {
+        x * (log_u / (u - 1.0))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,6 +145,29 @@ mod tests {
         assert_eq!(exp_f32(f32::NEG_INFINITY), 0.0);
         assert!(exp_f32(f32::NAN).is_nan());
         assert!(exp_f32(88.7).is_finite());
+    }
+
+    #[test]
+    fn ln_and_ln_1p_are_within_two_ulp_and_handle_the_edges() {
+        // Relative error away from ln's zero at 1; absolute error around it.
+        assert!(max_rel_err(ln_f32, f64::ln, 1e-30, 0.5) < 2.5e-7);
+        assert!(max_rel_err(ln_f32, f64::ln, 2.0, 1e30) < 2.5e-7);
+        let abs_err = (0..100_001)
+            .map(|i| 0.5 + 1.5 * i as f32 / 100_000.0)
+            .map(|x| (f64::from(ln_f32(x)) - f64::from(x).ln()).abs())
+            .fold(0.0, f64::max);
+        assert!(abs_err < 1.2e-7, "{abs_err}");
+        for (lo, hi) in [(-0.999, -0.01), (-0.01, 0.01), (0.01, 1e6)] {
+            assert!(max_rel_err(ln_1p_f32, f64::ln_1p, lo, hi) < 4e-7);
+        }
+        assert_eq!(ln_f32(1.0), 0.0);
+        assert_eq!(ln_f32(0.0), f32::NEG_INFINITY);
+        assert_eq!(ln_f32(f32::INFINITY), f32::INFINITY);
+        assert!(ln_f32(-1.0).is_nan() && ln_f32(f32::NAN).is_nan());
+        assert_eq!(ln_1p_f32(1e-10), 1e-10);
+        assert_eq!(ln_1p_f32(-1.0), f32::NEG_INFINITY);
+        assert_eq!(ln_1p_f32(f32::INFINITY), f32::INFINITY);
+        assert!(ln_1p_f32(-2.0).is_nan() && ln_1p_f32(f32::NAN).is_nan());
     }
 
     #[test]

@@ -6,7 +6,9 @@ use std::marker::PhantomData;
 
 use super::elementwise::{binary, unary};
 use super::num::{Float, Num};
-use super::{KernelBuild, OpContext, OpKernel, stateless};
+use multiversion::multiversion;
+
+use super::{ExecEnv, KernelBuild, OpContext, OpKernel, stateless};
 use crate::dispatch_float;
 use crate::dtype::DType;
 use crate::error::Result;
@@ -22,34 +24,80 @@ fn rows(t: &Tensor, what: &str) -> Result<(usize, usize)> {
     Ok((t.num_elements().checked_div(c).unwrap_or(0), c))
 }
 
-/// Writes `log(sum(exp(row - max))) + max` style stable log-softmax of `row` into `out`.
-fn log_softmax_row<T: Float>(row: &[T], out: &mut [T]) {
-    let max = row.iter().copied().fold(T::LOWEST, T::max);
-    let mut sum = T::ZERO;
-    for &v in row {
-        sum = sum.add(v.sub(max).exp());
+/// Lanes of the row reductions: independent accumulators, so the loops vectorise
+/// (one accumulator would fix the order of every addition).
+const LANES: usize = 16;
+
+/// `row`'s largest element (NaN if it has one).
+#[inline(always)]
+fn row_max<T: Float>(row: &[T]) -> T {
+    let mut lanes = [T::LOWEST; LANES];
+    let chunks = row.chunks_exact(LANES);
+    let rest = chunks.remainder();
+    for chunk in chunks {
+        for (l, &v) in lanes.iter_mut().zip(chunk) {
+            *l = l.max(v);
+        }
     }
-    let lse = sum.ln().add(max);
+    rest.iter().fold(lanes.into_iter().fold(T::LOWEST, T::max), |a, &v| a.max(v))
+}
+
+/// The sum of `row`, in [`LANES`] partial sums.
+#[inline(always)]
+fn row_sum<T: Float>(row: &[T]) -> T {
+    let mut lanes = [T::ZERO; LANES];
+    let chunks = row.chunks_exact(LANES);
+    let rest = chunks.remainder();
+    for chunk in chunks {
+        for (l, &v) in lanes.iter_mut().zip(chunk) {
+            *l = l.add(v);
+        }
+    }
+    rest.iter().fold(lanes.into_iter().fold(T::ZERO, T::add), |a, &v| a.add(v))
+}
+
+/// TF's softmax of one row into `out`: `exp(x - max) / sum`, or with `log`,
+/// `(x - max) - log(sum)`, where `sum` adds the shifted exponentials.
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512cd+avx512dq+avx512vl", "x86_64+avx2+fma", "aarch64+neon"))]
+fn softmax_row<T: Float>(row: &[T], out: &mut [T], log: bool) {
+    let max = row_max(row);
     for (o, &v) in out.iter_mut().zip(row) {
-        *o = v.sub(lse);
+        *o = v.sub(max).exp();
+    }
+    let sum = row_sum(out);
+    if log {
+        let log_sum = sum.ln();
+        for (o, &v) in out.iter_mut().zip(row) {
+            *o = v.sub(max).sub(log_sum);
+        }
+    } else {
+        for o in out.iter_mut() {
+            *o = o.div(sum);
+        }
     }
 }
 
-/// Softmax (or log-softmax) over the last dimension.
-pub fn softmax<T: Float>(x: &Tensor, log: bool) -> Result<Tensor> {
+/// The log-softmax of `row` into `out` (the cross-entropies' first pass).
+fn log_softmax_row<T: Float>(row: &[T], out: &mut [T]) {
+    softmax_row(row, out, true);
+}
+
+/// Softmax (or log-softmax) over the last dimension, rows split over the intra-op
+/// threads.
+pub fn softmax<T: Float>(x: &Tensor, log: bool, env: &ExecEnv) -> Result<Tensor> {
     let (_, c) = rows(x, "logits")?;
-    let mut out = Tensor::zeros(x.dtype(), x.shape())?;
-    if c == 0 {
+    let mut out = Tensor::for_overwrite(x.dtype(), x.shape())?;
+    if c == 0 || out.num_elements() == 0 {
         return Ok(out);
     }
     let src = x.as_slice::<T>()?;
     let dst = out.as_mut_slice::<T>()?;
-    for (r, o) in src.chunks_exact(c).zip(dst.chunks_exact_mut(c)) {
-        log_softmax_row(r, o);
-        if !log {
-            o.iter_mut().for_each(|v| *v = v.exp());
+    let min_rows = super::elementwise::PARALLEL_MIN.div_ceil(c) * c;
+    env.for_each_chunk(dst, min_rows, c, |offset, chunk| {
+        for (r, o) in src[offset..offset + chunk.len()].chunks_exact(c).zip(chunk.chunks_exact_mut(c)) {
+            softmax_row(r, o, log);
         }
-    }
+    });
     Ok(out)
 }
 
@@ -296,18 +344,31 @@ macro_rules! activation_fn {
     };
 }
 activation_fn!(ActivationFn, EluFn, |x| if x > T::ZERO { x } else { x.exp().sub(T::ONE) });
-// TF's functor: x above -t, exp(x) below t, else log1p(exp(x)), each step rounded
-// to T, where t = log(epsilon) + 2 is where the others are within an epsilon.
-activation_fn!(ActivationFn, SoftplusFn, |x| {
-    let threshold = T::EPSILON.ln().add(T::ONE.add(T::ONE));
-    if x > threshold.neg() {
-        x
-    } else if x < threshold {
-        x.exp()
-    } else {
-        x.exp().ln_1p()
-    }
-});
+/// TF's softplus functor for one element: `x` above `-t`, `exp(x)` below `t`, else
+/// `log1p(exp(x))`, each step rounded to `T`, where `t = log(epsilon) + 2` is where
+/// the others are within an epsilon. Every branch is computed and one selected, so
+/// the loop vectorises (the functions are branch-free).
+#[inline(always)]
+fn softplus_of<T: Float>(x: T, threshold: T) -> T {
+    let e = x.exp();
+    let soft = e.ln_1p();
+    let below = if x < threshold { e } else { soft };
+    if x > threshold.neg() { x } else { below }
+}
+
+/// `Softplus`: its threshold computed once per run, not per element.
+pub(crate) fn softplus_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    super::stateless(|ctx| {
+        let x = ctx.take_input(0)?;
+        let out = dispatch_float!(x.dtype(), T => {
+            let threshold = T::EPSILON.ln().add(T::ONE.add(T::ONE));
+            // Inlined into the vectorised loop (too large for LLVM to inline by itself).
+            unary::<T>(x, ctx.env, #[inline(always)] move |v| softplus_of(v, threshold))?
+        }, _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
+        ctx.set_output(0, out);
+        Ok(())
+    })
+}
 activation_fn!(ActivationGradFn, ReluGradFn, |dy, x| if x > T::ZERO { dy } else { T::ZERO });
 activation_fn!(ActivationGradFn, Relu6GradFn, |dy, x| if x > T::ZERO && x < six() { dy } else { T::ZERO });
 activation_fn!(ActivationGradFn, EluGradFn, |dy, y| if y > T::ZERO { dy } else { dy.mul(y.add(T::ONE)) });
@@ -348,7 +409,7 @@ impl<F: ActivationGradFn> OpKernel for ActivationGrad<F> {
 
 fn softmax_compute(ctx: &mut OpContext<'_>, log: bool) -> Result<()> {
     let x = ctx.input(0)?;
-    let out = dispatch_float!(x.dtype(), T => softmax::<T>(x, log)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
+    let out = dispatch_float!(x.dtype(), T => softmax::<T>(x, log, ctx.env)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
     ctx.set_output(0, out);
     Ok(())
 }
@@ -655,7 +716,7 @@ mod tests {
     #[test]
     fn softmax_and_losses() {
         let x = Tensor::from_slice(&[2, 3], &[1.0f64, 2.0, 3.0, 0.0, 0.0, 0.0]).unwrap();
-        let s = softmax::<f64>(&x, false).unwrap();
+        let s = softmax::<f64>(&x, false, &crate::kernels::ExecEnv::SINGLE_THREADED).unwrap();
         let v = s.as_slice::<f64>().unwrap();
         assert!((v[0..3].iter().sum::<f64>() - 1.0).abs() < 1e-12);
         assert!((v[3] - 1.0 / 3.0).abs() < 1e-12);

@@ -199,13 +199,13 @@ pub trait Float: Num {
 // `f32` kernels use the vectorisable `exp`/`tanh` of `fastmath` (TF's Eigen
 // approximations); `f64` keeps libm's correctly rounded ones, as Eigen does.
 macro_rules! float_fns {
-    ($($t:ty => $exp:path, $tanh:path);*) => {$(
+    ($($t:ty => $exp:path, $ln:path, $ln_1p:path, $tanh:path);*) => {$(
         impl Float for $t {
             const EPSILON: Self = <$t>::EPSILON;
             #[inline] fn sqrt(self) -> Self { <$t>::sqrt(self) }
             #[inline] fn exp(self) -> Self { $exp(self) }
-            #[inline] fn ln(self) -> Self { <$t>::ln(self) }
-            #[inline] fn ln_1p(self) -> Self { <$t>::ln_1p(self) }
+            #[inline] fn ln(self) -> Self { $ln(self) }
+            #[inline] fn ln_1p(self) -> Self { $ln_1p(self) }
             #[inline] fn tanh(self) -> Self { $tanh(self) }
             #[inline] fn sin(self) -> Self { <$t>::sin(self) }
             #[inline] fn cos(self) -> Self { <$t>::cos(self) }
@@ -220,7 +220,10 @@ macro_rules! float_fns {
         }
     )*};
 }
-float_fns!(f32 => super::fastmath::exp_f32, super::fastmath::tanh_f32; f64 => f64::exp, f64::tanh);
+float_fns!(
+    f32 => super::fastmath::exp_f32, super::fastmath::ln_f32, super::fastmath::ln_1p_f32, super::fastmath::tanh_f32;
+    f64 => f64::exp, f64::ln, f64::ln_1p, f64::tanh
+);
 
 /// `half`'s and `bfloat16`'s functions: the `f32` function of the value, rounded to
 /// the 16-bit type (Eigen's).
@@ -228,8 +231,8 @@ macro_rules! half_float {
     ($($t:ty),*) => {$(
         impl Float for $t {
             const EPSILON: Self = <$t>::EPSILON;
-            half_float!(@via_f32 $t; sqrt => f32::sqrt, exp => super::fastmath::exp_f32, ln => f32::ln,
-                ln_1p => f32::ln_1p, tanh => super::fastmath::tanh_f32, sin => f32::sin, cos => f32::cos,
+            half_float!(@via_f32 $t; sqrt => f32::sqrt, exp => super::fastmath::exp_f32,
+                ln => super::fastmath::ln_f32, ln_1p => super::fastmath::ln_1p_f32, tanh => super::fastmath::tanh_f32, sin => f32::sin, cos => f32::cos,
                 floor => f32::floor, ceil => f32::ceil, round_even => f32::round_ties_even);
             #[inline]
             fn abs(self) -> Self {

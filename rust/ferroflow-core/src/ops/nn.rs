@@ -14,7 +14,7 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("Relu", &["features"], infer_numeric_unary, k::clamp_kernel::<false>).grad(g::relu));
     r.add(OpDef::new("Relu6", &["features"], infer_numeric_unary, k::clamp_kernel::<true>).grad(g::relu6));
     r.add(OpDef::new("Elu", &["features"], infer_float_unary, k::activation::<k::EluFn>).grad(g::elu));
-    r.add(OpDef::new("Softplus", &["features"], infer_float_unary, k::activation::<k::SoftplusFn>).grad(g::softplus));
+    r.add(OpDef::new("Softplus", &["features"], infer_float_unary, k::softplus_kernel).grad(g::softplus));
     r.add(
         OpDef::new("ReluGrad", &["gradients", "features"], infer_float_binary, k::activation_grad::<k::ReluGradFn>)
             .grad(g::relu_grad),
