@@ -46,6 +46,8 @@ UNARY = {
     "nn.relu": (lambda lib, x: lib.nn.relu(x), "nonzero"),
     "nn.relu6": (lambda lib, x: lib.nn.relu6(x), "relu6"),
     "nn.elu": (lambda lib, x: lib.nn.elu(x), "nonzero"),
+    "nn.selu": (lambda lib, x: lib.nn.selu(x), "nonzero"),
+    "nn.softsign": (lambda lib, x: lib.nn.softsign(x), "nonzero"),
     "nn.softplus": (lambda lib, x: lib.nn.softplus(x), "any"),
     "nn.sigmoid": (lambda lib, x: lib.nn.sigmoid(x), "any"),
     "nn.tanh": (lambda lib, x: lib.nn.tanh(x), "any"),
@@ -533,6 +535,7 @@ def test_fill_and_scalar_broadcast_gradients_match_tensorflow(tf1, dtype):
 FD_CASES = {
     **{k: UNARY[k] for k in ("square", "sqrt", "reciprocal", "tanh", "sigmoid", "nn.elu")},
     **{k: UNARY[k] for k in ("nn.softplus", "chain", "nn.l2_loss", "log1p", "sin", "exp")},
+    **{k: UNARY[k] for k in ("nn.selu", "nn.softsign")},
 }
 FD_BINARY = {k: BINARY[k] for k in ("add", "subtract", "multiply", "divide", "pow", "mixed")}
 
@@ -792,6 +795,7 @@ SECOND_ORDER = {
     "relu_times_x": (lambda lib, x: lib.nn.relu(x) * x, False),
     "relu6_times_x": (lambda lib, x: lib.nn.relu6(3.0 * x) * x, False),
     "elu": (lambda lib, x: lib.nn.elu(x), False),
+    "selu": (lambda lib, x: lib.nn.selu(x), False),
     "softplus": (lambda lib, x: lib.nn.softplus(x), False),
     "softmax": (lambda lib, x: lib.nn.softmax(x), False),
     "log_softmax": (lambda lib, x: lib.nn.log_softmax(x), False),

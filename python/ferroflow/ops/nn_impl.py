@@ -14,11 +14,7 @@ import numbers
 
 from ..framework import constant_op, dtypes, ops
 from . import array_ops, conv_ops, math_ops, nn_ops
-from ._op_util import convert_same_type
-
-# The SELU constants (Klambauer et al., 2017), as TF's kernel.
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_SCALE = 1.0507009873554804934193349852946
+from ._op_util import convert_same_type, unary
 
 
 def _same_shape_or_raise(a, b, message):
@@ -351,21 +347,16 @@ def leaky_relu(features, alpha=0.2, name=None):
 
 
 def selu(features, name=None):
-    """`scale * features` where positive, else `scale * alpha * (exp(features) - 1)`."""
-    with ops.name_scope(name, "Selu", [features]) as scope:
-        features = ops.convert_to_tensor(features, name="features")
-        zero = ops.convert_to_tensor(0, dtype=features.dtype)
-        negative = (_SELU_SCALE * _SELU_ALPHA) * nn_ops.elu(features)
-        return array_ops.where(
-            math_ops.less(features, zero), negative, _SELU_SCALE * features, name=scope
-        )
+    """Scaled ELU (TF's `Selu` op, with `SeluGrad` as its gradient).
+
+    `scale * features` where positive, else `scale * alpha * (exp(features) - 1)`.
+    """
+    return unary("Selu", features, name)
 
 
 def softsign(features, name=None):
-    """`features / (abs(features) + 1)`."""
-    with ops.name_scope(name, "Softsign", [features]) as scope:
-        features = ops.convert_to_tensor(features, name="features")
-        return math_ops.truediv(features, math_ops.abs(features) + 1, name=scope)
+    """`features / (abs(features) + 1)` (TF's `Softsign` op and its `SoftsignGrad`)."""
+    return unary("Softsign", features, name)
 
 
 def crelu(features, name=None, axis=-1):

@@ -28,6 +28,14 @@ pub(crate) fn softplus(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     fused(ctx, g, "SoftplusGrad", false)
 }
 
+pub(crate) fn selu(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    fused(ctx, g, "SeluGrad", true)
+}
+
+pub(crate) fn softsign(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    fused(ctx, g, "SoftsignGrad", false)
+}
+
 // Second-order gradients of the fused activation gradients (TF's `nn_grad.py`).
 
 /// `ReluGrad(dy, x)` is linear in `dy` with a mask that is locally constant in `x`.
@@ -50,9 +58,20 @@ fn masked_linear(ctx: &mut GradCtx<'_>, g: &[Option<Grad>], op: &str) -> Grads {
 
 /// `EluGrad(dy, y) = dy` where `y > 0`, else `dy (y + 1)`.
 pub(crate) fn elu_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    output_based_grad_grad(ctx, g, "EluGrad")
+}
+
+/// `SeluGrad(dy, y) = dy scale` where `y >= 0`, else `dy (y + scale alpha)` (TF's
+/// `_SeluGradGrad`, the same form as ELU's).
+pub(crate) fn selu_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    output_based_grad_grad(ctx, g, "SeluGrad")
+}
+
+/// The gradient of `op(dy, y)`, linear in `dy` and, below zero, in `y` with slope `dy`.
+fn output_based_grad_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>], op: &str) -> Grads {
     let grad = ctx.dy(g)?;
     let (dy, y) = (ctx.input(0), ctx.input(1));
-    let ddy = ctx.op("EluGrad", &[grad, y], vec![])?;
+    let ddy = ctx.op(op, &[grad, y], vec![])?;
     let zero = ctx.scalar(ctx.spec(y)?.dtype, 0.0)?;
     let negative = ctx.op("Less", &[y, zero], vec![])?;
     let gd = ctx.op("Mul", &[grad, dy], vec![])?;

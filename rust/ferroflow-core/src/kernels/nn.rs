@@ -60,6 +60,12 @@ fn row_sum<T: Float>(row: &[T]) -> T {
 /// `(x - max) - log(sum)`, where `sum` adds the shifted exponentials.
 #[multiversion(targets("x86_64+avx512f+avx512bw+avx512cd+avx512dq+avx512vl", "x86_64+avx2+fma", "aarch64+neon"))]
 fn softmax_row<T: Float>(row: &[T], out: &mut [T], log: bool) {
+    softmax_row_inline(row, out, log);
+}
+
+/// [`softmax_row`]'s body, for loops of other vectorised kernels to inline.
+#[inline(always)]
+fn softmax_row_inline<T: Float>(row: &[T], out: &mut [T], log: bool) {
     let max = row_max(row);
     for (o, &v) in out.iter_mut().zip(row) {
         *o = v.sub(max).exp();
@@ -77,9 +83,64 @@ fn softmax_row<T: Float>(row: &[T], out: &mut [T], log: bool) {
     }
 }
 
-/// The log-softmax of `row` into `out` (the cross-entropies' first pass).
-fn log_softmax_row<T: Float>(row: &[T], out: &mut [T]) {
-    softmax_row(row, out, true);
+/// The dense cross-entropy of one row: its loss `-sum(labels * log_softmax)`, with the
+/// backprop `softmax - labels` written to `grad`.
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512cd+avx512dq+avx512vl", "x86_64+avx2+fma", "aarch64+neon"))]
+fn xent_row<T: Float>(row: &[T], labels: &[T], grad: &mut [T]) -> T {
+    softmax_row_inline(row, grad, true);
+    let mut lanes = [T::ZERO; LANES];
+    let (chunks, rest) = (grad.chunks_exact(LANES), grad.len() / LANES * LANES);
+    for (chunk, lab) in chunks.zip(labels.chunks_exact(LANES)) {
+        for ((l, &g), &y) in lanes.iter_mut().zip(chunk).zip(lab) {
+            *l = l.add(y.mul(g));
+        }
+    }
+    let tail = grad[rest..].iter().zip(&labels[rest..]).fold(T::ZERO, |a, (&g, &y)| a.add(y.mul(g)));
+    let total = lanes.into_iter().fold(T::ZERO, T::add).add(tail);
+    for (g, &y) in grad.iter_mut().zip(labels) {
+        *g = g.exp().sub(y);
+    }
+    total.neg()
+}
+
+/// The sparse cross-entropy of one row of class `k`: its loss `-log_softmax[k]`, with
+/// the backprop `softmax - onehot(k)` written to `grad`.
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512cd+avx512dq+avx512vl", "x86_64+avx2+fma", "aarch64+neon"))]
+fn sparse_xent_row<T: Float>(row: &[T], k: usize, grad: &mut [T]) -> T {
+    softmax_row_inline(row, grad, true);
+    let loss = grad[k].neg();
+    for g in grad.iter_mut() {
+        *g = g.exp();
+    }
+    grad[k] = grad[k].sub(T::ONE);
+    loss
+}
+
+/// Runs `f(first_row, losses, grads)` over blocks of rows of the `b x c` backprop
+/// `grad` and the `b` losses `loss`, on the intra-op threads when the rows are many.
+fn for_row_blocks<T: Send>(
+    env: &ExecEnv,
+    loss: &mut [T],
+    grad: &mut [T],
+    c: usize,
+    f: impl Fn(usize, &mut [T], &mut [T]) + Sync,
+) {
+    let b = loss.len();
+    let pieces = (b * c / super::elementwise::PARALLEL_MIN).clamp(1, env.intra_threads() * 4).min(b.max(1));
+    if pieces < 2 {
+        f(0, loss, grad);
+        return;
+    }
+    let per = b.div_ceil(pieces);
+    // Each block's rows, taken once by whichever thread runs the block.
+    type Block<'a, T> = parking_lot::Mutex<Option<(&'a mut [T], &'a mut [T])>>;
+    let blocks: Vec<Block<'_, T>> =
+        loss.chunks_mut(per).zip(grad.chunks_mut(per * c)).map(|p| parking_lot::Mutex::new(Some(p))).collect();
+    env.run_pieces(blocks.len(), |i| {
+        if let Some((l, g)) = blocks[i].lock().take() {
+            f(i * per, l, g);
+        }
+    });
 }
 
 /// Softmax (or log-softmax) over the last dimension, rows split over the intra-op
@@ -103,7 +164,7 @@ pub fn softmax<T: Float>(x: &Tensor, log: bool, env: &ExecEnv) -> Result<Tensor>
 
 /// `SoftmaxCrossEntropyWithLogits`: per-row loss `-sum(labels * log_softmax)` and
 /// backprop `softmax - labels`.
-pub fn softmax_xent<T: Float>(logits: &Tensor, labels: &Tensor) -> Result<(Tensor, Tensor)> {
+pub fn softmax_xent<T: Float>(logits: &Tensor, labels: &Tensor, env: &ExecEnv) -> Result<(Tensor, Tensor)> {
     if logits.shape() != labels.shape() || logits.shape().len() != 2 {
         ff_bail!(
             InvalidArgument,
@@ -115,24 +176,21 @@ pub fn softmax_xent<T: Float>(logits: &Tensor, labels: &Tensor) -> Result<(Tenso
     let (b, c) = rows(logits, "logits")?;
     let mut loss = Tensor::zeros(logits.dtype(), &[b])?;
     let mut back = Tensor::zeros(logits.dtype(), logits.shape())?;
-    let (x, y) = (logits.as_slice::<T>()?, labels.as_slice::<T>()?);
-    let l = loss.as_mut_slice::<T>()?;
-    let g = back.as_mut_slice::<T>()?;
-    for i in 0..b {
-        let (row, lab, grad) = (&x[i * c..(i + 1) * c], &y[i * c..(i + 1) * c], &mut g[i * c..(i + 1) * c]);
-        log_softmax_row(row, grad);
-        let mut total = T::ZERO;
-        for (gv, &yv) in grad.iter_mut().zip(lab) {
-            total = total.sub(yv.mul(*gv));
-            *gv = gv.exp().sub(yv);
-        }
-        l[i] = total;
+    if c == 0 {
+        return Ok((loss, back));
     }
+    let (x, y) = (logits.as_slice::<T>()?, labels.as_slice::<T>()?);
+    for_row_blocks(env, loss.as_mut_slice::<T>()?, back.as_mut_slice::<T>()?, c, |r0, l, g| {
+        for (i, (lv, grad)) in l.iter_mut().zip(g.chunks_exact_mut(c)).enumerate() {
+            let r = (r0 + i) * c;
+            *lv = xent_row(&x[r..r + c], &y[r..r + c], grad);
+        }
+    });
     Ok((loss, back))
 }
 
 /// `SparseSoftmaxCrossEntropyWithLogits`: integer class labels.
-pub fn sparse_softmax_xent<T: Float>(logits: &Tensor, labels: &[i64]) -> Result<(Tensor, Tensor)> {
+pub fn sparse_softmax_xent<T: Float>(logits: &Tensor, labels: &[i64], env: &ExecEnv) -> Result<(Tensor, Tensor)> {
     if logits.shape().len() != 2 || labels.len() != logits.shape()[0] {
         ff_bail!(
             InvalidArgument,
@@ -145,25 +203,26 @@ pub fn sparse_softmax_xent<T: Float>(logits: &Tensor, labels: &[i64]) -> Result<
     if c == 0 {
         ff_bail!(InvalidArgument, "Must have at least one class, but got logits shape {}", fmt_shape(logits.shape()));
     }
+    // Every label checked first, so a bad one fails before any work (TF's error).
+    let classes = labels
+        .iter()
+        .map(|&label| {
+            usize::try_from(label).ok().filter(|&k| k < c).ok_or_else(|| {
+                crate::error::Error::invalid_argument(format!(
+                    "Received a label value of {label} which is outside the valid range of [0, {c})."
+                ))
+            })
+        })
+        .collect::<Result<Vec<usize>>>()?;
     let mut loss = Tensor::zeros(logits.dtype(), &[b])?;
     let mut back = Tensor::zeros(logits.dtype(), logits.shape())?;
     let x = logits.as_slice::<T>()?;
-    let l = loss.as_mut_slice::<T>()?;
-    let g = back.as_mut_slice::<T>()?;
-    for i in 0..b {
-        let label = labels[i];
-        let Some(k) = usize::try_from(label).ok().filter(|&k| k < c) else {
-            ff_bail!(
-                InvalidArgument,
-                "Received a label value of {label} which is outside the valid range of [0, {c})."
-            );
-        };
-        let grad = &mut g[i * c..(i + 1) * c];
-        log_softmax_row(&x[i * c..(i + 1) * c], grad);
-        l[i] = grad[k].neg();
-        grad.iter_mut().for_each(|v| *v = v.exp());
-        grad[k] = grad[k].sub(T::ONE);
-    }
+    for_row_blocks(env, loss.as_mut_slice::<T>()?, back.as_mut_slice::<T>()?, c, |r0, l, g| {
+        for (i, (lv, grad)) in l.iter_mut().zip(g.chunks_exact_mut(c)).enumerate() {
+            let r = r0 + i;
+            *lv = sparse_xent_row(&x[r * c..(r + 1) * c], classes[r], grad);
+        }
+    });
     Ok((loss, back))
 }
 
@@ -338,7 +397,9 @@ macro_rules! activation_fn {
     ($trait:ident, $name:ident, |$($a:ident),*| $e:expr) => {
         pub(crate) struct $name;
         impl $trait for $name {
-            #[inline]
+            // Always: an activation with an `exp` is too large for LLVM to inline into
+            // the vectorised loop by itself (a call per element, 10x slower).
+            #[inline(always)]
             fn apply<T: Float>($($a: T),*) -> T { $e }
         }
     };
@@ -369,6 +430,26 @@ pub(crate) fn softplus_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> 
         Ok(())
     })
 }
+/// SELU's constants (TF's `selu` functor): `scale` and `scale * alpha`.
+fn selu_scales<T: Float>() -> (T, T) {
+    (T::from_f64(1.050_700_987_355_480_5), T::from_f64(1.758_099_340_847_376_9))
+}
+// TF's functors: `scale_alpha (exp(x) - 1)` below zero, else `scale x`; the gradient
+// from the outputs. Softsign `x / (|x| + 1)`, its gradient `dy / (|x| + 1)^2`.
+activation_fn!(ActivationFn, SeluFn, |x| {
+    let (scale, scale_alpha) = selu_scales::<T>();
+    let negative = scale_alpha.mul(x.exp().sub(T::ONE));
+    if x < T::ZERO { negative } else { scale.mul(x) }
+});
+activation_fn!(ActivationFn, SoftsignFn, |x| x.div(x.abs().add(T::ONE)));
+activation_fn!(ActivationGradFn, SeluGradFn, |dy, y| {
+    let (scale, scale_alpha) = selu_scales::<T>();
+    if y < T::ZERO { dy.mul(y.add(scale_alpha)) } else { dy.mul(scale) }
+});
+activation_fn!(ActivationGradFn, SoftsignGradFn, |dy, x| {
+    let d = x.abs().add(T::ONE);
+    dy.div(d.mul(d))
+});
 activation_fn!(ActivationGradFn, ReluGradFn, |dy, x| if x > T::ZERO { dy } else { T::ZERO });
 activation_fn!(ActivationGradFn, Relu6GradFn, |dy, x| if x > T::ZERO && x < six() { dy } else { T::ZERO });
 activation_fn!(ActivationGradFn, EluGradFn, |dy, y| if y > T::ZERO { dy } else { dy.mul(y.add(T::ONE)) });
@@ -416,7 +497,7 @@ fn softmax_compute(ctx: &mut OpContext<'_>, log: bool) -> Result<()> {
 
 fn xent_compute(ctx: &mut OpContext<'_>) -> Result<()> {
     let (x, y) = (ctx.input(0)?, ctx.input(1)?);
-    let (loss, back) = dispatch_float!(x.dtype(), T => softmax_xent::<T>(x, y)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
+    let (loss, back) = dispatch_float!(x.dtype(), T => softmax_xent::<T>(x, y, ctx.env)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
     ctx.set_output(0, loss);
     ctx.set_output(1, back);
     Ok(())
@@ -425,7 +506,7 @@ fn xent_compute(ctx: &mut OpContext<'_>) -> Result<()> {
 fn sparse_xent_compute(ctx: &mut OpContext<'_>) -> Result<()> {
     let x = ctx.input(0)?;
     let labels = labels_i64(ctx.input(1)?)?;
-    let (loss, back) = dispatch_float!(x.dtype(), T => sparse_softmax_xent::<T>(x, &labels)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
+    let (loss, back) = dispatch_float!(x.dtype(), T => sparse_softmax_xent::<T>(x, &labels, ctx.env)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
     ctx.set_output(0, loss);
     ctx.set_output(1, back);
     Ok(())
@@ -720,13 +801,13 @@ mod tests {
         let v = s.as_slice::<f64>().unwrap();
         assert!((v[0..3].iter().sum::<f64>() - 1.0).abs() < 1e-12);
         assert!((v[3] - 1.0 / 3.0).abs() < 1e-12);
-        let (loss, back) = sparse_softmax_xent::<f64>(&x, &[2, 0]).unwrap();
+        let (loss, back) = sparse_softmax_xent::<f64>(&x, &[2, 0], &ExecEnv::SINGLE_THREADED).unwrap();
         let l = loss.as_slice::<f64>().unwrap();
         assert!((l[1] - 3f64.ln()).abs() < 1e-12);
         assert!((back.as_slice::<f64>().unwrap()[3] - (1.0 / 3.0 - 1.0)).abs() < 1e-12);
-        assert!(sparse_softmax_xent::<f64>(&x, &[3, 0]).is_err());
+        assert!(sparse_softmax_xent::<f64>(&x, &[3, 0], &ExecEnv::SINGLE_THREADED).is_err());
         let labels = Tensor::from_slice(&[2, 3], &[0.0f64, 0.0, 1.0, 1.0, 0.0, 0.0]).unwrap();
-        let (loss2, _) = softmax_xent::<f64>(&x, &labels).unwrap();
+        let (loss2, _) = softmax_xent::<f64>(&x, &labels, &ExecEnv::SINGLE_THREADED).unwrap();
         assert!((loss2.as_slice::<f64>().unwrap()[0] - l[0]).abs() < 1e-12);
         let b = bias_add_grad::<f64>(&x, "NHWC").unwrap();
         assert_eq!(b.as_slice::<f64>().unwrap(), &[1.0, 2.0, 3.0]);

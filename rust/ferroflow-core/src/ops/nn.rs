@@ -15,6 +15,18 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("Relu6", &["features"], infer_numeric_unary, k::clamp_kernel::<true>).grad(g::relu6));
     r.add(OpDef::new("Elu", &["features"], infer_float_unary, k::activation::<k::EluFn>).grad(g::elu));
     r.add(OpDef::new("Softplus", &["features"], infer_float_unary, k::softplus_kernel).grad(g::softplus));
+    r.add(OpDef::new("Selu", &["features"], infer_float_unary, k::activation::<k::SeluFn>).grad(g::selu));
+    r.add(OpDef::new("Softsign", &["features"], infer_float_unary, k::activation::<k::SoftsignFn>).grad(g::softsign));
+    r.add(
+        OpDef::new("SeluGrad", &["gradients", "outputs"], infer_float_binary, k::activation_grad::<k::SeluGradFn>)
+            .grad(g::selu_grad),
+    );
+    r.add(OpDef::new(
+        "SoftsignGrad",
+        &["gradients", "features"],
+        infer_float_binary,
+        k::activation_grad::<k::SoftsignGradFn>,
+    ));
     r.add(
         OpDef::new("ReluGrad", &["gradients", "features"], infer_float_binary, k::activation_grad::<k::ReluGradFn>)
             .grad(g::relu_grad),
