@@ -131,6 +131,8 @@ fn only_the_listed_ops_lack_a_gradient() {
         "SparseAccumulatorApplyGradient",
         "SparseAccumulatorTakeGradient",
         "SparseConditionalAccumulator",
+        // TF registers no gradient of `SoftsignGrad` (no second order through softsign).
+        "SoftsignGrad",
         // The ends of a partitioned edge: TF registers no gradient for them either.
         "_HostRecv",
         "_HostSend",
