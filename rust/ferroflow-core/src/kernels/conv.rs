@@ -565,11 +565,11 @@ impl OpKernel for WindowKernel {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    /// Direct definition of the convolution, for checking the im2col path.
-    fn naive(x: &[f64], f: &[f64], g: &ConvGeometry) -> Vec<f64> {
+    /// Direct definition of the convolution, for checking the im2col and Winograd paths.
+    pub(in crate::kernels) fn naive(x: &[f64], f: &[f64], g: &ConvGeometry) -> Vec<f64> {
         let mut out = vec![0.0; g.n * g.oh * g.ow * g.o];
         for n in 0..g.n {
             for oh in 0..g.oh {

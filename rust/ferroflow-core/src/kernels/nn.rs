@@ -28,32 +28,30 @@ fn rows(t: &Tensor, what: &str) -> Result<(usize, usize)> {
 /// (one accumulator would fix the order of every addition).
 const LANES: usize = 16;
 
+/// `row` folded by `f` from `init` in [`LANES`] partial results, then across them.
+#[inline(always)]
+fn row_fold<T: Float>(row: &[T], init: T, f: impl Fn(T, T) -> T) -> T {
+    let mut lanes = [init; LANES];
+    let chunks = row.chunks_exact(LANES);
+    let rest = chunks.remainder();
+    for chunk in chunks {
+        for (l, &v) in lanes.iter_mut().zip(chunk) {
+            *l = f(*l, v);
+        }
+    }
+    rest.iter().fold(lanes.into_iter().fold(init, &f), |a, &v| f(a, v))
+}
+
 /// `row`'s largest element (NaN if it has one).
 #[inline(always)]
 fn row_max<T: Float>(row: &[T]) -> T {
-    let mut lanes = [T::LOWEST; LANES];
-    let chunks = row.chunks_exact(LANES);
-    let rest = chunks.remainder();
-    for chunk in chunks {
-        for (l, &v) in lanes.iter_mut().zip(chunk) {
-            *l = l.max(v);
-        }
-    }
-    rest.iter().fold(lanes.into_iter().fold(T::LOWEST, T::max), |a, &v| a.max(v))
+    row_fold(row, T::LOWEST, T::max)
 }
 
-/// The sum of `row`, in [`LANES`] partial sums.
+/// The sum of `row`.
 #[inline(always)]
 fn row_sum<T: Float>(row: &[T]) -> T {
-    let mut lanes = [T::ZERO; LANES];
-    let chunks = row.chunks_exact(LANES);
-    let rest = chunks.remainder();
-    for chunk in chunks {
-        for (l, &v) in lanes.iter_mut().zip(chunk) {
-            *l = l.add(v);
-        }
-    }
-    rest.iter().fold(lanes.into_iter().fold(T::ZERO, T::add), |a, &v| a.add(v))
+    row_fold(row, T::ZERO, T::add)
 }
 
 /// TF's softmax of one row into `out`: `exp(x - max) / sum`, or with `log`,

@@ -199,33 +199,6 @@ fn output_tile<T: Float>(m: &[T], tmp: &mut [T], y: &mut [T], t: usize, o: usize
 mod tests {
     use super::*;
 
-    /// The direct sum, in float64.
-    fn direct(xs: &[f64], fs: &[f64], g: &ConvGeometry) -> Vec<f64> {
-        let mut out = vec![0.0; g.n * g.oh * g.ow * g.o];
-        for n in 0..g.n {
-            for oy in 0..g.oh {
-                for ox in 0..g.ow {
-                    for r in 0..3 {
-                        for s in 0..3 {
-                            let (iy, ix) = ((oy + r).wrapping_sub(g.pad_top), (ox + s).wrapping_sub(g.pad_left));
-                            if iy >= g.h || ix >= g.w {
-                                continue;
-                            }
-                            for ch in 0..g.c {
-                                let xv = xs[((n * g.h + iy) * g.w + ix) * g.c + ch];
-                                for k in 0..g.o {
-                                    out[((n * g.oh + oy) * g.ow + ox) * g.o + k] +=
-                                        xv * fs[((r * 3 + s) * g.c + ch) * g.o + k];
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        out
-    }
-
     #[test]
     fn matches_the_direct_sum_with_odd_sizes_and_every_padding() {
         let env = ExecEnv::SINGLE_THREADED;
@@ -255,7 +228,7 @@ mod tests {
             let fs: Vec<f64> = (0..9 * c * o).map(|i| value(i + 13)).collect();
             let mut ys = vec![f64::NAN; n * oh * ow * o];
             conv2d(&xs, &fs, &g, &env, &mut ys);
-            for (got, want) in ys.iter().zip(direct(&xs, &fs, &g)) {
+            for (got, want) in ys.iter().zip(crate::kernels::conv::tests::naive(&xs, &fs, &g)) {
                 assert!((got - want).abs() < 1e-12 * want.abs().max(1.0), "{got} vs {want}");
             }
         }
