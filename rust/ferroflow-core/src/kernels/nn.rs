@@ -415,7 +415,9 @@ fn softplus_of<T: Float>(x: T, threshold: T) -> T {
     if x > threshold.neg() { x } else { below }
 }
 
-/// `Softplus`: its threshold computed once per run, not per element.
+/// `Softplus`: its threshold computed once per run, not per element. (Through the
+/// activation table, with the threshold inside the element function, it measured
+/// 14-24 ns per element against 1.1 here: the loop does not vectorise.)
 pub(crate) fn softplus_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     super::stateless(|ctx| {
         let x = ctx.take_input(0)?;
