@@ -209,3 +209,24 @@ def test_shape_and_size_values_have_their_out_type_as_tf(tf1, out_type):
     for a, b in zip(got, want, strict=True):
         assert a.dtype == b.dtype == np.dtype(out_type)
         np.testing.assert_array_equal(a, b)
+
+
+WHERE_DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.float16, np.int32]
+WHERE_DTYPES += [np.uint32, np.float32, np.int64, np.uint64, np.float64]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    data=st.data(),
+    dtype=st.sampled_from(WHERE_DTYPES),
+)
+def test_where_selects_every_element_type_with_broadcasting(data, dtype):
+    shapes = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=3, min_side=0, max_side=70))
+    c_shape, t_shape, e_shape = shapes.input_shapes
+    c = data.draw(hnp.arrays(np.bool_, c_shape))
+    # Bit patterns of every kind (NaNs and negative zeros for the floats) must survive.
+    t, e = (data.draw(hnp.arrays(dtype, s)) for s in (t_shape, e_shape))
+    got = _run(ff.where(ff.constant(c), ff.constant(t), ff.constant(e)))
+    want = np.where(c, t, e)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.reshape(-1).view(np.uint8), want.reshape(-1).view(np.uint8))

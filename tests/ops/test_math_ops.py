@@ -283,3 +283,42 @@ def test_integer_division_of_an_empty_tensor_by_zero_is_empty_as_tf(tf1, op):
     out = run_ff(build)
     np.testing.assert_array_equal(out, run_tf(tf1, build))
     assert out.shape == (0,)
+
+
+def _trig_inputs():
+    """float32 values on both sides of the vectorised reduction's limit (18838), huge
+    ones, zeros of both signs, subnormals, infinities and NaN."""
+    rng = np.random.default_rng(7)
+    return np.concatenate(
+        [
+            np.linspace(-40000, 40000, 20001, dtype=np.float32),
+            rng.uniform(-10, 10, 5000).astype(np.float32),
+            (10.0 ** rng.uniform(4, 38, 2000) * rng.choice([-1, 1], 2000)).astype(np.float32),
+            np.float32([0.0, -0.0, 1e-40, -1e-45, np.pi, 18837.998, 18838.0]),
+            np.float32([np.inf, -np.inf, np.nan]),
+        ]
+    )
+
+
+@pytest.mark.parametrize("name", ["sin", "cos"])
+def test_sin_cos_float32_are_within_two_ulp_everywhere(name):
+    x = _trig_inputs()
+    got = _run(getattr(ff, name)(ff.constant(x)))
+    with np.errstate(invalid="ignore"):
+        exact = getattr(np, name)(x.astype(np.float64))
+    assert np.array_equal(np.isnan(got), np.isnan(exact))
+    ok = ~np.isnan(exact)
+    # Two float32 steps of the exact value, or Eigen's absolute bound near a zero.
+    step = np.spacing(np.abs(exact[ok]).astype(np.float32)).astype(np.float64)
+    err = np.abs(got[ok].astype(np.float64) - exact[ok])
+    assert np.all((err <= 2.5 * step) | (err <= 1.2e-7)), x[ok][np.argmax(err / step)]
+    np.testing.assert_array_equal(np.signbit(got[x == 0]), np.signbit(getattr(np, name)(x[x == 0])))
+
+
+@pytest.mark.tf_oracle
+@pytest.mark.parametrize("name", ["sin", "cos"])
+def test_sin_cos_float32_match_tensorflow(tf1, name):
+    x = _trig_inputs()
+    ours = run_ff(lambda lib: getattr(lib, name)(lib.constant(x)))
+    theirs = run_tf(tf1, lambda lib: getattr(lib, name)(lib.constant(x)))
+    np.testing.assert_allclose(ours, theirs, rtol=5e-7, atol=2.4e-7)

@@ -1,6 +1,7 @@
 //! Kernels of the comparisons, logical ops, `SelectV2`, the float classification ops
 //! and `CheckNumerics` (shapes and registration in `ops/compare.rs`).
 use std::marker::PhantomData;
+use std::ops::{BitAnd, BitOr, Not};
 
 use multiversion::multiversion;
 
@@ -74,11 +75,73 @@ fn with_shape(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
     if x.shape() == shape { Ok(x.clone()) } else { broadcast_to(x, shape) }
 }
 
-/// `out[i] = if c[i] { t[i] } else { e[i] }` (a loop LLVM vectorises).
+/// An unsigned integer that an element of the same size is selected as: the select is
+/// a mask blend, `(t & m) | (e & !m)`. Written as `if c { t } else { e }` on the
+/// elements themselves, LLVM selects the two addresses and gathers (2 ms instead of
+/// 0.7 for 4M floats).
+trait Lane: Copy + BitAnd<Output = Self> + BitOr<Output = Self> + Not<Output = Self> {
+    /// All ones when `k`, else zero.
+    fn mask(k: bool) -> Self;
+}
+
+macro_rules! lane {
+    ($($u:ty),*) => {$(
+        impl Lane for $u {
+            #[inline(always)]
+            fn mask(k: bool) -> Self {
+                <$u>::from(k).wrapping_neg()
+            }
+        }
+    )*};
+}
+lane!(u8, u16, u32, u64);
+
+/// `out[i] = if c[i] { t[i] } else { e[i] }` as a vectorised mask blend.
 #[multiversion(targets("x86_64+avx512f+avx512bw+avx512cd+avx512dq+avx512vl", "x86_64+avx2+fma", "aarch64+neon"))]
-fn select_into<T: Copy>(out: &mut [T], c: &[bool], t: &[T], e: &[T]) {
+fn select_lanes<U: Lane>(out: &mut [U], c: &[bool], t: &[U], e: &[U]) {
     for (((o, &k), &x), &y) in out.iter_mut().zip(c).zip(t).zip(e) {
-        *o = if k { x } else { y };
+        let m = U::mask(k);
+        *o = (x & m) | (y & !m);
+    }
+}
+
+/// `s` as `U` lanes when an element is exactly one aligned lane.
+fn lanes<T: Element, U: Lane>(s: &[T]) -> Option<&[U]> {
+    // SAFETY: every bit pattern is a valid unsigned integer, and the element types are
+    // plain data; the split is only used when nothing is left over either side.
+    let (head, mid, tail) = unsafe { s.align_to::<U>() };
+    (size_of::<T>() == size_of::<U>() && head.is_empty() && tail.is_empty()).then_some(mid)
+}
+
+/// As [`lanes`], for the output.
+fn lanes_mut<T: Element, U: Lane>(s: &mut [T]) -> Option<&mut [U]> {
+    // SAFETY: as in `lanes`; writes of any `U` are valid elements of the plain-data `T`.
+    let (head, mid, tail) = unsafe { s.align_to_mut::<U>() };
+    (size_of::<T>() == size_of::<U>() && head.is_empty() && tail.is_empty()).then_some(mid)
+}
+
+/// One chunk of the select through the lane type `U`; false if `T` is not one lane.
+fn select_as<T: Element, U: Lane>(out: &mut [T], c: &[bool], t: &[T], e: &[T]) -> bool {
+    match (lanes::<T, U>(t), lanes::<T, U>(e), lanes_mut::<T, U>(out)) {
+        (Some(t), Some(e), Some(o)) => {
+            select_lanes(o, c, t, e);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// `out[i] = if c[i] { t[i] } else { e[i] }`.
+fn select_into<T: Element>(out: &mut [T], c: &[bool], t: &[T], e: &[T]) {
+    let done = select_as::<T, u32>(out, c, t, e)
+        || select_as::<T, u64>(out, c, t, e)
+        || select_as::<T, u16>(out, c, t, e)
+        || select_as::<T, u8>(out, c, t, e);
+    if !done {
+        // Wider elements (complex128): element by element.
+        for (((o, &k), &x), &y) in out.iter_mut().zip(c).zip(t).zip(e) {
+            *o = if k { x } else { y };
+        }
     }
 }
 

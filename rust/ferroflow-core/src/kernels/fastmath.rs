@@ -1,10 +1,10 @@
-//! Branch-free `f32` exponential, logarithms and hyperbolic tangent that LLVM
+//! Branch-free `f32` exponential, logarithms, hyperbolic tangent, sine and cosine that LLVM
 //! vectorises (libm's are scalar calls, ~10-20x slower in a kernel loop). Each is the
 //! approximation TensorFlow's Eigen kernels use on CPU: Cephes' `expf` (range
 //! reduction by ln 2 and a degree-5 polynomial, < 2 ulp) and `logf` (exponent split off,
-//! a degree-8 polynomial, < 2 ulp), Eigen's `log1p` built on that log, and Eigen's 13/6
-//! rational `tanh` (< 3 ulp), so our values sit as close to TF's as to libm's. NaN
-//! propagates through all of them.
+//! a degree-8 polynomial, < 2 ulp), Eigen's `log1p` built on that log, Eigen's 13/6
+//! rational `tanh` (< 3 ulp) and its `psincos_float` (< 2 ulp), so our values sit as
+//! close to TF's as to libm's. NaN propagates through all of them.
 
 /// `e^x` for `f32`: overflows to `inf` above ln(f32::MAX), flushes to 0 below
 /// ln(f32::MIN_POSITIVE).
@@ -41,6 +41,28 @@ pub fn exp_f32(x: f32) -> f32 {
     } else {
         y
     }
+}
+
+/// `e^x` for `f32` with `x <= 0` (softmax's shifted logits; NaN passes through):
+/// [`exp_f32`] without its overflow side, so 2^n is one factor (n >= -126).
+#[inline(always)]
+#[allow(clippy::excessive_precision, clippy::cast_possible_wrap, clippy::cast_sign_loss)]
+pub fn exp_nonpositive_f32(x: f32) -> f32 {
+    const LO: f32 = -87.336_55;
+    let xc = x.clamp(LO, 0.0);
+    const SHIFT: f32 = 12_582_912.0;
+    let t = xc * std::f32::consts::LOG2_E + SHIFT;
+    let n = t - SHIFT;
+    let r = xc - n * 0.693_359_375 - n * -2.121_944_4e-4;
+    let z = r * r;
+    let p = ((((1.987_569_15e-4 * r + 1.398_199_95e-3) * r + 8.333_451_9e-3) * r + 4.166_579_6e-2) * r
+        + 1.666_666_55e-1)
+        * r
+        + 5.000_000_12e-1;
+    let y = p * z + r + 1.0;
+    let n = t.to_bits().wrapping_sub(0x4B40_0000) as i32;
+    let y = y * f32::from_bits((n.wrapping_add(127) as u32) << 23);
+    if x < LO { 0.0 } else { y }
 }
 
 /// `tanh(x)` for `f32`: Eigen's rational approximation, exact to `x` near 0 and
@@ -118,6 +140,88 @@ pub fn ln_1p_f32(x: f32) -> f32 {
     }
 }
 
+/// Magnitude below which [`sin_cos_reduced_f32`] is within 2 ulp: Eigen's threshold for
+/// its cosine (its sine's is 25966) with the four-part reduction used without FMA.
+pub const TRIG_REDUCED_MAX: f32 = 18_838.0;
+
+/// `sin(x)` (`SINE`) or `cos(x)` for `f32` with `|x| <` [`TRIG_REDUCED_MAX`]: Eigen's
+/// `psincos_float` without FMA. `x` is reduced by the nearest multiple of pi/2 (pi/2
+/// split in four parts, so each product is exact), then a degree-7 sine or degree-8
+/// cosine polynomial on [-pi/4, pi/4] is picked by the quadrant, whose bits also give
+/// the sign. Larger or non-finite `x` need another reduction: see [`sin_cos_f32`].
+#[inline(always)]
+#[allow(clippy::excessive_precision, clippy::unreadable_literal)]
+pub fn sin_cos_reduced_f32<const SINE: bool>(x: f32) -> f32 {
+    let a = x.abs();
+    // Round a * 2/pi to an integer in the low mantissa bits (as `exp_f32` does).
+    const SHIFT: f32 = 12_582_912.0;
+    let rounded = a * 0.636_619_746_685_028_076_171_875 + SHIFT;
+    let quadrant = rounded.to_bits();
+    let n = rounded - SHIFT;
+    let mut r = n * -1.570_312_5 + a;
+    r += n * -0.000_483_989_715_576_171_875;
+    r += n * 1.628_650_352_358_818_054_199_218_75e-7;
+    r += n * 5.564_431_554_416_771_064_097_702_037_543_058_395_385_742_187_5e-11;
+    // Bit 1 of the quadrant (of quadrant + 1 for the cosine) is the sign; the sine also
+    // takes x's own sign (it is odd).
+    let sign = if SINE { x.to_bits() ^ (quadrant << 30) } else { quadrant.wrapping_add(1) << 30 } & 0x8000_0000;
+    let r2 = r * r;
+    let cos = (((2.437_226_612_528_320_401_906_967_163_085_937_5e-5 * r2
+        - 0.001_388_652_017_340_064_048_767_089_843_75)
+        * r2
+        + 0.041_666_619_479_656_219_482_421_875)
+        * r2
+        - 0.5)
+        * r2
+        + 1.0;
+    let sin = ((-0.000_195_923_411_408_370_289_846_919_698_462_102_132_907_602_936_029_434_204_101_562_5 * r2
+        + 0.008_332_687_365_561_685_169_379_479_987_128_434_004_262_089_729_309_082_031_25)
+        * r2
+        - 0.166_666_620_398_229_825_550_373_561_782_180_331_647_396_087_646_484_375)
+        * r2
+        * r
+        + r;
+    // Even quadrants take the sine polynomial for sin and the cosine one for cos.
+    let even = quadrant & 1 == 0;
+    let v = if even == SINE { sin } else { cos };
+    f32::from_bits(v.to_bits() ^ sign)
+}
+
+/// `sin` (`SINE`) or `cos` of each element of `xs`, in place, into `out` when given
+/// `src`: [`sin_cos_reduced_f32`] in vectorised blocks, with libm's exact reduction for
+/// the rare block holding an element beyond [`TRIG_REDUCED_MAX`], an infinity or NaN.
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512cd+avx512dq+avx512vl",
+    "x86_64+avx2+fma",
+    "aarch64+neon"
+))]
+// `!(|x| < max)` rather than `>=`: NaN must count as out of range.
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
+pub fn sin_cos_f32<const SINE: bool>(out: &mut [f32], src: Option<&[f32]>) {
+    const BLOCK: usize = 64;
+    for (i, block) in out.chunks_mut(BLOCK).enumerate() {
+        if let Some(src) = src {
+            block.copy_from_slice(&src[i * BLOCK..i * BLOCK + block.len()]);
+        }
+        let wide = block.iter().fold(false, |w, &x| w | !(x.abs() < TRIG_REDUCED_MAX));
+        if wide {
+            for x in block.iter_mut() {
+                *x = if x.abs() < TRIG_REDUCED_MAX {
+                    sin_cos_reduced_f32::<SINE>(*x)
+                } else if SINE {
+                    x.sin()
+                } else {
+                    x.cos()
+                };
+            }
+        } else {
+            for x in block.iter_mut() {
+                *x = sin_cos_reduced_f32::<SINE>(*x);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,6 +236,65 @@ mod tests {
                 if want == 0.0 { got.abs() } else { ((got - want) / want).abs() }
             })
             .fold(0.0, f64::max)
+    }
+
+    /// Ulps between `a` and the correctly rounded `b` (as whole steps between floats).
+    fn ulps(a: f32, b: f64) -> f64 {
+        let key = |v: f32| {
+            let i = v.to_bits() as i64;
+            if i < 0x8000_0000 { i } else { 0x8000_0000 - i }
+        };
+        (key(a) - key(b as f32)).unsigned_abs() as f64
+    }
+
+    #[test]
+    fn sin_and_cos_are_within_two_ulp_below_the_threshold_and_exact_above() {
+        let n = 400_001;
+        let mut worst = (0.0f64, 0.0f32);
+        for i in 0..n {
+            let x = -TRIG_REDUCED_MAX + 2.0 * TRIG_REDUCED_MAX * i as f32 / (n - 1) as f32;
+            for (got, want) in [
+                (sin_cos_reduced_f32::<true>(x), f64::from(x).sin()),
+                (sin_cos_reduced_f32::<false>(x), f64::from(x).cos()),
+            ] {
+                // Near a zero of the function, a relative ulp is meaningless: bound the
+                // absolute error there (Eigen's: 5.96e-8).
+                let e = if want.abs() < 1e-3 { (f64::from(got) - want).abs() / 5.96e-8 } else { ulps(got, want) };
+                if e > worst.0 {
+                    worst = (e, x);
+                }
+            }
+        }
+        assert!(worst.0 <= 2.0, "{worst:?}");
+        let xs: Vec<f32> = vec![0.0, -0.0, 1.0, -3.5, 18_837.9, 18_838.0, -1e6, 3.0e38, f32::INFINITY, f32::NAN, 1e-30];
+        for sine in [true, false] {
+            let mut out = vec![0.0; xs.len()];
+            if sine {
+                sin_cos_f32::<true>(&mut out, Some(&xs));
+            } else {
+                sin_cos_f32::<false>(&mut out, Some(&xs));
+            }
+            for (&x, &y) in xs.iter().zip(&out) {
+                let want = if sine { f64::from(x).sin() } else { f64::from(x).cos() };
+                if want.is_nan() {
+                    assert!(y.is_nan(), "{x}");
+                } else {
+                    assert!(ulps(y, want) <= 2.0 || (f64::from(y) - want).abs() < 1.2e-7, "{x}: {y} vs {want}");
+                }
+            }
+        }
+        assert_eq!(sin_cos_reduced_f32::<true>(-0.0).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(sin_cos_reduced_f32::<false>(0.0), 1.0);
+    }
+
+    #[test]
+    fn exp_of_nonpositive_values_is_exp_f32() {
+        for i in 0..200_001 {
+            let x = -90.0 * i as f32 / 200_000.0;
+            assert_eq!(exp_nonpositive_f32(x).to_bits(), exp_f32(x).to_bits(), "{x}");
+        }
+        assert_eq!(exp_nonpositive_f32(f32::NEG_INFINITY), 0.0);
+        assert!(exp_nonpositive_f32(f32::NAN).is_nan());
     }
 
     #[test]

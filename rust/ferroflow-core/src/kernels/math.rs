@@ -148,6 +148,45 @@ impl<F: FloatFn> OpKernel for FloatKernel<F> {
     }
 }
 
+/// `Sin` (`SINE`) or `Cos`: float32 in fastmath's vectorised blocks (Eigen's
+/// reduction and polynomials), the other float types through their `Float` function.
+struct SinCosKernel<const SINE: bool>;
+
+/// The kernel of `Sin` (`SINE`) or `Cos`.
+pub(crate) fn sin_cos_kernel<const SINE: bool>(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(SinCosKernel::<SINE>))
+}
+
+impl<const SINE: bool> OpKernel for SinCosKernel<SINE> {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let x = ctx.take_input(0)?;
+        let out = if x.dtype() == DType::Float32 {
+            sin_cos_f32_tensor::<SINE>(x, ctx.env)?
+        } else {
+            dispatch_float!(x.dtype(), T => unary::<T>(x, ctx.env, |v: T| if SINE { v.sin() } else { v.cos() })?,
+                _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()))
+        };
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
+fn sin_cos_f32_tensor<const SINE: bool>(x: Tensor, env: &ExecEnv) -> Result<Tensor> {
+    use crate::kernels::elementwise::PARALLEL_MIN;
+    use crate::kernels::fastmath::sin_cos_f32;
+    if x.is_unique() {
+        let mut x = x;
+        env.for_each_chunk(x.as_mut_slice::<f32>()?, PARALLEL_MIN, 64, |_, xs| sin_cos_f32::<SINE>(xs, None));
+        return Ok(x);
+    }
+    let mut out = Tensor::for_overwrite(DType::Float32, x.shape())?;
+    let src = x.as_slice::<f32>()?;
+    env.for_each_chunk(out.as_mut_slice::<f32>()?, PARALLEL_MIN, 64, |off, o| {
+        sin_cos_f32::<SINE>(o, Some(&src[off..off + o.len()]));
+    });
+    Ok(out)
+}
+
 /// `AddN`'s kernel.
 pub(crate) fn add_n_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     stateless(add_n)

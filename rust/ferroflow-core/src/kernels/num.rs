@@ -168,6 +168,12 @@ pub trait Float: Num {
     fn sqrt(self) -> Self;
     /// Natural exponential.
     fn exp(self) -> Self;
+    /// Natural exponential of a value known not to be positive (softmax's shifted
+    /// logits): no overflow side to handle.
+    #[inline(always)]
+    fn exp_nonpositive(self) -> Self {
+        self.exp()
+    }
     /// Natural logarithm.
     fn ln(self) -> Self;
     /// `ln(1 + x)`.
@@ -199,11 +205,12 @@ pub trait Float: Num {
 // `f32` kernels use the vectorisable `exp`/`tanh` of `fastmath` (TF's Eigen
 // approximations); `f64` keeps libm's correctly rounded ones, as Eigen does.
 macro_rules! float_fns {
-    ($($t:ty => $exp:path, $ln:path, $ln_1p:path, $tanh:path);*) => {$(
+    ($($t:ty => $exp:path, $exp_np:path, $ln:path, $ln_1p:path, $tanh:path);*) => {$(
         impl Float for $t {
             const EPSILON: Self = <$t>::EPSILON;
             #[inline] fn sqrt(self) -> Self { <$t>::sqrt(self) }
             #[inline] fn exp(self) -> Self { $exp(self) }
+            #[inline(always)] fn exp_nonpositive(self) -> Self { $exp_np(self) }
             #[inline] fn ln(self) -> Self { $ln(self) }
             #[inline] fn ln_1p(self) -> Self { $ln_1p(self) }
             #[inline] fn tanh(self) -> Self { $tanh(self) }
@@ -221,8 +228,9 @@ macro_rules! float_fns {
     )*};
 }
 float_fns!(
-    f32 => super::fastmath::exp_f32, super::fastmath::ln_f32, super::fastmath::ln_1p_f32, super::fastmath::tanh_f32;
-    f64 => f64::exp, f64::ln, f64::ln_1p, f64::tanh
+    f32 => super::fastmath::exp_f32, super::fastmath::exp_nonpositive_f32, super::fastmath::ln_f32,
+        super::fastmath::ln_1p_f32, super::fastmath::tanh_f32;
+    f64 => f64::exp, f64::exp, f64::ln, f64::ln_1p, f64::tanh
 );
 
 /// `half`'s and `bfloat16`'s functions: the `f32` function of the value, rounded to
