@@ -1,9 +1,10 @@
 """Large elementwise ops and reductions: ferroflow vs TensorFlow vs PyTorch vs numpy.
 
-Each case runs on a 2048x2048 float32 tensor (16 MiB) held in a variable; graph
-libraries fetch a scalar (`reduce_sum` of the result) so no 16 MiB copy is timed, and
-the time of that `reduce_sum` alone is subtracted. PyTorch (eager) and numpy compute
-the same expression; all libraries use 2 threads. Prints ms per op and ratios.
+Each case runs on 2048x2048 float32 tensors (16 MiB) held in variables; graph
+libraries run the result as a target (computed, nothing fetched), so no 16 MiB copy
+is timed. Gradient cases build the op and its gradient for an upstream gradient `y`,
+as training does (TF's fused `*Grad` kernels). PyTorch (eager) and numpy compute the
+same expression; all libraries use 2 threads. Prints ms per op and ratios.
 
 Run: python benches/python/bench_elementwise.py [--steps N]
 """
@@ -25,7 +26,24 @@ CASES = {
     "tanh(x)": (lambda lib, x, y: lib.tanh(x), np.tanh),
     "sum over axis 1": (lambda lib, x, y: lib.reduce_sum(x, 1), lambda x, y: x.sum(1)),
     "max over axis 0": (lambda lib, x, y: lib.reduce_max(x, 0), lambda x, y: x.max(0)),
+    "x < y": (lambda lib, x, y: x < y, lambda x, y: x < y),
+    "where(x < 0, x, y)": (
+        lambda lib, x, y: lib.where(x < 0, x, y),
+        lambda x, y: np.where(x < 0, x, y),
+    ),
+    "softmax (rows)": (lambda lib, x, y: lib.nn.softmax(x), None),
+    "exp(x)": (lambda lib, x, y: lib.exp(x), np.exp),
+    "sin(x)": (lambda lib, x, y: lib.sin(x), np.sin),
+    "sigmoid(x)": (lambda lib, x, y: lib.sigmoid(x), None),
+    "tanh + its gradient": (lambda lib, x, y: _with_grad(lib, lib.tanh, x, y), None),
+    "sigmoid + its gradient": (lambda lib, x, y: _with_grad(lib, lib.sigmoid, x, y), None),
+    "elu + its gradient": (lambda lib, x, y: _with_grad(lib, lib.nn.elu, x, y), None),
+    "relu + its gradient": (lambda lib, x, y: _with_grad(lib, lib.nn.relu, x, y), None),
 }
+
+
+def _with_grad(lib, f, x, dy):
+    return lib.gradients(f(x), x, grad_ys=dy)[0]
 
 
 def arrays():
@@ -38,15 +56,13 @@ def graph_times(tf, config, steps):
     g = tf.Graph()
     with g.as_default():
         x, y = tf.Variable(x0), tf.Variable(y0)
-        baseline = tf.reduce_sum(x)
-        fetches = {name: tf.reduce_sum(build(tf, x, y)) for name, (build, _) in CASES.items()}
+        targets = {name: build(tf, x, y).op for name, (build, _) in CASES.items()}
         sess = tf.Session(graph=g, config=config)
         sess.run(tf.global_variables_initializer())
-        base = best_per_call(sess.make_callable(baseline), steps, repeat=3)
-        out = {}
-        for name, t in fetches.items():
-            run = sess.make_callable(t)
-            out[name] = max(best_per_call(run, steps, repeat=3) - base, 1e-9)
+        out = {
+            name: best_per_call(sess.make_callable(t), steps, repeat=3)
+            for name, t in targets.items()
+        }
         sess.close()
     return out
 
@@ -54,7 +70,9 @@ def graph_times(tf, config, steps):
 def numpy_times(steps):
     x, y = arrays()
     return {
-        name: best_per_call(lambda f=f: f(x, y), steps, repeat=3) for name, (_, f) in CASES.items()
+        name: best_per_call(lambda f=f: f(x, y), steps, repeat=3)
+        for name, (_, f) in CASES.items()
+        if f is not None
     }
 
 
@@ -62,6 +80,7 @@ def torch_times(steps):
     import torch
 
     torch.set_num_threads(2)
+    aten, F = torch.ops.aten, torch.nn.functional
     x, y = (torch.tensor(a) for a in arrays())
     cases = {
         "x + y": lambda: x + y,
@@ -72,6 +91,16 @@ def torch_times(steps):
         "tanh(x)": lambda: torch.tanh(x),
         "sum over axis 1": lambda: x.sum(1),
         "max over axis 0": lambda: x.max(0).values,
+        "x < y": lambda: x < y,
+        "where(x < 0, x, y)": lambda: torch.where(x < 0, x, y),
+        "softmax (rows)": lambda: torch.softmax(x, 1),
+        "exp(x)": lambda: torch.exp(x),
+        "sin(x)": lambda: torch.sin(x),
+        "sigmoid(x)": lambda: torch.sigmoid(x),
+        "tanh + its gradient": lambda: aten.tanh_backward(y, torch.tanh(x)),
+        "sigmoid + its gradient": lambda: aten.sigmoid_backward(y, torch.sigmoid(x)),
+        "elu + its gradient": lambda: aten.elu_backward(y, 1.0, 1, 1, False, F.elu(x)),
+        "relu + its gradient": lambda: aten.threshold_backward(y, torch.relu(x), 0),
     }
     return {name: best_per_call(f, steps, repeat=3) for name, f in cases.items()}
 
@@ -108,8 +137,8 @@ def main():
         ours = results["ferroflow"][name]
         cells = [f"{ours * 1e3:>18.2f}"]
         for lib in libs[1:]:
-            t = results[lib][name]
-            cells.append(f"{t * 1e3:>10.2f} ({t / ours:4.1f}x)")
+            t = results[lib].get(name)
+            cells.append(f"{t * 1e3:>10.2f} ({t / ours:4.1f}x)" if t else f"{'':>18}")
         print(f"{name:<26}" + "".join(cells))
 
 
