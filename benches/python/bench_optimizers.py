@@ -1,4 +1,4 @@
-"""One optimizer update step at N = 1M and 16M float32 parameters.
+"""One optimizer update step at N = 1M and 16M float32 parameters (`--sizes` for others).
 
 Times ferroflow's fused update (`apply_gradients`), TensorFlow's (compat.v1
 `apply_gradients`), PyTorch's `torch.optim` (foreach, and fused where it has one) and a
@@ -7,7 +7,8 @@ plain fused C loop compiled here with `-O3 -march=native -fopenmp`
 ceiling: the update is memory-bound), all with 2 threads, in the same process. Prints
 ns per parameter and the memory traffic in GB/s.
 
-Run: python benches/python/bench_optimizers.py [--steps N]
+Run: python benches/python/bench_optimizers.py [--steps N] [--kinds adam ...] [--sizes 1 16]
+     python benches/python/bench_optimizers.py --kinds adam --sizes 64 256 --only-c
 """
 
 import argparse
@@ -146,6 +147,13 @@ def torch_steps(kind, n):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--kinds", nargs="+", default=list(TRAFFIC), choices=list(TRAFFIC))
+    parser.add_argument(
+        "--sizes", nargs="+", type=int, default=[n >> 20 for n in SIZES], help="in M parameters"
+    )
+    parser.add_argument(
+        "--only-c", action="store_true", help="ferroflow and the C loop only (large sizes)"
+    )
     args = parser.parse_args()
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     os.environ.setdefault("OMP_NUM_THREADS", "2")
@@ -154,14 +162,17 @@ def main():
 
     # torch.optim imports its compiler stack on the first step; it must load LLVM before
     # TensorFlow's XLA has registered LLVM's options, or the process aborts.
+    torch_ok = not args.only_c
     try:
         torch_steps("adam", 16)
         for kind in ("momentum", "adagrad", "rmsprop"):
             torch_steps(kind, 16)
     except ImportError:
-        pass
+        torch_ok = False
     libs = {"ferroflow": (ff, ff.ConfigProto(intra_op_parallelism_threads=2))}
     try:
+        if args.only_c:
+            raise ImportError
         import tensorflow.compat.v1 as tf
 
         tf.disable_v2_behavior()
@@ -171,13 +182,11 @@ def main():
         pass
     ref = c_reference()
     print("ns per parameter (GB/s of parameter+slot traffic); ratio = time / ferroflow's")
-    for kind in ("sgd", "momentum", "adam", "adagrad", "rmsprop"):
-        for n in SIZES:
+    for kind in args.kinds:
+        for n in (m << 20 for m in args.sizes):
             steps = {name: graph_step(lib, cfg, kind, n) for name, (lib, cfg) in libs.items()}
-            try:
+            if torch_ok:
                 steps.update(torch_steps(kind, n))
-            except ImportError:
-                pass
             if ref is not None:
                 steps["plain C loop"] = c_step(ref, kind, n)
             times = {name: best_per_call(s, args.steps, repeat=3) for name, s in steps.items()}
@@ -188,7 +197,7 @@ def main():
                 gbs = TRAFFIC[kind] * n / t / 1e9
                 ratio = "" if name == "ferroflow" else f", {t / ours:.2f}x"
                 cells.append(f"{name} {ns:.3f} ({gbs:.1f} GB/s{ratio})")
-            print(f"{kind:9s} N={n >> 20:2d}M  " + "; ".join(cells))
+            print(f"{kind:9s} N={n >> 20:3d}M  " + "; ".join(cells))
 
 
 if __name__ == "__main__":

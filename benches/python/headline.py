@@ -1,17 +1,24 @@
-"""The headline comparisons in one table: ferroflow vs TensorFlow (and PyTorch where it
-is installed), each with 2 threads, in this process.
+"""The headline comparisons in one table: ferroflow vs TensorFlow and PyTorch (each
+where installed), each with 2 threads, each library in its own child process (idle
+OpenMP and Eigen workers of one library spin and would take the second core from the
+next; torch must also load its compiler stack before TensorFlow registers LLVM's).
 
 Rows: Session.run overhead, the MLP 784-256-256-10 Adam step, conv2d 3x3 forward and
 forward+backward, tanh on 2048x2048, an Adam update of 16M parameters, and a
 FIFOQueue fed by two QueueRunner threads. Each row reuses the graph builders of the
 dedicated script (bench_session_overhead.py, bench_mlp.py, ...), which print more.
-A ratio above 1 means ferroflow is faster.
+PyTorch has no graph `Session` or queue runners: those rows are blank. A ratio above
+1 means ferroflow is faster.
 
 Run: python benches/python/headline.py [--quick]
 """
 
 import argparse
+import importlib.util
+import json
 import os
+import subprocess
+import sys
 
 import bench_conv
 import bench_mlp
@@ -58,40 +65,84 @@ def rows(lib, config, quick):
     }
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
-    args = parser.parse_args()
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+def torch_rows(quick):
+    """Seconds per operation of the rows PyTorch has (eager, 2 threads)."""
+    import torch
 
-    import ferroflow as ff
+    torch.set_num_threads(2)
+    n = 20 if quick else 100
+    fwd, both = bench_conv.torch_steps()
+    x = torch.randn(2048, 2048)
+    adam = bench_optimizers.torch_steps("adam", 1 << 24)
+    return {
+        "MLP Adam step (batch 128)": best_per_call(bench_mlp.torch_step("fused"), n, repeat=3),
+        "conv2d 3x3 64x32x32x64 fwd": best_per_call(fwd, 3 if quick else 10, repeat=3),
+        "conv2d 3x3 fwd+bwd": best_per_call(both, 2 if quick else 5, repeat=3),
+        "tanh 2048x2048": best_per_call(lambda: torch.tanh(x), n, repeat=3),
+        "Adam update, 16M params": best_per_call(
+            adam.get("pytorch fused", adam["pytorch foreach"]), 5 if quick else 20, 3
+        ),
+    }
 
-    config = ff.ConfigProto(inter_op_parallelism_threads=2, intra_op_parallelism_threads=2)
-    ours = rows(ff, config, args.quick)
-    try:
+
+def library_rows(lib, quick):
+    """The rows of one library, measured in this process."""
+    if lib == "pytorch":
+        return torch_rows(quick)
+    if lib == "tensorflow":
         import tensorflow.compat.v1 as tf1
 
         tf1.disable_eager_execution()
-        tf_config = tf1.ConfigProto(inter_op_parallelism_threads=2, intra_op_parallelism_threads=2)
-        theirs = rows(tf1, tf_config, args.quick)
-    except ImportError:
-        print("tensorflow not installed: ferroflow's column only")
-        theirs = {}
+        config = tf1.ConfigProto(inter_op_parallelism_threads=2, intra_op_parallelism_threads=2)
+        return rows(tf1, config, quick)
+    import ferroflow as ff
 
-    print(f"{'row':40s} {'ferroflow':>12s} {'tensorflow':>12s} {'TF / ff':>8s}")
+    config = ff.ConfigProto(inter_op_parallelism_threads=2, intra_op_parallelism_threads=2)
+    return rows(ff, config, quick)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    if args.child:
+        print(json.dumps(library_rows(args.child, args.quick)))
+        return
+
+    results = {}
+    libraries = (("ferroflow", "ferroflow"), ("tensorflow", "tensorflow"), ("pytorch", "torch"))
+    for lib, module in libraries:
+        if importlib.util.find_spec(module) is None:
+            print(f"{module} not installed: its column is blank")
+            continue
+        cmd = [sys.executable, __file__, "--child", lib] + (["--quick"] if args.quick else [])
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        results[lib] = json.loads(out.strip().splitlines()[-1])
+    ours = results["ferroflow"]
+    others = [lib for lib in results if lib != "ferroflow"]
+    header = f"{'row':40s} {'ferroflow':>12s}"
+    for lib in others:
+        header += f" {lib:>12s} {'ratio':>7s}"
+    print(header)
     for name, t in ours.items():
-        other = theirs.get(name)
-        if "1/elem/s" in name:
-            shown = f"{1 / t / 1e6:9.2f} M/s"
-            other_shown = f"{1 / other / 1e6:9.2f} M/s" if other else ""
-        else:
-            unit, scale = next(
-                ((u, k) for u, k in (("s", 1.0), ("ms", 1e3)) if t * k >= 1), ("us", 1e6)
-            )
-            shown = f"{t * scale:9.2f} {unit}"
-            other_shown = f"{other * scale:9.2f} {unit}" if other else ""
-        ratio = f"{other / t:7.2f}x" if other else ""
-        print(f"{name:40s} {shown:>12s} {other_shown:>12s} {ratio:>8s}")
+        line = f"{name:40s} {show(name, t):>12s}"
+        for lib in others:
+            other = results[lib].get(name)
+            line += f" {show(name, other, t):>12s} {f'{other / t:6.2f}x' if other else '':>7s}"
+        print(line)
+
+
+def show(name, t, scale_of=None):
+    """`t` seconds (or 1/throughput for the queue row) in a readable unit."""
+    if t is None:
+        return ""
+    if "1/elem/s" in name:
+        return f"{1 / t / 1e6:9.2f} M/s"
+    ref = scale_of or t
+    unit, scale = next(((u, k) for u, k in (("s", 1.0), ("ms", 1e3)) if ref * k >= 1), ("us", 1e6))
+    return f"{t * scale:9.2f} {unit}"
 
 
 if __name__ == "__main__":
