@@ -59,14 +59,17 @@ impl Storage {
 
 /// A dense or string tensor. Cloning is cheap (the buffer is shared).
 ///
-/// Invariant: the shape passed [`checked_num_elements`] and the buffer holds exactly
-/// that many elements. Every constructor checks it, so the unchecked products over a
-/// tensor's dimensions elsewhere cannot overflow.
+/// Invariant: the shape passed [`checked_num_elements`] and the buffer (or the view's
+/// byte range of it) holds exactly that many elements. Every constructor checks it, so
+/// the unchecked products over a tensor's dimensions elsewhere cannot overflow.
 #[derive(Clone)]
 pub struct Tensor {
     dtype: DType,
     shape: Shape,
     data: Arc<Storage>,
+    /// `(first byte, bytes)` of a dense tensor that is a row range of a shared buffer
+    /// (see [`Tensor::rows`]); `None` for the whole buffer.
+    view: Option<(usize, usize)>,
 }
 
 impl std::fmt::Debug for Tensor {
@@ -129,7 +132,7 @@ impl Tensor {
             let (_, bytes) = dense_size(dtype, shape)?;
             Storage::Dense(AlignedBuf::zeroed(bytes).map_err(|_| oom_error(dtype, shape))?)
         };
-        Ok(Tensor { dtype, shape: shape.into(), data: Arc::new(data) })
+        Ok(Tensor { dtype, shape: shape.into(), data: Arc::new(data), view: None })
     }
     /// A tensor whose elements are unspecified until written (a recycled buffer's old
     /// bytes, or zeros): for kernels that overwrite every element. Strings are empty.
@@ -140,7 +143,7 @@ impl Tensor {
         }
         let (_, bytes) = dense_size(dtype, shape)?;
         let buf = AlignedBuf::for_overwrite(bytes).map_err(|_| oom_error(dtype, shape))?;
-        Ok(Tensor { dtype, shape: shape.into(), data: Arc::new(Storage::Dense(buf)) })
+        Ok(Tensor { dtype, shape: shape.into(), data: Arc::new(Storage::Dense(buf)), view: None })
     }
     /// A tensor holding a copy of `values`.
     pub fn from_slice<T: Element>(shape: &[usize], values: &[T]) -> Result<Self> {
@@ -160,7 +163,7 @@ impl Tensor {
         let mut buf = AlignedBuf::small(std::mem::size_of::<T>());
         // SAFETY: the buffer is aligned for any element type and holds one T.
         unsafe { buf.as_mut_bytes().as_mut_ptr().cast::<T>().write(v) };
-        Tensor { dtype: T::DTYPE, shape: Shape::new(), data: Arc::new(Storage::Dense(buf)) }
+        Tensor { dtype: T::DTYPE, shape: Shape::new(), data: Arc::new(Storage::Dense(buf)), view: None }
     }
     /// A dense tensor over `buf`, which holds exactly its elements' bytes (written by a
     /// kernel from elements of valid tensors of the same dtype).
@@ -172,7 +175,7 @@ impl Tensor {
                 format!("{} bytes cannot hold a {dtype} tensor of shape {}", buf.as_bytes().len(), fmt_shape(shape)),
             ));
         }
-        Ok(Tensor { dtype, shape: shape.into(), data: Arc::new(Storage::Dense(buf)) })
+        Ok(Tensor { dtype, shape: shape.into(), data: Arc::new(Storage::Dense(buf)), view: None })
     }
     /// A tensor over a copy of raw little-endian `bytes`.
     pub fn from_bytes(dtype: DType, shape: &[usize], bytes: &[u8]) -> Result<Self> {
@@ -190,7 +193,7 @@ impl Tensor {
                 *b = u8::from(*b != 0);
             }
         }
-        Ok(Tensor { dtype, shape: shape.into(), data: Arc::new(Storage::Dense(buf)) })
+        Ok(Tensor { dtype, shape: shape.into(), data: Arc::new(Storage::Dense(buf)), view: None })
     }
     /// The same buffer read as `dtype`, whose elements have this dtype's size (a
     /// bfloat16 tensor as its `uint16` bit patterns, and back); no copy. Never to or
@@ -200,7 +203,7 @@ impl Tensor {
         if !plain(self.dtype) || !plain(dtype) || dtype.size() != self.dtype.size() {
             ff_bail!(InvalidArgument, "cannot reinterpret a {} tensor as {dtype}", self.dtype);
         }
-        Ok(Tensor { dtype, shape: self.shape.clone(), data: Arc::clone(&self.data) })
+        Ok(Tensor { dtype, shape: self.shape.clone(), data: Arc::clone(&self.data), view: self.view })
     }
     /// A string tensor.
     pub fn from_strings(shape: &[usize], values: Vec<Vec<u8>>) -> Result<Self> {
@@ -211,7 +214,7 @@ impl Tensor {
                 format!("{} strings cannot fill a tensor of shape {}", values.len(), fmt_shape(shape)),
             ));
         }
-        Ok(Tensor { dtype: DType::String, shape: shape.into(), data: Arc::new(Storage::Strings(values)) })
+        Ok(Tensor { dtype: DType::String, shape: shape.into(), data: Arc::new(Storage::Strings(values)), view: None })
     }
 
     /// The element type.
@@ -242,12 +245,35 @@ impl Tensor {
                 ),
             ));
         }
-        Ok(Tensor { dtype: self.dtype, shape: shape.into(), data: Arc::clone(&self.data) })
+        Ok(Tensor { dtype: self.dtype, shape: shape.into(), data: Arc::clone(&self.data), view: self.view })
+    }
+    /// Row `i` along dimension 0 of a dense tensor in host memory, sharing its buffer
+    /// (no copy). The row keeps the whole buffer alive, so this suits consumers that let
+    /// a batch's rows go in order (a FIFO queue taking `enqueue_many` batches apart),
+    /// not ones that may hold single rows of many batches for long.
+    pub fn row_view(&self, i: usize) -> Result<Tensor> {
+        let (Storage::Dense(_), Some(&n)) = (&*self.data, self.shape.first()) else {
+            return Err(Error::new(Code::Internal, "a row view needs a dense tensor of rank >= 1 in host memory"));
+        };
+        if i >= n {
+            return Err(Error::new(Code::Internal, format!("row {i} of a tensor with {n} rows")));
+        }
+        let width = self.as_bytes()?.len() / n;
+        let start = self.view.map_or(0, |(s, _)| s) + i * width;
+        Ok(Tensor {
+            dtype: self.dtype,
+            shape: self.shape[1..].into(),
+            data: Arc::clone(&self.data),
+            view: Some((start, width)),
+        })
     }
     /// The raw bytes of a dense tensor.
     pub fn as_bytes(&self) -> Result<&[u8]> {
         match &*self.data {
-            Storage::Dense(b) => Ok(b.as_bytes()),
+            Storage::Dense(b) => Ok(match self.view {
+                Some((start, len)) => &b.as_bytes()[start..start + len],
+                None => b.as_bytes(),
+            }),
             Storage::Strings(_) => Err(type_mismatch(DType::UInt8, DType::String)),
             Storage::Device(m) => Err(on_device_error(m.as_ref())),
         }
@@ -263,6 +289,12 @@ impl Tensor {
     /// [`storage_mut`](Self::storage_mut), device memory included (duplicated on the
     /// device when shared).
     fn storage_mut_anywhere(&mut self) -> Result<&mut Storage> {
+        if self.view.is_some() {
+            // A row range of a shared buffer: its own compact copy.
+            let buf = AlignedBuf::from_bytes(self.as_bytes()?).map_err(|_| oom_error(self.dtype, &self.shape))?;
+            self.data = Arc::new(Storage::Dense(buf));
+            self.view = None;
+        }
         if Arc::get_mut(&mut self.data).is_none() {
             self.data = Arc::new(self.data.try_clone().map_err(|_| oom_error(self.dtype, &self.shape))?);
         }
@@ -289,8 +321,9 @@ impl Tensor {
             return Err(type_mismatch(T::DTYPE, self.dtype));
         }
         let bytes = self.as_bytes()?;
-        // SAFETY: the buffer is 64-byte aligned, holds num_elements() values of T
-        // (checked by dtype), and every bit pattern written into it is a valid T.
+        // SAFETY: the buffer is 64-byte aligned and a row view starts at a multiple of
+        // T's size, so the bytes are aligned for T; they hold num_elements() values of T
+        // (checked by dtype), and every bit pattern written into them is a valid T.
         Ok(unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), self.num_elements()) })
     }
     /// The elements as a mutable slice, copying the buffer first if it is shared.
@@ -329,7 +362,7 @@ impl Tensor {
             ..Default::default()
         };
         match &*self.data {
-            Storage::Dense(b) => p.tensor_content = b.as_bytes().to_vec(),
+            Storage::Dense(_) => p.tensor_content = self.as_bytes().map(<[u8]>::to_vec).unwrap_or_default(),
             Storage::Strings(s) => p.string_val.clone_from(s),
             // Unreached: the planner copies device values to the host before anything
             // serializes them. Were one to get here, a failed download leaves the
@@ -354,7 +387,7 @@ impl Tensor {
                 ),
             ));
         }
-        Ok(Tensor { dtype, shape: shape.into(), data: Arc::new(Storage::Device(memory)) })
+        Ok(Tensor { dtype, shape: shape.into(), data: Arc::new(Storage::Device(memory)), view: None })
     }
     /// The device memory holding the elements, or `None` for a tensor in host memory.
     pub fn device_memory(&self) -> Option<&Arc<dyn DeviceMemory>> {
@@ -495,6 +528,28 @@ mod tests {
         assert_eq!(a.as_slice::<f32>().unwrap()[0], 1.0);
         assert_eq!(b.as_slice::<f32>().unwrap()[0], 9.0);
         assert!(a.as_slice::<f64>().is_err());
+    }
+
+    #[test]
+    fn row_views_share_the_batch_and_copy_before_writing() {
+        let batch = Tensor::from_slice(&[3, 2], &[1i32, 2, 3, 4, 5, 6]).unwrap();
+        let mut row = batch.row_view(1).unwrap();
+        assert_eq!(row.shape(), &[2]);
+        assert_eq!(row.as_slice::<i32>().unwrap(), &[3, 4]);
+        assert_eq!(
+            row.to_proto().tensor_content,
+            Tensor::from_slice(&[2], &[3i32, 4]).unwrap().to_proto().tensor_content
+        );
+        // A view of a reshaped view composes its offsets.
+        let last = batch.reshaped(&[3, 1, 2]).unwrap().row_view(2).unwrap().row_view(0).unwrap();
+        assert_eq!(last.as_slice::<i32>().unwrap(), &[5, 6]);
+        assert!(!row.is_unique());
+        row.as_mut_slice::<i32>().unwrap()[0] = 30;
+        assert_eq!(row.as_slice::<i32>().unwrap(), &[30, 4]);
+        assert_eq!(batch.as_slice::<i32>().unwrap(), &[1, 2, 3, 4, 5, 6]);
+        assert!(batch.row_view(3).is_err());
+        assert!(Tensor::scalar(1f32).row_view(0).is_err());
+        assert!(Tensor::from_strings(&[1], vec![b"a".to_vec()]).unwrap().row_view(0).is_err());
     }
 
     #[test]

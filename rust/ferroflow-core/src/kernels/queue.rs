@@ -205,10 +205,20 @@ fn split_batch(queue: &Queue, batch: &[Tensor]) -> Result<Vec<Element>> {
         }
     }
     let n = n.unwrap_or(0);
+    // A FIFO queue lets a batch's rows go in order, so rows can share the batch's buffer
+    // (no allocation per element); a shuffling or priority queue may hold single rows of
+    // many batches for long, which would pin every one of those batches: rows are copied.
+    let share = matches!(spec.kind, QueueKind::Fifo | QueueKind::PaddingFifo);
     let mut elements: Vec<Element> = (0..n).map(|_| Element::with_capacity(batch.len())).collect();
     for t in batch {
-        for (e, row) in elements.iter_mut().zip(rows(t)?) {
-            e.push(row);
+        if share && t.dtype() != DType::String && t.device_memory().is_none() {
+            for (i, e) in elements.iter_mut().enumerate() {
+                e.push(t.row_view(i)?);
+            }
+        } else {
+            for (e, row) in elements.iter_mut().zip(rows(t)?) {
+                e.push(row);
+            }
         }
     }
     Ok(elements)
