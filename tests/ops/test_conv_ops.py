@@ -125,8 +125,9 @@ def test_winograd_3x3_convolutions_and_gradients_match_tensorflow(
     tf1, h, w, n, c, o, padding, dtype, seed
 ):
     # 3x3, stride 1, at least 16 channels in and out: Winograd's F(2x2, 3x3) computes
-    # the forward pass and (as a convolution of dy) the input gradient; odd sizes leave
-    # partial tiles at the edges, VALID's input gradient pads by 2.
+    # the forward pass, (as a convolution of dy) the input gradient and, with the
+    # transposed transforms, the filter gradient; odd sizes leave partial tiles at the
+    # edges, VALID's input gradient pads by 2.
     if padding == "VALID" and (h < 3 or w < 3):
         h, w = max(h, 3), max(w, 3)
     rng = np.random.default_rng(seed)
@@ -137,6 +138,22 @@ def test_winograd_3x3_convolutions_and_gradients_match_tensorflow(
         [x, f],
         seed=seed,
         tol={"rtol": 1e-4, "atol": 1e-4} if dtype == np.float32 else {"rtol": 1e-10, "atol": 1e-10},
+    )
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+@pytest.mark.parametrize("strides", [1, 2])
+def test_an_rgb_first_layer_split_across_threads_matches_tensorflow(tf1, padding, strides):
+    # Three input channels: im2col copies each row's taps as one short run, and the
+    # stride-1 input gradient goes through col2im instead of a 3-column-wide product.
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((6, 21, 19, 3)).astype(np.float32)
+    f = rng.standard_normal((3, 3, 3, 32)).astype(np.float32)
+    check_against_tf(
+        tf1,
+        lambda m, a, b: m.nn.conv2d(a, b, strides, padding),
+        [x, f],
+        tol={"rtol": 1e-3, "atol": 1e-3},
     )
 
 
