@@ -264,24 +264,56 @@ pub fn bias_add<T: Float>(value: Tensor, bias: &Tensor, data_format: &str) -> Re
             fmt_shape(value.shape())
         );
     }
-    let mut out = value;
     let b = bias.as_slice::<T>()?;
     if c == 0 || inner == 0 {
-        return Ok(out);
+        return Ok(value);
     }
     if inner == 1 {
         // Channels last (NHWC, and every matrix): the bias is added row by row, a loop
         // LLVM vectorises (per element, the channel's `k % c` cost ten times the add).
-        for row in out.as_mut_slice::<T>()?.chunks_exact_mut(c) {
-            row.iter_mut().zip(b).for_each(|(o, &v)| *o = o.add(v));
+        // A shared input is read once into a new buffer rather than copied first.
+        if value.is_unique() {
+            let mut out = value;
+            add_to_rows(out.as_mut_slice::<T>()?, None, b);
+            return Ok(out);
         }
-    } else {
-        for (k, run) in out.as_mut_slice::<T>()?.chunks_exact_mut(inner).enumerate() {
-            let v = b[k % c];
-            run.iter_mut().for_each(|o| *o = o.add(v));
-        }
+        let mut out = Tensor::for_overwrite(value.dtype(), value.shape())?;
+        add_to_rows(out.as_mut_slice::<T>()?, Some(value.as_slice::<T>()?), b);
+        return Ok(out);
+    }
+    let mut out = value;
+    for (k, run) in out.as_mut_slice::<T>()?.chunks_exact_mut(inner).enumerate() {
+        let v = b[k % c];
+        run.iter_mut().for_each(|o| *o = o.add(v));
     }
     Ok(out)
+}
+
+/// `out[r] = src[r] + b` (or `out[r] += b`) for every row `r` of `b`'s length.
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512cd+avx512dq+avx512vl", "x86_64+avx2+fma", "aarch64+neon"))]
+fn add_to_rows<T: Float>(out: &mut [T], src: Option<&[T]>, b: &[T]) {
+    match src {
+        Some(src) => {
+            for (row, s) in out.chunks_exact_mut(b.len()).zip(src.chunks_exact(b.len())) {
+                for ((o, &x), &v) in row.iter_mut().zip(s).zip(b) {
+                    *o = x.add(v);
+                }
+            }
+        }
+        None => {
+            for row in out.chunks_exact_mut(b.len()) {
+                row.iter_mut().zip(b).for_each(|(o, &v)| *o = o.add(v));
+            }
+        }
+    }
+}
+
+/// Column sums of the rows of `grad` (`out.len()` wide) added into `out`.
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512cd+avx512dq+avx512vl", "x86_64+avx2+fma", "aarch64+neon"))]
+fn sum_rows_into<T: Float>(out: &mut [T], grad: &[T]) {
+    for row in grad.chunks_exact(out.len()) {
+        out.iter_mut().zip(row).for_each(|(o, &v)| *o = o.add(v));
+    }
 }
 
 /// `BiasAddGrad`: sums the gradient over every dimension but the channel axis of
@@ -292,9 +324,7 @@ pub fn bias_add_grad<T: Float>(grad: &Tensor, data_format: &str) -> Result<Tenso
     let mut out = vec![T::ZERO; c];
     if c > 0 && inner == 1 {
         // Channels last: whole rows summed into the channels, vectorised across them.
-        for row in grad.as_slice::<T>()?.chunks_exact(c) {
-            out.iter_mut().zip(row).for_each(|(o, &v)| *o = o.add(v));
-        }
+        sum_rows_into(&mut out, grad.as_slice::<T>()?);
     } else if c > 0 && inner > 0 {
         for (k, run) in grad.as_slice::<T>()?.chunks_exact(inner).enumerate() {
             let o = &mut out[k % c];
