@@ -1,7 +1,7 @@
 """Input pipeline throughput: a FIFOQueue fed by a QueueRunner, drained by `dequeue_many`.
 
 The pipeline, built the same way in ferroflow and in TensorFlow (`tensorflow.compat.v1`,
-graph mode) in one process:
+graph mode):
 
     q = FIFOQueue(capacity, [float32], shapes=[[]])
     enqueue = q.enqueue([random_uniform([])])            # "enqueue"
@@ -10,7 +10,8 @@ graph mode) in one process:
     main thread: sess.run(q.dequeue_many(64)) in a loop
 
 Elements per second reaching the main thread (best of `--repeat` rounds of
-`--seconds` each, after a warm-up), ferroflow's ratio to TensorFlow, and for scale
+`--seconds` each, after a warm-up; each library in its own process), ferroflow's ratio
+to TensorFlow, and for scale
 Python's `queue.Queue` with 2 producer threads and a consumer taking 64 items at a
 time. ferroflow's runner threads run in Rust without the GIL; TensorFlow's are Python
 threads calling `sess.run`.
@@ -19,7 +20,12 @@ Run: python benches/python/bench_queue_runner.py [--seconds S] [--repeat R] [--c
 """
 
 import argparse
+import importlib.util
+import json
+import os
 import queue
+import subprocess
+import sys
 import threading
 import time
 
@@ -87,34 +93,50 @@ def run_python_queue(capacity, seconds, repeat):
     return best
 
 
+def child(lib, capacity, seconds, repeat):
+    """{label: elements/s} of both pipelines in `lib`, in this process."""
+    if lib == "tensorflow":
+        import tensorflow.compat.v1 as tf
+
+        tf.disable_v2_behavior()
+    else:
+        import ferroflow as tf
+    return {
+        "enqueue": run_pipeline(tf, capacity, False, seconds, repeat),
+        f"enqueue_many({BATCH})": run_pipeline(tf, capacity, True, seconds, repeat),
+    }
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=1.0)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--capacity", type=int, default=1000)
+    parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    if args.child:
+        print(json.dumps(child(args.child, args.capacity, args.seconds, args.repeat)))
+        return
 
-    libs = {}
-    import ferroflow
-
-    libs["ferroflow"] = ferroflow
-    try:
-        import tensorflow.compat.v1 as tf1
-
-        tf1.disable_v2_behavior()
-        libs["tensorflow"] = tf1
-    except ImportError:
-        print("tensorflow skipped: not installed")
+    # Each library in its own process: a library's idle runner threads and thread
+    # pools would otherwise share the two cores with the next one's.
+    rates = {}
+    for lib in ("ferroflow", "tensorflow"):
+        if importlib.util.find_spec(lib) is None:
+            print(f"{lib} skipped: not installed")
+            continue
+        cmd = [sys.executable, __file__, "--child", lib, "--capacity", str(args.capacity)]
+        cmd += ["--seconds", str(args.seconds), "--repeat", str(args.repeat)]
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        rates[lib] = json.loads(out.strip().splitlines()[-1])
 
     print(f"capacity {args.capacity}, 2 enqueue threads, dequeue_many({BATCH}) in the main thread")
-    for many in (False, True):
-        label = f"enqueue_many({BATCH})" if many else "enqueue"
-        rates = {
-            name: run_pipeline(tf, args.capacity, many, args.seconds, args.repeat)
-            for name, tf in libs.items()
-        }
-        for name, rate in rates.items():
-            ratio = rate / rates["tensorflow"] if "tensorflow" in rates else float("nan")
+    for label in rates["ferroflow"]:
+        for name, by_label in rates.items():
+            rate = by_label[label]
+            tf_rate = rates.get("tensorflow", {}).get(label)
+            ratio = rate / tf_rate if tf_rate else float("nan")
             print(f"{label:18s} {name:12s} {rate:12,.0f} elements/s   {ratio:6.1f}x TensorFlow")
     rate = run_python_queue(args.capacity, args.seconds, args.repeat)
     print(f"{'queue.Queue':18s} {'python':12s} {rate:12,.0f} items/s (2 producer threads)")
