@@ -15,7 +15,11 @@ Use it as TensorFlow 1.x::
 ports by changing the import alone.
 """
 
-from . import _ferroflow, errors
+from . import (
+    _environment,  # noqa: F401  (first: the environment the native module loads with)
+    _ferroflow,
+    errors,
+)
 from .framework import dtypes
 from .framework.constant_op import constant
 from .framework.device import DeviceSpec
