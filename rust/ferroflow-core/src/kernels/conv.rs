@@ -112,9 +112,6 @@ pub struct ConvGeometry {
 /// cache-sized panels; measured 20-35% faster than 1 MiB blocks on a 2-core Xeon; on
 /// the 2-core EPYC, 512 KiB blocks that stay in L2 were 4% slower, not faster).
 const BLOCK_ELEMENTS: usize = 1 << 20;
-/// Input channels below which a stride-1 input gradient goes through col2im rather
-/// than as a convolution (64x32x32x3 into 32 channels: 2.8 -> 0.7 ms, TF 1.4).
-const NARROW_CHANNELS: usize = 16;
 /// Multiply-adds below which a piece of work is not worth sending to another thread.
 const MIN_PARALLEL_FLOPS: usize = 1 << 17;
 
@@ -280,6 +277,10 @@ fn conv2d_into<T: Float>(xs: &[T], fs: &[T], g: &ConvGeometry, env: &ExecEnv, ys
         super::winograd::conv2d(xs, fs, g, env, ys);
         return;
     }
+    if super::sliding::applies::<T>(g) {
+        super::sliding::conv2d(xs, fs, g, env, ys);
+        return;
+    }
     let patch = g.patch();
     if g.is_pointwise() {
         env.for_each_chunk(ys, min_chunk(g.o, g.c * g.o), g.o, |offset, chunk| {
@@ -344,7 +345,8 @@ pub fn conv2d_backprop_input<T: Float>(
     let dims = [g.n, g.h, g.w, g.c];
     // With few input channels the convolution form's GEMM would be `c` columns wide
     // (3 for RGB), far from its peak: col2im's GEMM is `kh * kw * c` wide instead.
-    if g.sh == 1 && g.sw == 1 && !g.is_pointwise() && g.c >= NARROW_CHANNELS {
+    // (64x32x32x3 into 32 channels: 2.8 -> 0.7 ms, TF 1.4.)
+    if g.sh == 1 && g.sw == 1 && !g.is_pointwise() && g.c >= super::sliding::NARROW_CHANNELS {
         // A forward convolution writes every element: no zeroing pass.
         let mut dx = Tensor::for_overwrite(dy.dtype(), &dims)?;
         if dx.num_elements() > 0 {
@@ -392,6 +394,10 @@ pub fn conv2d_backprop_filter<T: Float>(x: &Tensor, dy: &Tensor, g: &ConvGeometr
     }
     if super::winograd::applies::<T>(g) {
         super::winograd::backprop_filter(xs, dys, g, env, dw.as_mut_slice::<T>()?);
+        return Ok(dw);
+    }
+    if super::sliding::applies::<T>(g) {
+        super::sliding::backprop_filter(xs, dys, g, env, dw.as_mut_slice::<T>()?);
         return Ok(dw);
     }
     let rows = g.rows_per_block();

@@ -228,6 +228,71 @@ pub(crate) fn gemm_into<T: Element + Num>(dst: &mut [T], a: MatRef<'_, T>, b: Ma
     }
 }
 
+/// A matrix operand read with element strides from a slice: rows may overlap (a
+/// sliding window over an image, whose consecutive rows start one pixel apart).
+#[derive(Clone, Copy)]
+pub(crate) struct Strided<'a, T> {
+    /// The elements the operand reads.
+    pub data: &'a [T],
+    /// Rows.
+    pub rows: usize,
+    /// Columns.
+    pub cols: usize,
+    /// Elements from one row to the next.
+    pub row_stride: usize,
+    /// Elements from one column to the next.
+    pub col_stride: usize,
+}
+
+/// `dst (+)= a @ b` for a strided `m x k` operand `a` and a strided `k x n` operand
+/// `b`, into the row-major `m x n` `dst`, on the calling thread. float32 and float64.
+///
+/// # Panics
+/// If the shapes disagree or a stride reaches past its slice (a kernel bug, caught and
+/// reported as an `InternalError` by the executor), or for another element type.
+#[allow(clippy::cast_possible_wrap)]
+pub(crate) fn gemm_strided<T: Element + Num>(dst: &mut [T], a: Strided<'_, T>, b: Strided<'_, T>, accumulate: bool) {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    assert!(matches!(T::DTYPE, DType::Float32 | DType::Float64), "gemm_strided: {}", T::DTYPE);
+    assert!(b.rows == k && dst.len() == m * n);
+    let last = |x: &Strided<'_, T>| (x.rows.max(1) - 1) * x.row_stride + (x.cols.max(1) - 1) * x.col_stride;
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        if !accumulate {
+            dst.fill(T::ZERO);
+        }
+        return;
+    }
+    assert!(last(&a) < a.data.len() && last(&b) < b.data.len());
+    // SAFETY: the assertions bound every element either operand reads; `dst` is an
+    // exclusive borrow of the m*n output; T is f32 or f64, which gemm supports.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            1,
+            n as isize,
+            accumulate,
+            a.data.as_ptr(),
+            a.col_stride as isize,
+            a.row_stride as isize,
+            b.data.as_ptr(),
+            b.col_stride as isize,
+            b.row_stride as isize,
+            T::ONE,
+            T::ONE,
+            false,
+            false,
+            false,
+            Parallelism::None,
+        );
+    }
+}
+
 /// `a` as a matrix of `U`.
 ///
 /// # Safety

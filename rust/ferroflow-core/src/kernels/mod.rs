@@ -32,6 +32,7 @@ pub mod registry;
 pub(crate) mod script;
 pub mod sendrecv;
 pub(crate) mod sequence;
+mod sliding;
 pub mod sparse;
 pub(crate) mod state;
 pub(crate) mod strings;

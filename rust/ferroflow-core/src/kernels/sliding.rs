@@ -1,0 +1,183 @@
+//! Stride-1 convolutions of inputs with few channels (an RGB first layer) as products
+//! of sliding windows, without an im2col copy.
+//!
+//! Pad one image once, to `hp x wp` pixels with `wp = ow + kw - 1`, and number its
+//! output positions `r = oy * wp + ox` over the padded width (the last `kw - 1`
+//! columns of each row are computed and dropped). Filter row `i`'s taps of position
+//! `r` are then the `kw * c` elements starting at pixel `r + i * dh * wp`: consecutive
+//! positions' windows start one pixel (`c` elements) apart, so all of them form one
+//! strided matrix over the padded image, read in place by the GEMM. The forward pass is
+//! `kh` products `Y += window_i · F_i` (`F_i` the filter's row `i`, `kw * c x o`); the
+//! filter gradient is `dF_i += window_iᵀ · dY`. With three channels, im2col's copies
+//! of 27-element patches cost more than its product; here only the padded image and
+//! the product over the padded width (`wp / ow` more rows) are extra.
+use super::ExecEnv;
+use super::conv::{ConvGeometry, sum_over_units};
+use super::matmul::{Strided, gemm_strided};
+use super::num::Float;
+use crate::dtype::DType;
+
+/// Input channels below which the sliding windows beat im2col (at 16 and above,
+/// im2col's copies are long runs and its product is wide enough).
+pub(super) const NARROW_CHANNELS: usize = 16;
+
+/// Whether the convolution runs here: float32 or float64, few input channels, stride
+/// 1, no dilation across columns, and a window larger than one pixel.
+pub(super) fn applies<T: Float>(g: &ConvGeometry) -> bool {
+    matches!(T::DTYPE, DType::Float32 | DType::Float64)
+        && g.c < NARROW_CHANNELS
+        && g.sh == 1
+        && g.sw == 1
+        && g.dw == 1
+        && g.kh * g.kw > 1
+        && g.oh > 0
+        && g.ow > 0
+}
+
+/// The padded geometry: `(hp, wp)`, and the elements of a padded image (with `kw - 1`
+/// zero pixels after its end, which the last window reads).
+fn padded(g: &ConvGeometry) -> (usize, usize, usize) {
+    let (hp, wp) = (g.oh + (g.kh - 1) * g.dh, g.ow + g.kw - 1);
+    (hp, wp, (hp * wp + g.kw - 1) * g.c)
+}
+
+/// Copies image `img` (`h x w x c`) into `pad`, surrounded by zeros.
+fn pad_image<T: Float>(img: &[T], g: &ConvGeometry, pad: &mut [T]) {
+    let (hp, wp, _) = padded(g);
+    let c = g.c;
+    // Columns of the padded row that hold input columns: [lo, hi).
+    let (lo, hi) = (g.pad_left.min(wp), (g.pad_left + g.w).min(wp));
+    for (py, row) in pad.chunks_exact_mut(wp * c).take(hp).enumerate() {
+        let iy = py.wrapping_sub(g.pad_top);
+        if iy >= g.h || hi <= lo {
+            row.fill(T::ZERO);
+            continue;
+        }
+        row[..lo * c].fill(T::ZERO);
+        row[lo * c..hi * c].copy_from_slice(&img[iy * g.w * c..][..(hi - lo) * c]);
+        row[hi * c..].fill(T::ZERO);
+    }
+    pad[hp * wp * c..].fill(T::ZERO);
+}
+
+/// The windows of filter row `i` over a padded image: `positions x (kw * c)`.
+fn windows<'a, T>(pad: &'a [T], g: &ConvGeometry, i: usize) -> Strided<'a, T> {
+    let (_, wp, _) = padded(g);
+    let c = g.c;
+    Strided { data: &pad[i * g.dh * wp * c..], rows: g.oh * wp, cols: g.kw * c, row_stride: c, col_stride: 1 }
+}
+
+/// The forward convolution of `xs` with `fs` into `ys`, every element written.
+pub(super) fn conv2d<T: Float>(xs: &[T], fs: &[T], g: &ConvGeometry, env: &ExecEnv, ys: &mut [T]) {
+    let (_, wp, pad_len) = padded(g);
+    let (c, o) = (g.c, g.o);
+    let (image_in, image_out) = (g.h * g.w * c, g.oh * g.ow * o);
+    let image_flops = g.oh * wp * g.kh * g.kw * c * o;
+    let min_images = (1usize << 17).div_ceil(image_flops.max(1)).max(1);
+    env.for_each_chunk(ys, min_images * image_out, image_out, |offset, chunk| {
+        let (mut pad, mut yp) = (vec![T::ZERO; pad_len], vec![T::ZERO; g.oh * wp * o]);
+        for (j, y) in chunk.chunks_exact_mut(image_out).enumerate() {
+            let img = offset / image_out + j;
+            pad_image(&xs[img * image_in..][..image_in], g, &mut pad);
+            for i in 0..g.kh {
+                let f = &fs[i * g.kw * c * o..][..g.kw * c * o];
+                let filter_row = Strided { data: f, rows: g.kw * c, cols: o, row_stride: o, col_stride: 1 };
+                gemm_strided(&mut yp, windows(&pad, g, i), filter_row, i > 0);
+            }
+            for (dst, src) in y.chunks_exact_mut(g.ow * o).zip(yp.chunks_exact(wp * o)) {
+                dst.copy_from_slice(&src[..g.ow * o]);
+            }
+        }
+    });
+}
+
+/// The filter gradient of the convolution [`conv2d`] computes, into the zeroed
+/// `kh x kw x c x o` `dw`: images split over the threads, partial sums added.
+pub(super) fn backprop_filter<T: Float>(xs: &[T], dys: &[T], g: &ConvGeometry, env: &ExecEnv, dw: &mut [T]) {
+    let (_, wp, pad_len) = padded(g);
+    let (c, o) = (g.c, g.o);
+    let (image_in, image_out) = (g.h * g.w * c, g.oh * g.ow * o);
+    let image_flops = g.oh * wp * g.kh * g.kw * c * o;
+    sum_over_units(env, g.n, image_flops, dw, |acc, images| {
+        // The output gradient over the padded width: its extra columns stay zero.
+        let (mut pad, mut dyp) = (vec![T::ZERO; pad_len], vec![T::ZERO; g.oh * wp * o]);
+        for img in images {
+            pad_image(&xs[img * image_in..][..image_in], g, &mut pad);
+            let dy = &dys[img * image_out..][..image_out];
+            for (dst, src) in dyp.chunks_exact_mut(wp * o).zip(dy.chunks_exact(g.ow * o)) {
+                dst[..g.ow * o].copy_from_slice(src);
+            }
+            let grad = Strided { data: &dyp[..], rows: g.oh * wp, cols: o, row_stride: o, col_stride: 1 };
+            for i in 0..g.kh {
+                let w = windows(&pad, g, i);
+                let transposed = Strided {
+                    data: w.data,
+                    rows: w.cols,
+                    cols: w.rows,
+                    row_stride: w.col_stride,
+                    col_stride: w.row_stride,
+                };
+                gemm_strided(&mut acc[i * g.kw * c * o..][..g.kw * c * o], transposed, grad, true);
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matches_the_direct_sums_with_every_padding_and_dilation() {
+        let value = |i: usize| ((i * 7919) % 1000) as f64 / 500.0 - 1.0;
+        for (h, w, c, kh, kw, dh, pad, n, threads) in [
+            (7usize, 5usize, 3usize, 3usize, 3usize, 1usize, 1usize, 2usize, 1usize),
+            (6, 9, 1, 5, 2, 1, 0, 3, 2),
+            (8, 6, 4, 3, 3, 2, 2, 2, 2),
+            (5, 5, 3, 2, 3, 1, 3, 1, 1),
+        ] {
+            let o = 5;
+            // Rows: dilated window; columns: `pad` either side (clipped to a valid size).
+            let oh = h + 2 * pad - (kh - 1) * dh;
+            let ow = w + 2 * pad - (kw - 1);
+            let g =
+                ConvGeometry { n, h, w, c, kh, kw, o, sh: 1, sw: 1, dh, dw: 1, oh, ow, pad_top: pad, pad_left: pad };
+            assert!(applies::<f64>(&g));
+            let xs: Vec<f64> = (0..n * h * w * c).map(value).collect();
+            let fs: Vec<f64> = (0..kh * kw * c * o).map(|i| value(i + 11)).collect();
+            let dys: Vec<f64> = (0..n * oh * ow * o).map(|i| value(i + 23)).collect();
+            let (mut want_y, mut want_dw) = (vec![0.0; n * oh * ow * o], vec![0.0; kh * kw * c * o]);
+            for img in 0..n {
+                for (oy, ox) in (0..oh).flat_map(|y| (0..ow).map(move |x| (y, x))) {
+                    for (i, j) in (0..kh).flat_map(|i| (0..kw).map(move |j| (i, j))) {
+                        let (iy, ix) = ((oy + i * dh).wrapping_sub(pad), (ox + j).wrapping_sub(pad));
+                        if iy >= h || ix >= w {
+                            continue;
+                        }
+                        for ch in 0..c {
+                            let x = xs[((img * h + iy) * w + ix) * c + ch];
+                            for oc in 0..o {
+                                let out = ((img * oh + oy) * ow + ox) * o + oc;
+                                let f = ((i * kw + j) * c + ch) * o + oc;
+                                want_y[out] += x * fs[f];
+                                want_dw[f] += x * dys[out];
+                            }
+                        }
+                    }
+                }
+            }
+            let env = if threads == 1 {
+                ExecEnv::SINGLE_THREADED
+            } else {
+                ExecEnv { intra_pool: crate::executor::pool::shared_pool(threads) }
+            };
+            let mut ys = vec![f64::NAN; want_y.len()];
+            conv2d(&xs, &fs, &g, &env, &mut ys);
+            let mut dw = vec![0.0; want_dw.len()];
+            backprop_filter(&xs, &dys, &g, &env, &mut dw);
+            for (got, want) in ys.iter().zip(&want_y).chain(dw.iter().zip(&want_dw)) {
+                assert!((got - want).abs() < 1e-12 * want.abs().max(1.0), "{got} vs {want}");
+            }
+        }
+    }
+}
