@@ -1,5 +1,9 @@
 """Timing shared by the side-by-side benchmark scripts."""
 
+import importlib.util
+import json
+import subprocess
+import sys
 import time
 
 
@@ -18,3 +22,20 @@ def best_per_call(fn, number, repeat, warmup=None):
             fn()
         best = min(best, (time.perf_counter() - t0) / number)
     return best
+
+
+def installed(module):
+    """Whether `module` can be imported (without importing it)."""
+    return importlib.util.find_spec(module) is not None
+
+
+def run_child(script, *args):
+    """What a child process running `script` with `args` printed last, read as JSON.
+
+    The side-by-side scripts measure each library in its own process: idle worker
+    threads of one library (OpenMP's, OpenBLAS's, Eigen's spin before they sleep) would
+    otherwise take the cores from the next.
+    """
+    cmd = [sys.executable, script, *map(str, args)]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])

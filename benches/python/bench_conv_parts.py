@@ -10,14 +10,11 @@ Run: python benches/python/bench_conv_parts.py [--steps N]
 """
 
 import argparse
-import importlib.util
 import json
 import os
-import subprocess
-import sys
 
 import numpy as np
-from _timing import best_per_call
+from _timing import best_per_call, installed, run_child
 
 # (input NHWC, filter HWIO), SAME padding, stride 1.
 SHAPES = [
@@ -69,12 +66,10 @@ def main():
         return
     times = {}
     for lib in ("ferroflow", "tensorflow"):
-        if importlib.util.find_spec(lib) is None:
+        if not installed(lib):
             print(f"{lib} not installed: skipped")
             continue
-        cmd = [sys.executable, __file__, "--child", lib, "--steps", str(args.steps)]
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-        times[lib] = json.loads(out.strip().splitlines()[-1])
+        times[lib] = run_child(__file__, "--child", lib, "--steps", args.steps)
     print("ms per kernel (TF's time / ferroflow's: above 1 means ferroflow is faster)")
     print(f"{'input':>18s} {'filter':>16s} {'kernel':>12s} {'ferroflow':>10s} {'tensorflow':>11s}")
     for i, (xs, fs) in enumerate(SHAPES):

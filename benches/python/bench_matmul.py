@@ -15,14 +15,11 @@ Run: python benches/python/bench_matmul.py [--steps N] [--threads 1 2]
 """
 
 import argparse
-import importlib.util
 import json
 import os
-import subprocess
-import sys
 
 import numpy as np
-from _timing import best_per_call
+from _timing import best_per_call, installed, run_child
 
 # (m, k, n, transpose_a, transpose_b): C[m, n] = op(A) @ op(B).
 SHAPES = [
@@ -108,10 +105,10 @@ def available():
     libs = ["ferroflow"]
     optional = (("pytorch", "torch"), ("tensorflow", "tensorflow"), ("numpy", "threadpoolctl"))
     for lib, module in optional:
-        if importlib.util.find_spec(module) is None:
-            print(f"{module} not installed: the {lib} column is skipped")
-        else:
+        if installed(module):
             libs.append(lib)
+        else:
+            print(f"{module} not installed: the {lib} column is skipped")
     return libs
 
 
@@ -130,12 +127,9 @@ def main():
     print("GFLOP/s (time relative to ferroflow's: above 1 means ferroflow is faster)")
     print(f"{'threads':>7s} {'m x k x n':>22s}" + "".join(f"{name:>20s}" for name in libs))
     for threads in args.threads:
-        times = {}
-        for lib in libs:
-            cmd = [sys.executable, __file__, "--steps", str(args.steps)]
-            cmd += ["--child", lib, str(threads)]
-            out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-            times[lib] = json.loads(out.strip().splitlines()[-1])
+        times = {
+            lib: run_child(__file__, "--steps", args.steps, "--child", lib, threads) for lib in libs
+        }
         for i, (m, k, n, ta, tb) in enumerate(SHAPES):
             flops = 2.0 * m * k * n
             label = f"{m}x{k}x{n}" + (" (A^T)" if ta else "") + (" (B^T)" if tb else "")

@@ -20,14 +20,13 @@ Run: python benches/python/bench_queue_runner.py [--seconds S] [--repeat R] [--c
 """
 
 import argparse
-import importlib.util
 import json
 import os
 import queue
-import subprocess
-import sys
 import threading
 import time
+
+from _timing import installed, run_child
 
 BATCH = 64
 
@@ -123,13 +122,11 @@ def main():
     # pools would otherwise share the two cores with the next one's.
     rates = {}
     for lib in ("ferroflow", "tensorflow"):
-        if importlib.util.find_spec(lib) is None:
+        if not installed(lib):
             print(f"{lib} skipped: not installed")
             continue
-        cmd = [sys.executable, __file__, "--child", lib, "--capacity", str(args.capacity)]
-        cmd += ["--seconds", str(args.seconds), "--repeat", str(args.repeat)]
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-        rates[lib] = json.loads(out.strip().splitlines()[-1])
+        options = ["--capacity", args.capacity, "--seconds", args.seconds, "--repeat", args.repeat]
+        rates[lib] = run_child(__file__, "--child", lib, *options)
 
     print(f"capacity {args.capacity}, 2 enqueue threads, dequeue_many({BATCH}) in the main thread")
     for label in rates["ferroflow"]:

@@ -11,12 +11,11 @@ Run: python benches/python/bench_step_memory.py [--warmup N] [--steps N]
 """
 
 import argparse
-import importlib.util
 import json
 import os
 import resource
-import subprocess
-import sys
+
+from _timing import installed, run_child
 
 
 def usage():
@@ -64,13 +63,10 @@ def main():
     print(f"MLP Adam training, {args.warmup} warm-up + {args.steps} steps, peak RSS in MiB")
     print(f"{'library':12s} {'imported':>9s} {'warm':>9s} {'end':>9s} {'new pages/step':>15s}")
     for lib in ("ferroflow", "tensorflow"):
-        if importlib.util.find_spec(lib) is None:
+        if not installed(lib):
             print(f"{lib} not installed: skipped")
             continue
-        cmd = [sys.executable, __file__, "--child", lib]
-        cmd += ["--warmup", str(args.warmup), "--steps", str(args.steps)]
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-        r = json.loads(out.strip().splitlines()[-1])
+        r = run_child(__file__, "--child", lib, "--warmup", args.warmup, "--steps", args.steps)
         print(
             f"{lib:12s} {r['imported']:9.0f} {r['warm']:9.0f} {r['end']:9.0f}"
             f" {r['faults_per_step']:15.2f}"

@@ -14,18 +14,15 @@ Run: python benches/python/headline.py [--quick]
 """
 
 import argparse
-import importlib.util
 import json
 import os
-import subprocess
-import sys
 
 import bench_conv
 import bench_mlp
 import bench_optimizers
 import bench_queue_runner
 import numpy as np
-from _timing import best_per_call
+from _timing import best_per_call, installed, run_child
 
 
 def session_overhead(lib, config, number):
@@ -114,12 +111,10 @@ def main():
     results = {}
     libraries = (("ferroflow", "ferroflow"), ("tensorflow", "tensorflow"), ("pytorch", "torch"))
     for lib, module in libraries:
-        if importlib.util.find_spec(module) is None:
+        if not installed(module):
             print(f"{module} not installed: its column is blank")
             continue
-        cmd = [sys.executable, __file__, "--child", lib] + (["--quick"] if args.quick else [])
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-        results[lib] = json.loads(out.strip().splitlines()[-1])
+        results[lib] = run_child(__file__, "--child", lib, *(["--quick"] if args.quick else []))
     ours = results["ferroflow"]
     others = [lib for lib in results if lib != "ferroflow"]
     header = f"{'row':40s} {'ferroflow':>12s}"

@@ -6,15 +6,17 @@
 //! rational `tanh` (< 3 ulp) and its `psincos_float` (< 2 ulp), so our values sit as
 //! close to TF's as to libm's. NaN propagates through all of them.
 
-/// `e^x` for `f32`: overflows to `inf` above ln(f32::MAX), flushes to 0 below
-/// ln(f32::MIN_POSITIVE).
+/// Bounds of [`exp_f32`]'s argument: ln(f32::MAX) and ln(f32::MIN_POSITIVE).
+#[allow(clippy::excessive_precision)]
+const EXP_HI: f32 = 88.722_839;
+#[allow(clippy::excessive_precision)]
+const EXP_LO: f32 = -87.336_55;
+
+/// `(p, n)` with `e^x = p 2^n` for `x` in [`EXP_LO`, `EXP_HI`]: Cephes' reduction by
+/// the nearest multiple of ln 2 and its degree-5 polynomial on the remainder.
 #[inline(always)]
-#[allow(clippy::excessive_precision, clippy::cast_possible_wrap, clippy::cast_sign_loss)]
-pub fn exp_f32(x: f32) -> f32 {
-    const HI: f32 = 88.722_839;
-    const LO: f32 = -87.336_55;
-    // `clamp` (not min/max) so NaN passes through.
-    let xc = x.clamp(LO, HI);
+#[allow(clippy::excessive_precision, clippy::cast_possible_wrap)]
+fn exp_reduced(xc: f32) -> (f32, i32) {
     // n = round(x / ln 2) without `floor` or a float-to-int cast (a libm call on
     // baseline x86-64; a saturating cast stops LLVM from vectorising): adding 1.5 * 2^23
     // rounds to an integer and leaves it in the low mantissa bits.
@@ -28,15 +30,28 @@ pub fn exp_f32(x: f32) -> f32 {
         + 1.666_666_55e-1)
         * r
         + 5.000_000_12e-1;
-    let y = p * z + r + 1.0;
-    let n = t.to_bits().wrapping_sub(0x4B40_0000) as i32;
-    // 2^n as two factors, so n = 128 (at HI) does not overflow the exponent field.
+    (p * z + r + 1.0, t.to_bits().wrapping_sub(0x4B40_0000) as i32)
+}
+
+/// `2^k` for `k` in [-126, 127].
+#[inline(always)]
+#[allow(clippy::cast_sign_loss)]
+fn pow2(k: i32) -> f32 {
+    f32::from_bits((k.wrapping_add(127) as u32) << 23)
+}
+
+/// `e^x` for `f32`: overflows to `inf` above ln(f32::MAX), flushes to 0 below
+/// ln(f32::MIN_POSITIVE).
+#[inline(always)]
+pub fn exp_f32(x: f32) -> f32 {
+    // `clamp` (not min/max) so NaN passes through.
+    let (y, n) = exp_reduced(x.clamp(EXP_LO, EXP_HI));
+    // 2^n as two factors, so n = 128 (at the upper bound) does not overflow the exponent.
     let half = n >> 1;
-    let pow2 = |k: i32| f32::from_bits((k.wrapping_add(127) as u32) << 23);
     let y = y * pow2(half) * pow2(n - half);
-    if x > HI {
+    if x > EXP_HI {
         f32::INFINITY
-    } else if x < LO {
+    } else if x < EXP_LO {
         0.0
     } else {
         y
@@ -46,23 +61,9 @@ pub fn exp_f32(x: f32) -> f32 {
 /// `e^x` for `f32` with `x <= 0` (softmax's shifted logits; NaN passes through):
 /// [`exp_f32`] without its overflow side, so 2^n is one factor (n >= -126).
 #[inline(always)]
-#[allow(clippy::excessive_precision, clippy::cast_possible_wrap, clippy::cast_sign_loss)]
 pub fn exp_nonpositive_f32(x: f32) -> f32 {
-    const LO: f32 = -87.336_55;
-    let xc = x.clamp(LO, 0.0);
-    const SHIFT: f32 = 12_582_912.0;
-    let t = xc * std::f32::consts::LOG2_E + SHIFT;
-    let n = t - SHIFT;
-    let r = xc - n * 0.693_359_375 - n * -2.121_944_4e-4;
-    let z = r * r;
-    let p = ((((1.987_569_15e-4 * r + 1.398_199_95e-3) * r + 8.333_451_9e-3) * r + 4.166_579_6e-2) * r
-        + 1.666_666_55e-1)
-        * r
-        + 5.000_000_12e-1;
-    let y = p * z + r + 1.0;
-    let n = t.to_bits().wrapping_sub(0x4B40_0000) as i32;
-    let y = y * f32::from_bits((n.wrapping_add(127) as u32) << 23);
-    if x < LO { 0.0 } else { y }
+    let (y, n) = exp_reduced(x.clamp(EXP_LO, 0.0));
+    if x < EXP_LO { 0.0 } else { y * pow2(n) }
 }
 
 /// `tanh(x)` for `f32`: Eigen's rational approximation, exact to `x` near 0 and

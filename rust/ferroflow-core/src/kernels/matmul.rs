@@ -164,9 +164,14 @@ impl<T> MatRef<'_, T> {
     fn dims(&self) -> (usize, usize) {
         if self.transpose { (self.cols, self.rows) } else { (self.rows, self.cols) }
     }
-    /// (row, column) element strides of the operand as used.
-    fn strides(&self) -> (usize, usize) {
-        if self.transpose { (1, self.cols) } else { (self.cols, 1) }
+    /// The operand as used, by its strides.
+    fn strided(&self) -> Strided<'_, T> {
+        let ((rows, cols), (row_stride, col_stride)) = if self.transpose {
+            ((self.cols, self.rows), (1, self.cols))
+        } else {
+            ((self.rows, self.cols), (self.cols, 1))
+        };
+        Strided { data: self.data, rows, cols, row_stride, col_stride }
     }
 }
 
@@ -177,7 +182,6 @@ impl<T> MatRef<'_, T> {
 /// # Panics
 /// If the operand shapes or slice lengths disagree (a kernel bug, caught and reported
 /// as an `InternalError` by the executor).
-#[allow(clippy::cast_possible_wrap)]
 pub(crate) fn gemm_into<T: Element + Num>(dst: &mut [T], a: MatRef<'_, T>, b: MatRef<'_, T>, accumulate: bool) {
     let ((m, k), (k2, n)) = (a.dims(), b.dims());
     assert!(k == k2 && dst.len() == m * n && a.data.len() == a.rows * a.cols && b.data.len() == b.rows * b.cols);
@@ -200,32 +204,7 @@ pub(crate) fn gemm_into<T: Element + Num>(dst: &mut [T], a: MatRef<'_, T>, b: Ma
         let (dst, a, b) = unsafe { (retype_mut(dst), retype(a), retype(b)) };
         return gemm_half_via_f32::<half::f16>(dst, a, b, accumulate);
     }
-    let ((a_rs, a_cs), (b_rs, b_cs)) = (a.strides(), b.strides());
-    // SAFETY: the assertion above bounds every operand by its strides; `dst` is an
-    // exclusive borrow of the m*n output; T is f32 or f64, which gemm supports.
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            dst.as_mut_ptr(),
-            1,
-            n as isize,
-            accumulate,
-            a.data.as_ptr(),
-            a_cs as isize,
-            a_rs as isize,
-            b.data.as_ptr(),
-            b_cs as isize,
-            b_rs as isize,
-            T::ONE,
-            T::ONE,
-            false,
-            false,
-            false,
-            Parallelism::None,
-        );
-    }
+    gemm_strided(dst, a.strided(), b.strided(), accumulate);
 }
 
 /// A matrix operand read with element strides from a slice: rows may overlap (a

@@ -306,24 +306,8 @@ mod tests {
     fn filter_gradient_matches_im2cols_with_odd_sizes_and_every_padding() {
         for (h, w, pad, n, threads) in [(7usize, 5usize, 1usize, 2usize, 1usize), (6, 9, 0, 1, 2), (5, 5, 2, 3, 2)] {
             let (c, o) = (17, 19);
-            let (oh, ow) = (h + 2 * pad - 2, w + 2 * pad - 2);
-            let g = ConvGeometry {
-                n,
-                h,
-                w,
-                c,
-                kh: 3,
-                kw: 3,
-                o,
-                sh: 1,
-                sw: 1,
-                dh: 1,
-                dw: 1,
-                oh,
-                ow,
-                pad_top: pad,
-                pad_left: pad,
-            };
+            let g = geometry(n, h, w, c, o, pad);
+            let (oh, ow) = (g.oh, g.ow);
             let value = |i: usize| ((i * 7919) % 1000) as f64 / 500.0 - 1.0;
             let xs: Vec<f64> = (0..n * h * w * c).map(value).collect();
             let dys: Vec<f64> = (0..n * oh * ow * o).map(|i| value(i + 29)).collect();
@@ -356,6 +340,12 @@ mod tests {
         }
     }
 
+    /// A 3x3, stride-1 convolution padded by `pad` on every side.
+    fn geometry(n: usize, h: usize, w: usize, c: usize, o: usize, pad: usize) -> ConvGeometry {
+        let (oh, ow) = (h + 2 * pad - 2, w + 2 * pad - 2);
+        ConvGeometry { n, h, w, c, kh: 3, kw: 3, o, sh: 1, sw: 1, dh: 1, dw: 1, oh, ow, pad_top: pad, pad_left: pad }
+    }
+
     /// Every (output row, output column, filter row, filter column).
     fn output_filter_pairs(oh: usize, ow: usize) -> impl Iterator<Item = (usize, usize, usize, usize)> {
         (0..oh).flat_map(move |y| (0..ow).flat_map(move |x| (0..9).map(move |k| (y, x, k / 3, k % 3))))
@@ -366,24 +356,8 @@ mod tests {
         let env = ExecEnv::SINGLE_THREADED;
         for (h, w, pad, n) in [(7usize, 5usize, 1usize, 2usize), (6, 9, 0, 1), (5, 5, 2, 3)] {
             let (c, o) = (17, 19);
-            let (oh, ow) = (h + 2 * pad - 2, w + 2 * pad - 2);
-            let g = ConvGeometry {
-                n,
-                h,
-                w,
-                c,
-                kh: 3,
-                kw: 3,
-                o,
-                sh: 1,
-                sw: 1,
-                dh: 1,
-                dw: 1,
-                oh,
-                ow,
-                pad_top: pad,
-                pad_left: pad,
-            };
+            let g = geometry(n, h, w, c, o, pad);
+            let (oh, ow) = (g.oh, g.ow);
             assert!(applies::<f64>(&g));
             let value = |i: usize| ((i * 7919) % 1000) as f64 / 500.0 - 1.0;
             let xs: Vec<f64> = (0..n * h * w * c).map(value).collect();
