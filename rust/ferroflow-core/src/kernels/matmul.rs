@@ -185,15 +185,6 @@ impl<T> MatRef<'_, T> {
 pub(crate) fn gemm_into<T: Element + Num>(dst: &mut [T], a: MatRef<'_, T>, b: MatRef<'_, T>, accumulate: bool) {
     let ((m, k), (k2, n)) = (a.dims(), b.dims());
     assert!(k == k2 && dst.len() == m * n && a.data.len() == a.rows * a.cols && b.data.len() == b.rows * b.cols);
-    if m == 0 || n == 0 {
-        return;
-    }
-    if k == 0 {
-        if !accumulate {
-            dst.fill(T::ZERO);
-        }
-        return;
-    }
     if std::any::TypeId::of::<T>() == std::any::TypeId::of::<half::bf16>() {
         // SAFETY: T is bf16 (same type, checked above).
         let (dst, a, b) = unsafe { (retype_mut(dst), retype(a), retype(b)) };
