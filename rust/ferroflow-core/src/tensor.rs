@@ -68,7 +68,7 @@ pub struct Tensor {
     shape: Shape,
     data: Arc<Storage>,
     /// `(first byte, bytes)` of a dense tensor that is a row range of a shared buffer
-    /// (see [`Tensor::rows`]); `None` for the whole buffer.
+    /// (see [`Tensor::row_view`]); `None` for the whole buffer.
     view: Option<(usize, usize)>,
 }
 

@@ -70,11 +70,6 @@ fn logical(ctx: &mut OpContext<'_>, f: fn(bool, bool) -> bool) -> Result<()> {
     Ok(())
 }
 
-/// `x` with `shape`: itself when it has it (no copy), else broadcast.
-fn with_shape(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
-    if x.shape() == shape { Ok(x.clone()) } else { broadcast_to(x, shape) }
-}
-
 /// An unsigned integer that an element of the same size is selected as: the select is
 /// a mask blend, `(t & m) | (e & !m)`. Written as `if c { t } else { e }` on the
 /// elements themselves, LLVM selects the two addresses and gathers (2 ms instead of
@@ -146,7 +141,8 @@ fn select_into<T: Element>(out: &mut [T], c: &[bool], t: &[T], e: &[T]) {
 }
 
 fn select_typed<T: Element>(c: &Tensor, t: &Tensor, e: &Tensor, shape: &[usize], env: &ExecEnv) -> Result<Tensor> {
-    let (c, t, e) = (with_shape(c, shape)?, with_shape(t, shape)?, with_shape(e, shape)?);
+    // `broadcast_to` shares (does not copy) an operand that already has the shape.
+    let (c, t, e) = (broadcast_to(c, shape)?, broadcast_to(t, shape)?, broadcast_to(e, shape)?);
     let (cs, ts, es) = (c.as_slice::<bool>()?, t.as_slice::<T>()?, e.as_slice::<T>()?);
     let mut out = Tensor::for_overwrite(T::DTYPE, shape)?;
     env.for_each_chunk(out.as_mut_slice::<T>()?, PARALLEL_MIN, 64, |off, o| {

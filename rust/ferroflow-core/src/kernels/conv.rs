@@ -662,6 +662,29 @@ pub(super) mod tests {
         out
     }
 
+    /// Direct definition of the filter gradient: `dw[kh][kw][c][o]` sums
+    /// `x[n][ih][iw][c] * dy[n][oh][ow][o]` over every output position whose window
+    /// puts tap (kh, kw) on input pixel (ih, iw).
+    pub(in crate::kernels) fn naive_filter_grad(x: &[f64], dy: &[f64], g: &ConvGeometry) -> Vec<f64> {
+        let mut dw = vec![0.0; g.kh * g.kw * g.c * g.o];
+        for (n, oh, ow) in (0..g.n).flat_map(|n| (0..g.oh).flat_map(move |oh| (0..g.ow).map(move |ow| (n, oh, ow)))) {
+            for (kh, kw) in (0..g.kh).flat_map(|kh| (0..g.kw).map(move |kw| (kh, kw))) {
+                let ih = (oh * g.sh + kh * g.dh).wrapping_sub(g.pad_top);
+                let iw = (ow * g.sw + kw * g.dw).wrapping_sub(g.pad_left);
+                if ih >= g.h || iw >= g.w {
+                    continue;
+                }
+                for c in 0..g.c {
+                    let xv = x[((n * g.h + ih) * g.w + iw) * g.c + c];
+                    for o in 0..g.o {
+                        dw[((kh * g.kw + kw) * g.c + c) * g.o + o] += xv * dy[((n * g.oh + oh) * g.ow + ow) * g.o + o];
+                    }
+                }
+            }
+        }
+        dw
+    }
+
     #[test]
     fn output_sizes_follow_tf() {
         assert_eq!(windowed_output(5, 3, 1, 2, Padding::Valid), Ok((2, 0)));

@@ -185,12 +185,26 @@ fn broadcast_rows<T: Copy, R: Copy>(
 
 /// `f(x)` elementwise, in place when `x`'s buffer is not shared.
 pub fn unary<T: Element>(x: Tensor, env: &ExecEnv, f: impl Fn(T) -> T + Sync) -> Result<Tensor> {
+    unary_chunks(x, env, |out, src| match src {
+        None => map_in_place(out, &f),
+        Some(src) => map_to(out, src, &f),
+    })
+}
+
+/// A same-typed map of `x` by chunks (split over the intra-op threads):
+/// `f(chunk, None)` maps a chunk of `x`'s own buffer in place when nothing else shares
+/// it, else `f(out, Some(src))` writes a chunk of a new tensor from the matching chunk
+/// of `x`. For kernels whose loop is a block function rather than an element function.
+pub fn unary_chunks<T: Element>(x: Tensor, env: &ExecEnv, f: impl Fn(&mut [T], Option<&[T]>) + Sync) -> Result<Tensor> {
     if x.is_unique() {
         let mut x = x;
-        env.for_each_chunk(x.as_mut_slice::<T>()?, PARALLEL_MIN, 64, |_, xs| map_in_place(xs, &f));
+        env.for_each_chunk(x.as_mut_slice::<T>()?, PARALLEL_MIN, 64, |_, xs| f(xs, None));
         return Ok(x);
     }
-    map_into(&x, env, f)
+    let mut out = Tensor::for_overwrite(T::DTYPE, x.shape())?;
+    let src = x.as_slice::<T>()?;
+    env.for_each_chunk(out.as_mut_slice::<T>()?, PARALLEL_MIN, 64, |off, o| f(o, Some(&src[off..off + o.len()])));
+    Ok(out)
 }
 
 /// `f(x)` elementwise into a new tensor (of another element type, possibly).

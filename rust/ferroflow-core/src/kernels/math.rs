@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::kernels::array::Castable;
-use crate::kernels::elementwise::{binary, unary};
+use crate::kernels::elementwise::{binary, unary, unary_chunks};
 use crate::kernels::num::{Float, Num};
 use crate::kernels::{ExecEnv, KernelBuild, OpContext, OpKernel, stateless};
 use crate::tensor::Tensor;
@@ -161,7 +161,7 @@ impl<const SINE: bool> OpKernel for SinCosKernel<SINE> {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let x = ctx.take_input(0)?;
         let out = if x.dtype() == DType::Float32 {
-            sin_cos_f32_tensor::<SINE>(x, ctx.env)?
+            unary_chunks::<f32>(x, ctx.env, crate::kernels::fastmath::sin_cos_f32::<SINE>)?
         } else {
             dispatch_float!(x.dtype(), T => unary::<T>(x, ctx.env, |v: T| if SINE { v.sin() } else { v.cos() })?,
                 _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()))
@@ -169,22 +169,6 @@ impl<const SINE: bool> OpKernel for SinCosKernel<SINE> {
         ctx.set_output(0, out);
         Ok(())
     }
-}
-
-fn sin_cos_f32_tensor<const SINE: bool>(x: Tensor, env: &ExecEnv) -> Result<Tensor> {
-    use crate::kernels::elementwise::PARALLEL_MIN;
-    use crate::kernels::fastmath::sin_cos_f32;
-    if x.is_unique() {
-        let mut x = x;
-        env.for_each_chunk(x.as_mut_slice::<f32>()?, PARALLEL_MIN, 64, |_, xs| sin_cos_f32::<SINE>(xs, None));
-        return Ok(x);
-    }
-    let mut out = Tensor::for_overwrite(DType::Float32, x.shape())?;
-    let src = x.as_slice::<f32>()?;
-    env.for_each_chunk(out.as_mut_slice::<f32>()?, PARALLEL_MIN, 64, |off, o| {
-        sin_cos_f32::<SINE>(o, Some(&src[off..off + o.len()]));
-    });
-    Ok(out)
 }
 
 /// `AddN`'s kernel.

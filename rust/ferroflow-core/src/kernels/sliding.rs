@@ -146,26 +146,8 @@ mod tests {
             let xs: Vec<f64> = (0..n * h * w * c).map(value).collect();
             let fs: Vec<f64> = (0..kh * kw * c * o).map(|i| value(i + 11)).collect();
             let dys: Vec<f64> = (0..n * oh * ow * o).map(|i| value(i + 23)).collect();
-            let (mut want_y, mut want_dw) = (vec![0.0; n * oh * ow * o], vec![0.0; kh * kw * c * o]);
-            for img in 0..n {
-                for (oy, ox) in (0..oh).flat_map(|y| (0..ow).map(move |x| (y, x))) {
-                    for (i, j) in (0..kh).flat_map(|i| (0..kw).map(move |j| (i, j))) {
-                        let (iy, ix) = ((oy + i * dh).wrapping_sub(pad), (ox + j).wrapping_sub(pad));
-                        if iy >= h || ix >= w {
-                            continue;
-                        }
-                        for ch in 0..c {
-                            let x = xs[((img * h + iy) * w + ix) * c + ch];
-                            for oc in 0..o {
-                                let out = ((img * oh + oy) * ow + ox) * o + oc;
-                                let f = ((i * kw + j) * c + ch) * o + oc;
-                                want_y[out] += x * fs[f];
-                                want_dw[f] += x * dys[out];
-                            }
-                        }
-                    }
-                }
-            }
+            let want_y = crate::kernels::conv::tests::naive(&xs, &fs, &g);
+            let want_dw = crate::kernels::conv::tests::naive_filter_grad(&xs, &dys, &g);
             let env = if threads == 1 {
                 ExecEnv::SINGLE_THREADED
             } else {

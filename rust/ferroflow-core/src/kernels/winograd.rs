@@ -311,22 +311,7 @@ mod tests {
             let value = |i: usize| ((i * 7919) % 1000) as f64 / 500.0 - 1.0;
             let xs: Vec<f64> = (0..n * h * w * c).map(value).collect();
             let dys: Vec<f64> = (0..n * oh * ow * o).map(|i| value(i + 29)).collect();
-            // The direct sum: dw[r][s][ci][co] = Σ x[img][y + r - pad][x + s - pad][ci] dy[img][y][x][co].
-            let mut want = vec![0.0; 9 * c * o];
-            for img in 0..n {
-                for (y, x, r, s) in output_filter_pairs(oh, ow) {
-                    let (iy, ix) = ((y + r).wrapping_sub(pad), (x + s).wrapping_sub(pad));
-                    if iy >= h || ix >= w {
-                        continue;
-                    }
-                    for ci in 0..c {
-                        let xv = xs[((img * h + iy) * w + ix) * c + ci];
-                        for co in 0..o {
-                            want[((r * 3 + s) * c + ci) * o + co] += xv * dys[((img * oh + y) * ow + x) * o + co];
-                        }
-                    }
-                }
-            }
+            let want = crate::kernels::conv::tests::naive_filter_grad(&xs, &dys, &g);
             let env = if threads == 1 {
                 ExecEnv::SINGLE_THREADED
             } else {
@@ -344,11 +329,6 @@ mod tests {
     fn geometry(n: usize, h: usize, w: usize, c: usize, o: usize, pad: usize) -> ConvGeometry {
         let (oh, ow) = (h + 2 * pad - 2, w + 2 * pad - 2);
         ConvGeometry { n, h, w, c, kh: 3, kw: 3, o, sh: 1, sw: 1, dh: 1, dw: 1, oh, ow, pad_top: pad, pad_left: pad }
-    }
-
-    /// Every (output row, output column, filter row, filter column).
-    fn output_filter_pairs(oh: usize, ow: usize) -> impl Iterator<Item = (usize, usize, usize, usize)> {
-        (0..oh).flat_map(move |y| (0..ow).flat_map(move |x| (0..9).map(move |k| (y, x, k / 3, k % 3))))
     }
 
     #[test]
