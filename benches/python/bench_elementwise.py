@@ -4,16 +4,18 @@ Each case runs on 2048x2048 float32 tensors (16 MiB) held in variables; graph
 libraries run the result as a target (computed, nothing fetched), so no 16 MiB copy
 is timed. Gradient cases build the op and its gradient for an upstream gradient `y`,
 as training does (TF's fused `*Grad` kernels). PyTorch (eager) and numpy compute the
-same expression; all libraries use 2 threads. Prints ms per op and ratios.
+same expression; all libraries use 2 threads, each library in its own process.
+Prints ms per op and ratios.
 
 Run: python benches/python/bench_elementwise.py [--steps N]
 """
 
 import argparse
+import json
 import os
 
 import numpy as np
-from _timing import best_per_call
+from _timing import best_per_call, installed, run_child
 
 SIDE = 2048
 
@@ -105,30 +107,40 @@ def torch_times(steps):
     return {name: best_per_call(f, steps, repeat=3) for name, f in cases.items()}
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=20)
-    args = parser.parse_args()
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+def child_times(lib, steps):
+    """ms per op of every case `lib` runs, measured in this process."""
+    if lib == "ferroflow":
+        import ferroflow as ff
 
-    import ferroflow as ff
-
-    results = {
-        "ferroflow": graph_times(ff, ff.ConfigProto(intra_op_parallelism_threads=2), args.steps)
-    }
-    try:
+        return graph_times(ff, ff.ConfigProto(intra_op_parallelism_threads=2), steps)
+    if lib == "tensorflow":
         import tensorflow.compat.v1 as tf
 
         tf.disable_v2_behavior()
         cfg = tf.ConfigProto(intra_op_parallelism_threads=2, inter_op_parallelism_threads=2)
-        results["tensorflow"] = graph_times(tf, cfg, args.steps)
-    except ImportError:
-        pass
-    try:
-        results["pytorch"] = torch_times(args.steps)
-    except ImportError:
-        pass
-    results["numpy (1 thread)"] = numpy_times(args.steps)
+        return graph_times(tf, cfg, steps)
+    if lib == "pytorch":
+        return torch_times(steps)
+    return numpy_times(steps)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    if args.child:
+        print(json.dumps(child_times(args.child, args.steps)))
+        return
+
+    modules = {"ferroflow": "ferroflow", "tensorflow": "tensorflow", "pytorch": "torch"}
+    results = {}
+    for lib in ["ferroflow", "tensorflow", "pytorch", "numpy (1 thread)"]:
+        if lib in modules and not installed(modules[lib]):
+            print(f"{lib} not installed: skipped")
+            continue
+        results[lib] = run_child(__file__, "--child", lib, "--steps", args.steps)
 
     libs = list(results)
     print(f"{SIDE}x{SIDE} float32, ms per op (lower is better); ratio = other / ferroflow")

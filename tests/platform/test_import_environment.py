@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 CHECK = "import os, ferroflow; print(os.environ.get('NODEVICE_SELECT'))"
 
 
@@ -33,3 +35,51 @@ def test_a_display_or_the_users_own_setting_is_left_alone():
     assert chosen.stdout.strip() == "None"
     own = _import_with({"NODEVICE_SELECT": "0"}, drop=("DISPLAY", "WAYLAND_DISPLAY"))
     assert own.stdout.strip() == "0"
+
+
+def _render_node_present():
+    try:
+        return any(n.startswith("renderD") for n in os.listdir("/dev/dri"))
+    except OSError:
+        return os.path.exists("/dev/nvidiactl")
+
+
+def _mapped_after_import(first, env_changes):
+    """The shared objects a child process maps after importing `first` and then
+    ferroflow, running one step, and exiting; with its exit status."""
+    script = (
+        f"import {first}\n" if first else ""
+    ) + (
+        "import ferroflow as ff\n"
+        "assert ff.Session().run(ff.constant(2.0) * 3.0) == 6.0\n"
+        "print([l.split()[-1] for l in open('/proc/self/maps') if '.so' in l])\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "FERROFLOW_GPU"}
+    env.update(env_changes, TF_CPP_MIN_LOG_LEVEL="3")
+    return subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or _render_node_present(),
+    reason="needs a Linux machine without a GPU device node",
+)
+def test_no_gpu_device_node_means_no_vulkan_driver_is_loaded():
+    out = _mapped_after_import(None, {})
+    assert out.returncode == 0, out.stderr
+    assert "libvulkan_" not in out.stdout and "libLLVM" not in out.stdout
+    # Asked for, the software adapter is still found.
+    software = _mapped_after_import(None, {"FERROFLOW_GPU": "software"})
+    assert software.returncode == 0, software.stderr
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or _render_node_present(),
+    reason="needs a Linux machine without a GPU device node",
+)
+def test_importing_tensorflow_first_exits_cleanly():
+    # Mesa's drivers bring the system's libLLVM; loaded after TensorFlow's library it
+    # binds to TensorFlow's LLVM symbols and glibc aborts at exit ("free(): invalid
+    # pointer"). With no GPU to find, the drivers are no longer loaded.
+    pytest.importorskip("tensorflow")
+    out = _mapped_after_import("tensorflow", {})
+    assert out.returncode == 0, out.stderr[-2000:]

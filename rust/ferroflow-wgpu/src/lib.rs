@@ -15,6 +15,13 @@
 //! only when `FERROFLOW_GPU=software` (or `all`), and then below the CPU, so only nodes
 //! asked to go to `/gpu:0` do: that is how the GPU path is tested on machines without
 //! one. `FERROFLOW_GPU=none` registers nothing.
+//!
+//! On Linux, a machine with no GPU device node (`/dev/dri/renderD*`, `/dev/nvidiactl`)
+//! has no hardware adapter to find, so the Vulkan drivers are not loaded at all unless
+//! software adapters are asked for: loading them costs import time, and Mesa's drivers
+//! bring the system's libLLVM, whose symbols clash with the LLVM inside TensorFlow's
+//! library when TensorFlow was imported first (glibc aborts with "free(): invalid
+//! pointer" at exit).
 pub mod expr;
 pub mod gpu;
 pub mod kernels;
@@ -57,10 +64,23 @@ fn choice() -> Choice {
     }
 }
 
+/// Whether this machine may have a hardware GPU a Vulkan or Metal driver could open.
+/// On Linux every such driver opens a device node: a DRM render node, or NVIDIA's
+/// control device.
+fn may_have_hardware_gpu() -> bool {
+    if !cfg!(target_os = "linux") {
+        return true;
+    }
+    let render_node = std::fs::read_dir("/dev/dri").is_ok_and(|entries| {
+        entries.flatten().any(|e| e.file_name().to_string_lossy().starts_with("renderD"))
+    });
+    render_node || std::path::Path::new("/dev/nvidiactl").exists()
+}
+
 fn adapters() -> &'static [Slot] {
     ADAPTERS.get_or_init(|| {
         let choice = choice();
-        if choice == Choice::None {
+        if choice == Choice::None || (choice == Choice::Hardware && !may_have_hardware_gpu()) {
             return Vec::new();
         }
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
