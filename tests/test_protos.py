@@ -86,6 +86,7 @@ TF_ONLY = {
     ),
     "Example": ("tensorflow.core.example.example_pb2", "Example"),
     "SequenceExample": ("tensorflow.core.example.example_pb2", "SequenceExample"),
+    "RewriterConfig": ("tensorflow.core.protobuf.rewriter_config_pb2", "RewriterConfig"),
 }
 
 # The distributed runtime's files (TensorBoard compiles none of them): every message

@@ -47,9 +47,7 @@ def _render_node_present():
 def _mapped_after_import(first, env_changes):
     """The shared objects a child process maps after importing `first` and then
     ferroflow, running one step, and exiting; with its exit status."""
-    script = (
-        f"import {first}\n" if first else ""
-    ) + (
+    script = (f"import {first}\n" if first else "") + (
         "import ferroflow as ff\n"
         "assert ff.Session().run(ff.constant(2.0) * 3.0) == 6.0\n"
         "print([l.split()[-1] for l in open('/proc/self/maps') if '.so' in l])\n"

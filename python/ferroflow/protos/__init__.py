@@ -30,6 +30,7 @@ VersionDef = _message("VersionDef")
 GraphDef = _message("GraphDef")
 GPUOptions = _message("GPUOptions")
 OptimizerOptions = _message("OptimizerOptions")
+RewriterConfig = _message("RewriterConfig")
 GraphOptions = _message("GraphOptions")
 ThreadPoolOptionProto = _message("ThreadPoolOptionProto")
 ConfigProto = _message("ConfigProto")
@@ -132,6 +133,7 @@ __all__ = [
     "TensorDescription",
     "AllocationDescription",
     "OptimizerOptions",
+    "RewriterConfig",
     "RunMetadata",
     "RunOptions",
     "SessionLog",

@@ -71,9 +71,8 @@ fn may_have_hardware_gpu() -> bool {
     if !cfg!(target_os = "linux") {
         return true;
     }
-    let render_node = std::fs::read_dir("/dev/dri").is_ok_and(|entries| {
-        entries.flatten().any(|e| e.file_name().to_string_lossy().starts_with("renderD"))
-    });
+    let render_node = std::fs::read_dir("/dev/dri")
+        .is_ok_and(|entries| entries.flatten().any(|e| e.file_name().to_string_lossy().starts_with("renderD")));
     render_node || std::path::Path::new("/dev/nvidiactl").exists()
 }
 

@@ -1,6 +1,7 @@
 //! Direct sessions: own the variable values of one graph, compile run signatures into
 //! cached plans, and execute them: small plans straight-line on the calling
 //! thread, plans with enough independent work on the shared thread pool.
+mod fuse;
 mod partition;
 mod place;
 mod plan;
@@ -17,7 +18,7 @@ use smallvec::SmallVec;
 
 pub use partition::{ClientTensor, ClusterOptions, ClusterPartition, TaskPartition, partition_for_cluster};
 pub use place::Placement;
-pub use plan::Plan;
+pub use plan::{CompileOptions, Plan};
 use trace::NodeClock;
 pub use trace::StepTrace;
 
@@ -57,6 +58,9 @@ pub struct SessionOptions {
     /// named `/job:ps/replica:0/task:1/device:CPU:0`); the default is TF's
     /// non-distributed `/job:localhost/replica:0/task:0`.
     pub task: TaskName,
+    /// Leave contraction + bias + activation chains unfused
+    /// (`graph_options.rewrite_options.remapping = OFF`, or `disable_meta_optimizer`).
+    pub disable_remapping: bool,
 }
 
 impl SessionOptions {
@@ -79,6 +83,9 @@ impl SessionOptions {
                 .collect(),
             log_device_placement: config.log_device_placement,
             task: TaskName::default(),
+            disable_remapping: config.graph_options.as_ref().and_then(|g| g.rewrite_options.as_ref()).is_some_and(
+                |r| r.disable_meta_optimizer || r.remapping == ferroflow_proto::rewriter_config::Toggle::Off as i32,
+            ),
         }
     }
 }
@@ -123,6 +130,7 @@ pub struct DirectSession {
     env: ExecEnv,
     operation_timeout: Option<Duration>,
     placement: Placement,
+    remap: bool,
     // The runs in progress, cancelled when the session closes.
     active_runs: Mutex<HashMap<u64, CancelHandle>>,
     next_run: AtomicU64,
@@ -179,6 +187,7 @@ impl DirectSession {
             inter_pool: pool::shared_pool(inter),
             env: ExecEnv { intra_pool: pool::shared_pool(intra) },
             operation_timeout: options.operation_timeout,
+            remap: !options.disable_remapping,
             placement: Placement {
                 devices: DeviceSet::for_task(&options.task, &options.device_count),
                 soft: options.allow_soft_placement,
@@ -232,7 +241,7 @@ impl DirectSession {
             feeds,
             fetches,
             targets,
-            threads,
+            CompileOptions { pool_threads: threads, remap: self.remap },
         )?);
         self.log_placement(&plan)?;
         let mut cache = self.plans.lock();

@@ -1,15 +1,17 @@
 //! Compiling a run signature (feeds, fetches, targets) into a plan, as passes: prune
 //! (the nodes the fetches and targets need), place (a device per node, `place.rs`),
-//! select each node's kernel for its device, partition (a copy step wherever a value
+//! remap (contraction + bias + activation chains into fused steps, `fuse.rs`), select
+//! each node's kernel for its device, partition (a copy step wherever a value
 //! crosses devices), and schedule: a topological order, value slots, which input
 //! occurrence is a value's last use (so it is moved, not cloned, and its buffer can be
 //! reused in place), and whether the plan has enough independent work to be worth
 //! spreading over the thread pool.
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use smallvec::SmallVec;
 
+use super::fuse::{Fusion, fuse};
 use super::place::{Placement, place};
 use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
@@ -40,6 +42,8 @@ pub(crate) struct InputRef {
 /// One node of the plan.
 pub(crate) struct Step {
     pub name: String,
+    /// The graph nodes a fused step computes besides its own (remapping), earliest first.
+    pub absorbed: Vec<String>,
     /// `name = Op(input, input:1, ^control)`: the node as TF's step statistics label it.
     pub label: String,
     /// The device it runs on (an index into the session's devices).
@@ -84,6 +88,17 @@ enum Entry {
     Copy { src: Output, device: usize },
 }
 
+/// How a plan is compiled.
+#[derive(Clone, Copy, Debug)]
+pub struct CompileOptions {
+    /// Threads of the pool that runs independent steps: more than one allows a
+    /// parallel plan.
+    pub pool_threads: usize,
+    /// Fuse contraction + bias + activation chains (TF's remapper; on unless the
+    /// session's `rewrite_options` turn it off).
+    pub remap: bool,
+}
+
 /// A fed tensor: the slot it fills and the static type the fed value must have.
 pub(crate) struct FeedSlot {
     pub name: String,
@@ -121,9 +136,16 @@ impl Plan {
     pub fn num_steps(&self) -> usize {
         self.steps.len()
     }
-    /// Each step's node (or inserted copy) name and the device it runs on, in run order.
+    /// Each step's node (or inserted copy) name and the device it runs on, in run order
+    /// (the nodes a fused step absorbed are listed just before it, on its device).
     pub fn placement(&self) -> Vec<(&str, &str)> {
-        self.steps.iter().map(|s| (s.name.as_str(), self.device_names[s.device].as_str())).collect()
+        self.steps
+            .iter()
+            .flat_map(|s| {
+                let device = self.device_names[s.device].as_str();
+                s.absorbed.iter().chain([&s.name]).map(move |name| (name.as_str(), device))
+            })
+            .collect()
     }
     /// Whether the plan runs its independent branches on the thread pool.
     pub fn is_parallel(&self) -> bool {
@@ -134,9 +156,8 @@ impl Plan {
         self.steps.iter().any(|s| s.blocking)
     }
 
-    /// Compiles a plan: prune, place (on `placement`'s devices), select kernels,
-    /// partition (copies at device boundaries), schedule. `pool_threads` > 1 allows a
-    /// parallel plan.
+    /// Compiles a plan: prune, place (on `placement`'s devices), remap, select
+    /// kernels, partition (copies at device boundaries), schedule.
     pub fn compile(
         graph: &Graph,
         resources: &ResourceMgr,
@@ -144,7 +165,7 @@ impl Plan {
         feeds: &[Output],
         fetches: &[Output],
         targets: &[NodeId],
-        pool_threads: usize,
+        options: CompileOptions,
     ) -> Result<Plan> {
         let mut feed_slot: HashMap<Output, usize> = HashMap::new();
         let mut feed_slots = Vec::with_capacity(feeds.len());
@@ -192,13 +213,20 @@ impl Plan {
         }
         let needed_nodes: Vec<NodeId> = (0..graph.len()).filter(|&n| needed[n]).collect();
 
-        // Place, then select each node's kernel for its device.
+        // Place, remap, then select each node's kernel for its device.
         let devices = placement.devices.devices();
         let device_of = place(graph, &needed_nodes, placement)?;
+        let fusion = if options.remap {
+            fuse(graph, &needed_nodes, &feed_slot, fetches, &device_of, |n| devices[device_of[&n]].device_type.clone())?
+        } else {
+            Fusion::default()
+        };
+        let absorbed: HashSet<NodeId> = fusion.absorbed.values().flatten().copied().collect();
+        let needed_nodes: Vec<NodeId> = needed_nodes.into_iter().filter(|n| !absorbed.contains(n)).collect();
         let mut kernels: HashMap<NodeId, Box<dyn OpKernel>> = HashMap::with_capacity(needed_nodes.len());
         let mut kernel_defs: HashMap<NodeId, KernelDef> = HashMap::with_capacity(needed_nodes.len());
         for &n in &needed_nodes {
-            let node = graph.node(n)?;
+            let node = fusion.node(graph, n)?;
             let device = &devices[device_of[&n]];
             let def = find_kernel(node, &device.device_type).ok_or_else(|| {
                 Error::new(Code::Internal, format!("no {} kernel for {}", device.device_type, node.name))
@@ -208,7 +236,7 @@ impl Plan {
             kernels.insert(n, kernel);
             kernel_defs.insert(n, def);
         }
-        let order = blocking_last_order(graph, &needed_nodes, &feed_slot, |n| kernels[&n].is_blocking())?;
+        let order = blocking_last_order(graph, &fusion, &needed_nodes, &feed_slot, |n| kernels[&n].is_blocking())?;
 
         // Where each input really comes from. A node that runs after an update of a
         // variable through a control dependency (one of its own, or downstream of one:
@@ -222,7 +250,7 @@ impl Plan {
         let mut updated_before: Vec<VarSet> = vec![None; graph.len()];
         let mut sources: HashMap<NodeId, Vec<Output>> = HashMap::with_capacity(order.len());
         for &n in &order {
-            let node = graph.node(n)?;
+            let node = fusion.node(graph, n)?;
             let ctl = controls(node);
             let computed_inputs = || node.inputs.iter().filter(|o| !feed_slot.contains_key(o));
             updated_before[n] =
@@ -272,7 +300,7 @@ impl Plan {
         let mut entries: Vec<Entry> = Vec::with_capacity(order.len());
         let mut copy_entry: HashMap<(Output, usize), usize> = HashMap::new();
         for &n in &order {
-            let node = graph.node(n)?;
+            let node = fusion.node(graph, n)?;
             for (i, src) in sources[&n].iter().enumerate() {
                 let dst = input_memory(n, node, i, src);
                 if node.def.ref_inputs.contains(&i) || memory_of_value(src) == dst {
@@ -302,7 +330,7 @@ impl Plan {
             next_slot += match e {
                 Entry::Node(n) => {
                     step_of[*n] = s;
-                    graph.node(*n)?.outputs.len()
+                    fusion.node(graph, *n)?.outputs.len()
                 }
                 Entry::Copy { .. } => 1,
             };
@@ -334,7 +362,7 @@ impl Plan {
         for (s, entry) in entries.iter().enumerate() {
             let (step, mut preds) = match *entry {
                 Entry::Node(n) => {
-                    let node = graph.node(n)?;
+                    let node = fusion.node(graph, n)?;
                     let kernel =
                         kernels.remove(&n).ok_or_else(|| Error::value(format!("no kernel for {}", node.name)))?;
                     let mut preds: Vec<usize> = controls(node).into_iter().map(|c| step_of[c]).collect();
@@ -372,8 +400,12 @@ impl Plan {
                     } else {
                         SmallVec::new()
                     };
+                    let absorbed = fusion.absorbed.get(&n).map_or_else(Vec::new, |a| {
+                        a.iter().filter_map(|&m| graph.node(m).ok()).map(|m| m.name.clone()).collect()
+                    });
                     let step = Step {
                         name: node.name.clone(),
+                        absorbed,
                         label,
                         device: device_of[&n],
                         blocking: kernel.is_blocking(),
@@ -424,6 +456,7 @@ impl Plan {
                     let step = Step {
                         label: format!("{name} = {}({source_name})", crate::ops::DEVICE_COPY),
                         name,
+                        absorbed: Vec::new(),
                         device,
                         blocking: false,
                         kernel,
@@ -477,14 +510,16 @@ impl Plan {
         let costs: Vec<f64> = entries
             .iter()
             .map(|e| match e {
-                Entry::Node(n) => node_cost(graph, *n),
+                Entry::Node(n) => {
+                    fusion.absorbed.get(n).into_iter().flatten().chain([n]).map(|&m| node_cost(graph, m)).sum()
+                }
                 Entry::Copy { .. } => 0.0,
             })
             .collect();
         let blocking: Vec<usize> = (0..steps.len()).filter(|&i| steps[i].blocking).collect();
         let chained = blocking.windows(2).all(|w| reaches(&steps, w[0], w[1]));
         let parallel = (blocking.len() > 1 && !chained)
-            || (pool_threads > 1 && overlappable_work(&costs, &steps) >= PARALLEL_MIN_WORK);
+            || (options.pool_threads > 1 && overlappable_work(&costs, &steps) >= PARALLEL_MIN_WORK);
         let device_names = devices.iter().map(|d| d.name.clone()).collect();
         Ok(Plan {
             steps,
@@ -524,6 +559,7 @@ fn reaches(steps: &[Step], from: usize, to: usize) -> bool {
 /// (a `tf.Assert`) ends the run before a dequeue in the same run can wait for ever.
 fn blocking_last_order(
     graph: &Graph,
+    fusion: &Fusion,
     nodes: &[NodeId],
     feeds: &HashMap<Output, usize>,
     blocking: impl Fn(NodeId) -> bool,
@@ -534,7 +570,7 @@ fn blocking_last_order(
     let mut waiting = vec![0usize; nodes.len()];
     let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
     for (i, &n) in nodes.iter().enumerate() {
-        let node = graph.node(n)?;
+        let node = fusion.node(graph, n)?;
         let mut preds: Vec<usize> = node
             .inputs
             .iter()

@@ -40,7 +40,15 @@ fn tensors(graph: &Graph, names: &[Vec<u8>]) -> Result<Vec<Output>> {
 /// with soft placement), run on the calling thread.
 fn compile(b: &KernelBuild<'_>, feeds: &[Output], fetches: &[Output]) -> Result<Plan> {
     let placement = Placement { devices: b.devices.clone(), soft: true };
-    Plan::compile(b.graph, b.resources, &placement, feeds, fetches, &[], 1)
+    Plan::compile(
+        b.graph,
+        b.resources,
+        &placement,
+        feeds,
+        fetches,
+        &[],
+        crate::executor::CompileOptions { pool_threads: 1, remap: true },
+    )
 }
 
 /// Checks, once per iteration, whether the loop must stop: the session closed, the

@@ -12,6 +12,7 @@ pub mod elementwise;
 pub(crate) mod example;
 pub mod fastmath;
 pub(crate) mod functional;
+pub mod fused;
 pub(crate) mod image;
 pub(crate) mod image_codec;
 pub(crate) mod indexing;
@@ -246,7 +247,15 @@ impl<'a> OpContext<'a> {
     pub fn set_resource_output(&mut self, i: usize, r: Arc<dyn Any + Send + Sync>) {
         self.outputs[i] = Some(Value::Resource(r));
     }
-    /// Sets output `i`.
+    /// Takes back output `i` a kernel set (a wrapping kernel's epilogue works on it).
+    pub fn take_output_tensor(&mut self, i: usize) -> Result<Tensor> {
+        match self.outputs.get_mut(i).and_then(Option::take) {
+            Some(v) => v.into_tensor(),
+            None => Err(Error::new(Code::Internal, format!("output {i} was not set"))),
+        }
+    }
+
+    /// Sets output `i` to a tensor.
     pub fn set_output(&mut self, i: usize, t: Tensor) {
         self.outputs[i] = Some(Value::Tensor(t));
     }

@@ -251,19 +251,27 @@ pub fn around_axis(shape: &[usize], axis: usize) -> (usize, usize, usize) {
     (outer, shape[axis], inner)
 }
 
-/// `BiasAdd`: adds `bias` along the channel axis of `data_format`, in `value`'s buffer
-/// when nothing else shares it.
-pub fn bias_add<T: Float>(value: Tensor, bias: &Tensor, data_format: &str) -> Result<Tensor> {
-    let axis = channel_axis(data_format, value.shape())?;
-    let (_, c, inner) = around_axis(value.shape(), axis);
+/// The channel count and the run of elements sharing one channel (`1` for channels
+/// last) of a `BiasAdd` of `bias` to a value of `shape`; an error when `bias` is not
+/// one value per channel.
+pub fn bias_channels(shape: &[usize], bias: &Tensor, data_format: &str) -> Result<(usize, usize)> {
+    let axis = channel_axis(data_format, shape)?;
+    let (_, c, inner) = around_axis(shape, axis);
     if bias.shape() != [c] {
         ff_bail!(
             InvalidArgument,
             "Must provide as many biases as the channel dimension of the input tensor: {} vs. {}",
             fmt_shape(bias.shape()),
-            fmt_shape(value.shape())
+            fmt_shape(shape)
         );
     }
+    Ok((c, inner))
+}
+
+/// `BiasAdd`: adds `bias` along the channel axis of `data_format`, in `value`'s buffer
+/// when nothing else shares it.
+pub fn bias_add<T: Float>(value: Tensor, bias: &Tensor, data_format: &str) -> Result<Tensor> {
+    let (c, inner) = bias_channels(value.shape(), bias, data_format)?;
     let b = bias.as_slice::<T>()?;
     if c == 0 || inner == 0 {
         return Ok(value);

@@ -1,13 +1,14 @@
 //! Convolution and pooling ops (NHWC): `Conv2D` with its two backprop ops, `MaxPool`,
 //! `AvgPool` and their gradient ops, with TF's attrs, shape functions and errors.
 use super::array::shape_input;
-use super::math::FLOATS;
+use super::math::{FLOATS, FUSED_TYPES};
 use super::{InferCtx, OpDef, Registry};
 use crate::autodiff::nn_grad as g;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, OutputSpec};
 use crate::kernels::conv::{self as k, Padding, WindowAttrs, window_attrs, windowed_output};
 use crate::kernels::depthwise as kd;
+use crate::kernels::fused::fused_kernel;
 use crate::shape::{Dim, PartialShape};
 
 pub(crate) fn register(r: &mut Registry) {
@@ -28,6 +29,17 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(
         OpDef::new("DepthwiseConv2dNative", &["input", "filter"], infer_depthwise, kd::depthwise_kernel)
             .grad(g::depthwise_conv2d),
+    );
+    // TF's remapper ops (the plan forms them from a convolution -> BiasAdd [-> activation]).
+    r.add(
+        OpDef::new("_FusedConv2D", &["input", "filter", "args"], infer_conv2d, fused_kernel)
+            .variadic()
+            .kernel_types("T", FUSED_TYPES),
+    );
+    r.add(
+        OpDef::new("_FusedDepthwiseConv2dNative", &["input", "filter", "args"], infer_depthwise, fused_kernel)
+            .variadic()
+            .kernel_types("T", FUSED_TYPES),
     );
     r.add(
         OpDef::new(

@@ -105,7 +105,17 @@ pub(crate) fn register(r: &mut Registry) {
             .kernel_types("T", WITHOUT_NARROW_INTS)
             .grad(g::matmul),
     );
+    // TF's remapper op (the plan forms it from MatMul -> BiasAdd [-> activation]).
+    r.add(
+        OpDef::new("_FusedMatMul", &["a", "b", "args"], infer_matmul, crate::kernels::fused::fused_kernel)
+            .variadic()
+            .cost(super::Cost::Contraction)
+            .kernel_types("T", FUSED_TYPES),
+    );
 }
+
+/// The types the fused contractions run in.
+pub(crate) const FUSED_TYPES: &[DType] = &[DType::Float32, DType::Float64];
 
 fn infer_binary(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0, 1])?;
