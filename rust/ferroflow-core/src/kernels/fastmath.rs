@@ -12,11 +12,20 @@ const EXP_HI: f32 = 88.722_839;
 #[allow(clippy::excessive_precision)]
 const EXP_LO: f32 = -87.336_55;
 
+/// `a * b + c`: one fused multiply-add with `FMA` (only in code compiled for a target
+/// that has the instruction; elsewhere `mul_add` is a slow libm call), else a multiply
+/// and an add, each rounded.
+#[inline(always)]
+fn madd<const FMA: bool>(a: f32, b: f32, c: f32) -> f32 {
+    if FMA { a.mul_add(b, c) } else { a * b + c }
+}
+
 /// `(p, n)` with `e^x = p 2^n` for `x` in [`EXP_LO`, `EXP_HI`]: Cephes' reduction by
-/// the nearest multiple of ln 2 and its degree-5 polynomial on the remainder.
+/// the nearest multiple of ln 2 and its degree-5 polynomial on the remainder, its
+/// multiply-adds fused with `FMA`.
 #[inline(always)]
 #[allow(clippy::excessive_precision, clippy::cast_possible_wrap)]
-fn exp_reduced(xc: f32) -> (f32, i32) {
+fn exp_reduced<const FMA: bool>(xc: f32) -> (f32, i32) {
     // n = round(x / ln 2) without `floor` or a float-to-int cast (a libm call on
     // baseline x86-64; a saturating cast stops LLVM from vectorising): adding 1.5 * 2^23
     // rounds to an integer and leaves it in the low mantissa bits.
@@ -24,13 +33,13 @@ fn exp_reduced(xc: f32) -> (f32, i32) {
     let t = xc * std::f32::consts::LOG2_E + SHIFT;
     let n = t - SHIFT;
     // r = x - n ln 2, with ln 2 split in two so the product is exact.
-    let r = xc - n * 0.693_359_375 - n * -2.121_944_4e-4;
+    let r = madd::<FMA>(n, 2.121_944_4e-4, madd::<FMA>(n, -0.693_359_375, xc));
     let z = r * r;
-    let p = ((((1.987_569_15e-4 * r + 1.398_199_95e-3) * r + 8.333_451_9e-3) * r + 4.166_579_6e-2) * r
-        + 1.666_666_55e-1)
-        * r
-        + 5.000_000_12e-1;
-    (p * z + r + 1.0, t.to_bits().wrapping_sub(0x4B40_0000) as i32)
+    let mut p = madd::<FMA>(1.987_569_15e-4, r, 1.398_199_95e-3);
+    for c in [8.333_451_9e-3, 4.166_579_6e-2, 1.666_666_55e-1, 5.000_000_12e-1] {
+        p = madd::<FMA>(p, r, c);
+    }
+    (madd::<FMA>(p, z, r) + 1.0, t.to_bits().wrapping_sub(0x4B40_0000) as i32)
 }
 
 /// `2^k` for `k` in [-126, 127].
@@ -45,7 +54,7 @@ fn pow2(k: i32) -> f32 {
 #[inline(always)]
 pub fn exp_f32(x: f32) -> f32 {
     // `clamp` (not min/max) so NaN passes through.
-    let (y, n) = exp_reduced(x.clamp(EXP_LO, EXP_HI));
+    let (y, n) = exp_reduced::<false>(x.clamp(EXP_LO, EXP_HI));
     // 2^n as two factors, so n = 128 (at the upper bound) does not overflow the exponent.
     let half = n >> 1;
     let y = y * pow2(half) * pow2(n - half);
@@ -62,8 +71,47 @@ pub fn exp_f32(x: f32) -> f32 {
 /// [`exp_f32`] without its overflow side, so 2^n is one factor (n >= -126).
 #[inline(always)]
 pub fn exp_nonpositive_f32(x: f32) -> f32 {
-    let (y, n) = exp_reduced(x.clamp(EXP_LO, 0.0));
+    exp_nonpositive::<false>(x)
+}
+
+#[inline(always)]
+fn exp_nonpositive<const FMA: bool>(x: f32) -> f32 {
+    let (y, n) = exp_reduced::<FMA>(x.clamp(EXP_LO, 0.0));
     if x < EXP_LO { 0.0 } else { y * pow2(n) }
+}
+
+/// The logistic function `1 / (1 + e^-x)` for `f32`, from `e = e^-|x|` (which cannot
+/// overflow, so [`exp_nonpositive_f32`]'s cheaper form serves): `1 / (1 + e)` for
+/// `x >= 0`, `e / (1 + e)` below. Under 4 ulp; 0 below ln(f32::MIN_POSITIVE), as
+/// TF's float kernel; NaN passes through.
+#[inline(always)]
+pub fn sigmoid_f32(x: f32) -> f32 {
+    sigmoid::<false>(x)
+}
+
+#[inline(always)]
+fn sigmoid<const FMA: bool>(x: f32) -> f32 {
+    let e = exp_nonpositive::<FMA>(-x.abs());
+    let r = 1.0 / (1.0 + e);
+    if x < 0.0 { e * r } else { r }
+}
+
+/// [`sigmoid_f32`] of each element of `out` in place, or of `src` into `out`: the
+/// kernels' form, with the exponential's multiply-adds fused on targets that have FMA
+/// (AVX2+FMA, AVX-512), as Eigen's and PyTorch's vectorised kernels are compiled.
+/// Values may then differ from [`sigmoid_f32`]'s in the last bit.
+#[multiversion::multiversion(targets(
+    "x86_64+avx512f+avx512bw+avx512cd+avx512dq+avx512vl",
+    "x86_64+avx2+fma",
+    "aarch64+neon"
+))]
+pub fn sigmoid_f32_block(out: &mut [f32], src: Option<&[f32]>) {
+    // AVX-512F implies FMA (the clone's feature list does not name it).
+    const FMA: bool = multiversion::target::target_cfg_f!(any(target_feature = "fma", target_feature = "avx512f"));
+    match src {
+        Some(src) => out.iter_mut().zip(src).for_each(|(o, &x)| *o = sigmoid::<FMA>(x)),
+        None => out.iter_mut().for_each(|o| *o = sigmoid::<FMA>(*o)),
+    }
 }
 
 /// `tanh(x)` for `f32`: Eigen's rational approximation, exact to `x` near 0 and
@@ -246,6 +294,30 @@ mod tests {
             if i < 0x8000_0000 { i } else { 0x8000_0000 - i }
         };
         (key(a) - key(b as f32)).unsigned_abs() as f64
+    }
+
+    #[test]
+    fn sigmoid_is_within_four_ulp_fused_or_not() {
+        let exact = |x: f64| 1.0 / (1.0 + (-x).exp());
+        let n = 400_001;
+        let (lo, hi) = (EXP_LO, 40.0f32);
+        let xs: Vec<f32> = (0..n).map(|i| lo + (hi - lo) * i as f32 / (n - 1) as f32).collect();
+        let mut blocked = vec![0.0; n];
+        sigmoid_f32_block(&mut blocked, Some(&xs));
+        for (&x, &b) in xs.iter().zip(&blocked) {
+            let want = exact(f64::from(x));
+            for got in [sigmoid::<false>(x), sigmoid::<true>(x), b] {
+                assert!(ulps(got, want) <= 4.0, "{x}: {got} vs {want}");
+            }
+        }
+        // Below ln(f32::MIN_POSITIVE) it is 0, as TF's; the edges and NaN.
+        for (x, want) in [(-88.0, 0.0), (f32::NEG_INFINITY, 0.0), (f32::INFINITY, 1.0), (0.0, 0.5), (-0.0, 0.5)] {
+            assert_eq!(sigmoid_f32(x), want, "{x}");
+        }
+        assert!(sigmoid_f32(f32::NAN).is_nan());
+        let mut in_place = xs.clone();
+        sigmoid_f32_block(&mut in_place, None);
+        assert_eq!(in_place, blocked);
     }
 
     #[test]

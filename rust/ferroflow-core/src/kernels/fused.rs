@@ -11,14 +11,14 @@
 //! unfused chain's bit for bit.
 use multiversion::multiversion;
 
-use super::math::{FloatFn, SigmoidFn, TanhFn};
+use super::math::{FloatFn, TanhFn};
 use super::nn::{ActivationFn, EluFn, bias_add, bias_channels};
 use super::num::Float;
 use super::{ExecEnv, KernelBuild, OpContext, OpKernel};
 use crate::dispatch_float;
 use crate::error::Result;
 use crate::graph::{AttrValue, Node};
-use crate::kernels::elementwise::{PARALLEL_MIN, unary};
+use crate::kernels::elementwise::{PARALLEL_MIN, unary, unary_chunks};
 use crate::tensor::Tensor;
 
 /// The activation a fused step applies after the bias.
@@ -157,13 +157,15 @@ fn bias_activation<T: Float>(
     activation: Activation,
     env: &ExecEnv,
 ) -> Result<Tensor> {
+    let cf = channels_first;
     match activation {
-        Activation::Identity => with_bias(value, bias, channels_first, env, |v: T| v),
-        Activation::Relu => with_bias(value, bias, channels_first, env, relu::<T, false>),
-        Activation::Relu6 => with_bias(value, bias, channels_first, env, relu::<T, true>),
-        Activation::Elu => with_bias(value, bias, channels_first, env, EluFn::apply::<T>),
-        Activation::Tanh => with_bias(value, bias, channels_first, env, TanhFn::apply::<T>),
-        Activation::Sigmoid => with_bias(value, bias, channels_first, env, SigmoidFn::apply::<T>),
+        Activation::Identity => with_bias(value, bias, cf, env, |v: T| v, None),
+        Activation::Relu => with_bias(value, bias, cf, env, relu::<T, false>, None),
+        Activation::Relu6 => with_bias(value, bias, cf, env, relu::<T, true>, None),
+        Activation::Elu => with_bias(value, bias, cf, env, EluFn::apply::<T>, None),
+        Activation::Tanh => with_bias(value, bias, cf, env, TanhFn::apply::<T>, None),
+        // The `Sigmoid` kernel's own block function, so the values are its values.
+        Activation::Sigmoid => with_bias(value, bias, cf, env, |v: T| v, Some(T::sigmoid_block)),
     }
 }
 
@@ -176,24 +178,37 @@ fn relu<T: Float, const SIX: bool>(v: T) -> T {
     if SIX && r > six { six } else { r }
 }
 
-/// `f(value + bias)`: one pass over the rows of a channels-last product that nothing
-/// else shares; otherwise `BiasAdd` and then `f`.
+/// A kernel's block function: `f(out, None)` maps `out` in place.
+type Block<T> = fn(&mut [T], Option<&[T]>);
+
+/// `f(value + bias)`, then `block` over the result: one pass over the rows of a
+/// channels-last product that nothing else shares; otherwise `BiasAdd` and then the
+/// activation.
 fn with_bias<T: Float>(
     value: Tensor,
     bias: &Tensor,
     channels_first: bool,
     env: &ExecEnv,
     f: impl Fn(T) -> T + Sync + Copy,
+    block: Option<Block<T>>,
 ) -> Result<Tensor> {
     let data_format = if channels_first { "NCHW" } else { "NHWC" };
     let (c, inner) = bias_channels(value.shape(), bias, data_format)?;
     if inner != 1 || c == 0 || !value.is_unique() {
         let summed = bias_add::<T>(value, bias, data_format)?;
-        return unary::<T>(summed, env, f);
+        return match block {
+            Some(block) => unary_chunks::<T>(summed, env, block),
+            None => unary::<T>(summed, env, f),
+        };
     }
     let b = bias.as_slice::<T>()?;
     let mut out = value;
-    env.for_each_chunk(out.as_mut_slice::<T>()?, PARALLEL_MIN, c, |_, rows| add_rows_then(rows, b, &f));
+    env.for_each_chunk(out.as_mut_slice::<T>()?, PARALLEL_MIN, c, |_, rows| {
+        add_rows_then(rows, b, &f);
+        if let Some(block) = block {
+            block(rows, None);
+        }
+    });
     Ok(out)
 }
 

@@ -109,7 +109,7 @@ unary_fn!(FloatFn, Float, ExpFn, |x| x.exp());
 unary_fn!(FloatFn, Float, LogFn, |x| x.ln());
 unary_fn!(FloatFn, Float, Log1pFn, |x| x.ln_1p());
 unary_fn!(FloatFn, Float, TanhFn, |x| x.tanh());
-unary_fn!(FloatFn, Float, SigmoidFn, |x| T::ONE.div(T::ONE.add(x.neg().exp())));
+unary_fn!(FloatFn, Float, SigmoidFn, |x| x.sigmoid());
 unary_fn!(FloatFn, Float, SinFn, |x| x.sin());
 unary_fn!(FloatFn, Float, CosFn, |x| x.cos());
 unary_fn!(FloatFn, Float, FloorFn, |x| x.floor());
@@ -169,6 +169,17 @@ impl<const SINE: bool> OpKernel for SinCosKernel<SINE> {
         ctx.set_output(0, out);
         Ok(())
     }
+}
+
+/// `Sigmoid`: each float type's [`Float::sigmoid_block`] over chunks of the input.
+pub(crate) fn sigmoid_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|ctx| {
+        let x = ctx.take_input(0)?;
+        let out = dispatch_float!(x.dtype(), T => unary_chunks::<T>(x, ctx.env, T::sigmoid_block)?,
+            _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
+        ctx.set_output(0, out);
+        Ok(())
+    })
 }
 
 /// `AddN`'s kernel.

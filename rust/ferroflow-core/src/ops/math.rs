@@ -73,7 +73,7 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("Log", &["x"], infer_unary_float, k::float_kernel::<k::LogFn>).grad(g::log));
     r.add(OpDef::new("Log1p", &["x"], infer_unary_float, k::float_kernel::<k::Log1pFn>).grad(g::log1p));
     r.add(OpDef::new("Tanh", &["x"], infer_unary_float, k::float_kernel::<k::TanhFn>).grad(g::tanh));
-    r.add(OpDef::new("Sigmoid", &["x"], infer_unary_float, k::float_kernel::<k::SigmoidFn>).grad(g::sigmoid));
+    r.add(OpDef::new("Sigmoid", &["x"], infer_unary_float, k::sigmoid_kernel).grad(g::sigmoid));
     r.add(OpDef::new("Sin", &["x"], infer_unary_float, k::sin_cos_kernel::<true>).grad(g::sin));
     r.add(OpDef::new("Cos", &["x"], infer_unary_float, k::sin_cos_kernel::<false>).grad(g::cos));
     // Piecewise constant: TF registers no gradient flow through them (None).
