@@ -157,6 +157,31 @@ def test_an_rgb_first_layer_split_across_threads_matches_tensorflow(tf1, padding
     )
 
 
+@settings(max_examples=25, deadline=None)
+@given(
+    c=st.integers(1, 4),
+    o=st.sampled_from([16, 32, 48]),
+    kh=st.integers(1, 4),
+    kw=st.integers(2, 4),
+    h=st.integers(4, 12),
+    w=st.integers(4, 12),
+    padding=PADDINGS,
+    seed=SEEDS,
+)
+def test_few_channels_into_whole_vectors_of_outputs_match_tensorflow(
+    tf1, c, o, kh, kw, h, w, padding, seed
+):
+    # Stride 1, at most four input channels and outputs in 16s: the direct float32
+    # kernel (8 positions x 16 outputs of accumulators), with a partial last block.
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((2, h, w, c)).astype(np.float32)
+    f = rng.standard_normal((kh, kw, c, o)).astype(np.float32)
+    ours = run_ff(lambda m: m.nn.conv2d(x, f, 1, padding))
+    wide_x, wide_f = x.astype(np.float64), f.astype(np.float64)
+    theirs = run_tf(tf1, lambda m: m.nn.conv2d(wide_x, wide_f, 1, padding))
+    np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-4)
+
+
 def test_pointwise_conv_is_a_matrix_product():
     rng = np.random.default_rng(2)
     x, f = rng.standard_normal((2, 5, 4, 3)), rng.standard_normal((1, 1, 3, 6))
