@@ -105,6 +105,14 @@ fn gpu_kernels_agree_with_the_cpu() {
         // SAFETY: as above.
         unsafe { std::env::set_var("VK_DRIVER_FILES", LAVAPIPE) };
     }
+    // As the Python package does at import: with no display session, Mesa's
+    // device-select layer would ask libwayland for one and print "XDG_RUNTIME_DIR is
+    // invalid" twice.
+    let names = ["WAYLAND_DISPLAY", "DISPLAY", "MESA_VK_DEVICE_SELECT", "NODEVICE_SELECT"];
+    if names.iter().all(|n| std::env::var_os(n).is_none_or(|v| v.is_empty())) {
+        // SAFETY: as above.
+        unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
+    }
     if ferroflow_wgpu::register() == 0 {
         assert!(std::env::var_os("FERROFLOW_REQUIRE_GPU").is_none(), "FERROFLOW_REQUIRE_GPU is set but no GPU adapter");
         eprintln!("no GPU adapter (install mesa-vulkan-drivers for lavapipe): conformance not run");
