@@ -329,17 +329,18 @@ fn sum_rows_into<T: Float>(out: &mut [T], grad: &[T]) {
 pub fn bias_add_grad<T: Float>(grad: &Tensor, data_format: &str) -> Result<Tensor> {
     let axis = channel_axis(data_format, grad.shape())?;
     let (_, c, inner) = around_axis(grad.shape(), axis);
-    let mut out = vec![T::ZERO; c];
+    let mut result = Tensor::zeros(T::DTYPE, &[c])?;
+    let out = result.as_mut_slice::<T>()?;
     if c > 0 && inner == 1 {
         // Channels last: whole rows summed into the channels, vectorised across them.
-        sum_rows_into(&mut out, grad.as_slice::<T>()?);
+        sum_rows_into(out, grad.as_slice::<T>()?);
     } else if c > 0 && inner > 0 {
         for (k, run) in grad.as_slice::<T>()?.chunks_exact(inner).enumerate() {
             let o = &mut out[k % c];
             *o = run.iter().fold(*o, |a, &v| a.add(v));
         }
     }
-    Tensor::from_slice(&[c], &out)
+    Ok(result)
 }
 
 /// `L2Loss`: `sum(x ** 2) / 2`.

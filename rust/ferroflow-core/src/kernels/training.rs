@@ -15,6 +15,7 @@
 use std::sync::Arc;
 
 use multiversion::multiversion;
+use smallvec::SmallVec;
 
 use super::num::Float;
 use super::{ExecEnv, KernelBuild, OpContext, OpKernel};
@@ -397,7 +398,9 @@ struct ApplyKernel {
 
 impl OpKernel for ApplyKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let refs: Vec<Arc<Var>> =
+        // Inline vectors: an update holds at most four buffers (the variable and three
+        // slots), and a training step runs one per variable.
+        let refs: SmallVec<[Arc<Var>; 4]> =
             self.spec.refs.iter().map(|&i| ctx.ref_input(i).map(Arc::clone)).collect::<Result<_>>()?;
         // Locking one variable twice would deadlock.
         for (k, r) in refs.iter().enumerate() {
@@ -510,11 +513,13 @@ impl ApplyKernel {
         };
         let step = s.step.map(|i| scalar::<i64>(ctx, i, s.inputs[i])).transpose()?;
         let grad = ctx.input(s.grad)?;
-        let mut guards = refs.iter().map(|r| r.write()).collect::<Result<Vec<_>>>()?;
-        let shapes: Vec<&[usize]> = guards.iter().map(|g| g.shape()).collect();
+        let mut guards = refs.iter().map(|r| r.write()).collect::<Result<SmallVec<[_; 4]>>>()?;
         let indices = s.indices.map(|i| ctx.input(i)).transpose()?;
-        let sparse = check_update_shapes(s, &shapes, grad.shape(), indices)?;
-        let parts: Vec<&mut [T]> = guards.iter_mut().map(|t| t.as_mut_slice::<T>()).collect::<Result<_>>()?;
+        let sparse = {
+            let shapes: SmallVec<[&[usize]; 4]> = guards.iter().map(|g| g.shape()).collect();
+            check_update_shapes(s, &shapes, grad.shape(), indices)?
+        };
+        let parts: SmallVec<[&mut [T]; 4]> = guards.iter_mut().map(|t| t.as_mut_slice::<T>()).collect::<Result<_>>()?;
         let run = Run {
             parts,
             grad: grad.as_slice::<T>()?,
@@ -592,7 +597,7 @@ pub fn visit_rule<T: Float, V: RuleVisitor<T>>(
 
 /// One update's locked buffers, gradient and (sparse ops) rows, ready for a rule.
 struct Run<'a, T> {
-    parts: Vec<&'a mut [T]>,
+    parts: SmallVec<[&'a mut [T]; 4]>,
     grad: &'a [T],
     sparse: Option<(&'a [usize], usize)>,
     env: &'a ExecEnv,
@@ -601,10 +606,11 @@ struct Run<'a, T> {
 impl<T: Float> RuleVisitor<T> for Run<'_, T> {
     type Output = Result<()>;
     fn visit<R: Rule<T, N>, const N: usize>(self, rule: R) -> Result<()> {
-        let parts: [&mut [T]; N] = self
-            .parts
-            .try_into()
-            .map_err(|_| Error::new(Code::Internal, "optimizer slot count does not match its rule"))?;
+        if self.parts.len() != N {
+            ff_bail!(Internal, "optimizer slot count does not match its rule");
+        }
+        let mut parts_in = self.parts.into_iter();
+        let parts: [&mut [T]; N] = std::array::from_fn(|_| parts_in.next().unwrap_or_default());
         match self.sparse {
             None => apply_dense(parts, self.grad, rule, self.env),
             Some((rows, width)) => apply_sparse(parts, self.grad, rows, width, rule),
