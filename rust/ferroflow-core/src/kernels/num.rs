@@ -220,7 +220,7 @@ pub trait Float: Num {
 // `f32` kernels use the vectorisable `exp`/`tanh` of `fastmath` (TF's Eigen
 // approximations); `f64` keeps libm's correctly rounded ones, as Eigen does.
 macro_rules! float_fns {
-    ($($t:ty => $exp:path, $exp_np:path, $ln:path, $ln_1p:path, $tanh:path, $sigmoid:path, $sigmoid_block:path);*) => {$(
+    ($($t:ty => $exp:path, $exp_np:path, $ln:path, $ln_1p:path, $tanh:path $(, $sigmoid:path, $sigmoid_block:path)?);*) => {$(
         impl Float for $t {
             const EPSILON: Self = <$t>::EPSILON;
             #[inline] fn sqrt(self) -> Self { <$t>::sqrt(self) }
@@ -229,8 +229,10 @@ macro_rules! float_fns {
             #[inline] fn ln(self) -> Self { $ln(self) }
             #[inline] fn ln_1p(self) -> Self { $ln_1p(self) }
             #[inline] fn tanh(self) -> Self { $tanh(self) }
-            #[inline(always)] fn sigmoid(self) -> Self { $sigmoid(self) }
-            #[inline] fn sigmoid_block(out: &mut [Self], src: Option<&[Self]>) { $sigmoid_block(out, src) }
+            $(
+                #[inline(always)] fn sigmoid(self) -> Self { $sigmoid(self) }
+                #[inline] fn sigmoid_block(out: &mut [Self], src: Option<&[Self]>) { $sigmoid_block(out, src) }
+            )?
             #[inline] fn sin(self) -> Self { <$t>::sin(self) }
             #[inline] fn cos(self) -> Self { <$t>::cos(self) }
             #[inline] fn abs(self) -> Self { <$t>::abs(self) }
@@ -248,27 +250,8 @@ float_fns!(
     f32 => super::fastmath::exp_f32, super::fastmath::exp_nonpositive_f32, super::fastmath::ln_f32,
         super::fastmath::ln_1p_f32, super::fastmath::tanh_f32, super::fastmath::sigmoid_f32,
         super::fastmath::sigmoid_f32_block;
-    f64 => f64::exp, f64::exp, f64::ln, f64::ln_1p, f64::tanh, sigmoid_f64, sigmoid_f64_block
+    f64 => f64::exp, f64::exp, f64::ln, f64::ln_1p, f64::tanh
 );
-
-/// [`sigmoid_f64`] by elements, in place or from `src`.
-#[multiversion::multiversion(targets(
-    "x86_64+avx512f+avx512bw+avx512cd+avx512dq+avx512vl",
-    "x86_64+avx2+fma",
-    "aarch64+neon"
-))]
-fn sigmoid_f64_block(out: &mut [f64], src: Option<&[f64]>) {
-    match src {
-        Some(src) => out.iter_mut().zip(src).for_each(|(o, &x)| *o = sigmoid_f64(x)),
-        None => out.iter_mut().for_each(|o| *o = sigmoid_f64(*o)),
-    }
-}
-
-/// `f64`'s logistic function, as TF's Eigen computes it in double.
-#[inline(always)]
-fn sigmoid_f64(x: f64) -> f64 {
-    1.0 / (1.0 + (-x).exp())
-}
 
 /// `half`'s and `bfloat16`'s functions: the `f32` function of the value, rounded to
 /// the 16-bit type (Eigen's).
