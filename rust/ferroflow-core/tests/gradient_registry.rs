@@ -133,6 +133,11 @@ fn only_the_listed_ops_lack_a_gradient() {
         "SparseConditionalAccumulator",
         // TF registers no gradient of `SoftsignGrad` (no second order through softsign).
         "SoftsignGrad",
+        // The remapper's fused contractions (plan steps, or an imported GraphDef's
+        // nodes): TF registers no gradient for them either.
+        "_FusedConv2D",
+        "_FusedDepthwiseConv2dNative",
+        "_FusedMatMul",
         // The ends of a partitioned edge: TF registers no gradient for them either.
         "_HostRecv",
         "_HostSend",
