@@ -1,11 +1,12 @@
-//! Criterion benchmarks of the CPU kernels: matmul (gemm), elementwise/reduction loops
-//! and the fused optimizer updates. Run: `cargo bench -p ferroflow-benches`.
+//! Criterion benchmarks of the CPU kernels: matmul (gemm), elementwise/reduction loops,
+//! convolutions and the fused optimizer updates. Run: `cargo bench -p ferroflow-benches`.
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 use ferroflow_core::Tensor;
 use ferroflow_core::kernels::ExecEnv;
-use ferroflow_core::kernels::elementwise::{binary, unary};
-use ferroflow_core::kernels::fastmath::{exp_f32, tanh_f32};
+use ferroflow_core::kernels::conv::{ConvGeometry, Padding, conv2d};
+use ferroflow_core::kernels::elementwise::{binary, unary, unary_chunks};
+use ferroflow_core::kernels::fastmath::{exp_f32, sigmoid_f32, sigmoid_f32_block, tanh_f32};
 use ferroflow_core::kernels::matmul::matmul;
 use ferroflow_core::kernels::reduce::{Reduction, reduce};
 use ferroflow_core::kernels::training::{
@@ -68,12 +69,39 @@ fn bench_elementwise(c: &mut Criterion) {
     group.bench_function("tanh_fastmath", |bench| {
         bench.iter(|| unary::<f32>(a.clone(), env, tanh_f32).expect("float"));
     });
+    // The scalar form (separate roundings) against the kernel's block (fused
+    // multiply-adds where the CPU has FMA).
+    group.bench_function("sigmoid_scalar", |bench| {
+        bench.iter(|| unary::<f32>(a.clone(), env, sigmoid_f32).expect("float"));
+    });
+    group.bench_function("sigmoid_block", |bench| {
+        bench.iter(|| unary_chunks::<f32>(a.clone(), env, sigmoid_f32_block).expect("float"));
+    });
     group.bench_function("reduce_sum_all", |bench| {
         bench.iter(|| reduce::<f32>(&a, &[0], false, Reduction::Sum, env).expect("valid axis"));
     });
     group.bench_function("reduce_sum_rows", |bench| {
         bench.iter(|| reduce::<f32>(&m, &[0], false, Reduction::Sum, env).expect("valid axis"));
     });
+    group.finish();
+}
+
+fn bench_conv(c: &mut Criterion) {
+    let mut group = c.benchmark_group("conv2d_f32");
+    let env = ExecEnv { intra_pool: None };
+    // 3x3 SAME, stride 1, one thread: an RGB first layer (the direct few-channel
+    // kernel) and a 64-channel layer (Winograd).
+    for (name, input, filter) in
+        [("rgb_8x32x32x3_to_32", [8, 32, 32, 3], [3, 3, 3, 32]), ("8x32x32x64_to_64", [8, 32, 32, 64], [3, 3, 64, 64])]
+    {
+        let (x, f) = (filled(&input), filled(&filter));
+        let g = ConvGeometry::new(&input, &filter, [1, 1], [1, 1], Padding::Same).expect("valid geometry");
+        let macs = g.n * g.oh * g.ow * g.o * g.kh * g.kw * g.c;
+        group.throughput(Throughput::Elements(2 * macs as u64));
+        group.bench_function(name, |bench| {
+            bench.iter(|| conv2d::<f32>(&x, &f, &g, &env).expect("valid shapes"));
+        });
+    }
     group.finish();
 }
 
@@ -121,5 +149,5 @@ fn bench_optimizer_updates(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_matmul, bench_elementwise, bench_optimizer_updates);
+criterion_group!(benches, bench_matmul, bench_elementwise, bench_conv, bench_optimizer_updates);
 criterion_main!(benches);
