@@ -246,3 +246,24 @@ def test_a_graph_def_with_fused_nodes_runs():
         (bad,) = ff.import_graph_def(gd, return_elements=["bn:0"], name="")
         with ff.Session() as sess, pytest.raises(ff.errors.UnimplementedError, match="LeakyRelu"):
             sess.run(bad)
+
+
+def test_a_chain_in_a_loop_body_gives_the_unfused_values():
+    # Loop bodies run as sub-plans, remapped as the session's own plans are.
+    w0 = np.random.default_rng(0).normal(size=(8, 8)).astype(np.float32) * 0.3
+    results = []
+    for config in (None, NO_REMAPPING):
+        with ff.Graph().as_default():
+            w, b = ff.Variable(w0), ff.Variable(np.full(8, 0.1, np.float32))
+
+            def body(i, x, w=w, b=b):
+                return i + 1, ff.nn.relu(ff.nn.bias_add(ff.matmul(x, w), b))
+
+            start = [ff.constant(0), ff.constant(np.ones((4, 8), np.float32))]
+            _, y = ff.while_loop(lambda i, x: i < 5, body, start)
+            grad = ff.gradients(ff.reduce_sum(y), w)[0]
+            with ff.Session(config=config) as sess:
+                sess.run(ff.global_variables_initializer())
+                results.append(sess.run([y, grad]))
+    for fused, unfused in zip(*results, strict=True):
+        np.testing.assert_array_equal(fused, unfused)

@@ -12,7 +12,9 @@
 //! reads it or waits on its node through a control edge, when its nodes are on
 //! different devices or not on a CPU (GPU kernels are separate), or when its type is
 //! not float32/float64. `ConfigProto.graph_options.rewrite_options.remapping = OFF`
-//! (or `disable_meta_optimizer`) turns the pass off, as in TF.
+//! (or `disable_meta_optimizer`) turns the pass off, as in TF, for the session's plans;
+//! the sub-plans of loop bodies (`kernels/functional.rs`) see no session options and are
+//! always remapped (their values are the same either way).
 use std::collections::{HashMap, HashSet};
 
 use crate::dtype::DType;
