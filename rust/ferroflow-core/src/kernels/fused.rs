@@ -102,12 +102,15 @@ pub(crate) fn fused_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
         _ => Vec::new(),
     };
     let activation = match fused_ops.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-        ["BiasAdd"] => Activation::Identity,
-        ["BiasAdd", act] if Activation::of_op(act).is_some() => Activation::of_op(act).unwrap_or(Activation::Identity),
-        _ => ff_bail!(
+        ["BiasAdd"] => Some(Activation::Identity),
+        ["BiasAdd", act] => Activation::of_op(act),
+        _ => None,
+    };
+    let Some(activation) = activation else {
+        ff_bail!(
             Unimplemented,
             "{op} with fused_ops {fused_ops:?} is not supported (BiasAdd, then an optional Relu, Relu6, Elu, Tanh or Sigmoid)"
-        ),
+        );
     };
     let num_args: i64 = node.attr_or("num_args", 1)?;
     if num_args != 1 || node.inputs.len() != 3 {
