@@ -38,10 +38,12 @@ def test_a_display_or_the_users_own_setting_is_left_alone():
 
 
 def _render_node_present():
+    """Whether a GPU device node exists (a DRM render node, NVIDIA's, WSL2's)."""
     try:
-        return any(n.startswith("renderD") for n in os.listdir("/dev/dri"))
+        render = any(n.startswith("renderD") for n in os.listdir("/dev/dri"))
     except OSError:
-        return os.path.exists("/dev/nvidiactl")
+        render = False
+    return render or any(os.path.exists(p) for p in ("/dev/nvidiactl", "/dev/dxg"))
 
 
 def _mapped_after_import(first, env_changes):

@@ -16,7 +16,8 @@
 //! asked to go to `/gpu:0` do: that is how the GPU path is tested on machines without
 //! one. `FERROFLOW_GPU=none` registers nothing.
 //!
-//! On Linux, a machine with no GPU device node (`/dev/dri/renderD*`, `/dev/nvidiactl`)
+//! On Linux, a machine with no GPU device node (`/dev/dri/renderD*`, `/dev/nvidiactl`,
+//! WSL2's `/dev/dxg`)
 //! has no hardware adapter to find, so the Vulkan drivers are not loaded at all unless
 //! software adapters are asked for: loading them costs import time, and Mesa's drivers
 //! bring the system's libLLVM, whose symbols clash with the LLVM inside TensorFlow's
@@ -65,15 +66,15 @@ fn choice() -> Choice {
 }
 
 /// Whether this machine may have a hardware GPU a Vulkan or Metal driver could open.
-/// On Linux every such driver opens a device node: a DRM render node, or NVIDIA's
-/// control device.
+/// On Linux every such driver opens a device node: a DRM render node, NVIDIA's
+/// control device, or WSL2's paravirtual GPU (Mesa's Vulkan-on-D3D12 driver).
 fn may_have_hardware_gpu() -> bool {
     if !cfg!(target_os = "linux") {
         return true;
     }
     let render_node = std::fs::read_dir("/dev/dri")
         .is_ok_and(|entries| entries.flatten().any(|e| e.file_name().to_string_lossy().starts_with("renderD")));
-    render_node || std::path::Path::new("/dev/nvidiactl").exists()
+    render_node || ["/dev/nvidiactl", "/dev/dxg"].iter().any(|p| std::path::Path::new(p).exists())
 }
 
 fn adapters() -> &'static [Slot] {
