@@ -12,7 +12,7 @@
 use multiversion::multiversion;
 
 use super::math::{FloatFn, TanhFn};
-use super::nn::{ActivationFn, EluFn, bias_add, bias_channels};
+use super::nn::{ActivationFn, EluFn, bias_add, bias_channels, clamp};
 use super::num::Float;
 use super::{ExecEnv, KernelBuild, OpContext, OpKernel};
 use crate::dispatch_float;
@@ -38,50 +38,39 @@ pub enum Activation {
     Sigmoid,
 }
 
+/// The activation ops a fused step applies, by name (as `fused_ops` lists them).
+const ACTIVATIONS: [(&str, Activation); 5] = [
+    ("Relu", Activation::Relu),
+    ("Relu6", Activation::Relu6),
+    ("Elu", Activation::Elu),
+    ("Tanh", Activation::Tanh),
+    ("Sigmoid", Activation::Sigmoid),
+];
+
+/// Each contraction and the fused op it becomes.
+const CONTRACTIONS: [(&str, &str); 3] =
+    [("MatMul", "_FusedMatMul"), ("Conv2D", "_FusedConv2D"), ("DepthwiseConv2dNative", "_FusedDepthwiseConv2dNative")];
+
 impl Activation {
     /// The activation op `op` fuses as, if it does.
     pub fn of_op(op: &str) -> Option<Self> {
-        Some(match op {
-            "Relu" => Activation::Relu,
-            "Relu6" => Activation::Relu6,
-            "Elu" => Activation::Elu,
-            "Tanh" => Activation::Tanh,
-            "Sigmoid" => Activation::Sigmoid,
-            _ => return None,
-        })
+        ACTIVATIONS.iter().find(|(name, _)| *name == op).map(|&(_, a)| a)
     }
 
     /// The op's name, as `fused_ops` lists it.
     pub fn op_name(self) -> Option<&'static str> {
-        Some(match self {
-            Activation::Identity => return None,
-            Activation::Relu => "Relu",
-            Activation::Relu6 => "Relu6",
-            Activation::Elu => "Elu",
-            Activation::Tanh => "Tanh",
-            Activation::Sigmoid => "Sigmoid",
-        })
+        ACTIVATIONS.iter().find(|(_, a)| *a == self).map(|&(name, _)| name)
     }
 }
 
 /// The contraction a fused op wraps.
 pub fn contraction_of(fused_op: &str) -> Option<&'static str> {
-    Some(match fused_op {
-        "_FusedMatMul" => "MatMul",
-        "_FusedConv2D" => "Conv2D",
-        "_FusedDepthwiseConv2dNative" => "DepthwiseConv2dNative",
-        _ => return None,
-    })
+    CONTRACTIONS.iter().find(|(_, fused)| *fused == fused_op).map(|&(c, _)| c)
 }
 
 /// The fused op for a contraction.
 pub fn fused_op_of(contraction: &str) -> Option<&'static str> {
-    Some(match contraction {
-        "MatMul" => "_FusedMatMul",
-        "Conv2D" => "_FusedConv2D",
-        "DepthwiseConv2dNative" => "_FusedDepthwiseConv2dNative",
-        _ => return None,
-    })
+    CONTRACTIONS.iter().find(|(c, _)| *c == contraction).map(|&(_, fused)| fused)
 }
 
 /// A contraction kernel followed by the bias and activation.
@@ -163,22 +152,13 @@ fn bias_activation<T: Float>(
     let cf = channels_first;
     match activation {
         Activation::Identity => with_bias(value, bias, cf, env, |v: T| v, None),
-        Activation::Relu => with_bias(value, bias, cf, env, relu::<T, false>, None),
-        Activation::Relu6 => with_bias(value, bias, cf, env, relu::<T, true>, None),
+        Activation::Relu => with_bias(value, bias, cf, env, clamp::<T, false>, None),
+        Activation::Relu6 => with_bias(value, bias, cf, env, clamp::<T, true>, None),
         Activation::Elu => with_bias(value, bias, cf, env, EluFn::apply::<T>, None),
         Activation::Tanh => with_bias(value, bias, cf, env, TanhFn::apply::<T>, None),
         // The `Sigmoid` kernel's own block function, so the values are its values.
         Activation::Sigmoid => with_bias(value, bias, cf, env, |v: T| v, Some(T::sigmoid_block)),
     }
-}
-
-/// `Relu`'s element function (`Relu6`'s with `SIX`), as the unfused kernel computes it.
-#[inline(always)]
-fn relu<T: Float, const SIX: bool>(v: T) -> T {
-    // NaN passes through, as TF's Relu.
-    let r = if v < T::ZERO { T::ZERO } else { v };
-    let six = T::from_usize(6);
-    if SIX && r > six { six } else { r }
 }
 
 /// A kernel's block function: `f(out, None)` maps `out` in place.

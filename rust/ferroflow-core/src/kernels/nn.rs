@@ -410,16 +410,21 @@ pub(crate) fn clamp_kernel<const SIX: bool>(_: &KernelBuild<'_>) -> Result<Box<d
     Ok(Box::new(ClampKernel::<SIX>))
 }
 
+/// `Relu`'s element function (`Relu6`'s with `SIX`); the fused contractions apply it too.
+// `v < 0` is always false for uint8, which is fine.
+#[allow(clippy::absurd_extreme_comparisons)]
+#[inline(always)]
+pub(crate) fn clamp<T: Num, const SIX: bool>(v: T) -> T {
+    // NaN passes through `max` unchanged, as TF's Relu.
+    let r = if v < T::ZERO { T::ZERO } else { v };
+    if SIX && r > six() { six() } else { r }
+}
+
 impl<const SIX: bool> OpKernel for ClampKernel<SIX> {
-    // `v < 0` is always false for uint8, which is fine.
-    #[allow(clippy::absurd_extreme_comparisons)]
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let x = ctx.take_input(0)?;
-        let out = crate::dispatch_numeric!(x.dtype(), T => unary::<T>(x, ctx.env, |v| {
-            // NaN passes through `max` unchanged, as TF's Relu.
-            let r = if v < T::ZERO { T::ZERO } else { v };
-            if SIX && r > six() { six() } else { r }
-        })?, _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
+        let out = crate::dispatch_numeric!(x.dtype(), T => unary::<T>(x, ctx.env, clamp::<T, SIX>)?,
+            _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
         ctx.set_output(0, out);
         Ok(())
     }
