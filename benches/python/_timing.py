@@ -39,3 +39,16 @@ def run_child(script, *args):
     cmd = [sys.executable, script, *map(str, args)]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+def run_each(script, libraries, *args):
+    """`{library: result}` of `run_child(script, "--child", library, *args)` for each
+    `(library, module)` pair whose module is installed; the others are skipped, with a
+    line saying so."""
+    results = {}
+    for lib, module in libraries:
+        if not installed(module):
+            print(f"{module} not installed: {lib} skipped")
+            continue
+        results[lib] = run_child(script, "--child", lib, *args)
+    return results

@@ -14,7 +14,7 @@ import json
 import os
 
 import numpy as np
-from _timing import best_per_call, installed, run_child
+from _timing import best_per_call, run_each
 
 # (input NHWC, filter HWIO), SAME padding, stride 1.
 SHAPES = [
@@ -64,12 +64,8 @@ def main():
     if args.child:
         print(json.dumps(library_times(args.child, args.steps)))
         return
-    times = {}
-    for lib in ("ferroflow", "tensorflow"):
-        if not installed(lib):
-            print(f"{lib} not installed: skipped")
-            continue
-        times[lib] = run_child(__file__, "--child", lib, "--steps", args.steps)
+    libraries = (("ferroflow", "ferroflow"), ("tensorflow", "tensorflow"))
+    times = run_each(__file__, libraries, "--steps", args.steps)
     print("ms per kernel (TF's time / ferroflow's: above 1 means ferroflow is faster)")
     print(f"{'input':>18s} {'filter':>16s} {'kernel':>12s} {'ferroflow':>10s} {'tensorflow':>11s}")
     for i, (xs, fs) in enumerate(SHAPES):

@@ -15,7 +15,7 @@ import json
 import os
 
 import numpy as np
-from _timing import best_per_call, installed, run_child
+from _timing import best_per_call, run_each
 
 SIDE = 2048
 
@@ -134,13 +134,13 @@ def main():
         print(json.dumps(child_times(args.child, args.steps)))
         return
 
-    modules = {"ferroflow": "ferroflow", "tensorflow": "tensorflow", "pytorch": "torch"}
-    results = {}
-    for lib in ["ferroflow", "tensorflow", "pytorch", "numpy (1 thread)"]:
-        if lib in modules and not installed(modules[lib]):
-            print(f"{lib} not installed: skipped")
-            continue
-        results[lib] = run_child(__file__, "--child", lib, "--steps", args.steps)
+    libraries = (
+        ("ferroflow", "ferroflow"),
+        ("tensorflow", "tensorflow"),
+        ("pytorch", "torch"),
+        ("numpy (1 thread)", "numpy"),
+    )
+    results = run_each(__file__, libraries, "--steps", args.steps)
 
     libs = list(results)
     print(f"{SIDE}x{SIDE} float32, ms per op (lower is better); ratio = other / ferroflow")

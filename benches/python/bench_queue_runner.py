@@ -26,7 +26,7 @@ import queue
 import threading
 import time
 
-from _timing import installed, run_child
+from _timing import run_each
 
 BATCH = 64
 
@@ -120,13 +120,8 @@ def main():
 
     # Each library in its own process: a library's idle runner threads and thread
     # pools would otherwise share the two cores with the next one's.
-    rates = {}
-    for lib in ("ferroflow", "tensorflow"):
-        if not installed(lib):
-            print(f"{lib} skipped: not installed")
-            continue
-        options = ["--capacity", args.capacity, "--seconds", args.seconds, "--repeat", args.repeat]
-        rates[lib] = run_child(__file__, "--child", lib, *options)
+    options = ["--capacity", args.capacity, "--seconds", args.seconds, "--repeat", args.repeat]
+    rates = run_each(__file__, (("ferroflow", "ferroflow"), ("tensorflow", "tensorflow")), *options)
 
     print(f"capacity {args.capacity}, 2 enqueue threads, dequeue_many({BATCH}) in the main thread")
     for label in rates["ferroflow"]:

@@ -15,7 +15,7 @@ import json
 import os
 import resource
 
-from _timing import installed, run_child
+from _timing import run_each
 
 
 def usage():
@@ -62,11 +62,9 @@ def main():
         return
     print(f"MLP Adam training, {args.warmup} warm-up + {args.steps} steps, peak RSS in MiB")
     print(f"{'library':12s} {'imported':>9s} {'warm':>9s} {'end':>9s} {'new pages/step':>15s}")
-    for lib in ("ferroflow", "tensorflow"):
-        if not installed(lib):
-            print(f"{lib} not installed: skipped")
-            continue
-        r = run_child(__file__, "--child", lib, "--warmup", args.warmup, "--steps", args.steps)
+    libraries = (("ferroflow", "ferroflow"), ("tensorflow", "tensorflow"))
+    results = run_each(__file__, libraries, "--warmup", args.warmup, "--steps", args.steps)
+    for lib, r in results.items():
         print(
             f"{lib:12s} {r['imported']:9.0f} {r['warm']:9.0f} {r['end']:9.0f}"
             f" {r['faults_per_step']:15.2f}"

@@ -22,7 +22,7 @@ import bench_mlp
 import bench_optimizers
 import bench_queue_runner
 import numpy as np
-from _timing import best_per_call, installed, run_child
+from _timing import best_per_call, run_each
 
 
 def session_overhead(lib, config, number):
@@ -108,13 +108,8 @@ def main():
         print(json.dumps(library_rows(args.child, args.quick)))
         return
 
-    results = {}
     libraries = (("ferroflow", "ferroflow"), ("tensorflow", "tensorflow"), ("pytorch", "torch"))
-    for lib, module in libraries:
-        if not installed(module):
-            print(f"{module} not installed: its column is blank")
-            continue
-        results[lib] = run_child(__file__, "--child", lib, *(["--quick"] if args.quick else []))
+    results = run_each(__file__, libraries, *(["--quick"] if args.quick else []))
     ours = results["ferroflow"]
     others = [lib for lib in results if lib != "ferroflow"]
     header = f"{'row':40s} {'ferroflow':>12s}"
