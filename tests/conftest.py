@@ -11,6 +11,12 @@ _LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
 if os.path.exists(_LAVAPIPE):
     os.environ.setdefault("VK_DRIVER_FILES", _LAVAPIPE)
 
+# TensorFlow's oneDNN rewrites change which ops it runs (MatMul -> _MklMatMul) and which
+# kernels it has (dilated filter gradients): their default depends on the CPU, so the
+# oracle's configuration is pinned, before TF is first imported. The differential tests
+# hold either way (TF_ENABLE_ONEDNN_OPTS=0 pytest tests checks it).
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
+
 import re
 import socket
 import threading

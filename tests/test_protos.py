@@ -223,6 +223,11 @@ SPEC_ONLY_FILES = ("ferroflow/proto/master.proto", "ferroflow/proto/worker.proto
 
 # Submessages ferroflow relays without reading them, kept as bytes under TF's number
 # (the same wire type as a message): (message, field).
+# ferroflow's own settings, at numbers TF leaves unused (docs/distributed.md).
+FERROFLOW_FIELDS = {
+    ("RPCOptions", "max_receive_message_size"),
+    ("RPCOptions", "stalled_request_timeout_in_ms"),
+}
 RELAYED_AS_BYTES = {
     ("RegisterGraphRequest", "debug_options"),
     ("RunGraphResponse", "cost_graph"),
@@ -306,6 +311,10 @@ def _check_same(name, desc, ref):
             assert ref.values_by_number[number].name == value.name, (name, number)
         return
     for field in desc.fields:
+        if (name, field.name) in FERROFLOW_FIELDS:
+            # Ours alone: TF must not use the number (its parsers keep it as unknown).
+            assert field.number not in ref.fields_by_number, (name, field.number)
+            continue
         assert field.number in ref.fields_by_number, f"{name}.{field.name}"
         other = ref.fields_by_number[field.number]
         assert other.name == field.name, (name, field.number)

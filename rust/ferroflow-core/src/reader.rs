@@ -120,6 +120,10 @@ fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> Result<usize> {
             Ok(0) => break,
             Ok(n) => got += n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            // A cut or damaged compressed file: DataLoss, never a quiet end.
+            Err(e) if ferroflow_io::record::damaged(&e).is_some() => {
+                return Err(Error::new(Code::DataLoss, e.to_string()));
+            }
             Err(e) => return Err(Error::new(crate::error::io_code(&e), e.to_string())),
         }
     }

@@ -124,23 +124,21 @@ pub fn recover(prefix: &Path) -> Result<()> {
     sync_parent(prefix)
 }
 
-/// Removes the temporary files (`<file>.tempstate<pid>-<n>`) killed writers of
-/// `prefix` left (never a live writer's).
+/// Removes the temporary bundle files (`<prefix>.data-…` or `<prefix>.index` +
+/// `.tempstate<pid>-<n>`) that killed writers left in `prefix`'s directory, of any
+/// prefix (never a live writer's): a save killed at step N leaves files no later save
+/// of another step's prefix would otherwise ever look at.
 fn remove_temporaries(prefix: &Path) {
-    let (Some(dir), Some(stem)) = (prefix.parent(), prefix.file_name()) else { return };
+    let Some(dir) = prefix.parent() else { return };
     let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
     let Ok(listing) = std::fs::read_dir(dir) else { return };
-    let stem = stem.as_encoded_bytes();
     for entry in listing.flatten() {
         let name = entry.file_name();
         let name = name.as_encoded_bytes();
-        let ours = name.starts_with(stem)
-            && (name[stem.len()..].starts_with(b".data-") || name[stem.len()..].starts_with(b".index"));
-        let stale = name
-            .windows(10)
-            .position(|w| w == b".tempstate")
-            .is_some_and(|at| crate::durable::is_stale_temporary(&name[at + 10..]));
-        if ours && stale {
+        let Some(at) = name.windows(10).position(|w| w == b".tempstate") else { continue };
+        let file = &name[..at];
+        let bundle_file = file.windows(6).any(|w| w == b".data-") || file.ends_with(b".index");
+        if bundle_file && crate::durable::is_stale_temporary(&name[at + 10..]) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
@@ -1013,6 +1011,33 @@ fn decode_strings(bytes: &[u8], elements: usize) -> Option<(Vec<Vec<u8>>, u32)> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_save_removes_killed_writers_temporaries_of_every_prefix() {
+        let dir = tempfile::tempdir().unwrap();
+        // Process ids above pid_max never exist: these writers are gone.
+        let dead = "4194999";
+        let live = std::process::id();
+        let names = [
+            format!("model.ckpt-5.data-00000-of-00001.tempstate{dead}-12"),
+            format!("model.ckpt-5.index.tempstate{dead}-3"),
+            format!("model.ckpt-7.index.tempstate{live}-9"),
+            format!("events.out.tempstate{dead}-1"),
+            "model.ckpt-8.index.tempstate77".to_string(),
+        ];
+        for n in &names {
+            std::fs::write(dir.path().join(n), b"x").unwrap();
+        }
+        let w = BundleWriter::new(dir.path().join("model.ckpt-10")).unwrap();
+        w.finish().unwrap();
+        let mut left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+            .filter(|n| n.contains("tempstate"))
+            .collect();
+        left.sort();
+        assert_eq!(left, [names[3].clone(), names[2].clone(), names[4].clone()]);
+    }
 
     fn hex(s: &str) -> Vec<u8> {
         s.split_whitespace().map(|b| u8::from_str_radix(b, 16).unwrap()).collect()

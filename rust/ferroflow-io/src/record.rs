@@ -74,13 +74,23 @@ impl<R: Read> RecordReader<R> {
     }
 
     /// Fills `buf` as far as the data goes; returns how many bytes were read.
-    fn read_full(&mut self, buf: &mut [u8]) -> Result<usize> {
+    /// `at_record` says `buf` is a record's header: a compressed stream that ends
+    /// before its first byte lost no record, only the stream's own trailer, and ends
+    /// the file as TF's reader ends it.
+    fn read_full(&mut self, buf: &mut [u8], at_record: bool) -> Result<usize> {
         let mut got = 0;
         while got < buf.len() {
             match self.inner.read(&mut buf[got..]) {
                 Ok(0) => break,
                 Ok(n) => got += n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                // A compressed stream cut short or damaged loses records: TF's DataLoss
+                // at the record being read, never a quiet end of the file.
+                Err(e) if at_record && got == 0 && damaged(&e).is_some_and(|d| d.truncated) => return Ok(0),
+                Err(e) if damaged(&e).is_some() => {
+                    let what = if damaged(&e).is_some_and(|d| d.truncated) { "truncated" } else { "corrupted" };
+                    return Err(self.loss(what));
+                }
                 Err(e) => return Err(Error::Io(format!("reading {}", self.name), e)),
             }
         }
@@ -98,7 +108,7 @@ impl<R: Read> RecordReader<R> {
             return Ok(None);
         }
         let mut header = [0u8; 12];
-        let got = self.read_full(&mut header)?;
+        let got = self.read_full(&mut header, true)?;
         if got < header.len() {
             // A partial header is a record still being written: a clean end.
             return Ok(None);
@@ -116,14 +126,14 @@ impl<R: Read> RecordReader<R> {
             let start = payload.len();
             let want = (len - start).min(1 << 20);
             payload.resize(start + want, 0);
-            let got = self.read_full(&mut payload[start..])?;
+            let got = self.read_full(&mut payload[start..], false)?;
             if got < want {
                 payload.truncate(start + got);
                 return Err(self.loss("truncated"));
             }
         }
         let mut footer = [0u8; 4];
-        if self.read_full(&mut footer)? < 4 {
+        if self.read_full(&mut footer, false)? < 4 {
             return Err(self.loss("truncated"));
         }
         if masked_crc(&payload) != u32::from_le_bytes(footer) {
@@ -246,15 +256,86 @@ pub fn open_record_file(path: &Path, compression: Compression) -> Result<RecordR
 }
 
 /// The bytes of `path`, buffered and decompressed as asked (the stream the record
-/// readers of `FixedLengthRecordReader` with an `encoding` read).
+/// readers of `FixedLengthRecordReader` with an `encoding` read). A compressed stream
+/// that is cut short or damaged reads as an error that [`damaged`] recognises, never
+/// as the end of the data.
 pub fn open_stream(path: &Path, compression: Compression) -> Result<Box<dyn Read + Send>> {
     let name = path.display().to_string();
-    let file = BufReader::with_capacity(1 << 16, File::open(path).map_err(Error::io(name))?);
+    let file = File::open(path).map_err(Error::io(name.clone()))?;
+    // An empty file is an empty stream, compressed or not.
+    let empty = file.metadata().map_err(Error::io(name.clone()))?.len() == 0;
+    let file = BufReader::with_capacity(1 << 16, file);
     Ok(match compression {
+        _ if empty => Box::new(file),
         Compression::None => Box::new(file),
-        Compression::Zlib => Box::new(BufReader::with_capacity(1 << 16, ZlibDecoder::new(file))),
-        Compression::Gzip => Box::new(BufReader::with_capacity(1 << 16, MultiGzDecoder::new(file))),
+        Compression::Zlib => Box::new(BufReader::with_capacity(1 << 16, Checked::new(ZlibDecoder::new(file), name))),
+        Compression::Gzip => Box::new(BufReader::with_capacity(1 << 16, Checked::new(MultiGzDecoder::new(file), name))),
     })
+}
+
+/// A compressed stream that is cut short or damaged (the payload of the
+/// `std::io::Error` a decompressing reader of [`open_stream`] returns).
+#[derive(Debug)]
+pub struct DamagedStream {
+    /// The file.
+    pub name: String,
+    /// Whether the stream ended early (else its bytes are not valid zlib/gzip).
+    pub truncated: bool,
+    /// Decompressed bytes read before the damage.
+    pub offset: u64,
+    /// The decoder's words.
+    pub detail: String,
+}
+
+impl std::fmt::Display for DamagedStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = if self.truncated { "truncated" } else { "corrupted" };
+        write!(f, "{}: {what} compressed stream at byte {} ({})", self.name, self.offset, self.detail)
+    }
+}
+
+impl std::error::Error for DamagedStream {}
+
+/// The damage an error of a decompressing reader reports, if that is what it is.
+pub fn damaged(e: &std::io::Error) -> Option<&DamagedStream> {
+    e.get_ref().and_then(|inner| inner.downcast_ref::<DamagedStream>())
+}
+
+/// A decoder whose own errors (flate2 reports a cut stream as `UnexpectedEof`, bad
+/// bytes as `InvalidInput`/`InvalidData`; the file's errors keep their kinds) become
+/// [`DamagedStream`]s.
+struct Checked<R> {
+    inner: R,
+    name: String,
+    offset: u64,
+}
+
+impl<R> Checked<R> {
+    fn new(inner: R, name: String) -> Self {
+        Checked { inner, name, offset: 0 }
+    }
+}
+
+impl<R: Read> Read for Checked<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use std::io::ErrorKind as K;
+        match self.inner.read(buf) {
+            Ok(n) => {
+                self.offset += n as u64;
+                Ok(n)
+            }
+            Err(e) if matches!(e.kind(), K::UnexpectedEof | K::InvalidInput | K::InvalidData) => {
+                let damage = DamagedStream {
+                    name: self.name.clone(),
+                    truncated: e.kind() == K::UnexpectedEof,
+                    offset: self.offset,
+                    detail: e.to_string(),
+                };
+                Err(std::io::Error::new(K::InvalidData, damage))
+            }
+            Err(e) => Err(e),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -283,6 +364,55 @@ mod tests {
         let mut empty = Vec::new();
         frame_into(b"", &mut empty);
         assert_eq!(empty, [0, 0, 0, 0, 0, 0, 0, 0, 0x29, 0x03, 0x98, 0x07, 0xd8, 0xea, 0x82, 0xa2]);
+    }
+
+    #[test]
+    fn cut_or_damaged_compressed_files_are_data_loss() {
+        let dir = tempfile::tempdir().unwrap();
+        for compression in [Compression::Zlib, Compression::Gzip] {
+            let path = dir.path().join(format!("{compression:?}"));
+            let mut w = RecordFileWriter::create(&path, compression, None).unwrap();
+            for i in 0..80u32 {
+                let payload: Vec<u8> = (0..200u32).map(|j| (i * 7919 + j * 31) as u8 ^ (j >> 3) as u8).collect();
+                w.write(&payload).unwrap();
+            }
+            w.close().unwrap();
+            let whole = std::fs::read(&path).unwrap();
+            let all: Vec<_> = open_record_file(&path, compression).unwrap().collect();
+            assert_eq!(all.len(), 80);
+            // A stream cut in its trailer lost no record: all 80, then the end (TF's).
+            std::fs::write(&path, &whole[..whole.len() - 1]).unwrap();
+            let read: Vec<_> = open_record_file(&path, compression).unwrap().collect();
+            assert_eq!(read.len(), 80);
+            assert!(read.iter().all(Result::is_ok));
+            for cut in [whole.len() / 2, 7] {
+                std::fs::write(&path, &whole[..cut]).unwrap();
+                let mut r = open_record_file(&path, compression).unwrap();
+                let mut n = 0;
+                let err = loop {
+                    match r.next() {
+                        Some(Ok(_)) => n += 1,
+                        Some(Err(e)) => break e,
+                        None => panic!("{compression:?} cut at {cut}: a quiet end after {n} records"),
+                    }
+                };
+                let Error::DataLoss(m) = err else { panic!("{err:?}") };
+                assert!(m.starts_with(&format!("{}: truncated record at {}", path.display(), n * 216)), "{m}");
+                assert!(r.next().is_none());
+            }
+            let mut bad = whole.clone();
+            let middle = bad.len() / 2;
+            bad[middle..middle + 8].copy_from_slice(b"garbage!");
+            std::fs::write(&path, &bad).unwrap();
+            let errs: Vec<_> = open_record_file(&path, compression).unwrap().filter_map(|r| r.err()).collect();
+            assert!(matches!(errs.as_slice(), [Error::DataLoss(_)]), "{compression:?}: {errs:?}");
+            // The raw stream says what is damaged and where.
+            std::fs::write(&path, &whole[..whole.len() / 2]).unwrap();
+            let mut raw = Vec::new();
+            let e = open_stream(&path, compression).unwrap().read_to_end(&mut raw).unwrap_err();
+            let d = damaged(&e).expect("a damaged stream");
+            assert!(d.truncated && d.offset == raw.len() as u64, "{d}");
+        }
     }
 
     #[test]

@@ -12,7 +12,6 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use parking_lot::{Mutex, RwLock};
-use tonic::transport::Channel;
 
 use ferroflow_core::error::{Code, Error, Result};
 use ferroflow_core::executor::{RunArgs, RunOutput};
@@ -26,6 +25,7 @@ use crate::master::Master;
 use crate::runtime::runtime;
 use crate::services::master::master_service_client::MasterServiceClient;
 use crate::status::{from_body, from_status};
+use crate::transport::BoundedChannel;
 
 /// How often a waiting client checks its interrupt (Ctrl-C), as the core's waits do.
 const INTERRUPT_POLL: Duration = Duration::from_millis(100);
@@ -61,7 +61,7 @@ pub(crate) fn unregister_local_master(target: &str) {
 #[derive(Clone)]
 enum MasterHandle {
     Local(Arc<Master>),
-    Remote(MasterServiceClient<Channel>),
+    Remote(MasterServiceClient<BoundedChannel>),
 }
 
 impl MasterHandle {
@@ -159,10 +159,10 @@ fn connect(target: &str) -> Result<MasterHandle> {
 }
 
 /// A client of the master at `target` (the connection is made on first use).
-fn remote_master(target: &str) -> Result<MasterServiceClient<Channel>> {
+fn remote_master(target: &str) -> Result<MasterServiceClient<BoundedChannel>> {
     let rt = runtime()?;
     let _guard = rt.enter();
-    Ok(MasterServiceClient::new(crate::transport::endpoint(address(target)?, "target")?.connect_lazy())
+    Ok(MasterServiceClient::new(crate::transport::channel(address(target)?, "target")?)
         .max_decoding_message_size(i32::MAX as usize)
         .max_encoding_message_size(i32::MAX as usize))
 }

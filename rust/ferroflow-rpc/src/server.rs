@@ -13,6 +13,7 @@ use ferroflow_core::error::{Code, Error, Result};
 use ferroflow_core::resource::ResourceMgr;
 use ferroflow_proto as pb;
 
+use crate::limits::{BoundRequests, Limits};
 use crate::master::Master;
 use crate::runtime::runtime;
 use crate::services::master::master_service_server::MasterServiceServer;
@@ -136,6 +137,13 @@ impl GrpcServer {
         &self.state
     }
 
+    /// What this server accepts from a peer: its `default_session_config`'s
+    /// `rpc_options` (TF's defaults when unset).
+    pub fn limits(&self) -> Limits {
+        let config = self.state.server_def.default_session_config.as_ref();
+        Limits::from_rpc_options(config.and_then(|c| c.rpc_options.as_ref()))
+    }
+
     /// `grpc://localhost:<port>`.
     pub fn target(&self) -> &str {
         &self.state.target
@@ -148,12 +156,15 @@ impl GrpcServer {
         };
         let rt = runtime()?;
         listener.set_nonblocking(true).map_err(|e| Error::new(Code::Internal, e.to_string()))?;
+        let limits = self.limits();
+        // Gzip requests are inflated by the bounding layer (limits.rs) and reach tonic
+        // uncompressed; accepting gzip here only keeps it advertised.
         let master = MasterServiceServer::from_arc(Arc::clone(&self.master))
-            .max_decoding_message_size(i32::MAX as usize)
+            .max_decoding_message_size(limits.max_message_size)
             .max_encoding_message_size(i32::MAX as usize)
             .accept_compressed(tonic::codec::CompressionEncoding::Gzip);
         let worker = WorkerServiceServer::from_arc(Arc::clone(&self.worker))
-            .max_decoding_message_size(i32::MAX as usize)
+            .max_decoding_message_size(limits.max_message_size)
             .max_encoding_message_size(i32::MAX as usize)
             .accept_compressed(tonic::codec::CompressionEncoding::Gzip);
         let mut stop = self.stop.subscribe();
@@ -171,6 +182,7 @@ impl GrpcServer {
                 }
             };
             let _ = crate::transport::server()
+                .layer(BoundRequests(limits))
                 .add_service(master)
                 .add_service(worker)
                 .serve_with_incoming_shutdown(incoming, shutdown)

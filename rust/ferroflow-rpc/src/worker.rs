@@ -11,12 +11,11 @@
 //! lives until `CleanupGraph`.
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use parking_lot::{Mutex, RwLock};
 use tokio::task::AbortHandle;
-use tonic::transport::Channel;
 use tonic::{Request, Response, Status};
 
 use ferroflow_core::cancel::RunCancellation;
@@ -39,15 +38,16 @@ use crate::server::ServerState;
 use crate::services::worker::worker_service_client::WorkerServiceClient;
 use crate::services::worker::worker_service_server::WorkerService;
 use crate::status::{from_status, to_status};
+use crate::transport::BoundedChannel;
 
 /// A client of another task's worker service.
-pub type WorkerClient = WorkerServiceClient<Channel>;
+pub type WorkerClient = WorkerServiceClient<BoundedChannel>;
 
 /// A lazily connected client of the worker at `host:port`.
 pub fn worker_client(address: &str) -> Result<WorkerClient> {
     let rt = runtime()?;
     let _guard = rt.enter();
-    Ok(WorkerServiceClient::new(crate::transport::endpoint(address, "worker address")?.connect_lazy())
+    Ok(WorkerServiceClient::new(crate::transport::channel(address, "worker address")?)
         .max_decoding_message_size(i32::MAX as usize)
         .max_encoding_message_size(i32::MAX as usize))
 }
@@ -98,6 +98,10 @@ pub struct StepRendezvous {
     /// Remote keys whose `RecvTensor` was started with the step (their values arrive in
     /// `local`), and those calls.
     prefetched: Mutex<(HashSet<String>, Vec<AbortHandle>)>,
+    /// Whether a `RunGraph` of this task joined the step (then `CleanupGraph` ends it),
+    /// and how many `RecvTensor`s wait on it; both change under the worker's step lock.
+    ran: AtomicBool,
+    waiting: AtomicUsize,
 }
 
 /// Whether `device` (a full device name) is on `task` (`/job:J/replica:R/task:T`).
@@ -264,17 +268,43 @@ impl Worker {
     }
 
     /// The step's rendezvous, made by whichever of `RunGraph` and `RecvTensor` comes
-    /// first.
-    pub fn step(&self, step_id: i64, peers: &Arc<Peers>) -> Arc<StepRendezvous> {
-        Arc::clone(self.steps.lock().entry(step_id).or_insert_with(|| {
+    /// first; `run` says which this is.
+    fn step(&self, step_id: i64, peers: &Arc<Peers>, run: bool) -> Arc<StepRendezvous> {
+        let mut steps = self.steps.lock();
+        let step = steps.entry(step_id).or_insert_with(|| {
             Arc::new(StepRendezvous {
                 step_id,
                 task: self.state.task_name.clone(),
                 local: LocalRendezvous::new(),
                 peers: Arc::clone(peers),
                 prefetched: Mutex::new((HashSet::new(), Vec::new())),
+                ran: AtomicBool::new(false),
+                waiting: AtomicUsize::new(0),
             })
-        }))
+        });
+        if run {
+            step.ran.store(true, Ordering::Relaxed);
+        } else {
+            step.waiting.fetch_add(1, Ordering::Relaxed);
+        }
+        Arc::clone(step)
+    }
+
+    /// A `RecvTensor` on `step` is over (answered, failed or dropped by its caller):
+    /// a step that no `RunGraph` joined and nobody waits on any more is forgotten, so
+    /// calls for steps that never run (a peer's garbage, a master that gave up) leave
+    /// nothing behind. A `RunGraph` arriving later starts it afresh.
+    fn recv_done(&self, step: &Arc<StepRendezvous>) {
+        let mut steps = self.steps.lock();
+        let last = step.waiting.fetch_sub(1, Ordering::Relaxed) == 1;
+        if last && !step.ran.load(Ordering::Relaxed) && steps.get(&step.step_id).is_some_and(|s| Arc::ptr_eq(s, step)) {
+            steps.remove(&step.step_id);
+        }
+    }
+
+    /// The number of steps this worker holds state for.
+    pub fn live_steps(&self) -> usize {
+        self.steps.lock().len()
     }
 
     /// `GetStatus`: this task's devices.
@@ -375,7 +405,7 @@ impl Worker {
             .get(&req.graph_handle)
             .cloned()
             .ok_or_else(|| Error::new(Code::Aborted, format!("Graph handle is not found: {}", req.graph_handle)))?;
-        let step = self.step(req.step_id, &session.peers);
+        let step = self.step(req.step_id, &session.peers, true);
         for (name, t) in send {
             let key = parse_key(&name)?;
             if !on_task(&key.src_device, &self.state.task_name) {
@@ -447,7 +477,15 @@ impl Worker {
                 ),
             ));
         }
-        let step = self.step(req.step_id, &self.peers);
+        let step = self.step(req.step_id, &self.peers, false);
+        // Runs when this call ends however it ends, its future dropped included.
+        struct Done<'a>(&'a Worker, Arc<StepRendezvous>);
+        impl Drop for Done<'_> {
+            fn drop(&mut self) {
+                self.0.recv_done(&self.1);
+            }
+        }
+        let _done = Done(self, Arc::clone(&step));
         let micros = || {
             let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros());
             i64::try_from(now).unwrap_or(i64::MAX)
@@ -558,5 +596,39 @@ impl WorkerService for Worker {
     async fn tracing(&self, _req: Request<pb::TracingRequest>) -> Reply<pb::TracingResponse> {
         // TF's own workers answer this way too.
         Err(Status::unimplemented("Tracing is not implemented"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ferroflow_core::resource::ResourceMgr;
+
+    #[test]
+    fn abandoned_recv_tensors_leave_no_step_behind() {
+        let task = "/job:w/replica:0/task:0";
+        let state = Arc::new(ServerState {
+            server_def: pb::ServerDef { job_name: "w".into(), ..Default::default() },
+            task_name: task.into(),
+            devices: Vec::new(),
+            resources: Arc::new(ResourceMgr::new()),
+            target: String::new(),
+        });
+        let worker = Worker::new(state);
+        let rt = crate::runtime::runtime().unwrap();
+        let key = format!("{task}/device:CPU:0;0000000000000001;{task}/device:CPU:0;x;0:0");
+        for step_id in 0..500 {
+            let req = pb::RecvTensorRequest { step_id, rendezvous_key: key.clone(), ..Default::default() };
+            let call = worker.recv_tensor(req);
+            let r = rt.block_on(async { tokio::time::timeout(std::time::Duration::from_millis(1), call).await });
+            assert!(r.is_err(), "no value was ever sent");
+        }
+        assert_eq!(worker.live_steps(), 0);
+        // A step a RunGraph joined stays until CleanupGraph, whatever its receivers do.
+        let step = worker.step(7, &Arc::clone(&worker.peers), true);
+        drop(step);
+        assert_eq!(worker.live_steps(), 1);
+        worker.cleanup_graph(7);
+        assert_eq!(worker.live_steps(), 0);
     }
 }

@@ -40,6 +40,14 @@ struct Geometry {
     ow: usize,
 }
 
+/// `f(0), ..., f(n - 1)` in a vector allocated fallibly: per-row tables of a resize
+/// are as long as its output sides, which come from the user's values.
+fn table<T>(n: usize, f: impl FnMut(usize) -> T) -> Result<Vec<T>> {
+    let mut v = crate::buffer::try_vec(n)?;
+    v.extend((0..n).map(f));
+    Ok(v)
+}
+
 /// The two positive output sizes of a resize's `size` input (TF's checks and messages).
 fn size_input(size: &Tensor, positive: &str) -> Result<[usize; 2]> {
     if size.shape().len() != 1 {
@@ -136,8 +144,8 @@ fn nearest(input: &Tensor, g: &Geometry, hs: f32, ws: f32, align: bool, half: bo
     let mut out = Tensor::for_overwrite(input.dtype(), &[g.n, g.oh, g.ow, g.c])?;
     let es = input.dtype().size();
     let src = input.as_bytes()?;
-    let ys: Vec<usize> = (0..g.oh).map(|y| nearest_index(y, hs, g.ih, align, half)).collect();
-    let xs: Vec<usize> = (0..g.ow).map(|x| nearest_index(x, ws, g.iw, align, half)).collect();
+    let ys = table(g.oh, |y| nearest_index(y, hs, g.ih, align, half))?;
+    let xs = table(g.ow, |x| nearest_index(x, ws, g.iw, align, half))?;
     let pixel = g.c * es;
     let dst = out.as_mut_bytes()?;
     let mut o = 0;
@@ -162,27 +170,21 @@ struct Lerp {
 }
 
 /// TF's `compute_interpolation_weights`.
-fn bilinear_weights(out_size: usize, in_size: usize, scale: f32, half: bool) -> Vec<Lerp> {
-    (0..out_size)
-        .map(|i| {
-            let x = if half { (i as f32 + 0.5) * scale - 0.5 } else { i as f32 * scale };
-            let f = x.floor();
-            let top = in_size as i64 - 1;
-            Lerp {
-                lower: (f as i64).clamp(0, top) as usize,
-                upper: (x.ceil() as i64).clamp(0, top) as usize,
-                lerp: x - f,
-            }
-        })
-        .collect()
+fn bilinear_weights(out_size: usize, in_size: usize, scale: f32, half: bool) -> Result<Vec<Lerp>> {
+    table(out_size, |i| {
+        let x = if half { (i as f32 + 0.5) * scale - 0.5 } else { i as f32 * scale };
+        let f = x.floor();
+        let top = in_size as i64 - 1;
+        Lerp { lower: (f as i64).clamp(0, top) as usize, upper: (x.ceil() as i64).clamp(0, top) as usize, lerp: x - f }
+    })
 }
 
 /// `ResizeBilinear` on `f32` values.
 fn bilinear(input: &Tensor, g: &Geometry, hs: f32, ws: f32, half: bool, env: &ExecEnv) -> Result<Tensor> {
     let x = input.as_slice::<f32>()?;
     let mut out = Tensor::for_overwrite(DType::Float32, &[g.n, g.oh, g.ow, g.c])?;
-    let ys = bilinear_weights(g.oh, g.ih, hs, half);
-    let xs = bilinear_weights(g.ow, g.iw, ws, half);
+    let ys = bilinear_weights(g.oh, g.ih, hs, half)?;
+    let xs = bilinear_weights(g.ow, g.iw, ws, half)?;
     let (c, row) = (g.c, g.iw * g.c);
     output_rows(env, out.as_mut_slice::<f32>()?, g, |b, y, dst| {
         let img = &x[b * g.ih * row..][..g.ih * row];
@@ -229,41 +231,39 @@ struct Cubic {
     weight: [f32; 4],
 }
 
-fn cubic_weights(out_size: usize, in_size: usize, scale: f32, half: bool, table: &[f32]) -> Vec<Cubic> {
+fn cubic_weights(out_size: usize, in_size: usize, scale: f32, half: bool, coeffs: &[f32]) -> Result<Vec<Cubic>> {
     let limit = in_size as i64;
     let bound = |v: i64| v.clamp(0, limit - 1);
-    (0..out_size)
-        .map(|i| {
-            let x = if half { (i as f32 + 0.5) * scale - 0.5 } else { i as f32 * scale };
-            let loc = x.floor() as i64;
-            let delta = x - loc as f32;
-            let offset = ((delta * TABLE_SIZE as f32).round_ties_even() as i64).clamp(0, TABLE_SIZE as i64) as usize;
-            let raw = [
-                table[offset * 2 + 1],
-                table[offset * 2],
-                table[(TABLE_SIZE - offset) * 2],
-                table[(TABLE_SIZE - offset) * 2 + 1],
-            ];
-            let mut index = [0usize; 4];
-            let mut weight = raw;
-            for (k, (idx, w)) in index.iter_mut().zip(weight.iter_mut()).enumerate() {
-                let want = loc - 1 + k as i64;
-                let got = bound(want);
-                *idx = got as usize;
-                if half && got != want {
-                    *w = 0.0;
-                }
+    table(out_size, |i| {
+        let x = if half { (i as f32 + 0.5) * scale - 0.5 } else { i as f32 * scale };
+        let loc = x.floor() as i64;
+        let delta = x - loc as f32;
+        let offset = ((delta * TABLE_SIZE as f32).round_ties_even() as i64).clamp(0, TABLE_SIZE as i64) as usize;
+        let raw = [
+            coeffs[offset * 2 + 1],
+            coeffs[offset * 2],
+            coeffs[(TABLE_SIZE - offset) * 2],
+            coeffs[(TABLE_SIZE - offset) * 2 + 1],
+        ];
+        let mut index = [0usize; 4];
+        let mut weight = raw;
+        for (k, (idx, w)) in index.iter_mut().zip(weight.iter_mut()).enumerate() {
+            let want = loc - 1 + k as i64;
+            let got = bound(want);
+            *idx = got as usize;
+            if half && got != want {
+                *w = 0.0;
             }
-            if half {
-                let sum = weight[0] + weight[1] + weight[2] + weight[3];
-                if sum.abs() >= 1000.0 * f32::MIN_POSITIVE {
-                    let inv = 1.0 / sum;
-                    weight.iter_mut().for_each(|w| *w *= inv);
-                }
+        }
+        if half {
+            let sum = weight[0] + weight[1] + weight[2] + weight[3];
+            if sum.abs() >= 1000.0 * f32::MIN_POSITIVE {
+                let inv = 1.0 / sum;
+                weight.iter_mut().for_each(|w| *w *= inv);
             }
-            Cubic { index, weight }
-        })
-        .collect()
+        }
+        Cubic { index, weight }
+    })
 }
 
 fn interpolate_1d(w: &[f32; 4], v: [f32; 4]) -> f32 {
@@ -274,10 +274,11 @@ fn interpolate_1d(w: &[f32; 4], v: [f32; 4]) -> f32 {
 /// (one per horizontal tap) then one horizontal, as TF's kernel.
 fn bicubic(input: &Tensor, g: &Geometry, hs: f32, ws: f32, half: bool, env: &ExecEnv) -> Result<Tensor> {
     let x = input.as_slice::<f32>()?;
-    let table = coeffs_table(if half { -0.5 } else { -0.75 });
-    let ys = cubic_weights(g.oh, g.ih, hs, half, &table);
-    let xs = cubic_weights(g.ow, g.iw, ws, half, &table);
+    // The output first: its size is the user's, and its error names its shape.
     let mut out = Tensor::for_overwrite(DType::Float32, &[g.n, g.oh, g.ow, g.c])?;
+    let coeffs = coeffs_table(if half { -0.5 } else { -0.75 });
+    let ys = cubic_weights(g.oh, g.ih, hs, half, &coeffs)?;
+    let xs = cubic_weights(g.ow, g.iw, ws, half, &coeffs)?;
     let (c, row) = (g.c, g.iw * g.c);
     output_rows(env, out.as_mut_slice::<f32>()?, g, |b, y, dst| {
         let img = &x[b * g.ih * row..][..g.ih * row];
@@ -305,33 +306,31 @@ struct AreaSpan {
     end_minus_one_scale: f32,
 }
 
-fn area_spans(out_size: usize, scale: f32) -> Vec<AreaSpan> {
-    (0..out_size)
-        .map(|x| {
-            let in_x = x as f32 * scale;
-            let in_x1 = (x + 1) as f32 * scale;
-            let v = in_x.floor() as i64;
-            let vf = v as f32;
-            let start_scale = if vf < in_x {
-                if vf + 1.0 > in_x1 { scale } else { vf + 1.0 - in_x }
-            } else if vf + 1.0 > in_x1 {
-                in_x1 - vf
-            } else {
-                1.0
-            };
-            let end = in_x1.ceil() as i64;
-            let e = (end - 1) as f32;
-            let end_minus_one_scale = if e + 1.0 > in_x1 { if e > in_x { in_x1 - e } else { scale } } else { 1.0 };
-            AreaSpan { start: v, end, start_scale, end_minus_one_scale }
-        })
-        .collect()
+fn area_spans(out_size: usize, scale: f32) -> Result<Vec<AreaSpan>> {
+    table(out_size, |x| {
+        let in_x = x as f32 * scale;
+        let in_x1 = (x + 1) as f32 * scale;
+        let v = in_x.floor() as i64;
+        let vf = v as f32;
+        let start_scale = if vf < in_x {
+            if vf + 1.0 > in_x1 { scale } else { vf + 1.0 - in_x }
+        } else if vf + 1.0 > in_x1 {
+            in_x1 - vf
+        } else {
+            1.0
+        };
+        let end = in_x1.ceil() as i64;
+        let e = (end - 1) as f32;
+        let end_minus_one_scale = if e + 1.0 > in_x1 { if e > in_x { in_x1 - e } else { scale } } else { 1.0 };
+        AreaSpan { start: v, end, start_scale, end_minus_one_scale }
+    })
 }
 
 /// `ResizeArea` on `f32` values (TF's `ComputePatchSum`, indices bounded to the image).
 fn area(input: &Tensor, g: &Geometry, hs: f32, ws: f32, env: &ExecEnv) -> Result<Tensor> {
     let x = input.as_slice::<f32>()?;
-    let xs = area_spans(g.ow, ws);
     let mut out = Tensor::for_overwrite(DType::Float32, &[g.n, g.oh, g.ow, g.c])?;
+    let xs = area_spans(g.ow, ws)?;
     let scale = 1.0 / (hs * ws);
     let (c, row) = (g.c, g.iw * g.c);
     let bound = |v: i64, limit: usize| v.clamp(0, limit as i64 - 1) as usize;
@@ -469,8 +468,8 @@ fn bilinear_grad<A: Acc>(grads: &[f32], g: &Geometry, align: bool, half: bool) -
     if g.ih == 0 || g.iw == 0 || g.c == 0 {
         return Ok(out);
     }
-    let ys = bilinear_weights(g.oh, g.ih, resize_scale(g.ih, g.oh, align), half);
-    let xs = bilinear_weights(g.ow, g.iw, resize_scale(g.iw, g.ow, align), half);
+    let ys = bilinear_weights(g.oh, g.ih, resize_scale(g.ih, g.oh, align), half)?;
+    let xs = bilinear_weights(g.ow, g.iw, resize_scale(g.iw, g.ow, align), half)?;
     let dst = out.as_mut_slice::<A>()?;
     let c = g.c;
     let mut i = 0;
@@ -503,9 +502,9 @@ fn bicubic_grad<A: Acc>(grads: &[f32], g: &Geometry, align: bool, half: bool) ->
     if g.ih == 0 || g.iw == 0 || g.c == 0 {
         return Ok(out);
     }
-    let table = coeffs_table(if half { -0.5 } else { -0.75 });
-    let ys = cubic_weights(g.oh, g.ih, resize_scale(g.ih, g.oh, align), half, &table);
-    let xs = cubic_weights(g.ow, g.iw, resize_scale(g.iw, g.ow, align), half, &table);
+    let coeffs = coeffs_table(if half { -0.5 } else { -0.75 });
+    let ys = cubic_weights(g.oh, g.ih, resize_scale(g.ih, g.oh, align), half, &coeffs)?;
+    let xs = cubic_weights(g.ow, g.iw, resize_scale(g.iw, g.ow, align), half, &coeffs)?;
     let dst = out.as_mut_slice::<A>()?;
     let c = g.c;
     let mut i = 0;
@@ -537,8 +536,8 @@ fn nearest_grad<A: Acc>(grads: &Tensor, g: &Geometry, align: bool, half: bool) -
         return Ok(out);
     }
     let (hs, ws) = (resize_scale(g.oh, g.ih, align), resize_scale(g.ow, g.iw, align));
-    let ys: Vec<usize> = (0..g.ih).map(|y| nearest_index(y, hs, g.oh, align, half)).collect();
-    let xs: Vec<usize> = (0..g.iw).map(|x| nearest_index(x, ws, g.ow, align, half)).collect();
+    let ys = table(g.ih, |y| nearest_index(y, hs, g.oh, align, half))?;
+    let xs = table(g.iw, |x| nearest_index(x, ws, g.ow, align, half))?;
     let dst = out.as_mut_slice::<A>()?;
     let c = g.c;
     let mut i = 0;

@@ -168,12 +168,58 @@ fn check_png_size(width: u32, height: u32) -> Result<()> {
     Ok(())
 }
 
+/// Walks a PNG's chunks up to its image data and rejects what would make the decoder
+/// fail badly instead of with an error: a `PLTE` that is not 1 to 256 RGB triples (the
+/// png crate's palette expansion indexes it in threes), a `tRNS` longer than the
+/// palette or of the wrong size for the colour type, a chunk longer than the file.
+fn check_png_chunks(data: &[u8]) -> Result<()> {
+    let bad = |what: &str| Error::invalid_argument(format!("Invalid PNG data, size {}: {what}", data.len()));
+    let mut at = 8;
+    let mut color_type = None;
+    let mut palette_entries = None;
+    while let Some(header) = data.get(at..at + 8) {
+        let len = u32::from_be_bytes([header[0], header[1], header[2], header[3]]) as usize;
+        let kind = &header[4..8];
+        // A chunk cut short is the decoder's to report (TF reads what is there).
+        let Some(body) = data.get(at + 8..).map(|rest| &rest[..len.min(rest.len())]) else { break };
+        match kind {
+            b"IHDR" if body.len() >= 10 => color_type = Some(body[9]),
+            b"PLTE" => {
+                if len == 0 || !len.is_multiple_of(3) || len > 768 {
+                    return Err(bad(&format!("a palette of {len} bytes (1 to 256 RGB entries expected)")));
+                }
+                palette_entries = Some(len / 3);
+            }
+            b"tRNS" => {
+                let fits = match color_type {
+                    Some(0) => len == 2,
+                    Some(2) => len == 6,
+                    Some(3) => palette_entries.is_some_and(|n| len <= n),
+                    _ => false,
+                };
+                if !fits {
+                    return Err(bad(&format!("a transparency chunk of {len} bytes that does not fit the image")));
+                }
+            }
+            b"IDAT" | b"IEND" => break,
+            _ => {}
+        }
+        at = at.saturating_add(12).saturating_add(len);
+    }
+    Ok(())
+}
+
 /// Decodes a PNG to `height x width x channels` (`0`: the file's) of `dtype` (uint8 or
 /// uint16), with libpng's conversions as TF sets them up: palettes and `tRNS` expanded,
 /// low bit depths widened, 16-bit samples cut to 8 (`v >> 8`, libpng's `strip_16`) or
 /// 8-bit ones widened to 16 (`v * 257`), colour to gray with TF's weights, gray
 /// to colour by replication, alpha stripped or added opaque.
+///
+/// The output tensor is allocated once, fallibly, and rows are converted straight into
+/// it: a progressive file is decoded one row at a time, an interlaced one (whose
+/// passes cover the whole image) into one buffer of the file's own layout first.
 fn decode_png(data: &[u8], channels: usize, dtype: DType) -> Result<Tensor> {
+    check_png_chunks(data)?;
     guarded("Invalid PNG data", || {
         let bad =
             |e: png::DecodingError| Error::invalid_argument(format!("Invalid PNG data, size {}: {e}", data.len()));
@@ -192,57 +238,111 @@ fn decode_png(data: &[u8], channels: usize, dtype: DType) -> Result<Tensor> {
         if raw / 1032 > data.len() {
             ff_bail!(InvalidArgument, "Invalid PNG data, size {}: image data truncated", data.len());
         }
-        let size = reader.output_buffer_size().ok_or_else(|| Error::invalid_argument("PNG image too large"))?;
-        let mut buf = try_buffer(size)?;
-        reader.next_frame(&mut buf).map_err(bad)?;
         let (h, w) = (height as usize, width as usize);
         let out_channels = if channels == 0 { src_channels } else { channels };
-        // Samples as u16 at the file's depth.
-        let samples: Vec<u16> = if sixteen {
-            buf.chunks_exact(2).map(|b| u16::from_be_bytes([b[0], b[1]])).collect()
-        } else {
-            buf.iter().map(|&b| u16::from(b)).collect()
-        };
-        drop(buf);
-        let converted = convert_channels(&samples, src_channels, out_channels, sixteen);
-        let out_dims = [h, w, out_channels];
-        if dtype == DType::UInt16 {
-            let v: Vec<u16> = if sixteen { converted } else { converted.iter().map(|&x| x * 257).collect() };
-            Tensor::from_slice(&out_dims, &v)
-        } else {
-            let v: Vec<u8> = if sixteen {
-                converted.iter().map(|&x| (x >> 8) as u8).collect()
-            } else {
-                converted.iter().map(|&x| x as u8).collect()
-            };
-            Tensor::from_slice(&out_dims, &v)
+        let mut out = Tensor::for_overwrite(dtype, &[h, w, out_channels])?;
+        let rows = PngRows { from: src_channels, to: out_channels, sixteen };
+        match dtype {
+            DType::UInt16 => rows.fill(&mut reader, out.as_mut_slice::<u16>()?, h, data.len())?,
+            _ => rows.fill(&mut reader, out.as_mut_slice::<u8>()?, h, data.len())?,
         }
+        Ok(out)
     })
 }
 
-/// Pixel-wise channel conversion between gray (1), gray+alpha (2), RGB (3) and RGBA (4).
-fn convert_channels(src: &[u16], from: usize, to: usize, sixteen: bool) -> Vec<u16> {
-    if from == to {
-        return src.to_vec();
+/// A sample of a decoded PNG's output tensor, from a file sample of 8 or 16 bits.
+trait PngSample: Copy {
+    fn store(v: u16, sixteen: bool) -> Self;
+}
+
+impl PngSample for u8 {
+    fn store(v: u16, sixteen: bool) -> u8 {
+        if sixteen { (v >> 8) as u8 } else { v as u8 }
     }
-    let opaque = if sixteen { u16::MAX } else { 255 };
-    let mut out = Vec::with_capacity(src.len() / from * to);
-    for p in src.chunks_exact(from) {
-        let (color, alpha) = match from {
-            1 => ([p[0]; 3], opaque),
-            2 => ([p[0]; 3], p[1]),
-            3 => ([p[0], p[1], p[2]], opaque),
-            _ => ([p[0], p[1], p[2]], p[3]),
-        };
-        let gray = || if from <= 2 { p[0] } else { rgb_to_gray(color, sixteen) };
-        match to {
-            1 => out.push(gray()),
-            2 => out.extend([gray(), alpha]),
-            3 => out.extend(color),
-            _ => out.extend([color[0], color[1], color[2], alpha]),
+}
+
+impl PngSample for u16 {
+    fn store(v: u16, sixteen: bool) -> u16 {
+        if sixteen { v } else { v * 257 }
+    }
+}
+
+/// How the rows the png crate decodes become rows of the output tensor: channels
+/// converted between gray (1), gray+alpha (2), RGB (3) and RGBA (4), samples cut or
+/// widened to the output's type.
+struct PngRows {
+    from: usize,
+    to: usize,
+    sixteen: bool,
+}
+
+impl PngRows {
+    /// Decodes every row into `dst` (`h` rows): a progressive file one row at a time,
+    /// an interlaced one (its passes cover the whole image) into one buffer of the
+    /// file's own layout first.
+    fn fill<T: PngSample, R: std::io::BufRead + std::io::Seek>(
+        &self,
+        reader: &mut png::Reader<R>,
+        dst: &mut [T],
+        h: usize,
+        size: usize,
+    ) -> Result<()> {
+        let bad = |e: png::DecodingError| Error::invalid_argument(format!("Invalid PNG data, size {size}: {e}"));
+        let width = reader.info().width;
+        let line = reader.output_line_size(width).ok_or_else(|| Error::invalid_argument("PNG image too large"))?;
+        let out_row = dst.len() / h.max(1);
+        if reader.info().interlaced {
+            let total = reader.output_buffer_size().ok_or_else(|| Error::invalid_argument("PNG image too large"))?;
+            let mut buf = try_buffer(total)?;
+            reader.next_frame(&mut buf).map_err(bad)?;
+            for (src, out) in buf.chunks_exact(line).zip(dst.chunks_exact_mut(out_row)) {
+                self.convert(src, out);
+            }
+            return Ok(());
+        }
+        let mut row = try_buffer(line)?;
+        for out in dst.chunks_exact_mut(out_row) {
+            if reader.read_row(&mut row).map_err(bad)?.is_none() {
+                ff_bail!(InvalidArgument, "Invalid PNG data, size {size}: image data truncated");
+            }
+            self.convert(&row, out);
+        }
+        // The call after the last row finishes the image data (its zlib stream's end
+        // and checksum), as `next_frame` does: a file cut there is still an error.
+        reader.read_row(&mut row).map_err(bad)?;
+        Ok(())
+    }
+
+    /// One row: `src` in the file's layout (samples big-endian at 16 bits).
+    fn convert<T: PngSample>(&self, src: &[u8], dst: &mut [T]) {
+        let sixteen = self.sixteen;
+        let sample =
+            |i: usize| if sixteen { u16::from_be_bytes([src[2 * i], src[2 * i + 1]]) } else { u16::from(src[i]) };
+        let opaque = if sixteen { u16::MAX } else { 255 };
+        for (p, out) in dst.chunks_exact_mut(self.to).enumerate() {
+            let s = |k: usize| sample(p * self.from + k);
+            if self.from == self.to {
+                for (k, o) in out.iter_mut().enumerate() {
+                    *o = T::store(s(k), sixteen);
+                }
+                continue;
+            }
+            let (color, alpha) = match self.from {
+                1 => ([s(0); 3], opaque),
+                2 => ([s(0); 3], s(1)),
+                3 => ([s(0), s(1), s(2)], opaque),
+                _ => ([s(0), s(1), s(2)], s(3)),
+            };
+            let gray = || if self.from <= 2 { s(0) } else { rgb_to_gray(color, sixteen) };
+            let put = |out: &mut [T], v: &[u16]| out.iter_mut().zip(v).for_each(|(o, &v)| *o = T::store(v, sixteen));
+            match self.to {
+                1 => put(out, &[gray()]),
+                2 => put(out, &[gray(), alpha]),
+                3 => put(out, &color),
+                _ => put(out, &[color[0], color[1], color[2], alpha]),
+            }
         }
     }
-    out
 }
 
 /// libpng's `png_do_rgb_to_gray` with the weights TF sets (0.299 and 0.587, so 9797,
@@ -297,16 +397,21 @@ fn decode_jpeg(data: &[u8], channels: usize, ratio: usize) -> Result<Tensor> {
         let mut decoder =
             zune_jpeg::JpegDecoder::new_with_options(Cursor::new(data), options.jpeg_set_out_colorspace(space));
         decoder.decode_headers().map_err(bad)?;
-        let mut buf = try_buffer(w * h * channels)?;
-        decoder.decode_into(&mut buf).map_err(bad)?;
+        // Decoded straight into the output tensor (one fallible allocation) unless it is
+        // scaled down afterwards.
+        let mut full = Tensor::for_overwrite(DType::UInt8, &[h, w, channels])?;
+        let buf = full.as_mut_bytes()?;
+        decoder.decode_into(buf).map_err(bad)?;
         if ycc {
-            ycc_to_rgb(&mut buf);
+            ycc_to_rgb(buf);
         }
         if ratio == 1 {
-            return Tensor::from_bytes(DType::UInt8, &[h, w, channels], &buf);
+            return Ok(full);
         }
+        let buf = full.as_bytes()?;
         let (oh, ow) = (h.div_ceil(ratio), w.div_ceil(ratio));
-        let mut out = try_buffer(oh * ow * channels)?;
+        let mut scaled = Tensor::for_overwrite(DType::UInt8, &[oh, ow, channels])?;
+        let out = scaled.as_mut_bytes()?;
         for y in 0..oh {
             for x in 0..ow {
                 let (y1, x1) = ((y * ratio + ratio).min(h), (x * ratio + ratio).min(w));
@@ -322,7 +427,7 @@ fn decode_jpeg(data: &[u8], channels: usize, ratio: usize) -> Result<Tensor> {
                 }
             }
         }
-        Tensor::from_bytes(DType::UInt8, &[oh, ow, channels], &out)
+        Ok(scaled)
     })
 }
 
@@ -534,6 +639,89 @@ mod tests {
         huge[16..20].copy_from_slice(&60000u32.to_be_bytes());
         huge[20..24].copy_from_slice(&60000u32.to_be_bytes());
         assert!(decode_png(&huge, 0, DType::UInt8).is_err());
+    }
+
+    /// A PNG of `w x h` pixels with `chunks` (type, data) inserted after IHDR.
+    fn png_with(color: png::ColorType, depth: png::BitDepth, w: u32, h: u32, pixels: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        {
+            let mut e = png::Encoder::new(&mut out, w, h);
+            e.set_color(color);
+            e.set_depth(depth);
+            if color == png::ColorType::Indexed {
+                e.set_palette(vec![0u8, 0, 0, 255, 0, 0, 0, 255, 0]);
+                e.set_trns(vec![0u8, 128]);
+            }
+            let mut wr = e.write_header().unwrap();
+            wr.write_image_data(pixels).unwrap();
+        }
+        out
+    }
+
+    /// Rewrites chunk `kind`'s data (and its CRC) in a PNG.
+    fn replace_chunk(file: &[u8], kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
+        let mut at = 8;
+        while at + 8 <= file.len() {
+            let len = u32::from_be_bytes(file[at..at + 4].try_into().unwrap()) as usize;
+            if &file[at + 4..at + 8] == kind {
+                let mut out = file[..at].to_vec();
+                out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+                let mut body = kind.to_vec();
+                body.extend_from_slice(data);
+                out.extend_from_slice(&body);
+                out.extend_from_slice(&crc32fast_png(&body).to_be_bytes());
+                out.extend_from_slice(&file[at + 12 + len..]);
+                return out;
+            }
+            at += 12 + len;
+        }
+        panic!("no chunk");
+    }
+
+    /// PNG's CRC-32 (ISO-HDLC).
+    fn crc32fast_png(bytes: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for &b in bytes {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+            }
+        }
+        !crc
+    }
+
+    #[test]
+    fn bad_palettes_and_transparency_are_errors_before_the_decoder() {
+        let file = png_with(png::ColorType::Indexed, png::BitDepth::Eight, 2, 1, &[1, 2]);
+        let t = decode_png(&file, 4, DType::UInt8).unwrap();
+        assert_eq!(t.as_slice::<u8>().unwrap(), &[255, 0, 0, 128, 0, 255, 0, 255]);
+        for plte in [&[1u8, 2, 3, 4][..], &[], &[0; 771]] {
+            let bad = replace_chunk(&file, b"PLTE", plte);
+            let e = decode_png(&bad, 0, DType::UInt8).unwrap_err();
+            assert!(e.message.contains("palette of"), "{e}");
+        }
+        let bad = replace_chunk(&file, b"tRNS", &[1, 2, 3, 4]);
+        assert!(decode_png(&bad, 0, DType::UInt8).unwrap_err().message.contains("transparency"));
+    }
+
+    #[test]
+    fn sixteen_bit_and_channel_conversions_go_straight_to_the_output() {
+        // 2x1 RGBA at 16 bits: one row converted to every channel count and both types.
+        let px: [u16; 8] = [0x1234, 0xffff, 0x0000, 0x8000, 0x4000, 0x4000, 0x4000, 0xffff];
+        let bytes: Vec<u8> = px.iter().flat_map(|v| v.to_be_bytes()).collect();
+        let file = png_with(png::ColorType::Rgba, png::BitDepth::Sixteen, 2, 1, &bytes);
+        let t16 = decode_png(&file, 0, DType::UInt16).unwrap();
+        assert_eq!(t16.as_slice::<u16>().unwrap(), &px);
+        let t8 = decode_png(&file, 3, DType::UInt8).unwrap();
+        assert_eq!(t8.as_slice::<u8>().unwrap(), &[0x12, 0xff, 0x00, 0x40, 0x40, 0x40]);
+        let gray = decode_png(&file, 1, DType::UInt16).unwrap();
+        let want = |c: [u16; 3]| rgb_to_gray(c, true);
+        assert_eq!(gray.as_slice::<u16>().unwrap(), &[want([0x1234, 0xffff, 0]), 0x4000]);
+        // 8-bit gray widened to 16 bits and to RGBA.
+        let file = png_with(png::ColorType::Grayscale, png::BitDepth::Eight, 2, 1, &[7, 200]);
+        assert_eq!(decode_png(&file, 0, DType::UInt16).unwrap().as_slice::<u16>().unwrap(), &[7 * 257, 200 * 257]);
+        let rgba = decode_png(&file, 4, DType::UInt8).unwrap();
+        assert_eq!(rgba.as_slice::<u8>().unwrap(), &[7, 7, 7, 255, 200, 200, 200, 255]);
     }
 
     #[test]
