@@ -4,6 +4,8 @@ must answer with a gRPC status, and must still serve a good request afterwards w
 memory back near where it started."""
 
 import struct
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -110,27 +112,70 @@ def test_a_gzip_bomb_is_refused_and_its_memory_given_back(child):
     alive(proc, target)
 
 
+# Malformed requests and the status each gets: gRPC's (and TF's server's) INTERNAL for
+# bytes that cannot be decoded. The two flag cases are INTERNAL here as gRPC's protocol
+# says ("MUST fail with INTERNAL"); TF's gRPC core passes them (OK).
+MALFORMED = {
+    "bad flag": (message(b"\x0a\x00", flag=9), False, INTERNAL),
+    "compressed without an encoding": (message(b"\x0a\x00", flag=1), False, INTERNAL),
+    "cut gzip": (message(gzip_bomb(1 << 20)[:100], flag=1), True, INTERNAL),
+    "not gzip": (message(b"definitely not gzip", flag=1), True, INTERNAL),
+    "ends mid-message": (prefix(1000) + bytes(10), False, INTERNAL),
+    "ends mid-prefix": (b"\x00\x00", False, INTERNAL),
+    "not protobuf": (message(b"\xff\xff\xff\xff\xff"), False, INTERNAL),
+    "good": (message(b""), False, OK),
+}
+TF_PASSES = {"bad flag", "compressed without an encoding"}
+
+
+def _statuses(target):
+    c = RawConnection(target)
+    method = WORKER + "GetStatus"
+    sids = {k: c.open(method, body, gzip=gz) for k, (body, gz, _) in MALFORMED.items()}
+    got = dict(zip(sids, c.wait_for(list(sids.values()), 10), strict=True))
+    return c, got
+
+
 def test_malformed_messages_get_a_status_and_the_server_keeps_serving(child):
     proc, target = child(stall_ms=2000)
-    c = RawConnection(target)
-    cases = {
-        "bad flag": (message(b"\x0a\x00", flag=9), False, INTERNAL),
-        "compressed without an encoding": (message(b"\x0a\x00", flag=1), False, INTERNAL),
-        "cut gzip": (message(gzip_bomb(1 << 20)[:100], flag=1), True, INTERNAL),
-        "not gzip": (message(b"definitely not gzip", flag=1), True, INTERNAL),
-        "ends mid-message": (prefix(1000) + bytes(10), False, INTERNAL),
-        "ends mid-prefix": (b"\x00\x00", False, INTERNAL),
-        "not protobuf": (message(b"\xff\xff\xff\xff\xff"), False, INTERNAL),
-        "good": (message(b""), False, OK),
-    }
-    sids = {k: c.open(WORKER + "GetStatus", body, gzip=gz) for k, (body, gz, _) in cases.items()}
-    got = dict(zip(sids, c.wait_for(list(sids.values()), 10), strict=True))
-    assert got == {k: want for k, (_, _, want) in cases.items()}
+    c, got = _statuses(target)
+    assert got == {k: want for k, (_, _, want) in MALFORMED.items()}
     # A header block over 16 KiB is refused by HTTP/2 itself.
     big = c.open(WORKER + "GetStatus", message(b""), extra_headers=[("x-pad", "a" * (64 << 10))])
     assert c.wait_for([big], 10) != [OK]
     c.close()
     alive(proc, target)
+
+
+TF_SERVER_CHILD = r"""
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+server = tf.train.Server.create_local_server()
+print(server.target, flush=True)
+server.join()
+"""
+
+
+def test_malformed_messages_get_tfs_statuses(tf1):
+    proc = subprocess.Popen(
+        [sys.executable, "-c", TF_SERVER_CHILD],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        target = proc.stdout.readline().strip()
+        c, theirs = _statuses(target)
+        c.close()
+        assert proc.poll() is None
+    finally:
+        proc.kill()
+        proc.communicate()
+    ours = {k: want for k, (_, _, want) in MALFORMED.items()}
+    assert {k: v for k, v in theirs.items() if k not in TF_PASSES} == {
+        k: v for k, v in ours.items() if k not in TF_PASSES
+    }
+    assert all(theirs[k] == OK for k in TF_PASSES)
 
 
 def test_streams_past_the_per_connection_bound_are_refused(child):

@@ -265,12 +265,23 @@ pub fn open_stream(path: &Path, compression: Compression) -> Result<Box<dyn Read
     // An empty file is an empty stream, compressed or not.
     let empty = file.metadata().map_err(Error::io(name.clone()))?.len() == 0;
     let file = BufReader::with_capacity(1 << 16, file);
-    Ok(match compression {
-        _ if empty => Box::new(file),
-        Compression::None => Box::new(file),
-        Compression::Zlib => Box::new(BufReader::with_capacity(1 << 16, Checked::new(ZlibDecoder::new(file), name))),
-        Compression::Gzip => Box::new(BufReader::with_capacity(1 << 16, Checked::new(MultiGzDecoder::new(file), name))),
-    })
+    Ok(if empty { Box::new(file) } else { decompressing(file, compression, name) })
+}
+
+/// `inner`'s bytes decompressed as asked; a stream cut short or damaged reads as an
+/// error that [`damaged`] recognises (naming `name`), never as the end of the data.
+pub fn decompressing(
+    inner: impl Read + Send + 'static,
+    compression: Compression,
+    name: String,
+) -> Box<dyn Read + Send> {
+    match compression {
+        Compression::None => Box::new(inner),
+        Compression::Zlib => Box::new(BufReader::with_capacity(1 << 16, Checked::new(ZlibDecoder::new(inner), name))),
+        Compression::Gzip => {
+            Box::new(BufReader::with_capacity(1 << 16, Checked::new(MultiGzDecoder::new(inner), name)))
+        }
+    }
 }
 
 /// A compressed stream that is cut short or damaged (the payload of the
@@ -385,7 +396,7 @@ mod tests {
             let read: Vec<_> = open_record_file(&path, compression).unwrap().collect();
             assert_eq!(read.len(), 80);
             assert!(read.iter().all(Result::is_ok));
-            for cut in [whole.len() / 2, 7] {
+            for cut in [whole.len() / 2, whole.len() / 3] {
                 std::fs::write(&path, &whole[..cut]).unwrap();
                 let mut r = open_record_file(&path, compression).unwrap();
                 let mut n = 0;

@@ -5,7 +5,7 @@
 use std::io::Cursor;
 
 use ferroflow_io::bundle::{BundleReader, BundleWriter, DT_STRING, TensorBytes, data_path, index_path};
-use ferroflow_io::record::{RecordReader, frame_into};
+use ferroflow_io::record::{Compression, RecordFileWriter, RecordReader, decompressing, frame_into};
 use ferroflow_io::table::read_table;
 use proptest::prelude::*;
 
@@ -123,6 +123,49 @@ proptest! {
         }
         if let Ok(v) = r.read("strings") {
             prop_assert_eq!(v, ferroflow_io::bundle::TensorData::Strings(strings));
+        }
+    }
+}
+
+/// The record file of `records()` compressed as asked, as TF's writer writes it.
+fn compressed_file(compression: Compression) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("records");
+    let mut w = RecordFileWriter::create(&path, compression, None).unwrap();
+    for r in records() {
+        w.write(&r).unwrap();
+    }
+    w.close().unwrap();
+    std::fs::read(&path).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn compressed_records_come_back_true_or_as_data_loss(
+        gzip in any::<bool>(),
+        damages in proptest::collection::vec(damage(), 1..4),
+    ) {
+        let compression = if gzip { Compression::Gzip } else { Compression::Zlib };
+        let damaged = apply(&compressed_file(compression), &damages);
+        let stream = decompressing(Cursor::new(damaged), compression, "fuzz".into());
+        let mut r = RecordReader::new(stream, "fuzz");
+        let good = records();
+        let mut n = 0;
+        loop {
+            match r.next_record() {
+                // Records come back whole and in order, or not at all.
+                Ok(Some(rec)) => {
+                    prop_assert!(n < good.len() && rec == good[n], "record {} is not the one written", n);
+                    n += 1;
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    prop_assert!(matches!(e, ferroflow_io::Error::DataLoss(_)), "{:?}", e);
+                    break;
+                }
+            }
         }
     }
 }

@@ -220,34 +220,36 @@ fn check_png_chunks(data: &[u8]) -> Result<()> {
 /// passes cover the whole image) into one buffer of the file's own layout first.
 fn decode_png(data: &[u8], channels: usize, dtype: DType) -> Result<Tensor> {
     check_png_chunks(data)?;
-    guarded("Invalid PNG data", || {
-        let bad =
-            |e: png::DecodingError| Error::invalid_argument(format!("Invalid PNG data, size {}: {e}", data.len()));
-        let mut decoder = png::Decoder::new(Cursor::new(data));
-        decoder.set_transformations(png::Transformations::EXPAND);
-        let mut reader = decoder.read_info().map_err(bad)?;
-        let (width, height) = (reader.info().width, reader.info().height);
-        check_png_size(width, height)?;
-        let (color, depth) = reader.output_color_type();
-        let src_channels = color.samples();
-        let sixteen = depth == png::BitDepth::Sixteen;
-        // A deflate stream expands at most 1032:1: larger claims than the data can hold
-        // are rejected before the pixel buffer is allocated.
-        let row_bytes = (width as usize) * src_channels * if sixteen { 2 } else { 1 };
-        let raw = (row_bytes + 1).saturating_mul(height as usize);
-        if raw / 1032 > data.len() {
-            ff_bail!(InvalidArgument, "Invalid PNG data, size {}: image data truncated", data.len());
-        }
-        let (h, w) = (height as usize, width as usize);
-        let out_channels = if channels == 0 { src_channels } else { channels };
-        let mut out = Tensor::for_overwrite(dtype, &[h, w, out_channels])?;
-        let rows = PngRows { from: src_channels, to: out_channels, sixteen };
-        match dtype {
-            DType::UInt16 => rows.fill(&mut reader, out.as_mut_slice::<u16>()?, h, data.len())?,
-            _ => rows.fill(&mut reader, out.as_mut_slice::<u8>()?, h, data.len())?,
-        }
-        Ok(out)
-    })
+    guarded("Invalid PNG data", || png_pixels(data, channels, dtype))
+}
+
+/// [`decode_png`]'s work, unguarded (the fuzz tests call it to see panics).
+fn png_pixels(data: &[u8], channels: usize, dtype: DType) -> Result<Tensor> {
+    let bad = |e: png::DecodingError| Error::invalid_argument(format!("Invalid PNG data, size {}: {e}", data.len()));
+    let mut decoder = png::Decoder::new(Cursor::new(data));
+    decoder.set_transformations(png::Transformations::EXPAND);
+    let mut reader = decoder.read_info().map_err(bad)?;
+    let (width, height) = (reader.info().width, reader.info().height);
+    check_png_size(width, height)?;
+    let (color, depth) = reader.output_color_type();
+    let src_channels = color.samples();
+    let sixteen = depth == png::BitDepth::Sixteen;
+    // A deflate stream expands at most 1032:1: larger claims than the data can hold
+    // are rejected before the pixel buffer is allocated.
+    let row_bytes = (width as usize) * src_channels * if sixteen { 2 } else { 1 };
+    let raw = (row_bytes + 1).saturating_mul(height as usize);
+    if raw / 1032 > data.len() {
+        ff_bail!(InvalidArgument, "Invalid PNG data, size {}: image data truncated", data.len());
+    }
+    let (h, w) = (height as usize, width as usize);
+    let out_channels = if channels == 0 { src_channels } else { channels };
+    let mut out = Tensor::for_overwrite(dtype, &[h, w, out_channels])?;
+    let rows = PngRows { from: src_channels, to: out_channels, sixteen };
+    match dtype {
+        DType::UInt16 => rows.fill(&mut reader, out.as_mut_slice::<u16>()?, h, data.len())?,
+        _ => rows.fill(&mut reader, out.as_mut_slice::<u8>()?, h, data.len())?,
+    }
+    Ok(out)
 }
 
 /// A sample of a decoded PNG's output tensor, from a file sample of 8 or 16 bits.
@@ -369,66 +371,69 @@ fn check_jpeg_size(width: usize, height: usize, channels: usize) -> Result<()> {
 /// gray output is the luma channel (libjpeg's), `ratio` > 1 averages `ratio x ratio`
 /// blocks (libjpeg's scaled IDCT produces close, not identical, values).
 fn decode_jpeg(data: &[u8], channels: usize, ratio: usize) -> Result<Tensor> {
+    guarded("Invalid JPEG data or crop window", || jpeg_pixels(data, channels, ratio))
+}
+
+/// [`decode_jpeg`]'s work, unguarded (the fuzz tests call it to see panics).
+fn jpeg_pixels(data: &[u8], channels: usize, ratio: usize) -> Result<Tensor> {
     use zune_core::colorspace::ColorSpace;
     use zune_core::options::DecoderOptions;
-    guarded("Invalid JPEG data or crop window", || {
-        let bad = |e: zune_jpeg::errors::DecodeErrors| {
-            Error::invalid_argument(format!("Invalid JPEG data or crop window, data size {}: {e:?}", data.len()))
-        };
-        let options = DecoderOptions::default().set_max_width(65535).set_max_height(65535);
-        let mut probe = zune_jpeg::JpegDecoder::new_with_options(Cursor::new(data), options);
-        probe.decode_headers().map_err(bad)?;
-        let (w, h) = probe.dimensions().ok_or_else(|| Error::invalid_argument("Invalid JPEG data: no frame header"))?;
-        let components = probe.info().map_or(3, |i| usize::from(i.components));
-        let channels = match channels {
-            0 if components == 1 => 1,
-            0 => 3,
-            c => c,
-        };
-        check_jpeg_size(w, h, channels)?;
-        // Colour files are decoded to YCbCr and converted with libjpeg's fixed-point
-        // tables (the decoder's own conversion rounds differently).
-        let ycc = channels == 3 && probe.input_colorspace() == Some(ColorSpace::YCbCr);
-        let space = match channels {
-            1 => ColorSpace::Luma,
-            _ if ycc => ColorSpace::YCbCr,
-            _ => ColorSpace::RGB,
-        };
-        let mut decoder =
-            zune_jpeg::JpegDecoder::new_with_options(Cursor::new(data), options.jpeg_set_out_colorspace(space));
-        decoder.decode_headers().map_err(bad)?;
-        // Decoded straight into the output tensor (one fallible allocation) unless it is
-        // scaled down afterwards.
-        let mut full = Tensor::for_overwrite(DType::UInt8, &[h, w, channels])?;
-        let buf = full.as_mut_bytes()?;
-        decoder.decode_into(buf).map_err(bad)?;
-        if ycc {
-            ycc_to_rgb(buf);
-        }
-        if ratio == 1 {
-            return Ok(full);
-        }
-        let buf = full.as_bytes()?;
-        let (oh, ow) = (h.div_ceil(ratio), w.div_ceil(ratio));
-        let mut scaled = Tensor::for_overwrite(DType::UInt8, &[oh, ow, channels])?;
-        let out = scaled.as_mut_bytes()?;
-        for y in 0..oh {
-            for x in 0..ow {
-                let (y1, x1) = ((y * ratio + ratio).min(h), (x * ratio + ratio).min(w));
-                let n = ((y1 - y * ratio) * (x1 - x * ratio)) as u32;
-                for c in 0..channels {
-                    let mut s = 0u32;
-                    for yy in y * ratio..y1 {
-                        for xx in x * ratio..x1 {
-                            s += u32::from(buf[(yy * w + xx) * channels + c]);
-                        }
+    let bad = |e: zune_jpeg::errors::DecodeErrors| {
+        Error::invalid_argument(format!("Invalid JPEG data or crop window, data size {}: {e:?}", data.len()))
+    };
+    let options = DecoderOptions::default().set_max_width(65535).set_max_height(65535);
+    let mut probe = zune_jpeg::JpegDecoder::new_with_options(Cursor::new(data), options);
+    probe.decode_headers().map_err(bad)?;
+    let (w, h) = probe.dimensions().ok_or_else(|| Error::invalid_argument("Invalid JPEG data: no frame header"))?;
+    let components = probe.info().map_or(3, |i| usize::from(i.components));
+    let channels = match channels {
+        0 if components == 1 => 1,
+        0 => 3,
+        c => c,
+    };
+    check_jpeg_size(w, h, channels)?;
+    // Colour files are decoded to YCbCr and converted with libjpeg's fixed-point
+    // tables (the decoder's own conversion rounds differently).
+    let ycc = channels == 3 && probe.input_colorspace() == Some(ColorSpace::YCbCr);
+    let space = match channels {
+        1 => ColorSpace::Luma,
+        _ if ycc => ColorSpace::YCbCr,
+        _ => ColorSpace::RGB,
+    };
+    let mut decoder =
+        zune_jpeg::JpegDecoder::new_with_options(Cursor::new(data), options.jpeg_set_out_colorspace(space));
+    decoder.decode_headers().map_err(bad)?;
+    // Decoded straight into the output tensor (one fallible allocation) unless it is
+    // scaled down afterwards.
+    let mut full = Tensor::for_overwrite(DType::UInt8, &[h, w, channels])?;
+    let buf = full.as_mut_bytes()?;
+    decoder.decode_into(buf).map_err(bad)?;
+    if ycc {
+        ycc_to_rgb(buf);
+    }
+    if ratio == 1 {
+        return Ok(full);
+    }
+    let buf = full.as_bytes()?;
+    let (oh, ow) = (h.div_ceil(ratio), w.div_ceil(ratio));
+    let mut scaled = Tensor::for_overwrite(DType::UInt8, &[oh, ow, channels])?;
+    let out = scaled.as_mut_bytes()?;
+    for y in 0..oh {
+        for x in 0..ow {
+            let (y1, x1) = ((y * ratio + ratio).min(h), (x * ratio + ratio).min(w));
+            let n = ((y1 - y * ratio) * (x1 - x * ratio)) as u32;
+            for c in 0..channels {
+                let mut s = 0u32;
+                for yy in y * ratio..y1 {
+                    for xx in x * ratio..x1 {
+                        s += u32::from(buf[(yy * w + xx) * channels + c]);
                     }
-                    out[(y * ow + x) * channels + c] = ((s + n / 2) / n) as u8;
                 }
+                out[(y * ow + x) * channels + c] = ((s + n / 2) / n) as u8;
             }
         }
-        Ok(scaled)
-    })
+    }
+    Ok(scaled)
 }
 
 /// libjpeg's `ycc_rgb_convert` (16-bit fixed point, `jdcolor.c`) over interleaved
@@ -728,5 +733,77 @@ mod tests {
     fn jpeg_corrupt_is_an_error() {
         assert!(decode_jpeg(b"\xff\xd8\xff\xe0garbage", 0, 1).is_err());
         assert!(decode_jpeg(b"\xff\xd8\xff", 3, 1).is_err());
+    }
+
+    /// Damaged and random images: the decoders return values or errors, and never
+    /// panic underneath `guarded` (a panic on a decoder's hot path is a bug even when
+    /// it is caught). Bounded so `cargo test` stays fast.
+    mod fuzz {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn seeds() -> Vec<Vec<u8>> {
+            let rgb: Vec<u8> = (0..5 * 4 * 3).map(|i| (i * 37) as u8).collect();
+            let gray16: Vec<u8> = (0..6 * 3 * 2).map(|i| (i * 11) as u8).collect();
+            let mut jpeg = Vec::new();
+            jpeg_encoder::Encoder::new(&mut jpeg, 90).encode(&rgb, 5, 4, jpeg_encoder::ColorType::Rgb).unwrap();
+            vec![
+                png_with(png::ColorType::Rgb, png::BitDepth::Eight, 5, 4, &rgb),
+                png_with(png::ColorType::Indexed, png::BitDepth::Eight, 4, 2, &[0, 1, 2, 1, 0, 2, 2, 1]),
+                png_with(png::ColorType::Grayscale, png::BitDepth::Sixteen, 6, 3, &gray16),
+                png_with(png::ColorType::Rgba, png::BitDepth::Eight, 3, 5, &rgb),
+                jpeg,
+            ]
+        }
+
+        /// Flips, cuts and inserts at positions derived from the strategy's numbers.
+        fn damage(file: &[u8], edits: &[(usize, u8, u8)]) -> Vec<u8> {
+            let mut out = file.to_vec();
+            for &(at, value, kind) in edits {
+                let n = out.len().max(1);
+                match kind % 3 {
+                    0 if !out.is_empty() => out[at % n] ^= value.max(1),
+                    1 => out.truncate(at % n),
+                    _ => {
+                        let at = at % (out.len() + 1);
+                        out.insert(at, value);
+                    }
+                }
+            }
+            out
+        }
+
+        fn decode_unguarded(data: &[u8], channels: usize) {
+            let png = std::panic::catch_unwind(|| {
+                check_png_chunks(data).and_then(|()| png_pixels(data, channels, DType::UInt8))
+            });
+            assert!(png.is_ok(), "the PNG decoder panicked on {data:?}");
+            let jpeg = std::panic::catch_unwind(|| jpeg_pixels(data, channels.min(3), 1));
+            assert!(jpeg.is_ok(), "the JPEG decoder panicked on {data:?}");
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+
+            #[test]
+            fn damaged_images_never_panic(
+                seed in 0usize..5,
+                edits in proptest::collection::vec((any::<usize>(), any::<u8>(), any::<u8>()), 1..5),
+                channels in prop_oneof![Just(0usize), Just(1), Just(3), Just(4)],
+            ) {
+                let file = damage(&seeds()[seed], &edits);
+                decode_unguarded(&file, channels);
+            }
+
+            #[test]
+            fn random_bytes_after_a_signature_never_panic(
+                png_signature in any::<bool>(),
+                tail in proptest::collection::vec(any::<u8>(), 0..256),
+            ) {
+                let mut file = if png_signature { b"\x89PNG\r\n\x1a\n".to_vec() } else { b"\xff\xd8\xff".to_vec() };
+                file.extend(tail);
+                decode_unguarded(&file, 0);
+            }
+        }
     }
 }
