@@ -270,3 +270,62 @@ def test_monitored_training_session_chief_and_non_chief(tmp_path):
     finally:
         for s in servers:
             s._stop()
+
+
+def _loop_on_the_ps(tf, target):
+    """A while_loop (and its gradient) placed on the ps task, fed and fetched by a
+    session on worker 0; a variable on the worker is captured by the body."""
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:worker/task:0"):
+            x = tf.placeholder(tf.float32, [3], name="x")
+            w = tf.Variable([0.5, -1.0, 2.0], name="w")
+        with tf.device("/job:ps/task:0"):
+            i0 = tf.constant(0)
+            _, acc = tf.while_loop(
+                lambda i, a: i < 4, lambda i, a: (i + 1, a * 1.5 + x * w), [i0, tf.zeros([3])]
+            )
+            loss = tf.reduce_sum(acc * acc)
+            grads = tf.gradients(loss, [x, w])
+        # Only the two tasks this graph uses (worker 1 is not started for TF).
+        config = tf.ConfigProto(device_filters=["/job:ps", "/job:worker/task:0"])
+        with tf.Session(target, config=config) as sess:
+            sess.run(w.initializer)
+            return sess.run([acc, loss, *grads], {x: [1.0, 2.0, 3.0]})
+
+
+def test_a_while_loop_placed_on_another_task_runs_there(tf1):
+    cluster = make_cluster()
+    servers = start_cluster(cluster)
+    try:
+        ours = _loop_on_the_ps(ff, servers[1].target)
+    finally:
+        for s in servers:
+            s._stop()
+    tf_servers = [
+        tf1.train.Server(cluster, job_name="ps", task_index=0),
+        tf1.train.Server(cluster, job_name="worker", task_index=0),
+    ]
+    del tf_servers  # TF's servers serve until the process ends
+    theirs = _loop_on_the_ps(tf1, f"grpc://{cluster['worker'][0]}")
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_a_loop_body_updating_state_on_another_task_is_unimplemented():
+    cluster = make_cluster()
+    servers = start_cluster(cluster)
+    try:
+        g = ff.Graph()
+        with g.as_default():
+            with ff.device("/job:worker/task:0"):
+                counter = ff.Variable(0, name="counter")
+            with ff.device("/job:ps/task:0"):
+                out = ff.while_loop(lambda i: i < 3, lambda i: i + counter.assign_add(1), [0])
+            with ff.Session(servers[1].target) as sess:
+                sess.run(counter.initializer)
+                with pytest.raises(ff.errors.UnimplementedError, match="runs a loop's body"):
+                    sess.run(out)
+    finally:
+        for s in servers:
+            s._stop()

@@ -344,7 +344,9 @@ impl Worker {
         let def = req.graph_def.clone().unwrap_or_default();
         let mut graph = Graph::new();
         graph.extend_from_graph_def(&def)?;
-        let targets: Vec<usize> = (0..graph.len()).collect();
+        // Every node runs, except the sub-graphs a loop runs itself (shipped with it).
+        let inside = ferroflow_core::kernels::functional::loop_only_nodes(&graph)?;
+        let targets: Vec<usize> = (0..graph.len()).filter(|&n| !inside[n]).collect();
         let task = &self.state.task_name;
         let mut remote_recvs = Vec::new();
         for node in graph.nodes().iter().filter(|n| matches!(n.op_type(), "_Recv" | "_HostRecv")) {

@@ -30,10 +30,11 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use ferroflow_proto as pb;
 
 use super::place::{Placement, place};
-use crate::device::{Device, DeviceSet, TaskName};
+use crate::device::{Device, DeviceSet, DeviceSpec, TaskName};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, GRAPH_DEF_VERSION, Graph, Node, NodeId, Output};
+use crate::kernels::functional::parse_tensor;
 use crate::rendezvous::create_key;
 use crate::tensor::Tensor;
 
@@ -114,6 +115,52 @@ struct Builder<'g, F: Fn(&str) -> u64> {
     // (source, source output or -1 for control, destination task) -> the recv side's
     // node name (the `_Recv`, or the `Identity` after it for control).
     dup: HashMap<(Source, i64, usize), String>,
+}
+
+/// Whether `node` runs sub-graphs of the same graph (a functional loop or its gradient).
+fn is_loop(node: &Node) -> bool {
+    matches!(node.op_type(), "While" | "_WhileGrad")
+}
+
+/// The tensor names a loop node's attr lists (one for `_cond`).
+fn loop_tensors(node: &Node, attr: &str) -> Vec<Vec<u8>> {
+    match node.attrs.get(attr) {
+        Some(AttrValue::ListS(names)) => names.clone(),
+        Some(AttrValue::S(name)) => vec![name.clone()],
+        _ => Vec::new(),
+    }
+}
+
+/// A loop's `_feeds` with its renamed captures.
+fn rename_feeds(
+    graph: &Graph,
+    attrs: &mut BTreeMap<String, AttrValue>,
+    renamed: &HashMap<Output, String>,
+) -> Result<()> {
+    if renamed.is_empty() {
+        return Ok(());
+    }
+    if let Some(AttrValue::ListS(names)) = attrs.get_mut("_feeds") {
+        for name in names.iter_mut() {
+            if let Some(here) = renamed.get(&parse_tensor(graph, name)?) {
+                *name = here.clone().into_bytes();
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A loop that would need a value or state of another task inside its body.
+fn loop_across_tasks(lp: &str, node: &str, where_: &str, dev: &Device) -> Error {
+    Error::new(
+        crate::error::Code::Unimplemented,
+        format!(
+            "while loop '{lp}' runs on {}, but its body uses '{node}' ({where_}) directly: ferroflow runs a \
+             loop's body on the loop's task, with the values it captures; state the body changes must be \
+             placed on that task",
+            dev.name
+        ),
+    )
 }
 
 fn s(v: &str) -> AttrValue {
@@ -343,6 +390,8 @@ pub fn partition_for_cluster<F: Fn(&str) -> u64>(
         Ok((recv, None))
     };
 
+    // Loop nodes placed so far, with the captures they read under another name.
+    let mut loops: Vec<(NodeId, Device, HashMap<Output, String>)> = Vec::new();
     for &n in &nodes {
         let node = graph.node(n)?;
         let dst = device_of[&n].clone();
@@ -396,10 +445,98 @@ pub fn partition_for_cluster<F: Fn(&str) -> u64>(
             let recv = &mut b.defs[at.part][at.pos];
             recv.input.extend(read_controls.iter().map(|c| format!("^{c}")));
         }
-        let mut def = node_def(&node.name, node.op_type(), inputs, node.attrs.clone());
+        let mut attrs = node.attrs.clone();
+        if is_loop(node) {
+            // A capture read from another task is fed, inside the loop, under the name
+            // of the `_Recv` that brings it here.
+            let mut renamed = HashMap::new();
+            for (i, name) in loop_tensors(node, "_feeds").iter().enumerate() {
+                let t = parse_tensor(graph, name)?;
+                let here = &inputs[i];
+                if node.inputs.get(i) == Some(&t) && *here != input_name(&graph.node(t.node)?.name, t.index) {
+                    renamed.insert(t, here.clone());
+                }
+            }
+            rename_feeds(graph, &mut attrs, &renamed)?;
+            loops.push((n, dst.clone(), renamed));
+        }
+        let mut def = node_def(&node.name, node.op_type(), inputs, attrs);
         b.taken.insert(node.name.clone());
         def.device.clear();
         b.push(&dst, def);
+    }
+
+    // Loops take their sub-graphs along: the `While` kernel compiles its cond and body
+    // (named by tensor in its attrs) from the graph of its own task, so every node of
+    // them goes to the loop's partition, on the loop's device.
+    let mut shipped: HashSet<(usize, NodeId)> = HashSet::new();
+    while let Some((l, dev, renamed)) = loops.pop() {
+        let part = b.part_of(&dev);
+        let lp = graph.node(l)?;
+        let mut fed = HashSet::new();
+        let mut stack = Vec::new();
+        for attr in ["_feeds", "_grad_feeds"] {
+            for (i, name) in loop_tensors(lp, attr).iter().enumerate() {
+                let t = parse_tensor(graph, name)?;
+                fed.insert(t);
+                // The loop's own placeholders exist only through it; a capture (the
+                // loop's input at that position) is an outer tensor, read as such.
+                if attr == "_grad_feeds" || lp.inputs.get(i) != Some(&t) {
+                    stack.push(t.node);
+                }
+            }
+        }
+        for attr in ["_cond", "_body", "_grad_fetches"] {
+            for name in loop_tensors(lp, attr) {
+                stack.push(parse_tensor(graph, &name)?.node);
+            }
+        }
+        while let Some(n) = stack.pop() {
+            let inner = graph.node(n)?;
+            if needed[n] {
+                // A node of the outer graph the body uses directly (a variable it
+                // updates): it must be on the loop's task.
+                if device_of[&n].task != dev.task {
+                    return Err(loop_across_tasks(&lp.name, &inner.name, &device_of[&n].task.to_string(), &dev));
+                }
+                continue;
+            }
+            if !shipped.insert((part, n)) {
+                continue;
+            }
+            let shared = inner.outputs.iter().any(|o| o.is_ref || o.dtype == DType::Resource);
+            if shared {
+                // State (a variable, a queue) is shared by name on its task: the copy
+                // made here is the one meant only if that is where it was asked for.
+                let spec = DeviceSpec::parse(&inner.device)?;
+                if spec.job.is_none() || !spec.matches(&dev) {
+                    let asked = if inner.device.is_empty() { "no device" } else { inner.device.as_str() };
+                    return Err(loop_across_tasks(&lp.name, &inner.name, asked, &dev));
+                }
+            }
+            let mut inputs = Vec::with_capacity(inner.inputs.len() + inner.control_inputs.len());
+            for o in &inner.inputs {
+                if !fed.contains(o) {
+                    stack.push(o.node);
+                }
+                inputs.push(match renamed.get(o) {
+                    Some(here) => here.clone(),
+                    None => input_name(&graph.node(o.node)?.name, o.index),
+                });
+            }
+            for &c in &inner.control_inputs {
+                stack.push(c);
+                inputs.push(format!("^{}", graph.node(c)?.name));
+            }
+            let mut attrs = inner.attrs.clone();
+            if is_loop(inner) {
+                rename_feeds(graph, &mut attrs, &renamed)?;
+                loops.push((n, dev.clone(), renamed.clone()));
+            }
+            let mut def = node_def(&inner.name, inner.op_type(), inputs, attrs);
+            def.device.clear();
+            b.push(&dev, def);
+        }
     }
 
     // Fetches: a client-terminated `_Send` each (one per distinct tensor).

@@ -16,7 +16,7 @@ use crate::graph::{Graph, Output};
 use crate::queue::Wait;
 
 /// The tensor a name such as `while/x:0` (or `while/x`, output 0) stands for.
-fn parse_tensor(graph: &Graph, name: &[u8]) -> Result<Output> {
+pub(crate) fn parse_tensor(graph: &Graph, name: &[u8]) -> Result<Output> {
     let name = String::from_utf8_lossy(name);
     let (node, index) = match name.rsplit_once(':') {
         Some((n, i)) if !i.is_empty() && i.bytes().all(|b| b.is_ascii_digit()) => {
@@ -30,6 +30,52 @@ fn parse_tensor(graph: &Graph, name: &[u8]) -> Result<Output> {
     let out = Output { node: id, index };
     graph.output_spec(out)?;
     Ok(out)
+}
+
+/// Which nodes of `graph` exist only for its loops: the cond, body and gradient
+/// sub-graphs of every `While`/`_WhileGrad` (named by tensor in their attrs) and the
+/// loops' own placeholders, not the outer tensors they capture. A partition shipped
+/// to a worker holds these beside the outer graph; the worker runs every other node.
+pub fn loop_only_nodes(graph: &Graph) -> Result<Vec<bool>> {
+    let names = |node: &crate::graph::Node, attr: &str| -> Vec<Vec<u8>> {
+        match node.attrs.get(attr) {
+            Some(crate::graph::AttrValue::ListS(v)) => v.clone(),
+            Some(crate::graph::AttrValue::S(v)) => vec![v.clone()],
+            _ => Vec::new(),
+        }
+    };
+    let mut inside = vec![false; graph.len()];
+    for node in graph.nodes().iter().filter(|n| matches!(n.op_type(), "While" | "_WhileGrad")) {
+        let mut fed = std::collections::HashSet::new();
+        let mut stack = Vec::new();
+        for (i, name) in names(node, "_feeds").iter().enumerate() {
+            let t = parse_tensor(graph, name)?;
+            fed.insert(t);
+            // A capture is the loop's own input: an outer tensor.
+            if node.inputs.get(i) != Some(&t) {
+                stack.push(t.node);
+            }
+        }
+        for name in names(node, "_grad_feeds") {
+            let t = parse_tensor(graph, &name)?;
+            fed.insert(t);
+            stack.push(t.node);
+        }
+        for attr in ["_cond", "_body", "_grad_fetches"] {
+            for name in names(node, attr) {
+                stack.push(parse_tensor(graph, &name)?.node);
+            }
+        }
+        while let Some(n) = stack.pop() {
+            if std::mem::replace(&mut inside[n], true) {
+                continue;
+            }
+            let inner = graph.node(n)?;
+            stack.extend(inner.inputs.iter().filter(|o| !fed.contains(o)).map(|o| o.node));
+            stack.extend(inner.control_inputs.iter().copied());
+        }
+    }
+    Ok(inside)
 }
 
 fn tensors(graph: &Graph, names: &[Vec<u8>]) -> Result<Vec<Output>> {

@@ -11,7 +11,7 @@ pub mod depthwise;
 pub mod elementwise;
 pub(crate) mod example;
 pub mod fastmath;
-pub(crate) mod functional;
+pub mod functional;
 pub mod fused;
 pub(crate) mod image;
 pub(crate) mod image_codec;
