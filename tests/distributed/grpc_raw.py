@@ -200,3 +200,60 @@ class RawConnection:
         except Exception:
             pass
         self.sock.close()
+
+
+class HostileServer:
+    """A gRPC server on loopback that answers every call with `response` (raw bytes
+    after the response headers) and then goes quiet: what a client must survive."""
+
+    def __init__(self, response):
+        import threading
+
+        self.response = response
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.target = f"grpc://localhost:{self.listener.getsockname()[1]}"
+        self.calls = 0
+        self.stopped = False
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        self.listener.settimeout(0.2)
+        conns = []
+        while not self.stopped:
+            try:
+                sock, _ = self.listener.accept()
+            except (TimeoutError, OSError):
+                sock = None
+            if sock is not None:
+                conn = h2.connection.H2Connection(
+                    config=h2.config.H2Configuration(client_side=False, header_encoding="utf-8")
+                )
+                conn.initiate_connection()
+                sock.sendall(conn.data_to_send())
+                sock.settimeout(0.05)
+                conns.append((sock, conn))
+            for sock, conn in conns:
+                try:
+                    data = sock.recv(1 << 16)
+                except (TimeoutError, OSError):
+                    continue
+                if not data:
+                    continue
+                for e in conn.receive_data(data):
+                    if isinstance(e, h2.events.RequestReceived):
+                        self.calls += 1
+                        conn.send_headers(
+                            e.stream_id, [(":status", "200"), ("content-type", "application/grpc")]
+                        )
+                        conn.send_data(e.stream_id, self.response)
+                    elif isinstance(e, h2.events.DataReceived):
+                        conn.acknowledge_received_data(e.flow_controlled_length, e.stream_id)
+                sock.sendall(conn.data_to_send())
+        for sock, _ in conns:
+            sock.close()
+        self.listener.close()
+
+    def stop(self):
+        self.stopped = True
+        self.thread.join(5)

@@ -17,6 +17,7 @@ pytest.importorskip("h2")
 from grpc_raw import (
     MASTER,
     WORKER,
+    HostileServer,
     RawConnection,
     gzip_bomb,
     message,
@@ -114,7 +115,8 @@ def test_a_gzip_bomb_is_refused_and_its_memory_given_back(child):
 
 # Malformed requests and the status each gets: gRPC's (and TF's server's) INTERNAL for
 # bytes that cannot be decoded. The two flag cases are INTERNAL here as gRPC's protocol
-# says ("MUST fail with INTERNAL"); TF's gRPC core passes them (OK).
+# says ("MUST fail with INTERNAL"); TF's gRPC core passes them (OK) or not, depending on
+# its version and timing, so they are not compared.
 MALFORMED = {
     "bad flag": (message(b"\x0a\x00", flag=9), False, INTERNAL),
     "compressed without an encoding": (message(b"\x0a\x00", flag=1), False, INTERNAL),
@@ -175,7 +177,6 @@ def test_malformed_messages_get_tfs_statuses(tf1):
     assert {k: v for k, v in theirs.items() if k not in TF_PASSES} == {
         k: v for k, v in ours.items() if k not in TF_PASSES
     }
-    assert all(theirs[k] == OK for k in TF_PASSES)
 
 
 def test_streams_past_the_per_connection_bound_are_refused(child):
@@ -254,3 +255,34 @@ def test_soak_ten_thousand_malformed_requests_then_training(child):
     _train(target)
     time.sleep(0.5)
     assert rss_bytes(proc.pid) < start * 1.1, (start, rss_bytes(proc.pid))
+
+
+@pytest.mark.parametrize(
+    ("response", "rpc", "error"),
+    [
+        # Declares 2 GiB, sends two bytes, goes quiet: the stall timeout ends the call.
+        (
+            prefix(0x7FFFFFFF) + b"ab",
+            {"stalled_request_timeout_in_ms": 500},
+            "DeadlineExceededError",
+        ),
+        # Over the session's limit: refused as soon as the prefix is read.
+        (prefix(64 << 20) + b"ab", {"max_receive_message_size": 1 << 20}, "ResourceExhaustedError"),
+    ],
+    ids=["stalled", "over-the-limit"],
+)
+def test_a_client_bounds_what_a_hostile_master_sends(response, rpc, error):
+    server = HostileServer(response)
+    try:
+        config = ff.ConfigProto(rpc_options=ff.RPCOptions(**rpc))
+        with ff.Graph().as_default():
+            y = ff.constant(1.0) + 1.0
+            with ff.Session(server.target, config=config) as sess:
+                began = time.monotonic()
+                with pytest.raises(ff.errors.OpError) as e:
+                    sess.run(y)
+                assert type(e.value).__name__ == error, e.value
+                assert time.monotonic() - began < 30
+    finally:
+        server.stop()
+    assert server.calls >= 1

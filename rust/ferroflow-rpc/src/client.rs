@@ -21,6 +21,7 @@ use ferroflow_core::tensor::Tensor;
 use ferroflow_proto as pb;
 
 use crate::convert::{named, output_name, tensor_of};
+use crate::limits::Limits;
 use crate::master::Master;
 use crate::runtime::runtime;
 use crate::services::master::master_service_client::MasterServiceClient;
@@ -150,19 +151,20 @@ impl MasterHandle {
     }
 }
 
-/// The master of `target`: in-process when a server of this process serves it.
-fn connect(target: &str) -> Result<MasterHandle> {
+/// The master of `target`: in-process when a server of this process serves it; a
+/// remote one's responses are bounded by `limits`.
+fn connect(target: &str, limits: Limits) -> Result<MasterHandle> {
     if let Some(m) = LOCAL_MASTERS.lock().iter().find(|(t, _)| t == target).and_then(|(_, m)| m.upgrade()) {
         return Ok(MasterHandle::Local(m));
     }
-    remote_master(target).map(MasterHandle::Remote)
+    remote_master(target, limits).map(MasterHandle::Remote)
 }
 
 /// A client of the master at `target` (the connection is made on first use).
-fn remote_master(target: &str) -> Result<MasterServiceClient<BoundedChannel>> {
+fn remote_master(target: &str, limits: Limits) -> Result<MasterServiceClient<BoundedChannel>> {
     let rt = runtime()?;
     let _guard = rt.enter();
-    Ok(MasterServiceClient::new(crate::transport::channel(address(target)?, "target")?)
+    Ok(MasterServiceClient::new(crate::transport::channel(address(target)?, "target", limits)?)
         .max_decoding_message_size(i32::MAX as usize)
         .max_encoding_message_size(i32::MAX as usize))
 }
@@ -401,7 +403,8 @@ impl SessionFactory for GrpcSessionFactory {
         graph: Arc<RwLock<Graph>>,
         config: &pb::ConfigProto,
     ) -> Result<Arc<dyn SessionBackend>> {
-        let client = connect(target)?;
+        // The session's RPCOptions bound what its master may send back.
+        let client = connect(target, Limits::from_rpc_options(config.rpc_options.as_ref()))?;
         Ok(Arc::new_cyclic(|me| GrpcSession {
             target: target.to_string(),
             client,
@@ -414,6 +417,6 @@ impl SessionFactory for GrpcSessionFactory {
     }
 
     fn reset(&self, target: &str, containers: &[String]) -> Result<()> {
-        call(connect(target)?.reset(containers.to_vec()), None)
+        call(connect(target, Limits::default())?.reset(containers.to_vec()), None)
     }
 }

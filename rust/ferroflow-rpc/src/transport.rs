@@ -44,10 +44,10 @@ pub fn endpoint(address: &str, what: &str) -> Result<Endpoint> {
 /// requests (a hostile server cannot make the client reserve what it only declares).
 pub type BoundedChannel = BoundedResponses<Channel>;
 
-/// A lazily connected, bounded channel to `host:port` (`what` names it in errors);
-/// needs the network runtime entered.
-pub fn channel(address: &str, what: &str) -> Result<BoundedChannel> {
-    Ok(BoundedResponses::new(endpoint(address, what)?.connect_lazy(), Limits::default()))
+/// A lazily connected channel to `host:port` (`what` names it in errors) whose
+/// responses are bounded by `limits`; needs the network runtime entered.
+pub fn channel(address: &str, what: &str, limits: Limits) -> Result<BoundedChannel> {
+    Ok(BoundedResponses::new(endpoint(address, what)?.connect_lazy(), limits))
 }
 
 /// A server builder with the same windows, and bounds on what one peer may hold

@@ -33,6 +33,7 @@ use ferroflow_core::tensor::Tensor;
 use ferroflow_proto as pb;
 
 use crate::codec::TensorResponse;
+use crate::limits::Limits;
 use crate::runtime::runtime;
 use crate::server::ServerState;
 use crate::services::worker::worker_service_client::WorkerServiceClient;
@@ -47,7 +48,7 @@ pub type WorkerClient = WorkerServiceClient<BoundedChannel>;
 pub fn worker_client(address: &str) -> Result<WorkerClient> {
     let rt = runtime()?;
     let _guard = rt.enter();
-    Ok(WorkerServiceClient::new(crate::transport::channel(address, "worker address")?)
+    Ok(WorkerServiceClient::new(crate::transport::channel(address, "worker address", Limits::default())?)
         .max_decoding_message_size(i32::MAX as usize)
         .max_encoding_message_size(i32::MAX as usize))
 }
