@@ -83,3 +83,36 @@ def test_resizes_to_impossible_sizes_are_errors(method, size):
     # TF: ResourceExhausted for what it cannot allocate, InvalidArgument for sizes
     # whose element count overflows.
     assert got["error"] in {"ResourceExhaustedError", "InvalidArgumentError"}, got
+
+
+def _with_trns(trns, color_type=3):
+    """A 2x1 PNG (palette of 3 entries or 8-bit gray) with `trns` as its tRNS chunk."""
+    ihdr = struct.pack(">IIBBBBB", 2, 1, 8, color_type, 0, 0, 0)
+    out = b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", ihdr)
+    if color_type == 3:
+        out += _chunk(b"PLTE", bytes([0, 0, 0, 255, 0, 0, 0, 255, 0]))
+    out += _chunk(b"tRNS", trns)
+    return out + _chunk(b"IDAT", zlib.compress(b"\x00\x01\x02")) + _chunk(b"IEND", b"")
+
+
+@pytest.mark.parametrize(
+    ("trns", "color_type"),
+    [
+        (b"\x01\x02", 3),  # valid: the first two entries get alphas 1 and 2
+        (b"\x01\x02\x03\x04", 3),  # longer than the palette: libpng skips it
+        (b"\x00\x01", 0),  # valid gray key: value 1 is transparent
+        (b"\x00", 0),  # too short for gray: skipped
+        (b"\x00\x01\x00\x02", 0),  # too long for gray: skipped
+    ],
+)
+def test_transparency_chunks_decode_as_in_tf(tf1, trns, color_type):
+    import ferroflow as ff
+
+    data = _with_trns(trns, color_type)
+    got = []
+    for lib in (tf1, ff):
+        with lib.Graph().as_default():
+            out = lib.image.decode_png(lib.constant(data), channels=4)
+            with lib.Session() as s:
+                got.append(s.run(out).tolist())
+    assert got[1] == got[0]

@@ -86,12 +86,13 @@ impl<R: Read> RecordReader<R> {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 // A compressed stream cut short or damaged loses records: TF's DataLoss
                 // at the record being read, never a quiet end of the file.
-                Err(e) if at_record && got == 0 && damaged(&e).is_some_and(|d| d.truncated) => return Ok(0),
-                Err(e) if damaged(&e).is_some() => {
-                    let what = if damaged(&e).is_some_and(|d| d.truncated) { "truncated" } else { "corrupted" };
-                    return Err(self.loss(what));
+                Err(e) => {
+                    return match damaged(&e).map(|d| d.truncated) {
+                        Some(true) if at_record && got == 0 => Ok(0),
+                        Some(truncated) => Err(self.loss(if truncated { "truncated" } else { "corrupted" })),
+                        None => Err(Error::Io(format!("reading {}", self.name), e)),
+                    };
                 }
-                Err(e) => return Err(Error::Io(format!("reading {}", self.name), e)),
             }
         }
         Ok(got)

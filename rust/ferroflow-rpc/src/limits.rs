@@ -208,10 +208,11 @@ impl BoundedBody {
                 if released {
                     self.ready.push_back(Bytes::copy_from_slice(&prefix));
                 }
-                self.stage = Stage::Plain { len, got: 0, released };
-                if len == 0 {
-                    self.stage = Stage::Prefix { bytes: [0; PREFIX], have: 0 };
-                }
+                self.stage = if len == 0 {
+                    Stage::Prefix { bytes: [0; PREFIX], have: 0 }
+                } else {
+                    Stage::Plain { len, got: 0, released }
+                };
             }
             1 if self.gzip => {
                 // The compressed size is bounded too: it can only be smaller than a
@@ -219,11 +220,10 @@ impl BoundedBody {
                 if len > self.limits.max_message_size.saturating_add(64 << 10) {
                     return Err(self.too_large(len));
                 }
-                let data = Vec::new();
-                self.stage = Stage::Gzip { len, data };
                 if len == 0 {
                     return Err(Status::internal("Error decompressing: an empty gzip message"));
                 }
+                self.stage = Stage::Gzip { len, data: Vec::new() };
             }
             1 => {
                 return Err(Status::internal(

@@ -34,7 +34,7 @@ use crate::device::{Device, DeviceSet, DeviceSpec, TaskName};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, GRAPH_DEF_VERSION, Graph, Node, NodeId, Output};
-use crate::kernels::functional::parse_tensor;
+use crate::kernels::functional::{LoopSubgraph, is_loop, loop_subgraph, loop_tensor_names, parse_tensor};
 use crate::rendezvous::create_key;
 use crate::tensor::Tensor;
 
@@ -115,20 +115,6 @@ struct Builder<'g, F: Fn(&str) -> u64> {
     // (source, source output or -1 for control, destination task) -> the recv side's
     // node name (the `_Recv`, or the `Identity` after it for control).
     dup: HashMap<(Source, i64, usize), String>,
-}
-
-/// Whether `node` runs sub-graphs of the same graph (a functional loop or its gradient).
-fn is_loop(node: &Node) -> bool {
-    matches!(node.op_type(), "While" | "_WhileGrad")
-}
-
-/// The tensor names a loop node's attr lists (one for `_cond`).
-fn loop_tensors(node: &Node, attr: &str) -> Vec<Vec<u8>> {
-    match node.attrs.get(attr) {
-        Some(AttrValue::ListS(names)) => names.clone(),
-        Some(AttrValue::S(name)) => vec![name.clone()],
-        _ => Vec::new(),
-    }
 }
 
 /// A loop's `_feeds` with its renamed captures.
@@ -450,7 +436,7 @@ pub fn partition_for_cluster<F: Fn(&str) -> u64>(
             // A capture read from another task is fed, inside the loop, under the name
             // of the `_Recv` that brings it here.
             let mut renamed = HashMap::new();
-            for (i, name) in loop_tensors(node, "_feeds").iter().enumerate() {
+            for (i, name) in loop_tensor_names(node, "_feeds").iter().enumerate() {
                 let t = parse_tensor(graph, name)?;
                 let here = &inputs[i];
                 if node.inputs.get(i) == Some(&t) && *here != input_name(&graph.node(t.node)?.name, t.index) {
@@ -473,24 +459,7 @@ pub fn partition_for_cluster<F: Fn(&str) -> u64>(
     while let Some((l, dev, renamed)) = loops.pop() {
         let part = b.part_of(&dev);
         let lp = graph.node(l)?;
-        let mut fed = HashSet::new();
-        let mut stack = Vec::new();
-        for attr in ["_feeds", "_grad_feeds"] {
-            for (i, name) in loop_tensors(lp, attr).iter().enumerate() {
-                let t = parse_tensor(graph, name)?;
-                fed.insert(t);
-                // The loop's own placeholders exist only through it; a capture (the
-                // loop's input at that position) is an outer tensor, read as such.
-                if attr == "_grad_feeds" || lp.inputs.get(i) != Some(&t) {
-                    stack.push(t.node);
-                }
-            }
-        }
-        for attr in ["_cond", "_body", "_grad_fetches"] {
-            for name in loop_tensors(lp, attr) {
-                stack.push(parse_tensor(graph, &name)?.node);
-            }
-        }
+        let LoopSubgraph { fed, starts: mut stack } = loop_subgraph(graph, lp)?;
         while let Some(n) = stack.pop() {
             let inner = graph.node(n)?;
             if needed[n] {

@@ -12,7 +12,9 @@ use super::{ExecEnv, KernelBuild, OpContext, OpKernel, Value};
 use crate::cancel::INTERRUPT_POLL;
 use crate::error::{Code, Error, Result};
 use crate::executor::{Placement, Plan, run_subplan};
-use crate::graph::{Graph, Output};
+use std::collections::HashSet;
+
+use crate::graph::{AttrValue, Graph, Node, NodeId, Output};
 use crate::queue::Wait;
 
 /// The tensor a name such as `while/x:0` (or `while/x`, output 0) stands for.
@@ -32,47 +34,68 @@ pub(crate) fn parse_tensor(graph: &Graph, name: &[u8]) -> Result<Output> {
     Ok(out)
 }
 
+/// Whether `node` runs sub-graphs of its own graph (a functional loop or its gradient).
+pub(crate) fn is_loop(node: &Node) -> bool {
+    matches!(node.op_type(), "While" | "_WhileGrad")
+}
+
+/// The tensor names a loop node's attr lists (`_feeds`, `_body`, ...; one for `_cond`).
+pub(crate) fn loop_tensor_names(node: &Node, attr: &str) -> Vec<Vec<u8>> {
+    match node.attrs.get(attr) {
+        Some(AttrValue::ListS(names)) => names.clone(),
+        Some(AttrValue::S(name)) => vec![name.clone()],
+        _ => Vec::new(),
+    }
+}
+
+/// Where a walk over a loop's sub-graphs starts and stops.
+pub(crate) struct LoopSubgraph {
+    /// The tensors the loop feeds its sub-plans: a walk does not go past them.
+    pub fed: HashSet<Output>,
+    /// The fetched tensors' producers and the loop's own placeholders; not the
+    /// captures (the loop's inputs at their positions in `_feeds`: outer tensors).
+    pub starts: Vec<NodeId>,
+}
+
+/// The sub-graphs of loop node `node` (see [`LoopSubgraph`]).
+pub(crate) fn loop_subgraph(graph: &Graph, node: &Node) -> Result<LoopSubgraph> {
+    let mut fed = HashSet::new();
+    let mut starts = Vec::new();
+    for (i, name) in loop_tensor_names(node, "_feeds").iter().enumerate() {
+        let t = parse_tensor(graph, name)?;
+        fed.insert(t);
+        if node.inputs.get(i) != Some(&t) {
+            starts.push(t.node);
+        }
+    }
+    for name in loop_tensor_names(node, "_grad_feeds") {
+        let t = parse_tensor(graph, &name)?;
+        fed.insert(t);
+        starts.push(t.node);
+    }
+    for attr in ["_cond", "_body", "_grad_fetches"] {
+        for name in loop_tensor_names(node, attr) {
+            starts.push(parse_tensor(graph, &name)?.node);
+        }
+    }
+    Ok(LoopSubgraph { fed, starts })
+}
+
 /// Which nodes of `graph` exist only for its loops: the cond, body and gradient
-/// sub-graphs of every `While`/`_WhileGrad` (named by tensor in their attrs) and the
-/// loops' own placeholders, not the outer tensors they capture. A partition shipped
-/// to a worker holds these beside the outer graph; the worker runs every other node.
+/// sub-graphs of every `While`/`_WhileGrad` and the loops' own placeholders, not the
+/// outer tensors they capture. A partition shipped to a worker holds these beside the
+/// outer graph; the worker runs every other node.
 pub fn loop_only_nodes(graph: &Graph) -> Result<Vec<bool>> {
-    let names = |node: &crate::graph::Node, attr: &str| -> Vec<Vec<u8>> {
-        match node.attrs.get(attr) {
-            Some(crate::graph::AttrValue::ListS(v)) => v.clone(),
-            Some(crate::graph::AttrValue::S(v)) => vec![v.clone()],
-            _ => Vec::new(),
-        }
-    };
     let mut inside = vec![false; graph.len()];
-    for node in graph.nodes().iter().filter(|n| matches!(n.op_type(), "While" | "_WhileGrad")) {
-        let mut fed = std::collections::HashSet::new();
-        let mut stack = Vec::new();
-        for (i, name) in names(node, "_feeds").iter().enumerate() {
-            let t = parse_tensor(graph, name)?;
-            fed.insert(t);
-            // A capture is the loop's own input: an outer tensor.
-            if node.inputs.get(i) != Some(&t) {
-                stack.push(t.node);
-            }
-        }
-        for name in names(node, "_grad_feeds") {
-            let t = parse_tensor(graph, &name)?;
-            fed.insert(t);
-            stack.push(t.node);
-        }
-        for attr in ["_cond", "_body", "_grad_fetches"] {
-            for name in names(node, attr) {
-                stack.push(parse_tensor(graph, &name)?.node);
-            }
-        }
-        while let Some(n) = stack.pop() {
+    for node in graph.nodes().iter().filter(|n| is_loop(n)) {
+        let LoopSubgraph { fed, mut starts } = loop_subgraph(graph, node)?;
+        while let Some(n) = starts.pop() {
             if std::mem::replace(&mut inside[n], true) {
                 continue;
             }
             let inner = graph.node(n)?;
-            stack.extend(inner.inputs.iter().filter(|o| !fed.contains(o)).map(|o| o.node));
-            stack.extend(inner.control_inputs.iter().copied());
+            starts.extend(inner.inputs.iter().filter(|o| !fed.contains(o)).map(|o| o.node));
+            starts.extend(inner.control_inputs.iter().copied());
         }
     }
     Ok(inside)

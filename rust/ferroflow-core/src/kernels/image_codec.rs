@@ -5,6 +5,7 @@
 //! the pixel buffer is allocated fallibly, and a panic inside a codec (never expected)
 //! is caught and reported as `InvalidArgument`, so corrupt or hostile input can never
 //! abort the process.
+use std::borrow::Cow;
 use std::io::Cursor;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -168,45 +169,47 @@ fn check_png_size(width: u32, height: u32) -> Result<()> {
     Ok(())
 }
 
-/// Walks a PNG's chunks up to its image data and rejects what would make the decoder
-/// fail badly instead of with an error: a `PLTE` that is not 1 to 256 RGB triples (the
-/// png crate's palette expansion indexes it in threes), a `tRNS` longer than the
-/// palette or of the wrong size for the colour type, a chunk longer than the file.
-fn check_png_chunks(data: &[u8]) -> Result<()> {
-    let bad = |what: &str| Error::invalid_argument(format!("Invalid PNG data, size {}: {what}", data.len()));
+/// Walks a PNG's chunks up to its image data, before the png crate sees them: a
+/// `PLTE` that is not 1 to 256 RGB triples is an error (the crate's palette expansion
+/// indexes it in threes and panics on a ragged one), and a `tRNS` that libpng ignores
+/// as invalid (TF decodes such files opaque) is left out of the returned bytes — the
+/// crate would use or reject it instead. Other chunks the crate validates itself.
+fn sanitize_png(data: &[u8]) -> Result<Cow<'_, [u8]>> {
     let mut at = 8;
-    let mut color_type = None;
-    let mut palette_entries = None;
+    let (mut color_type, mut palette) = (None, 0);
     while let Some(header) = data.get(at..at + 8) {
         let len = u32::from_be_bytes([header[0], header[1], header[2], header[3]]) as usize;
-        let kind = &header[4..8];
-        // A chunk cut short is the decoder's to report (TF reads what is there).
-        let Some(body) = data.get(at + 8..).map(|rest| &rest[..len.min(rest.len())]) else { break };
-        match kind {
-            b"IHDR" if body.len() >= 10 => color_type = Some(body[9]),
-            b"PLTE" => {
-                if len == 0 || !len.is_multiple_of(3) || len > 768 {
-                    return Err(bad(&format!("a palette of {len} bytes (1 to 256 RGB entries expected)")));
-                }
-                palette_entries = Some(len / 3);
+        let end = at.saturating_add(12).saturating_add(len);
+        match &header[4..8] {
+            b"IHDR" => color_type = data.get(at + 17).copied(),
+            b"PLTE" if len == 0 || !len.is_multiple_of(3) || len > 768 => {
+                ff_bail!(
+                    InvalidArgument,
+                    "Invalid PNG data, size {}: a palette of {len} bytes (1 to 256 RGB entries expected)",
+                    data.len()
+                );
             }
+            b"PLTE" => palette = len / 3,
             b"tRNS" => {
-                let fits = match color_type {
+                // libpng's `png_handle_tRNS`: anything else is a benign error, skipped.
+                let valid = match color_type {
                     Some(0) => len == 2,
                     Some(2) => len == 6,
-                    Some(3) => palette_entries.is_some_and(|n| len <= n),
+                    Some(3) => len > 0 && len <= palette,
                     _ => false,
                 };
-                if !fits {
-                    return Err(bad(&format!("a transparency chunk of {len} bytes that does not fit the image")));
+                if !valid && end <= data.len() {
+                    let mut kept = data[..at].to_vec();
+                    kept.extend_from_slice(&data[end..]);
+                    return Ok(Cow::Owned(sanitize_png(&kept)?.into_owned()));
                 }
             }
             b"IDAT" | b"IEND" => break,
             _ => {}
         }
-        at = at.saturating_add(12).saturating_add(len);
+        at = end;
     }
-    Ok(())
+    Ok(Cow::Borrowed(data))
 }
 
 /// Decodes a PNG to `height x width x channels` (`0`: the file's) of `dtype` (uint8 or
@@ -219,8 +222,8 @@ fn check_png_chunks(data: &[u8]) -> Result<()> {
 /// it: a progressive file is decoded one row at a time, an interlaced one (whose
 /// passes cover the whole image) into one buffer of the file's own layout first.
 fn decode_png(data: &[u8], channels: usize, dtype: DType) -> Result<Tensor> {
-    check_png_chunks(data)?;
-    guarded("Invalid PNG data", || png_pixels(data, channels, dtype))
+    let data = sanitize_png(data)?;
+    guarded("Invalid PNG data", || png_pixels(&data, channels, dtype))
 }
 
 /// [`decode_png`]'s work, unguarded (the fuzz tests call it to see panics).
@@ -246,8 +249,8 @@ fn png_pixels(data: &[u8], channels: usize, dtype: DType) -> Result<Tensor> {
     let mut out = Tensor::for_overwrite(dtype, &[h, w, out_channels])?;
     let rows = PngRows { from: src_channels, to: out_channels, sixteen };
     match dtype {
-        DType::UInt16 => rows.fill(&mut reader, out.as_mut_slice::<u16>()?, h, data.len())?,
-        _ => rows.fill(&mut reader, out.as_mut_slice::<u8>()?, h, data.len())?,
+        DType::UInt16 => rows.fill(&mut reader, out.as_mut_slice::<u16>()?, w, data.len())?,
+        _ => rows.fill(&mut reader, out.as_mut_slice::<u8>()?, w, data.len())?,
     }
     Ok(out)
 }
@@ -255,11 +258,18 @@ fn png_pixels(data: &[u8], channels: usize, dtype: DType) -> Result<Tensor> {
 /// A sample of a decoded PNG's output tensor, from a file sample of 8 or 16 bits.
 trait PngSample: Copy {
     fn store(v: u16, sixteen: bool) -> Self;
+    /// A row of 8-bit file samples, channels unchanged.
+    fn store_row8(src: &[u8], dst: &mut [Self]) {
+        dst.iter_mut().zip(src).for_each(|(d, &v)| *d = Self::store(u16::from(v), false));
+    }
 }
 
 impl PngSample for u8 {
     fn store(v: u16, sixteen: bool) -> u8 {
         if sixteen { (v >> 8) as u8 } else { v as u8 }
+    }
+    fn store_row8(src: &[u8], dst: &mut [u8]) {
+        dst.copy_from_slice(&src[..dst.len()]);
     }
 }
 
@@ -279,20 +289,21 @@ struct PngRows {
 }
 
 impl PngRows {
-    /// Decodes every row into `dst` (`h` rows): a progressive file one row at a time,
-    /// an interlaced one (its passes cover the whole image) into one buffer of the
-    /// file's own layout first.
+    /// Decodes every row into `dst` (rows of `w` pixels): a progressive file one row at
+    /// a time, an interlaced one (its passes cover the whole image) into one buffer of
+    /// the file's own layout first. `size` is the file's, for messages.
     fn fill<T: PngSample, R: std::io::BufRead + std::io::Seek>(
         &self,
         reader: &mut png::Reader<R>,
         dst: &mut [T],
-        h: usize,
+        w: usize,
         size: usize,
     ) -> Result<()> {
         let bad = |e: png::DecodingError| Error::invalid_argument(format!("Invalid PNG data, size {size}: {e}"));
-        let width = reader.info().width;
-        let line = reader.output_line_size(width).ok_or_else(|| Error::invalid_argument("PNG image too large"))?;
-        let out_row = dst.len() / h.max(1);
+        let line = reader
+            .output_line_size(reader.info().width)
+            .ok_or_else(|| Error::invalid_argument("PNG image too large"))?;
+        let out_row = w * self.to;
         if reader.info().interlaced {
             let total = reader.output_buffer_size().ok_or_else(|| Error::invalid_argument("PNG image too large"))?;
             let mut buf = try_buffer(total)?;
@@ -320,6 +331,9 @@ impl PngRows {
         let sixteen = self.sixteen;
         let sample =
             |i: usize| if sixteen { u16::from_be_bytes([src[2 * i], src[2 * i + 1]]) } else { u16::from(src[i]) };
+        if self.from == self.to && !sixteen {
+            return T::store_row8(src, dst);
+        }
         let opaque = if sixteen { u16::MAX } else { 255 };
         for (p, out) in dst.chunks_exact_mut(self.to).enumerate() {
             let s = |k: usize| sample(p * self.from + k);
@@ -696,7 +710,7 @@ mod tests {
     }
 
     #[test]
-    fn bad_palettes_and_transparency_are_errors_before_the_decoder() {
+    fn bad_palettes_are_errors_before_the_decoder() {
         let file = png_with(png::ColorType::Indexed, png::BitDepth::Eight, 2, 1, &[1, 2]);
         let t = decode_png(&file, 4, DType::UInt8).unwrap();
         assert_eq!(t.as_slice::<u8>().unwrap(), &[255, 0, 0, 128, 0, 255, 0, 255]);
@@ -705,8 +719,10 @@ mod tests {
             let e = decode_png(&bad, 0, DType::UInt8).unwrap_err();
             assert!(e.message.contains("palette of"), "{e}");
         }
-        let bad = replace_chunk(&file, b"tRNS", &[1, 2, 3, 4]);
-        assert!(decode_png(&bad, 0, DType::UInt8).unwrap_err().message.contains("transparency"));
+        // A tRNS longer than the palette is one libpng skips as invalid: opaque pixels.
+        let long = replace_chunk(&file, b"tRNS", &[1, 2, 3, 4]);
+        let t = decode_png(&long, 4, DType::UInt8).unwrap();
+        assert_eq!(t.as_slice::<u8>().unwrap(), &[255, 0, 0, 255, 0, 255, 0, 255]);
     }
 
     #[test]
@@ -774,9 +790,8 @@ mod tests {
         }
 
         fn decode_unguarded(data: &[u8], channels: usize) {
-            let png = std::panic::catch_unwind(|| {
-                check_png_chunks(data).and_then(|()| png_pixels(data, channels, DType::UInt8))
-            });
+            let png =
+                std::panic::catch_unwind(|| sanitize_png(data).and_then(|d| png_pixels(&d, channels, DType::UInt8)));
             assert!(png.is_ok(), "the PNG decoder panicked on {data:?}");
             let jpeg = std::panic::catch_unwind(|| jpeg_pixels(data, channels.min(3), 1));
             assert!(jpeg.is_ok(), "the JPEG decoder panicked on {data:?}");
