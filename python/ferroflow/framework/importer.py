@@ -309,6 +309,10 @@ def import_graph_def(
                     attrs[key] = ops._NativeAttr(
                         _renamed_tensors(node.attr[key], lambda n: renamed.get(n, scope + n))
                     )
+            if node.op == "_WhileGrad" and "_forward" in node.attr:
+                # The forward loop's node name (whose tape the gradient replays).
+                fwd = node.attr["_forward"].s.decode()
+                attrs["_forward"] = ops._NativeAttr(("string", renamed.get(fwd, scope + fwd).encode()))
             full_name = scope + node.name
             unique = graph.unique_name(node.name)
             if full_name in graph._ops_by_name:

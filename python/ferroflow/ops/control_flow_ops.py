@@ -656,7 +656,7 @@ def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
     Returns the outputs packed as the body's result, and the number of loop variables.
     """
     from ..framework import tensor_shape
-    from .tensor_array_ops import TensorArray
+    from .tensor_array_ops import TensorArray, build_ta_with_new_flow
 
     g = ops.get_default_graph()
     flat_orig = _flatten(loop_vars)
@@ -666,9 +666,9 @@ def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
     else:
         _assert_same_structure(loop_vars, shape_invariants)
         invariants = [tensor_shape.as_shape(s) for s in _flatten(shape_invariants)]
-    # A TensorArray's flow changes shape as it is written.
+    # A TensorArray travels as its flow, a float scalar.
     invariants = [
-        tensor_shape.TensorShape(None) if isinstance(v, TensorArray) else inv
+        tensor_shape.TensorShape([]) if isinstance(v, TensorArray) else inv
         for v, inv in zip(flat_orig, invariants, strict=True)
     ]
     for t, inv in zip(flat, invariants, strict=True):
@@ -688,7 +688,7 @@ def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
         packed = _pack_as(
             loop_vars,
             [
-                v._with(p) if isinstance(v, TensorArray) else p
+                build_ta_with_new_flow(v, p) if isinstance(v, TensorArray) else p
                 for v, p in zip(flat_orig, placeholders, strict=True)
             ],
         )
@@ -743,10 +743,10 @@ def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
     # Named as TF-1.x's loop exits (`while/Exit`, `while/Exit_1`, ...), so programs
     # that fetch those names find them.
     outputs = [array_ops.identity(t, name="Exit") for t in op.outputs[: len(flat)]]
-    # A TensorArray leaves with the loop variable's size (a tensor outside the loop)
-    # and the element shape the body gave it.
+    # A TensorArray leaves over the same handle, with the element shape the body's
+    # writes gave it (the shape list is shared).
     outputs = [
-        v._with(t, element_shape=r.element_shape) if isinstance(r, TensorArray) else t
+        build_ta_with_new_flow(v, t) if isinstance(r, TensorArray) else t
         for v, r, t in zip(flat_orig, flat_result, outputs, strict=True)
     ]
     return _pack_as(body_result, outputs), len(outputs)
@@ -914,6 +914,9 @@ def _while_grad(op, *grads):
             grad_ys=seeds,
             stop_gradients=feeds,
             unconnected_gradients=gradients_impl.UnconnectedGradients.ZERO,
+            # Not `gradients...`: a TensorArray gradient finds its gradient array by
+            # the outer call's scope (the last `gradients*` name component).
+            name="vjp",
         )
         vjp = [ops.convert_to_tensor(v) for v in vjp]
         fetches = vjp[: len(diff_vars)] + [
@@ -931,6 +934,9 @@ def _while_grad(op, *grads):
             "_diff": diff,
             "_grad_feeds": [t.name for t in seeds + accumulators],
             "_grad_fetches": [t.name for t in fetches],
+            # The forward loop, whose tape (what it recorded per iteration) this
+            # gradient replays.
+            "_forward": op.name,
         }
         grad_op = g._create_op("_WhileGrad", list(op.inputs) + incoming, attrs, name="WhileGrad")
     out: list[ops.Tensor | None] = [None] * n_inputs

@@ -116,6 +116,12 @@ def gradients(
                 _default_grad_ys(y, i, colocate_gradients_with_ops) if gy is None else gy
                 for i, (y, gy) in enumerate(zip(ys, grad_ys, strict=True))
             ]
+        # A given initial gradient is renamed into this call's scope, as TF does: a
+        # TensorArray gradient finds its gradient array by that scope.
+        grad_ys = [
+            gy if gy is None else array_ops.identity(gy, name=f"grad_ys_{i}")
+            for i, gy in enumerate(grad_ys)
+        ]
         external = [op._id for op in g._ops if ops._python_gradient(op)[0]]
         walk = g._native.gradient_walk(
             [(t._op._id, t._value_index) for t in ys],

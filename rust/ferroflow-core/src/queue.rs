@@ -93,6 +93,8 @@ pub struct Wait<'a> {
     /// The step's rendezvous, where `_Send`/`_Recv` kernels exchange tensors (set by
     /// the executor for runs whose plan has such nodes).
     pub rendezvous: Option<&'a dyn crate::rendezvous::Rendezvous>,
+    /// Where the step is in its loops (see [`crate::kernels::functional::LoopFrame`]).
+    pub loops: crate::kernels::functional::LoopFrame<'a>,
 }
 
 impl Wait<'_> {
@@ -567,7 +569,7 @@ mod tests {
     static NO_RUN: std::sync::LazyLock<RunCancellation<'static>> =
         std::sync::LazyLock::new(|| RunCancellation::new(None));
     fn forever() -> Wait<'static> {
-        Wait { deadline: None, closed: &NEVER, run: &NO_RUN, nonblocking: false, rendezvous: None }
+        Wait { deadline: None, closed: &NEVER, run: &NO_RUN, nonblocking: false, rendezvous: None, loops: Default::default() }
     }
 
     fn queue(kind: QueueKind, capacity: Option<usize>) -> Arc<Queue> {

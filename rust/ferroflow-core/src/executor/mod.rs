@@ -346,12 +346,15 @@ impl DirectSession {
             None if plan.uses_rendezvous => Some(LocalRendezvous::new() as Arc<dyn Rendezvous>),
             None => None,
         };
+        // What the step's loops keep for their gradients; dropped with the step.
+        let tapes = crate::kernels::functional::Tapes::default();
         let wait = Wait {
             deadline,
             closed: &self.closed,
             run: &cancellation,
             nonblocking: false,
             rendezvous: rendezvous.as_deref(),
+            loops: crate::kernels::functional::LoopFrame { tapes: Some(&tapes), path: &[], record: false },
         };
         let trace = args.trace.then(StepTrace::new);
         let result = self.execute(plan, values, wait, trace.as_ref());
@@ -467,14 +470,29 @@ impl Drop for ActiveRun<'_> {
 /// slots in order, and the fetched values come back (a variable reference read).
 /// A fed tensor must have its feed's dtype and a shape compatible with its static
 /// shape (for a loop variable, its shape invariant). Its queue operations may wait.
-pub(crate) fn run_subplan(plan: &Plan, feeds: Vec<Value>, env: &ExecEnv, mut wait: Wait<'_>) -> Result<Vec<Value>> {
+pub(crate) fn run_subplan(plan: &Plan, feeds: Vec<Value>, env: &ExecEnv, wait: Wait<'_>) -> Result<Vec<Value>> {
+    run_subplan_partial(plan, feeds.into_iter().map(Some).collect(), env, wait)?
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| v.ok_or_else(|| Error::invalid_argument(format!("Retval[{i}] does not have value"))))
+        .collect()
+}
+
+/// [`run_subplan`] where feeds and fetches may be dead (`None`): the untaken side of
+/// a cond, as a loop's gradient records and replays it.
+pub(crate) fn run_subplan_partial(
+    plan: &Plan,
+    feeds: Vec<Option<Value>>,
+    env: &ExecEnv,
+    mut wait: Wait<'_>,
+) -> Result<Vec<Option<Value>>> {
     // The loop kernel already runs where it may wait (see `kernels::functional`).
     wait.nonblocking = false;
     if feeds.len() != plan.feeds.len() {
         ff_bail!(Internal, "sub-plan expects {} feeds, got {}", plan.feeds.len(), feeds.len());
     }
     for (v, f) in feeds.iter().zip(&plan.feeds) {
-        if let Value::Tensor(t) = v {
+        if let Some(Value::Tensor(t)) = v {
             if t.dtype() != f.dtype {
                 ff_bail!(
                     InvalidArgument,
@@ -497,7 +515,7 @@ pub(crate) fn run_subplan(plan: &Plan, feeds: Vec<Value>, env: &ExecEnv, mut wai
     }
     let mut values: Vec<Option<Value>> = vec![None; plan.num_slots];
     for (i, v) in feeds.into_iter().enumerate() {
-        values[i] = Some(v);
+        values[i] = v;
     }
     let values = if plan.control_flow {
         run_inline_cf(plan, values, env, wait, None)?
@@ -506,11 +524,9 @@ pub(crate) fn run_subplan(plan: &Plan, feeds: Vec<Value>, env: &ExecEnv, mut wai
     };
     plan.fetches
         .iter()
-        .enumerate()
-        .map(|(i, &s)| match &values[s] {
-            Some(Value::Ref(var)) => Ok(Value::Tensor(var.read()?)),
-            Some(v) => Ok(v.clone()),
-            None => Err(Error::invalid_argument(format!("Retval[{i}] does not have value"))),
+        .map(|&s| match &values[s] {
+            Some(Value::Ref(var)) => Ok(Some(Value::Tensor(var.read()?))),
+            v => Ok(v.clone()),
         })
         .collect()
 }

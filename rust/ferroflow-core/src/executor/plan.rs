@@ -231,7 +231,14 @@ impl Plan {
             let def = find_kernel(node, &device.device_type).ok_or_else(|| {
                 Error::new(Code::Internal, format!("no {} kernel for {}", device.device_type, node.name))
             })?;
-            let kernel = (def.factory)(&KernelBuild { node, graph, resources, devices: &placement.devices, device })
+            let kernel = (def.factory)(&KernelBuild {
+                node,
+                graph,
+                resources,
+                devices: &placement.devices,
+                device,
+                plan_nodes: &needed,
+            })
                 .map_err(|e| e.with_node(&node.name))?;
             kernels.insert(n, kernel);
             kernel_defs.insert(n, def);
@@ -451,6 +458,7 @@ impl Plan {
                         resources,
                         devices: &placement.devices,
                         device: copier,
+                        plan_nodes: &needed,
                     })?;
                     let (slot, pred) = produced(&src);
                     let step = Step {

@@ -11,8 +11,10 @@ use std::time::Instant;
 use super::{ExecEnv, KernelBuild, OpContext, OpKernel, Value};
 use crate::cancel::INTERRUPT_POLL;
 use crate::error::{Code, Error, Result};
-use crate::executor::{Placement, Plan, run_subplan};
-use std::collections::HashSet;
+use crate::executor::{Placement, Plan, run_subplan, run_subplan_partial};
+use parking_lot::Mutex;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use crate::graph::{AttrValue, Graph, Node, NodeId, Output};
 use crate::queue::Wait;
@@ -148,6 +150,111 @@ impl Guard {
     }
 }
 
+/// A step's loop tapes, by forward `While` node and the iterations of the loops
+/// around it ([`LoopFrame::path`]); dropped with the step.
+#[derive(Default)]
+pub struct Tapes(Mutex<HashMap<(NodeId, Vec<u32>), Arc<Tape>>>);
+
+impl Tapes {
+    fn put(&self, node: NodeId, path: &[u32], tape: Tape) {
+        self.0.lock().insert((node, path.to_vec()), Arc::new(tape));
+    }
+    fn get(&self, node: NodeId, path: &[u32]) -> Option<Arc<Tape>> {
+        self.0.lock().get(&(node, path.to_vec())).cloned()
+    }
+}
+
+/// Where a step is in its loops: what a `While` kernel passes down to the sub-plans
+/// it runs.
+#[derive(Clone, Copy, Default)]
+pub struct LoopFrame<'a> {
+    /// The step's tapes (none where the step keeps none: gradients then re-run the
+    /// forward loop).
+    pub tapes: Option<&'a Tapes>,
+    /// The iteration of each enclosing loop, outermost first.
+    pub path: &'a [u32],
+    /// Whether an enclosing loop records its tape, so loops inside it record theirs
+    /// (their gradients run inside its gradient).
+    pub record: bool,
+}
+
+/// What one run of a forward loop kept for its gradient.
+pub(crate) struct Tape {
+    /// The recorded body tensors, in column order (after the loop variables).
+    tensors: Vec<Output>,
+    /// Per iteration: the loop variables it started from, then the recorded tensors
+    /// (`None` where dead: the untaken side of a cond in the body).
+    iters: Vec<Vec<Option<Value>>>,
+}
+
+/// The nodes of a loop's body (and cond): everything its outputs reach backwards,
+/// not crossing the tensors the loop feeds.
+fn body_nodes(graph: &Graph, node: &Node, fed: &HashSet<Output>) -> Result<Vec<bool>> {
+    let mut inside = vec![false; graph.len()];
+    let mut stack: Vec<NodeId> = Vec::new();
+    for attr in ["_body", "_cond"] {
+        for name in loop_tensor_names(node, attr) {
+            let t = parse_tensor(graph, &name)?;
+            if !fed.contains(&t) {
+                stack.push(t.node);
+            }
+        }
+    }
+    while let Some(n) = stack.pop() {
+        if std::mem::replace(&mut inside[n], true) {
+            continue;
+        }
+        let inner = graph.node(n)?;
+        stack.extend(inner.inputs.iter().filter(|o| !fed.contains(o)).map(|o| o.node));
+        stack.extend(inner.control_inputs.iter().copied());
+    }
+    Ok(inside)
+}
+
+/// The body tensors `_WhileGrad` node `grad` reads from its forward loop: the inputs
+/// of its gradient sub-graph's ops that body ops produce (not the fed placeholders).
+/// Recorded forward, fed to the gradient sub-plan, they cut it off from the body, so
+/// no forward op runs again.
+fn tape_tensors(graph: &Graph, grad: &Node) -> Result<Vec<Output>> {
+    let mut fed: HashSet<Output> = tensors(graph, &loop_tensor_names(grad, "_feeds"))?.into_iter().collect();
+    let body = body_nodes(graph, grad, &fed)?;
+    fed.extend(tensors(graph, &loop_tensor_names(grad, "_grad_feeds"))?);
+    let mut seen = vec![false; graph.len()];
+    let mut out = Vec::new();
+    let mut recorded = HashSet::new();
+    let mut stack: Vec<NodeId> = tensors(graph, &loop_tensor_names(grad, "_grad_fetches"))?
+        .into_iter()
+        .filter(|t| !fed.contains(t))
+        .map(|t| t.node)
+        .collect();
+    // A fetched tensor the body computes is itself recorded.
+    for t in tensors(graph, &loop_tensor_names(grad, "_grad_fetches"))? {
+        if body[t.node] && !fed.contains(&t) && recorded.insert(t) {
+            out.push(t);
+        }
+    }
+    while let Some(n) = stack.pop() {
+        if body[n] || std::mem::replace(&mut seen[n], true) {
+            continue;
+        }
+        let inner = graph.node(n)?;
+        for &o in &inner.inputs {
+            if fed.contains(&o) {
+                continue;
+            }
+            if body[o.node] {
+                if recorded.insert(o) {
+                    out.push(o);
+                }
+            } else {
+                stack.push(o.node);
+            }
+        }
+        stack.extend(inner.control_inputs.iter().copied().filter(|&c| !body[c]));
+    }
+    Ok(out)
+}
+
 /// The compiled cond and body of one loop.
 struct Loop {
     cond: Plan,
@@ -160,16 +267,33 @@ struct Loop {
     blocking: bool,
 }
 
+/// A body sub-plan that also fetches the tensors a tape records.
+struct Recorder {
+    body: Plan,
+    tensors: Vec<Output>,
+}
+
 impl Loop {
     fn build(b: &KernelBuild<'_>) -> Result<Loop> {
         let node = b.node;
         let feeds = tensors(b.graph, &node.required_attr::<Vec<Vec<u8>>>("_feeds")?)?;
         let cond_out = parse_tensor(b.graph, &node.required_attr::<Vec<u8>>("_cond")?)?;
-        let body_outs = tensors(b.graph, &node.required_attr::<Vec<Vec<u8>>>("_body")?)?;
+        let body_outs = Self::body_outputs(b)?;
         let cond = compile(b, &feeds, &[cond_out])?;
         let body = compile(b, &feeds, &body_outs)?;
         let blocking = cond.has_blocking_steps() || body.has_blocking_steps();
         Ok(Loop { cond, body, n_vars: body_outs.len(), feeds, blocking })
+    }
+
+    fn body_outputs(b: &KernelBuild<'_>) -> Result<Vec<Output>> {
+        tensors(b.graph, &b.node.required_attr::<Vec<Vec<u8>>>("_body")?)
+    }
+
+    /// A body sub-plan fetching the loop variables and `tensors`.
+    fn recorder(&self, b: &KernelBuild<'_>, tensors: Vec<Output>) -> Result<Recorder> {
+        let mut fetches = Self::body_outputs(b)?;
+        fetches.extend(tensors.iter().copied());
+        Ok(Recorder { body: compile(b, &self.feeds, &fetches)?, tensors })
     }
 
     /// A loop that may block starts only where it may wait: asked not to wait (the
@@ -182,13 +306,13 @@ impl Loop {
         Ok(())
     }
 
-    fn feeds(vars: &[Value], caps: &[Value], extra: &[Value]) -> Vec<Value> {
-        vars.iter().chain(caps).chain(extra).cloned().collect()
+    fn feeds(vars: &[Value], caps: &[Value]) -> Vec<Value> {
+        vars.iter().chain(caps).cloned().collect()
     }
 
     /// Whether the cond holds for `vars`.
     fn holds(&self, vars: &[Value], caps: &[Value], env: &ExecEnv, wait: Wait<'_>) -> Result<bool> {
-        let out = run_subplan(&self.cond, Self::feeds(vars, caps, &[]), env, wait)?;
+        let out = run_subplan(&self.cond, Self::feeds(vars, caps), env, wait)?;
         let t = match out.into_iter().next() {
             Some(v) => v.into_tensor()?,
             None => return Err(Error::new(Code::Internal, "the loop cond returned nothing")),
@@ -202,27 +326,98 @@ impl Loop {
         t.scalar_value::<bool>()
     }
 
-    /// One iteration: the body's outputs for `vars`.
-    fn step(&self, vars: &[Value], caps: &[Value], env: &ExecEnv, wait: Wait<'_>) -> Result<Vec<Value>> {
-        run_subplan(&self.body, Self::feeds(vars, caps, &[]), env, wait)
-    }
-
     /// The inputs of a node, split into loop variables and captures.
     fn inputs(&self, ctx: &mut OpContext<'_>, n: usize) -> Result<(Vec<Value>, Vec<Value>)> {
         let mut all = (0..n).map(|i| ctx.take_value(i)).collect::<Result<Vec<_>>>()?;
         let caps = all.split_off(self.n_vars.min(all.len()));
         Ok((all, caps))
     }
+
+    /// Runs the loop from `vars` (the body's iterations in frame `path + [k]`);
+    /// returns the final loop variables, and with a `recorder` the tape.
+    fn run(
+        &self,
+        mut vars: Vec<Value>,
+        caps: &[Value],
+        recorder: Option<&Recorder>,
+        env: &ExecEnv,
+        wait: Wait<'_>,
+    ) -> Result<(Vec<Value>, Option<Tape>)> {
+        let mut guard = Guard::new();
+        let mut path: Vec<u32> = wait.loops.path.to_vec();
+        path.push(0);
+        let mut iters: Vec<Vec<Option<Value>>> = Vec::new();
+        for k in 0u32.. {
+            guard.check(&wait)?;
+            if let Some(last) = path.last_mut() {
+                *last = k;
+            }
+            let inner = Wait { loops: LoopFrame { path: &path, record: recorder.is_some(), ..wait.loops }, ..wait };
+            if !self.holds(&vars, caps, env, inner)? {
+                break;
+            }
+            match recorder {
+                None => vars = run_subplan(&self.body, Self::feeds(&vars, caps), env, inner)?,
+                Some(r) => {
+                    let feeds = Self::feeds(&vars, caps).into_iter().map(Some).collect();
+                    let mut out = run_subplan_partial(&r.body, feeds, env, inner)?;
+                    let recorded = out.split_off(self.n_vars);
+                    let next = out
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, v)| v.ok_or_else(|| Error::invalid_argument(format!("Retval[{i}] does not have value"))))
+                        .collect::<Result<Vec<_>>>()?;
+                    let mut row: Vec<Option<Value>> = Vec::new();
+                    row.try_reserve(self.n_vars + recorded.len()).map_err(|_| oom())?;
+                    row.extend(std::mem::replace(&mut vars, next).into_iter().map(Some));
+                    row.extend(recorded);
+                    iters.try_reserve(1).map_err(|_| oom())?;
+                    iters.push(row);
+                }
+            }
+        }
+        let tape = recorder.map(|r| Tape { tensors: r.tensors.clone(), iters });
+        Ok((vars, tape))
+    }
+}
+
+fn oom() -> Error {
+    Error::new(Code::ResourceExhausted, "OOM when recording a loop's iterations for its gradient")
 }
 
 /// `While`: runs the body while the cond holds; outputs the final loop variables,
-/// then the captured inputs unchanged.
+/// then the captured inputs unchanged. When the step needs its gradient, it records
+/// its tape (see the module docs).
 struct WhileKernel {
     lp: Loop,
+    /// Set when a `_WhileGrad` of this loop exists: what to record.
+    recorder: Option<Recorder>,
+    /// Whether one of those gradients is in this plan (else the loop records only
+    /// inside a recording loop).
+    grad_in_plan: bool,
+    node: NodeId,
 }
 
 pub(crate) fn while_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    Ok(Box::new(WhileKernel { lp: Loop::build(b)? }))
+    let lp = Loop::build(b)?;
+    let mut tensors: Vec<Output> = Vec::new();
+    let mut grad_in_plan = false;
+    let mut any_grad = false;
+    for (id, grad) in b.graph.nodes().iter().enumerate().filter(|(_, n)| n.op_type() == "_WhileGrad") {
+        if grad.attr_or::<String>("_forward", String::new())? != b.node.name {
+            continue;
+        }
+        any_grad = true;
+        grad_in_plan |= b.plan_nodes.get(id).copied().unwrap_or(false);
+        for t in tape_tensors(b.graph, grad)? {
+            if !tensors.contains(&t) {
+                tensors.push(t);
+            }
+        }
+    }
+    let recorder = if any_grad { Some(lp.recorder(b, tensors)?) } else { None };
+    let node = b.graph.find(&b.node.name).ok_or_else(|| Error::new(Code::Internal, "While: node not in its graph"))?;
+    Ok(Box::new(WhileKernel { lp, recorder, grad_in_plan, node }))
 }
 
 impl OpKernel for WhileKernel {
@@ -236,14 +431,12 @@ impl OpKernel for WhileKernel {
         if n != self.lp.feeds.len() {
             return Err(Error::new(Code::Internal, "While: inputs and sub-graph feeds differ"));
         }
-        let (mut vars, caps) = self.lp.inputs(ctx, n)?;
-        let mut guard = Guard::new();
-        loop {
-            guard.check(&wait)?;
-            if !self.lp.holds(&vars, &caps, env, wait)? {
-                break;
-            }
-            vars = self.lp.step(&vars, &caps, env, wait)?;
+        let (vars, caps) = self.lp.inputs(ctx, n)?;
+        let tapes = wait.loops.tapes.filter(|_| self.grad_in_plan || wait.loops.record);
+        let recorder = self.recorder.as_ref().filter(|_| tapes.is_some());
+        let (vars, tape) = self.lp.run(vars, &caps, recorder, env, wait)?;
+        if let (Some(tapes), Some(tape)) = (tapes, tape) {
+            tapes.put(self.node, wait.loops.path, tape);
         }
         for (i, v) in vars.into_iter().chain(caps).enumerate() {
             ctx.set_value_output(i, v);
@@ -252,26 +445,38 @@ impl OpKernel for WhileKernel {
     }
 }
 
-/// `_WhileGrad`: the gradient of a `While` with respect to its differentiated inputs
-/// (`_diff`). It re-runs the forward loop from the inputs, keeping each iteration's
-/// loop variables, then runs the body's vector-Jacobian product sub-graph over them in
-/// reverse: its feeds are the forward feeds plus one incoming gradient per
-/// differentiated input (`_grad_feeds`: a loop variable's gradient, or a capture's
-/// running sum), its fetches the same gradients one iteration earlier.
+/// `_WhileGrad`: the gradient of a `While` (its `_forward` attr) with respect to its
+/// differentiated inputs (`_diff`). It replays the forward loop's tape in reverse,
+/// running the body's vector-Jacobian product sub-graph per iteration: its feeds are
+/// the forward feeds, one incoming gradient per differentiated input
+/// (`_grad_feeds`: a loop variable's gradient, or a capture's running sum) and the
+/// recorded body tensors; its fetches the same gradients one iteration earlier.
+/// Without a tape (the forward loop did not run in this step, or a graph from before
+/// tapes), it runs the forward loop itself first, recording.
 struct WhileGradKernel {
     lp: Loop,
+    /// This gradient's own recording of the forward loop (when there is no tape).
+    recorder: Recorder,
     vjp: Plan,
     n_fwd: usize,
+    forward: Option<NodeId>,
 }
 
 pub(crate) fn while_grad_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     let lp = Loop::build(b)?;
     let n_fwd = lp.feeds.len();
+    let recorded = tape_tensors(b.graph, b.node)?;
     let mut feeds = lp.feeds.clone();
     feeds.extend(tensors(b.graph, &b.node.required_attr::<Vec<Vec<u8>>>("_grad_feeds")?)?);
+    feeds.extend(recorded.iter().copied());
     let fetches = tensors(b.graph, &b.node.required_attr::<Vec<Vec<u8>>>("_grad_fetches")?)?;
     let vjp = compile(b, &feeds, &fetches)?;
-    Ok(Box::new(WhileGradKernel { lp, vjp, n_fwd }))
+    let recorder = lp.recorder(b, recorded)?;
+    let forward = match b.node.attr_or::<String>("_forward", String::new())? {
+        name if name.is_empty() => None,
+        name => b.graph.find(&name),
+    };
+    Ok(Box::new(WhileGradKernel { lp, recorder, vjp, n_fwd, forward }))
 }
 
 impl OpKernel for WhileGradKernel {
@@ -285,24 +490,53 @@ impl OpKernel for WhileGradKernel {
         if n < self.n_fwd {
             return Err(Error::new(Code::Internal, "_WhileGrad: too few inputs"));
         }
-        let (mut vars, caps) = self.lp.inputs(ctx, self.n_fwd)?;
+        let (vars, caps) = self.lp.inputs(ctx, self.n_fwd)?;
         let mut grads = (self.n_fwd..n).map(|i| ctx.take_value(i)).collect::<Result<Vec<_>>>()?;
-        let mut guard = Guard::new();
-        // The forward pass again, keeping the loop variables each iteration starts from.
-        let mut states: Vec<Vec<Value>> = Vec::new();
-        loop {
-            guard.check(&wait)?;
-            if !self.lp.holds(&vars, &caps, env, wait)? {
-                break;
+        let stored = match (self.forward, wait.loops.tapes) {
+            (Some(f), Some(tapes)) => tapes.get(f, wait.loops.path),
+            _ => None,
+        };
+        // The columns of the tape this gradient reads (a stored tape records what
+        // every gradient of the loop reads).
+        let tape = match stored {
+            Some(t) => t,
+            None => {
+                let inner = Wait { loops: LoopFrame { record: true, ..wait.loops }, ..wait };
+                let (_, tape) = self.lp.run(vars, &caps, Some(&self.recorder), env, inner)?;
+                Arc::new(tape.ok_or_else(|| Error::new(Code::Internal, "_WhileGrad: no tape"))?)
             }
-            let next = self.lp.step(&vars, &caps, env, wait)?;
-            states.try_reserve(1).map_err(|_| Error::new(Code::ResourceExhausted, "out of memory"))?;
-            states.push(std::mem::replace(&mut vars, next));
-        }
-        drop(vars);
-        while let Some(state) = states.pop() {
+        };
+        let columns = self
+            .recorder
+            .tensors
+            .iter()
+            .map(|t| {
+                tape.tensors
+                    .iter()
+                    .position(|r| r == t)
+                    .map(|p| self.lp.n_vars + p)
+                    .ok_or_else(|| Error::new(Code::Internal, "_WhileGrad: the loop's tape lacks a tensor"))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut guard = Guard::new();
+        let mut path: Vec<u32> = wait.loops.path.to_vec();
+        path.push(0);
+        for (k, row) in tape.iters.iter().enumerate().rev() {
             guard.check(&wait)?;
-            grads = run_subplan(&self.vjp, Loop::feeds(&state, &caps, &grads), env, wait)?;
+            if let Some(last) = path.last_mut() {
+                *last = u32::try_from(k).unwrap_or(u32::MAX);
+            }
+            let inner = Wait { loops: LoopFrame { path: &path, record: false, ..wait.loops }, ..wait };
+            let mut feeds: Vec<Option<Value>> = Vec::with_capacity(self.n_fwd + grads.len() + columns.len());
+            feeds.extend(row[..self.lp.n_vars].iter().cloned());
+            feeds.extend(caps.iter().cloned().map(Some));
+            feeds.extend(grads.drain(..).map(Some));
+            feeds.extend(columns.iter().map(|&c| row[c].clone()));
+            grads = run_subplan_partial(&self.vjp, feeds, env, inner)?
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| v.ok_or_else(|| Error::invalid_argument(format!("Retval[{i}] does not have value"))))
+                .collect::<Result<Vec<_>>>()?;
         }
         for (i, g) in grads.into_iter().enumerate() {
             ctx.set_value_output(i, g);
@@ -310,3 +544,4 @@ impl OpKernel for WhileGradKernel {
         Ok(())
     }
 }
+

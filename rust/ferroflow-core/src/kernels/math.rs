@@ -200,10 +200,15 @@ fn add_n(ctx: &mut OpContext<'_>) -> Result<()> {
                 crate::shape::fmt_shape(x.shape())
             );
         }
-        acc = dispatch_numeric!(acc.dtype(), T => binary::<T>(acc, x, ctx.env, T::add)?, _ => ff_bail!(InvalidArgument, "no AddN kernel for {}", acc.dtype()));
+        acc = add(acc, x, ctx.env)?;
     }
     ctx.set_output(0, acc);
     Ok(())
+}
+
+/// `a + b` for same-shaped numeric tensors, into `a`'s buffer when it is unique.
+pub(crate) fn add(a: Tensor, b: Tensor, env: &ExecEnv) -> Result<Tensor> {
+    Ok(dispatch_numeric!(a.dtype(), T => binary::<T>(a, b, env, T::add)?, _ => ff_bail!(InvalidArgument, "no AddN kernel for {}", a.dtype())))
 }
 
 /// `FloorDiv` and `FloorMod` with Python semantics (integer division by zero is an error).

@@ -39,6 +39,7 @@ pub(crate) mod state;
 pub(crate) mod strings;
 pub mod summarize;
 pub(crate) mod summary;
+pub(crate) mod tensor_array;
 pub mod training;
 mod winograd;
 
@@ -307,6 +308,8 @@ pub struct KernelBuild<'a> {
     pub devices: &'a crate::device::DeviceSet,
     /// The device the kernel runs on (for a copy, the device that copies).
     pub device: &'a crate::device::Device,
+    /// Which nodes of the graph the plan runs (indexed by node id).
+    pub plan_nodes: &'a [bool],
 }
 
 /// A kernel defined by a plain function (for ops with no per-node state).

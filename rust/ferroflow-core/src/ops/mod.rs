@@ -26,6 +26,7 @@ mod reduce;
 mod script;
 pub mod sendrecv;
 mod sparse;
+mod tensor_array;
 mod state;
 mod strings;
 mod summary;
@@ -237,6 +238,7 @@ fn registry() -> &'static Registry {
         conv::register(&mut r);
         data_flow::register(&mut r);
         functional::register(&mut r);
+        tensor_array::register(&mut r);
         image::register(&mut r);
         reader::register(&mut r);
         strings::register(&mut r);
