@@ -312,7 +312,8 @@ def import_graph_def(
             if node.op == "_WhileGrad" and "_forward" in node.attr:
                 # The forward loop's node name (whose tape the gradient replays).
                 fwd = node.attr["_forward"].s.decode()
-                attrs["_forward"] = ops._NativeAttr(("string", renamed.get(fwd, scope + fwd).encode()))
+                fwd = renamed.get(fwd, scope + fwd)
+                attrs["_forward"] = ops._NativeAttr(("string", fwd.encode()))
             full_name = scope + node.name
             unique = graph.unique_name(node.name)
             if full_name in graph._ops_by_name:

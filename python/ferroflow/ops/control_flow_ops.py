@@ -870,9 +870,10 @@ def _while_grad(op, *grads):
     The VJP sub-graph is `tf.gradients` of the body's outputs with respect to its
     loop-variable placeholders and captures, seeded with placeholders for the
     incoming gradients (a capture's gradient is summed across iterations through an
-    accumulator placeholder). `_WhileGrad` re-runs the forward loop from the op's
-    inputs, keeping every iteration's loop variables, and runs the VJP over them in
-    reverse. Captures are differentiated as independent inputs (`stop_gradients`):
+    accumulator placeholder). `_WhileGrad` replays what the forward loop recorded
+    (each iteration's loop variables and the body tensors the VJP reads: TF's
+    stack-based accumulation, without re-running the body) and runs the VJP over
+    them in reverse. Captures are differentiated as independent inputs (`stop_gradients`):
     the outer graph carries their gradients on.
     """
     from . import gradients as gradients_impl

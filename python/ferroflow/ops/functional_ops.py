@@ -1,11 +1,9 @@
-"""`tf.map_fn`, `tf.foldl`, `tf.foldr` and `tf.scan`, built on `tf.while_loop`.
+"""`tf.map_fn`, `tf.foldl`, `tf.foldr` and `tf.scan` on `while_loop` and `TensorArray`s.
 
-They are TF's constructions, but where TF reads the elements from and writes the
-results to `TensorArray`s, ferroflow reads element `i` with a strided slice of the
-(captured) elements and keeps each stacked result as a loop variable that grows by
-one row per iteration (a `ConcatV2`), so the loop and its gradient need no op beyond
-`While`. The cost is quadratic copying in the number of iterations (each row is
-copied once per later iteration), which a native TensorArray would avoid.
+These are TF-1.x's constructions. The elements are unstacked into `TensorArray`s
+read once per iteration, and each result is written to one (O(1) per iteration, no
+copy of what came before), so a loop over `n` elements costs linear time and memory,
+its gradient too.
 """
 
 from __future__ import annotations
@@ -13,6 +11,7 @@ from __future__ import annotations
 from ..framework import constant_op, dtypes, ops, tensor_shape
 from . import array_ops
 from .control_flow_ops import _assert_same_structure, _flatten, _is_sequence, _pack_as, while_loop
+from .tensor_array_ops import TensorArray
 
 
 def _check_callable(fn):
@@ -36,38 +35,18 @@ def _leading_dim(elems_flat):
     return n, n_static
 
 
-def _read(elems, i):
-    """Element `i` of `elems` (a row on dimension 0), shaped `elems.shape[1:]`."""
-    return array_ops.gather(elems, i)
-
-
-def _append(acc, value, front=False):
-    """`acc` with `value` as one more row (first or last).
-
-    An empty accumulator may still be the rank-1 `[0]` it started as: it is reshaped
-    to `[rows, *shape(value)]`.
-    """
-    rows = array_ops.expand_dims(array_ops.shape(acc)[0], 0)
-    acc = array_ops.reshape(acc, array_ops.concat([rows, array_ops.shape(value)], 0))
-    row = array_ops.expand_dims(value, 0)
-    return array_ops.concat([row, acc] if front else [acc, row], 0)
-
-
-def _empty_rows(like=None, dtype=None):
-    """An accumulator with no rows: `[0, *shape(like)]`, or `[0]` (row shape unknown)."""
-    if like is None:
-        return array_ops.zeros([0], dtype=dtype)
-    shape = array_ops.concat([[0], array_ops.shape(like)], 0)
-    return array_ops.zeros(shape, dtype=like.dtype.base_dtype)
-
-
-def _finish_stack(acc, n, n_static, row_shape):
-    """The stacked result `[n, *row_shape]` (also when no row was written)."""
-    if row_shape.is_fully_defined():
-        n_t = array_ops.expand_dims(ops.convert_to_tensor(n, dtype=dtypes.int32), 0)
-        acc = array_ops.reshape(acc, array_ops.concat([n_t, row_shape.as_list()], 0))
-    acc.set_shape(tensor_shape.TensorShape([n_static]).concatenate(row_shape))
-    return acc
+def _unstacked(elems_flat, n, element_shapes=False):
+    """One `TensorArray` per element tensor, holding its rows."""
+    return [
+        TensorArray(
+            dtype=e.dtype.base_dtype,
+            size=n,
+            dynamic_size=False,
+            element_shape=e.shape[1:] if element_shapes else None,
+            infer_shape=True,
+        ).unstack(e)
+        for e in elems_flat
+    ]
 
 
 def map_fn(
@@ -93,7 +72,7 @@ def map_fn(
         parallel_iterations: Passed to `while_loop` (default 10).
         back_prop: Whether gradients flow through the loop.
         swap_memory: Accepted for compatibility.
-        infer_shape: Accepted for compatibility (results must keep one shape).
+        infer_shape: Whether all results must have one shape (default True).
         name: A name scope (default `map`).
         fn_output_signature: Same as `dtype` (TF-2 name).
 
@@ -105,7 +84,6 @@ def map_fn(
         ValueError: If `elems` holds no tensors or scalars, or `fn`'s result does not
             have the expected structure.
     """
-    del infer_shape
     if fn_output_signature is None:
         fn_output_signature = dtype
     if not callable(fn):
@@ -128,10 +106,14 @@ def map_fn(
         else:
             out_dtypes = [dtypes.as_dtype(d) for d in _flatten(fn_output_signature)]
             out_structure = fn_output_signature
-        row_shapes: list[tensor_shape.TensorShape] = []
+        elems_ta = _unstacked(elems_flat, n)
+        accs_ta = [
+            TensorArray(dtype=d, size=n, dynamic_size=False, infer_shape=infer_shape)
+            for d in out_dtypes
+        ]
 
-        def compute(i, accs):
-            value = _pack_as(elems, [_read(e, i) for e in elems_flat])
+        def compute(i, tas):
+            value = _pack_as(elems, [ta.read(i) for ta in elems_ta])
             result = fn(value)
             _assert_same_structure(out_structure, result)
             flat = [ops.convert_to_tensor(r) for r in _flatten(result)]
@@ -141,23 +123,20 @@ def map_fn(
                         f"TensorArray dtype is {d.name} but Op is trying to write dtype "
                         f"{r.dtype.base_dtype.name}."
                     )
-            row_shapes[:] = [r.shape for r in flat]
-            return i + 1, [_append(a, r) for a, r in zip(accs, flat, strict=True)]
+            return i + 1, [ta.write(i, r) for ta, r in zip(tas, flat, strict=True)]
 
-        accs = [_empty_rows(dtype=d) for d in out_dtypes]
-        _, accs = while_loop(
+        _, r_a = while_loop(
             lambda i, _: i < n,
             compute,
-            (constant_op.constant(0), accs),
-            shape_invariants=(
-                tensor_shape.TensorShape([]),
-                [tensor_shape.TensorShape(None)] * len(accs),
-            ),
+            (constant_op.constant(0), accs_ta),
             parallel_iterations=parallel_iterations,
             back_prop=back_prop,
             swap_memory=swap_memory,
+            maximum_iterations=n,
         )
-        results = [_finish_stack(a, n, n_static, s) for a, s in zip(accs, row_shapes, strict=True)]
+        results = [r.stack() for r in r_a]
+        for r in results:
+            r.set_shape(tensor_shape.TensorShape([n_static]).concatenate(r.shape[1:]))
         return _pack_as(out_structure, results)
 
 
@@ -168,16 +147,17 @@ def _fold(fn, elems, initializer, parallel_iterations, back_prop, swap_memory, n
         elems_flat = [ops.convert_to_tensor(e, name="elem") for e in _flatten(elems)]
         n, _ = _leading_dim(elems_flat)
         n_t = ops.convert_to_tensor(n, dtype=dtypes.int32)
+        elems_ta = _unstacked(elems_flat, n)
         if initializer is None:
             first = n_t - 1 if reverse else 0
-            a = _pack_as(elems, [_read(e, first) for e in elems_flat])
+            a = _pack_as(elems, [ta.read(first) for ta in elems_ta])
             i = n_t - 2 if reverse else constant_op.constant(1)
         else:
             a = initializer
             i = n_t - 1 if reverse else constant_op.constant(0)
 
         def compute(i, a):
-            elem_i = _pack_as(elems, [_read(e, i) for e in elems_flat])
+            elem_i = _pack_as(elems, [ta.read(i) for ta in elems_ta])
             a = fn(a, elem_i)
             return [i - 1 if reverse else i + 1, a]
 
@@ -188,6 +168,7 @@ def _fold(fn, elems, initializer, parallel_iterations, back_prop, swap_memory, n
             parallel_iterations=parallel_iterations,
             back_prop=back_prop,
             swap_memory=swap_memory,
+            maximum_iterations=n,
         )
         return r_a
 
@@ -279,7 +260,7 @@ def scan(
         parallel_iterations: Passed to `while_loop`.
         back_prop: Whether gradients flow through the loop.
         swap_memory: Accepted for compatibility.
-        infer_shape: Accepted for compatibility.
+        infer_shape: Whether all results must have one shape (default True).
         reverse: Scan from the last element to the first (results stay in element
             order).
         name: A name scope (default `scan`).
@@ -291,55 +272,62 @@ def scan(
         TypeError: If `fn` is not callable.
         ValueError: If `fn`'s result does not have the accumulator's structure.
     """
-    del infer_shape
     _check_callable(fn)
     input_is_sequence = _is_sequence(elems)
     with ops.name_scope(name, "scan", [e for e in _flatten(elems) if isinstance(e, ops.Tensor)]):
         elems_flat = [ops.convert_to_tensor(e, name="elem") for e in _flatten(elems)]
         n, n_static = _leading_dim(elems_flat)
         n_t = ops.convert_to_tensor(n, dtype=dtypes.int32)
+        elems_ta = _unstacked(elems_flat, n, element_shapes=True)
         if initializer is None:
             out_structure = elems
-            first = n_t - 1 if reverse else 0
-            a_flat = [_read(e, first) for e in elems_flat]
-            accs = [array_ops.expand_dims(a, 0) for a in a_flat]
+            a_flat = [ta.read(n_t - 1 if reverse else 0) for ta in elems_ta]
             start = 1
         else:
             out_structure = initializer
             a_flat = [ops.convert_to_tensor(x) for x in _flatten(initializer)]
-            accs = [_empty_rows(like=a) for a in a_flat]
             start = 0
+        accs_ta = [
+            TensorArray(
+                dtype=a.dtype.base_dtype,
+                size=n,
+                element_shape=a.shape if infer_shape else None,
+                dynamic_size=False,
+                infer_shape=infer_shape,
+            )
+            for a in a_flat
+        ]
+        if initializer is None:
+            last = n_t - 1 if reverse else 0
+            accs_ta = [ta.write(last, a) for ta, a in zip(accs_ta, a_flat, strict=True)]
         output_is_sequence = _is_sequence(out_structure)
 
         def pack_out(flat):
             return _pack_as(out_structure, flat) if output_is_sequence else flat[0]
 
-        def compute(i, a_flat, accs):
-            elem = [_read(e, i) for e in elems_flat]
+        def compute(i, a_flat, tas):
+            elem = [ta.read(i) for ta in elems_ta]
             packed_elems = _pack_as(elems, elem) if input_is_sequence else elem[0]
             a_out = fn(pack_out(a_flat), packed_elems)
             _assert_same_structure(out_structure, a_out)
             flat = [ops.convert_to_tensor(x) for x in _flatten(a_out)]
-            accs = [_append(acc, v, front=reverse) for acc, v in zip(accs, flat, strict=True)]
-            return (i - 1 if reverse else i + 1, flat, accs)
+            tas = [ta.write(i, v) for ta, v in zip(tas, flat, strict=True)]
+            return (i - 1 if reverse else i + 1, flat, tas)
 
         initial_i = n_t - 1 - start if reverse else constant_op.constant(start)
-        _, _, accs = while_loop(
+        _, _, r_a = while_loop(
             (lambda i, _1, _2: i >= 0) if reverse else (lambda i, _1, _2: i < n_t),
             compute,
-            (initial_i, a_flat, accs),
-            shape_invariants=(
-                tensor_shape.TensorShape([]),
-                [a.shape for a in a_flat],
-                [tensor_shape.TensorShape([None]).concatenate(a.shape) for a in a_flat],
-            ),
+            (initial_i, a_flat, accs_ta),
             parallel_iterations=parallel_iterations,
             back_prop=back_prop,
             swap_memory=swap_memory,
+            maximum_iterations=n,
         )
-        for acc in accs:
-            acc.set_shape(tensor_shape.TensorShape([n_static]).concatenate(acc.shape[1:]))
-        return pack_out(accs)
+        results = [r.stack() for r in r_a]
+        for r in results:
+            r.set_shape(tensor_shape.TensorShape([n_static]).concatenate(r.shape[1:]))
+        return pack_out(results)
 
 
 __all__ = ["foldl", "foldr", "map_fn", "scan"]

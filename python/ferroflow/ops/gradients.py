@@ -108,6 +108,7 @@ def gradients(
         device = g._device_for(ops._PendingOp("Gradients", scope)) if g._device_stack else ""
         if g._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
+        given = [gy is not None for gy in grad_ys]
         if g._control_stack:
             # Inside `control_dependencies`, TF's gradient ops wait for the controls:
             # its default initial gradients (`grad_ys_<i>`, made here as TF makes
@@ -119,8 +120,8 @@ def gradients(
         # A given initial gradient is renamed into this call's scope, as TF does: a
         # TensorArray gradient finds its gradient array by that scope.
         grad_ys = [
-            gy if gy is None else array_ops.identity(gy, name=f"grad_ys_{i}")
-            for i, gy in enumerate(grad_ys)
+            array_ops.identity(gy, name=f"grad_ys_{i}") if was_given else gy
+            for i, (gy, was_given) in enumerate(zip(grad_ys, given, strict=True))
         ]
         external = [op._id for op in g._ops if ops._python_gradient(op)[0]]
         walk = g._native.gradient_walk(

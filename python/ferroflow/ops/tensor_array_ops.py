@@ -213,10 +213,8 @@ class TensorArray:
         with ops.name_scope(name, "TensorArrayStack", [self._handle]):
             value = self.gather(math_ops.range(0, self.size()), name=name)
             if self.element_shape and not self._dynamic_size and self._size is not None:
-                value.set_shape(
-                    [tensor_util.constant_value(ops.convert_to_tensor(self._size))]
-                    + self.element_shape.dims
-                )
+                size = tensor_util.constant_value(ops.convert_to_tensor(self._size))
+                value.set_shape([size, *self.element_shape.dims])
             return value
 
     def gather(self, indices, name=None):
@@ -233,7 +231,7 @@ class TensorArray:
         if handle_shape is not None:
             value.set_shape(tensor_shape.TensorShape([indices.shape[0]]).concatenate(handle_shape))
         if self.element_shape:
-            value.set_shape([None] + self.element_shape.dims)
+            value.set_shape([None, *self.element_shape.dims])
         return value
 
     def concat(self, name=None):
@@ -253,7 +251,7 @@ class TensorArray:
                 size = tensor_util.constant_value(self.size())
                 if size is not None and self.element_shape[0] is not None:
                     dim0 = int(size) * self.element_shape[0]
-            value.set_shape([dim0] + self.element_shape.dims[1:])
+            value.set_shape([dim0, *self.element_shape.dims[1:]])
         return value
 
     def unstack(self, value, name=None):
@@ -310,9 +308,11 @@ class TensorArray:
 
 
 def _handle_element_shape(handle):
-    """The element shape TF's shape functions know from the array's handle: the
-    `element_shape` it was made with, when fully defined or when all elements share
-    one shape (`infer_shape`); None otherwise."""
+    """The element shape TF's shape functions know from the array's handle.
+
+    That is the `element_shape` it was made with, when fully defined or when all
+    elements share one shape (`infer_shape`); None otherwise.
+    """
     op = handle.op
     while op.type == "TensorArrayGradV3":
         op = op.inputs[0].op

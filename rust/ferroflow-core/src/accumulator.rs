@@ -460,7 +460,14 @@ mod tests {
     static NO_RUN: std::sync::LazyLock<RunCancellation<'static>> =
         std::sync::LazyLock::new(|| RunCancellation::new(None));
     fn forever() -> Wait<'static> {
-        Wait { deadline: None, closed: &NEVER, run: &NO_RUN, nonblocking: false, rendezvous: None, loops: Default::default() }
+        Wait {
+            deadline: None,
+            closed: &NEVER,
+            run: &NO_RUN,
+            nonblocking: false,
+            rendezvous: None,
+            loops: Default::default(),
+        }
     }
     fn soon() -> Wait<'static> {
         Wait { deadline: Some(Instant::now() + Duration::from_millis(50)), ..forever() }

@@ -569,7 +569,14 @@ mod tests {
     static NO_RUN: std::sync::LazyLock<RunCancellation<'static>> =
         std::sync::LazyLock::new(|| RunCancellation::new(None));
     fn forever() -> Wait<'static> {
-        Wait { deadline: None, closed: &NEVER, run: &NO_RUN, nonblocking: false, rendezvous: None, loops: Default::default() }
+        Wait {
+            deadline: None,
+            closed: &NEVER,
+            run: &NO_RUN,
+            nonblocking: false,
+            rendezvous: None,
+            loops: Default::default(),
+        }
     }
 
     fn queue(kind: QueueKind, capacity: Option<usize>) -> Arc<Queue> {

@@ -422,7 +422,14 @@ mod tests {
     }
 
     fn wait<'a>(run: &'a RunCancellation<'a>, closed: &'a AtomicBool, timeout: Option<Duration>) -> Wait<'a> {
-        Wait { deadline: timeout.map(|t| Instant::now() + t), closed, run, nonblocking: false, rendezvous: None, loops: Default::default() }
+        Wait {
+            deadline: timeout.map(|t| Instant::now() + t),
+            closed,
+            run,
+            nonblocking: false,
+            rendezvous: None,
+            loops: Default::default(),
+        }
     }
 
     #[test]

@@ -100,7 +100,14 @@ fn run_cluster(
     }
     let run = RunCancellation::new(None);
     let closed = std::sync::atomic::AtomicBool::new(false);
-    let wait = Wait { deadline: None, closed: &closed, run: &run, nonblocking: true, rendezvous: None };
+    let wait = Wait {
+        deadline: None,
+        closed: &closed,
+        run: &run,
+        nonblocking: true,
+        rendezvous: None,
+        loops: Default::default(),
+    };
     let mut out: Vec<Option<Tensor>> = Vec::new();
     for p in &parts.partitions {
         let mut received: HashMap<&str, Tensor> = HashMap::new();

@@ -189,8 +189,14 @@ fn recv_as(b: &Builder, node: &str, name: &str) -> Output {
 fn take(table: &LocalRendezvous, name: &str, nonblocking: bool) -> (Tensor, bool) {
     let run = ferroflow_core::cancel::RunCancellation::new(None);
     let closed = std::sync::atomic::AtomicBool::new(false);
-    let wait =
-        ferroflow_core::queue::Wait { deadline: None, closed: &closed, run: &run, nonblocking, rendezvous: None };
+    let wait = ferroflow_core::queue::Wait {
+        deadline: None,
+        closed: &closed,
+        run: &run,
+        nonblocking,
+        rendezvous: None,
+        loops: Default::default(),
+    };
     table.recv(&key(name), &wait).unwrap()
 }
 

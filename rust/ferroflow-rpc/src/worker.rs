@@ -444,7 +444,14 @@ impl Worker {
             // The run has finished, so every fetched value is in the table already.
             let run = RunCancellation::new(None);
             let closed = AtomicBool::new(false);
-            let wait = Wait { deadline: None, closed: &closed, run: &run, nonblocking: false, rendezvous: None, loops: Default::default() };
+            let wait = Wait {
+                deadline: None,
+                closed: &closed,
+                run: &run,
+                nonblocking: false,
+                rendezvous: None,
+                loops: Default::default(),
+            };
             recv_keys.iter().map(|k| rendezvous.local.recv(k, &wait).map(|(t, _)| (k.full().to_string(), t))).collect()
         })
         .await;
@@ -497,7 +504,14 @@ impl Worker {
         // (or the step was aborted), then the nonblocking recv takes it. A call the
         // client drops just drops this future.
         let (run, closed) = (RunCancellation::new(None), AtomicBool::new(false));
-        let now = Wait { deadline: None, closed: &closed, run: &run, nonblocking: true, rendezvous: None, loops: Default::default() };
+        let now = Wait {
+            deadline: None,
+            closed: &closed,
+            run: &run,
+            nonblocking: true,
+            rendezvous: None,
+            loops: Default::default(),
+        };
         let (tensor, is_dead) = loop {
             match step.local.recv(&key, &now) {
                 Ok(v) => break v,

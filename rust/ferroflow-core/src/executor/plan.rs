@@ -239,7 +239,7 @@ impl Plan {
                 device,
                 plan_nodes: &needed,
             })
-                .map_err(|e| e.with_node(&node.name))?;
+            .map_err(|e| e.with_node(&node.name))?;
             kernels.insert(n, kernel);
             kernel_defs.insert(n, def);
         }

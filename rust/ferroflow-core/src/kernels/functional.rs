@@ -153,7 +153,10 @@ impl Guard {
 /// A step's loop tapes, by forward `While` node and the iterations of the loops
 /// around it ([`LoopFrame::path`]); dropped with the step.
 #[derive(Default)]
-pub struct Tapes(Mutex<HashMap<(NodeId, Vec<u32>), Arc<Tape>>>);
+pub struct Tapes(Mutex<HashMap<TapeKey, Arc<Tape>>>);
+
+/// A forward loop node and the iterations of the loops around it.
+type TapeKey = (NodeId, Vec<u32>);
 
 impl Tapes {
     fn put(&self, node: NodeId, path: &[u32], tape: Tape) {
@@ -365,7 +368,9 @@ impl Loop {
                     let next = out
                         .into_iter()
                         .enumerate()
-                        .map(|(i, v)| v.ok_or_else(|| Error::invalid_argument(format!("Retval[{i}] does not have value"))))
+                        .map(|(i, v)| {
+                            v.ok_or_else(|| Error::invalid_argument(format!("Retval[{i}] does not have value")))
+                        })
                         .collect::<Result<Vec<_>>>()?;
                     let mut row: Vec<Option<Value>> = Vec::new();
                     row.try_reserve(self.n_vars + recorded.len()).map_err(|_| oom())?;
@@ -544,4 +549,3 @@ impl OpKernel for WhileGradKernel {
         Ok(())
     }
 }
-

@@ -208,7 +208,9 @@ fn add_n(ctx: &mut OpContext<'_>) -> Result<()> {
 
 /// `a + b` for same-shaped numeric tensors, into `a`'s buffer when it is unique.
 pub(crate) fn add(a: Tensor, b: Tensor, env: &ExecEnv) -> Result<Tensor> {
-    Ok(dispatch_numeric!(a.dtype(), T => binary::<T>(a, b, env, T::add)?, _ => ff_bail!(InvalidArgument, "no AddN kernel for {}", a.dtype())))
+    Ok(
+        dispatch_numeric!(a.dtype(), T => binary::<T>(a, b, env, T::add)?, _ => ff_bail!(InvalidArgument, "no AddN kernel for {}", a.dtype())),
+    )
 }
 
 /// `FloorDiv` and `FloorMod` with Python semantics (integer division by zero is an error).

@@ -466,13 +466,14 @@ impl TensorArrayKernel {
         }
         let mut st = ta.state.lock();
         ta.check_open(&st)?;
-        if let Some(&max) = indices.iter().max() {
-            if !ta.dynamic_size && index_of(max).is_some_and(|m| m >= st.size) {
-                return Err(Error::invalid_argument(format!(
-                    "Max scatter index must be < array size ({max} vs. {})",
-                    st.size
-                )));
-            }
+        if let Some(&max) = indices.iter().max()
+            && !ta.dynamic_size
+            && index_of(max).is_some_and(|m| m >= st.size)
+        {
+            return Err(Error::invalid_argument(format!(
+                "Max scatter index must be < array size ({max} vs. {})",
+                st.size
+            )));
         }
         for (k, &i) in indices.iter().enumerate() {
             ta.write_locked(&mut st, i, rows(value, k, 1)?.reshaped(&value.shape()[1..])?, ctx.env)?;
@@ -542,7 +543,8 @@ impl OpKernel for TensorArrayKernel {
             Op::Read => {
                 ta.check_read_dtype(self.dtype)?;
                 let index = ctx.input(1)?.scalar_value::<i32>()?;
-                let v = ta.read_many([i64::from(index)])?.pop().ok_or_else(|| Error::new(Code::Internal, "no value"))?;
+                let v =
+                    ta.read_many([i64::from(index)])?.pop().ok_or_else(|| Error::new(Code::Internal, "no value"))?;
                 ctx.set_output(0, v);
                 Ok(())
             }

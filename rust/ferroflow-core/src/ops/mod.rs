@@ -26,10 +26,10 @@ mod reduce;
 mod script;
 pub mod sendrecv;
 mod sparse;
-mod tensor_array;
 mod state;
 mod strings;
 mod summary;
+mod tensor_array;
 pub mod training;
 
 use std::collections::{BTreeMap, HashMap};
