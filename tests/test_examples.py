@@ -26,6 +26,9 @@ def examples_on_path(monkeypatch):
         "cifar10_input",
         "cifar10_train",
         "mnist_layers_supervisor",
+        "lstm_mnist_rows",
+        "char_rnn",
+        "ptb_word_lm",
     ):
         sys.modules.pop(name, None)
 
@@ -96,6 +99,25 @@ def test_mlp_classifier(examples_on_path, optimizer):
     # A linear model gets about a third of the spirals right; the MLP must do far better.
     main = importlib.import_module("mlp_classifier").main
     assert main(steps=600, optimizer=optimizer) > 0.9
+
+
+@pytest.mark.parametrize("rnn", ["static", "dynamic", "bidirectional"])
+def test_lstm_mnist_rows(examples_on_path, rnn):
+    # The TF-1.x RNN tutorial: an LSTM reading digits row by row (chance is 0.1).
+    assert importlib.import_module("lstm_mnist_rows").main(steps=120, rnn=rnn) > 0.8
+
+
+@pytest.mark.parametrize("cell", ["gru", "lstm"])
+def test_char_rnn(examples_on_path, cell):
+    # Uniform guessing over the text's 24 characters costs ln(24) = 3.2 nats.
+    first, last = importlib.import_module("char_rnn").main(steps=150, cell=cell, sample=False)
+    assert first > 3.0 and last < 1.0
+
+
+def test_ptb_word_lm(examples_on_path):
+    # Perplexity falls from the vocabulary's 200 toward the chain's 4.
+    first, last = importlib.import_module("ptb_word_lm").main(steps=200)
+    assert first > 100 and last < 12
 
 
 def test_mlp_classifier_writes_tensorboard_logs(examples_on_path, tmp_path):

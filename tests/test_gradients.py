@@ -481,8 +481,7 @@ def test_select_gradients_match_tensorflow(tf1, shapes, dtype, seed):
     y = values(rng, shapes.input_shapes[2], dtype)
 
     def build(lib, x, y):
-        if lib is ff:
-            return ff.where(cond, x, y) * 2.0 + ff.select(cond, y, x)
+        # `where_v2` broadcasts the three (TF-1.x's `where` picks rows instead).
         return lib.where_v2(cond, x, y) * 2.0 + lib.where_v2(cond, y, x)
 
     check_against_tf(tf1, build, [x, y], seed=seed)

@@ -375,3 +375,21 @@ def test_the_type_stub_names_every_message_class():
     assert public | {"DataType"} == set(protos.__all__)
     for name in public:
         assert issubclass(getattr(protos, name), Message), name
+
+
+def test_top_level_messages_are_tf1s(tf1):
+    """Every message class TF 1.x exports at top level (`tf.NodeDef`, ...) is exported."""
+    names = [
+        name
+        for name in dir(tf1)
+        if not name.startswith("_") and hasattr(getattr(tf1, name), "DESCRIPTOR")
+    ]
+    assert "NodeDef" in names
+    for name in names:
+        ours = getattr(ff, name)
+        assert issubclass(ours, Message), name
+        assert ours.DESCRIPTOR.name == getattr(tf1, name).DESCRIPTOR.name
+        assert name in ff.__all__
+    assert ff.NodeDef(name="a", op="NoOp").SerializeToString() == (
+        tf1.NodeDef(name="a", op="NoOp").SerializeToString()
+    )

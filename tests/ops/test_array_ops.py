@@ -226,7 +226,49 @@ def test_where_selects_every_element_type_with_broadcasting(data, dtype):
     c = data.draw(hnp.arrays(np.bool_, c_shape))
     # Bit patterns of every kind (NaNs and negative zeros for the floats) must survive.
     t, e = (data.draw(hnp.arrays(dtype, s)) for s in (t_shape, e_shape))
-    got = _run(ff.where(ff.constant(c), ff.constant(t), ff.constant(e)))
+    # `where_v2` broadcasts as numpy (TF-1.x `where` picks rows with a vector condition).
+    got = _run(ff.where_v2(ff.constant(c), ff.constant(t), ff.constant(e)))
     want = np.where(c, t, e)
     assert got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_array_equal(got.reshape(-1).view(np.uint8), want.reshape(-1).view(np.uint8))
+
+
+@pytest.mark.tf_oracle
+def test_sequence_mask_matches_tf(tf1):
+    def build(lib):
+        lengths = lib.constant([[1, 3], [0, 2]])
+        return [
+            lib.sequence_mask(lengths),
+            lib.sequence_mask([2, 0, 4], maxlen=5, dtype=lib.float32),
+            lib.sequence_mask(lib.constant([1, 2], lib.int64), lib.constant(3, lib.int64)),
+        ]
+
+    want, got = run_tf(tf1, build), run_ff(build)
+    for a, b in zip(want, got, strict=True):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.tf_oracle
+def test_where_with_a_vector_condition_picks_rows_as_tf1(tf1):
+    # TF-1.x's `where` is `Select`: a [batch] condition chooses whole rows of a
+    # [batch, n] x or y (also when batch == n, where broadcasting would pick columns);
+    # `where_v2` broadcasts.
+    def build(lib):
+        c = lib.constant([True, False])
+        x, y = lib.constant([[1.0, 2.0], [3.0, 4.0]]), lib.constant([[5.0, 6.0], [7.0, 8.0]])
+        u = lib.placeholder_with_default(np.arange(6.0, dtype=np.float32).reshape(2, 3), None)
+        x3 = lib.reshape(lib.range(8.0), [2, 2, 2])
+        return [
+            lib.where(c, x, y),
+            lib.where(c, u, -u),
+            lib.where(c, x3, -x3),
+            lib.where_v2(c, x, y),
+            lib.gradients(lib.reduce_sum(lib.where(c, x * 2.0, y)), [x, y]),
+        ]
+
+    want, got = run_tf(tf1, build), run_ff(build)
+    for a, b in zip(want[:4], got[:4], strict=True):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(want[4], got[4], strict=True):
+        np.testing.assert_array_equal(a, b)

@@ -322,3 +322,25 @@ def test_sin_cos_float32_match_tensorflow(tf1, name):
     ours = run_ff(lambda lib: getattr(lib, name)(lib.constant(x)))
     theirs = run_tf(tf1, lambda lib: getattr(lib, name)(lib.constant(x)))
     np.testing.assert_allclose(ours, theirs, rtol=5e-7, atol=2.4e-7)
+
+
+def test_arg_max_and_arg_min_are_tf1s(tf1):
+    """`tf.arg_max` / `tf.arg_min`: TF-1.x's raw ops, `dimension` required."""
+
+    def build(lib):
+        x = lib.constant([[3.0, 1.0, 2.0], [0.5, 4.0, 4.0]])
+        return [
+            lib.arg_max(x, 1),
+            lib.arg_min(x, dimension=0, name="m"),
+            lib.arg_max(x, 0, output_type=lib.int32),
+            lib.arg_min(x, -1, lib.int32),
+        ]
+
+    (_, want), (_, got) = build_both(tf1, build)
+    assert_same_tensors(want, got)
+    for a, b in zip(run_tf(tf1, build), run_ff(build), strict=True):
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+    for lib in (tf1, ff):
+        with lib.Graph().as_default(), pytest.raises(ValueError, match="None values not supported"):
+            lib.arg_max([1.0], None)

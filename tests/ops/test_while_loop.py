@@ -240,6 +240,38 @@ def test_side_effects_in_body(tf):
     assert_close(a, b)
 
 
+def test_cond_and_body_see_the_bodys_variable_updates(tf):
+    # TF-1.x's `v/read` aliases the variable, so a cond reading `v` sees the body's
+    # `assign_add` and ends the loop, and a read ordered after an update in the same
+    # iteration sees it. TF runs iterations in parallel (racy reads); compare with
+    # `parallel_iterations=1`, the order ferroflow always runs in.
+    def build(lib):
+        v = lib.Variable(0, name="v")
+        w = lib.Variable(1.0, name="w")
+
+        def body(i):
+            with lib.control_dependencies([lib.assign_add(v, 1)]):
+                return i + 1
+
+        stops = lib.while_loop(
+            lambda i: v < 5, body, [lib.constant(0)], maximum_iterations=20, parallel_iterations=1
+        )
+
+        def body2(i, acc):
+            with lib.control_dependencies([lib.assign_add(w, 1.0)]):
+                return i + 1, acc + w * 1.0
+
+        sums = lib.while_loop(
+            lambda i, a: i < 3, body2, [lib.constant(0), lib.constant(0.0)], parallel_iterations=1
+        )
+        with lib.control_dependencies([stops, *sums]):
+            return [stops, sums, lib.identity(v), lib.identity(w)]
+
+    a, b = both(tf, build)
+    assert_close(a, b)
+    assert a[0] == 5
+
+
 def test_loop_dequeues_from_a_queue(tf):
     def build(lib):
         q = lib.FIFOQueue(10, lib.float32, shapes=[[]])

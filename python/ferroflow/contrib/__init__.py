@@ -1,5 +1,5 @@
 """`tf.contrib`: the parts of TF 1.x's contrib that training programs import."""
 
-from . import tpu, training
+from . import rnn, tpu, training
 
-__all__ = ["tpu", "training"]
+__all__ = ["rnn", "tpu", "training"]

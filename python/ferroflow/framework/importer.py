@@ -166,7 +166,7 @@ def _check_return_elements(return_elements, names):
 
 # Attrs of `While`/`_WhileGrad` that name tensors of the graph (see
 # ops/control_flow_ops.py).
-_LOOP_TENSOR_ATTRS = ("_feeds", "_cond", "_body", "_grad_feeds", "_grad_fetches")
+_LOOP_TENSOR_ATTRS = ("_feeds", "_cond", "_body", "_grad_feeds", "_grad_fetches", "_updates")
 
 
 def _renamed_tensors(attr, rename):

@@ -314,11 +314,20 @@ class Layer:
                     with ops.name_scope(name + "/Regularizer"):
                         self.add_loss(regularizer(variable))
         in_trainable = any(v is variable for v in variables.trainable_variables())
+        # As TF: a partitioned variable is tracked as its parts, and (TF's quirk: the
+        # partitioned object is never in the trainable collection) as non-trainable.
+        parts = (
+            list(variable) if isinstance(variable, variables.PartitionedVariable) else [variable]
+        )
         if trainable and self.trainable and in_trainable:
-            self._trainable_weights.append(variable)
+            self._trainable_weights.extend(parts)
         else:
-            self._non_trainable_weights.append(variable)
+            self._non_trainable_weights.extend(parts)
         return variable
+
+    def add_variable(self, *args, **kwargs):
+        """Deprecated alias of `add_weight` (TF-1.x layers and RNN cells use it)."""
+        return self.add_weight(*args, **kwargs)
 
     # --- calling ----------------------------------------------------------------
 

@@ -63,13 +63,23 @@ from ..ops.nn_ops import (
     top_k,
     zero_fraction,
 )
+from ..ops.rnn import (
+    bidirectional_dynamic_rnn,
+    dynamic_rnn,
+    raw_rnn,
+    static_bidirectional_rnn,
+    static_rnn,
+    static_state_saving_rnn,
+)
 from ..ops.sparse_ops import embedding_lookup_sparse
+from . import rnn_cell
 
 __all__ = [
     "all_candidate_sampler",
     "avg_pool",
     "batch_normalization",
     "bias_add",
+    "bidirectional_dynamic_rnn",
     "compute_accidental_hits",
     "conv1d",
     "conv2d",
@@ -82,6 +92,7 @@ __all__ = [
     "depthwise_conv2d_native_backprop_filter",
     "depthwise_conv2d_native_backprop_input",
     "dropout",
+    "dynamic_rnn",
     "elu",
     "embedding_lookup",
     "embedding_lookup_sparse",
@@ -101,9 +112,11 @@ __all__ = [
     "moments",
     "nce_loss",
     "normalize_moments",
+    "raw_rnn",
     "relu",
     "relu6",
     "relu_layer",
+    "rnn_cell",
     "sampled_softmax_loss",
     "selu",
     "separable_conv2d",
@@ -115,6 +128,9 @@ __all__ = [
     "softplus",
     "softsign",
     "sparse_softmax_cross_entropy_with_logits",
+    "static_bidirectional_rnn",
+    "static_rnn",
+    "static_state_saving_rnn",
     "sufficient_statistics",
     "tanh",
     "top_k",

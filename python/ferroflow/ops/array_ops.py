@@ -379,14 +379,28 @@ def where_v2(condition, x=None, y=None, name=None):
         raise ValueError("x and y must both be non-None or both be None.")
     if x is None:
         return where(condition, name=name)
-    return select(condition, x, y, name=name, _default_name="SelectV2")
+    return select(condition, x, y, name=name, _default_name="SelectV2", _rows=False)
 
 
-def select(condition, x, y, name=None, _default_name="Select"):
-    """`x` where `condition`, else `y`, with numpy broadcasting (TF's `SelectV2`)."""
+def select(condition, x, y, name=None, _default_name="Select", _rows=True):
+    """`x` where `condition`, else `y` (TF-1.x's `tf.where`/`tf.select`: `Select`).
+
+    As TF-1.x's `Select`, a vector `condition` for `x` of higher rank picks whole
+    rows: `condition[i]` chooses `x[i]` or `y[i]` (`tf.where_v2` broadcasts it
+    against the last dimension instead). Otherwise the three broadcast together.
+    """
     with ops.name_scope(name, _default_name, [condition, x, y]) as scope:
         c = ops.convert_to_tensor(condition, dtype=dtypes.bool, name="condition")
         x, y = convert_same_type([x, y], ["t", "e"])
+        x_rank = x.shape.ndims if x.shape.ndims is not None else y.shape.ndims
+        if _rows and c.shape.ndims == 1 and x_rank is None:
+            # [n] + ones(rank(x) - 1): rows, whatever x's rank turns out to be.
+            from . import math_ops
+
+            trailing = math_ops.subtract(rank(x), 1)
+            c = reshape(c, concat([shape(c), ones(expand_dims(trailing, 0), dtypes.int32)], 0))
+        elif _rows and c.shape.ndims == 1 and x_rank is not None and x_rank > 1:
+            c = reshape(c, [-1] + [1] * (x_rank - 1))
         return make_op("SelectV2", [c, x, y], scope=scope).outputs[0]
 
 
@@ -538,3 +552,42 @@ def _autopacking_conversion_function(value, dtype=None, name=None, as_ref=False)
 
 # Before constant_op's conversion of lists (priority 100), as in TF.
 ops.register_tensor_conversion_function((list, tuple), _autopacking_conversion_function, 99)
+
+
+def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
+    """A mask of the first `lengths[i]` positions of each row (TF's `tf.sequence_mask`).
+
+    `mask[i..., j] = j < lengths[i...]`, of shape `lengths.shape + [maxlen]`.
+
+    Args:
+        lengths: Integer tensor of lengths.
+        maxlen: Scalar integer tensor, the mask's last dimension (default:
+            `max(lengths)`, at least 0).
+        dtype: The mask's dtype (default bool; others get 1 and 0).
+        name: A name scope (default `SequenceMask`).
+
+    Returns:
+        The mask.
+
+    Raises:
+        ValueError: If `maxlen` is not a scalar.
+    """
+    from . import math_ops
+
+    with ops.name_scope(name, "SequenceMask", [lengths, maxlen]):
+        lengths = ops.convert_to_tensor(lengths)
+        if maxlen is None:
+            maxlen = math_ops.reduce_max(lengths)
+            maxlen = math_ops.maximum(constant_op.constant(0, maxlen.dtype), maxlen)
+        else:
+            maxlen = ops.convert_to_tensor(maxlen)
+        if maxlen.shape.ndims is not None and maxlen.shape.ndims != 0:
+            raise ValueError("maxlen must be scalar for sequence_mask")
+        zero = constant_op.constant(0, maxlen.dtype)
+        one = constant_op.constant(1, maxlen.dtype)
+        row_vector = math_ops.range(zero, maxlen, one)
+        matrix = cast(expand_dims(lengths, -1), maxlen.dtype)
+        result = math_ops.less(row_vector, matrix)
+        if dtype is None or result.dtype.base_dtype == dtypes.as_dtype(dtype).base_dtype:
+            return result
+        return cast(result, dtype)

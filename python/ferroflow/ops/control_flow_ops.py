@@ -11,7 +11,7 @@ from __future__ import annotations
 import builtins
 import collections
 
-from ..framework import constant_op, dtypes, ops
+from ..framework import constant_op, dtypes, op_def_registry, ops
 from . import array_ops, logging_ops, math_ops
 
 
@@ -589,7 +589,10 @@ class WhileContext:
         self._graph._control_flow_context = self._saved
 
     def _is_outside(self, op):
-        return op._id < self._start
+        # Ops made while building the loop but outside its context (a variable and its
+        # `read`, made under `init_scope` by a cell's first call in the body) are
+        # outside it, as in TF: captured, so gradients reach them.
+        return op._id < self._start or op._id not in self._op_ids
 
     def AddValue(self, val):
         """`val` as the loop sees it: itself, captured when it comes from outside.
@@ -618,7 +621,10 @@ class WhileContext:
         return kept
 
     def _add_op(self, op):
-        del op
+        """Records `op` as made inside this loop (and inside the loops around it)."""
+        self._op_ids.add(op._id)
+        if self._outer_context is not None:
+            self._outer_context._add_op(op)
 
 
 def _shape_less_equal(shape1, shape2):
@@ -730,6 +736,23 @@ def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
                 "less-specific shape."
             )
     captures = list(context._captures.values())
+    # Variables the loop updates (an op inside takes the variable as a reference):
+    # their captured reads are read afresh by every op that uses them (TF-1.x's
+    # `v/read` aliases the variable), so the cond sees the body's updates.
+    updated: dict[int, ops.Tensor] = {}
+    for inner in (op for op in g._ops[context._start :] if op._id in context._op_ids):
+        flags = op_def_registry.ref_input_flags(inner.type)
+        for t, is_ref in zip(inner.inputs, flags, strict=False):
+            if is_ref:
+                updated.setdefault(t.op._id, t)
+    live = [
+        len(flat) + k
+        for k, c in enumerate(captures)
+        if c.op.type == "Identity"
+        and c.op.inputs
+        and c.op.inputs[0].dtype._is_ref_dtype
+        and c.op.inputs[0].op._id in updated
+    ]
     attrs = {
         "_feeds": [t.name for t in placeholders + captures],
         "_cond": c.name,
@@ -737,6 +760,10 @@ def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
         "_back_prop": bool(back_prop),
         "output_shapes": [*invariants, *(t.shape for t in captures)],
         "parallel_iterations": int(parallel_iterations),
+        "_live_captures": live,
+        # The refs of the variables the loop updates: later reads of them (after the
+        # loop, by a control dependency) read the variable, as TF's aliasing reads do.
+        "_updates": [t.name for t in updated.values()],
     }
     with ops.control_dependencies(context._external_controls):
         op = g._create_op("While", flat + captures, attrs, name=scope)

@@ -234,6 +234,41 @@ def argmin(input, axis=None, name=None, dimension=None, output_type=dtypes.int64
     return _arg("ArgMin", input, axis, name, dimension, output_type)
 
 
+def _raw_arg(op_type, input, dimension, output_type, name):
+    """The raw `ArgMax`/`ArgMin` op with a required `dimension` (TF-1.x's spellings)."""
+    if dimension is None:
+        raise ValueError(
+            "Tried to convert 'dimension' to a tensor and failed. Error: None values not supported."
+        )
+    return _arg(op_type, input, dimension, name, None, output_type)
+
+
+def arg_max(input, dimension, output_type=dtypes.int64, name=None):
+    """TF-1.x's `tf.arg_max`: the raw `ArgMax` op, `dimension` required.
+
+    Args:
+        input: A numeric tensor.
+        dimension: The int32/int64 scalar axis to reduce.
+        output_type: int32 or int64 (default).
+        name: Name of the op.
+
+    Returns:
+        The index of the largest value along `dimension` (first on ties).
+
+    Raises:
+        ValueError: If `dimension` is None.
+    """
+    return _raw_arg("ArgMax", input, dimension, output_type, name)
+
+
+def arg_min(input, dimension, output_type=dtypes.int64, name=None):
+    """TF-1.x's `tf.arg_min`: the raw `ArgMin` op, `dimension` required.
+
+    Args and Raises as `arg_max`; returns the index of the smallest value.
+    """
+    return _raw_arg("ArgMin", input, dimension, output_type, name)
+
+
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     """Sums the rows of `data` into `num_segments` buckets given by `segment_ids`."""
     with ops.name_scope(name, "UnsortedSegmentSum", [data, segment_ids, num_segments]) as scope:

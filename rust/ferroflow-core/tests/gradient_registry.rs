@@ -7,8 +7,9 @@ use ferroflow_core::ops::{Gradient, gradient, op_names};
 /// from python/ferroflow/ops/sparse_ops.py and image_ops.py; tests/test_gradient_registry.py
 /// counts them), or none, as TF's; the core registry has none of them. `While`'s gradient
 /// is registered in python/ferroflow/ops/control_flow_ops.py (it differentiates the body
-/// sub-graph).
-const PYTHON_GRADIENTS: [&str; 25] = [
+/// sub-graph), the TensorArray ops' in python/ferroflow/ops/tensor_array_grad.py (TF's:
+/// they build gradient arrays).
+const PYTHON_GRADIENTS: [&str; 31] = [
     "DeserializeManySparse",
     "GatherNd",
     "RGBToHSV",
@@ -33,6 +34,12 @@ const PYTHON_GRADIENTS: [&str; 25] = [
     "SparseSegmentSumWithNumSegments",
     "SparseTensorDenseMatMul",
     "SparseToDense",
+    "TensorArrayConcatV3",
+    "TensorArrayGatherV3",
+    "TensorArrayReadV3",
+    "TensorArrayScatterV3",
+    "TensorArraySplitV3",
+    "TensorArrayWriteV3",
     "While",
 ];
 

@@ -270,6 +270,17 @@ impl Plan {
                         Arc::make_mut(own.get_or_insert_with(Default::default)).insert(root);
                     }
                 }
+                // A loop writes the variables its body updates (`_updates`: their refs).
+                if crate::kernels::functional::is_loop(node) {
+                    // (A variable not in this graph, another task's, is that task's concern.)
+                    for name in crate::kernels::functional::loop_tensor_names(node, "_updates") {
+                        let Ok(r) = crate::kernels::functional::parse_tensor(graph, &name) else {
+                            continue;
+                        };
+                        let root = variable_root(graph, r)?;
+                        Arc::make_mut(own.get_or_insert_with(Default::default)).insert(root);
+                    }
+                }
             }
             written[n] = own;
             let src = node

@@ -395,6 +395,10 @@ fn oom() -> Error {
 /// its tape (see the module docs).
 struct WhileKernel {
     lp: Loop,
+    /// Captured reads of variables the loop updates, by input position: fed to the
+    /// sub-plans as the variable itself, so every op reads the value it has when the
+    /// op runs (TF-1.x's `v/read` aliases the variable's buffer).
+    live: Vec<(usize, Arc<crate::resource::Var>)>,
     /// Set when a `_WhileGrad` of this loop exists: what to record.
     recorder: Option<Recorder>,
     /// Whether one of those gradients is in this plan (else the loop records only
@@ -422,7 +426,29 @@ pub(crate) fn while_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     }
     let recorder = if any_grad { Some(lp.recorder(b, tensors)?) } else { None };
     let node = b.graph.find(&b.node.name).ok_or_else(|| Error::new(Code::Internal, "While: node not in its graph"))?;
-    Ok(Box::new(WhileKernel { lp, recorder, grad_in_plan, node }))
+    let live = live_captures(b, lp.n_vars)?;
+    Ok(Box::new(WhileKernel { lp, live, recorder, grad_in_plan, node }))
+}
+
+/// The captures the `_live_captures` attr names that are a variable's read
+/// (`Identity` of a `VariableV2` of this graph), with the variable. A capture whose
+/// variable is elsewhere (received from another task) stays a value.
+fn live_captures(b: &KernelBuild<'_>, n_vars: usize) -> Result<Vec<(usize, Arc<crate::resource::Var>)>> {
+    let mut live = Vec::new();
+    for p in b.node.attr_or::<Vec<i64>>("_live_captures", Vec::new())? {
+        let Some(input) = usize::try_from(p).ok().filter(|&p| p >= n_vars).and_then(|p| b.node.inputs.get(p)) else {
+            continue;
+        };
+        let read = b.graph.node(input.node)?;
+        let Some(var_out) = read.inputs.first().filter(|_| read.op_type() == "Identity") else {
+            continue;
+        };
+        let var = b.graph.node(var_out.node)?;
+        if matches!(var.op_type(), "VariableV2" | "Variable") {
+            live.push((usize::try_from(p).unwrap_or(usize::MAX), super::state::variable_of(b.resources, var)?));
+        }
+    }
+    Ok(live)
 }
 
 impl OpKernel for WhileKernel {
@@ -436,7 +462,12 @@ impl OpKernel for WhileKernel {
         if n != self.lp.feeds.len() {
             return Err(Error::new(Code::Internal, "While: inputs and sub-graph feeds differ"));
         }
-        let (vars, caps) = self.lp.inputs(ctx, n)?;
+        let (vars, mut caps) = self.lp.inputs(ctx, n)?;
+        for (p, var) in &self.live {
+            if let Some(c) = caps.get_mut(p - self.lp.n_vars) {
+                *c = Value::Ref(Arc::clone(var));
+            }
+        }
         let tapes = wait.loops.tapes.filter(|_| self.grad_in_plan || wait.loops.record);
         let recorder = self.recorder.as_ref().filter(|_| tapes.is_some());
         let (vars, tape) = self.lp.run(vars, &caps, recorder, env, wait)?;

@@ -14,12 +14,15 @@ use crate::tensor::Tensor;
 pub(crate) struct VariableKernel(Arc<Var>);
 
 pub(crate) fn variable_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    let shared = b.node.attr_or::<String>("shared_name", String::new())?;
-    let name = if shared.is_empty() { b.node.name.clone() } else { shared };
-    let spec = &b.node.outputs[0];
-    let var =
-        b.resources.variable(&b.node.attr_or::<String>("container", String::new())?, &name, spec.dtype, &spec.shape)?;
-    Ok(Box::new(VariableKernel(var)))
+    Ok(Box::new(VariableKernel(variable_of(b.resources, b.node)?)))
+}
+
+/// The session's variable that `VariableV2` node `node` stands for.
+pub(crate) fn variable_of(resources: &crate::resource::ResourceMgr, node: &crate::graph::Node) -> Result<Arc<Var>> {
+    let shared = node.attr_or::<String>("shared_name", String::new())?;
+    let name = if shared.is_empty() { node.name.clone() } else { shared };
+    let spec = &node.outputs[0];
+    resources.variable(&node.attr_or::<String>("container", String::new())?, &name, spec.dtype, &spec.shape)
 }
 
 impl OpKernel for VariableKernel {

@@ -586,3 +586,75 @@ impl OpKernel for TensorArrayKernel {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn array(size: usize, dynamic: bool, aggregate: bool) -> TensorArray {
+        TensorArray {
+            name: "ta_0".into(),
+            dtype: DType::Float32,
+            dynamic_size: dynamic,
+            identical_element_shapes: true,
+            clear_after_read: true,
+            aggregate,
+            state: Mutex::new(State { size, slots: Vec::new(), element_shape: PartialShape::unknown(), closed: false }),
+            grads: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn write(ta: &TensorArray, i: i64, v: f32) -> Result<()> {
+        let mut st = ta.state.lock();
+        ta.write_locked(&mut st, i, Tensor::from_slice(&[1], &[v])?, &ExecEnv::SINGLE_THREADED)
+    }
+
+    #[test]
+    fn a_huge_declared_size_costs_nothing_until_used() {
+        let ta = array(usize::MAX / 2, false, false);
+        write(&ta, 3, 1.0).unwrap();
+        assert_eq!(ta.state.lock().slots.len(), 4);
+        assert_eq!(ta.size().unwrap(), usize::MAX / 2);
+    }
+
+    #[test]
+    fn misuse_is_tf_s_error() {
+        let ta = array(2, false, false);
+        write(&ta, 0, 1.0).unwrap();
+        let twice = write(&ta, 0, 2.0).unwrap_err();
+        assert!(twice.message.contains("because it has already been written to."), "{twice:?}");
+        let neg = write(&ta, -1, 2.0).unwrap_err();
+        assert!(neg.message.contains("Tried to write to index -1 but array is not resizeable and size is: 2"));
+        let shape = ta.state.lock().element_shape.clone();
+        assert_eq!(shape, PartialShape::known(&[1]));
+        assert_eq!(ta.read_many([0]).unwrap()[0].as_slice::<f32>().unwrap(), &[1.0]);
+        let cleared = ta.read_many([0]).unwrap_err();
+        assert!(cleared.message.contains("Could not read index 0 twice because it was cleared"));
+        // Unwritten, with the element shape known from the first write: zeros.
+        assert_eq!(ta.read_many([1]).unwrap()[0].as_slice::<f32>().unwrap(), &[0.0]);
+        let late = write(&ta, 1, 2.0).unwrap_err();
+        assert!(late.message.contains("because it has already been read."));
+    }
+
+    #[test]
+    fn gradient_arrays_add_writes_and_are_shared_by_source() {
+        let ta = array(3, false, false);
+        let g = ta.grad("gradients").unwrap();
+        assert!(Arc::ptr_eq(&g, &ta.grad("gradients").unwrap()));
+        assert!(!Arc::ptr_eq(&g, &ta.grad("gradients_1").unwrap()));
+        assert_eq!(g.name, "ta_0@gradients");
+        write(&g, 2, 1.5).unwrap();
+        write(&g, 2, 2.0).unwrap();
+        assert_eq!(g.read_many([2]).unwrap()[0].as_slice::<f32>().unwrap(), &[3.5]);
+    }
+
+    #[test]
+    fn dynamic_arrays_grow_and_closed_arrays_refuse() {
+        let ta = array(0, true, false);
+        write(&ta, 4, 1.0).unwrap();
+        assert_eq!(ta.size().unwrap(), 5);
+        ta.state.lock().closed = true;
+        let e = ta.size().unwrap_err();
+        assert_eq!(e.message, "TensorArray ta_0 has already been closed.");
+    }
+}

@@ -1,0 +1,39 @@
+"""`tf.contrib.rnn`: the core RNN cells and static RNN functions under TF 1.x's contrib names."""
+
+from ...ops.rnn import (
+    stack_bidirectional_dynamic_rnn,
+    stack_bidirectional_rnn,
+    static_bidirectional_rnn,
+    static_rnn,
+    static_state_saving_rnn,
+)
+from ...ops.rnn_cell_impl import (
+    BasicLSTMCell,
+    BasicRNNCell,
+    GRUCell,
+    LayerRNNCell,
+    LSTMCell,
+    LSTMStateTuple,
+    MultiRNNCell,
+    RNNCell,
+)
+from ...ops.rnn_cell_wrapper_impl import DeviceWrapper, DropoutWrapper, ResidualWrapper
+
+__all__ = [
+    "BasicLSTMCell",
+    "BasicRNNCell",
+    "DeviceWrapper",
+    "DropoutWrapper",
+    "GRUCell",
+    "LSTMCell",
+    "LSTMStateTuple",
+    "LayerRNNCell",
+    "MultiRNNCell",
+    "RNNCell",
+    "ResidualWrapper",
+    "stack_bidirectional_dynamic_rnn",
+    "stack_bidirectional_rnn",
+    "static_bidirectional_rnn",
+    "static_rnn",
+    "static_state_saving_rnn",
+]
