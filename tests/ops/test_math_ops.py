@@ -334,6 +334,7 @@ def test_arg_max_and_arg_min_are_tf1s(tf1):
             lib.arg_min(x, dimension=0, name="m"),
             lib.arg_max(x, 0, output_type=lib.int32),
             lib.arg_min(x, -1, lib.int32),
+            lib.argmax(x, lib.constant(1, lib.int64)),
         ]
 
     (_, want), (_, got) = build_both(tf1, build)

@@ -218,7 +218,10 @@ def _arg(op_type, input, axis, name, dimension, output_type):
     axis = 0 if axis is None else axis
     with ops.name_scope(name, op_type, [input]) as scope:
         x = ops.convert_to_tensor(input, name="input")
-        a = ops.convert_to_tensor(axis, dtype=dtypes.int32, name="dimension")
+        if isinstance(axis, ops.Tensor) and axis.dtype.base_dtype == dtypes.int64:
+            a = axis  # the op takes an int64 axis too (`Tidx`)
+        else:
+            a = ops.convert_to_tensor(axis, dtype=dtypes.int32, name="dimension")
         return make_op(
             op_type, [x, a], {"output_type": dtypes.as_dtype(output_type)}, scope=scope
         ).outputs[0]

@@ -8,10 +8,11 @@ use ferroflow_core::ops::{Gradient, gradient, op_names};
 /// counts them), or none, as TF's; the core registry has none of them. `While`'s gradient
 /// is registered in python/ferroflow/ops/control_flow_ops.py (it differentiates the body
 /// sub-graph), the TensorArray ops' in python/ferroflow/ops/tensor_array_grad.py (TF's:
-/// they build gradient arrays).
-const PYTHON_GRADIENTS: [&str; 31] = [
+/// they build gradient arrays), `LSTMBlockCell`'s in python/ferroflow/ops/rnn_ops.py.
+const PYTHON_GRADIENTS: [&str; 32] = [
     "DeserializeManySparse",
     "GatherNd",
+    "LSTMBlockCell",
     "RGBToHSV",
     "SegmentSum",
     "SerializeManySparse",
@@ -153,6 +154,8 @@ fn only_the_listed_ops_lack_a_gradient() {
         "_Send",
         // The gradient of a loop has no gradient of its own (no second order).
         "_WhileGrad",
+        // TF registers none for the fused LSTM cell's gradient op.
+        "LSTMBlockCellGrad",
     ]
     .into_iter()
     .chain(training.iter().map(String::as_str))

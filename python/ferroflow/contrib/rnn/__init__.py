@@ -18,6 +18,7 @@ from ...ops.rnn_cell_impl import (
     RNNCell,
 )
 from ...ops.rnn_cell_wrapper_impl import DeviceWrapper, DropoutWrapper, ResidualWrapper
+from ...ops.rnn_ops import LSTMBlockCell
 
 __all__ = [
     "BasicLSTMCell",
@@ -25,6 +26,7 @@ __all__ = [
     "DeviceWrapper",
     "DropoutWrapper",
     "GRUCell",
+    "LSTMBlockCell",
     "LSTMCell",
     "LSTMStateTuple",
     "LayerRNNCell",

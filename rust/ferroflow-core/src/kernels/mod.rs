@@ -30,6 +30,7 @@ pub mod random;
 pub(crate) mod reader;
 pub mod reduce;
 pub mod registry;
+pub(crate) mod rnn;
 pub(crate) mod script;
 pub mod sendrecv;
 pub(crate) mod sequence;

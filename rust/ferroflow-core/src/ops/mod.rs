@@ -23,6 +23,7 @@ mod partition;
 mod random;
 mod reader;
 mod reduce;
+mod rnn;
 mod script;
 pub mod sendrecv;
 mod sparse;
@@ -239,6 +240,7 @@ fn registry() -> &'static Registry {
         data_flow::register(&mut r);
         functional::register(&mut r);
         tensor_array::register(&mut r);
+        rnn::register(&mut r);
         image::register(&mut r);
         reader::register(&mut r);
         strings::register(&mut r);
