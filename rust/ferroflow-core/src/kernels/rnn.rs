@@ -87,8 +87,11 @@ impl LstmBlockCell {
         let cs_prev = ctx.input(1)?.as_slice::<T>()?;
         let peep = |i: usize| -> Result<&[T]> { ctx.input(i)?.as_slice::<T>() };
         let (wci, wcf, wco) = (peep(4)?, peep(5)?, peep(6)?);
-        let (n, cell) = (d.batch * d.cell, d.cell);
-        let mut outs: Vec<Vec<T>> = (0..7).map(|_| vec![T::ZERO; n]).collect();
+        let cell = d.cell;
+        // The seven outputs, written in place (every element is set below).
+        let mut tensors =
+            (0..7).map(|_| Tensor::for_overwrite(T::DTYPE, &[d.batch, cell])).collect::<Result<Vec<_>>>()?;
+        let mut outs: Vec<&mut [T]> = tensors.iter_mut().map(|t| t.as_mut_slice::<T>()).collect::<Result<_>>()?;
         let forget_bias = T::from_f64(self.forget_bias);
         let clip = (self.cell_clip > 0.0).then(|| T::from_f64(self.cell_clip));
         for r in 0..d.batch {
@@ -107,7 +110,9 @@ impl LstmBlockCell {
             T::sigmoid_block(gf, None);
             gci.iter_mut().for_each(|g| *g = g.tanh());
             let k = r * cell..(r + 1) * cell;
-            let [o_i, o_cs, o_f, o_o, o_ci, o_co, o_h] = &mut outs[..] else { unreachable!("seven outputs") };
+            let [o_i, o_cs, o_f, o_o, o_ci, o_co, o_h] = &mut outs[..] else {
+                return Err(Error::new(crate::error::Code::Internal, "LSTMBlockCell: seven outputs"));
+            };
             let cs = &mut o_cs[k.clone()];
             for c in 0..cell {
                 let mut v = gi[c].mul(gci[c]).add(gf[c].mul(csp[c]));
@@ -128,8 +133,9 @@ impl LstmBlockCell {
             o_o[k.clone()].copy_from_slice(go);
             o_ci[k].copy_from_slice(gci);
         }
-        for (j, out) in outs.into_iter().enumerate() {
-            ctx.set_output(j, Tensor::from_slice(&[d.batch, d.cell], &out)?);
+        drop(outs);
+        for (j, t) in tensors.into_iter().enumerate() {
+            ctx.set_output(j, t);
         }
         Ok(())
     }
@@ -169,11 +175,18 @@ impl LstmBlockCellGrad {
         let (wci, wcf, wco) = (get(4)?, get(5)?, get(6)?);
         let (i, cs, f, o, ci, co) = (get(8)?, get(9)?, get(10)?, get(11)?, get(12)?, get(13)?);
         let (cs_grad, h_grad) = (get(14)?, get(15)?);
-        let n = d.batch * d.cell;
-        let mut cs_prev_grad = vec![T::ZERO; n];
-        let mut dicfo = vec![T::ZERO; n * 4];
-        let (mut wci_grad, mut wcf_grad, mut wco_grad) =
-            (vec![T::ZERO; d.cell], vec![T::ZERO; d.cell], vec![T::ZERO; d.cell]);
+        // Written in place: every element of the first two is set below; the
+        // peephole gradients are sums over the batch.
+        let mut cs_prev_grad_t = Tensor::for_overwrite(T::DTYPE, &[d.batch, d.cell])?;
+        let mut dicfo_t = Tensor::for_overwrite(T::DTYPE, &[d.batch, 4 * d.cell])?;
+        let mut peepholes = (0..3).map(|_| Tensor::zeros(T::DTYPE, &[d.cell])).collect::<Result<Vec<_>>>()?;
+        let cs_prev_grad = cs_prev_grad_t.as_mut_slice::<T>()?;
+        let dicfo = dicfo_t.as_mut_slice::<T>()?;
+        let [wci_t, wcf_t, wco_t] = &mut peepholes[..] else {
+            return Err(Error::new(crate::error::Code::Internal, "LSTMBlockCellGrad: three peepholes"));
+        };
+        let (wci_grad, wcf_grad, wco_grad) =
+            (wci_t.as_mut_slice::<T>()?, wcf_t.as_mut_slice::<T>()?, wco_t.as_mut_slice::<T>()?);
         let one = T::ONE;
         for r in 0..d.batch {
             for c in 0..d.cell {
@@ -201,11 +214,11 @@ impl LstmBlockCellGrad {
                 cs_prev_grad[k] = g;
             }
         }
-        ctx.set_output(0, Tensor::from_slice(&[d.batch, d.cell], &cs_prev_grad)?);
-        ctx.set_output(1, Tensor::from_slice(&[d.batch, 4 * d.cell], &dicfo)?);
-        ctx.set_output(2, Tensor::from_slice(&[d.cell], &wci_grad)?);
-        ctx.set_output(3, Tensor::from_slice(&[d.cell], &wcf_grad)?);
-        ctx.set_output(4, Tensor::from_slice(&[d.cell], &wco_grad)?);
+        ctx.set_output(0, cs_prev_grad_t);
+        ctx.set_output(1, dicfo_t);
+        for (j, t) in peepholes.into_iter().enumerate() {
+            ctx.set_output(2 + j, t);
+        }
         Ok(())
     }
 }
