@@ -5,7 +5,7 @@
 use super::{KernelBuild, OpContext, OpKernel, stateless};
 use crate::buffer::try_vec;
 use crate::dtype::{DType, Element};
-use crate::error::{Error, Result};
+use crate::error::{Code, Error, Result};
 use crate::ops::{int_values, shape_from_values};
 use crate::shape::{checked_num_elements, fmt_shape, normalize_axis};
 use crate::tensor::{Tensor, oom_error};
@@ -172,13 +172,22 @@ pub(crate) fn gather_blocks(
         }
         return Tensor::from_strings(shape, out);
     }
-    let esize = dtype.size();
-    let mut out = try_vec(total.checked_mul(esize).ok_or_else(|| oom_error(dtype, shape))?).map_err(oom)?;
-    for i in 0..count {
-        let (src, b) = pick(i);
-        out.extend_from_slice(&sources[src].as_bytes()?[b * block * esize..(b + 1) * block * esize]);
+    // Copied straight into the output (a recycled buffer for large ones): no staging
+    // vector, whose fresh pages cost a stacked RNN output more than the copy did.
+    let mut out = Tensor::for_overwrite(dtype, shape)?;
+    let len = block * dtype.size();
+    let dst = out.as_mut_bytes()?;
+    if len == 0 || dst.len() != count * len {
+        if dst.is_empty() {
+            return Ok(out);
+        }
+        return Err(Error::new(Code::Internal, format!("{count} blocks of {len} bytes fill {} bytes", dst.len())));
     }
-    Tensor::from_bytes(dtype, shape, &out)
+    for (i, chunk) in dst.chunks_exact_mut(len).enumerate() {
+        let (src, b) = pick(i);
+        chunk.copy_from_slice(&sources[src].as_bytes()?[b * len..(b + 1) * len]);
+    }
+    Ok(out)
 }
 
 /// Stacks same-shaped tensors along a new axis `axis` (TF's `Pack`).
