@@ -267,3 +267,76 @@ def test_a_chain_in_a_loop_body_gives_the_unfused_values():
                 results.append(sess.run([y, grad]))
     for fused, unfused in zip(*results, strict=True):
         np.testing.assert_array_equal(fused, unfused)
+
+
+def _matmul_plus(m, acc, x, w, ta, tb, first):
+    product = m.matmul(x, w, transpose_a=ta, transpose_b=tb)
+    return [m.add(acc, product) if first else m.add(product, acc)]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    dims=st.tuples(st.integers(1, 30), st.integers(1, 140), st.integers(1, 30)),
+    ta=st.booleans(),
+    tb=st.booleans(),
+    first=st.booleans(),
+    broadcast=st.booleans(),
+    dtype=st.sampled_from([np.float32, np.float64]),
+    seed=st.integers(0, 2**31),
+)
+def test_a_product_read_only_by_an_add_accumulates_into_the_addend(
+    dims, ta, tb, first, broadcast, dtype, seed
+):
+    # `acc + x @ w` (a loop gradient's accumulator) is one `_FusedMatMul` step whose
+    # gemm adds into the addend; an addend that broadcasts is added after the product.
+    m_, k, n = dims
+    rng = np.random.default_rng(seed)
+    x0 = rng.normal(size=(k, m_) if ta else (m_, k)).astype(dtype)
+    w0 = rng.normal(size=(n, k) if tb else (k, n)).astype(dtype)
+    acc0 = rng.normal(size=(n,) if broadcast else (m_, n)).astype(dtype)
+    kept = acc0.copy()
+    want = (x0.T if ta else x0) @ (w0.T if tb else w0) + acc0
+    results = []
+    for config in (None, NO_REMAPPING):
+        with ff.Graph().as_default():
+            acc = ff.placeholder(dtype, acc0.shape)
+            fetches = _matmul_plus(ff, acc, ff.constant(x0), ff.constant(w0), ta, tb, first)
+            with ff.Session(config=config) as sess:
+                results.append(sess.run(fetches, {acc: acc0})[0])
+                labels = _trace_labels(sess, fetches, {acc: acc0})
+        fused = [label for label in labels if "_FusedMatMul" in label]
+        assert len(fused) == (1 if config is None else 0), labels
+    tol = 1e-4 if dtype == np.float32 else 1e-11
+    for got in results:
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    # The fed array is the caller's: the sum is never written into it.
+    np.testing.assert_array_equal(acc0, kept)
+
+
+def test_an_accumulating_product_leaves_a_variable_addend_alone():
+    v0 = np.arange(6, dtype=np.float32).reshape(2, 3)
+    v = ff.Variable(v0)
+    x = ff.constant(np.ones((2, 4), np.float32))
+    y = v + ff.matmul(x, ff.ones([4, 3]))
+    with ff.Session() as sess:
+        sess.run(ff.global_variables_initializer())
+        for _ in range(2):
+            np.testing.assert_array_equal(sess.run(y), v0 + 4)
+        np.testing.assert_array_equal(sess.run(v), v0)
+
+
+@settings(max_examples=10, deadline=None)
+@given(ta=st.booleans(), tb=st.booleans(), first=st.booleans(), seed=st.integers(0, 2**31))
+def test_an_accumulating_product_matches_tensorflow(tf1, ta, tb, first, seed):
+    rng = np.random.default_rng(seed)
+    x0 = rng.normal(size=(150, 7) if ta else (7, 150))
+    w0 = rng.normal(size=(9, 150) if tb else (150, 9))
+    acc0 = rng.normal(size=(7, 9))
+    with ff.Graph().as_default(), ff.Session() as sess:
+        acc, x, w = ff.constant(acc0), ff.constant(x0), ff.constant(w0)
+        ours = sess.run(_matmul_plus(ff, acc, x, w, ta, tb, first))
+    theirs = run_tf(
+        tf1,
+        lambda m: _matmul_plus(m, m.constant(acc0), m.constant(x0), m.constant(w0), ta, tb, first),
+    )
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-10, atol=1e-10)

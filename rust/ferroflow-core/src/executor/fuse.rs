@@ -8,6 +8,10 @@
 //! absorbed nodes' values were read by nothing else, so nothing can observe that they
 //! were never materialised.
 //!
+//! A `MatMul` whose product only an `Add`/`AddV2` reads becomes `_FusedMatMul` with
+//! `fused_ops = ["Add"]` and the other addend as its argument: gemm accumulates the
+//! product into the addend (a loop gradient's per-iteration `acc + x^T dy`).
+//!
 //! A chain is left alone when an absorbed value is fed or fetched, when any other node
 //! reads it or waits on its node through a control edge, when its nodes are on
 //! different devices or not on a CPU (GPU kernels are separate), or when its type is
@@ -84,7 +88,37 @@ pub(crate) fn fuse(
         if !matches!(dtype, DType::Float32 | DType::Float64) || !on_cpu(p) {
             continue;
         }
-        let Some(b) = sole_reader(Output { node: p, index: 0 }, 0) else { continue };
+        let product = Output { node: p, index: 0 };
+        if producer.op_type() == "MatMul" {
+            // `acc + a @ b` (either operand order): the product accumulated into `acc`.
+            let add = [0, 1].into_iter().find_map(|i| {
+                let r = sole_reader(product, i)?;
+                let node = graph.node(r).ok()?;
+                let is_add = matches!(node.op_type(), "Add" | "AddV2")
+                    && node.inputs.len() == 2
+                    && node.outputs.first().is_some_and(|o| o.dtype == dtype);
+                (is_add && on_cpu(r)).then(|| (r, node.inputs[1 - i]))
+            });
+            if let Some((r, addend)) = add {
+                let add_node = graph.node(r)?;
+                let mut attrs = producer.attrs.clone();
+                attrs.insert("fused_ops".into(), AttrValue::ListS(vec![b"Add".to_vec()]));
+                attrs.insert("num_args".into(), AttrValue::I(1));
+                let node = Node {
+                    name: add_node.name.clone(),
+                    def: crate::ops::lookup(fused_op)?,
+                    inputs: vec![producer.inputs[0], producer.inputs[1], addend],
+                    control_inputs: merged_control_inputs(graph, &[p, r]),
+                    attrs,
+                    device: add_node.device.clone(),
+                    outputs: add_node.outputs.clone(),
+                };
+                fusion.nodes.insert(r, node);
+                fusion.absorbed.insert(r, vec![p]);
+                continue;
+            }
+        }
+        let Some(b) = sole_reader(product, 0) else { continue };
         let bias_add = graph.node(b)?;
         let channels_first = contraction_channels_first(producer)?;
         let bias_channels_first = bias_add.attr_or("data_format", "NHWC".to_string())?.starts_with("NC");
@@ -108,13 +142,7 @@ pub(crate) fn fuse(
         let mut attrs = producer.attrs.clone();
         attrs.insert("fused_ops".into(), AttrValue::ListS(fused_ops));
         attrs.insert("num_args".into(), AttrValue::I(1));
-        let mut control_inputs: Vec<NodeId> = [p, b, last]
-            .iter()
-            .filter_map(|&n| graph.node(n).ok())
-            .flat_map(|n| n.control_inputs.iter().copied())
-            .collect();
-        control_inputs.sort_unstable();
-        control_inputs.dedup();
+        let control_inputs = merged_control_inputs(graph, &[p, b, last]);
         let node = Node {
             name: last_node.name.clone(),
             def: crate::ops::lookup(fused_op)?,
@@ -128,4 +156,13 @@ pub(crate) fn fuse(
         fusion.absorbed.insert(last, absorbed);
     }
     Ok(fusion)
+}
+
+/// The control inputs of the nodes a fused node stands in for, once each.
+fn merged_control_inputs(graph: &Graph, nodes: &[NodeId]) -> Vec<NodeId> {
+    let mut control_inputs: Vec<NodeId> =
+        nodes.iter().filter_map(|&n| graph.node(n).ok()).flat_map(|n| n.control_inputs.iter().copied()).collect();
+    control_inputs.sort_unstable();
+    control_inputs.dedup();
+    control_inputs
 }

@@ -6,7 +6,13 @@
 //! chains (`executor::fuse`); a graph may also name them directly, as a GraphDef that
 //! grappler rewrote does.
 //!
-//! Each element is computed by the same functions as the unfused ops (`BiasAdd`'s add,
+//! A `MatMul` read only by an `Add` becomes `_FusedMatMul` with `fused_ops = ["Add"]`
+//! (ours, not TF's): gemm adds the product into the addend's buffer, which is how a
+//! loop gradient's accumulator (`acc + x^T dy` per iteration) costs no extra pass.
+//! Its sums are gemm's (the addend joins the product's running sum), which may differ
+//! from the unfused `Add` in the last bit.
+//!
+//! Each element of the other forms is computed by the same functions as the unfused ops (`BiasAdd`'s add,
 //! then `Relu`'s clamp or `Tanh`'s polynomial), so a fused step's output equals the
 //! unfused chain's bit for bit.
 use multiversion::multiversion;
@@ -90,6 +96,15 @@ pub(crate) fn fused_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
         Some(AttrValue::ListS(ops)) => ops.iter().map(|s| String::from_utf8_lossy(s).into_owned()).collect(),
         _ => Vec::new(),
     };
+    if contraction == "MatMul" && fused_ops == ["Add"] {
+        if node.inputs.len() != 3 {
+            ff_bail!(InvalidArgument, "{op} with Add takes one argument (the addend)");
+        }
+        return Ok(Box::new(MatMulAddKernel {
+            transpose_a: node.attr_or("transpose_a", false)?,
+            transpose_b: node.attr_or("transpose_b", false)?,
+        }));
+    }
     let activation = match fused_ops.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["BiasAdd"] => Some(Activation::Identity),
         ["BiasAdd", act] => Activation::of_op(act),
@@ -120,6 +135,30 @@ pub(crate) fn fused_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     let contraction = factory(&KernelBuild { node: &inner_node, ..*b })?;
     let channels_first = contraction_channels_first(node)?;
     Ok(Box::new(FusedKernel { contraction, channels_first, activation }))
+}
+
+/// `_FusedMatMul` with `fused_ops = ["Add"]` (a ferroflow plan's own form, not TF's):
+/// `addend + a @ b`, the product accumulated into the addend's buffer by gemm
+/// (`matmul::matmul_add`).
+struct MatMulAddKernel {
+    transpose_a: bool,
+    transpose_b: bool,
+}
+
+impl OpKernel for MatMulAddKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let addend = ctx.take_input(2)?;
+        let out = super::matmul::matmul_add(
+            addend,
+            ctx.input(0)?,
+            ctx.input(1)?,
+            self.transpose_a,
+            self.transpose_b,
+            ctx.env,
+        )?;
+        ctx.set_output(0, out);
+        Ok(())
+    }
 }
 
 /// Whether a contraction node's output has its channels before the spatial dimensions.

@@ -206,7 +206,8 @@ fn add_n(ctx: &mut OpContext<'_>) -> Result<()> {
     Ok(())
 }
 
-/// `a + b` for same-shaped numeric tensors, into `a`'s buffer when it is unique.
+/// `a + b` for numeric tensors (numpy broadcasting), into a unique operand's buffer
+/// when the shapes agree.
 pub(crate) fn add(a: Tensor, b: Tensor, env: &ExecEnv) -> Result<Tensor> {
     Ok(
         dispatch_numeric!(a.dtype(), T => binary::<T>(a, b, env, T::add)?, _ => ff_bail!(InvalidArgument, "no AddN kernel for {}", a.dtype())),

@@ -27,15 +27,8 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool, env:
         let out = matmul(&wide(a)?, &wide(b)?, transpose_a, transpose_b, env)?;
         return crate::kernels::array::cast(&out, a.dtype());
     }
-    let (sa, sb) = (a.shape(), b.shape());
-    if sa.len() != 2 || sb.len() != 2 {
-        ff_bail!(InvalidArgument, "In[0] and In[1] must be matrices: {} {}", fmt_shape(sa), fmt_shape(sb));
-    }
-    let (m, k) = if transpose_a { (sa[1], sa[0]) } else { (sa[0], sa[1]) };
-    let (k2, n) = if transpose_b { (sb[1], sb[0]) } else { (sb[0], sb[1]) };
-    if k != k2 {
-        ff_bail!(InvalidArgument, "Matrix size-incompatible: In[0]: {}, In[1]: {}", fmt_shape(sa), fmt_shape(sb));
-    }
+    let dims = Dims::of(a, b, transpose_a, transpose_b)?;
+    let (m, n, k) = (dims.m, dims.n, dims.k);
     // gemm overwrites its output (it does not read it); the integer loop accumulates.
     let mut out = if a.dtype().is_floating() && k > 0 {
         Tensor::for_overwrite(a.dtype(), &[m, n])?
@@ -45,16 +38,44 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool, env:
     if m == 0 || n == 0 || k == 0 {
         return Ok(out);
     }
-    // Element strides (row, column) of op(a) and op(b) over their row-major buffers.
-    let (a_rs, a_cs) = if transpose_a { (1, m) } else { (k, 1) };
-    let (b_rs, b_cs) = if transpose_b { (1, k) } else { (n, 1) };
-    let dims = Dims { m, n, k, a_rs, a_cs, b_rs, b_cs };
     match a.dtype() {
-        DType::Float32 => gemm_float::<f32>(&mut out, a, b, dims, env)?,
-        DType::Float64 => gemm_float::<f64>(&mut out, a, b, dims, env)?,
+        DType::Float32 => gemm_float::<f32>(out.as_mut_slice()?, a, b, dims, false, env)?,
+        DType::Float64 => gemm_float::<f64>(out.as_mut_slice()?, a, b, dims, false, env)?,
         DType::Int32 => loop_matmul::<i32>(&mut out, a, b, dims)?,
         DType::Int64 => loop_matmul::<i64>(&mut out, a, b, dims)?,
         d => ff_bail!(InvalidArgument, "MatMul does not support {d}"),
+    }
+    Ok(out)
+}
+
+/// `acc + op(a) @ op(b)`: the product added into `acc`'s buffer (in place when that is
+/// unique) by gemm itself, with no product tensor and no second pass. An `acc` that is
+/// not an `[m, n]` float32/float64 matrix of the operands' type is added with
+/// broadcasting after the product, as `Add` would. The plan's remapper forms it from
+/// a `MatMul` read only by an `Add` (a loop gradient's accumulator, `acc + x^T dy`).
+pub fn matmul_add(
+    acc: Tensor,
+    a: &Tensor,
+    b: &Tensor,
+    transpose_a: bool,
+    transpose_b: bool,
+    env: &ExecEnv,
+) -> Result<Tensor> {
+    let dims = Dims::of(a, b, transpose_a, transpose_b)?;
+    let fits = acc.shape() == [dims.m, dims.n]
+        && acc.dtype() == a.dtype()
+        && a.dtype() == b.dtype()
+        && matches!(a.dtype(), DType::Float32 | DType::Float64);
+    if !fits {
+        let product = matmul(a, b, transpose_a, transpose_b, env)?;
+        return crate::kernels::math::add(acc, product, env);
+    }
+    let mut out = acc;
+    if dims.m > 0 && dims.n > 0 && dims.k > 0 {
+        match a.dtype() {
+            DType::Float32 => gemm_float::<f32>(out.as_mut_slice()?, a, b, dims, true, env)?,
+            _ => gemm_float::<f64>(out.as_mut_slice()?, a, b, dims, true, env)?,
+        }
     }
     Ok(out)
 }
@@ -68,6 +89,25 @@ struct Dims {
     a_cs: usize,
     b_rs: usize,
     b_cs: usize,
+}
+
+impl Dims {
+    /// The product's sizes and the operands' element strides (row, column) over their
+    /// row-major buffers; TF's errors for non-matrices and mismatched inner sizes.
+    fn of(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> Result<Dims> {
+        let (sa, sb) = (a.shape(), b.shape());
+        if sa.len() != 2 || sb.len() != 2 {
+            ff_bail!(InvalidArgument, "In[0] and In[1] must be matrices: {} {}", fmt_shape(sa), fmt_shape(sb));
+        }
+        let (m, k) = if transpose_a { (sa[1], sa[0]) } else { (sa[0], sa[1]) };
+        let (k2, n) = if transpose_b { (sb[1], sb[0]) } else { (sb[0], sb[1]) };
+        if k != k2 {
+            ff_bail!(InvalidArgument, "Matrix size-incompatible: In[0]: {}, In[1]: {}", fmt_shape(sa), fmt_shape(sb));
+        }
+        let (a_rs, a_cs) = if transpose_a { (1, m) } else { (k, 1) };
+        let (b_rs, b_cs) = if transpose_b { (1, k) } else { (n, 1) };
+        Ok(Dims { m, n, k, a_rs, a_cs, b_rs, b_cs })
+    }
 }
 
 /// A raw output pointer handed to the threads that fill disjoint column blocks.
@@ -99,7 +139,7 @@ unsafe fn gemm_cols<T: Element + Num>(
     y: &[T],
     d: Dims,
     cols: std::ops::Range<usize>,
-    par: Parallelism,
+    accumulate: bool,
 ) {
     let n = cols.len();
     if n == 0 {
@@ -117,29 +157,38 @@ unsafe fn gemm_cols<T: Element + Num>(
             dst.0.add(cols.start),
             1,
             d.n as isize,
-            false,
+            accumulate,
             x.as_ptr(),
             d.a_cs as isize,
             d.a_rs as isize,
             y.as_ptr().add(cols.start * d.b_cs),
             d.b_cs as isize,
             d.b_rs as isize,
-            T::ZERO,
+            T::ONE,
             T::ONE,
             false,
             false,
             false,
-            par,
+            Parallelism::None,
         );
     }
 }
 
-fn gemm_float<T: Element + Num>(out: &mut Tensor, a: &Tensor, b: &Tensor, d: Dims, env: &ExecEnv) -> Result<()> {
+/// `dst (+)= op(a) @ op(b)` into the row-major `[m, n]` `dst` (added to it with
+/// `accumulate`), in column blocks on the intra-op pool when the product is large.
+fn gemm_float<T: Element + Num>(
+    dst: &mut [T],
+    a: &Tensor,
+    b: &Tensor,
+    d: Dims,
+    accumulate: bool,
+    env: &ExecEnv,
+) -> Result<()> {
     let (x, y) = (a.as_slice::<T>()?, b.as_slice::<T>()?);
     if turns_around(&d) {
-        return gemm_turned(out.as_mut_slice::<T>()?, x, y, d, env);
+        return gemm_turned(dst, x, y, d, accumulate, env);
     }
-    let dst = OutPtr(out.as_mut_slice::<T>()?.as_mut_ptr());
+    let dst = OutPtr(dst.as_mut_ptr());
     let threads = env.intra_threads().min(d.n);
     if threads > 1 && d.m * d.n * d.k >= PARALLEL_MIN_FLOPS {
         // One column block per thread, each an independent single-threaded gemm.
@@ -147,11 +196,11 @@ fn gemm_float<T: Element + Num>(out: &mut Tensor, a: &Tensor, b: &Tensor, d: Dim
         env.run_pieces(d.n.div_ceil(per), |i| {
             let cols = i * per..((i + 1) * per).min(d.n);
             // SAFETY: the column blocks are disjoint.
-            unsafe { gemm_cols(dst, x, y, d, cols, Parallelism::None) }
+            unsafe { gemm_cols(dst, x, y, d, cols, accumulate) }
         });
     } else {
         // SAFETY: a single call owns every column.
-        unsafe { gemm_cols(dst, x, y, d, 0..d.n, Parallelism::None) }
+        unsafe { gemm_cols(dst, x, y, d, 0..d.n, accumulate) }
     }
     Ok(())
 }
@@ -180,28 +229,32 @@ fn turns_around(d: &Dims) -> bool {
 /// `m * (k + n)` elements against `m * n * k` multiply-adds. Scratch memory that
 /// cannot be had is `ResourceExhausted`.
 #[allow(clippy::cast_possible_wrap)]
-fn gemm_turned<T: Element + Num>(dst: &mut [T], x: &[T], y: &[T], d: Dims, env: &ExecEnv) -> Result<()> {
+fn gemm_turned<T: Element + Num>(
+    dst: &mut [T],
+    x: &[T],
+    y: &[T],
+    d: Dims,
+    accumulate: bool,
+    env: &ExecEnv,
+) -> Result<()> {
     let (m, n, k) = (d.m, d.n, d.k);
-    let scratch = |len: usize| -> Result<Vec<T>> {
-        let mut v = crate::buffer::try_vec(len)?;
-        v.resize(len, T::ZERO);
-        Ok(v)
-    };
+    // Scratch from the recycling pool, unzeroed: every element is written first.
+    let scratch = |rows: usize, cols: usize| Tensor::for_overwrite(T::DTYPE, &[rows, cols]);
     // Element (i, p) of op(a) at `lhs[i + p * m]`.
-    let copied;
+    let mut copied = None;
     let lhs: &[T] = if d.a_rs == 1 && d.a_cs == m {
         x
     } else {
-        let mut at = scratch(m * k)?;
-        env.for_each_chunk(&mut at, COPY_MIN_CHUNK, m, |off, chunk| {
+        let at = copied.insert(scratch(k, m)?).as_mut_slice::<T>()?;
+        env.for_each_chunk(at, COPY_MIN_CHUNK, m, |off, chunk| {
             let p0 = off / m;
             copy_tiles(chunk, m, &x[p0 * d.a_cs..], d.a_cs, d.a_rs, chunk.len() / m, m);
         });
-        copied = at;
-        &copied
+        at
     };
     // Element (i, j) of the product at `tmp[i + j * m]`, one column block per thread.
-    let mut tmp = scratch(m * n)?;
+    let mut tmp_t = scratch(n, m)?;
+    let tmp = tmp_t.as_mut_slice::<T>()?;
     let threads = if m * n * k >= PARALLEL_MIN_FLOPS { env.intra_threads().min(n) } else { 1 };
     let per = n.div_ceil(threads.max(1));
     let out = OutPtr(tmp.as_mut_ptr());
@@ -236,7 +289,11 @@ fn gemm_turned<T: Element + Num>(dst: &mut [T], x: &[T], y: &[T], d: Dims, env: 
     });
     env.for_each_chunk(dst, COPY_MIN_CHUNK, n, |off, chunk| {
         let i0 = off / n;
-        copy_tiles(chunk, n, &tmp[i0..], 1, m, chunk.len() / n, n);
+        if accumulate {
+            add_tiles(chunk, n, &tmp[i0..], 1, m, chunk.len() / n, n);
+        } else {
+            copy_tiles(chunk, n, &tmp[i0..], 1, m, chunk.len() / n, n);
+        }
     });
     Ok(())
 }
@@ -247,13 +304,32 @@ const COPY_MIN_CHUNK: usize = 1 << 15;
 /// `dst[r * dst_stride + c] = src[r * rs + c * cs]` for a `rows x cols` block, in 8x8
 /// tiles so that a transposing copy reads and writes a few cache lines at a time.
 fn copy_tiles<T: Copy>(dst: &mut [T], dst_stride: usize, src: &[T], rs: usize, cs: usize, rows: usize, cols: usize) {
+    for_tiles(dst, dst_stride, src, rs, cs, rows, cols, |o, v| *o = v);
+}
+
+/// As [`copy_tiles`], adding to `dst`.
+fn add_tiles<T: Num>(dst: &mut [T], dst_stride: usize, src: &[T], rs: usize, cs: usize, rows: usize, cols: usize) {
+    for_tiles(dst, dst_stride, src, rs, cs, rows, cols, |o, v| *o = o.add(v));
+}
+
+#[allow(clippy::too_many_arguments)]
+fn for_tiles<T: Copy>(
+    dst: &mut [T],
+    dst_stride: usize,
+    src: &[T],
+    rs: usize,
+    cs: usize,
+    rows: usize,
+    cols: usize,
+    f: impl Fn(&mut T, T),
+) {
     const TILE: usize = 8;
     for r0 in (0..rows).step_by(TILE) {
         for c0 in (0..cols).step_by(TILE) {
             for r in r0..(r0 + TILE).min(rows) {
                 let row = &mut dst[r * dst_stride..][c0..(c0 + TILE).min(cols)];
                 for (c, o) in (c0..).zip(row) {
-                    *o = src[r * rs + c * cs];
+                    f(o, src[r * rs + c * cs]);
                 }
             }
         }
@@ -550,6 +626,39 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn accumulating_products_add_into_a_unique_addend_in_place() {
+        let env = ExecEnv { intra_pool: None };
+        let (m, k, n) = (3, 200, 4);
+        let av: Vec<f64> = (0..m * k).map(|v| (v as f64 * 0.1).cos()).collect();
+        let bv: Vec<f64> = (0..k * n).map(|v| (v as f64 * 0.3).sin()).collect();
+        let product = naive(&av, &bv, m, k, n);
+        let a = Tensor::from_slice(&[m, k], &av).unwrap();
+        let bt: Vec<f64> = (0..n * k).map(|i| bv[(i % k) * n + i / k]).collect();
+        for (b, tb) in
+            [(Tensor::from_slice(&[k, n], &bv).unwrap(), false), (Tensor::from_slice(&[n, k], &bt).unwrap(), true)]
+        {
+            let acc = Tensor::from_slice(&[m, n], &[1.5f64; 12]).unwrap();
+            let before = acc.as_slice::<f64>().unwrap().as_ptr();
+            let out = matmul_add(acc, &a, &b, false, tb, &env).unwrap();
+            assert_eq!(out.as_slice::<f64>().unwrap().as_ptr(), before, "tb={tb}: not in place");
+            for (x, y) in out.as_slice::<f64>().unwrap().iter().zip(&product) {
+                assert!((x - (y + 1.5)).abs() < 1e-9, "tb={tb}: {x} vs {}", y + 1.5);
+            }
+            // A shared addend is copied, not written.
+            let shared = Tensor::from_slice(&[m, n], &[2.0f64; 12]).unwrap();
+            let out = matmul_add(shared.clone(), &a, &b, false, tb, &env).unwrap();
+            assert_eq!(shared.as_slice::<f64>().unwrap(), &[2.0; 12]);
+            assert!((out.as_slice::<f64>().unwrap()[0] - (product[0] + 2.0)).abs() < 1e-9);
+        }
+        // An addend that broadcasts is added after the product.
+        let b = Tensor::from_slice(&[k, n], &bv).unwrap();
+        let row = Tensor::from_slice(&[n], &[1.0f64, 2.0, 3.0, 4.0]).unwrap();
+        let out = matmul_add(row, &a, &b, false, false, &env).unwrap();
+        assert_eq!(out.shape(), &[m, n]);
+        assert!((out.as_slice::<f64>().unwrap()[n + 2] - (product[n + 2] + 3.0)).abs() < 1e-9);
     }
 
     #[test]
