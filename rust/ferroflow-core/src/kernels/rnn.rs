@@ -10,8 +10,11 @@
 //! `cell_clip <= 0`). The gradient gives `cs_prev`'s, the four gates' pre-activation
 //! gradients `dicfo` (from which the Python gradient makes `x`'s, `h_prev`'s, `w`'s and
 //! `b`'s by matrix products) and the peepholes'; as TF's, it ignores the clip.
+use parking_lot::Mutex;
+
+use super::elementwise::PARALLEL_MIN;
 use super::num::Float;
-use super::{KernelBuild, OpContext, OpKernel};
+use super::{ExecEnv, KernelBuild, OpContext, OpKernel};
 use crate::dispatch_float;
 use crate::error::{Error, Result};
 use crate::shape::fmt_shape;
@@ -77,63 +80,93 @@ pub(crate) fn lstm_block_cell_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKe
     }))
 }
 
+/// Runs `f(rows, parts)` over blocks of the batch's rows on the intra-op pool, where
+/// `parts[j]` is output `j`'s rows of the block (output `j` holds `widths[j]` elements
+/// per row). Small batches (under [`PARALLEL_MIN`] elements in all) run as one block.
+fn for_row_blocks<T: Send>(
+    env: &ExecEnv,
+    outs: Vec<&mut [T]>,
+    widths: &[usize],
+    batch: usize,
+    f: impl Fn(std::ops::Range<usize>, &mut [&mut [T]]) + Sync,
+) {
+    let total: usize = widths.iter().sum::<usize>() * batch;
+    let pieces = if total >= PARALLEL_MIN { env.intra_threads().min(batch).max(1) } else { 1 };
+    let per = batch.div_ceil(pieces).max(1);
+    let mut blocks: Vec<Mutex<Option<Vec<&mut [T]>>>> = Vec::new();
+    let mut splits: Vec<_> = outs.into_iter().zip(widths).map(|(o, &w)| o.chunks_mut((w * per).max(1))).collect();
+    for _ in 0..batch.div_ceil(per) {
+        let parts: Vec<&mut [T]> = splits.iter_mut().filter_map(Iterator::next).collect();
+        blocks.push(Mutex::new(Some(parts)));
+    }
+    env.run_pieces(blocks.len(), |i| {
+        if let Some(mut parts) = blocks[i].lock().take() {
+            f(i * per..((i + 1) * per).min(batch), &mut parts);
+        }
+    });
+}
+
 impl LstmBlockCell {
-    /// One step, a row (batch element) at a time, each gate a contiguous block of
-    /// the row: the activations run over whole blocks (vectorised `sigmoid_block`).
+    /// One step, rows (batch elements) in blocks on the intra-op pool, each gate a
+    /// contiguous block of the row: the activations run over whole blocks (vectorised
+    /// `sigmoid_block`).
     fn step<T: Float>(&self, ctx: &mut OpContext<'_>, d: &Dims) -> Result<()> {
-        let mut icfo = gate_products(ctx)?;
-        let icfo = icfo.as_mut_slice::<T>()?;
+        let mut icfo_t = gate_products(ctx)?;
+        let icfo = icfo_t.as_mut_slice::<T>()?;
         let bias = ctx.input(7)?.as_slice::<T>()?;
         let cs_prev = ctx.input(1)?.as_slice::<T>()?;
         let peep = |i: usize| -> Result<&[T]> { ctx.input(i)?.as_slice::<T>() };
         let (wci, wcf, wco) = (peep(4)?, peep(5)?, peep(6)?);
         let cell = d.cell;
-        // The seven outputs, written in place (every element is set below).
+        // The seven outputs (i, cs, f, o, ci, co, h), written in place (every element
+        // is set below); the gates' products are worked on in place too.
         let mut tensors =
             (0..7).map(|_| Tensor::for_overwrite(T::DTYPE, &[d.batch, cell])).collect::<Result<Vec<_>>>()?;
         let mut outs: Vec<&mut [T]> = tensors.iter_mut().map(|t| t.as_mut_slice::<T>()).collect::<Result<_>>()?;
+        outs.push(icfo);
         let forget_bias = T::from_f64(self.forget_bias);
         let clip = (self.cell_clip > 0.0).then(|| T::from_f64(self.cell_clip));
-        for r in 0..d.batch {
-            let row = &mut icfo[r * 4 * cell..(r + 1) * 4 * cell];
-            row.iter_mut().zip(bias).for_each(|(g, &b)| *g = g.add(b));
-            let (gi, rest) = row.split_at_mut(cell);
-            let (gci, rest) = rest.split_at_mut(cell);
-            let (gf, go) = rest.split_at_mut(cell);
-            let csp = &cs_prev[r * cell..(r + 1) * cell];
-            gf.iter_mut().for_each(|g| *g = g.add(forget_bias));
-            if self.use_peephole {
-                gi.iter_mut().zip(csp).zip(wci).for_each(|((g, &c), &w)| *g = g.add(c.mul(w)));
-                gf.iter_mut().zip(csp).zip(wcf).for_each(|((g, &c), &w)| *g = g.add(c.mul(w)));
-            }
-            T::sigmoid_block(gi, None);
-            T::sigmoid_block(gf, None);
-            gci.iter_mut().for_each(|g| *g = g.tanh());
-            let k = r * cell..(r + 1) * cell;
-            let [o_i, o_cs, o_f, o_o, o_ci, o_co, o_h] = &mut outs[..] else {
-                return Err(Error::new(crate::error::Code::Internal, "LSTMBlockCell: seven outputs"));
-            };
-            let cs = &mut o_cs[k.clone()];
-            for c in 0..cell {
-                let mut v = gi[c].mul(gci[c]).add(gf[c].mul(csp[c]));
-                if let Some(clip) = clip {
-                    v = v.min(clip).max(clip.neg());
+        let peephole = self.use_peephole;
+        let widths = [cell, cell, cell, cell, cell, cell, cell, 4 * cell];
+        for_row_blocks(ctx.env, outs, &widths, d.batch, |rows, parts| {
+            let [o_i, o_cs, o_f, o_o, o_ci, o_co, o_h, gates] = parts else { return };
+            for (j, r) in rows.enumerate() {
+                let k = j * cell..(j + 1) * cell;
+                let row = &mut gates[j * 4 * cell..(j + 1) * 4 * cell];
+                row.iter_mut().zip(bias).for_each(|(g, &b)| *g = g.add(b));
+                let (gi, rest) = row.split_at_mut(cell);
+                let (gci, rest) = rest.split_at_mut(cell);
+                let (gf, go) = rest.split_at_mut(cell);
+                let csp = &cs_prev[r * cell..(r + 1) * cell];
+                gf.iter_mut().for_each(|g| *g = g.add(forget_bias));
+                if peephole {
+                    gi.iter_mut().zip(csp).zip(wci).for_each(|((g, &c), &w)| *g = g.add(c.mul(w)));
+                    gf.iter_mut().zip(csp).zip(wcf).for_each(|((g, &c), &w)| *g = g.add(c.mul(w)));
                 }
-                cs[c] = v;
+                T::sigmoid_block(gi, None);
+                T::sigmoid_block(gf, None);
+                gci.iter_mut().for_each(|g| *g = g.tanh());
+                let cs = &mut o_cs[k.clone()];
+                for ((((c, &i), &ci), &f), &cp) in cs.iter_mut().zip(&*gi).zip(&*gci).zip(&*gf).zip(csp) {
+                    let v = i.mul(ci).add(f.mul(cp));
+                    *c = match clip {
+                        Some(clip) => v.min(clip).max(clip.neg()),
+                        None => v,
+                    };
+                }
+                if peephole {
+                    go.iter_mut().zip(cs.iter()).zip(wco).for_each(|((g, &c), &w)| *g = g.add(c.mul(w)));
+                }
+                T::sigmoid_block(go, None);
+                let co = &mut o_co[k.clone()];
+                co.iter_mut().zip(cs.iter()).for_each(|(o, &c)| *o = c.tanh());
+                o_h[k.clone()].iter_mut().zip(go.iter()).zip(co.iter()).for_each(|((h, &o), &c)| *h = o.mul(c));
+                o_i[k.clone()].copy_from_slice(gi);
+                o_f[k.clone()].copy_from_slice(gf);
+                o_o[k.clone()].copy_from_slice(go);
+                o_ci[k].copy_from_slice(gci);
             }
-            if self.use_peephole {
-                go.iter_mut().zip(cs.iter()).zip(wco).for_each(|((g, &c), &w)| *g = g.add(c.mul(w)));
-            }
-            T::sigmoid_block(go, None);
-            let co = &mut o_co[k.clone()];
-            co.iter_mut().zip(cs.iter()).for_each(|(o, &c)| *o = c.tanh());
-            o_h[k.clone()].iter_mut().zip(go.iter()).zip(co.iter()).for_each(|((h, &o), &c)| *h = o.mul(c));
-            o_i[k.clone()].copy_from_slice(gi);
-            o_f[k.clone()].copy_from_slice(gf);
-            o_o[k.clone()].copy_from_slice(go);
-            o_ci[k].copy_from_slice(gci);
-        }
-        drop(outs);
+        });
         for (j, t) in tensors.into_iter().enumerate() {
             ctx.set_output(j, t);
         }
@@ -175,43 +208,66 @@ impl LstmBlockCellGrad {
         let (wci, wcf, wco) = (get(4)?, get(5)?, get(6)?);
         let (i, cs, f, o, ci, co) = (get(8)?, get(9)?, get(10)?, get(11)?, get(12)?, get(13)?);
         let (cs_grad, h_grad) = (get(14)?, get(15)?);
-        // Written in place: every element of the first two is set below; the
-        // peephole gradients are sums over the batch.
-        let mut cs_prev_grad_t = Tensor::for_overwrite(T::DTYPE, &[d.batch, d.cell])?;
-        let mut dicfo_t = Tensor::for_overwrite(T::DTYPE, &[d.batch, 4 * d.cell])?;
-        let mut peepholes = (0..3).map(|_| Tensor::zeros(T::DTYPE, &[d.cell])).collect::<Result<Vec<_>>>()?;
-        let cs_prev_grad = cs_prev_grad_t.as_mut_slice::<T>()?;
-        let dicfo = dicfo_t.as_mut_slice::<T>()?;
-        let [wci_t, wcf_t, wco_t] = &mut peepholes[..] else {
-            return Err(Error::new(crate::error::Code::Internal, "LSTMBlockCellGrad: three peepholes"));
-        };
-        let (wci_grad, wcf_grad, wco_grad) =
-            (wci_t.as_mut_slice::<T>()?, wcf_t.as_mut_slice::<T>()?, wco_t.as_mut_slice::<T>()?);
+        let cell = d.cell;
+        // Written in place: every element of both is set below.
+        let mut cs_prev_grad_t = Tensor::for_overwrite(T::DTYPE, &[d.batch, cell])?;
+        let mut dicfo_t = Tensor::for_overwrite(T::DTYPE, &[d.batch, 4 * cell])?;
+        let outs = vec![cs_prev_grad_t.as_mut_slice::<T>()?, dicfo_t.as_mut_slice::<T>()?];
+        let peephole = self.use_peephole;
         let one = T::ONE;
-        for r in 0..d.batch {
-            for c in 0..d.cell {
-                let k = r * d.cell + c;
-                let d_o = o[k].mul(one.sub(o[k])).mul(h_grad[k]).mul(co[k]);
-                let mut dcs = one.sub(co[k].mul(co[k])).mul(h_grad[k]).mul(o[k]).add(cs_grad[k]);
-                if self.use_peephole {
-                    dcs = dcs.add(d_o.mul(wco[c]));
+        for_row_blocks(ctx.env, outs, &[cell, 4 * cell], d.batch, |rows, parts| {
+            let [cs_prev_grad, dicfo] = parts else { return };
+            for (j, r) in rows.enumerate() {
+                let k = r * cell..(r + 1) * cell;
+                let (i, f, o, ci, co) = (&i[k.clone()], &f[k.clone()], &o[k.clone()], &ci[k.clone()], &co[k.clone()]);
+                let (csp, csg, hg) = (&cs_prev[k.clone()], &cs_grad[k.clone()], &h_grad[k]);
+                let row = &mut dicfo[j * 4 * cell..(j + 1) * 4 * cell];
+                let (di, rest) = row.split_at_mut(cell);
+                let (dci, rest) = rest.split_at_mut(cell);
+                let (df, d_o) = rest.split_at_mut(cell);
+                let cpg = &mut cs_prev_grad[j * cell..(j + 1) * cell];
+                // o's gradient, then the cell state's (into `cpg` for now).
+                for ((((dov, &ov), &cov), &h), ((g, &csgv), &w)) in
+                    d_o.iter_mut().zip(o).zip(co).zip(hg).zip(cpg.iter_mut().zip(csg).zip(wco))
+                {
+                    *dov = ov.mul(one.sub(ov)).mul(h).mul(cov);
+                    let mut dcs = one.sub(cov.mul(cov)).mul(h).mul(ov).add(csgv);
+                    if peephole {
+                        dcs = dcs.add(dov.mul(w));
+                    }
+                    *g = dcs;
                 }
-                let dci = one.sub(ci[k].mul(ci[k])).mul(dcs).mul(i[k]);
-                let df = f[k].mul(one.sub(f[k])).mul(dcs).mul(cs_prev[k]);
-                let di = i[k].mul(one.sub(i[k])).mul(dcs).mul(ci[k]);
-                let row = &mut dicfo[r * 4 * d.cell..(r + 1) * 4 * d.cell];
-                row[c] = di;
-                row[d.cell + c] = dci;
-                row[2 * d.cell + c] = df;
-                row[3 * d.cell + c] = d_o;
-                let mut g = dcs.mul(f[k]);
-                if self.use_peephole {
-                    g = g.add(di.mul(wci[c])).add(df.mul(wcf[c]));
-                    wci_grad[c] = wci_grad[c].add(di.mul(cs_prev[k]));
-                    wcf_grad[c] = wcf_grad[c].add(df.mul(cs_prev[k]));
-                    wco_grad[c] = wco_grad[c].add(d_o.mul(cs[k]));
+                for ((((div, dciv), dfv), g), ((((&iv, &civ), &fv), &cp), (&wi, &wf))) in di
+                    .iter_mut()
+                    .zip(dci.iter_mut())
+                    .zip(df.iter_mut())
+                    .zip(cpg.iter_mut())
+                    .zip(i.iter().zip(ci).zip(f).zip(csp).zip(wci.iter().zip(wcf)))
+                {
+                    let dcs = *g;
+                    *dciv = one.sub(civ.mul(civ)).mul(dcs).mul(iv);
+                    *dfv = fv.mul(one.sub(fv)).mul(dcs).mul(cp);
+                    *div = iv.mul(one.sub(iv)).mul(dcs).mul(civ);
+                    let mut back = dcs.mul(fv);
+                    if peephole {
+                        back = back.add(div.mul(wi)).add(dfv.mul(wf));
+                    }
+                    *g = back;
                 }
-                cs_prev_grad[k] = g;
+            }
+        });
+        // The peepholes' gradients: sums over the batch of the gates' gradients times
+        // the cell states they saw.
+        let mut peepholes = (0..3).map(|_| Tensor::zeros(T::DTYPE, &[cell])).collect::<Result<Vec<_>>>()?;
+        if peephole {
+            let dicfo = dicfo_t.as_slice::<T>()?;
+            for (p, (gate, states)) in peepholes.iter_mut().zip([(0, cs_prev), (2, cs_prev), (3, cs)]) {
+                let sum = p.as_mut_slice::<T>()?;
+                for r in 0..d.batch {
+                    let g = &dicfo[r * 4 * cell + gate * cell..][..cell];
+                    let c = &states[r * cell..(r + 1) * cell];
+                    sum.iter_mut().zip(g).zip(c).for_each(|((s, &g), &c)| *s = s.add(g.mul(c)));
+                }
             }
         }
         ctx.set_output(0, cs_prev_grad_t);
