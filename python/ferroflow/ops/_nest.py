@@ -2,7 +2,7 @@
 
 Sequences are lists, tuples (namedtuples included, rebuilt field by field) and dicts
 (flattened in sorted key order, as TF); anything else, a `TensorArray` included, is a
-leaf. Only what `rnn_cell_impl` and `rnn` use is here.
+leaf. Only what `rnn_cell_impl`, `rnn` and `control_flow_ops` use is here.
 """
 
 from __future__ import annotations
@@ -59,6 +59,14 @@ def pack_sequence_as(structure, flat_sequence):
             f"{n} elements, but flat_sequence had {len(flat_sequence)} elements.  "
             f"Structure: {structure}, flat_sequence: {flat_sequence}."
         )
+    return pack_unchecked(structure, flat_sequence)
+
+
+def pack_unchecked(structure, flat_sequence):
+    """`flat_sequence`'s leading leaves packed into the nesting of `structure`.
+
+    For callers that know the counts agree (no check, unlike `pack_sequence_as`).
+    """
     it = iter(flat_sequence)
 
     def pack(s):

@@ -12,7 +12,7 @@ import builtins
 import collections
 
 from ..framework import constant_op, dtypes, op_def_registry, ops
-from . import array_ops, logging_ops, math_ops
+from . import _nest, array_ops, logging_ops, math_ops
 
 
 def no_op(name=None):
@@ -103,33 +103,9 @@ def tuple(tensors, name=None, control_inputs=None):
 
 
 # -- nested structures (a small `nest`: lists, tuples, namedtuples, dicts) -----------
-def _is_sequence(x):
-    return isinstance(x, list | builtins.tuple | dict)
-
-
-def _flatten(structure):
-    if isinstance(structure, dict):
-        return [leaf for k in sorted(structure) for leaf in _flatten(structure[k])]
-    if isinstance(structure, list | builtins.tuple):
-        return [leaf for item in structure for leaf in _flatten(item)]
-    return [structure]
-
-
-def _pack_as(structure, flat):
-    it = iter(flat)
-
-    def pack(s):
-        if isinstance(s, dict):
-            packed = {k: pack(s[k]) for k in sorted(s)}
-            return type(s)((k, packed[k]) for k in s)
-        if isinstance(s, list | builtins.tuple):
-            items = [pack(x) for x in s]
-            if hasattr(s, "_fields"):
-                return type(s)(*items)
-            return type(s)(items)
-        return next(it)
-
-    return pack(structure)
+_is_sequence = _nest.is_nested
+_flatten = _nest.flatten
+_pack_as = _nest.pack_unchecked
 
 
 def _assert_same_structure(a, b):

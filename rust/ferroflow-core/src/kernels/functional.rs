@@ -90,17 +90,24 @@ pub(crate) fn loop_subgraph(graph: &Graph, node: &Node) -> Result<LoopSubgraph> 
 pub fn loop_only_nodes(graph: &Graph) -> Result<Vec<bool>> {
     let mut inside = vec![false; graph.len()];
     for node in graph.nodes().iter().filter(|n| is_loop(n)) {
-        let LoopSubgraph { fed, mut starts } = loop_subgraph(graph, node)?;
-        while let Some(n) = starts.pop() {
-            if std::mem::replace(&mut inside[n], true) {
-                continue;
-            }
-            let inner = graph.node(n)?;
-            starts.extend(inner.inputs.iter().filter(|o| !fed.contains(o)).map(|o| o.node));
-            starts.extend(inner.control_inputs.iter().copied());
-        }
+        let LoopSubgraph { fed, starts } = loop_subgraph(graph, node)?;
+        mark_upstream(graph, &mut inside, starts, &fed)?;
     }
     Ok(inside)
+}
+
+/// Marks in `inside` every node that `stack`'s nodes reach through inputs and control
+/// edges, stopping at the `fed` tensors (a loop sub-graph's placeholders).
+fn mark_upstream(graph: &Graph, inside: &mut [bool], mut stack: Vec<NodeId>, fed: &HashSet<Output>) -> Result<()> {
+    while let Some(n) = stack.pop() {
+        if std::mem::replace(&mut inside[n], true) {
+            continue;
+        }
+        let inner = graph.node(n)?;
+        stack.extend(inner.inputs.iter().filter(|o| !fed.contains(o)).map(|o| o.node));
+        stack.extend(inner.control_inputs.iter().copied());
+    }
+    Ok(())
 }
 
 fn tensors(graph: &Graph, names: &[Vec<u8>]) -> Result<Vec<Output>> {
@@ -203,14 +210,7 @@ fn body_nodes(graph: &Graph, node: &Node, fed: &HashSet<Output>) -> Result<Vec<b
             }
         }
     }
-    while let Some(n) = stack.pop() {
-        if std::mem::replace(&mut inside[n], true) {
-            continue;
-        }
-        let inner = graph.node(n)?;
-        stack.extend(inner.inputs.iter().filter(|o| !fed.contains(o)).map(|o| o.node));
-        stack.extend(inner.control_inputs.iter().copied());
-    }
+    mark_upstream(graph, &mut inside, stack, fed)?;
     Ok(inside)
 }
 
@@ -225,13 +225,10 @@ fn tape_tensors(graph: &Graph, grad: &Node) -> Result<Vec<Output>> {
     let mut seen = vec![false; graph.len()];
     let mut out = Vec::new();
     let mut recorded = HashSet::new();
-    let mut stack: Vec<NodeId> = tensors(graph, &loop_tensor_names(grad, "_grad_fetches"))?
-        .into_iter()
-        .filter(|t| !fed.contains(t))
-        .map(|t| t.node)
-        .collect();
+    let fetches = tensors(graph, &loop_tensor_names(grad, "_grad_fetches"))?;
+    let mut stack: Vec<NodeId> = fetches.iter().filter(|t| !fed.contains(t)).map(|t| t.node).collect();
     // A fetched tensor the body computes is itself recorded.
-    for t in tensors(graph, &loop_tensor_names(grad, "_grad_fetches"))? {
+    for t in fetches {
         if body[t.node] && !fed.contains(&t) && recorded.insert(t) {
             out.push(t);
         }
