@@ -591,3 +591,56 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
         if dtype is None or result.dtype.base_dtype == dtypes.as_dtype(dtype).base_dtype:
             return result
         return cast(result, dtype)
+
+
+def reverse_sequence(
+    input,
+    seq_lengths,
+    seq_axis=None,
+    batch_axis=None,
+    name=None,
+    seq_dim=None,
+    batch_dim=None,
+):
+    """Reverses variable-length slices (TF's `tf.reverse_sequence`, `ReverseSequence`).
+
+    For each index `b` along `batch_axis`, the first `seq_lengths[b]` entries along
+    `seq_axis` are reversed; the rest are copied.
+
+    Args:
+        input: The tensor to reverse.
+        seq_lengths: An int32 or int64 vector with `input.dims[batch_axis]` lengths,
+            each at most `input.dims[seq_axis]`.
+        seq_axis: The dimension that is partially reversed.
+        batch_axis: The dimension along which lengths are given (default 0).
+        name: The op's name.
+        seq_dim: Deprecated alias of `seq_axis`.
+        batch_dim: Deprecated alias of `batch_axis`.
+
+    Returns:
+        A tensor of `input`'s shape and type.
+
+    Raises:
+        ValueError: If an axis is given under both of its names, or is out of range
+            for a known rank.
+        TypeError: If no sequence axis is given.
+    """
+    seq_axis = _deprecated_argument_lookup("seq_axis", seq_axis, "seq_dim", seq_dim)
+    batch_axis = _deprecated_argument_lookup("batch_axis", batch_axis, "batch_dim", batch_dim)
+    if seq_axis is None:
+        raise TypeError("Expected int for argument 'seq_dim' not None.")
+    with ops.name_scope(name, "ReverseSequence", [input, seq_lengths]) as scope:
+        input = ops.convert_to_tensor(input, name="input")
+        seq_lengths = ops.convert_to_tensor(seq_lengths, name="seq_lengths")
+        batch_axis = 0 if batch_axis is None else int(batch_axis)
+        attrs = {"seq_dim": int(seq_axis), "batch_dim": batch_axis}
+        return make_op("ReverseSequence", [input, seq_lengths], attrs, scope=scope).outputs[0]
+
+
+def _deprecated_argument_lookup(new_name, new_value, old_name, old_value):
+    """TF's `deprecation.deprecated_argument_lookup`: the value under either name."""
+    if old_value is not None:
+        if new_value is not None:
+            raise ValueError(f"Cannot specify both '{old_name}' and '{new_name}'")
+        return old_value
+    return new_value

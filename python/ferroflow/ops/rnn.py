@@ -5,10 +5,9 @@ TF's `rnn.py` ported op for op: `dynamic_rnn` is `_dynamic_rnn_loop` (one
 and writes the output arrays, stacked after the loop), `static_rnn` unrolls the cell
 in Python, `raw_rnn` is TF's loop around a user `loop_fn`. With `sequence_length`,
 outputs past a row's length are zeros and its state is copied through (TF's
-`_rnn_step`). Two departures, both for ops ferroflow lacks or has in another form:
-TF-1.x's `where` with a vector condition (`Select`, choosing rows) is `where` over a
-condition reshaped to `[batch, 1, ...]`, and `reverse_sequence` (`ReverseSequence`)
-is a `gather_nd` of the reversed time indices; values and gradients are TF's.
+`_rnn_step`). One departure, for an op ferroflow has in another form: TF-1.x's
+`where` with a vector condition (`Select`, choosing rows) is `where` over a
+condition reshaped to `[batch, 1, ...]`; values and gradients are TF's.
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ from . import variable_scope as vs
 from ._nest import assert_same_structure, flatten, is_nested, map_structure, pack_sequence_as
 from .image_ops import reverse_v2
 from .rnn_cell_impl import _concat, _zeros, assert_like_rnncell
-from .sparse_ops import gather_nd
 from .tensor_array_ops import TensorArray
 
 
@@ -188,34 +186,10 @@ def _rnn_step(
 
 
 def _reverse_sequence(input_, seq_lengths, seq_axis, batch_axis):
-    """TF's `reverse_sequence`: row `b` reversed along `seq_axis` up to `seq_lengths[b]`.
-
-    ferroflow has no `ReverseSequence` kernel: the source time index of each
-    (batch, time) is computed and the slices gathered (`gather_nd`), with the same
-    values and gradients.
-    """
-    with ops.name_scope(None, "ReverseSequence", [input_, seq_lengths]):
-        input_ = ops.convert_to_tensor(input_, name="input")
-        static = input_.shape
-        ndims = static.ndims
-        if ndims is None:
-            raise ValueError("reverse_sequence needs an input of known rank")
-        perm = [batch_axis, seq_axis] + [d for d in range(ndims) if d not in (batch_axis, seq_axis)]
-        moved = array_ops.transpose(input_, perm) if perm != list(range(ndims)) else input_
-        lengths = array_ops.cast(seq_lengths, dtypes.int32)
-        shape = array_ops.shape(moved)
-        batch, steps = shape[0], shape[1]
-        t = array_ops.expand_dims(math_ops.range(steps), 0)  # [1, T]
-        lens = array_ops.expand_dims(lengths, 1)  # [B, 1]
-        t_full = t + array_ops.zeros_like(lens)  # [B, T]
-        source = array_ops.where(t_full < lens, lens - 1 - t_full, t_full)
-        rows = array_ops.expand_dims(math_ops.range(batch), 1) + array_ops.zeros_like(t)
-        gathered = gather_nd(moved, array_ops.stack([rows, source], axis=2))
-        if perm != list(range(ndims)):
-            inverse = [perm.index(d) for d in range(ndims)]
-            gathered = array_ops.transpose(gathered, inverse)
-        gathered.set_shape(static)
-        return gathered
+    """TF's `array_ops.reverse_sequence` as `rnn.py` calls it (the `ReverseSequence` op)."""
+    return array_ops.reverse_sequence(
+        input=input_, seq_lengths=seq_lengths, seq_axis=seq_axis, batch_axis=batch_axis
+    )
 
 
 def _reverse_seq(input_seq, lengths):

@@ -384,3 +384,13 @@ pub(crate) fn dynamic_stitch(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads
     }
     Ok(out)
 }
+
+/// `ReverseSequence` reverses the same prefixes of `dy` (TF's `_ReverseSequenceGrad`).
+pub(crate) fn reverse_sequence(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let lengths = ctx.input(1);
+    let attrs: Vec<(&'static str, AttrValue)> =
+        ["seq_dim", "batch_dim"].into_iter().filter_map(|n| ctx.attr(n).map(|v| (n, v.clone()))).collect();
+    let dx = ctx.op("ReverseSequence", &[dy, lengths], attrs)?;
+    Ok(vec![Some(Grad::Dense(dx)), None])
+}
