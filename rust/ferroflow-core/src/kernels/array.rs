@@ -177,15 +177,12 @@ pub(crate) fn gather_blocks(
     let mut out = Tensor::for_overwrite(dtype, shape)?;
     let len = block * dtype.size();
     let dst = out.as_mut_bytes()?;
-    if len == 0 || dst.len() != count * len {
-        if dst.is_empty() {
-            return Ok(out);
-        }
+    if dst.len() != count * len {
         return Err(Error::new(Code::Internal, format!("{count} blocks of {len} bytes fill {} bytes", dst.len())));
     }
-    for (i, chunk) in dst.chunks_exact_mut(len).enumerate() {
+    for i in 0..count {
         let (src, b) = pick(i);
-        chunk.copy_from_slice(&sources[src].as_bytes()?[b * len..(b + 1) * len]);
+        dst[i * len..(i + 1) * len].copy_from_slice(&sources[src].as_bytes()?[b * len..(b + 1) * len]);
     }
     Ok(out)
 }

@@ -133,6 +133,38 @@ impl ExecEnv {
         }
     }
 
+    /// Runs `f(rows, parts)` over blocks of `rows` rows on the intra-op pool, where
+    /// `parts[j]` is `outs[j]`'s share of the block (`outs[j]` holds `widths[j]`
+    /// elements per row): kernels writing several row-major outputs of one batch (a
+    /// loss and its backprop, an LSTM step's seven). Fewer than
+    /// [`elementwise::PARALLEL_MIN`] elements in all run as one block on this thread.
+    pub fn for_each_row_block<T: Send>(
+        &self,
+        outs: Vec<&mut [T]>,
+        widths: &[usize],
+        rows: usize,
+        f: impl Fn(std::ops::Range<usize>, &mut [&mut [T]]) + Sync,
+    ) {
+        let total = widths.iter().sum::<usize>().saturating_mul(rows);
+        let pieces = (total / elementwise::PARALLEL_MIN).clamp(1, self.intra_threads() * 4).min(rows.max(1));
+        if self.intra_pool.is_none() || pieces < 2 {
+            let mut outs = outs;
+            f(0..rows, &mut outs);
+            return;
+        }
+        let per = rows.div_ceil(pieces);
+        // Each block's rows, taken once by whichever thread runs the block.
+        let mut splits: Vec<_> = outs.into_iter().zip(widths).map(|(o, &w)| o.chunks_mut((w * per).max(1))).collect();
+        let blocks: Vec<Mutex<Option<Vec<&mut [T]>>>> = (0..rows.div_ceil(per))
+            .map(|_| Mutex::new(Some(splits.iter_mut().filter_map(Iterator::next).collect())))
+            .collect();
+        self.run_pieces(blocks.len(), |i| {
+            if let Some(mut parts) = blocks[i].lock().take() {
+                f(i * per..((i + 1) * per).min(rows), &mut parts);
+            }
+        });
+    }
+
     /// As [`for_each_chunk`](Self::for_each_chunk) over `N` equally long slices cut at
     /// the same offsets (a parameter and its optimizer slots).
     pub fn for_each_chunk_n<T: Send, const N: usize>(

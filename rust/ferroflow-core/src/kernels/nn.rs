@@ -132,19 +132,9 @@ fn for_row_blocks<T: Send>(
     f: impl Fn(usize, &mut [T], &mut [T]) + Sync,
 ) {
     let b = loss.len();
-    let pieces = (b * c / super::elementwise::PARALLEL_MIN).clamp(1, env.intra_threads() * 4).min(b.max(1));
-    if pieces < 2 {
-        f(0, loss, grad);
-        return;
-    }
-    let per = b.div_ceil(pieces);
-    // Each block's rows, taken once by whichever thread runs the block.
-    type Block<'a, T> = parking_lot::Mutex<Option<(&'a mut [T], &'a mut [T])>>;
-    let blocks: Vec<Block<'_, T>> =
-        loss.chunks_mut(per).zip(grad.chunks_mut(per * c)).map(|p| parking_lot::Mutex::new(Some(p))).collect();
-    env.run_pieces(blocks.len(), |i| {
-        if let Some((l, g)) = blocks[i].lock().take() {
-            f(i * per, l, g);
+    env.for_each_row_block(vec![loss, grad], &[1, c], b, |rows, parts| {
+        if let [l, g] = parts {
+            f(rows.start, l, g);
         }
     });
 }

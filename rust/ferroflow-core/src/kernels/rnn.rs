@@ -10,11 +10,8 @@
 //! `cell_clip <= 0`). The gradient gives `cs_prev`'s, the four gates' pre-activation
 //! gradients `dicfo` (from which the Python gradient makes `x`'s, `h_prev`'s, `w`'s and
 //! `b`'s by matrix products) and the peepholes'; as TF's, it ignores the clip.
-use parking_lot::Mutex;
-
-use super::elementwise::PARALLEL_MIN;
 use super::num::Float;
-use super::{ExecEnv, KernelBuild, OpContext, OpKernel};
+use super::{KernelBuild, OpContext, OpKernel};
 use crate::dispatch_float;
 use crate::error::{Error, Result};
 use crate::shape::fmt_shape;
@@ -80,32 +77,6 @@ pub(crate) fn lstm_block_cell_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKe
     }))
 }
 
-/// Runs `f(rows, parts)` over blocks of the batch's rows on the intra-op pool, where
-/// `parts[j]` is output `j`'s rows of the block (output `j` holds `widths[j]` elements
-/// per row). Small batches (under [`PARALLEL_MIN`] elements in all) run as one block.
-fn for_row_blocks<T: Send>(
-    env: &ExecEnv,
-    outs: Vec<&mut [T]>,
-    widths: &[usize],
-    batch: usize,
-    f: impl Fn(std::ops::Range<usize>, &mut [&mut [T]]) + Sync,
-) {
-    let total: usize = widths.iter().sum::<usize>() * batch;
-    let pieces = if total >= PARALLEL_MIN { env.intra_threads().min(batch).max(1) } else { 1 };
-    let per = batch.div_ceil(pieces).max(1);
-    let mut blocks: Vec<Mutex<Option<Vec<&mut [T]>>>> = Vec::new();
-    let mut splits: Vec<_> = outs.into_iter().zip(widths).map(|(o, &w)| o.chunks_mut((w * per).max(1))).collect();
-    for _ in 0..batch.div_ceil(per) {
-        let parts: Vec<&mut [T]> = splits.iter_mut().filter_map(Iterator::next).collect();
-        blocks.push(Mutex::new(Some(parts)));
-    }
-    env.run_pieces(blocks.len(), |i| {
-        if let Some(mut parts) = blocks[i].lock().take() {
-            f(i * per..((i + 1) * per).min(batch), &mut parts);
-        }
-    });
-}
-
 impl LstmBlockCell {
     /// One step, rows (batch elements) in blocks on the intra-op pool, each gate a
     /// contiguous block of the row: the activations run over whole blocks (vectorised
@@ -128,7 +99,7 @@ impl LstmBlockCell {
         let clip = (self.cell_clip > 0.0).then(|| T::from_f64(self.cell_clip));
         let peephole = self.use_peephole;
         let widths = [cell, cell, cell, cell, cell, cell, cell, 4 * cell];
-        for_row_blocks(ctx.env, outs, &widths, d.batch, |rows, parts| {
+        ctx.env.for_each_row_block(outs, &widths, d.batch, |rows, parts| {
             let [o_i, o_cs, o_f, o_o, o_ci, o_co, o_h, gates] = parts else { return };
             for (j, r) in rows.enumerate() {
                 let k = j * cell..(j + 1) * cell;
@@ -215,7 +186,7 @@ impl LstmBlockCellGrad {
         let outs = vec![cs_prev_grad_t.as_mut_slice::<T>()?, dicfo_t.as_mut_slice::<T>()?];
         let peephole = self.use_peephole;
         let one = T::ONE;
-        for_row_blocks(ctx.env, outs, &[cell, 4 * cell], d.batch, |rows, parts| {
+        ctx.env.for_each_row_block(outs, &[cell, 4 * cell], d.batch, |rows, parts| {
             let [cs_prev_grad, dicfo] = parts else { return };
             for (j, r) in rows.enumerate() {
                 let k = r * cell..(r + 1) * cell;
