@@ -6,7 +6,10 @@ tutorial's small config (2 layers of 200 units, 20 steps, batch 20, vocabulary
 10,000, embeddings and a softmax over the vocabulary). One SGD step per run, each
 library in its own process with 2 threads: ferroflow and TensorFlow run the same
 TF-1.x graph (TF's legacy `BasicLSTMCell`, control flow v1); PyTorch runs `nn.LSTM`
-(skipped when torch is not installed). Prints milliseconds per step and ratios.
+(skipped when torch is not installed). The `-fused` rows run each layer as one
+fused op instead (`tf.contrib.rnn.LSTMBlockFusedCell` in ferroflow; TensorFlow 2.x
+no longer ships it, so its row builds the same `BlockLSTM` op from `tf.raw_ops`,
+with the same variables). Prints milliseconds per step and ratios.
 
 Run: python benches/python/bench_rnn.py [--steps N]
 """
@@ -24,7 +27,42 @@ CONFIGS = {
 }
 
 
-def tf_step(tf, cells, cfg):
+def looped_rnn(cells):
+    """The layers as `BasicLSTMCell`s under one `dynamic_rnn` (batch-major)."""
+
+    def rnn(tf, x, cfg):
+        layers = [cells.BasicLSTMCell(cfg["hidden"], forget_bias=0.0) for _ in range(cfg["layers"])]
+        cell = layers[0] if len(layers) == 1 else cells.MultiRNNCell(layers)
+        outputs, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+        return outputs
+
+    return rnn
+
+
+def fused_rnn(tf, x, cfg):
+    """Each layer as one `BlockLSTM` op over the time-major sequence."""
+    h, t = cfg["hidden"], cfg["steps"]
+    y = tf.transpose(x, [1, 0, 2])
+    for layer in range(cfg["layers"]):
+        with tf.variable_scope(f"layer_{layer}"):
+            if hasattr(tf, "contrib"):
+                y, _ = tf.contrib.rnn.LSTMBlockFusedCell(h, forget_bias=0.0)(y, dtype=tf.float32)
+                continue
+            import tensorflow as tf2
+
+            depth = y.shape.as_list()[-1]
+            w = tf.get_variable("kernel", [depth + h, 4 * h])
+            b = tf.get_variable("bias", [4 * h], initializer=tf.zeros_initializer())
+            zeros = tf.zeros([cfg["batch"], h])
+            peep = tf.zeros([h])
+            y = tf2.raw_ops.BlockLSTM(
+                seq_len_max=tf.constant(t, tf.int64), x=y, cs_prev=zeros, h_prev=zeros, w=w,
+                wci=peep, wcf=peep, wco=peep, b=b, forget_bias=0.0, cell_clip=-1.0,
+            )[6]  # fmt: skip
+    return tf.transpose(y, [1, 0, 2])
+
+
+def tf_step(tf, make_rnn, cfg):
     """A callable running one training step of `cfg` in TF-1.x graph form."""
     rng = np.random.default_rng(0)
     b, t, h = cfg["batch"], cfg["steps"], cfg["hidden"]
@@ -40,9 +78,7 @@ def tf_step(tf, cells, cfg):
             ids = tf.placeholder(tf.float32, [b, t, cfg["inputs"]])
             x = ids
             feed_value = rng.standard_normal((b, t, cfg["inputs"])).astype(np.float32)
-        layers = [cells.BasicLSTMCell(h, forget_bias=0.0) for _ in range(cfg["layers"])]
-        cell = layers[0] if len(layers) == 1 else cells.MultiRNNCell(layers)
-        outputs, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+        outputs = make_rnn(tf, x, cfg)
         flat = tf.reshape(outputs, [-1, h])
         if cfg["vocab"]:
             w = tf.get_variable("softmax_w", [h, cfg["vocab"]])
@@ -102,17 +138,17 @@ def child(lib, config, steps):
     cfg = CONFIGS[config]
     if lib == "pytorch":
         fn = torch_step(cfg)
-    elif lib == "ferroflow":
+    elif lib.startswith("ferroflow"):
         import ferroflow as tf
 
-        fn = tf_step(tf, tf.nn.rnn_cell, cfg)
+        fn = tf_step(tf, fused_rnn if lib.endswith("fused") else looped_rnn(tf.nn.rnn_cell), cfg)
     else:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
         import tensorflow.compat.v1 as tf
         from tensorflow.python.keras.layers.legacy_rnn import rnn_cell_impl
 
         tf.disable_v2_behavior()
-        fn = tf_step(tf, rnn_cell_impl, cfg)
+        fn = tf_step(tf, fused_rnn if lib.endswith("fused") else looped_rnn(rnn_cell_impl), cfg)
     print(json.dumps(best_per_call(fn, steps, 3, 2)))
 
 
@@ -126,14 +162,15 @@ def main():
         child(args.child, args.config, args.steps)
         return
     libs = [("ferroflow", "ferroflow"), ("tensorflow", "tensorflow"), ("pytorch", "torch")]
+    libs += [("ferroflow-fused", "ferroflow"), ("tensorflow-fused", "tensorflow")]
     for config in CONFIGS:
         results = run_each(__file__, libs, "--config", config, "--steps", args.steps)
         line = ", ".join(f"{lib} {t * 1e3:.1f} ms" for lib, t in results.items())
         print(f"{config}: {line}")
-        ours = results["ferroflow"]
-        for lib, t in results.items():
-            if lib != "ferroflow":
-                print(f"  {lib} / ferroflow = {t / ours:.2f}x")
+        for ours in ("ferroflow", "ferroflow-fused"):
+            for lib, t in results.items():
+                if not lib.startswith("ferroflow"):
+                    print(f"  {lib} / {ours} = {t / results[ours]:.2f}x")
 
 
 if __name__ == "__main__":

@@ -8,9 +8,12 @@ use ferroflow_core::ops::{Gradient, gradient, op_names};
 /// counts them), or none, as TF's; the core registry has none of them. `While`'s gradient
 /// is registered in python/ferroflow/ops/control_flow_ops.py (it differentiates the body
 /// sub-graph), the TensorArray ops' in python/ferroflow/ops/tensor_array_grad.py (TF's:
-/// they build gradient arrays), `LSTMBlockCell`'s in python/ferroflow/ops/rnn_ops.py.
-const PYTHON_GRADIENTS: [&str; 32] = [
+/// they build gradient arrays), the fused RNN cells' (`LSTMBlockCell`, `BlockLSTM`,
+/// `GRUBlockCell`) in python/ferroflow/ops/rnn_ops.py and gru_ops.py.
+const PYTHON_GRADIENTS: [&str; 34] = [
+    "BlockLSTM",
     "DeserializeManySparse",
+    "GRUBlockCell",
     "GatherNd",
     "LSTMBlockCell",
     "RGBToHSV",
@@ -154,7 +157,9 @@ fn only_the_listed_ops_lack_a_gradient() {
         "_Send",
         // The gradient of a loop has no gradient of its own (no second order).
         "_WhileGrad",
-        // TF registers none for the fused LSTM cell's gradient op.
+        // TF registers none for the fused RNN cells' gradient ops.
+        "BlockLSTMGrad",
+        "GRUBlockCellGrad",
         "LSTMBlockCellGrad",
     ]
     .into_iter()

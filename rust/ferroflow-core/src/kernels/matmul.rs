@@ -184,7 +184,18 @@ fn gemm_float<T: Element + Num>(
     accumulate: bool,
     env: &ExecEnv,
 ) -> Result<()> {
-    let (x, y) = (a.as_slice::<T>()?, b.as_slice::<T>()?);
+    gemm_slices(dst, a.as_slice::<T>()?, b.as_slice::<T>()?, d, accumulate, env)
+}
+
+/// [`gemm_float`] on the operands' row-major elements.
+fn gemm_slices<T: Element + Num>(
+    dst: &mut [T],
+    x: &[T],
+    y: &[T],
+    d: Dims,
+    accumulate: bool,
+    env: &ExecEnv,
+) -> Result<()> {
     if turns_around(&d) {
         return gemm_turned(dst, x, y, d, accumulate, env);
     }
@@ -350,7 +361,16 @@ pub(crate) struct MatRef<'a, T> {
     pub transpose: bool,
 }
 
-impl<T> MatRef<'_, T> {
+impl<'a, T> MatRef<'a, T> {
+    /// The first `rows * cols` elements of `data` as a row-major `rows x cols` matrix
+    /// (a time step's rows of a sequence, the top rows of a weight matrix).
+    ///
+    /// # Panics
+    /// If `data` is shorter (a kernel bug, reported as an `InternalError`).
+    pub(crate) fn leading(data: &'a [T], rows: usize, cols: usize, transpose: bool) -> MatRef<'a, T> {
+        MatRef { data: &data[..rows * cols], rows, cols, transpose }
+    }
+
     /// Shape after the optional transpose.
     fn dims(&self) -> (usize, usize) {
         if self.transpose { (self.cols, self.rows) } else { (self.rows, self.cols) }
@@ -364,6 +384,33 @@ impl<T> MatRef<'_, T> {
         };
         Strided { data: self.data, rows, cols, row_stride, col_stride }
     }
+}
+
+/// `dst (+)= op(a) @ op(b)` on row-major slices as `MatMul` computes it: float32 and
+/// float64 on the intra-op pool when the product is large (and turned around when that
+/// is cheaper, see [`turns_around`]), 16-bit floats in float32 on this thread. The
+/// building block of kernels that run a few large products over views of their
+/// tensors (`BlockLSTM`'s input and weight products over all time steps).
+///
+/// # Panics
+/// If the operand shapes or slice lengths disagree (a kernel bug, caught and reported
+/// as an `InternalError` by the executor).
+pub(crate) fn gemm_pooled<T: Element + Num>(
+    dst: &mut [T],
+    a: MatRef<'_, T>,
+    b: MatRef<'_, T>,
+    accumulate: bool,
+    env: &ExecEnv,
+) -> Result<()> {
+    let ((m, k), (k2, n)) = (a.dims(), b.dims());
+    assert!(k == k2 && dst.len() == m * n && a.data.len() == a.rows * a.cols && b.data.len() == b.rows * b.cols);
+    if !matches!(T::DTYPE, DType::Float32 | DType::Float64) || m == 0 || n == 0 || k == 0 {
+        gemm_into(dst, a, b, accumulate);
+        return Ok(());
+    }
+    let (a_rs, a_cs) = if a.transpose { (1, a.cols) } else { (a.cols, 1) };
+    let (b_rs, b_cs) = if b.transpose { (1, b.cols) } else { (b.cols, 1) };
+    gemm_slices(dst, a.data, b.data, Dims { m, n, k, a_rs, a_cs, b_rs, b_cs }, accumulate, env)
 }
 
 /// `dst (+)= op(a) @ op(b)` on row-major slices, on the calling thread: the building
