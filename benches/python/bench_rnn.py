@@ -6,10 +6,13 @@ tutorial's small config (2 layers of 200 units, 20 steps, batch 20, vocabulary
 10,000, embeddings and a softmax over the vocabulary). One SGD step per run, each
 library in its own process with 2 threads: ferroflow and TensorFlow run the same
 TF-1.x graph (TF's legacy `BasicLSTMCell`, control flow v1); PyTorch runs `nn.LSTM`
-(skipped when torch is not installed). The `-fused` rows run each layer as one
-fused op instead (`tf.contrib.rnn.LSTMBlockFusedCell` in ferroflow; TensorFlow 2.x
-no longer ships it, so its row builds the same `BlockLSTM` op from `tf.raw_ops`,
-with the same variables). Prints milliseconds per step and ratios.
+(skipped when torch is not installed). ferroflow runs the `dynamic_rnn` of
+`BasicLSTMCell`s as one `BlockLSTM` op per layer (ops/rnn_fusion.py); the
+`ferroflow-loop` row keeps its while loop (`FERROFLOW_FUSED_RNN=0`). The
+`tensorflow-fused` row is TensorFlow's fastest form of the same model, one fused op
+per layer (TF 1.x's `LSTMBlockFusedCell`; TensorFlow 2.x no longer ships it, so the
+row builds the same `BlockLSTM` op from `tf.raw_ops`, with the same variables).
+Prints milliseconds per step and ratios.
 
 Run: python benches/python/bench_rnn.py [--steps N]
 """
@@ -27,7 +30,7 @@ CONFIGS = {
 }
 
 
-def looped_rnn(cells):
+def cell_rnn(cells):
     """The layers as `BasicLSTMCell`s under one `dynamic_rnn` (batch-major)."""
 
     def rnn(tf, x, cfg):
@@ -40,16 +43,13 @@ def looped_rnn(cells):
 
 
 def fused_rnn(tf, x, cfg):
-    """Each layer as one `BlockLSTM` op over the time-major sequence."""
+    """Each layer as one TensorFlow `BlockLSTM` op over the time-major sequence."""
+    import tensorflow as tf2
+
     h, t = cfg["hidden"], cfg["steps"]
     y = tf.transpose(x, [1, 0, 2])
     for layer in range(cfg["layers"]):
         with tf.variable_scope(f"layer_{layer}"):
-            if hasattr(tf, "contrib"):
-                y, _ = tf.contrib.rnn.LSTMBlockFusedCell(h, forget_bias=0.0)(y, dtype=tf.float32)
-                continue
-            import tensorflow as tf2
-
             depth = y.shape.as_list()[-1]
             w = tf.get_variable("kernel", [depth + h, 4 * h])
             b = tf.get_variable("bias", [4 * h], initializer=tf.zeros_initializer())
@@ -139,16 +139,18 @@ def child(lib, config, steps):
     if lib == "pytorch":
         fn = torch_step(cfg)
     elif lib.startswith("ferroflow"):
+        if lib.endswith("loop"):
+            os.environ["FERROFLOW_FUSED_RNN"] = "0"
         import ferroflow as tf
 
-        fn = tf_step(tf, fused_rnn if lib.endswith("fused") else looped_rnn(tf.nn.rnn_cell), cfg)
+        fn = tf_step(tf, cell_rnn(tf.nn.rnn_cell), cfg)
     else:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
         import tensorflow.compat.v1 as tf
         from tensorflow.python.keras.layers.legacy_rnn import rnn_cell_impl
 
         tf.disable_v2_behavior()
-        fn = tf_step(tf, fused_rnn if lib.endswith("fused") else looped_rnn(rnn_cell_impl), cfg)
+        fn = tf_step(tf, fused_rnn if lib.endswith("fused") else cell_rnn(rnn_cell_impl), cfg)
     print(json.dumps(best_per_call(fn, steps, 3, 2)))
 
 
@@ -162,15 +164,15 @@ def main():
         child(args.child, args.config, args.steps)
         return
     libs = [("ferroflow", "ferroflow"), ("tensorflow", "tensorflow"), ("pytorch", "torch")]
-    libs += [("ferroflow-fused", "ferroflow"), ("tensorflow-fused", "tensorflow")]
+    libs += [("ferroflow-loop", "ferroflow"), ("tensorflow-fused", "tensorflow")]
     for config in CONFIGS:
         results = run_each(__file__, libs, "--config", config, "--steps", args.steps)
         line = ", ".join(f"{lib} {t * 1e3:.1f} ms" for lib, t in results.items())
         print(f"{config}: {line}")
-        for ours in ("ferroflow", "ferroflow-fused"):
-            for lib, t in results.items():
-                if not lib.startswith("ferroflow"):
-                    print(f"  {lib} / {ours} = {t / results[ours]:.2f}x")
+        ours = results["ferroflow"]
+        for lib, t in results.items():
+            if lib != "ferroflow":
+                print(f"  {lib} / ferroflow = {t / ours:.2f}x")
 
 
 if __name__ == "__main__":

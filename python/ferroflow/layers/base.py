@@ -10,6 +10,7 @@ ops go to `GraphKeys.UPDATE_OPS` and losses to `GraphKeys.REGULARIZATION_LOSSES`
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import re
 import weakref
@@ -74,10 +75,9 @@ class InputSpec:
         return f"InputSpec({', '.join(parts)})"
 
 
-def _check_input_spec(spec: InputSpec | None, layer_name: str, x) -> None:
-    if spec is None:
+def _check_input_spec(spec: InputSpec | None, layer_name: str, shape) -> None:
+    if spec is None or shape is None:
         return
-    shape = x.shape
     ndims = shape.ndims
     prefix = f"Input 0 of layer {layer_name} is incompatible with the layer: "
     full = f"Full shape received: {tuple(shape.as_list()) if ndims is not None else None}"
@@ -348,6 +348,35 @@ class Layer:
             The output tensor(s).
         """
         scope = kwargs.pop("scope", None)
+        with self._call_scope(scope) as current:
+            if self._call_has_scope_arg:
+                kwargs["scope"] = current
+            if isinstance(inputs, list | tuple):
+                inputs = type(inputs)(ops.convert_to_tensor(x) for x in inputs)
+            else:
+                inputs = ops.convert_to_tensor(inputs)
+            first = self._first_input(inputs)
+            if isinstance(inputs, list | tuple):
+                shapes = [x.shape for x in inputs]
+            else:
+                shapes = inputs.shape
+            if first is None:
+                self._maybe_build(None, shapes, None)
+            else:
+                self._maybe_build(first.dtype, shapes, first.shape)
+            outputs = self.call(inputs, *args, **kwargs)
+            if self._activity_regularizer is not None:
+                self._handle_activity_regularization(outputs)
+        _add_elements_to_collection(self.updates, ops.GraphKeys.UPDATE_OPS)
+        return outputs
+
+    @contextlib.contextmanager
+    def _call_scope(self, scope=None):
+        """Enters the variable and name scopes `call` runs in; yields the variable scope.
+
+        That is the layer's own scope (made on first use, under `scope` if given),
+        reused after the first call.
+        """
         self._set_scope(scope)
         if self.built:
             if self._always_reuse_variable_scope is None:
@@ -359,30 +388,23 @@ class Layer:
             context = vs.variable_scope(self._scope, reuse=self._reuse, auxiliary_name_scope=False)
         with context as current:
             self._current_scope = current
-            if self._call_has_scope_arg:
-                kwargs["scope"] = current
             with ops.name_scope(current.original_name_scope):
-                if isinstance(inputs, list | tuple):
-                    inputs = type(inputs)(ops.convert_to_tensor(x) for x in inputs)
-                else:
-                    inputs = ops.convert_to_tensor(inputs)
-                first = self._first_input(inputs)
-                if self._dtype is None and first is not None:
-                    self._dtype = first.dtype.base_dtype
-                if not self.built:
-                    _check_input_spec(self.input_spec, self.name, first)
-                    if isinstance(inputs, list | tuple):
-                        shapes = [x.shape for x in inputs]
-                    else:
-                        shapes = inputs.shape
-                    self.build(shapes)
-                    self.built = True
-                _check_input_spec(self.input_spec, self.name, first)
-                outputs = self.call(inputs, *args, **kwargs)
-                if self._activity_regularizer is not None:
-                    self._handle_activity_regularization(outputs)
-        _add_elements_to_collection(self.updates, ops.GraphKeys.UPDATE_OPS)
-        return outputs
+                yield current
+
+    def _maybe_build(self, dtype, shapes, first_shape):
+        """Builds the layer for input shapes `shapes` on first use; checks `input_spec`.
+
+        `dtype` (the first input's) becomes the layer's if it has none, and the first
+        input's shape `first_shape` is checked against `input_spec`. Runs inside
+        `_call_scope`.
+        """
+        if self._dtype is None and dtype is not None:
+            self._dtype = dtype.base_dtype
+        if not self.built:
+            _check_input_spec(self.input_spec, self.name, first_shape)
+            self.build(shapes)
+            self.built = True
+        _check_input_spec(self.input_spec, self.name, first_shape)
 
     def _handle_activity_regularization(self, outputs):
         # As Keras: the loss of each output is divided by its batch size.

@@ -13,7 +13,7 @@ condition reshaped to `[batch, 1, ...]`; values and gradients are TF's.
 from __future__ import annotations
 
 from ..framework import constant_op, dtypes, ops, tensor_shape, tensor_util
-from . import array_ops, control_flow_ops, logging_ops, math_ops
+from . import array_ops, control_flow_ops, logging_ops, math_ops, rnn_fusion
 from . import variable_scope as vs
 from ._nest import assert_same_structure, flatten, is_nested, map_structure, pack_sequence_as
 from .image_ops import reverse_v2
@@ -383,15 +383,20 @@ def dynamic_rnn(
             with ops.control_dependencies([_assert_has_shape(sequence_length, [batch_size])]):
                 sequence_length = array_ops.identity(sequence_length, name="CheckSeqLen")
         inputs = pack_sequence_as(inputs, flat_input)
-        outputs, final_state = _dynamic_rnn_loop(
-            cell,
-            inputs,
-            state,
-            parallel_iterations=parallel_iterations,
-            swap_memory=swap_memory,
-            sequence_length=sequence_length,
-            dtype=dtype,
-        )
+        # LSTM cells run as one fused op per layer (see ops/rnn_fusion.py).
+        fused = rnn_fusion.fused_dynamic_rnn(cell, inputs, state, sequence_length)
+        if fused is not None:
+            outputs, final_state = fused
+        else:
+            outputs, final_state = _dynamic_rnn_loop(
+                cell,
+                inputs,
+                state,
+                parallel_iterations=parallel_iterations,
+                swap_memory=swap_memory,
+                sequence_length=sequence_length,
+                dtype=dtype,
+            )
         if not time_major:
             outputs = map_structure(_transpose_batch_time, outputs)
         return outputs, final_state

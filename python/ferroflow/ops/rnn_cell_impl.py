@@ -257,14 +257,22 @@ class RNNCell(Layer):
         if scope is not None:
             with vs.variable_scope(scope, custom_getter=self._rnn_get_variable) as entered:
                 return super().__call__(inputs, state, scope=entered)
+        with self._default_scope():
+            return super().__call__(inputs, state)
+
+    def _default_scope(self):
+        """The variable scope a call without `scope` runs in (TF's `rnncell_scope`).
+
+        It is the scope current at the first call, with the custom getter that makes
+        `get_variable`'s variables the cell's weights.
+        """
         scope_cm = getattr(self, "rnncell_scope", None)
         if scope_cm is None:
             scope_cm = vs.variable_scope(
                 vs.get_variable_scope(), custom_getter=self._rnn_get_variable
             )
             self.rnncell_scope = scope_cm
-        with scope_cm:
-            return super().__call__(inputs, state)
+        return scope_cm
 
     def _rnn_get_variable(self, getter, *args, **kwargs):
         # The custom getter of the cell's scope: variables that `call` makes with

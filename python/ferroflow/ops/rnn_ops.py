@@ -283,6 +283,36 @@ class LSTMBlockCell(LayerRNNCell):
         return h, LSTMStateTuple(cs, h)
 
 
+def _sequence_results(initial_state, cell_states, outputs, sequence_length, time_len, batch, dtype):
+    """An LSTM's `(outputs, final_state)` from every step's cell states and outputs.
+
+    As `LSTMBlockWrapper`'s, on time-major tensors: with `sequence_length`, the
+    outputs past each length are zeros and the final state is the one at
+    `length - 1` (the initial state for a length of 0); without, the last step's.
+    """
+    if sequence_length is None:
+        return outputs, LSTMStateTuple(cell_states[-1], outputs[-1])
+    initial_cell_state, initial_output = initial_state
+    units = outputs.shape.dims[-1].value
+    if units is None:
+        units = array_ops.shape(outputs)[2]
+    mask = array_ops.transpose(
+        array_ops.sequence_mask(sequence_length, time_len, dtype=dtype), [1, 0]
+    )
+    outputs *= indexing_ops.tile(array_ops.expand_dims(mask, [-1]), [1, 1, units])
+    # The initial states go first, so that `length - 1` indexes the state to keep.
+    indices = array_ops.stack([sequence_length, math_ops.range(batch)], axis=1)
+
+    def at_lengths(initial, steps):
+        return sparse_ops.gather_nd(
+            array_ops.concat([array_ops.expand_dims(initial, [0]), steps], 0), indices
+        )
+
+    return outputs, LSTMStateTuple(
+        at_lengths(initial_cell_state, cell_states), at_lengths(initial_output, outputs)
+    )
+
+
 class LSTMBlockWrapper(Layer):
     """Housekeeping for LSTMs that run a whole sequence at once (`LSTMBlockWrapper`).
 
@@ -349,29 +379,8 @@ class LSTMBlockWrapper(Layer):
         cell_states, outputs = self._call_cell(
             inputs, initial_cell_state, initial_output, dtype, sequence_length
         )
-        if sequence_length is not None:
-            # Zeros past each length; the final state is the one at `length - 1`, or
-            # the initial state (prepended) for a length of 0.
-            mask = array_ops.transpose(
-                array_ops.sequence_mask(sequence_length, time_len, dtype=dtype), [1, 0]
-            )
-            mask = indexing_ops.tile(array_ops.expand_dims(mask, [-1]), [1, 1, self.num_units])
-            outputs *= mask
-            mod_cell_states = array_ops.concat(
-                [array_ops.expand_dims(initial_cell_state, [0]), cell_states], 0
-            )
-            mod_outputs = array_ops.concat([array_ops.expand_dims(initial_output, [0]), outputs], 0)
-            final_cell_state = self._gather_states(mod_cell_states, sequence_length, batch_size)
-            final_output = self._gather_states(mod_outputs, sequence_length, batch_size)
-        else:
-            final_cell_state = cell_states[-1]
-            final_output = outputs[-1]
-        return outputs, LSTMStateTuple(final_cell_state, final_output)
-
-    def _gather_states(self, data, indices, batch_size):
-        """`out[i, j] = data[indices[i], i, j]`."""
-        return sparse_ops.gather_nd(
-            data, array_ops.stack([indices, math_ops.range(batch_size)], axis=1)
+        return _sequence_results(
+            initial_state, cell_states, outputs, sequence_length, time_len, batch_size, dtype
         )
 
 

@@ -85,23 +85,30 @@ pub(super) fn check_shape(ctx: &OpContext<'_>, i: usize, name: &str, want: &[usi
     Ok(())
 }
 
-/// The sizes of a step from `x` `[batch, input]` and `cs_prev` `[batch, cell]`
-/// (inputs `x_at` and `x_at + 1`), with `h_prev` and the weights checked against them.
-fn step_dims(ctx: &OpContext<'_>) -> Result<Dims> {
-    let (x, cs_prev) = (ctx.input(0)?, ctx.input(1)?);
-    let [batch, input] = *x.shape() else {
-        return Err(Error::invalid_argument(format!("x must be 2D, not {}", fmt_shape(x.shape()))));
-    };
+/// The sizes from `batch` and `input` (read from `x`) and `cs_prev` `[batch, cell]`
+/// (input `cs_at`), with `h_prev` (the next input) and the weights (the five after)
+/// checked against them.
+fn state_dims(ctx: &OpContext<'_>, batch: usize, input: usize, cs_at: usize) -> Result<Dims> {
+    let cs_prev = ctx.input(cs_at)?;
     let [b2, cell] = *cs_prev.shape() else {
         return Err(Error::invalid_argument(format!("cs_prev must be 2D, not {}", fmt_shape(cs_prev.shape()))));
     };
     if b2 != batch {
         return Err(Error::invalid_argument(format!("cs_prev.dims(0) != batch_size: {b2} vs. {batch}")));
     }
-    check_shape(ctx, 2, "h_prev", &[batch, cell])?;
+    check_shape(ctx, cs_at + 1, "h_prev", &[batch, cell])?;
     let d = Dims { batch, input, cell };
-    check_weights(ctx, 3, d)?;
+    check_weights(ctx, cs_at + 2, d)?;
     Ok(d)
+}
+
+/// The sizes of a step from `x` `[batch, input]` (input 0) and the state.
+fn step_dims(ctx: &OpContext<'_>) -> Result<Dims> {
+    let x = ctx.input(0)?;
+    let [batch, input] = *x.shape() else {
+        return Err(Error::invalid_argument(format!("x must be 2D, not {}", fmt_shape(x.shape()))));
+    };
+    state_dims(ctx, batch, input, 1)
 }
 
 /// The forward's attributes, as element values.
@@ -408,16 +415,7 @@ fn seq_dims(ctx: &OpContext<'_>) -> Result<SeqDims> {
     let [time, batch, input] = *x.shape() else {
         return Err(Error::invalid_argument(format!("x must be 3D, not {}", fmt_shape(x.shape()))));
     };
-    let cs_prev = ctx.input(2)?;
-    let [b2, cell] = *cs_prev.shape() else {
-        return Err(Error::invalid_argument(format!("cs_prev must be 2D, not {}", fmt_shape(cs_prev.shape()))));
-    };
-    if b2 != batch {
-        return Err(Error::invalid_argument(format!("cs_prev.dims(0) != batch_size: {b2} vs. {batch}")));
-    }
-    check_shape(ctx, 3, "h_prev", &[batch, cell])?;
-    let d = Dims { batch, input, cell };
-    check_weights(ctx, 4, d)?;
+    let d = state_dims(ctx, batch, input, 2)?;
     let steps = seq_len_max.as_slice::<i64>()?[0];
     if !(0..=time as i64).contains(&steps) {
         return Err(Error::invalid_argument(format!("seq_len_max must be between 0 and {time} but is {steps}")));
