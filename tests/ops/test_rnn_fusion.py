@@ -31,7 +31,9 @@ def _cells(cells, kind):
         return cells.BasicLSTMCell(5, forget_bias=0.3)
     if kind == "peephole":
         return cells.LSTMCell(5, use_peepholes=True)
-    return cells.MultiRNNCell([cells.BasicLSTMCell(5), cells.LSTMCell(6, use_peepholes=True)])
+    # Dropout wrappers that drop nothing: the values stay TF's exactly.
+    first = cells.DropoutWrapper(cells.BasicLSTMCell(5), input_keep_prob=1.0)
+    return cells.MultiRNNCell([first, cells.LSTMCell(6, use_peepholes=True)])
 
 
 def _run(lib, cells, kind, lengths, time_major, given_state):
@@ -107,7 +109,7 @@ def test_fused_and_looped_agree(monkeypatch):
         lambda c: c.LSTMCell(5, cell_clip=0.5),
         lambda c: c.BasicLSTMCell(5, activation="relu"),
         lambda c: c.GRUCell(5),
-        lambda c: c.DropoutWrapper(c.BasicLSTMCell(5), output_keep_prob=0.5),
+        lambda c: c.DropoutWrapper(c.BasicLSTMCell(5), state_keep_prob=0.5),
         lambda c: c.MultiRNNCell([c.BasicLSTMCell(5), c.GRUCell(5)]),
     ],
 )
@@ -148,3 +150,29 @@ def test_cell_reused_after_the_fused_rnn():
         with ff.Session() as sess:
             sess.run(ff.global_variables_initializer())
             sess.run(h)
+
+
+@pytest.mark.parametrize("variational", [False, True])
+def test_output_dropout_over_the_whole_sequence(variational):
+    # The fused path drops whole sequences: each output is the undropped output
+    # scaled by 1 / keep, or zero, about half of them zero; variational masks are the
+    # same at every step and batch row.
+    batch, units = 32, 8
+    with ff.Graph().as_default() as g:
+        ff.set_random_seed(5)
+        x = ff.constant(_value("inputs", [batch, T, DEPTH]))
+        cell = ff.nn.rnn_cell.BasicLSTMCell(units)
+        kw = {"variational_recurrent": True, "dtype": ff.float32} if variational else {}
+        wrapped = ff.nn.rnn_cell.DropoutWrapper(cell, output_keep_prob=0.5, seed=3, **kw)
+        dropped, _ = ff.nn.dynamic_rnn(wrapped, x, dtype=ff.float32, scope="rnn")
+        plain, _ = ff.nn.dynamic_rnn(cell, x, dtype=ff.float32, scope="rnn")
+        assert "While" not in {op.type for op in g.get_operations()}
+        with ff.Session() as sess:
+            sess.run(ff.global_variables_initializer())
+            d, p = sess.run([dropped, plain])
+    kept = d != 0
+    np.testing.assert_allclose(d[kept], 2 * p[kept], rtol=1e-5)
+    assert 0.35 < kept.mean() < 0.65
+    if variational:
+        # One mask per unit for all rows and steps.
+        assert (kept == kept[:1, :1, :]).all()

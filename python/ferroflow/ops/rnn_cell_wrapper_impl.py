@@ -99,6 +99,11 @@ class _RNNCellWrapper(RNNCell):
             return self.cell.zero_state(batch_size, dtype)
 
 
+def _should_dropout(keep_prob) -> bool:
+    """Whether a keep probability adds dropout: a tensor always does, a float below 1."""
+    return (not isinstance(keep_prob, float)) or keep_prob < 1
+
+
 class DropoutWrapper(_RNNCellWrapper):
     """Dropout on the inputs, states and/or outputs of `cell` (TF's `DropoutWrapper`).
 
@@ -249,9 +254,7 @@ class DropoutWrapper(_RNNCellWrapper):
         )
 
     def _call_wrapped_cell(self, inputs, state, cell_call_fn, **kwargs):
-        def should_dropout(p):
-            return (not isinstance(p, float)) or p < 1
-
+        should_dropout = _should_dropout
         if should_dropout(self._input_keep_prob):
             inputs = self._dropout(
                 inputs, "input", self._recurrent_input_noise, self._input_keep_prob

@@ -2,7 +2,8 @@
 
 `dynamic_rnn` asks `fused_dynamic_rnn` first. For a `BasicLSTMCell`, an `LSTMCell`
 without projection or clipping (peepholes allowed), or a `MultiRNNCell` of them, all
-with tuple states, `tanh` and float32 inputs, it builds the cells' variables exactly
+with tuple states, `tanh` and float32 inputs, each possibly in a `DropoutWrapper`
+without state dropout, it builds the cells' variables exactly
 where their first call in the loop would (so names, checkpoints and reuse are
 unchanged) and runs each layer over the whole sequence as one `BlockLSTM` op, whose
 gradient is one `BlockLSTMGrad` op: the input's share of the gates, the input
@@ -11,9 +12,12 @@ the loop makes a dozen small ops per step and per direction. A multi-layer cell 
 layer after layer, which computes the same values (layer `l` at time `t` needs only
 layer `l - 1` at `t` and itself at `t - 1`). With `sequence_length`, each layer runs
 to the longest length; the outputs past each length are zeros and the final states
-are those at each length, as the loop's copy-through gives them.
+are those at each length, as the loop's copy-through gives them. A wrapper's input
+and output dropout apply to whole sequences: the same distribution of masks as per
+step (per element, or per sequence when variational), though not the same draws,
+which already differ from TF's in the loop (see docs/ARCHITECTURE.md).
 
-Any other cell (wrappers, GRUs, custom cells) runs in the loop. Setting the
+Any other cell (other wrappers, state dropout, GRUs, custom cells) runs in the loop. Setting the
 environment variable `FERROFLOW_FUSED_RNN=0` makes every cell run in the loop.
 """
 
@@ -27,6 +31,7 @@ from . import array_ops, math_ops
 from . import variable_scope as vs
 from ._nest import flatten
 from .rnn_cell_impl import BasicLSTMCell, LayerRNNCell, LSTMCell, MultiRNNCell
+from .rnn_cell_wrapper_impl import DropoutWrapper, _should_dropout
 from .rnn_ops import _block_lstm_op, _sequence_results
 
 
@@ -47,13 +52,46 @@ def _plain_lstm(cell) -> bool:
     return False
 
 
+def _unwrap_dropout(cell):
+    """`(wrapped, wrapper)` for a `DropoutWrapper` without state dropout, else `(cell, None)`.
+
+    Such a wrapper's input and output dropout can apply to whole sequences.
+    """
+    if type(cell) is DropoutWrapper and not _should_dropout(cell._state_keep_prob):
+        return cell.cell, cell
+    return cell, None
+
+
 def _lstm_layers(cell):
-    """The LSTM layers `cell` is made of, or None if it is not one the fused op runs."""
-    if _plain_lstm(cell):
-        return [cell]
-    if type(cell) is MultiRNNCell and cell._state_is_tuple and all(map(_plain_lstm, cell._cells)):
-        return list(cell._cells)
-    return None
+    """`(layers, multi, wrapper)` for a cell the fused op runs, else None.
+
+    `layers` are `(lstm, dropout_wrapper_or_None)` pairs, `multi` the `MultiRNNCell`
+    (or None) and `wrapper` a `DropoutWrapper` around the whole (or None).
+    """
+    core, wrapper = _unwrap_dropout(cell)
+    if _plain_lstm(core):
+        return [(core, None)], None, wrapper
+    if type(core) is not MultiRNNCell or not core._state_is_tuple:
+        return None
+    layers = [_unwrap_dropout(c) for c in core._cells]
+    if not all(_plain_lstm(c) for c, _ in layers):
+        return None
+    return layers, core, wrapper
+
+
+def _dropout(wrapper, x, which):
+    """`x` after `wrapper`'s input or output dropout (`which`), if it has one.
+
+    Over the whole sequence: the same masks per element (or, variational, per
+    sequence) as per step.
+    """
+    if wrapper is None:
+        return x
+    keep = wrapper._input_keep_prob if which == "input" else wrapper._output_keep_prob
+    if not _should_dropout(keep):
+        return x
+    noise = wrapper._recurrent_input_noise if which == "input" else wrapper._recurrent_output_noise
+    return wrapper._dropout(x, which, noise, keep)
 
 
 @contextlib.contextmanager
@@ -107,24 +145,26 @@ def fused_dynamic_rnn(cell, inputs, state, sequence_length):
     """
     if os.environ.get("FERROFLOW_FUSED_RNN", "1") == "0":
         return None
-    layers = _lstm_layers(cell)
-    if layers is None or not isinstance(inputs, ops.Tensor) or inputs.dtype != dtypes.float32:
+    found = _lstm_layers(cell)
+    if found is None or not isinstance(inputs, ops.Tensor) or inputs.dtype != dtypes.float32:
         return None
+    layers, multi, wrapper = found
     shape = inputs.shape
     if shape.ndims != 3 or shape.as_list()[2] is None:
         return None
     time_len, batch, _ = shape.as_list()
-    states = [state] if len(layers) == 1 and layers[0] is cell else list(state)
+    states = list(state) if multi is not None else [state]
     flat = flatten(states)
     if len(states) != len(layers) or len(flat) != 2 * len(layers):
         return None
     if any(s.dtype != dtypes.float32 for s in flat):
         return None
-    for layer, (c, h) in zip(layers, states, strict=True):
+    for (layer, _), (c, h) in zip(layers, states, strict=True):
         # A state of another shape goes to the loop, which reports TF's error.
-        want = tensor_shape.TensorShape([shape.as_list()[1], layer._num_units])
+        want = tensor_shape.TensorShape([batch, layer._num_units])
         if not (c.shape.is_compatible_with(want) and h.shape.is_compatible_with(want)):
             return None
+    step_rows = batch
     if time_len is None:
         time_len = array_ops.shape(inputs)[0]
     if batch is None:
@@ -133,17 +173,23 @@ def fused_dynamic_rnn(cell, inputs, state, sequence_length):
         seq_len_max = array_ops.cast(time_len, dtypes.int64)
     else:
         seq_len_max = array_ops.cast(math_ops.reduce_max(sequence_length), dtypes.int64)
-    multi = layers[0] is not cell
-    outer = _cell_scope(cell, dtypes.float32, shape[1:]) if multi else contextlib.nullcontext()
-    x, finals = inputs, []
-    with outer:
-        for i, (layer, layer_state) in enumerate(zip(layers, states, strict=True)):
-            scope = vs.variable_scope(f"cell_{i}") if multi else contextlib.nullcontext()
-            step_shape = tensor_shape.TensorShape([shape.as_list()[1], x.shape.as_list()[2]])
-            with scope, _cell_scope(layer, dtypes.float32, step_shape):
-                cs, h = _run_layer(layer, x, layer_state, seq_len_max)
-                x, final = _sequence_results(
-                    layer_state, cs, h, sequence_length, time_len, batch, dtypes.float32
-                )
+    x, finals = _dropout(wrapper, inputs, "input"), []
+    with contextlib.ExitStack() as outer:
+        if multi is not None:
+            outer.enter_context(_cell_scope(multi, dtypes.float32, shape[1:]))
+        for i, ((layer, layer_wrapper), layer_state) in enumerate(zip(layers, states, strict=True)):
+            scope = (
+                vs.variable_scope(f"cell_{i}") if multi is not None else contextlib.nullcontext()
+            )
+            step_shape = tensor_shape.TensorShape([step_rows, x.shape.as_list()[2]])
+            with scope:
+                x = _dropout(layer_wrapper, x, "input")
+                with _cell_scope(layer, dtypes.float32, step_shape):
+                    cs, h = _run_layer(layer, x, layer_state, seq_len_max)
+                    x, final = _sequence_results(
+                        layer_state, cs, h, sequence_length, time_len, batch, dtypes.float32
+                    )
+                x = _dropout(layer_wrapper, x, "output")
             finals.append(final)
-    return x, (finals[0] if not multi else tuple(finals))
+    x = _dropout(wrapper, x, "output")
+    return x, (tuple(finals) if multi is not None else finals[0])

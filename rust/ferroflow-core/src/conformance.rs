@@ -188,6 +188,7 @@ pub fn standard_cases() -> Result<Vec<Case>> {
     }
     logical_cases(&mut cases)?;
     half_cases(&mut cases)?;
+    lstm_cases(&mut cases)?;
     Ok(cases)
 }
 
@@ -478,6 +479,40 @@ fn half_cases(cases: &mut Vec<Case>) -> Result<()> {
         vec![h(&[19, 13], 158, false)?, h(&[21, 19], 159, false)?],
         attrs,
     );
+    Ok(())
+}
+
+/// The fused LSTM ops in `float32` (their only type besides `float16`): a step and a
+/// sequence run for 3 of its 4 steps, forward and back, with peepholes and clipping,
+/// in odd sizes (batch 5, input 7, cell 9). The grad ops' saved values are arbitrary:
+/// they are functions of whatever they are handed.
+fn lstm_cases(cases: &mut Vec<Case>) -> Result<()> {
+    let f = |shape: &[usize], seed| tensor(DType::Float32, shape, seed, false);
+    let (batch, input, cell, time) = (5usize, 7usize, 9usize, 4usize);
+    let weights = || -> Result<Vec<Tensor>> {
+        let w = f(&[input + cell, 4 * cell], 160)?;
+        Ok(vec![w, f(&[cell], 161)?, f(&[cell], 162)?, f(&[cell], 163)?, f(&[4 * cell], 164)?])
+    };
+    let attrs = || {
+        vec![("forget_bias", AttrValue::F(0.7)), ("cell_clip", AttrValue::F(0.5)), ("use_peephole", AttrValue::B(true))]
+    };
+    let peephole = || vec![("use_peephole", AttrValue::B(true))];
+    let mut push = |name: &str, op, inputs, attrs| {
+        cases.push(Case { name: name.into(), op, inputs, refs: vec![], attrs, tolerance: 1e-4 });
+    };
+    let step = [batch, cell];
+    let mut inputs = vec![f(&[batch, input], 165)?, f(&step, 166)?, f(&step, 167)?];
+    inputs.extend(weights()?);
+    push("LSTMBlockCell float32 peephole clip", "LSTMBlockCell", inputs.clone(), attrs());
+    inputs.extend((0..8).map(|k| f(&step, 170 + k)).collect::<Result<Vec<_>>>()?);
+    push("LSTMBlockCellGrad float32 peephole", "LSTMBlockCellGrad", inputs, peephole());
+    let seq = Tensor::scalar(3i64);
+    let mut inputs = vec![seq, f(&[time, batch, input], 180)?, f(&step, 181)?, f(&step, 182)?];
+    inputs.extend(weights()?);
+    push("BlockLSTM float32 peephole clip 3 of 4 steps", "BlockLSTM", inputs.clone(), attrs());
+    let saved = [time, batch, cell];
+    inputs.extend((0..9).map(|k| f(&saved, 190 + k)).collect::<Result<Vec<_>>>()?);
+    push("BlockLSTMGrad float32 peephole 3 of 4 steps", "BlockLSTMGrad", inputs, peephole());
     Ok(())
 }
 

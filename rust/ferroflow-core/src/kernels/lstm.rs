@@ -31,11 +31,14 @@ pub(super) fn mat<T>(data: &[T], rows: usize, cols: usize, transpose: bool) -> M
 }
 
 /// The sizes of a step or sequence, checked against every weight's shape.
-#[derive(Clone, Copy)]
-struct Dims {
-    batch: usize,
-    input: usize,
-    cell: usize,
+#[derive(Clone, Copy, Debug)]
+pub struct Dims {
+    /// Rows of `x` (and of the states).
+    pub batch: usize,
+    /// Columns of `x`.
+    pub input: usize,
+    /// Columns of the states (a quarter of `w`'s columns).
+    pub cell: usize,
 }
 
 /// Checks `w`, the peepholes and `b` (inputs `first..first + 5`) against `d`, with
@@ -73,7 +76,7 @@ fn check_weights(ctx: &OpContext<'_>, first: usize, d: Dims) -> Result<()> {
 }
 
 /// Checks that input `i` (named `name`) has shape `want`.
-pub(super) fn check_shape(ctx: &OpContext<'_>, i: usize, name: &str, want: &[usize]) -> Result<()> {
+pub fn check_shape(ctx: &OpContext<'_>, i: usize, name: &str, want: &[usize]) -> Result<()> {
     let t = ctx.input(i)?;
     if t.shape() != want {
         return Err(Error::invalid_argument(format!(
@@ -102,8 +105,10 @@ fn state_dims(ctx: &OpContext<'_>, batch: usize, input: usize, cs_at: usize) -> 
     Ok(d)
 }
 
-/// The sizes of a step from `x` `[batch, input]` (input 0) and the state.
-fn step_dims(ctx: &OpContext<'_>) -> Result<Dims> {
+/// The sizes of a step (`LSTMBlockCell` and its grad op) from `x` `[batch, input]`
+/// (input 0), the state and the weights, with TF's errors: what a device's kernel of
+/// these ops checks first.
+pub fn step_dims(ctx: &OpContext<'_>) -> Result<Dims> {
     let x = ctx.input(0)?;
     let [batch, input] = *x.shape() else {
         return Err(Error::invalid_argument(format!("x must be 2D, not {}", fmt_shape(x.shape()))));
@@ -397,13 +402,19 @@ impl OpKernel for LstmBlockCellGrad {
 
 /// The sizes of a sequence: `x` `[time, batch, input]` (input 1), the states and
 /// weights checked against it, and the steps to run (`seq_len_max`, input 0).
-struct SeqDims {
-    time: usize,
-    steps: usize,
-    d: Dims,
+#[derive(Clone, Copy, Debug)]
+pub struct SeqDims {
+    /// Steps of `x`.
+    pub time: usize,
+    /// Steps to run (`seq_len_max`, at most `time`).
+    pub steps: usize,
+    /// The sizes of each step.
+    pub d: Dims,
 }
 
-fn seq_dims(ctx: &OpContext<'_>) -> Result<SeqDims> {
+/// The sizes of a sequence (`BlockLSTM` and its grad op), with TF's errors;
+/// `seq_len_max` (input 0) must be in host memory.
+pub fn seq_dims(ctx: &OpContext<'_>) -> Result<SeqDims> {
     let seq_len_max = ctx.input(0)?;
     if !seq_len_max.shape().is_empty() {
         return Err(Error::invalid_argument(format!(

@@ -20,7 +20,7 @@ pub(crate) mod indexing;
 pub(crate) mod io;
 pub mod layout;
 pub(crate) mod logging;
-pub(crate) mod lstm;
+pub mod lstm;
 pub mod math;
 pub mod matmul;
 pub mod nn;

@@ -127,6 +127,22 @@ pub fn matmul(
         let zeros = super::array::fill(gpu, out_shape, 0.0)?;
         return if half { to_half(gpu, &zeros) } else { Ok(zeros) };
     }
+    matmul_into(gpu, a, b, &out, (m, n, k), (trans_a, trans_b), offsets)?;
+    if half { to_half(gpu, &out) } else { Ok(out) }
+}
+
+/// [`matmul`] into the first `m * n` (per batch) elements of `out`'s `float32` buffer,
+/// which may be larger (the rest is left as it is); `m`, `n` and `k` are not zero.
+#[allow(clippy::too_many_arguments)]
+pub fn matmul_into(
+    gpu: &Arc<Gpu>,
+    a: &Tensor,
+    b: &Tensor,
+    out: &Tensor,
+    (m, n, k): (usize, usize, usize),
+    (trans_a, trans_b): (bool, bool),
+    offsets: &[(usize, usize)],
+) -> Result<()> {
     let pipeline = gpu.pipeline(&format!("matmul/64x64/{}", a.dtype()), || matmul_source(a.dtype()))?;
     let mut params = vec![
         count_u32(m, "MatMul")?,
@@ -149,9 +165,9 @@ pub fn matmul(
             count_u32(m.div_ceil(TILE as usize), "MatMul")?,
             (offs.len() / 2) as u32,
         );
-        gpu.dispatch_groups(&pipeline, &[buf(a)?, buf(b)?, buf(&out)?], &p, groups);
+        gpu.dispatch_groups(&pipeline, &[buf(a)?, buf(b)?, buf(out)?], &p, groups);
     }
-    if half { to_half(gpu, &out) } else { Ok(out) }
+    Ok(())
 }
 
 /// `x` (`float32`) rounded to `float16`.

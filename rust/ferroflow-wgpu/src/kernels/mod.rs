@@ -12,6 +12,7 @@ pub mod elementwise;
 pub mod half;
 pub mod indexing;
 pub mod logic;
+pub mod lstm;
 pub mod matmul;
 pub mod nn;
 pub mod pool;
@@ -167,6 +168,7 @@ pub(crate) fn register_kernels() {
     pool::register();
     reduce::register();
     nn::register();
+    lstm::register();
     random::register();
     training::register();
     state::register();
