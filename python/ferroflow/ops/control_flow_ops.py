@@ -780,8 +780,10 @@ def while_loop(
         loop_vars: A (possibly nested) list, tuple, namedtuple or dict of tensors.
         shape_invariants: The shape each loop variable keeps across iterations (same
             structure as `loop_vars`); by default its initial shape.
-        parallel_iterations: Accepted for compatibility (iterations run one after
-            another); must be positive.
+        parallel_iterations: How many iterations may run at once, where iterations
+            are independent (a `map_fn`-like loop of counters and TensorArray
+            writes, with bodies large enough to share out); others run one after
+            another. Must be positive.
         back_prop: Whether gradients flow through the loop (False: none do).
         swap_memory: Accepted for compatibility.
         name: A name scope for the ops (default `while`).

@@ -321,6 +321,10 @@ impl Tensor {
             return Err(type_mismatch(T::DTYPE, self.dtype));
         }
         let bytes = self.as_bytes()?;
+        if bytes.is_empty() {
+            // An empty buffer's pointer is only byte-aligned: no slice of T over it.
+            return Ok(&[]);
+        }
         // SAFETY: the buffer is 64-byte aligned and a row view starts at a multiple of
         // T's size, so the bytes are aligned for T; they hold num_elements() values of T
         // (checked by dtype), and every bit pattern written into them is a valid T.
@@ -335,6 +339,9 @@ impl Tensor {
         match self.storage_mut()? {
             Storage::Dense(b) => {
                 let bytes = b.as_mut_bytes();
+                if bytes.is_empty() {
+                    return Ok(&mut []);
+                }
                 // SAFETY: as in `as_slice`, and the buffer is now exclusively ours.
                 Ok(unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<T>(), n) })
             }
