@@ -134,7 +134,7 @@ def test_mismatched_state_is_tf_s_error():
     with ff.Graph().as_default():
         x = ff.zeros([B, T, DEPTH])
         bad = ff.nn.rnn_cell.LSTMStateTuple(ff.zeros([B, 4]), ff.zeros([B, 4]))
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match="Dimensions must be equal, but are 7 and 8"):
             ff.nn.dynamic_rnn(ff.nn.rnn_cell.BasicLSTMCell(5), x, initial_state=bad)
 
 

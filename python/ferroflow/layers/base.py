@@ -353,13 +353,11 @@ class Layer:
                 kwargs["scope"] = current
             if isinstance(inputs, list | tuple):
                 inputs = type(inputs)(ops.convert_to_tensor(x) for x in inputs)
-            else:
-                inputs = ops.convert_to_tensor(inputs)
-            first = self._first_input(inputs)
-            if isinstance(inputs, list | tuple):
                 shapes = [x.shape for x in inputs]
             else:
+                inputs = ops.convert_to_tensor(inputs)
                 shapes = inputs.shape
+            first = self._first_input(inputs)
             if first is None:
                 self._maybe_build(None, shapes, None)
             else:

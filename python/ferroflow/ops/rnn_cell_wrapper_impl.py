@@ -254,13 +254,12 @@ class DropoutWrapper(_RNNCellWrapper):
         )
 
     def _call_wrapped_cell(self, inputs, state, cell_call_fn, **kwargs):
-        should_dropout = _should_dropout
-        if should_dropout(self._input_keep_prob):
+        if _should_dropout(self._input_keep_prob):
             inputs = self._dropout(
                 inputs, "input", self._recurrent_input_noise, self._input_keep_prob
             )
         output, new_state = cell_call_fn(inputs, state, **kwargs)
-        if should_dropout(self._state_keep_prob):
+        if _should_dropout(self._state_keep_prob):
             shallow_filtered_substructure = get_traverse_shallow_structure(
                 self._dropout_state_filter, new_state
             )
@@ -271,7 +270,7 @@ class DropoutWrapper(_RNNCellWrapper):
                 self._state_keep_prob,
                 shallow_filtered_substructure,
             )
-        if should_dropout(self._output_keep_prob):
+        if _should_dropout(self._output_keep_prob):
             output = self._dropout(
                 output, "output", self._recurrent_output_noise, self._output_keep_prob
             )

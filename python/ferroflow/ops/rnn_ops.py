@@ -85,64 +85,6 @@ def _LSTMBlockCellGrad(op, *grad):
     return (x_grad, cs_prev_grad, h_prev_grad, w_grad, wci_grad, wcf_grad, wco_grad, b_grad)
 
 
-def _block_lstm(
-    seq_len_max,
-    x,
-    w,
-    b,
-    cs_prev=None,
-    h_prev=None,
-    wci=None,
-    wcf=None,
-    wco=None,
-    forget_bias=None,
-    cell_clip=None,
-    use_peephole=None,
-    name=None,
-):
-    """An LSTM over the list of steps `x` as TF's `BlockLSTM` op.
-
-    Returns seven lists (`i`, `cs`, `f`, `o`, `ci`, `co`, `h`), one tensor per step
-    each.
-
-    Raises:
-        ValueError: If `b`'s size is not known.
-    """
-    dtype = x[0].dtype
-    batch_size = x[0].shape.with_rank(2).dims[0].value
-    cell_size4 = b.shape.with_rank(1).dims[0].value
-    if cell_size4 is None:
-        raise ValueError("`b` shape must not be None.")
-    cell_size = cell_size4 // 4
-    zero_state = None
-    if cs_prev is None or h_prev is None:
-        zero_state = constant_op.constant(0, dtype=dtype, shape=[batch_size, cell_size])
-    if cs_prev is None:
-        cs_prev = zero_state
-    if h_prev is None:
-        h_prev = zero_state
-    if wci is None:
-        wci = constant_op.constant(0, dtype=dtype, shape=[cell_size])
-        wcf = wci
-        wco = wci
-    outputs = _block_lstm_op(
-        seq_len_max,
-        array_ops.stack(x),
-        cs_prev,
-        h_prev,
-        w,
-        wci,
-        wcf,
-        wco,
-        b,
-        forget_bias=forget_bias,
-        cell_clip=cell_clip,
-        use_peephole=use_peephole,
-        name=name,
-    )
-    return tuple(array_ops.unstack(t) for t in outputs)
-
-
 def _block_lstm_op(
     seq_len_max,
     x,

@@ -32,21 +32,26 @@ use crate::gpu::Gpu;
 const ACTIVATIONS: &str = "fn sigm(x: f32) -> f32 { return 1.0 / (1.0 + exp(-x)); }\n\
     fn tanh_(x: f32) -> f32 { return tanh(clamp(x, -15.0, 15.0)); }\n";
 
-/// Runs a one-dimensional generated kernel over `n` invocations.
+/// Runs a one-dimensional generated kernel over `n` invocations, with `reads`
+/// bound read-only and then `writes`, each a tensor and its name in `body`.
 fn run(
     gpu: &Arc<Gpu>,
     key: &str,
-    bindings: &[Binding],
     body: &str,
-    buffers: &[&Tensor],
+    reads: &[(&'static str, &Tensor)],
+    writes: &[(&'static str, &Tensor)],
     params: &[u32],
     n: usize,
 ) -> Result<()> {
     if n == 0 {
         return Ok(());
     }
-    let pipeline = gpu.pipeline(&format!("lstm/{key}"), || format!("{ACTIVATIONS}{}", shader(bindings, body)))?;
-    let buffers = buffers.iter().map(|t| buf(t)).collect::<Result<Vec<_>>>()?;
+    let all = || reads.iter().map(|r| (r, false)).chain(writes.iter().map(|w| (w, true)));
+    let pipeline = gpu.pipeline(&format!("lstm/{key}"), || {
+        let bindings: Vec<Binding> = all().map(|(&(name, _), write)| Binding(name, "f32", write)).collect();
+        format!("{ACTIVATIONS}{}", shader(&bindings, body))
+    })?;
+    let buffers = all().map(|(&(_, t), _)| buf(t)).collect::<Result<Vec<_>>>()?;
     gpu.dispatch(&pipeline, &buffers, params, n);
     Ok(())
 }
@@ -58,9 +63,8 @@ fn concat_cols(gpu: &Arc<Gpu>, a: (&Tensor, usize, usize), b: (&Tensor, usize, u
     let out = output(gpu, DType::Float32, &[rows, ca + cb])?;
     let body = "    let w = p[1] + p[2];\n    if (i >= p[0] * w) { return; }\n    let r = i / w;\n    let c = i % w;\n    \
         if (c < p[1]) { out[i] = a[p[3] + r * p[1] + c]; } else { out[i] = b[p[4] + r * p[2] + c - p[1]]; }\n";
-    let bindings = [Binding("a", "f32", false), Binding("b", "f32", false), Binding("out", "f32", true)];
     let params = words(&[rows, ca, cb, a_off, b_off])?;
-    run(gpu, "concat_cols", &bindings, body, &[a, b, &out], &params, out.num_elements())?;
+    run(gpu, "concat_cols", body, &[("a", a), ("b", b)], &[("out", &out)], &params, out.num_elements())?;
     Ok(out)
 }
 
@@ -75,9 +79,8 @@ fn concat_flat(
     let out = output(gpu, DType::Float32, shape)?;
     let body = "    if (i >= p[0] + p[1]) { return; }\n    \
         if (i < p[0]) { out[i] = a[p[2] + i]; } else { out[i] = b[p[3] + i - p[0]]; }\n";
-    let bindings = [Binding("a", "f32", false), Binding("b", "f32", false), Binding("out", "f32", true)];
     let params = words(&[na, nb, a_off, b_off])?;
-    run(gpu, "concat_flat", &bindings, body, &[a, b, &out], &params, na + nb)?;
+    run(gpu, "concat_flat", body, &[("a", a), ("b", b)], &[("out", &out)], &params, na + nb)?;
     Ok(out)
 }
 
@@ -86,9 +89,8 @@ fn concat_flat(
 fn add_at(gpu: &Arc<Gpu>, a: &Tensor, a_off: usize, b: &Tensor) -> Result<Tensor> {
     let out = output(gpu, DType::Float32, b.shape())?;
     let body = "    if (i >= p[0]) { return; }\n    out[i] = a[p[1] + i] + b[i];\n";
-    let bindings = [Binding("a", "f32", false), Binding("b", "f32", false), Binding("out", "f32", true)];
     let params = words(&[b.num_elements(), a_off])?;
-    run(gpu, "add_at", &bindings, body, &[a, b, &out], &params, b.num_elements())?;
+    run(gpu, "add_at", body, &[("a", a), ("b", b)], &[("out", &out)], &params, b.num_elements())?;
     Ok(out)
 }
 
@@ -100,14 +102,8 @@ fn pack_weights(gpu: &Arc<Gpu>, ctx: &OpContext<'_>, bias_at: usize, peep_at: us
     let body = "    let c = p[0];\n    if (i >= 7u * c) { return; }\n    \
         if (i < 4u * c) { out[i] = b[i]; } else if (i < 5u * c) { out[i] = wci[i - 4u * c]; } \
         else if (i < 6u * c) { out[i] = wcf[i - 5u * c]; } else { out[i] = wco[i - 6u * c]; }\n";
-    let bindings = [
-        Binding("b", "f32", false),
-        Binding("wci", "f32", false),
-        Binding("wcf", "f32", false),
-        Binding("wco", "f32", false),
-        Binding("out", "f32", true),
-    ];
-    run(gpu, "pack_weights", &bindings, body, &[&b, &wci, &wcf, &wco, &out], &words(&[cell])?, 7 * cell)?;
+    let reads = [("b", &b), ("wci", &wci), ("wcf", &wcf), ("wco", &wco)];
+    run(gpu, "pack_weights", body, &reads, &[("out", &out)], &words(&[cell])?, 7 * cell)?;
     Ok(out)
 }
 
@@ -157,32 +153,18 @@ fn forward_step(
         let ig = sigm(pi);\n    let fg = sigm(pf);\n    let cig = tanh_(pci);\n    var s = ig * cig + fg * sp;\n    \
         let clip = bitcast<f32>(p[5]);\n    if (clip > 0.0) { s = clamp(s, -clip, clip); }\n    \
         o_i[p[3] + i] = ig;\n    o_f[p[3] + i] = fg;\n    o_ci[p[3] + i] = cig;\n    cs[i] = s;\n";
-    let bindings = [
-        Binding("gates", "f32", false),
-        Binding("wb", "f32", false),
-        Binding("csp", "f32", false),
-        Binding("o_i", "f32", true),
-        Binding("o_f", "f32", true),
-        Binding("o_ci", "f32", true),
-        Binding("cs", "f32", true),
-    ];
     let [o_i, o_cs, o_f, o_o, o_ci, o_co, o_h] = outs else { unreachable!("seven LSTM outputs") };
-    run(gpu, "forward_a", &bindings, body, &[gates, wb, cs_prev, o_i, o_f, o_ci, cs_tmp], &params, n)?;
+    let reads = [("gates", gates), ("wb", wb), ("csp", cs_prev)];
+    let writes = [("o_i", o_i), ("o_f", o_f), ("o_ci", o_ci), ("cs", cs_tmp)];
+    run(gpu, "forward_a", body, &reads, &writes, &params, n)?;
     let body = "    let c = p[1];\n    if (i >= p[0] * c) { return; }\n    let u = i % c;\n    let g = (i / c) * 4u * c;\n    \
         let s = cs[i];\n    var po = gates[g + 3u * c + u] + wb[3u * c + u];\n    \
         if (p[3] == 1u) { po = po + s * wb[6u * c + u]; }\n    let og = sigm(po);\n    let co = tanh_(s);\n    \
         o_o[p[2] + i] = og;\n    o_co[p[2] + i] = co;\n    o_h[p[2] + i] = og * co;\n    o_cs[p[2] + i] = s;\n";
-    let bindings = [
-        Binding("gates", "f32", false),
-        Binding("wb", "f32", false),
-        Binding("cs", "f32", false),
-        Binding("o_o", "f32", true),
-        Binding("o_co", "f32", true),
-        Binding("o_h", "f32", true),
-        Binding("o_cs", "f32", true),
-    ];
     let params = words(&[d.batch, d.cell, at, usize::from(c.use_peephole)])?;
-    run(gpu, "forward_b", &bindings, body, &[gates, wb, cs_tmp, o_o, o_co, o_h, o_cs], &params, n)
+    let reads = [("gates", gates), ("wb", wb), ("cs", cs_tmp)];
+    let writes = [("o_o", o_o), ("o_co", o_co), ("o_h", o_h), ("o_cs", o_cs)];
+    run(gpu, "forward_b", body, &reads, &writes, &params, n)
 }
 
 /// The forward values one backward step reads: each saved output (`i, cs, f, o, ci,
@@ -220,44 +202,23 @@ fn backward_step(
         let ov = o[p[2] + i];\n    let cov = co[p[2] + i];\n    let h = hg[i];\n    let dov = ov * (1.0 - ov) * h * cov;\n    \
         var dc = (1.0 - cov * cov) * h * ov + csg[i];\n    if (p[4] == 1u) { dc = dc + dov * wb[6u * c + u]; }\n    \
         d[p[3] + (i / c) * 4u * c + 3u * c + u] = dov;\n    dcs[i] = dc;\n";
-    let bindings = [
-        Binding("o", "f32", false),
-        Binding("co", "f32", false),
-        Binding("hg", "f32", false),
-        Binding("csg", "f32", false),
-        Binding("wb", "f32", false),
-        Binding("d", "f32", true),
-        Binding("dcs", "f32", true),
-    ];
     let params = words(&[d.batch, d.cell, s.at, d_off, peep])?;
-    run(gpu, "grad_a", &bindings, body, &[s.o, s.co, h_grad, cs_grad, wb, dicfo, &dcs], &params, n)?;
+    let reads = [("o", s.o), ("co", s.co), ("hg", h_grad), ("csg", cs_grad), ("wb", wb)];
+    run(gpu, "grad_a", body, &reads, &[("d", dicfo), ("dcs", &dcs)], &params, n)?;
     let body = "    let c = p[1];\n    if (i >= p[0] * c) { return; }\n    let u = i % c;\n    \
         let g = p[4] + (i / c) * 4u * c;\n    let dc = dcs[i];\n    let iv = ig[p[2] + i];\n    let civ = ci[p[2] + i];\n    \
         let fv = f[p[2] + i];\n    d[g + u] = iv * (1.0 - iv) * dc * civ;\n    d[g + c + u] = (1.0 - civ * civ) * dc * iv;\n    \
         d[g + 2u * c + u] = fv * (1.0 - fv) * dc * csp[p[3] + i];\n";
-    let bindings = [
-        Binding("dcs", "f32", false),
-        Binding("ig", "f32", false),
-        Binding("ci", "f32", false),
-        Binding("f", "f32", false),
-        Binding("csp", "f32", false),
-        Binding("d", "f32", true),
-    ];
     let params = words(&[d.batch, d.cell, s.at, s.csp_off, d_off])?;
-    run(gpu, "grad_b", &bindings, body, &[&dcs, s.i, s.ci, s.f, s.cs_prev, dicfo], &params, n)?;
+    let reads = [("dcs", &dcs), ("ig", s.i), ("ci", s.ci), ("f", s.f), ("csp", s.cs_prev)];
+    run(gpu, "grad_b", body, &reads, &[("d", dicfo)], &params, n)?;
     let cs_prev_grad = output(gpu, DType::Float32, &[d.batch, d.cell])?;
     let body = "    let c = p[1];\n    if (i >= p[0] * c) { return; }\n    let u = i % c;\n    \
         var back = dcs[i] * f[p[2] + i];\n    if (p[4] == 1u) {\n        let g = p[3] + (i / c) * 4u * c;\n        \
         back = back + d[g + u] * wb[4u * c + u] + d[g + 2u * c + u] * wb[5u * c + u];\n    }\n    out[i] = back;\n";
-    let bindings = [
-        Binding("dcs", "f32", false),
-        Binding("f", "f32", false),
-        Binding("d", "f32", false),
-        Binding("wb", "f32", false),
-        Binding("out", "f32", true),
-    ];
     let params = words(&[d.batch, d.cell, s.at, d_off, peep])?;
-    run(gpu, "grad_c", &bindings, body, &[&dcs, s.f, dicfo, wb, &cs_prev_grad], &params, n)?;
+    let reads = [("dcs", &dcs), ("f", s.f), ("d", dicfo), ("wb", wb)];
+    run(gpu, "grad_c", body, &reads, &[("out", &cs_prev_grad)], &params, n)?;
     Ok(cs_prev_grad)
 }
 
@@ -278,16 +239,9 @@ fn peephole_sums(
         if (p[2] == 1u) {\n        for (var r = 0u; r < p[0]; r = r + 1u) {\n            let g = r * 4u * c;\n            \
         let k = r * c + i;\n            si = si + d[g + i] * csp[k];\n            sf = sf + d[g + 2u * c + i] * csp[k];\n            \
         so = so + d[g + 3u * c + i] * cs[k];\n        }\n    }\n    gi[i] = si;\n    gf[i] = sf;\n    go[i] = so;\n";
-    let bindings = [
-        Binding("d", "f32", false),
-        Binding("csp", "f32", false),
-        Binding("cs", "f32", false),
-        Binding("gi", "f32", true),
-        Binding("gf", "f32", true),
-        Binding("go", "f32", true),
-    ];
     let params = words(&[rows, cell, usize::from(peephole)])?;
-    run(gpu, "peephole_sums", &bindings, body, &[dicfo, cs_prev, cs, &a, &b, &c], &params, cell)?;
+    let writes = [("gi", &a), ("gf", &b), ("go", &c)];
+    run(gpu, "peephole_sums", body, &[("d", dicfo), ("csp", cs_prev), ("cs", cs)], &writes, &params, cell)?;
     Ok([a, b, c])
 }
 
