@@ -42,6 +42,8 @@ __all__ = [
     "int8_ref",
     "resource",
     "resource_ref",
+    "variant",
+    "variant_ref",
     "string",
     "string_ref",
     "uint16",
@@ -68,6 +70,7 @@ _DT_BFLOAT16 = 14
 _DT_UINT16 = 17
 _DT_HALF = 19
 _DT_RESOURCE = 20
+_DT_VARIANT = 21
 _DT_UINT32 = 22
 _DT_UINT64 = 23
 _REF_OFFSET = 100
@@ -83,6 +86,7 @@ _BASE_NAMES = {
     _DT_INT64: "int64",
     _DT_BOOL: "bool",
     _DT_RESOURCE: "resource",
+    _DT_VARIANT: "variant",
     _DT_INT8: "int8",
     _DT_INT16: "int16",
     _DT_UINT16: "uint16",
@@ -135,6 +139,7 @@ _SIZES = {
     _DT_INT64: 8,
     _DT_BOOL: 1,
     _DT_RESOURCE: 0,
+    _DT_VARIANT: 0,
     _DT_INT8: 1,
     _DT_INT16: 2,
     _DT_UINT16: 2,
@@ -261,12 +266,12 @@ class DType:
     @property
     def is_numeric(self) -> builtins.bool:
         """Whether this is a numeric type (not `bool`, `string` or `resource`)."""
-        return self._base_enum not in (_DT_BOOL, _DT_STRING, _DT_RESOURCE)
+        return self._base_enum not in (_DT_BOOL, _DT_STRING, _DT_RESOURCE, _DT_VARIANT)
 
     @property
     def is_numpy_compatible(self) -> builtins.bool:
-        """Whether numpy can represent this type (all but `resource`)."""
-        return self._base_enum != _DT_RESOURCE
+        """Whether numpy can represent this type (all but `resource` and `variant`)."""
+        return self._base_enum not in (_DT_RESOURCE, _DT_VARIANT)
 
     @property
     def size(self) -> int:
@@ -282,7 +287,7 @@ class DType:
         """
         if self.base_dtype in (bool, string):
             raise TypeError(f"Cannot find minimum value of {self} with type {self.base_dtype}.")
-        if self._base_enum == _DT_RESOURCE:
+        if self._base_enum in (_DT_RESOURCE, _DT_VARIANT):
             raise TypeError(f"Cannot find minimum value of {self}.")
         np_type = self.as_numpy_dtype
         if self.is_floating:
@@ -298,7 +303,7 @@ class DType:
         """
         if self.base_dtype in (bool, string):
             raise TypeError(f"Cannot find maximum value of {self} with type {self.base_dtype}.")
-        if self._base_enum == _DT_RESOURCE:
+        if self._base_enum in (_DT_RESOURCE, _DT_VARIANT):
             raise TypeError(f"Cannot find maximum value of {self}.")
         np_type = self.as_numpy_dtype
         if self.is_floating:
@@ -385,6 +390,7 @@ uint64 = DType(_DT_UINT64)
 bool = DType(_DT_BOOL)  # shadows the builtin, as TensorFlow's public name does
 string = DType(_DT_STRING)
 resource = DType(_DT_RESOURCE)
+variant = DType(_DT_VARIANT)
 
 float16_ref = DType(_DT_HALF + _REF_OFFSET)
 bfloat16_ref = DType(_DT_BFLOAT16 + _REF_OFFSET)
@@ -401,13 +407,14 @@ uint64_ref = DType(_DT_UINT64 + _REF_OFFSET)
 bool_ref = DType(_DT_BOOL + _REF_OFFSET)
 string_ref = DType(_DT_STRING + _REF_OFFSET)
 resource_ref = DType(_DT_RESOURCE + _REF_OFFSET)
+variant_ref = DType(_DT_VARIANT + _REF_OFFSET)
 
 _INTERN_TABLE: dict[int, DType] = {
     d.as_datatype_enum: d
     for d in (
         *(float16, float32, float64, int32, int64, uint8, bool, string),
         *(float16_ref, float32_ref, float64_ref, int32_ref, int64_ref, uint8_ref, bool_ref),
-        *(string_ref, resource, resource_ref),
+        *(string_ref, resource, resource_ref, variant, variant_ref),
         *(int8, int16, uint16, uint32, uint64),
         *(int8_ref, int16_ref, uint16_ref, uint32_ref, uint64_ref),
         *(bfloat16, bfloat16_ref),

@@ -166,7 +166,17 @@ def _check_return_elements(return_elements, names):
 
 # Attrs of `While`/`_WhileGrad` that name tensors of the graph (see
 # ops/control_flow_ops.py).
-_LOOP_TENSOR_ATTRS = ("_feeds", "_cond", "_body", "_grad_feeds", "_grad_fetches", "_updates")
+_LOOP_TENSOR_ATTRS = (
+    "_feeds",
+    "_cond",
+    "_body",
+    "_grad_feeds",
+    "_grad_fetches",
+    "_updates",
+    # `tf.data`: the functions of dataset ops and a one-shot iterator's dataset.
+    *(f"_{f}_{part}" for f in ("f", "predicate", "init_func", "next_func", "finalize_func") for part in ("feeds", "outputs")),
+    "_dataset",
+)
 
 
 def _renamed_tensors(attr, rename):

@@ -308,6 +308,11 @@ impl DeviceSet {
         self.devices.iter().find(|d| d.device_type == CPU).unwrap_or(&self.devices[0])
     }
 
+    /// The CPU alone: where `tf.data` runs its functions, as TF places them.
+    pub fn host_only(&self) -> DeviceSet {
+        DeviceSet { devices: vec![self.cpu().clone()], priority: self.priority.clone() }
+    }
+
     /// How much `d` is preferred: by type priority, then the lower index.
     pub(crate) fn rank(&self, d: &Device) -> (i32, std::cmp::Reverse<u32>) {
         (self.priority.get(&d.device_type).copied().unwrap_or(0), std::cmp::Reverse(d.id))

@@ -34,6 +34,9 @@ pub enum DType {
     UInt16 = 17,
     /// A handle to a session resource (a queue); never the element type of a tensor.
     Resource = 20,
+    /// An opaque host value (`DT_VARIANT`): a `tf.data` dataset; like `Resource`,
+    /// never the element type of a dense tensor.
+    Variant = 21,
     /// 32-bit unsigned integer.
     UInt32 = 22,
     /// 64-bit unsigned integer.
@@ -42,7 +45,7 @@ pub enum DType {
 
 impl DType {
     /// Every dtype ferroflow knows.
-    pub const ALL: [DType; 15] = [
+    pub const ALL: [DType; 16] = [
         DType::Float32,
         DType::Float64,
         DType::Int32,
@@ -56,6 +59,7 @@ impl DType {
         DType::Float16,
         DType::BFloat16,
         DType::Resource,
+        DType::Variant,
         DType::UInt32,
         DType::UInt64,
     ];
@@ -82,6 +86,7 @@ impl DType {
             DType::Float16 => "float16",
             DType::BFloat16 => "bfloat16",
             DType::Resource => "resource",
+            DType::Variant => "variant",
             DType::Int8 => "int8",
             DType::Int16 => "int16",
             DType::UInt16 => "uint16",
@@ -104,6 +109,7 @@ impl DType {
             DType::Float16 => "HALF",
             DType::BFloat16 => "BFLOAT16",
             DType::Resource => "RESOURCE",
+            DType::Variant => "VARIANT",
             DType::Int8 => "INT8",
             DType::Int16 => "INT16",
             DType::UInt16 => "UINT16",
@@ -130,7 +136,7 @@ impl DType {
             DType::Float32 | DType::Int32 | DType::UInt32 => 4,
             DType::Float16 | DType::BFloat16 | DType::Int16 | DType::UInt16 => 2,
             DType::UInt8 | DType::Int8 | DType::Bool => 1,
-            DType::String | DType::Resource => 0,
+            DType::String | DType::Resource | DType::Variant => 0,
         }
     }
 

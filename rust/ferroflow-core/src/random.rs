@@ -166,6 +166,17 @@ pub fn box_muller_f64(x0: u32, x1: u32, x2: u32, x3: u32) -> [f64; 2] {
     [s * u2, c * u2]
 }
 
+/// An op's `(seed, seed2)` as Philox seeds: `(0, 0)` means seeded
+/// nondeterministically, as in TF.
+pub fn op_seeds(seed: i64, seed2: i64) -> (u64, u64) {
+    if seed == 0 && seed2 == 0 {
+        let entropy = RandomState::new();
+        (entropy.hash_one(1u8), entropy.hash_one(2u8))
+    } else {
+        (seed.cast_unsigned(), seed2.cast_unsigned())
+    }
+}
+
 /// TF's `GuardedPhiloxRandom`: the per-kernel generator every run reserves a fresh,
 /// non-overlapping stretch of blocks from.
 pub struct GuardedPhilox {
@@ -176,13 +187,7 @@ impl GuardedPhilox {
     /// A generator for an op's `(seed, seed2)` attrs; `(0, 0)` means seeded
     /// nondeterministically, as in TF.
     pub fn new(seed: i64, seed2: i64) -> Self {
-        #[allow(clippy::cast_sign_loss)]
-        let (s, s2) = if seed == 0 && seed2 == 0 {
-            let entropy = RandomState::new();
-            (entropy.hash_one(1u8), entropy.hash_one(2u8))
-        } else {
-            (seed as u64, seed2 as u64)
-        };
+        let (s, s2) = op_seeds(seed, seed2);
         GuardedPhilox { generator: Mutex::new(Philox::new(s, s2)) }
     }
 

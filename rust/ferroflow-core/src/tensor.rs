@@ -199,7 +199,7 @@ impl Tensor {
     /// bfloat16 tensor as its `uint16` bit patterns, and back); no copy. Never to or
     /// from `bool` or `string`, whose contents have rules of their own.
     pub fn bitcast(&self, dtype: DType) -> Result<Tensor> {
-        let plain = |d: DType| !matches!(d, DType::Bool | DType::String | DType::Resource);
+        let plain = |d: DType| !matches!(d, DType::Bool | DType::String | DType::Resource | DType::Variant);
         if !plain(self.dtype) || !plain(dtype) || dtype.size() != self.dtype.size() {
             ff_bail!(InvalidArgument, "cannot reinterpret a {} tensor as {dtype}", self.dtype);
         }
@@ -491,7 +491,9 @@ impl Tensor {
                 Tensor::from_bytes(dtype, &shape, bits.as_bytes()?)
             }
             DType::String => unreachable!("handled above"),
-            DType::Resource => Err(Error::invalid_argument("a resource handle cannot be a constant")),
+            DType::Resource | DType::Variant => {
+                Err(Error::invalid_argument(format!("a {dtype} value cannot be a constant")))
+            }
         }
     }
 }

@@ -473,7 +473,7 @@ pub fn partition_for_cluster<F: Fn(&str) -> u64>(
             if !shipped.insert((part, n)) {
                 continue;
             }
-            let shared = inner.outputs.iter().any(|o| o.is_ref || o.dtype == DType::Resource);
+            let shared = inner.outputs.iter().any(|o| o.is_ref || matches!(o.dtype, DType::Resource | DType::Variant));
             if shared {
                 // State (a variable, a queue) is shared by name on its task: the copy
                 // made here is the one meant only if that is where it was asked for.

@@ -116,8 +116,18 @@ fn tensors(graph: &Graph, names: &[Vec<u8>]) -> Result<Vec<Output>> {
 
 /// A sub-plan over the session's local devices (placed as the outer plan would be
 /// with soft placement), run on the calling thread.
-fn compile(b: &KernelBuild<'_>, feeds: &[Output], fetches: &[Output]) -> Result<Plan> {
-    let placement = Placement { devices: b.devices.clone(), soft: true };
+pub(crate) fn compile(b: &KernelBuild<'_>, feeds: &[Output], fetches: &[Output]) -> Result<Plan> {
+    compile_on(b, b.devices.clone(), feeds, fetches)
+}
+
+/// [`compile`] placed on `devices` (a subset of the session's).
+pub(crate) fn compile_on(
+    b: &KernelBuild<'_>,
+    devices: crate::device::DeviceSet,
+    feeds: &[Output],
+    fetches: &[Output],
+) -> Result<Plan> {
+    let placement = Placement { devices, soft: true };
     Plan::compile(
         b.graph,
         b.resources,

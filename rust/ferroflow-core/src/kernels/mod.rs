@@ -7,6 +7,7 @@ pub mod candidate_sampling;
 pub(crate) mod compare;
 pub(crate) mod control_flow;
 pub mod conv;
+pub(crate) mod data;
 pub mod depthwise;
 pub mod elementwise;
 pub(crate) mod example;
@@ -257,6 +258,10 @@ impl<'a> OpContext<'a> {
     /// that pass values on unchanged (device copies between host-memory devices).
     pub fn take_value(&mut self, i: usize) -> Result<Value> {
         self.inputs.get_mut(i).and_then(Option::take).ok_or_else(|| missing(i))
+    }
+    /// Input `i` as it flows, shared (a captured tensor a kernel keeps).
+    pub fn input_value(&self, i: usize) -> Result<Value> {
+        self.inputs.get(i).and_then(Option::as_ref).cloned().ok_or_else(|| missing(i))
     }
     /// Sets output `i` to a value as it flows.
     pub fn set_value_output(&mut self, i: usize, v: Value) {

@@ -12,7 +12,7 @@ use crate::queue::Queue;
 use crate::reader::{Reader, ReaderKind};
 use crate::tensor::Tensor;
 
-fn compression(s: &str, what: &str) -> Result<Compression> {
+pub(crate) fn compression(s: &str, what: &str) -> Result<Compression> {
     match s {
         "" => Ok(Compression::None),
         "ZLIB" => Ok(Compression::Zlib),

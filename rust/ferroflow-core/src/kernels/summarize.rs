@@ -81,7 +81,7 @@ fn format_elements(t: &Tensor, limit: usize) -> Vec<String> {
         DType::UInt64 => each(t, limit, |v: u64| v.to_string()),
         DType::Bool => each(t, limit, |v: bool| if v { "1" } else { "0" }.to_string()),
         DType::String => t.as_strings().map(|s| s[..limit].iter().map(|b| c_escape(b)).collect()).unwrap_or_default(),
-        DType::Resource => vec!["<resource>".to_string(); limit],
+        DType::Resource | DType::Variant => vec![format!("<{}>", t.dtype().name()); limit],
     }
 }
 

@@ -9,6 +9,7 @@ mod candidate_sampling;
 mod compare;
 pub(crate) mod control_flow;
 mod conv;
+mod data;
 mod data_flow;
 mod functional;
 mod image;
@@ -239,6 +240,7 @@ fn registry() -> &'static Registry {
         conv::register(&mut r);
         data_flow::register(&mut r);
         functional::register(&mut r);
+        data::register(&mut r);
         tensor_array::register(&mut r);
         rnn::register(&mut r);
         image::register(&mut r);

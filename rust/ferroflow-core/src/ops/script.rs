@@ -17,7 +17,7 @@ pub(crate) fn register(r: &mut Registry) {
 fn infer_py_func(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.required_attr::<Vec<u8>>("token")?;
     let tout: Vec<DType> = ctx.required_attr("Tout")?;
-    if let Some(t) = tout.iter().find(|t| **t == DType::Resource) {
+    if let Some(t) = tout.iter().find(|t| matches!(**t, DType::Resource | DType::Variant)) {
         return Err(Error::type_error(format!("{} '{}' cannot return a {t} value", ctx.def.name, ctx.name)));
     }
     let tin: Vec<DType> = ctx.inputs.iter().map(|s| s.dtype).collect();

@@ -61,7 +61,7 @@ pub fn to_device(t: &Tensor, gpu: &Arc<Gpu>) -> Result<Tensor> {
     if buffer_on(t, gpu).is_some() {
         return Ok(t.clone());
     }
-    if t.dtype() == DType::String || t.dtype() == DType::Resource {
+    if matches!(t.dtype(), DType::String | DType::Resource | DType::Variant) {
         return Err(Error::invalid_argument(format!("a {} tensor cannot be placed in GPU memory", t.dtype())));
     }
     let host = t.to_host()?;

@@ -1,0 +1,171 @@
+"""`tf.data.Iterator` (TF 1.x): a session resource that yields a dataset's elements.
+
+The resource (`IteratorV2`, `OneShotIterator` or `IteratorFromStringHandleV2`) holds
+the running native pipeline; `get_next()` builds an `IteratorGetNext` op that pulls
+one element per run and raises `OutOfRangeError` at the end.
+"""
+
+from __future__ import annotations
+
+from ..framework import dtypes, ops, tensor_shape
+from . import _structure as structure
+
+
+class Iterator:
+    """An iterator over a dataset's elements (TF-1.x graph mode).
+
+    ```python
+    iterator = dataset.make_initializable_iterator()
+    next_element = iterator.get_next()
+    sess.run(iterator.initializer)
+    while True:
+        try:
+            sess.run(next_element)
+        except tf.errors.OutOfRangeError:
+            break
+    ```
+    """
+
+    def __init__(self, iterator_resource, initializer, element_structure):
+        self._iterator_resource = iterator_resource
+        self._initializer = initializer
+        self._structure = element_structure
+        self._string_handle = iterator_resource.graph._create_op(
+            "IteratorToStringHandle", [iterator_resource], {}, name="IteratorToStringHandle"
+        ).outputs[0]
+        self._get_next_calls = 0
+
+    @staticmethod
+    def from_structure(output_types, output_shapes=None, shared_name=None, output_classes=None):
+        """A reinitializable iterator for datasets of this structure (`make_initializer`)."""
+        specs = _specs(output_types, output_shapes)
+        attrs = {"container": "", "shared_name": shared_name or "", **structure.flat_attrs(specs)}
+        resource = ops.get_default_graph()._create_op("IteratorV2", [], attrs, name="IteratorV2")
+        return Iterator(resource.outputs[0], None, specs)
+
+    @staticmethod
+    def from_string_handle(string_handle, output_types, output_shapes=None, output_classes=None):
+        """A feedable iterator: the iterator whose `string_handle()` is fed as `string_handle`."""
+        specs = _specs(output_types, output_shapes)
+        handle = ops.convert_to_tensor(string_handle, dtype=dtypes.string)
+        resource = handle.graph._create_op(
+            "IteratorFromStringHandleV2",
+            [handle],
+            structure.flat_attrs(specs),
+            name="IteratorFromStringHandleV2",
+        )
+        return Iterator(resource.outputs[0], None, specs)
+
+    @property
+    def initializer(self):
+        """The op that (re)starts this iterator on its dataset.
+
+        Raises:
+            ValueError: If the iterator has no initializer (one-shot, or made with
+                `from_structure`: use `make_initializer`).
+        """
+        if self._initializer is None:
+            raise ValueError("Iterator does not have an initializer.")
+        return self._initializer
+
+    def make_initializer(self, dataset, name=None):
+        """An op that starts this iterator on `dataset` (of this iterator's structure).
+
+        Raises:
+            TypeError: If `dataset`'s classes, types or shapes do not match.
+            ValueError: If its nesting differs.
+        """
+        structure.assert_same_structure(self._structure, dataset._structure)
+        if dataset.output_types != self.output_types:
+            raise TypeError(
+                f"Expected output types {self.output_types!r} but got dataset with output "
+                f"types {dataset.output_types!r}."
+            )
+        for mine, theirs in zip(
+            structure.flatten(self._structure), structure.flatten(dataset._structure), strict=True
+        ):
+            if not mine.shape.is_compatible_with(theirs.shape):
+                raise TypeError(
+                    f"Expected output shapes compatible with {self.output_shapes!r} but got "
+                    f"dataset with output shapes {dataset.output_shapes!r}."
+                )
+        with ops.name_scope(name, "make_initializer") as scope:
+            return dataset._variant_tensor.graph._create_op(
+                "MakeIterator", [dataset._variant_tensor, self._iterator_resource], {}, name=scope
+            )
+
+    def get_next(self, name=None):
+        """The next element's tensors, nested as the dataset's elements.
+
+        Each run of them pulls one element; past the end the run raises
+        `tf.errors.OutOfRangeError`.
+        """
+        self._get_next_calls += 1
+        g = self._iterator_resource.graph
+        op = g._create_op(
+            "IteratorGetNext",
+            [self._iterator_resource],
+            structure.flat_attrs(self._structure),
+            name=name or "IteratorGetNext",
+        )
+        return structure.pack_as(self._structure, op.outputs)
+
+    def string_handle(self, name=None):
+        """A string scalar naming this iterator, to feed `from_string_handle` iterators."""
+        if name is None:
+            return self._string_handle
+        return self._iterator_resource.graph._create_op(
+            "IteratorToStringHandle", [self._iterator_resource], {}, name=name
+        ).outputs[0]
+
+    @property
+    def output_types(self):
+        """The dtypes of an element's components, nested as the element."""
+        return structure.types_of(self._structure)
+
+    @property
+    def output_shapes(self):
+        """The static shapes of an element's components, nested as the element."""
+        return structure.shapes_of(self._structure)
+
+    @property
+    def output_classes(self):
+        """The classes of an element's components, nested as the element."""
+        return structure.classes_of(self._structure)
+
+    @property
+    def element_spec(self):
+        """The specs (dtype and shape) of an element's components."""
+        return self._structure
+
+
+def _specs(output_types, output_shapes):
+    output_types = structure.map_structure(dtypes.as_dtype, output_types)
+    if output_shapes is not None and not structure.is_nested(output_types):
+        output_shapes = tensor_shape.as_shape(output_shapes)
+    return structure.from_types_and_shapes(output_types, output_shapes)
+
+
+def make_one_shot_iterator(dataset):
+    """`dataset.make_one_shot_iterator()` (`tf.compat.v1.data.make_one_shot_iterator`)."""
+    return dataset.make_one_shot_iterator()
+
+
+def make_initializable_iterator(dataset, shared_name=None):
+    """`dataset.make_initializable_iterator(shared_name)`."""
+    return dataset.make_initializable_iterator(shared_name)
+
+
+def get_output_types(dataset_or_iterator):
+    """The `output_types` of a dataset or iterator."""
+    return dataset_or_iterator.output_types
+
+
+def get_output_shapes(dataset_or_iterator):
+    """The `output_shapes` of a dataset or iterator."""
+    return dataset_or_iterator.output_shapes
+
+
+def get_output_classes(dataset_or_iterator):
+    """The `output_classes` of a dataset or iterator."""
+    return dataset_or_iterator.output_classes

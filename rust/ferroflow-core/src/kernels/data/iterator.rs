@@ -1,0 +1,318 @@
+//! Iterators: session resources holding a running [`DatasetIter`]. `IteratorV2`
+//! (and `Iterator`) names one; `MakeIterator` starts it on a dataset (stopping the
+//! one before); `IteratorGetNext` pulls an element, `OutOfRange` at the end;
+//! `OneShotIterator` starts itself from its dataset sub-graph on first use;
+//! `IteratorToStringHandle` / `IteratorFromStringHandleV2` pass one by name (a
+//! feedable iterator).
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock, Weak};
+
+use parking_lot::Mutex;
+
+use super::{DatasetIter, IterCtx, POLL, Pipeline, dataset_input, dataset_of, end_of_sequence};
+use crate::dtype::DType;
+use crate::error::{Code, Error, Result};
+use crate::executor::{Plan, run_subplan};
+use crate::kernels::functional::{compile_on, parse_tensor};
+use crate::kernels::{KernelBuild, OpContext, OpKernel, stateless};
+use crate::resource::Resource;
+use crate::shape::PartialShape;
+use crate::tensor::Tensor;
+
+/// A running iterator and the pipeline it belongs to.
+struct Running {
+    pipeline: Arc<Pipeline>,
+    /// `None` once the end was reached (every later `get_next` is `OutOfRange`).
+    iter: Option<Box<dyn DatasetIter>>,
+}
+
+/// TF's `IteratorResource`: the element signature it was made with and the
+/// iterator it runs, if initialized.
+pub(crate) struct IteratorResource {
+    handle: String,
+    dtypes: Vec<DType>,
+    shapes: Vec<PartialShape>,
+    state: Mutex<Option<Running>>,
+    /// The current pipeline, apart from `state` so it can be cancelled while a
+    /// `get_next` holds the state.
+    pipeline: Mutex<Option<Arc<Pipeline>>>,
+}
+
+/// Iterators by string handle (weakly: a handle outlives nothing).
+static HANDLES: LazyLock<Mutex<HashMap<String, Weak<IteratorResource>>>> = LazyLock::new(Default::default);
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+impl Resource for IteratorResource {
+    fn wake_blocked(&self) {
+        if let Some(p) = self.pipeline.lock().as_ref() {
+            p.cancel();
+        }
+    }
+}
+
+impl Drop for IteratorResource {
+    fn drop(&mut self) {
+        self.wake_blocked();
+        HANDLES.lock().remove(&self.handle);
+    }
+}
+
+impl IteratorResource {
+    fn new(name: &str, dtypes: Vec<DType>, shapes: Vec<PartialShape>) -> Self {
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        IteratorResource {
+            handle: format!("ferroflow-iterator:{id}:{name}"),
+            dtypes,
+            shapes,
+            state: Mutex::new(None),
+            pipeline: Mutex::new(None),
+        }
+    }
+
+    /// The state, locked; waits for another `get_next` as a blocked op waits (the
+    /// run's cancellation and deadline end the wait).
+    fn lock_state(&self, ctx: &OpContext<'_>) -> Result<parking_lot::MutexGuard<'_, Option<Running>>> {
+        loop {
+            if let Some(g) = self.state.try_lock_for(POLL) {
+                return Ok(g);
+            }
+            if ctx.wait.is_cancelled() {
+                return Err(Error::new(Code::Cancelled, "Session has been closed."));
+            }
+            if ctx.wait.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                return Err(Error::new(Code::DeadlineExceeded, "Timed out waiting for notification"));
+            }
+            ctx.wait.run.poll_interrupt()?;
+        }
+    }
+
+    /// Starts iterating `dataset`, stopping (and dropping) the iteration before.
+    fn initialize(&self, ctx: &OpContext<'_>, dataset: Arc<dyn super::Dataset>) -> Result<()> {
+        let pipeline = Pipeline::new(ctx.env.intra_pool.clone());
+        let iter = {
+            let ictx = IterCtx { wait: ctx.wait, env: ctx.env, pipeline: &pipeline };
+            dataset.make_iter(&ictx)?
+        };
+        if let Some(old) = self.pipeline.lock().replace(Arc::clone(&pipeline)) {
+            old.cancel();
+        }
+        let old = self.lock_state(ctx)?.replace(Running { pipeline, iter: Some(iter) });
+        // Dropped outside the lock: stopping its threads may take a moment.
+        drop(old);
+        Ok(())
+    }
+
+    /// The next element, checked against the iterator's signature.
+    fn get_next(&self, ctx: &OpContext<'_>) -> Result<Vec<Tensor>> {
+        let mut state = self.lock_state(ctx)?;
+        let Some(running) = state.as_mut() else {
+            ff_bail!(
+                FailedPrecondition,
+                "GetNext() failed because the iterator has not been initialized. Ensure that you have run the \
+                 initializer operation for this iterator before getting the next element."
+            );
+        };
+        let Some(iter) = running.iter.as_mut() else { return Err(end_of_sequence()) };
+        let ictx = IterCtx { wait: ctx.wait, env: ctx.env, pipeline: &running.pipeline };
+        match iter.next(&ictx)? {
+            Some(element) => {
+                self.check(&element)?;
+                Ok(element)
+            }
+            None => {
+                let ended = running.iter.take();
+                drop(state);
+                drop(ended);
+                Err(end_of_sequence())
+            }
+        }
+    }
+
+    fn check(&self, element: &[Tensor]) -> Result<()> {
+        if element.len() != self.dtypes.len() {
+            ff_bail!(
+                InvalidArgument,
+                "Number of components does not match: expected {} types but got {}.",
+                self.dtypes.len(),
+                element.len()
+            );
+        }
+        for (i, (t, (&want, shape))) in element.iter().zip(self.dtypes.iter().zip(&self.shapes)).enumerate() {
+            if t.dtype() != want {
+                ff_bail!(
+                    InvalidArgument,
+                    "Data type mismatch at component {i}: expected {} but got {}.",
+                    want.name(),
+                    t.dtype().name()
+                );
+            }
+            if !shape.is_compatible_with(t.shape()) {
+                ff_bail!(
+                    InvalidArgument,
+                    "Incompatible shapes at component {i}: expected {shape} but got {}.",
+                    crate::shape::fmt_shape(t.shape())
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The signature attrs of an iterator node.
+fn signature(b: &KernelBuild<'_>) -> Result<(Vec<DType>, Vec<PartialShape>)> {
+    let dtypes: Vec<DType> = b.node.required_attr("output_types")?;
+    let mut shapes: Vec<PartialShape> = b.node.attr_or("output_shapes", Vec::new())?;
+    if shapes.is_empty() {
+        shapes = vec![PartialShape::unknown(); dtypes.len()];
+    }
+    if shapes.len() != dtypes.len() {
+        ff_bail!(
+            InvalidArgument,
+            "{} has {} output_types but {} output_shapes",
+            b.node.name,
+            dtypes.len(),
+            shapes.len()
+        );
+    }
+    Ok((dtypes, shapes))
+}
+
+/// The session's iterator resource that node `b` names (`shared_name`, else the
+/// node's name, in `container`).
+fn resource(b: &KernelBuild<'_>) -> Result<Arc<IteratorResource>> {
+    let shared = b.node.attr_or::<String>("shared_name", String::new())?;
+    let name = if shared.is_empty() { b.node.name.clone() } else { shared };
+    let container = b.node.attr_or::<String>("container", String::new())?;
+    let (dtypes, shapes) = signature(b)?;
+    let r = b.resources.lookup_or_create(&container, &name, || {
+        let r = IteratorResource::new(&name, dtypes.clone(), shapes.clone());
+        Ok(r)
+    })?;
+    if r.dtypes != dtypes {
+        ff_bail!(InvalidArgument, "Shared iterator '{name}' has another element signature");
+    }
+    HANDLES.lock().entry(r.handle.clone()).or_insert_with(|| Arc::downgrade(&r));
+    Ok(r)
+}
+
+struct HandleKernel(Arc<IteratorResource>);
+
+impl OpKernel for HandleKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        ctx.set_resource_output(0, Arc::clone(&self.0) as Arc<_>);
+        Ok(())
+    }
+}
+
+/// `IteratorV2` / `Iterator`: the handle of the session's iterator resource.
+pub(crate) fn iterator_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(HandleKernel(resource(b)?)))
+}
+
+/// `MakeIterator(dataset, iterator)`.
+pub(crate) fn make_iterator_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|ctx| {
+        let dataset = dataset_input(ctx, 0)?;
+        let it = ctx.resource_input::<IteratorResource>(1)?;
+        it.initialize(ctx, dataset)
+    })
+}
+
+/// `IteratorGetNext` / `IteratorGetNextSync`.
+pub(crate) fn get_next_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|ctx| {
+        let it = ctx.resource_input::<IteratorResource>(0)?;
+        for (i, t) in it.get_next(ctx)?.into_iter().enumerate() {
+            ctx.set_output(i, t);
+        }
+        Ok(())
+    })
+}
+
+/// `IteratorToStringHandle`.
+pub(crate) fn to_string_handle_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|ctx| {
+        let it = ctx.resource_input::<IteratorResource>(0)?;
+        ctx.set_output(0, Tensor::from_strings(&[], vec![it.handle.clone().into_bytes()])?);
+        Ok(())
+    })
+}
+
+struct FromStringHandleKernel {
+    dtypes: Vec<DType>,
+    shapes: Vec<PartialShape>,
+}
+
+/// `IteratorFromStringHandleV2` / `IteratorFromStringHandle`: the iterator a string
+/// handle names, whose signature must be the node's.
+pub(crate) fn from_string_handle_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    let dtypes: Vec<DType> = b.node.attr_or("output_types", Vec::new())?;
+    let shapes: Vec<PartialShape> = b.node.attr_or("output_shapes", Vec::new())?;
+    Ok(Box::new(FromStringHandleKernel { dtypes, shapes }))
+}
+
+impl OpKernel for FromStringHandleKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let t = ctx.input(0)?;
+        let [handle] = t.as_strings()? else {
+            ff_bail!(InvalidArgument, "string_handle must be a scalar");
+        };
+        let handle = String::from_utf8_lossy(handle).into_owned();
+        let it = HANDLES.lock().get(&handle).and_then(Weak::upgrade).ok_or_else(|| {
+            Error::invalid_argument(format!("Could not parse string handle '{handle}' as an iterator of this process"))
+        })?;
+        if !self.dtypes.is_empty() && it.dtypes != self.dtypes {
+            let names = |d: &[DType]| d.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ");
+            ff_bail!(
+                InvalidArgument,
+                "Expected output_types [{}] but the iterator has [{}]",
+                names(&self.dtypes),
+                names(&it.dtypes)
+            );
+        }
+        if !self.shapes.is_empty() {
+            for (i, (want, have)) in self.shapes.iter().zip(&it.shapes).enumerate() {
+                if want.merge(have).is_err() {
+                    ff_bail!(InvalidArgument, "Incompatible shapes at component {i}: expected {want} but got {have}.");
+                }
+            }
+        }
+        ctx.set_resource_output(0, it as Arc<_>);
+        Ok(())
+    }
+}
+
+/// `OneShotIterator`: an iterator that makes its dataset (the sub-graph ending at
+/// the tensor its `_dataset` attr names, run once) the first time it runs.
+struct OneShotKernel {
+    resource: Arc<IteratorResource>,
+    dataset: Plan,
+}
+
+pub(crate) fn one_shot_iterator_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    let name: Vec<u8> = b.node.required_attr("_dataset")?;
+    let fetch = parse_tensor(b.graph, &name)?;
+    let dataset = compile_on(b, b.devices.host_only(), &[], &[fetch])?;
+    Ok(Box::new(OneShotKernel { resource: resource(b)?, dataset }))
+}
+
+impl OpKernel for OneShotKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let started = self.resource.lock_state(ctx)?.is_some();
+        if !started {
+            let out = run_subplan(&self.dataset, Vec::new(), ctx.env, ctx.wait)?;
+            let [value] = out.as_slice() else {
+                ff_bail!(Internal, "a one-shot iterator's dataset sub-plan gives one value");
+            };
+            let dataset = dataset_of(value)?;
+            // Two runs racing here: the first to finish initializing wins.
+            let racing = self.resource.lock_state(ctx)?.is_some();
+            if !racing {
+                self.resource.initialize(ctx, dataset)?;
+            }
+        }
+        ctx.set_resource_output(0, Arc::clone(&self.resource) as Arc<_>);
+        Ok(())
+    }
+}

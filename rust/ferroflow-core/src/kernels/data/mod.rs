@@ -1,0 +1,177 @@
+//! `tf.data`: datasets as Rust iterators over tensors (registration in `ops/data.rs`).
+//!
+//! A dataset op (`RangeDataset`, `MapDataset`, ...) outputs a `variant` scalar: a
+//! [`DatasetHandle`], the immutable description of a dataset (its inputs' datasets,
+//! its arguments, its compiled functions). Nothing is read when a dataset op runs. An
+//! iterator resource ([`iterator::IteratorResource`]) makes a [`DatasetIter`] from
+//! one (`MakeIterator`), and `IteratorGetNext` pulls elements from it, one session
+//! run at a time. The iterators of `prefetch`, parallel `map` and `interleave` run
+//! their input on threads of their own or on the session's intra-op pool, with
+//! bounded buffers; all of them belong to one [`Pipeline`], which closing the
+//! session (or re-initializing the iterator) cancels.
+use std::any::Any;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::cancel::RunCancellation;
+use crate::error::{Code, Error, Result};
+use crate::queue::Wait;
+use crate::tensor::Tensor;
+
+use super::{ExecEnv, OpContext, Value};
+
+pub(crate) mod function;
+pub(crate) mod iterator;
+pub(crate) mod parallel;
+pub(crate) mod readers;
+pub(crate) mod sources;
+pub(crate) mod transforms;
+
+/// One element of a dataset: its components, flattened.
+pub(crate) type Element = Vec<Tensor>;
+
+/// How often a wait inside a pipeline looks at its cancellation.
+pub(crate) const POLL: Duration = Duration::from_millis(10);
+
+/// A dataset: makes iterators over its elements. Immutable and shared: every
+/// iterator made from it starts from its first element.
+pub(crate) trait Dataset: Send + Sync + 'static {
+    /// A fresh iterator over the elements.
+    fn make_iter(self: Arc<Self>, ctx: &IterCtx<'_>) -> Result<Box<dyn DatasetIter>>;
+}
+
+/// A running iterator over a dataset's elements.
+pub(crate) trait DatasetIter: Send {
+    /// The next element, or `None` at the end of the sequence (and for every call
+    /// after it). An error is this element's: TF's iterators go on after it.
+    fn next(&mut self, ctx: &IterCtx<'_>) -> Result<Option<Element>>;
+}
+
+/// The value of a dataset op's `variant` output.
+pub(crate) struct DatasetHandle(pub Arc<dyn Dataset>);
+
+/// Input `i` of a dataset kernel as a dataset.
+pub(crate) fn dataset_input(ctx: &OpContext<'_>, i: usize) -> Result<Arc<dyn Dataset>> {
+    Ok(Arc::clone(&ctx.resource_input::<DatasetHandle>(i)?.0))
+}
+
+/// A value as a dataset (a `flat_map` function's result).
+pub(crate) fn dataset_of(value: &Value) -> Result<Arc<dyn Dataset>> {
+    match value {
+        Value::Resource(r) => Arc::clone(r)
+            .downcast::<DatasetHandle>()
+            .map(|h| Arc::clone(&h.0))
+            .map_err(|_| Error::invalid_argument("expected a dataset (a variant tensor)")),
+        _ => Err(Error::invalid_argument("expected a dataset (a variant tensor), got a tensor")),
+    }
+}
+
+/// Sets output 0 of a dataset kernel.
+pub(crate) fn set_dataset_output(ctx: &mut OpContext<'_>, d: impl Dataset) {
+    ctx.set_resource_output(0, Arc::new(DatasetHandle(Arc::new(d))) as Arc<dyn Any + Send + Sync>);
+}
+
+/// What every iterator of one initialized iterator resource shares: its
+/// cancellation (the session closing, the resource re-initialized or dropped) and
+/// the threads its parallel stages run on.
+pub(crate) struct Pipeline {
+    closed: AtomicBool,
+    run: RunCancellation<'static>,
+    /// The pool parallel `map` and `interleave` run their calls on.
+    pub env: ExecEnv,
+}
+
+impl Pipeline {
+    /// A pipeline running parallel work on `pool` (the session's intra-op pool, or a
+    /// shared one).
+    pub(crate) fn new(pool: Option<Arc<rayon::ThreadPool>>) -> Arc<Self> {
+        let pool = pool.or_else(|| crate::executor::pool::shared_pool(crate::executor::pool::default_threads()));
+        Arc::new(Pipeline {
+            closed: AtomicBool::new(false),
+            run: RunCancellation::new(None),
+            env: ExecEnv { intra_pool: pool },
+        })
+    }
+    /// Stops every stage: waits end with `Cancelled`, threads exit.
+    pub(crate) fn cancel(&self) {
+        self.closed.store(true, Ordering::Release);
+        self.run.cancel();
+    }
+    /// Whether it was cancelled.
+    pub(crate) fn is_cancelled(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+    /// The wait of the pipeline's own threads: no deadline, cancelled with it.
+    pub(crate) fn wait(&self) -> Wait<'_> {
+        Wait {
+            deadline: None,
+            closed: &self.closed,
+            run: &self.run,
+            nonblocking: false,
+            rendezvous: None,
+            loops: Default::default(),
+        }
+    }
+    /// The context of a pipeline thread.
+    pub(crate) fn ctx<'a>(self: &'a Arc<Self>) -> IterCtx<'a> {
+        IterCtx { wait: self.wait(), env: &self.env, pipeline: self }
+    }
+}
+
+/// Where an iterator's `next` runs: the session run that called `IteratorGetNext`
+/// (its deadline and cancellation), or one of the pipeline's threads.
+pub(crate) struct IterCtx<'a> {
+    /// The caller's cancellation and deadline; function calls run under it.
+    pub wait: Wait<'a>,
+    /// Threads a function's kernels may split work across.
+    pub env: &'a ExecEnv,
+    /// The pipeline the iterator belongs to.
+    pub pipeline: &'a Arc<Pipeline>,
+}
+
+impl IterCtx<'_> {
+    /// Fails if the caller's run or the pipeline was cancelled, or the deadline passed:
+    /// what a waiting stage checks every [`POLL`].
+    pub(crate) fn check(&self) -> Result<()> {
+        if self.pipeline.is_cancelled() {
+            return Err(Error::new(Code::Cancelled, "Iterator was cancelled"));
+        }
+        if self.wait.is_cancelled() {
+            return Err(Error::new(Code::Cancelled, "Session has been closed."));
+        }
+        if self.wait.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(Error::new(Code::DeadlineExceeded, "Timed out waiting for notification"));
+        }
+        self.wait.run.poll_interrupt()
+    }
+}
+
+/// The error of a `next` called after an iterator's end (`IteratorGetNext`).
+pub(crate) fn end_of_sequence() -> Error {
+    Error::new(Code::OutOfRange, "End of sequence")
+}
+
+/// A count argument: a negative number (TF's `-1`) means all, or forever.
+pub(crate) fn count_arg(ctx: &OpContext<'_>, i: usize) -> Result<Option<u64>> {
+    let v = ctx.input(i)?.scalar_value::<i64>()?;
+    Ok(u64::try_from(v).ok())
+}
+
+/// A positive `int64` scalar input (a batch size, a buffer size).
+pub(crate) fn positive_arg(ctx: &OpContext<'_>, i: usize, what: &str) -> Result<usize> {
+    let v = ctx.input(i)?.scalar_value::<i64>()?;
+    if v <= 0 {
+        ff_bail!(InvalidArgument, "{what} must be greater than zero.");
+    }
+    usize::try_from(v).map_err(|_| Error::invalid_argument(format!("{what} {v} is too large")))
+}
+
+/// The string scalar or vector at input `i` as file names.
+pub(crate) fn filenames_arg(ctx: &OpContext<'_>, i: usize) -> Result<Vec<Vec<u8>>> {
+    let t = ctx.input(i)?;
+    if t.shape().len() > 1 {
+        ff_bail!(InvalidArgument, "`filenames` must be a scalar or a vector.");
+    }
+    Ok(t.as_strings()?.to_vec())
+}

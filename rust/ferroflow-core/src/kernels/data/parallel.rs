@@ -1,0 +1,305 @@
+//! The stages that work ahead of their consumer: `prefetch` (a producer thread with
+//! a bounded buffer), parallel `map` and `map_and_batch` (up to `num_parallel_calls`
+//! function calls in flight on the pipeline's pool, results in input order). Every
+//! wait looks at the consumer's cancellation and the pipeline's every [`POLL`], so
+//! closing the session never hangs on a full or empty buffer.
+use std::collections::VecDeque;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use parking_lot::{Condvar, Mutex};
+
+use super::function::Function;
+use super::transforms::{BatchIter, function_kernel};
+use super::{Dataset, DatasetIter, Element, IterCtx, POLL, Pipeline, dataset_input, set_dataset_output};
+use crate::error::{Code, Error, Result};
+use crate::kernels::{KernelBuild, OpContext, OpKernel, stateless};
+
+/// What AUTOTUNE (`-1`) picks where TF would tune: one call per core, a prefetch
+/// buffer of a few elements.
+fn autotune_width() -> usize {
+    crate::executor::pool::default_threads().max(2)
+}
+const AUTOTUNE_BUFFER: usize = 8;
+
+/// A panic in a pipeline stage as the element's `Internal` error.
+fn caught<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    std::panic::catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(Error::new(Code::Internal, format!("tf.data stage panicked: {what}")))
+    })
+}
+
+// ---- prefetch ----
+
+struct Buffered {
+    items: VecDeque<Result<Element>>,
+    ended: bool,
+    stop: bool,
+}
+
+struct Shared {
+    state: Mutex<Buffered>,
+    /// Signalled when an item is added (for the consumer) or taken (for the producer).
+    changed: Condvar,
+}
+
+/// An iterator whose input runs on a producer thread of its own, up to `capacity`
+/// elements ahead (TF's `PrefetchDataset` iterator, and the reading ahead of
+/// `parallel_interleave`'s inputs).
+struct PrefetchIter {
+    shared: Arc<Shared>,
+    capacity: usize,
+    input: Option<Box<dyn DatasetIter>>,
+    producer: Option<JoinHandle<()>>,
+}
+
+/// `input` read ahead by up to `capacity` elements on a thread, started at the
+/// first `next`.
+pub(crate) fn prefetching(input: Box<dyn DatasetIter>, capacity: usize, _: &IterCtx<'_>) -> Box<dyn DatasetIter> {
+    let shared = Arc::new(Shared {
+        state: Mutex::new(Buffered { items: VecDeque::new(), ended: false, stop: false }),
+        changed: Condvar::new(),
+    });
+    Box::new(PrefetchIter { shared, capacity: capacity.max(1), input: Some(input), producer: None })
+}
+
+fn produce(shared: &Shared, mut input: Box<dyn DatasetIter>, capacity: usize, pipeline: &Arc<Pipeline>) {
+    let ctx = pipeline.ctx();
+    loop {
+        {
+            let mut st = shared.state.lock();
+            while st.items.len() >= capacity && !st.stop && !pipeline.is_cancelled() {
+                shared.changed.wait_for(&mut st, POLL);
+            }
+            if st.stop || pipeline.is_cancelled() {
+                return;
+            }
+        }
+        let item = caught(|| input.next(&ctx));
+        let mut st = shared.state.lock();
+        match item {
+            Ok(None) => {
+                st.ended = true;
+                shared.changed.notify_all();
+                return;
+            }
+            Err(_) if pipeline.is_cancelled() || st.stop => return,
+            Ok(Some(e)) => st.items.push_back(Ok(e)),
+            Err(e) => st.items.push_back(Err(e)),
+        }
+        shared.changed.notify_all();
+    }
+}
+
+impl DatasetIter for PrefetchIter {
+    fn next(&mut self, ctx: &IterCtx<'_>) -> Result<Option<Element>> {
+        if let Some(input) = self.input.take() {
+            let (shared, pipeline, capacity) = (Arc::clone(&self.shared), Arc::clone(ctx.pipeline), self.capacity);
+            let spawned = std::thread::Builder::new()
+                .name("ferroflow-prefetch".into())
+                .spawn(move || produce(&shared, input, capacity, &pipeline));
+            self.producer = Some(spawned.map_err(|e| Error::new(Code::ResourceExhausted, e.to_string()))?);
+        }
+        let mut st = self.shared.state.lock();
+        loop {
+            if let Some(item) = st.items.pop_front() {
+                self.shared.changed.notify_all();
+                return item.map(Some);
+            }
+            if st.ended {
+                return Ok(None);
+            }
+            self.shared.changed.wait_for(&mut st, POLL);
+            if st.items.is_empty() && !st.ended {
+                // Never hold the buffer's lock while the check may take the GIL.
+                parking_lot::MutexGuard::unlocked(&mut st, || ctx.check())?;
+            }
+        }
+    }
+}
+
+impl Drop for PrefetchIter {
+    fn drop(&mut self) {
+        self.shared.state.lock().stop = true;
+        self.shared.changed.notify_all();
+        if let Some(t) = self.producer.take() {
+            // The producer sees `stop` at its next element (or its next poll).
+            let _ = t.join();
+        }
+    }
+}
+
+struct PrefetchDataset {
+    input: Arc<dyn Dataset>,
+    capacity: usize,
+}
+
+impl Dataset for PrefetchDataset {
+    fn make_iter(self: Arc<Self>, ctx: &IterCtx<'_>) -> Result<Box<dyn DatasetIter>> {
+        let input = Arc::clone(&self.input).make_iter(ctx)?;
+        Ok(if self.capacity == 0 { input } else { prefetching(input, self.capacity, ctx) })
+    }
+}
+
+pub(crate) fn prefetch_dataset(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|ctx| {
+        let input = dataset_input(ctx, 0)?;
+        let n = ctx.input(1)?.scalar_value::<i64>()?;
+        let capacity = match n {
+            -1 => AUTOTUNE_BUFFER,
+            n if n < 0 => {
+                ff_bail!(InvalidArgument, "buffer_size must be >= 0 or set buffer_size to be -1 for auto-tuning")
+            }
+            n => usize::try_from(n).map_err(|_| Error::invalid_argument("buffer_size is too large"))?,
+        };
+        set_dataset_output(ctx, PrefetchDataset { input, capacity });
+        Ok(())
+    })
+}
+
+// ---- parallel map ----
+
+/// One call's result, filled by the pool.
+struct Slot {
+    result: Mutex<Option<Result<Element>>>,
+    done: Condvar,
+}
+
+/// Up to `width` calls of `f` in flight on the pipeline's pool; results leave in
+/// input order (TF's deterministic `ParallelMapDataset`).
+pub(crate) struct ParallelMapIter {
+    input: Option<Box<dyn DatasetIter>>,
+    f: Arc<Function>,
+    width: usize,
+    in_flight: VecDeque<Arc<Slot>>,
+}
+
+impl ParallelMapIter {
+    /// Calls of `f` on `input`'s elements, `width` at once.
+    pub(crate) fn new(input: Box<dyn DatasetIter>, f: Arc<Function>, width: usize) -> Self {
+        ParallelMapIter { input: Some(input), f, width: width.max(1), in_flight: VecDeque::new() }
+    }
+
+    fn start(&mut self, ctx: &IterCtx<'_>) -> Result<()> {
+        while self.in_flight.len() < self.width {
+            let Some(input) = &mut self.input else { break };
+            let slot = Arc::new(Slot { result: Mutex::new(None), done: Condvar::new() });
+            match input.next(ctx) {
+                Ok(None) => {
+                    self.input = None;
+                    break;
+                }
+                Err(e) => *slot.result.lock() = Some(Err(e)),
+                Ok(Some(element)) => {
+                    let (f, done, pipeline) = (Arc::clone(&self.f), Arc::clone(&slot), Arc::clone(ctx.pipeline));
+                    let call = move || {
+                        let r = caught(|| f.call(element, &pipeline.ctx()));
+                        *done.result.lock() = Some(r);
+                        done.done.notify_all();
+                    };
+                    match &ctx.pipeline.env.intra_pool {
+                        Some(pool) => pool.spawn(call),
+                        None => call(),
+                    }
+                }
+            }
+            self.in_flight.push_back(slot);
+        }
+        Ok(())
+    }
+}
+
+impl DatasetIter for ParallelMapIter {
+    fn next(&mut self, ctx: &IterCtx<'_>) -> Result<Option<Element>> {
+        self.start(ctx)?;
+        let Some(front) = self.in_flight.front().cloned() else { return Ok(None) };
+        loop {
+            {
+                let mut r = front.result.lock();
+                if let Some(result) = r.take() {
+                    drop(r);
+                    self.in_flight.pop_front();
+                    // Keep the pool busy while the consumer works on this one.
+                    self.start(ctx)?;
+                    return result.map(Some);
+                }
+                // On a pool thread, run queued work instead of only waiting for it.
+                if rayon::current_thread_index().is_none() {
+                    front.done.wait_for(&mut r, POLL);
+                }
+            }
+            if rayon::current_thread_index().is_some() && rayon::yield_now() != Some(rayon::Yield::Executed) {
+                std::thread::sleep(std::time::Duration::from_micros(50));
+            }
+            ctx.check()?;
+        }
+    }
+}
+
+impl Drop for ParallelMapIter {
+    fn drop(&mut self) {
+        // Calls in flight finish on their own; their results are dropped with the slots.
+        self.in_flight.clear();
+    }
+}
+
+struct ParallelMapDataset {
+    input: Arc<dyn Dataset>,
+    f: Arc<Function>,
+    width: usize,
+    /// `map_and_batch`: batches of this size (and whether to drop a short last one).
+    batch: Option<(usize, bool)>,
+}
+
+impl Dataset for ParallelMapDataset {
+    fn make_iter(self: Arc<Self>, ctx: &IterCtx<'_>) -> Result<Box<dyn DatasetIter>> {
+        let input = Arc::clone(&self.input).make_iter(ctx)?;
+        let mapped = Box::new(ParallelMapIter::new(input, Arc::clone(&self.f), self.width));
+        Ok(match self.batch {
+            Some((size, drop_remainder)) => Box::new(BatchIter::stacking(mapped, size, drop_remainder)),
+            None => mapped,
+        })
+    }
+}
+
+fn width_arg(ctx: &OpContext<'_>, i: usize) -> Result<usize> {
+    let t = ctx.input(i)?;
+    let n = if t.dtype() == crate::dtype::DType::Int32 {
+        i64::from(t.scalar_value::<i32>()?)
+    } else {
+        t.scalar_value::<i64>()?
+    };
+    match n {
+        -1 => Ok(autotune_width()),
+        n if n <= 0 => Err(Error::invalid_argument("num_parallel_calls must be greater than zero.")),
+        n => usize::try_from(n).map_err(|_| Error::invalid_argument("num_parallel_calls is too large")),
+    }
+}
+
+/// `ParallelMapDataset` / `V2`: inputs `input_dataset, other_arguments,
+/// num_parallel_calls`.
+pub(crate) fn parallel_map_dataset(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    function_kernel(b, "f", |ctx, input, f, at| {
+        let width = width_arg(ctx, at)?;
+        set_dataset_output(ctx, ParallelMapDataset { input, f, width, batch: None });
+        Ok(())
+    })
+}
+
+/// `MapAndBatchDataset`: inputs `input_dataset, other_arguments, batch_size,
+/// num_parallel_calls, drop_remainder`.
+pub(crate) fn map_and_batch_dataset(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    function_kernel(b, "f", |ctx, input, f, at| {
+        let size = super::positive_arg(ctx, at, "batch_size")?;
+        let width = width_arg(ctx, at + 1)?;
+        let drop_remainder = ctx.input(at + 2)?.scalar_value::<bool>()?;
+        set_dataset_output(ctx, ParallelMapDataset { input, f, width, batch: Some((size, drop_remainder)) });
+        Ok(())
+    })
+}

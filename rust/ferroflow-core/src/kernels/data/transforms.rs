@@ -1,0 +1,1025 @@
+//! Transformations that run on the calling thread: `repeat`, `take`, `skip`,
+//! `shard`, `batch`, `padded_batch`, `unbatch`, `shuffle`, `cache` (memory),
+//! `filter`, sequential `map`, `flat_map`, `interleave` and `ignore_errors`.
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use super::function::{Function, FunctionPlan};
+use super::sources::row;
+use super::{
+    Dataset, DatasetIter, Element, IterCtx, count_arg, dataset_input, dataset_of, positive_arg, set_dataset_output,
+};
+use crate::dtype::DType;
+use crate::error::{Code, Error, Result};
+use crate::kernels::{KernelBuild, OpContext, OpKernel, stateless};
+use crate::random::Philox;
+use crate::shape::fmt_shape;
+use crate::tensor::Tensor;
+
+// ---- repeat ----
+
+struct RepeatDataset {
+    input: Arc<dyn Dataset>,
+    /// `None`: forever.
+    count: Option<u64>,
+}
+
+struct RepeatIter {
+    dataset: Arc<RepeatDataset>,
+    current: Option<Box<dyn DatasetIter>>,
+    /// Epochs started.
+    epoch: u64,
+    /// Whether the current epoch produced nothing yet (an empty epoch of a forever
+    /// repeat ends it, as TF's, instead of spinning).
+    fresh: bool,
+}
+
+impl Dataset for RepeatDataset {
+    fn make_iter(self: Arc<Self>, _: &IterCtx<'_>) -> Result<Box<dyn DatasetIter>> {
+        Ok(Box::new(RepeatIter { dataset: self, current: None, epoch: 0, fresh: true }))
+    }
+}
+
+impl DatasetIter for RepeatIter {
+    fn next(&mut self, ctx: &IterCtx<'_>) -> Result<Option<Element>> {
+        loop {
+            if self.current.is_none() {
+                if self.dataset.count.is_some_and(|c| self.epoch >= c) {
+                    return Ok(None);
+                }
+                self.current = Some(Arc::clone(&self.dataset.input).make_iter(ctx)?);
+                self.epoch += 1;
+                self.fresh = true;
+            }
+            let Some(it) = &mut self.current else { continue };
+            if let Some(e) = it.next(ctx)? {
+                self.fresh = false;
+                return Ok(Some(e));
+            }
+            self.current = None;
+            if self.fresh && self.dataset.count.is_none() {
+                self.dataset_done();
+                return Ok(None);
+            }
+        }
+    }
+}
+
+impl RepeatIter {
+    fn dataset_done(&mut self) {
+        // Never starts another epoch.
+        self.dataset = Arc::new(RepeatDataset { input: Arc::clone(&self.dataset.input), count: Some(0) });
+    }
+}
+
+pub(crate) fn repeat_dataset(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|ctx| {
+        let input = dataset_input(ctx, 0)?;
+        let count = count_arg(ctx, 1)?;
+        set_dataset_output(ctx, RepeatDataset { input, count });
+        Ok(())
+    })
+}
+
+// ---- take / skip ----
+
+struct TakeDataset {
+    input: Arc<dyn Dataset>,
+    /// Elements to take (`None`: all) or to skip (`None`: all).
+    count: Option<u64>,
+    skip: bool,
+}
+
+struct TakeIter {
+    input: Box<dyn DatasetIter>,
+    left: Option<u64>,
+    skip: bool,
+}
+
+impl Dataset for TakeDataset {
+    fn make_iter(self: Arc<Self>, ctx: &IterCtx<'_>) -> Result<Box<dyn DatasetIter>> {
+        let input = Arc::clone(&self.input).make_iter(ctx)?;
+        Ok(Box::new(TakeIter { input, left: self.count, skip: self.skip }))
+    }
+}
+
+impl DatasetIter for TakeIter {
+    fn next(&mut self, ctx: &IterCtx<'_>) -> Result<Option<Element>> {
+        if self.skip {
+            loop {
+                if self.left == Some(0) {
+                    return self.input.next(ctx);
+                }
+                // Skipping all (`-1`) reads the input to its end.
+                if self.input.next(ctx)?.is_none() {
+                    self.left = Some(0);
+                    return Ok(None);
+                }
+                self.left = self.left.map(|n| n - 1);
+            }
+        }
+        match self.left {
+            Some(0) => Ok(None),
+            left => {
+                let e = self.input.next(ctx)?;
+                if e.is_some() {
+                    self.left = left.map(|n| n - 1);
+                } else {
+                    self.left = Some(0);
+                }
+                Ok(e)
+            }
+        }
+    }
+}
+
+fn take_or_skip(ctx: &mut OpContext<'_>, skip: bool) -> Result<()> {
+    let input = dataset_input(ctx, 0)?;
+    let count = count_arg(ctx, 1)?;
+    set_dataset_output(ctx, TakeDataset { input, count, skip });
+    Ok(())
+}
+
+pub(crate) fn take_dataset(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|ctx| take_or_skip(ctx, false))
+}
+
+pub(crate) fn skip_dataset(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|ctx| take_or_skip(ctx, true))
+}
+
+// ---- shard ----
+
+struct ShardDataset {
+    input: Arc<dyn Dataset>,
+    num_shards: u64,
+    index: u64,
+}
+
+struct ShardIter {
+    input: Box<dyn DatasetIter>,
+    num_shards: u64,
+    index: u64,
+    /// Position of the next input element.
+    position: u64,
+    done: bool,
+}
+
+impl Dataset for ShardDataset {
+    fn make_iter(self: Arc<Self>, ctx: &IterCtx<'_>) -> Result<Box<dyn DatasetIter>> {
+        let input = Arc::clone(&self.input).make_iter(ctx)?;
+        Ok(Box::new(ShardIter { input, num_shards: self.num_shards, index: self.index, position: 0, done: false }))
+    }
+}
+
+impl DatasetIter for ShardIter {
+    fn next(&mut self, ctx: &IterCtx<'_>) -> Result<Option<Element>> {
+        while !self.done {
+            let Some(e) = self.input.next(ctx)? else {
+                self.done = true;
+                break;
+            };
+            let mine = self.position % self.num_shards == self.index;
+            self.position += 1;
+            if mine {
+                return Ok(Some(e));
+            }
+        }
+        Ok(None)
+    }
+}
+
+pub(crate) fn shard_dataset(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|ctx| {
+        let input = dataset_input(ctx, 0)?;
+        let num_shards = ctx.input(1)?.scalar_value::<i64>()?;
+        let index = ctx.input(2)?.scalar_value::<i64>()?;
+        if num_shards <= 0 {
+            ff_bail!(
+                InvalidArgument,
+                "Number of shards must be greater than zero (currently num_shards = {num_shards})."
+            );
+        }
+        if index < 0 || index >= num_shards {
+            ff_bail!(InvalidArgument, "Index must be between 0 and {} (currently index = {index}).", num_shards - 1);
+        }
+        let (num_shards, index) = (num_shards.unsigned_abs(), index.unsigned_abs());
+        set_dataset_output(ctx, ShardDataset { input, num_shards, index });
+        Ok(())
+    })
+}
+
+// ---- batch ----
+
+/// Stacks the elements of one batch component by component (TF's batching, with
+/// its message for elements of different shapes).
+pub(crate) fn stack(batch: &[Element]) -> Result<Element> {
+    let first = &batch[0];
+    let mut out = Vec::with_capacity(first.len());
+    for (c, head) in first.iter().enumerate() {
+        let mut parts = Vec::with_capacity(batch.len());
+        for (i, e) in batch.iter().enumerate() {
+            let t = e.get(c).ok_or_else(|| Error::new(Code::Internal, "element of fewer components"))?;
+            if t.shape() != head.shape() {
+                ff_bail!(
+                    InvalidArgument,
+                    "Cannot batch tensors with different shapes in component {c}. First element had shape {} and \
+                     element {i} had shape {}.",
+                    fmt_shape(head.shape()),
+                    fmt_shape(t.shape())
+                );
+            }
+            parts.push(t);
+        }
+        out.push(crate::kernels::array::pack(&parts, 0)?);
+    }
+    Ok(out)
+}
+
+/// How a batch is made of its elements: stacked, or padded first.
+#[derive(Clone)]
+enum Batching {
+    Stack,
+    Pad { shapes: Vec<Vec<i64>>, values: Vec<Tensor> },
+}
+
+struct BatchDataset {
+    input: Arc<dyn Dataset>,
+    size: usize,
+    drop_remainder: bool,
+    batching: Batching,
+}
+
+pub(crate) struct BatchIter {
+    input: Option<Box<dyn DatasetIter>>,
+    size: usize,
+    drop_remainder: bool,
+    batching: Batching,
+}
+
+impl Dataset for BatchDataset {
+    fn make_iter(self: Arc<Self>, ctx: &IterCtx<'_>) -> Result<Box<dyn DatasetIter>> {
+        let input = Arc::clone(&self.input).make_iter(ctx)?;
+        Ok(Box::new(BatchIter {
+            input: Some(input),
+            size: self.size,
+            drop_remainder: self.drop_remainder,
+            batching: self.batching.clone(),
+        }))
+    }
+}
+
+impl BatchIter {
+    /// Batches of `size` elements of `input`, stacked.
+    pub(crate) fn stacking(input: Box<dyn DatasetIter>, size: usize, drop_remainder: bool) -> Self {
+        BatchIter { input: Some(input), size, drop_remainder, batching: Batching::Stack }
+    }
+}
+
+impl DatasetIter for BatchIter {
+    fn next(&mut self, ctx: &IterCtx<'_>) -> Result<Option<Element>> {
+        let Some(input) = &mut self.input else { return Ok(None) };
+        let mut batch = Vec::with_capacity(self.size.min(1024));
+        while batch.len() < self.size {
+            match input.next(ctx)? {
+                Some(e) => batch.push(e),
+                None => {
+                    self.input = None;
+                    break;
+                }
+            }
+        }
+        if batch.is_empty() || (self.drop_remainder && batch.len() < self.size) {
+            self.input = None;
+            return Ok(None);
+        }
+        match &self.batching {
+            Batching::Stack => stack(&batch).map(Some),
+            Batching::Pad { shapes, values } => pad_batch(&batch, shapes, values).map(Some),
+        }
+    }
+}
+
+pub(crate) fn batch_dataset(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|ctx| {
+        let input = dataset_input(ctx, 0)?;
+        let size = positive_arg(ctx, 1, "Batch size")?;
+        let drop_remainder = if ctx.num_inputs() > 2 { ctx.input(2)?.scalar_value::<bool>()? } else { false };
+        set_dataset_output(ctx, BatchDataset { input, size, drop_remainder, batching: Batching::Stack });
+        Ok(())
+    })
+}
+
+/// `PaddedBatchDatasetV2`: inputs `input_dataset, batch_size, padded_shapes (N),
+/// padding_values (N), drop_remainder`.
+pub(crate) fn padded_batch_dataset(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|ctx| {
+        let input = dataset_input(ctx, 0)?;
+        let size = positive_arg(ctx, 1, "Batch size")?;
+        let n = (ctx.num_inputs() - 3) / 2;
+        let mut shapes = Vec::with_capacity(n);
+        let mut values = Vec::with_capacity(n);
+        for c in 0..n {
+            let s = ctx.input(2 + c)?;
+            if s.shape().len() != 1 {
+                ff_bail!(
+                    InvalidArgument,
+                    "All padded shapes must be vectors, but component {c} has shape {}.",
+                    fmt_shape(s.shape())
+                );
+            }
+            shapes.push(s.as_slice::<i64>()?.to_vec());
+            let v = ctx.input(2 + n + c)?;
+            if !v.shape().is_empty() {
+                ff_bail!(
+                    InvalidArgument,
+                    "All padding values must be scalars, but component {c} has shape {}.",
+                    fmt_shape(v.shape())
+                );
+            }
+            values.push(v.clone());
+        }
+        let drop_remainder = ctx.input(2 + 2 * n)?.scalar_value::<bool>()?;
+        set_dataset_output(
+            ctx,
+            BatchDataset { input, size, drop_remainder, batching: Batching::Pad { shapes, values } },
+        );
+        Ok(())
+    })
+}
+
+/// Pads every element of `batch` to one shape per component (a `-1` in `shapes`:
+/// the largest in the batch) with that component's padding value, and stacks.
+fn pad_batch(batch: &[Element], shapes: &[Vec<i64>], values: &[Tensor]) -> Result<Element> {
+    let mut out = Vec::with_capacity(shapes.len());
+    for (c, (padded, value)) in shapes.iter().zip(values).enumerate() {
+        let mut dims = Vec::with_capacity(padded.len());
+        for (d, &p) in padded.iter().enumerate() {
+            let mut size = usize::try_from(p).unwrap_or(0);
+            for e in batch {
+                let t = &e[c];
+                if t.shape().len() != padded.len() {
+                    ff_bail!(
+                        InvalidArgument,
+                        "All elements in a batch must have the same rank as the padded shape for component{c}: \
+                         expected rank {} but got element with rank {}",
+                        padded.len(),
+                        t.shape().len()
+                    );
+                }
+                if p < 0 {
+                    size = size.max(t.shape()[d]);
+                } else if t.shape()[d] > size {
+                    ff_bail!(DataLoss, "Attempted to pad to a smaller size than the input element.");
+                }
+            }
+            dims.push(size);
+        }
+        let mut shape = vec![batch.len()];
+        shape.extend_from_slice(&dims);
+        out.push(pad_component(batch.iter().map(|e| &e[c]), &shape, value)?);
+    }
+    Ok(out)
+}
+
+/// The batch tensor of shape `shape` filled with `value`, each element copied into
+/// its corner.
+fn pad_component<'a>(elements: impl Iterator<Item = &'a Tensor>, shape: &[usize], value: &Tensor) -> Result<Tensor> {
+    let mut out = crate::kernels::array::fill(shape, value)?;
+    let inner = &shape[1..];
+    let row_len = crate::shape::checked_num_elements(inner)?;
+    for (b, t) in elements.enumerate() {
+        if t.dtype() != value.dtype() {
+            ff_bail!(InvalidArgument, "Mismatched type between padding value {c} and input element", c = 0);
+        }
+        let src_shape = t.shape();
+        let n = t.num_elements();
+        if n == 0 {
+            continue;
+        }
+        let last = *src_shape.last().unwrap_or(&1);
+        // The offset of each run of `last` source elements (a row of the innermost
+        // dimension) in the padded row.
+        let runs = n / last.max(1);
+        let mut index = vec![0usize; src_shape.len().saturating_sub(1)];
+        let offsets: Vec<usize> = (0..runs)
+            .map(|_| {
+                let mut off = 0;
+                for (d, &i) in index.iter().enumerate() {
+                    off = off * inner[d] + i;
+                }
+                let off = if src_shape.is_empty() { 0 } else { off * inner[src_shape.len() - 1] };
+                // Advance the multi-index over all but the last dimension.
+                for d in (0..index.len()).rev() {
+                    index[d] += 1;
+                    if index[d] < src_shape[d] {
+                        break;
+                    }
+                    index[d] = 0;
+                }
+                b * row_len + off
+            })
+            .collect();
+        if t.dtype() == DType::String {
+            let src = t.as_strings()?.to_vec();
+            let mut all = out.as_strings()?.to_vec();
+            for (r, &o) in offsets.iter().enumerate() {
+                all[o..o + last].clone_from_slice(&src[r * last..(r + 1) * last]);
+            }
+            out = Tensor::from_strings(shape, all)?;
+        } else {
+            let size = t.dtype().size();
+            let src = t.as_bytes()?;
+            let dst = out.as_mut_bytes()?;
+            for (r, &o) in offsets.iter().enumerate() {
+                dst[o * size..(o + last) * size].copy_from_slice(&src[r * last * size..(r + 1) * last * size]);
+            }
+        }
+    }
+    Ok(out)
+}
+
+// ---- unbatch ----
+
+struct UnbatchDataset(Arc<dyn Dataset>);
+
+struct UnbatchIter {
+    input: Box<dyn DatasetIter>,
+    current: Option<(Element, usize, usize)>,
+}
+
+impl Dataset for UnbatchDataset {
+    fn make_iter(self: Arc<Self>, ctx: &IterCtx<'_>) -> Result<Box<dyn DatasetIter>> {
+        Ok(Box::new(UnbatchIter { input: Arc::clone(&self.0).make_iter(ctx)?, current: None }))
+    }
+}
+
+impl DatasetIter for UnbatchIter {
+    fn next(&mut self, ctx: &IterCtx<'_>) -> Result<Option<Element>> {
+        loop {
+            if let Some((batch, next, rows)) = &mut self.current {
+                if *next < *rows {
+                    let i = *next;
+                    *next += 1;
+                    return batch.iter().map(|t| row(t, i)).collect::<Result<Vec<_>>>().map(Some);
+                }
+                self.current = None;
+            }
+            let Some(batch) = self.input.next(ctx)? else { return Ok(None) };
+            let mut rows = None;
+            for (c, t) in batch.iter().enumerate() {
+                let Some(&n) = t.shape().first() else {
+                    ff_bail!(InvalidArgument, "Input element must have a non-scalar value in each component.");
+                };
+                if let Some(r) = rows.filter(|&r| r != n) {
+                    ff_bail!(
+                        InvalidArgument,
+                        "Input element must have the same batch size in each component. Component 0 had size {r} \
+                         but component {c} had size, {n}."
+                    );
+                }
+                rows = Some(n);
+            }
+            self.current = Some((batch, 0, rows.unwrap_or(0)));
+        }
+    }
+}
+
+pub(crate) fn unbatch_dataset(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|ctx| {
+        let input = dataset_input(ctx, 0)?;
+        set_dataset_output(ctx, UnbatchDataset(input));
+        Ok(())
+    })
+}
+
+// ---- shuffle ----
+
+/// Where a shuffle's iterators take their seeds: TF's seed generators. A fixed one
+/// gives every iterator the op's seeds; a reshuffling one draws a new pair for each
+/// iterator (each epoch of a `repeat` around the shuffle) from a generator seeded
+/// with them.
+enum Seeds {
+    Fixed(u64, u64),
+    Reshuffle(Mutex<Philox>, Mutex<SeedWords>),
+}
+
+/// Words of the reshuffling generator's current block (TF's `SingleSampleAdapter`
+/// state, kept across draws).
+#[derive(Default)]
+struct SeedWords {
+    block: [u32; 4],
+    used: usize,
+}
+
+impl Seeds {
+    fn new(seed: i64, seed2: i64, reshuffle: bool) -> Self {
+        let (seed, seed2) = crate::random::op_seeds(seed, seed2);
+        if reshuffle {
+            Seeds::Reshuffle(Mutex::new(Philox::new(seed, seed2)), Mutex::new(SeedWords { block: [0; 4], used: 4 }))
+        } else {
+            Seeds::Fixed(seed, seed2)
+        }
+    }
+    fn draw(&self) -> (u64, u64) {
+        match self {
+            Seeds::Fixed(a, b) => (*a, *b),
+            Seeds::Reshuffle(philox, words) => {
+                let mut p = philox.lock();
+                let mut w = words.lock();
+                let mut next = || {
+                    if w.used == 4 {
+                        w.block = p.next_block();
+                        w.used = 0;
+                    }
+                    w.used += 1;
+                    u64::from(w.block[w.used - 1])
+                };
+                (next(), next())
+            }
+        }
+    }
+}
+
+struct ShuffleDataset {
+    input: Arc<dyn Dataset>,
+    buffer_size: usize,
+    seeds: Seeds,
+    /// `ShuffleAndRepeatDataset`'s count (`Some(1)` for a plain shuffle).
+    count: Option<u64>,
+}
+
+struct ShuffleIter {
+    dataset: Arc<ShuffleDataset>,
+    input: Option<Box<dyn DatasetIter>>,
+    epoch: u64,
+    philox: Philox,
+    words: ([u32; 4], usize),
+    buffer: Vec<Option<Element>>,
+    /// Where each epoch's elements lie in the ring buffer: `[start, end)` positions.
+    slices: std::collections::VecDeque<(usize, usize)>,
+    num_elements: usize,
+    end_of_input: bool,
+    data_produced: bool,
+}
+
+/// TF's `kMaxEpochsInBuffer`.
+const MAX_EPOCHS_IN_BUFFER: usize = 3;
+
+impl Dataset for ShuffleDataset {
+    fn make_iter(self: Arc<Self>, _: &IterCtx<'_>) -> Result<Box<dyn DatasetIter>> {
+        let (s, s2) = self.seeds.draw();
+        Ok(Box::new(ShuffleIter {
+            input: None,
+            epoch: 0,
+            philox: Philox::new(s, s2),
+            words: ([0; 4], 4),
+            buffer: Vec::new(),
+            slices: std::collections::VecDeque::new(),
+            num_elements: 0,
+            end_of_input: false,
+            data_produced: false,
+            dataset: self,
+        }))
+    }
+}
+
+impl ShuffleIter {
+    fn random(&mut self) -> u32 {
+        let (block, used) = &mut self.words;
+        if *used == 4 {
+            *block = self.philox.next_block();
+            *used = 0;
+        }
+        *used += 1;
+        block[*used - 1]
+    }
+
+    /// TF's `FillBuffer`: reads until the buffer is full, the input is over, or it
+    /// holds more than [`MAX_EPOCHS_IN_BUFFER`] epochs.
+    fn fill(&mut self, ctx: &IterCtx<'_>) -> Result<()> {
+        let size = self.dataset.buffer_size;
+        loop {
+            if self.input.is_none() && self.dataset.count.is_some_and(|c| self.epoch >= c) {
+                break;
+            }
+            if self.slices.len() > MAX_EPOCHS_IN_BUFFER && self.num_elements > 0 {
+                break;
+            }
+            if self.num_elements >= size || self.end_of_input {
+                break;
+            }
+            if self.input.is_none() {
+                let end = self.slices.back().map_or(0, |s| s.1);
+                self.slices.push_back((end, end));
+                self.input = Some(Arc::clone(&self.dataset.input).make_iter(ctx)?);
+                self.epoch += 1;
+            }
+            let Some(input) = &mut self.input else { break };
+            match input.next(ctx)? {
+                Some(e) => {
+                    self.data_produced = true;
+                    let back = self.slices.back_mut().ok_or_else(|| Error::new(Code::Internal, "no slice"))?;
+                    let at = back.1 % size;
+                    if self.buffer.len() < size {
+                        self.buffer.push(Some(e));
+                    } else {
+                        self.buffer[at] = Some(e);
+                    }
+                    back.1 += 1;
+                    self.num_elements += 1;
+                }
+                None => {
+                    self.input = None;
+                    // An input that gives nothing ends a forever repeat.
+                    if !self.data_produced && self.dataset.count.is_none() {
+                        self.end_of_input = true;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl DatasetIter for ShuffleIter {
+    fn next(&mut self, ctx: &IterCtx<'_>) -> Result<Option<Element>> {
+        self.fill(ctx)?;
+        if self.num_elements == 0 {
+            return Ok(None);
+        }
+        while self.slices.front().is_some_and(|s| s.0 == s.1) {
+            self.slices.pop_front();
+            // `shuffle_and_repeat` reseeds at each epoch, as a new shuffle iterator would.
+            if self.dataset.count != Some(1) {
+                let (s, s2) = self.dataset.seeds.draw();
+                self.philox = Philox::new(s, s2);
+                self.words = ([0; 4], 4);
+            }
+        }
+        let Some(&(start, end)) = self.slices.front() else { return Ok(None) };
+        let size = self.dataset.buffer_size;
+        let pick = (start + self.random() as usize % (end - start)) % size;
+        let out = self.buffer[pick].take();
+        self.buffer.swap(pick, start % size);
+        if let Some(front) = self.slices.front_mut() {
+            front.0 += 1;
+        }
+        self.num_elements -= 1;
+        out.map(Some).ok_or_else(|| Error::new(Code::Internal, "shuffle buffer slot was empty"))
+    }
+}
+
+fn shuffle(ctx: &mut OpContext<'_>, count: Option<u64>, reshuffle: bool) -> Result<()> {
+    let input = dataset_input(ctx, 0)?;
+    let buffer_size = ctx.input(1)?.scalar_value::<i64>()?;
+    if buffer_size <= 0 {
+        ff_bail!(InvalidArgument, "buffer_size must be greater than zero or UNKNOWN_CARDINALITY");
+    }
+    let buffer_size = usize::try_from(buffer_size).map_err(|_| Error::invalid_argument("buffer_size is too large"))?;
+    let seed = ctx.input(2)?.scalar_value::<i64>()?;
+    let seed2 = ctx.input(3)?.scalar_value::<i64>()?;
+    set_dataset_output(ctx, ShuffleDataset { input, buffer_size, seeds: Seeds::new(seed, seed2, reshuffle), count });
+    Ok(())
+}
+
+struct ShuffleKernel {
+    reshuffle: bool,
+    repeat: bool,
+}
+
+impl OpKernel for ShuffleKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let count = if self.repeat { count_arg(ctx, 4)? } else { Some(1) };
+        shuffle(ctx, count, self.reshuffle)
+    }
+}
+
+pub(crate) fn shuffle_dataset(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    let reshuffle = b.node.attr_or::<bool>("reshuffle_each_iteration", true)?;
+    Ok(Box::new(ShuffleKernel { reshuffle, repeat: false }))
+}
+
+pub(crate) fn shuffle_and_repeat_dataset(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    let reshuffle = b.node.attr_or::<bool>("reshuffle_each_iteration", true)?;
+    Ok(Box::new(ShuffleKernel { reshuffle, repeat: true }))
+}
+
+// ---- cache (memory) ----
+
+/// `CacheDataset` with an empty file name: the first iterator to reach the end
+/// keeps what it read, and later iterators (the next epochs of a `repeat`) replay it.
+struct CacheDataset {
+    input: Arc<dyn Dataset>,
+    cache: Mutex<Option<Arc<Vec<Element>>>>,
+}
+
+enum CacheIter {
+    Filling { dataset: Arc<CacheDataset>, input: Box<dyn DatasetIter>, seen: Vec<Element> },
+    Replaying { elements: Arc<Vec<Element>>, next: usize },
+}
+
+impl Dataset for CacheDataset {
+    fn make_iter(self: Arc<Self>, ctx: &IterCtx<'_>) -> Result<Box<dyn DatasetIter>> {
+        if let Some(elements) = self.cache.lock().clone() {
+            return Ok(Box::new(CacheIter::Replaying { elements, next: 0 }));
+        }
+        let input = Arc::clone(&self.input).make_iter(ctx)?;
+        Ok(Box::new(CacheIter::Filling { dataset: self, input, seen: Vec::new() }))
+    }
+}
+
+impl DatasetIter for CacheIter {
+    fn next(&mut self, ctx: &IterCtx<'_>) -> Result<Option<Element>> {
+        match self {
+            CacheIter::Replaying { elements, next } => {
+                let e = elements.get(*next).cloned();
+                *next += usize::from(e.is_some());
+                Ok(e)
+            }
+            CacheIter::Filling { dataset, input, seen } => match input.next(ctx)? {
+                Some(e) => {
+                    seen.push(e.clone());
+                    Ok(Some(e))
+                }
+                None => {
+                    let elements = Arc::new(std::mem::take(seen));
+                    dataset.cache.lock().get_or_insert_with(|| Arc::clone(&elements));
+                    let next = elements.len();
+                    *self = CacheIter::Replaying { elements, next };
+                    Ok(None)
+                }
+            },
+        }
+    }
+}
+
+pub(crate) fn cache_dataset(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|ctx| {
+        let input = dataset_input(ctx, 0)?;
+        let filename = ctx.input(1)?.as_strings()?.first().cloned().unwrap_or_default();
+        if filename.is_empty() {
+            set_dataset_output(ctx, CacheDataset { input, cache: Mutex::new(None) });
+        } else {
+            let path = crate::kernels::io::path_from_bytes(&filename)?;
+            set_dataset_output(ctx, super::readers::FileCacheDataset::new(input, path));
+        }
+        Ok(())
+    })
+}
+
+// ---- functions: map, filter, flat_map, interleave ----
+
+/// Makes a function dataset from its input, its bound function and the position of
+/// its first input after the captures.
+pub(crate) type MakeFn = fn(&mut OpContext<'_>, Arc<dyn Dataset>, Arc<Function>, usize) -> Result<()>;
+
+/// A dataset kernel with one function whose captures are its inputs from 1 on
+/// (`Targuments` long), followed by `extra` scalar inputs.
+pub(crate) struct FunctionKernel {
+    pub function: FunctionPlan,
+    pub n_captures: usize,
+    pub make: MakeFn,
+}
+
+impl OpKernel for FunctionKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let input = dataset_input(ctx, 0)?;
+        let f = self.function.bind(ctx, 1)?;
+        (self.make)(ctx, input, f, 1 + self.n_captures)
+    }
+}
+
+/// The kernel of a dataset op with function attr `name` (`f`, `predicate`).
+pub(crate) fn function_kernel(b: &KernelBuild<'_>, name: &str, make: MakeFn) -> Result<Box<dyn OpKernel>> {
+    let n_captures = b.node.attr_or::<Vec<DType>>("Targuments", Vec::new())?.len();
+    Ok(Box::new(FunctionKernel { function: FunctionPlan::compile(b, name, n_captures)?, n_captures, make }))
+}
+
+/// What a function does to each element.
+#[derive(Clone, Copy)]
+enum Apply {
+    Map,
+    Filter,
+    FlatMap,
+}
+
+struct FunctionDataset {
+    input: Arc<dyn Dataset>,
+    f: Arc<Function>,
+    apply: Apply,
+}
+
+struct FunctionIter {
+    input: Box<dyn DatasetIter>,
+    f: Arc<Function>,
+    apply: Apply,
+    inner: Option<Box<dyn DatasetIter>>,
+}
+
+impl Dataset for FunctionDataset {
+    fn make_iter(self: Arc<Self>, ctx: &IterCtx<'_>) -> Result<Box<dyn DatasetIter>> {
+        let input = Arc::clone(&self.input).make_iter(ctx)?;
+        Ok(Box::new(FunctionIter { input, f: Arc::clone(&self.f), apply: self.apply, inner: None }))
+    }
+}
+
+impl DatasetIter for FunctionIter {
+    fn next(&mut self, ctx: &IterCtx<'_>) -> Result<Option<Element>> {
+        loop {
+            if let Some(inner) = &mut self.inner {
+                if let Some(e) = inner.next(ctx)? {
+                    return Ok(Some(e));
+                }
+                self.inner = None;
+            }
+            let Some(e) = self.input.next(ctx)? else { return Ok(None) };
+            match self.apply {
+                Apply::Map => return self.f.call(e, ctx).map(Some),
+                Apply::Filter => {
+                    if self.f.predicate(e.clone(), ctx)? {
+                        return Ok(Some(e));
+                    }
+                }
+                Apply::FlatMap => {
+                    let out = self.f.call_values(e, ctx)?;
+                    let [d] = out.as_slice() else {
+                        ff_bail!(InvalidArgument, "flat_map's function must return one dataset");
+                    };
+                    self.inner = Some(dataset_of(d)?.make_iter(ctx)?);
+                }
+            }
+        }
+    }
+}
+
+fn make_function_dataset(ctx: &mut OpContext<'_>, input: Arc<dyn Dataset>, f: Arc<Function>, apply: Apply) {
+    set_dataset_output(ctx, FunctionDataset { input, f, apply });
+}
+
+pub(crate) fn map_dataset(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    function_kernel(b, "f", |ctx, input, f, _| {
+        make_function_dataset(ctx, input, f, Apply::Map);
+        Ok(())
+    })
+}
+
+pub(crate) fn filter_dataset(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    function_kernel(b, "predicate", |ctx, input, f, _| {
+        make_function_dataset(ctx, input, f, Apply::Filter);
+        Ok(())
+    })
+}
+
+pub(crate) fn flat_map_dataset(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    function_kernel(b, "f", |ctx, input, f, _| {
+        make_function_dataset(ctx, input, f, Apply::FlatMap);
+        Ok(())
+    })
+}
+
+/// TF's `InterleaveDataset`: `cycle_length` inputs' datasets open at once, taking
+/// `block_length` elements from each in turn; an exhausted one is replaced by the
+/// next input element's dataset in its place in the cycle.
+pub(crate) struct InterleaveDataset {
+    pub input: Arc<dyn Dataset>,
+    pub f: Arc<Function>,
+    pub cycle_length: usize,
+    pub block_length: usize,
+    /// Elements each open inner iterator reads ahead on a thread of its own (0: none).
+    pub prefetch: usize,
+}
+
+struct InterleaveIter {
+    dataset: Arc<InterleaveDataset>,
+    input: Box<dyn DatasetIter>,
+    current: Vec<Option<Box<dyn DatasetIter>>>,
+    cycle_index: usize,
+    block_index: usize,
+    num_open: usize,
+    end_of_input: bool,
+}
+
+impl Dataset for InterleaveDataset {
+    fn make_iter(self: Arc<Self>, ctx: &IterCtx<'_>) -> Result<Box<dyn DatasetIter>> {
+        let input = Arc::clone(&self.input).make_iter(ctx)?;
+        let current = (0..self.cycle_length).map(|_| None).collect();
+        Ok(Box::new(InterleaveIter {
+            dataset: self,
+            input,
+            current,
+            cycle_index: 0,
+            block_index: 0,
+            num_open: 0,
+            end_of_input: false,
+        }))
+    }
+}
+
+impl InterleaveIter {
+    fn advance_cycle(&mut self) {
+        self.block_index = 0;
+        self.cycle_index = (self.cycle_index + 1) % self.dataset.cycle_length;
+    }
+}
+
+impl DatasetIter for InterleaveIter {
+    fn next(&mut self, ctx: &IterCtx<'_>) -> Result<Option<Element>> {
+        while !self.end_of_input || self.num_open > 0 {
+            let i = self.cycle_index;
+            if let Some(it) = &mut self.current[i] {
+                if let Some(e) = it.next(ctx)? {
+                    self.block_index += 1;
+                    if self.block_index == self.dataset.block_length {
+                        self.advance_cycle();
+                    }
+                    return Ok(Some(e));
+                }
+                self.current[i] = None;
+                self.num_open -= 1;
+                self.advance_cycle();
+            } else if !self.end_of_input {
+                match self.input.next(ctx)? {
+                    Some(e) => {
+                        let out = self.dataset.f.call_values(e, ctx)?;
+                        let [d] = out.as_slice() else {
+                            ff_bail!(InvalidArgument, "interleave's function must return one dataset");
+                        };
+                        let inner = dataset_of(d)?.make_iter(ctx)?;
+                        let inner = if self.dataset.prefetch > 0 {
+                            super::parallel::prefetching(inner, self.dataset.prefetch, ctx)
+                        } else {
+                            inner
+                        };
+                        self.current[i] = Some(inner);
+                        self.num_open += 1;
+                    }
+                    None => self.end_of_input = true,
+                }
+            } else {
+                self.advance_cycle();
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// `InterleaveDataset`: inputs `input_dataset, other_arguments, cycle_length,
+/// block_length`; `ParallelInterleaveDatasetV2`/`V3` add `num_parallel_calls`, and
+/// the legacy `ParallelInterleaveDataset` `sloppy, buffer_output_elements,
+/// prefetch_input_elements`: those read each open input ahead on a thread.
+pub(crate) fn interleave_dataset(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    let parallel = b.node.op_type() != "InterleaveDataset";
+    let kernel = function_kernel(b, "f", |ctx, input, f, at| {
+        let cycle = ctx.input(at)?.scalar_value::<i64>()?;
+        let block = ctx.input(at + 1)?.scalar_value::<i64>()?;
+        if cycle <= 0 && cycle != -1 {
+            ff_bail!(InvalidArgument, "cycle_length must be greater than zero.");
+        }
+        if block <= 0 {
+            ff_bail!(InvalidArgument, "block_length must be greater than zero.");
+        }
+        // AUTOTUNE (`-1`): one per core, as TF's default.
+        let cycle_length = usize::try_from(cycle).unwrap_or_else(|_| crate::executor::pool::default_threads());
+        let block_length = usize::try_from(block).unwrap_or(1);
+        let prefetch = if ctx.num_inputs() > at + 2 { block_length.max(2) } else { 0 };
+        set_dataset_output(ctx, InterleaveDataset { input, f, cycle_length, block_length, prefetch });
+        Ok(())
+    })?;
+    let _ = parallel;
+    Ok(kernel)
+}
+
+// ---- ignore_errors ----
+
+struct IgnoreErrorsDataset(Arc<dyn Dataset>);
+
+struct IgnoreErrorsIter(Box<dyn DatasetIter>);
+
+impl Dataset for IgnoreErrorsDataset {
+    fn make_iter(self: Arc<Self>, ctx: &IterCtx<'_>) -> Result<Box<dyn DatasetIter>> {
+        Ok(Box::new(IgnoreErrorsIter(Arc::clone(&self.0).make_iter(ctx)?)))
+    }
+}
+
+impl DatasetIter for IgnoreErrorsIter {
+    fn next(&mut self, ctx: &IterCtx<'_>) -> Result<Option<Element>> {
+        loop {
+            match self.0.next(ctx) {
+                Ok(e) => return Ok(e),
+                // Cancellation is the pipeline's end, not an element's error.
+                Err(e) if matches!(e.code, Code::Cancelled | Code::DeadlineExceeded) => return Err(e),
+                Err(_) => ctx.check()?,
+            }
+        }
+    }
+}
+
+pub(crate) fn ignore_errors_dataset(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|ctx| {
+        let input = dataset_input(ctx, 0)?;
+        set_dataset_output(ctx, IgnoreErrorsDataset(input));
+        Ok(())
+    })
+}
