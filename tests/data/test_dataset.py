@@ -146,7 +146,7 @@ def test_concatenate_type_error(tf):
         with lib.Graph().as_default():
             a = lib.data.Dataset.range(3)
             b = lib.data.Dataset.from_tensors(1.0)
-            with pytest.raises(TypeError, match="different types|Incompatible dataset elements"):
+            with pytest.raises(TypeError, match=r"different types|Incompatible dataset elements"):
                 a.concatenate(b)
 
 
@@ -320,7 +320,7 @@ def test_filter(tf):
 def test_filter_static_error(tf):
     for lib in (tf, ff):
         with lib.Graph().as_default():
-            with pytest.raises(ValueError, match="must return a `tf.bool` scalar tensor"):
+            with pytest.raises(ValueError, match=r"must return a `tf\.bool` scalar tensor"):
                 lib.data.Dataset.range(3).filter(lambda x: x)
 
 
@@ -392,7 +392,7 @@ def test_map_and_batch(tf):
 
 def test_cache_in_memory_and_file(tf, tmp_path):
     check(tf, lambda lib: lib.data.Dataset.range(5).map(lambda x: x * 7).cache().repeat(3))
-    for lib, sub in ((tf, "tf"), (ff, "ff")):
+    for sub in ("tf", "ff"):
         os.makedirs(tmp_path / sub)
     check(
         tf,

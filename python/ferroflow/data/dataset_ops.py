@@ -288,7 +288,8 @@ class DatasetV1:
         for d in flat:
             if not isinstance(d, DatasetV1):
                 raise TypeError(
-                    f"The argument to `Dataset.zip()` must be a (nested) structure of `Dataset` objects, got {d!r}."
+                    "The argument to `Dataset.zip()` must be a (nested) structure of "
+                    f"`Dataset` objects, got {d!r}."
                 )
         specs = structure.map_structure(lambda d: d._structure, datasets)
         with ops.name_scope(None, "ZipDataset", []):
@@ -343,7 +344,7 @@ class DatasetV1:
         return dataset
 
     def with_options(self, options):
-        """This dataset with `options` merged into its options."""
+        """The same dataset with `options` merged into its options."""
         return type(self)._rewrap(self, self._options.merge(options))
 
     @classmethod
@@ -357,7 +358,7 @@ class DatasetV1:
         return self._options
 
     def concatenate(self, dataset):
-        """This dataset's elements followed by `dataset`'s (same types and nesting)."""
+        """The elements of this dataset, then `dataset`'s (same types and nesting)."""
         if self.output_types != dataset.output_types:
             raise TypeError(
                 f"Two datasets to concatenate have different types {self.output_types} and "
@@ -446,7 +447,7 @@ class DatasetV1:
     def padded_batch(
         self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False
     ):
-        """Batches whose components are padded to `padded_shapes` (`None`/`-1`: the batch's largest)."""
+        """Batches of elements padded to `padded_shapes` (`None`/`-1`: the batch's largest)."""
         with ops.name_scope(None, "PaddedBatchDataset", []):
             if padded_shapes is None:
                 padded_shapes = structure.map_structure(
@@ -549,7 +550,8 @@ class DatasetV1:
             out = fn.outputs
             if len(out) != 1 or out[0].dtype != dtypes.bool or out[0].shape.ndims not in (None, 0):
                 spec = (
-                    f"TensorSpec(shape={_tuple_str(out[0].shape)}, dtype=tf.{out[0].dtype.name}, name=None)"
+                    f"TensorSpec(shape={_tuple_str(out[0].shape)}, "
+                    f"dtype=tf.{out[0].dtype.name}, name=None)"
                     if len(out) == 1
                     else str(fn.output_structure)
                 )
@@ -585,7 +587,11 @@ class DatasetV1:
             )
 
     def interleave(self, map_func, cycle_length=AUTOTUNE, block_length=1, num_parallel_calls=None):
-        """The elements of `cycle_length` of `map_func`'s datasets at once, `block_length` from each in turn."""
+        """The elements of `map_func`'s datasets, `cycle_length` open at once.
+
+        `block_length` elements are taken from each in turn (TF's order, also with
+        `num_parallel_calls`, which reads the open datasets ahead on threads).
+        """
         with ops.name_scope(None, "InterleaveDataset", []) as scope:
             fn = _TracedFunction(map_func, self._structure, "f", returns_dataset=True)
             inputs = [

@@ -1,7 +1,9 @@
-"""`tf.data`'s file datasets: `TFRecordDataset`, `TextLineDataset`,
-`FixedLengthRecordDataset`. Each reads its files in order (or, with
+"""`tf.data`'s file datasets: `TFRecordDataset`, `TextLineDataset`, `FixedLengthRecordDataset`.
+
+Each reads its files in order (or, with
 `num_parallel_reads`, several at once through `parallel_interleave`, each read ahead
-on a thread of its own), one string scalar per record."""
+on a thread of its own), one string scalar per record.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""`tf.data.experimental`: transformations applied with `Dataset.apply`, and
-`AUTOTUNE`."""
+"""`tf.data.experimental`: `AUTOTUNE` and transformations for `Dataset.apply`."""
 
 from __future__ import annotations
 
@@ -30,7 +29,8 @@ def map_and_batch(
     """
     if num_parallel_batches is not None and num_parallel_calls is not None:
         raise ValueError(
-            "`map_and_batch` allows only one of `num_parallel_batches` and `num_parallel_calls` to be set."
+            "`map_and_batch` allows only one of `num_parallel_batches` and "
+            "`num_parallel_calls` to be set."
         )
 
     def apply(dataset):
@@ -42,9 +42,9 @@ def map_and_batch(
             else:
                 calls = batch_size * (num_parallel_batches or 1)
             drop = ops.convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
-            from ..dataset_ops import _static_batch_dim
-            from .. import _structure as structure
             from ...framework import tensor_shape
+            from .. import _structure as structure
+            from ..dataset_ops import _static_batch_dim
 
             dim = _static_batch_dim(size, drop)
             specs = structure.map_structure(
