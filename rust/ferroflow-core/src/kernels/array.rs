@@ -208,12 +208,26 @@ pub fn pack(values: &[&Tensor], axis: usize) -> Result<Tensor> {
     gather_blocks(first.dtype(), &shape, outer * n, block, |i| (i % n, i / n), values)
 }
 
+/// TF's `SliceDebugString`: the multi-index of flat element `i` of a tensor of
+/// `shape` (`[1,2]`; nothing for a scalar).
+pub(crate) fn slice_debug_string(shape: &[usize], mut i: usize) -> String {
+    if shape.is_empty() {
+        return String::new();
+    }
+    let mut index = vec![0; shape.len()];
+    for (d, &n) in shape.iter().enumerate().rev() {
+        index[d] = i % n.max(1);
+        i /= n.max(1);
+    }
+    format!("[{}]", index.iter().map(ToString::to_string).collect::<Vec<_>>().join(","))
+}
+
 /// Gathers slices of `params` along `axis` at `indices` (TF's `GatherV2`).
 pub fn gather(params: &Tensor, indices: &[i64], indices_shape: &[usize], axis: usize) -> Result<Tensor> {
     let dim = params.shape()[axis];
     for (i, &ix) in indices.iter().enumerate() {
         if usize::try_from(ix).map_or(true, |x| x >= dim) {
-            ff_bail!(InvalidArgument, "indices[{i}] = {ix} is not in [0, {dim})");
+            ff_bail!(InvalidArgument, "indices{} = {ix} is not in [0, {dim})", slice_debug_string(indices_shape, i));
         }
     }
     let outer: usize = params.shape()[..axis].iter().product();

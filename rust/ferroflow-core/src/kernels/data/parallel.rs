@@ -41,6 +41,23 @@ struct Buffered {
     items: VecDeque<Result<Element>>,
     ended: bool,
     stop: bool,
+    /// Set by the producer as it returns.
+    exited: bool,
+}
+
+/// How long dropping a prefetching iterator waits for its producer to see `stop`.
+/// A producer inside a host-language call (a generator waiting for the GIL the
+/// dropping thread may hold) is left to finish on its own after that.
+const STOP_WAIT: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Marks the producer's exit, however it returns.
+struct Exit<'a>(&'a Shared);
+
+impl Drop for Exit<'_> {
+    fn drop(&mut self) {
+        self.0.state.lock().exited = true;
+        self.0.changed.notify_all();
+    }
 }
 
 struct Shared {
@@ -63,13 +80,14 @@ struct PrefetchIter {
 /// first `next`.
 pub(crate) fn prefetching(input: Box<dyn DatasetIter>, capacity: usize, _: &IterCtx<'_>) -> Box<dyn DatasetIter> {
     let shared = Arc::new(Shared {
-        state: Mutex::new(Buffered { items: VecDeque::new(), ended: false, stop: false }),
+        state: Mutex::new(Buffered { items: VecDeque::new(), ended: false, stop: false, exited: false }),
         changed: Condvar::new(),
     });
     Box::new(PrefetchIter { shared, capacity: capacity.max(1), input: Some(input), producer: None })
 }
 
 fn produce(shared: &Shared, mut input: Box<dyn DatasetIter>, capacity: usize, pipeline: &Arc<Pipeline>) {
+    let _exit = Exit(shared);
     let ctx = pipeline.ctx();
     loop {
         {
@@ -126,11 +144,18 @@ impl DatasetIter for PrefetchIter {
 
 impl Drop for PrefetchIter {
     fn drop(&mut self) {
-        self.shared.state.lock().stop = true;
+        let deadline = std::time::Instant::now() + STOP_WAIT;
+        let mut st = self.shared.state.lock();
+        st.stop = true;
         self.shared.changed.notify_all();
-        if let Some(t) = self.producer.take() {
-            // The producer sees `stop` at its next element (or its next poll).
-            let _ = t.join();
+        let Some(producer) = self.producer.take() else { return };
+        // The producer sees `stop` at its next element (or its next poll). Never wait
+        // unboundedly: the dropping thread may hold what the producer waits for.
+        while !st.exited && !self.shared.changed.wait_until(&mut st, deadline).timed_out() {}
+        let exited = st.exited;
+        drop(st);
+        if exited {
+            let _ = producer.join();
         }
     }
 }
