@@ -2,6 +2,7 @@
 
 import importlib
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -29,6 +30,8 @@ def examples_on_path(monkeypatch):
         "lstm_mnist_rows",
         "char_rnn",
         "ptb_word_lm",
+        "mnist_dataset",
+        "tfrecord_pipeline",
     ):
         sys.modules.pop(name, None)
 
@@ -202,6 +205,106 @@ def test_mnist_fully_connected_feed_command_line(tmp_path):
     assert ff.train.latest_checkpoint(str(train_dir)) == str(train_dir / "model.ckpt-119")
     reader = ff.train.load_checkpoint(str(train_dir))
     assert reader.get_variable_to_shape_map()["hidden1/weights"] == [784, 64]
+
+
+def _epoch_lines(out):
+    """The (step, loss, validation accuracy) that mnist_dataset prints per epoch."""
+    pattern = r"Epoch \d+: step (\d+), loss = ([\d.]+), validation accuracy = ([\d.]+)"
+    return [(int(s), float(loss), float(acc)) for s, loss, acc in re.findall(pattern, out)]
+
+
+def test_mnist_dataset(flags_example, capsys):
+    # from_tensor_slices + shuffle + batch through an initializable iterator fed the
+    # arrays; each epoch runs until OutOfRangeError (5000 examples: 50 batches of 100).
+    example = flags_example("mnist_dataset", num_epochs=3)
+    assert example.run_training() > 0.9  # the test set, through the reinitializable iterator
+    out = capsys.readouterr().out
+    epochs = _epoch_lines(out)
+    assert [step for step, _, _ in epochs] == [50, 100, 150]
+    assert epochs[-1][1] < epochs[0][1] / 2 and epochs[-1][2] > 0.9
+    train_accuracy = float(re.search(r"Training accuracy: ([\d.]+)", out)[1])
+    assert train_accuracy > 0.9
+
+
+@pytest.mark.tf_oracle
+def test_mnist_dataset_on_tensorflow(flags_example, capsys, tf1):
+    # The same program on TensorFlow: with the graph seed, the same initial weights and
+    # shuffle order, so the same losses and accuracies (up to rounding).
+    accuracy = flags_example("mnist_dataset", num_epochs=2).run_training()
+    epochs = _epoch_lines(capsys.readouterr().out)
+    flags_example.unload()
+    tf_accuracy = flags_example("mnist_dataset", tf=tf1, num_epochs=2).run_training()
+    tf_epochs = _epoch_lines(capsys.readouterr().out)
+    assert tf_accuracy == pytest.approx(accuracy, abs=0.01)
+    assert [s for s, _, _ in tf_epochs] == [s for s, _, _ in epochs] == [50, 100]
+    for (_, loss, acc), (_, tf_loss, tf_acc) in zip(epochs, tf_epochs, strict=True):
+        assert tf_loss == pytest.approx(loss, abs=0.01) and tf_acc == pytest.approx(acc, abs=0.01)
+
+
+def _tfrecord_run(example, data_dir, capsys):
+    """Runs tfrecord_pipeline for 8 epochs; returns the loss, test accuracy and output."""
+    loss, accuracy = example.run_training()
+    out = capsys.readouterr().out
+    assert "Wrote 2000 examples to " + str(data_dir / "train.tfrecords") in out
+    assert "Done training for 8 epochs, 160 steps." in out  # 20 batches of 100 an epoch
+    return loss, accuracy, out
+
+
+def test_tfrecord_pipeline(flags_example, tmp_path, capsys):
+    import ferroflow as ff
+
+    data_dir, train_dir = tmp_path / "data", tmp_path / "logs"
+    example = flags_example(
+        "tfrecord_pipeline", data_dir=data_dir, train_dir=train_dir, num_epochs=8
+    )
+    loss, accuracy, out = _tfrecord_run(example, data_dir, capsys)
+    # The one-shot iterator's OutOfRangeError ended training; FinalOpsHook read the test file.
+    assert loss < 1.0 and accuracy > 0.8  # chance is 0.1
+    assert "Step 160: loss = " in out and "Test accuracy: " in out
+    records = list(ff.python_io.tf_record_iterator(str(data_dir / "train.tfrecords")))
+    assert len(records) == 2000
+    feature = ff.train.Example.FromString(records[0]).features.feature
+    assert set(feature) == {"height", "width", "depth", "label", "image_raw"}
+    assert feature["height"].int64_list.value == [28]
+    assert len(feature["image_raw"].bytes_list.value[0]) == 784
+    # The session's hooks ended as at a last step: the checkpoint of the final step.
+    assert ff.train.latest_checkpoint(str(train_dir)) == str(train_dir / "model.ckpt-160")
+    variables = dict(ff.train.list_variables(str(train_dir)))
+    assert variables["mlp/hidden/weights"] == [784, 128]
+    assert variables["global_step"] == []
+    losses = _scalars(_events(train_dir), "loss")
+    assert [step for step, _ in losses] == list(range(1, 160, 20))  # as TF stamps them
+
+
+@pytest.mark.tf_oracle
+def test_tfrecord_pipeline_on_tensorflow(flags_example, tmp_path, capsys, tf1):
+    import ferroflow as ff
+
+    dirs = {lib: (tmp_path / lib / "data", tmp_path / lib / "logs") for lib in ("ff", "tf")}
+    results = {}
+    for lib, module in (("ff", None), ("tf", tf1)):
+        data_dir, train_dir = dirs[lib]
+        example = flags_example(
+            "tfrecord_pipeline", tf=module, data_dir=data_dir, train_dir=train_dir, num_epochs=8
+        )
+        results[lib] = _tfrecord_run(example, data_dir, capsys)
+        flags_example.unload()
+    # TensorFlow trains as well on the same program (its initial weights differ: its
+    # make_one_shot_iterator draws an op seed, ferroflow's does not).
+    for lib in ("ff", "tf"):
+        loss, accuracy, _ = results[lib]
+        assert loss < 1.0 and accuracy > 0.8, lib
+    # Both wrote the same examples (a map's serialization order varies, so compare parsed).
+    paths = [str(dirs[lib][0] / "train.tfrecords") for lib in ("ff", "tf")]
+    records = [list(ff.python_io.tf_record_iterator(path)) for path in paths]
+    parsed = [[ff.train.Example.FromString(r) for r in rs] for rs in records]
+    assert parsed[0] == parsed[1]
+    # The checkpoints hold the same variables (Adam's slots and powers included).
+    ff_variables = dict(ff.train.list_variables(str(dirs["ff"][1])))
+    assert dict(tf1.train.list_variables(str(dirs["tf"][1]))) == ff_variables
+    assert tf1.train.latest_checkpoint(str(dirs["tf"][1])).endswith("model.ckpt-160")
+    steps = [[step for step, _ in _scalars(_events(dirs[lib][1]), "loss")] for lib in ("ff", "tf")]
+    assert steps[0] == steps[1]
 
 
 def _cifar10_run(example, train_dir, ea):

@@ -38,12 +38,12 @@ from .framework.dtypes import (
     int32,
     int64,
     resource,
-    variant,
     string,
     uint8,
     uint16,
     uint32,
     uint64,
+    variant,
 )
 from .framework.importer import import_graph_def
 from .framework.indexed_slices import IndexedSlices, IndexedSlicesValue

@@ -207,6 +207,9 @@ class DatasetV1:
         """
         from .iterator_ops import Iterator
 
+        # TF draws an op seed here (for its dataset factory): later random ops of a
+        # seeded graph get the seeds they get in TF.
+        random_seed.get_seed(None)
         attrs = {"_dataset": self._variant_tensor.name, **self._flat_attrs()}
         attrs.update(container="", shared_name="")
         op = ops.get_default_graph()._create_op(

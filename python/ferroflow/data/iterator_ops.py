@@ -146,6 +146,42 @@ def _specs(output_types, output_shapes):
     return structure.from_types_and_shapes(output_types, output_shapes)
 
 
+def make_saveable_from_iterator(iterator, external_state_policy=None):
+    """A saveable object for `iterator`: a `Saver` that saves it resumes it mid-epoch.
+
+    ```python
+    saveable = tf.data.experimental.make_saveable_from_iterator(iterator)
+    tf.add_to_collection(tf.GraphKeys.SAVEABLE_OBJECTS, saveable)
+    saver = tf.train.Saver()
+    ```
+
+    The checkpoint keeps the iterator's position; restoring it needs the iterator
+    initialized (its initializer run, or a one-shot iterator), as the position is
+    replayed over its dataset (shuffles take the saved seeds).
+    """
+    from ..train.saver import BaseSaverBuilder
+
+    class IteratorSaveable(BaseSaverBuilder.SaveableObject):
+        def __init__(self, resource, name):
+            graph = resource.graph
+            state = graph._create_op(
+                "SerializeIterator", [resource], {}, name="SerializeIterator"
+            ).outputs[0]
+            specs = [BaseSaverBuilder.SaveSpec(state, "", name + "_STATE")]
+            super().__init__(resource, specs, name)
+
+        def restore(self, restored_tensors, restored_shapes):
+            return self.op.graph._create_op(
+                "DeserializeIterator",
+                [self.op, restored_tensors[0]],
+                {},
+                name="DeserializeIterator",
+            )
+
+    resource = iterator._iterator_resource
+    return IteratorSaveable(resource, resource.op.name)
+
+
 def make_one_shot_iterator(dataset):
     """`dataset.make_one_shot_iterator()` (`tf.compat.v1.data.make_one_shot_iterator`)."""
     return dataset.make_one_shot_iterator()

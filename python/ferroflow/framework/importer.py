@@ -174,7 +174,11 @@ _LOOP_TENSOR_ATTRS = (
     "_grad_fetches",
     "_updates",
     # `tf.data`: the functions of dataset ops and a one-shot iterator's dataset.
-    *(f"_{f}_{part}" for f in ("f", "predicate", "init_func", "next_func", "finalize_func") for part in ("feeds", "outputs")),
+    *(
+        f"_{f}_{part}"
+        for f in ("f", "predicate", "init_func", "next_func", "finalize_func")
+        for part in ("feeds", "outputs")
+    ),
     "_dataset",
 )
 

@@ -32,6 +32,7 @@ from . import checkpoint_management
 from .queue_runner import QueueRunner
 
 __all__ = [
+    "BaseSaverBuilder",
     "Saver",
     "export_meta_graph",
     "import_meta_graph",
@@ -85,6 +86,48 @@ def get_checkpoint_mtimes(checkpoint_prefixes) -> list[float]:
     return mtimes
 
 
+class BaseSaverBuilder:
+    """TF's `BaseSaverBuilder`: here only the home of `SaveSpec` and `SaveableObject`.
+
+    A Saver saves variables and *saveable objects*: state that is not a variable
+    (an iterator's position), described by the tensors to save and how to restore them.
+    """
+
+    class SaveSpec:
+        """One tensor a saveable object saves: `tensor` under checkpoint name `name`."""
+
+        def __init__(self, tensor, slice_spec, name, dtype=None, device=None):
+            self.tensor = tensor
+            self.slice_spec = slice_spec
+            self.name = name
+            self.dtype = dtype if dtype is not None else tensor.dtype.base_dtype
+            self.device = device
+
+    class SaveableObject:
+        """State a Saver saves through `specs` and restores with `restore`.
+
+        Subclasses implement `restore(restored_tensors, restored_shapes)`, returning
+        the op that restores the state from the tensors read (one per spec).
+        """
+
+        def __init__(self, op, specs, name):
+            self.op = op
+            self.specs = specs
+            self.name = name
+
+        @property
+        def device(self):
+            """The device of the saved object."""
+            return getattr(self.op, "device", "")
+
+        def restore(self, restored_tensors, restored_shapes):
+            """The op restoring the state from `restored_tensors`."""
+            raise NotImplementedError
+
+
+_SaveableObject = BaseSaverBuilder.SaveableObject
+
+
 def _slices_of(name, parts) -> list[tuple[str, object, str]]:
     """The (name, part, slice spec) of a partitioned variable's parts, checked."""
     out = []
@@ -109,7 +152,9 @@ def _saveables(var_list) -> list[tuple[str, object, str]]:
     named: dict = {}
     if isinstance(var_list, dict):
         for name, v in var_list.items():
-            if isinstance(v, PartitionedVariable | list | tuple):
+            if isinstance(v, _SaveableObject):
+                named[name] = _specs_of(v)
+            elif isinstance(v, PartitionedVariable | list | tuple):
                 named[name] = _slices_of(name, list(v))
             elif isinstance(v, Variable):
                 named[name] = [(name, v, "")]
@@ -120,6 +165,11 @@ def _saveables(var_list) -> list[tuple[str, object, str]]:
                 )
     elif isinstance(var_list, list | tuple | set):
         for v in sorted(var_list, key=lambda x: x.name):
+            if isinstance(v, _SaveableObject):
+                if v.name in named:
+                    raise ValueError(f"At least two variables have the same name: {v.name}")
+                named[v.name] = _specs_of(v)
+                continue
             if isinstance(v, PartitionedVariable | list | tuple):
                 slices = _slices_of(None, list(v))
                 named[slices[0][0]] = slices
@@ -141,6 +191,18 @@ def _saveables(var_list) -> list[tuple[str, object, str]]:
     else:
         raise TypeError(f"Variables to save should be passed in a dict or a list: {var_list}")
     return [item for name in sorted(named) for item in named[name]]
+
+
+class _Spec:
+    """One saved tensor of a saveable object, as `_saveables` lists it."""
+
+    def __init__(self, saveable, spec):
+        self.saveable = saveable
+        self.spec = spec
+
+
+def _specs_of(saveable) -> list:
+    return [(spec.name, _Spec(saveable, spec), spec.slice_spec) for spec in saveable.specs]
 
 
 def _saved_tensors(graph, saver_def) -> list:
@@ -282,7 +344,8 @@ class Saver:
 
     def _build_saver_def(self, saveables) -> SaverDef:
         max_to_keep = self._max_to_keep or 0
-        with ops.name_scope(self._name, "save", [v.op for _, v, _ in saveables]) as scope:
+        variables = [v for _, v, _ in saveables if not isinstance(v, _Spec)]
+        with ops.name_scope(self._name, "save", [v.op for v in variables]) as scope:
             filename = array_ops.placeholder_with_default(
                 self._filename or "model", shape=(), name="filename"
             )
@@ -290,15 +353,26 @@ class Saver:
             filename = array_ops.placeholder_with_default(filename, shape=(), name="Const")
             names = [name for name, _, _ in saveables]
             slices = [spec for _, _, spec in saveables]
-            save = io_ops.save_v2(filename, names, slices, [v._ref() for _, v, _ in saveables])
+            tensors = [v.spec.tensor if isinstance(v, _Spec) else v._ref() for _, v, _ in saveables]
+            save = io_ops.save_v2(filename, names, slices, tensors)
             save_tensor = control_flow_ops.with_dependencies([save], filename)
             # As TF's bulk restore: read on the CPU (merged with the device scopes).
             with ops.device("cpu:0"):
                 restored = io_ops.restore_v2(
-                    filename, names, slices, [v.dtype.base_dtype for _, v, _ in saveables]
+                    filename,
+                    names,
+                    slices,
+                    [
+                        v.spec.dtype if isinstance(v, _Spec) else v.dtype.base_dtype
+                        for _, v, _ in saveables
+                    ],
                 )
             assigns = []
+            by_saveable: dict = {}
             for (_, var, _), value in zip(saveables, restored, strict=True):
+                if isinstance(var, _Spec):
+                    by_saveable.setdefault(id(var.saveable), (var.saveable, []))[1].append(value)
+                    continue
                 if self._reshape:
                     value = array_ops.reshape(value, array_ops.shape(var._ref()))
                 assigns.append(
@@ -308,6 +382,8 @@ class Saver:
                         validate_shape=not self._reshape and var.shape.is_fully_defined(),
                     )
                 )
+            for saveable, values in by_saveable.values():
+                assigns.append(saveable.restore(values, None))
             restore_op = control_flow_ops.group(*assigns, name="restore_all")
         del scope
         return SaverDef(

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from ...framework import dtypes, ops
-from ..dataset_ops import AUTOTUNE, DatasetV1, Options, _int64, _seeds, _TracedFunction
-from ..iterator_ops import get_output_classes, get_output_shapes, get_output_types
+from ..dataset_ops import AUTOTUNE, Options, _int64, _seeds, _TracedFunction
+from ..iterator_ops import (
+    get_output_classes,
+    get_output_shapes,
+    get_output_types,
+    make_saveable_from_iterator,
+)
 
 __all__ = [
     "AUTOTUNE",
@@ -13,6 +18,7 @@ __all__ = [
     "get_output_shapes",
     "get_output_types",
     "ignore_errors",
+    "make_saveable_from_iterator",
     "map_and_batch",
     "parallel_interleave",
     "shuffle_and_repeat",
@@ -152,7 +158,3 @@ def ignore_errors():
 def unbatch():
     """`Dataset.unbatch()` as a transformation."""
     return lambda dataset: dataset.unbatch()
-
-
-def _is_dataset(x) -> bool:
-    return isinstance(x, DatasetV1)

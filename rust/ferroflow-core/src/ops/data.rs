@@ -71,6 +71,27 @@ pub(crate) fn register(r: &mut Registry) {
     let to_handle =
         OpDef::new("IteratorToStringHandle", &["resource_handle"], infer_to_handle, it::to_string_handle_kernel);
     r.add(to_handle.stateful().no_grad());
+    let save = OpDef::new("SerializeIterator", &["resource_handle"], infer_to_handle, it::serialize_iterator_kernel);
+    r.add(save.stateful().no_grad());
+    let restore = OpDef::new(
+        "DeserializeIterator",
+        &["resource_handle", "serialized"],
+        infer_deserialize,
+        it::deserialize_iterator_kernel,
+    );
+    r.add(restore.stateful().no_grad());
+}
+
+/// `DeserializeIterator`: an iterator and its saved state (a string: ferroflow's
+/// form of TF's variant); no outputs.
+fn infer_deserialize(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    if ctx.input(0).dtype != DType::Resource || ctx.input(1).dtype != DType::String {
+        return Err(Error::type_error(format!(
+            "DeserializeIterator '{}' takes an iterator and its serialized state (a string)",
+            ctx.name
+        )));
+    }
+    Ok(Vec::new())
 }
 
 /// Every dataset op: a `variant` scalar.
@@ -97,9 +118,10 @@ fn infer_make_iterator(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     Ok(Vec::new())
 }
 
+/// `IteratorToStringHandle`, `SerializeIterator`: an iterator in, a string scalar out.
 fn infer_to_handle(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     if ctx.input(0).dtype != DType::Resource {
-        return Err(Error::type_error(format!("IteratorToStringHandle '{}' takes an iterator", ctx.name)));
+        return Err(Error::type_error(format!("{} '{}' takes an iterator", ctx.def.name, ctx.name)));
     }
     Ok(vec![OutputSpec::new(DType::String, PartialShape::scalar())])
 }

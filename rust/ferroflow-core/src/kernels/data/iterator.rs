@@ -25,7 +25,32 @@ struct Running {
     pipeline: Arc<Pipeline>,
     /// `None` once the end was reached (every later `get_next` is `OutOfRange`).
     iter: Option<Box<dyn DatasetIter>>,
+    /// The dataset it iterates (a restore replays it).
+    dataset: Arc<dyn super::Dataset>,
+    /// Elements (and element errors) handed out so far.
+    produced: u64,
 }
+
+/// What `SerializeIterator` saves: where the iterator is in its dataset. A restore
+/// makes a new iterator over the dataset the resource was initialized with, its
+/// shuffles taking the saved seeds, and replays `produced` elements: the pipeline's
+/// state is a function of them, for every deterministic dataset (which includes
+/// shuffles; not a generator whose values change from run to run).
+#[derive(Clone, PartialEq, prost::Message)]
+struct IteratorState {
+    #[prost(uint64, tag = "1")]
+    produced: u64,
+    #[prost(bool, tag = "2")]
+    ended: bool,
+    /// The random op seeds of its shuffles: nodes, and seed pairs (flattened).
+    #[prost(string, repeated, tag = "3")]
+    random_nodes: Vec<String>,
+    #[prost(uint64, repeated, tag = "4")]
+    random_seeds: Vec<u64>,
+}
+
+/// The magic that starts a serialized iterator state.
+const STATE_MAGIC: &[u8] = b"ferroflow-iterator-state-1:";
 
 /// TF's `IteratorResource`: the element signature it was made with and the
 /// iterator it runs, if initialized.
@@ -92,15 +117,80 @@ impl IteratorResource {
         let pipeline = Pipeline::new(ctx.env.intra_pool.clone());
         let iter = {
             let ictx = IterCtx { wait: ctx.wait, env: ctx.env, pipeline: &pipeline };
-            dataset.make_iter(&ictx)?
+            Arc::clone(&dataset).make_iter(&ictx)?
         };
-        if let Some(old) = self.pipeline.lock().replace(Arc::clone(&pipeline)) {
+        self.install(ctx, Running { pipeline, iter: Some(iter), dataset, produced: 0 })
+    }
+
+    /// Makes `running` the iteration, stopping (and dropping) the one before.
+    fn install(&self, ctx: &OpContext<'_>, running: Running) -> Result<()> {
+        if let Some(old) = self.pipeline.lock().replace(Arc::clone(&running.pipeline)) {
             old.cancel();
         }
-        let old = self.lock_state(ctx)?.replace(Running { pipeline, iter: Some(iter) });
+        let old = self.lock_state(ctx)?.replace(running);
         // Dropped outside the lock: stopping its threads may take a moment.
         drop(old);
         Ok(())
+    }
+
+    /// `SerializeIterator`: the iterator's position (see [`IteratorState`]).
+    fn save(&self, ctx: &OpContext<'_>) -> Result<Vec<u8>> {
+        let state = self.lock_state(ctx)?;
+        let Some(running) = state.as_ref() else {
+            ff_bail!(FailedPrecondition, "Cannot save an iterator that has not been initialized.");
+        };
+        let used = running.pipeline.random_seeds_used();
+        let proto = IteratorState {
+            produced: running.produced,
+            ended: running.iter.is_none(),
+            random_nodes: used.iter().map(|(n, _, _)| n.clone()).collect(),
+            random_seeds: used.iter().flat_map(|&(_, a, b)| [a, b]).collect(),
+        };
+        let mut out = STATE_MAGIC.to_vec();
+        prost::Message::encode(&proto, &mut out).map_err(|e| Error::new(Code::Internal, e.to_string()))?;
+        Ok(out)
+    }
+
+    /// `DeserializeIterator`: replays the saved position over the dataset the
+    /// iterator was initialized with.
+    fn restore(&self, ctx: &OpContext<'_>, bytes: &[u8]) -> Result<()> {
+        let proto = bytes
+            .strip_prefix(STATE_MAGIC)
+            .and_then(|b| <IteratorState as prost::Message>::decode(b).ok())
+            .filter(|p| p.random_seeds.len() == 2 * p.random_nodes.len())
+            .ok_or_else(|| Error::new(Code::DataLoss, "the saved iterator state is not ferroflow's or is damaged"))?;
+        let dataset = match self.lock_state(ctx)?.as_ref() {
+            Some(running) => Arc::clone(&running.dataset),
+            None => ff_bail!(
+                FailedPrecondition,
+                "Restoring an iterator needs its dataset: run the iterator's initializer before restoring it."
+            ),
+        };
+        let saved = proto
+            .random_nodes
+            .iter()
+            .zip(proto.random_seeds.chunks_exact(2))
+            .map(|(n, p)| (n.clone(), p[0], p[1]))
+            .collect();
+        let pipeline = Pipeline::restoring(ctx.env.intra_pool.clone(), saved);
+        let mut iter = {
+            let ictx = IterCtx { wait: ctx.wait, env: ctx.env, pipeline: &pipeline };
+            let mut iter = Arc::clone(&dataset).make_iter(&ictx)?;
+            for _ in 0..proto.produced {
+                match iter.next(&ictx) {
+                    Ok(Some(_)) => {}
+                    Ok(None) => break,
+                    Err(e) if matches!(e.code, Code::Cancelled | Code::DeadlineExceeded) => return Err(e),
+                    // The element's error, handed out before: replayed, not raised.
+                    Err(_) => {}
+                }
+            }
+            Some(iter)
+        };
+        if proto.ended {
+            iter = None;
+        }
+        self.install(ctx, Running { pipeline, iter, dataset, produced: proto.produced })
     }
 
     /// The next element, checked against the iterator's signature.
@@ -115,12 +205,17 @@ impl IteratorResource {
         };
         let Some(iter) = running.iter.as_mut() else { return Err(end_of_sequence()) };
         let ictx = IterCtx { wait: ctx.wait, env: ctx.env, pipeline: &running.pipeline };
-        match iter.next(&ictx)? {
+        let next = iter.next(&ictx);
+        if !matches!(&next, Err(e) if matches!(e.code, Code::Cancelled | Code::DeadlineExceeded)) {
+            running.produced += 1;
+        }
+        match next? {
             Some(element) => {
                 self.check(&element)?;
                 Ok(element)
             }
             None => {
+                running.produced -= 1;
                 let ended = running.iter.take();
                 drop(state);
                 drop(ended);
@@ -315,4 +410,26 @@ impl OpKernel for OneShotKernel {
         ctx.set_resource_output(0, Arc::clone(&self.resource) as Arc<_>);
         Ok(())
     }
+}
+
+/// `SerializeIterator(resource_handle)`: the iterator's state as a string scalar.
+pub(crate) fn serialize_iterator_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|ctx| {
+        let it = ctx.resource_input::<IteratorResource>(0)?;
+        let state = it.save(ctx)?;
+        ctx.set_output(0, Tensor::from_strings(&[], vec![state])?);
+        Ok(())
+    })
+}
+
+/// `DeserializeIterator(resource_handle, serialized)`: restores a saved state.
+pub(crate) fn deserialize_iterator_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|ctx| {
+        let it = ctx.resource_input::<IteratorResource>(0)?;
+        let t = ctx.input(1)?;
+        let [state] = t.as_strings()? else {
+            ff_bail!(InvalidArgument, "serialized iterator state must be a string scalar");
+        };
+        it.restore(ctx, state)
+    })
 }

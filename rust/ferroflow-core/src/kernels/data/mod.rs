@@ -80,6 +80,33 @@ pub(crate) struct Pipeline {
     run: RunCancellation<'static>,
     /// The pool parallel `map` and `interleave` run their calls on.
     pub env: ExecEnv,
+    /// Its shuffles' seed generators (see [`ShuffleSeeds`]).
+    seeds: parking_lot::Mutex<ShuffleSeeds>,
+}
+
+/// The seed generators of a pipeline's shuffles: TF's `RandomSeedGenerator` (or
+/// `FixedSeedGenerator`) of each shuffle dataset, fresh in each pipeline, so an
+/// iterator (re)initialized on a dataset shuffles as the first time, and a restored
+/// one, replaying its iterators in the same order, draws the same seeds again. The
+/// op seeds that were random are recorded by node, in the order they were first
+/// used, so a restored pipeline (in another session or process) uses them again.
+#[derive(Default)]
+pub(crate) struct ShuffleSeeds {
+    generators: std::collections::HashMap<u64, SeedGenerator>,
+    /// Random op seeds first used, by node, in order.
+    pub random_used: Vec<(String, u64, u64)>,
+    /// Random op seeds to use instead (a restore), by node, in order.
+    pub random_saved: std::collections::HashMap<String, std::collections::VecDeque<(u64, u64)>>,
+}
+
+enum SeedGenerator {
+    Fixed(u64, u64),
+    /// A Philox stream read one 32-bit word at a time (TF's `SingleSampleAdapter`).
+    Reshuffle {
+        philox: crate::random::Philox,
+        block: [u32; 4],
+        used: usize,
+    },
 }
 
 impl Pipeline {
@@ -91,7 +118,57 @@ impl Pipeline {
             closed: AtomicBool::new(false),
             run: RunCancellation::new(None),
             env: ExecEnv { intra_pool: pool },
+            seeds: parking_lot::Mutex::default(),
         })
+    }
+    /// A pipeline whose shuffles with random op seeds take `saved`'s (a restore).
+    pub(crate) fn restoring(pool: Option<Arc<rayon::ThreadPool>>, saved: Vec<(String, u64, u64)>) -> Arc<Self> {
+        let p = Self::new(pool);
+        {
+            let mut seeds = p.seeds.lock();
+            for (node, a, b) in saved {
+                seeds.random_saved.entry(node).or_default().push_back((a, b));
+            }
+        }
+        p
+    }
+    /// The seeds of a shuffle iterator being made over the dataset `shuffle`
+    /// describes: the next draw of its generator in this pipeline.
+    pub(crate) fn shuffle_seeds(&self, shuffle: &transforms::ShuffleSeeding) -> (u64, u64) {
+        let mut seeds = self.seeds.lock();
+        let ShuffleSeeds { generators, random_used, random_saved } = &mut *seeds;
+        let generator = generators.entry(shuffle.id).or_insert_with(|| {
+            let mut base = shuffle.base;
+            if shuffle.random {
+                if let Some(saved) = random_saved.get_mut(&shuffle.node).and_then(|q| q.pop_front()) {
+                    base = saved;
+                }
+                random_used.push((shuffle.node.clone(), base.0, base.1));
+            }
+            if shuffle.reshuffle {
+                SeedGenerator::Reshuffle { philox: crate::random::Philox::new(base.0, base.1), block: [0; 4], used: 4 }
+            } else {
+                SeedGenerator::Fixed(base.0, base.1)
+            }
+        });
+        match generator {
+            SeedGenerator::Fixed(a, b) => (*a, *b),
+            SeedGenerator::Reshuffle { philox, block, used } => {
+                let mut next = || {
+                    if *used == 4 {
+                        *block = philox.next_block();
+                        *used = 0;
+                    }
+                    *used += 1;
+                    u64::from(block[*used - 1])
+                };
+                (next(), next())
+            }
+        }
+    }
+    /// The random op seeds its shuffles used, by node, in order (for a saved state).
+    pub(crate) fn random_seeds_used(&self) -> Vec<(String, u64, u64)> {
+        self.seeds.lock().random_used.clone()
     }
     /// Stops every stage: waits end with `Cancelled`, threads exit.
     pub(crate) fn cancel(&self) {

@@ -190,51 +190,108 @@ pub(crate) fn prefetch_dataset(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>>
 
 // ---- parallel map ----
 
-/// One call's result, filled by the pool.
-struct Slot {
-    result: Mutex<Option<Result<Element>>>,
+/// The work one pool task should hold: below this, handing a call to another
+/// thread (a wake-up there, one back here) costs more than the call.
+const TASK_NS: u64 = 50_000;
+/// The most calls one task runs in a row.
+const MAX_GROUP: usize = 256;
+
+/// A run of consecutive calls, given to one pool task; results filled in order.
+struct Chunk {
+    results: Mutex<Option<Vec<Result<Element>>>>,
     done: Condvar,
 }
 
-/// Up to `width` calls of `f` in flight on the pipeline's pool; results leave in
-/// input order (TF's deterministic `ParallelMapDataset`).
+/// Up to `width` tasks of `f`'s calls in flight on the pipeline's pool; results leave
+/// in input order (TF's deterministic `ParallelMapDataset`). A task runs a group of
+/// consecutive calls, sized from the calls' measured time so that each task holds
+/// about [`TASK_NS`] of work: cheap functions (a record's parse) are not drowned by
+/// the hand-offs, costly ones (an image decode) still run one per task.
 pub(crate) struct ParallelMapIter {
     input: Option<Box<dyn DatasetIter>>,
     f: Arc<Function>,
     width: usize,
-    in_flight: VecDeque<Arc<Slot>>,
+    in_flight: VecDeque<Arc<Chunk>>,
+    /// Results of the front chunk not handed out yet.
+    ready: VecDeque<Result<Element>>,
+    /// A moving average of one call's time, in ns (0: not measured yet).
+    call_ns: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl ParallelMapIter {
-    /// Calls of `f` on `input`'s elements, `width` at once.
+    /// Calls of `f` on `input`'s elements, `width` tasks at once.
     pub(crate) fn new(input: Box<dyn DatasetIter>, f: Arc<Function>, width: usize) -> Self {
-        ParallelMapIter { input: Some(input), f, width: width.max(1), in_flight: VecDeque::new() }
+        ParallelMapIter {
+            input: Some(input),
+            f,
+            width: width.max(1),
+            in_flight: VecDeque::new(),
+            ready: VecDeque::new(),
+            call_ns: Arc::default(),
+        }
+    }
+
+    /// How many calls the next task takes.
+    fn group(&self) -> usize {
+        match self.call_ns.load(std::sync::atomic::Ordering::Relaxed) {
+            0 => 1,
+            ns => usize::try_from(TASK_NS / ns.max(1)).unwrap_or(MAX_GROUP).clamp(1, MAX_GROUP),
+        }
     }
 
     fn start(&mut self, ctx: &IterCtx<'_>) -> Result<()> {
         while self.in_flight.len() < self.width {
+            let group = self.group();
             let Some(input) = &mut self.input else { break };
-            let slot = Arc::new(Slot { result: Mutex::new(None), done: Condvar::new() });
-            match input.next(ctx) {
-                Ok(None) => {
-                    self.input = None;
-                    break;
-                }
-                Err(e) => *slot.result.lock() = Some(Err(e)),
-                Ok(Some(element)) => {
-                    let (f, done, pipeline) = (Arc::clone(&self.f), Arc::clone(&slot), Arc::clone(ctx.pipeline));
-                    let call = move || {
-                        let r = caught(|| f.call(element, &pipeline.ctx()));
-                        *done.result.lock() = Some(r);
-                        done.done.notify_all();
-                    };
-                    match &ctx.pipeline.env.intra_pool {
-                        Some(pool) => pool.spawn(call),
-                        None => call(),
+            // The chunk's elements, or an element's error (which ends the chunk there).
+            let mut elements = Vec::with_capacity(group);
+            let mut failed = None;
+            let mut ended = false;
+            while elements.len() < group {
+                match input.next(ctx) {
+                    Ok(Some(e)) => elements.push(e),
+                    Ok(None) => {
+                        ended = true;
+                        break;
+                    }
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
                     }
                 }
             }
-            self.in_flight.push_back(slot);
+            if ended {
+                self.input = None;
+            }
+            if elements.is_empty() && failed.is_none() {
+                break;
+            }
+            let chunk = Arc::new(Chunk { results: Mutex::new(None), done: Condvar::new() });
+            let (f, done, pipeline, call_ns) =
+                (Arc::clone(&self.f), Arc::clone(&chunk), Arc::clone(ctx.pipeline), Arc::clone(&self.call_ns));
+            let call = move || {
+                let pctx = pipeline.ctx();
+                let mut out = Vec::with_capacity(elements.len() + 1);
+                for e in elements {
+                    let t = std::time::Instant::now();
+                    out.push(caught(|| f.call(e, &pctx)));
+                    let ns = u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX).max(1);
+                    let old = call_ns.load(std::sync::atomic::Ordering::Relaxed);
+                    let avg = if old == 0 { ns } else { (old * 7 + ns) / 8 };
+                    call_ns.store(avg, std::sync::atomic::Ordering::Relaxed);
+                }
+                if let Some(e) = failed {
+                    out.push(Err(e));
+                }
+                *done.results.lock() = Some(out);
+                done.done.notify_all();
+            };
+            // One task at a time gains nothing from another thread.
+            match &ctx.pipeline.env.intra_pool {
+                Some(pool) if self.width > 1 => pool.spawn(call),
+                _ => call(),
+            }
+            self.in_flight.push_back(chunk);
         }
         Ok(())
     }
@@ -242,24 +299,33 @@ impl ParallelMapIter {
 
 impl DatasetIter for ParallelMapIter {
     fn next(&mut self, ctx: &IterCtx<'_>) -> Result<Option<Element>> {
+        if let Some(result) = self.ready.pop_front() {
+            return result.map(Some);
+        }
         self.start(ctx)?;
         let Some(front) = self.in_flight.front().cloned() else { return Ok(None) };
+        // A consumer on the pool itself (a parallel map nested in another's function)
+        // runs queued calls while it waits, or the pool could wait on itself.
+        let on_pool = ctx.pipeline.env.intra_pool.as_ref().is_some_and(|p| p.current_thread_index().is_some());
         loop {
             {
-                let mut r = front.result.lock();
-                if let Some(result) = r.take() {
+                let mut r = front.results.lock();
+                if let Some(results) = r.take() {
                     drop(r);
                     self.in_flight.pop_front();
-                    // Keep the pool busy while the consumer works on this one.
+                    self.ready = results.into();
+                    // Keep the pool busy while the consumer works on these.
                     self.start(ctx)?;
-                    return result.map(Some);
+                    return match self.ready.pop_front() {
+                        Some(result) => result.map(Some),
+                        None => self.next(ctx),
+                    };
                 }
-                // On a pool thread, run queued work instead of only waiting for it.
-                if rayon::current_thread_index().is_none() {
+                if !on_pool {
                     front.done.wait_for(&mut r, POLL);
                 }
             }
-            if rayon::current_thread_index().is_some() && rayon::yield_now() != Some(rayon::Yield::Executed) {
+            if on_pool && rayon::yield_now() != Some(rayon::Yield::Executed) {
                 std::thread::sleep(std::time::Duration::from_micros(50));
             }
             ctx.check()?;
@@ -269,7 +335,7 @@ impl DatasetIter for ParallelMapIter {
 
 impl Drop for ParallelMapIter {
     fn drop(&mut self) {
-        // Calls in flight finish on their own; their results are dropped with the slots.
+        // Calls in flight finish on their own; their results are dropped with the chunks.
         self.in_flight.clear();
     }
 }

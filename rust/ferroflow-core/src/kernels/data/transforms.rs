@@ -496,56 +496,27 @@ pub(crate) fn unbatch_dataset(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> 
 
 // ---- shuffle ----
 
-/// Where a shuffle's iterators take their seeds: TF's seed generators. A fixed one
-/// gives every iterator the op's seeds; a reshuffling one draws a new pair for each
-/// iterator (each epoch of a `repeat` around the shuffle) from a generator seeded
-/// with them.
-enum Seeds {
-    Fixed(u64, u64),
-    Reshuffle(Mutex<Philox>, Mutex<SeedWords>),
+/// A shuffle op's seeds, as the pipeline's seed generators take them (see
+/// [`super::ShuffleSeeds`]).
+pub(crate) struct ShuffleSeeding {
+    /// This dataset's own generator in each pipeline (a fresh one per instance, as TF's).
+    pub id: u64,
+    /// The op's node, naming random seeds in a saved state.
+    pub node: String,
+    /// The op's seeds (drawn at random for `(0, 0)`).
+    pub base: (u64, u64),
+    pub random: bool,
+    /// TF's `reshuffle_each_iteration`: each iterator draws new seeds from a generator
+    /// seeded with `base`; otherwise every iterator uses `base`.
+    pub reshuffle: bool,
 }
 
-/// Words of the reshuffling generator's current block (TF's `SingleSampleAdapter`
-/// state, kept across draws).
-#[derive(Default)]
-struct SeedWords {
-    block: [u32; 4],
-    used: usize,
-}
-
-impl Seeds {
-    fn new(seed: i64, seed2: i64, reshuffle: bool) -> Self {
-        let (seed, seed2) = crate::random::op_seeds(seed, seed2);
-        if reshuffle {
-            Seeds::Reshuffle(Mutex::new(Philox::new(seed, seed2)), Mutex::new(SeedWords { block: [0; 4], used: 4 }))
-        } else {
-            Seeds::Fixed(seed, seed2)
-        }
-    }
-    fn draw(&self) -> (u64, u64) {
-        match self {
-            Seeds::Fixed(a, b) => (*a, *b),
-            Seeds::Reshuffle(philox, words) => {
-                let mut p = philox.lock();
-                let mut w = words.lock();
-                let mut next = || {
-                    if w.used == 4 {
-                        w.block = p.next_block();
-                        w.used = 0;
-                    }
-                    w.used += 1;
-                    u64::from(w.block[w.used - 1])
-                };
-                (next(), next())
-            }
-        }
-    }
-}
+static NEXT_SHUFFLE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 struct ShuffleDataset {
     input: Arc<dyn Dataset>,
     buffer_size: usize,
-    seeds: Seeds,
+    seeds: ShuffleSeeding,
     /// `ShuffleAndRepeatDataset`'s count (`Some(1)` for a plain shuffle).
     count: Option<u64>,
 }
@@ -568,8 +539,8 @@ struct ShuffleIter {
 const MAX_EPOCHS_IN_BUFFER: usize = 3;
 
 impl Dataset for ShuffleDataset {
-    fn make_iter(self: Arc<Self>, _: &IterCtx<'_>) -> Result<Box<dyn DatasetIter>> {
-        let (s, s2) = self.seeds.draw();
+    fn make_iter(self: Arc<Self>, ctx: &IterCtx<'_>) -> Result<Box<dyn DatasetIter>> {
+        let (s, s2) = ctx.pipeline.shuffle_seeds(&self.seeds);
         Ok(Box::new(ShuffleIter {
             input: None,
             epoch: 0,
@@ -653,7 +624,7 @@ impl DatasetIter for ShuffleIter {
             self.slices.pop_front();
             // `shuffle_and_repeat` reseeds at each epoch, as a new shuffle iterator would.
             if self.dataset.count != Some(1) {
-                let (s, s2) = self.dataset.seeds.draw();
+                let (s, s2) = ctx.pipeline.shuffle_seeds(&self.dataset.seeds);
                 self.philox = Philox::new(s, s2);
                 self.words = ([0; 4], 4);
             }
@@ -671,7 +642,7 @@ impl DatasetIter for ShuffleIter {
     }
 }
 
-fn shuffle(ctx: &mut OpContext<'_>, count: Option<u64>, reshuffle: bool) -> Result<()> {
+fn shuffle(ctx: &mut OpContext<'_>, node: &str, count: Option<u64>, reshuffle: bool) -> Result<()> {
     let input = dataset_input(ctx, 0)?;
     let buffer_size = ctx.input(1)?.scalar_value::<i64>()?;
     if buffer_size <= 0 {
@@ -680,11 +651,19 @@ fn shuffle(ctx: &mut OpContext<'_>, count: Option<u64>, reshuffle: bool) -> Resu
     let buffer_size = usize::try_from(buffer_size).map_err(|_| Error::invalid_argument("buffer_size is too large"))?;
     let seed = ctx.input(2)?.scalar_value::<i64>()?;
     let seed2 = ctx.input(3)?.scalar_value::<i64>()?;
-    set_dataset_output(ctx, ShuffleDataset { input, buffer_size, seeds: Seeds::new(seed, seed2, reshuffle), count });
+    let seeds = ShuffleSeeding {
+        id: NEXT_SHUFFLE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        node: node.to_string(),
+        base: crate::random::op_seeds(seed, seed2),
+        random: seed == 0 && seed2 == 0,
+        reshuffle,
+    };
+    set_dataset_output(ctx, ShuffleDataset { input, buffer_size, seeds, count });
     Ok(())
 }
 
 struct ShuffleKernel {
+    node: String,
     reshuffle: bool,
     repeat: bool,
 }
@@ -692,18 +671,18 @@ struct ShuffleKernel {
 impl OpKernel for ShuffleKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let count = if self.repeat { count_arg(ctx, 4)? } else { Some(1) };
-        shuffle(ctx, count, self.reshuffle)
+        shuffle(ctx, &self.node, count, self.reshuffle)
     }
 }
 
 pub(crate) fn shuffle_dataset(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     let reshuffle = b.node.attr_or::<bool>("reshuffle_each_iteration", true)?;
-    Ok(Box::new(ShuffleKernel { reshuffle, repeat: false }))
+    Ok(Box::new(ShuffleKernel { node: b.node.name.clone(), reshuffle, repeat: false }))
 }
 
 pub(crate) fn shuffle_and_repeat_dataset(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     let reshuffle = b.node.attr_or::<bool>("reshuffle_each_iteration", true)?;
-    Ok(Box::new(ShuffleKernel { reshuffle, repeat: true }))
+    Ok(Box::new(ShuffleKernel { node: b.node.name.clone(), reshuffle, repeat: true }))
 }
 
 // ---- cache (memory) ----
