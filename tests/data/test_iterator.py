@@ -322,3 +322,18 @@ def test_monitored_training_session_ends_at_end_of_data(tmp_path):
                 sess.run(train)
                 steps += 1
         assert steps == 40
+
+
+def test_meta_graph_round_trip_with_import_scope(tmp_path):
+    """Dataset functions and one-shot datasets name tensors: an import scope renames them."""
+    with ff.Graph().as_default():
+        ds = ff.data.Dataset.range(10).map(lambda x: x * 2).filter(lambda x: x > 2).batch(3)
+        ds.make_initializable_iterator().get_next()
+        ff.data.Dataset.range(3).map(lambda x: x + 1).make_one_shot_iterator().get_next(name="o")
+        ff.train.export_meta_graph(str(tmp_path / "m.meta"))
+    with ff.Graph().as_default() as g:
+        ff.train.import_meta_graph(str(tmp_path / "m.meta"), import_scope="imp")
+        with ff.Session(graph=g) as sess:
+            sess.run("imp/MakeIterator")
+            assert sess.run("imp/IteratorGetNext:0").tolist() == [4, 6, 8]
+            assert [sess.run("imp/o:0") for _ in range(3)] == [1, 2, 3]

@@ -187,3 +187,29 @@ def flat_attrs(structure) -> dict:
         "output_types": [s.dtype for s in flat],
         "output_shapes": [s.shape for s in flat],
     }
+
+
+class Structured:
+    """The element-structure properties shared by datasets and iterators (`_structure`)."""
+
+    _structure: Any
+
+    @property
+    def output_types(self):
+        """The dtypes of an element's components, nested as the element."""
+        return types_of(self._structure)
+
+    @property
+    def output_shapes(self):
+        """The static shapes of an element's components, nested as the element."""
+        return shapes_of(self._structure)
+
+    @property
+    def output_classes(self):
+        """The classes (`tf.Tensor`) of an element's components, nested as the element."""
+        return classes_of(self._structure)
+
+    @property
+    def element_spec(self):
+        """The specs (dtype and shape) of an element's components."""
+        return self._structure

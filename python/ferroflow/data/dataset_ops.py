@@ -146,7 +146,7 @@ class _OptionGroup:
         return None
 
 
-class DatasetV1:
+class DatasetV1(structure.Structured):
     """A dataset: a sequence of elements, each a nested structure of tensors.
 
     ```python
@@ -162,26 +162,6 @@ class DatasetV1:
         self._options = options or Options()
 
     # ---- structure ----
-
-    @property
-    def output_types(self):
-        """The dtypes of an element's components, nested as the element."""
-        return structure.types_of(self._structure)
-
-    @property
-    def output_shapes(self):
-        """The static shapes of an element's components, nested as the element."""
-        return structure.shapes_of(self._structure)
-
-    @property
-    def output_classes(self):
-        """The classes (`tf.Tensor`) of an element's components, nested as the element."""
-        return structure.classes_of(self._structure)
-
-    @property
-    def element_spec(self):
-        """The specs (dtype and shape) of an element's components."""
-        return self._structure
 
     def _flat_attrs(self):
         return structure.flat_attrs(self._structure)
@@ -250,18 +230,11 @@ class DatasetV1:
         with ops.name_scope(None, "TensorSliceDataset", []):
             element = structure.normalize_element(tensors)
             flat = structure.flatten(element)
-            batch = tensor_shape.Dimension(None)
-            for t in flat:
-                if t.shape.ndims == 0:
-                    raise ValueError("Unbatching a tensor is only supported for rank >= 1")
-                if t.shape.ndims is not None:
-                    dim = t.shape.dims[0]
-                    if not batch.is_compatible_with(dim):
-                        raise ValueError(
-                            f"Dimensions {batch.value} and {tensor_shape.Dimension(dim).value} "
-                            "are not compatible"
-                        )
-                    batch = batch.merge_with(dim)
+            _leading_dim(
+                [t.shape for t in flat],
+                "Unbatching a tensor is only supported for rank >= 1",
+                lambda a, b: f"Dimensions {a} and {b} are not compatible",
+            )
             specs = structure.map_structure(
                 lambda t: structure._Spec(t.dtype, t.shape[1:]), element
             )
@@ -433,13 +406,7 @@ class DatasetV1:
         with ops.name_scope(None, "BatchDataset", []):
             size = _int64(batch_size, "batch_size")
             drop = ops.convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
-            dim = _static_batch_dim(size, drop)
-            specs = structure.map_structure(
-                lambda s: structure._Spec(
-                    s.dtype, tensor_shape.TensorShape([dim]).concatenate(s.shape)
-                ),
-                self._structure,
-            )
+            specs = _batched(self._structure, _static_batch_dim(size, drop))
             return self._derive(
                 "BatchDatasetV2",
                 [self._variant_tensor, size, drop],
@@ -502,20 +469,14 @@ class DatasetV1:
 
     def unbatch(self):
         """Each element split along its first dimension into elements."""
-        flat = structure.flatten(self._structure)
-        dim = tensor_shape.Dimension(None)
-        for s in flat:
-            if s.shape.ndims == 0:
-                raise ValueError("Cannot unbatch an input with scalar components.")
-            if s.shape.ndims is not None:
-                d = s.shape.dims[0]
-                if not dim.is_compatible_with(d):
-                    raise ValueError(
-                        "`unbatch()` is only supported for datasets of elements whose components "
-                        f"have a matching leading dimension. Encountered both {dim.value} and "
-                        f"{tensor_shape.Dimension(d).value}."
-                    )
-                dim = dim.merge_with(d)
+        _leading_dim(
+            [spec.shape for spec in structure.flatten(self._structure)],
+            "Cannot unbatch an input with scalar components.",
+            lambda a, b: (
+                "`unbatch()` is only supported for datasets of elements whose components "
+                f"have a matching leading dimension. Encountered both {a} and {b}."
+            ),
+        )
         specs = structure.map_structure(
             lambda s: structure._Spec(s.dtype, s.shape[1:]), self._structure
         )
@@ -632,6 +593,33 @@ def _make(op_type, inputs, element_structure, attrs=None, name=None, options=Non
     with ops.control_dependencies(list(controls)):
         op = g._create_op(op_type, list(inputs), all_attrs, name=name or op_type)
     return DatasetV1(op.outputs[0], element_structure, options)
+
+
+def _leading_dim(shapes, scalar_message, mismatch_message):
+    """The first dimension the static `shapes` share.
+
+    Raises:
+        ValueError: `scalar_message` for a scalar shape, `mismatch_message(a, b)` for
+            two known first dimensions that differ.
+    """
+    dim = tensor_shape.Dimension(None)
+    for shape in shapes:
+        if shape.ndims == 0:
+            raise ValueError(scalar_message)
+        if shape.ndims is not None:
+            d = tensor_shape.Dimension(shape.dims[0])
+            if not dim.is_compatible_with(d):
+                raise ValueError(mismatch_message(dim.value, d.value))
+            dim = dim.merge_with(d)
+    return dim
+
+
+def _batched(specs, dim):
+    """`specs` with a leading batch dimension `dim` (an int or None)."""
+    return structure.map_structure(
+        lambda s: structure._Spec(s.dtype, tensor_shape.TensorShape([dim]).concatenate(s.shape)),
+        specs,
+    )
 
 
 def _static_batch_dim(size, drop):

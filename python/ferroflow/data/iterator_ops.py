@@ -11,7 +11,7 @@ from ..framework import dtypes, ops, tensor_shape
 from . import _structure as structure
 
 
-class Iterator:
+class Iterator(structure.Structured):
     """An iterator over a dataset's elements (TF-1.x graph mode).
 
     ```python
@@ -117,26 +117,6 @@ class Iterator:
         return self._iterator_resource.graph._create_op(
             "IteratorToStringHandle", [self._iterator_resource], {}, name=name
         ).outputs[0]
-
-    @property
-    def output_types(self):
-        """The dtypes of an element's components, nested as the element."""
-        return structure.types_of(self._structure)
-
-    @property
-    def output_shapes(self):
-        """The static shapes of an element's components, nested as the element."""
-        return structure.shapes_of(self._structure)
-
-    @property
-    def output_classes(self):
-        """The classes of an element's components, nested as the element."""
-        return structure.classes_of(self._structure)
-
-    @property
-    def element_spec(self):
-        """The specs (dtype and shape) of an element's components."""
-        return self._structure
 
 
 def _specs(output_types, output_shapes):

@@ -43,7 +43,6 @@ __all__ = [
     "resource",
     "resource_ref",
     "variant",
-    "variant_ref",
     "string",
     "string_ref",
     "uint16",
@@ -95,7 +94,12 @@ _BASE_NAMES = {
 }
 _TYPE_TO_STRING = {
     **_BASE_NAMES,
-    **{enum + _REF_OFFSET: name + "_ref" for enum, name in _BASE_NAMES.items()},
+    # TF has no reference type of variants.
+    **{
+        enum + _REF_OFFSET: name + "_ref"
+        for enum, name in _BASE_NAMES.items()
+        if enum != _DT_VARIANT
+    },
 }
 
 # TensorFlow maps DT_STRING to the builtin `object` but DT_STRING_REF to
@@ -407,14 +411,13 @@ uint64_ref = DType(_DT_UINT64 + _REF_OFFSET)
 bool_ref = DType(_DT_BOOL + _REF_OFFSET)
 string_ref = DType(_DT_STRING + _REF_OFFSET)
 resource_ref = DType(_DT_RESOURCE + _REF_OFFSET)
-variant_ref = DType(_DT_VARIANT + _REF_OFFSET)
 
 _INTERN_TABLE: dict[int, DType] = {
     d.as_datatype_enum: d
     for d in (
         *(float16, float32, float64, int32, int64, uint8, bool, string),
         *(float16_ref, float32_ref, float64_ref, int32_ref, int64_ref, uint8_ref, bool_ref),
-        *(string_ref, resource, resource_ref, variant, variant_ref),
+        *(string_ref, resource, resource_ref, variant),
         *(int8, int16, uint16, uint32, uint64),
         *(int8_ref, int16_ref, uint16_ref, uint32_ref, uint64_ref),
         *(bfloat16, bfloat16_ref),

@@ -164,8 +164,8 @@ def _check_return_elements(return_elements, names):
             raise ValueError(f"Requested return node '{element}' not found in graph def")
 
 
-# Attrs of `While`/`_WhileGrad` that name tensors of the graph (see
-# ops/control_flow_ops.py).
+# Attrs that name tensors of the graph: `While`/`_WhileGrad`'s (see
+# ops/control_flow_ops.py) and `tf.data`'s functions and one-shot datasets.
 _LOOP_TENSOR_ATTRS = (
     "_feeds",
     "_cond",
@@ -318,8 +318,9 @@ def import_graph_def(
                         node_device = target.device
                         break
             for key in _LOOP_TENSOR_ATTRS:
-                # A loop names its sub-graph tensors: they moved with the import.
-                if node.op in ("While", "_WhileGrad") and key in node.attr:
+                # A loop or a dataset op names its sub-graph tensors: they moved with
+                # the import.
+                if key in node.attr:
                     attrs[key] = ops._NativeAttr(
                         _renamed_tensors(node.attr[key], lambda n: renamed.get(n, scope + n))
                     )

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from ...framework import dtypes, ops
-from ..dataset_ops import AUTOTUNE, Options, _int64, _seeds, _TracedFunction
+from ..dataset_ops import (
+    AUTOTUNE,
+    Options,
+    _batched,
+    _int64,
+    _seeds,
+    _static_batch_dim,
+    _TracedFunction,
+)
 from ..iterator_ops import (
     get_output_classes,
     get_output_shapes,
@@ -48,17 +56,7 @@ def map_and_batch(
             else:
                 calls = batch_size * (num_parallel_batches or 1)
             drop = ops.convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
-            from ...framework import tensor_shape
-            from .. import _structure as structure
-            from ..dataset_ops import _static_batch_dim
-
-            dim = _static_batch_dim(size, drop)
-            specs = structure.map_structure(
-                lambda s: structure._Spec(
-                    s.dtype, tensor_shape.TensorShape([dim]).concatenate(s.shape)
-                ),
-                fn.output_structure,
-            )
+            specs = _batched(fn.output_structure, _static_batch_dim(size, drop))
             inputs = [
                 dataset._variant_tensor,
                 *fn.captures,

@@ -10,7 +10,7 @@ use crate::kernels::data::{iterator as it, parallel as p, readers as rd, sources
 use crate::shape::PartialShape;
 
 pub(crate) fn register(r: &mut Registry) {
-    let ds = |name, inputs, kernel| OpDef::new(name, inputs, infer_dataset, kernel).stateful().no_grad();
+    let ds = |name, inputs, kernel| OpDef::new(name, inputs, infer_dataset, kernel).stateful();
     r.add(ds("TensorDataset", &["components"], src::tensor_dataset).variadic());
     r.add(ds("TensorSliceDataset", &["components"], src::tensor_slice_dataset).variadic());
     r.add(ds("RangeDataset", &["start", "stop", "step"], src::range_dataset));
@@ -58,28 +58,28 @@ pub(crate) fn register(r: &mut Registry) {
     let fixed2 = &["filenames", "header_bytes", "record_bytes", "footer_bytes", "buffer_size", "compression_type"];
     r.add(ds("FixedLengthRecordDatasetV2", fixed2, rd::fixed_length_record_dataset));
 
-    let handle = |name, inputs, kernel| OpDef::new(name, inputs, infer_handle, kernel).stateful().no_grad();
+    let handle = |name, inputs, kernel| OpDef::new(name, inputs, infer_handle, kernel).stateful();
     r.add(handle("IteratorV2", &[], it::iterator_kernel));
     r.add(handle("Iterator", &[], it::iterator_kernel));
     r.add(handle("OneShotIterator", &[], it::one_shot_iterator_kernel));
     r.add(handle("IteratorFromStringHandleV2", &["string_handle"], it::from_string_handle_kernel));
     r.add(handle("IteratorFromStringHandle", &["string_handle"], it::from_string_handle_kernel));
     let make = OpDef::new("MakeIterator", &["dataset", "iterator"], infer_make_iterator, it::make_iterator_kernel);
-    r.add(make.stateful().no_grad());
-    r.add(OpDef::new("IteratorGetNext", &["iterator"], infer_get_next, it::get_next_kernel).stateful().no_grad());
-    r.add(OpDef::new("IteratorGetNextSync", &["iterator"], infer_get_next, it::get_next_kernel).stateful().no_grad());
+    r.add(make.stateful());
+    r.add(OpDef::new("IteratorGetNext", &["iterator"], infer_get_next, it::get_next_kernel).stateful());
+    r.add(OpDef::new("IteratorGetNextSync", &["iterator"], infer_get_next, it::get_next_kernel).stateful());
     let to_handle =
         OpDef::new("IteratorToStringHandle", &["resource_handle"], infer_to_handle, it::to_string_handle_kernel);
-    r.add(to_handle.stateful().no_grad());
+    r.add(to_handle.stateful());
     let save = OpDef::new("SerializeIterator", &["resource_handle"], infer_to_handle, it::serialize_iterator_kernel);
-    r.add(save.stateful().no_grad());
+    r.add(save.stateful());
     let restore = OpDef::new(
         "DeserializeIterator",
         &["resource_handle", "serialized"],
         infer_deserialize,
         it::deserialize_iterator_kernel,
     );
-    r.add(restore.stateful().no_grad());
+    r.add(restore.stateful());
 }
 
 /// `DeserializeIterator`: an iterator and its saved state (a string: ferroflow's

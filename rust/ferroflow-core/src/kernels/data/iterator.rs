@@ -62,6 +62,8 @@ pub(crate) struct IteratorResource {
     /// The current pipeline, apart from `state` so it can be cancelled while a
     /// `get_next` holds the state.
     pipeline: Mutex<Option<Arc<Pipeline>>>,
+    /// Held by a one-shot iterator starting itself, so two runs never both start it.
+    starting: Mutex<()>,
 }
 
 /// Iterators by string handle (weakly: a handle outlives nothing).
@@ -92,6 +94,7 @@ impl IteratorResource {
             shapes,
             state: Mutex::new(None),
             pipeline: Mutex::new(None),
+            starting: Mutex::new(()),
         }
     }
 
@@ -394,17 +397,15 @@ pub(crate) fn one_shot_iterator_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn Op
 
 impl OpKernel for OneShotKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let started = self.resource.lock_state(ctx)?.is_some();
-        if !started {
-            let out = run_subplan(&self.dataset, Vec::new(), ctx.env, ctx.wait)?;
-            let [value] = out.as_slice() else {
-                ff_bail!(Internal, "a one-shot iterator's dataset sub-plan gives one value");
-            };
-            let dataset = dataset_of(value)?;
-            // Two runs racing here: the first to finish initializing wins.
-            let racing = self.resource.lock_state(ctx)?.is_some();
-            if !racing {
-                self.resource.initialize(ctx, dataset)?;
+        if self.resource.lock_state(ctx)?.is_none() {
+            // One run starts it; others racing here wait for it, then find it started.
+            let _starting = self.resource.starting.lock();
+            if self.resource.lock_state(ctx)?.is_none() {
+                let out = run_subplan(&self.dataset, Vec::new(), ctx.env, ctx.wait)?;
+                let [value] = out.as_slice() else {
+                    ff_bail!(Internal, "a one-shot iterator's dataset sub-plan gives one value");
+                };
+                self.resource.initialize(ctx, dataset_of(value)?)?;
             }
         }
         ctx.set_resource_output(0, Arc::clone(&self.resource) as Arc<_>);

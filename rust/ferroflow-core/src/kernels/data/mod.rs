@@ -252,3 +252,112 @@ pub(crate) fn filenames_arg(ctx: &OpContext<'_>, i: usize) -> Result<Vec<Vec<u8>
     }
     Ok(t.as_strings()?.to_vec())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::sources::row;
+    use super::transforms::ShuffleSeeding;
+    use super::*;
+
+    /// `0..n` as a dataset of int64 scalars.
+    struct Count(i64);
+
+    struct CountIter(i64, i64);
+
+    impl Dataset for Count {
+        fn make_iter(self: Arc<Self>, _: &IterCtx<'_>) -> Result<Box<dyn DatasetIter>> {
+            Ok(Box::new(CountIter(0, self.0)))
+        }
+    }
+
+    impl DatasetIter for CountIter {
+        fn next(&mut self, _: &IterCtx<'_>) -> Result<Option<Element>> {
+            if self.0 >= self.1 {
+                return Ok(None);
+            }
+            self.0 += 1;
+            Ok(Some(vec![Tensor::scalar(self.0 - 1)]))
+        }
+    }
+
+    fn drain(it: &mut dyn DatasetIter, ctx: &IterCtx<'_>) -> Vec<i64> {
+        let mut out = Vec::new();
+        while let Some(e) = it.next(ctx).unwrap() {
+            out.push(e[0].scalar_value::<i64>().unwrap());
+        }
+        out
+    }
+
+    #[test]
+    fn shuffle_seeds_follow_tf_generators() {
+        // TF's vector: range(10).shuffle(5, seed=7) draws its iterator's seeds from a
+        // RandomSeedGenerator over (87654321, 7): the first pair is this one.
+        let p = Pipeline::new(None);
+        let shuffle = ShuffleSeeding { id: 1, node: "s".into(), base: (87_654_321, 7), random: false, reshuffle: true };
+        assert_eq!(p.shuffle_seeds(&shuffle), (1_992_159_687, 3_200_305_987));
+        // A fresh pipeline (a re-initialized iterator) starts the generator again.
+        assert_eq!(Pipeline::new(None).shuffle_seeds(&shuffle), (1_992_159_687, 3_200_305_987));
+        let fixed = ShuffleSeeding { reshuffle: false, id: 2, ..shuffle };
+        assert_eq!(p.shuffle_seeds(&fixed), (87_654_321, 7));
+        assert_eq!(p.shuffle_seeds(&fixed), (87_654_321, 7));
+    }
+
+    #[test]
+    fn random_seeds_are_saved_by_node_and_restored() {
+        let p = Pipeline::new(None);
+        let random = ShuffleSeeding { id: 3, node: "r".into(), base: (11, 12), random: true, reshuffle: false };
+        p.shuffle_seeds(&random);
+        assert_eq!(p.random_seeds_used(), vec![("r".to_string(), 11, 12)]);
+        let restored = Pipeline::restoring(None, p.random_seeds_used());
+        let fresh = ShuffleSeeding { id: 4, base: (99, 98), ..random };
+        assert_eq!(restored.shuffle_seeds(&fresh), (11, 12));
+    }
+
+    #[test]
+    fn prefetch_reads_ahead_and_stops_when_dropped_or_cancelled() {
+        let p = Pipeline::new(None);
+        let ctx = p.ctx();
+        let input = Arc::new(Count(1_000_000)).make_iter(&ctx).unwrap();
+        let mut it = parallel::prefetching(input, 4, &ctx);
+        assert_eq!(it.next(&ctx).unwrap().unwrap()[0].scalar_value::<i64>().unwrap(), 0);
+        std::thread::sleep(Duration::from_millis(20));
+        let start = Instant::now();
+        drop(it);
+        assert!(start.elapsed() < Duration::from_millis(150));
+        // A consumer of a cancelled pipeline gets `Cancelled`, not a hang.
+        let input = Arc::new(Count(0)).make_iter(&ctx).unwrap();
+        struct Never;
+        impl DatasetIter for Never {
+            fn next(&mut self, ctx: &IterCtx<'_>) -> Result<Option<Element>> {
+                loop {
+                    ctx.check()?;
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            }
+        }
+        drop(input);
+        let mut stuck = parallel::prefetching(Box::new(Never), 1, &ctx);
+        let p2 = Arc::clone(&p);
+        let canceller = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(30));
+            p2.cancel();
+        });
+        let err = stuck.next(&ctx).unwrap_err();
+        assert_eq!(err.code, Code::Cancelled);
+        canceller.join().unwrap();
+    }
+
+    #[test]
+    fn rows_of_strings_and_numbers() {
+        let t = Tensor::from_strings(&[2], vec![b"a".to_vec(), b"bc".to_vec()]).unwrap();
+        assert_eq!(row(&t, 1).unwrap().as_strings().unwrap(), &[b"bc".to_vec()]);
+        let n = Tensor::from_slice(&[2, 2], &[1i64, 2, 3, 4]).unwrap();
+        assert_eq!(row(&n, 1).unwrap().as_slice::<i64>().unwrap(), &[3, 4]);
+        let p = Pipeline::new(None);
+        let ctx = p.ctx();
+        let mut it = Arc::new(Count(5)).make_iter(&ctx).unwrap();
+        assert_eq!(drain(&mut *it, &ctx), vec![0, 1, 2, 3, 4]);
+    }
+}
