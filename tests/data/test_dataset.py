@@ -523,3 +523,73 @@ def test_list_files(tf, tmp_path):
     pattern = str(tmp_path / "part-*.txt")
     check(tf, lambda lib: lib.data.Dataset.list_files(pattern, shuffle=False))
     check(tf, lambda lib: lib.data.Dataset.list_files(pattern, seed=4), ordered=False)
+
+
+@pytest.mark.filterwarnings("ignore:Seed .* from outer graph:UserWarning")
+@pytest.mark.parametrize("graph_seed,op_seed", [(None, 5), (3, 5), (3, None)])
+def test_random_ops_in_functions_draw_tf_values(tf, graph_seed, op_seed):
+    def build(lib):
+        if graph_seed is not None:
+            lib.set_random_seed(graph_seed)
+        return lib.data.Dataset.range(5).map(
+            lambda x: lib.cast(x, lib.float32) + lib.random_uniform([], seed=op_seed)
+        )
+
+    check(tf, build, initializable=False)
+
+
+# ---- sparse tensors ----
+
+
+def _sparse(lib):
+    return lib.SparseTensor(
+        indices=[[0, 0], [0, 3], [2, 1], [3, 2], [3, 3]],
+        values=np.array([1.0, 2.0, 3.0, 4.0, 5.0], np.float32),
+        dense_shape=[4, 5],
+    )
+
+
+def _sparse_values(lib, ds):
+    """The elements as (indices, values, dense_shape) lists (SparseTensorValues differ)."""
+    return ds.map(
+        lambda st, *rest: (
+            (st.indices, st.values, st.dense_shape, *rest)
+            if isinstance(st, lib.SparseTensor)
+            else st
+        )
+    )
+
+
+def test_sparse_from_tensor_slices_and_batch(tf):
+    def slices(lib):
+        ds = lib.data.Dataset.from_tensor_slices((_sparse(lib), np.arange(4)))
+        assert lib.data.get_output_classes(ds)[0] is lib.SparseTensor
+        return _sparse_values(lib, ds)
+
+    check(tf, slices)
+
+    def batched(lib):
+        ds = lib.data.Dataset.from_tensor_slices(_sparse(lib)).batch(3)
+        return ds.map(lambda st: (st.indices, st.values, st.dense_shape))
+
+    check(tf, batched)
+
+    def mapped(lib):
+        ds = lib.data.Dataset.from_tensors(_sparse(lib)).map(
+            lambda st: lib.SparseTensor(st.indices, st.values * 2.0, st.dense_shape)
+        )
+        return ds.repeat(2).batch(2).map(lambda st: (st.indices, st.values, st.dense_shape))
+
+    check(tf, mapped)
+
+
+def test_sparse_get_next_returns_sparse_tensor_value():
+    with ff.Graph().as_default():
+        ds = ff.data.Dataset.from_tensor_slices(_sparse(ff))
+        st = ds.make_one_shot_iterator().get_next()
+        assert isinstance(st, ff.SparseTensor)
+        with ff.Session() as sess:
+            value = sess.run(st)
+        assert value.indices.tolist() == [[0], [3]]
+        assert value.values.tolist() == [1.0, 2.0]
+        assert value.dense_shape.tolist() == [5]

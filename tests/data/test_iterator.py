@@ -337,3 +337,20 @@ def test_meta_graph_round_trip_with_import_scope(tmp_path):
             sess.run("imp/MakeIterator")
             assert sess.run("imp/IteratorGetNext:0").tolist() == [4, 6, 8]
             assert [sess.run("imp/o:0") for _ in range(3)] == [1, 2, 3]
+
+
+def test_map_function_that_raises(tf):
+    def bad(x):
+        if x == 2:
+            raise ValueError("no twos")
+        return x * 10
+
+    def build(lib):
+        return lib.data.Dataset.range(4).map(lambda x: lib.py_func(bad, [x], lib.int64))
+
+    want, got = _first_error(tf, build, steps=4), _first_error(ff, build, steps=4)
+    assert got[0] == want[0]
+    assert "no twos" in got[1]
+    assert got[2] == want[2] == [0, 10]
+    # The pipeline goes on after the failing element, as TF's.
+    assert got[3] == want[3] == 30

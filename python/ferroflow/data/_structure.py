@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..framework import dtypes, ops, tensor_shape
+from ..framework.sparse_tensor import SparseTensor, SparseTensorValue
 
 
 def is_nested(structure) -> bool:
@@ -110,20 +111,92 @@ class _Spec:
         return f"TensorSpec(shape={self.shape}, dtype={self.dtype!r})"
 
 
+class _SparseSpec(_Spec):
+    """A `SparseTensor` component: three flat components (indices, values, shape)."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"SparseTensorSpec(shape={self.shape}, dtype={self.dtype!r})"
+
+    def components(self) -> list[_Spec]:
+        """The specs of its indices, values and dense shape."""
+        rank = self.shape.ndims
+        return [
+            _Spec(dtypes.int64, [None, rank]),
+            _Spec(self.dtype, [None]),
+            _Spec(dtypes.int64, [rank]),
+        ]
+
+    def batched(self, dim):
+        """The spec of a batch of these."""
+        return _SparseSpec(self.dtype, tensor_shape.TensorShape([dim]).concatenate(self.shape))
+
+
 def normalize_element(element):
-    """`element` with every leaf a tensor (lists become tensors, as in TF)."""
+    """`element` with every leaf a tensor or `SparseTensor` (lists become tensors)."""
     if isinstance(element, list):
         return ops.convert_to_tensor(element)
     if is_nested(element):
         return _rebuild(element, [normalize_element(c) for c in _children(element)])
-    if isinstance(element, ops.Tensor):
+    if isinstance(element, ops.Tensor | SparseTensor):
         return element
+    if isinstance(element, SparseTensorValue):
+        return SparseTensor.from_value(element)
     return ops.convert_to_tensor(element)
 
 
 def spec_of(element):
-    """The specs of a structure of tensors."""
-    return map_structure(lambda t: _Spec(t.dtype, t.shape), element)
+    """The specs of a structure of tensors and sparse tensors."""
+    return map_structure(
+        lambda t: (
+            _SparseSpec(t.dtype, t.get_shape())
+            if isinstance(t, SparseTensor)
+            else _Spec(t.dtype, t.shape)
+        ),
+        element,
+    )
+
+
+def component_specs(structure) -> list:
+    """The flat components' specs: three for each sparse tensor."""
+    out: list = []
+    for s in flatten(structure):
+        out.extend(s.components() if isinstance(s, _SparseSpec) else [s])
+    return out
+
+
+def component_tensors(element) -> list:
+    """The flat component tensors of an element: three for each sparse tensor."""
+    out: list = []
+    for t in flatten(element):
+        out.extend([t.indices, t.values, t.dense_shape] if isinstance(t, SparseTensor) else [t])
+    return out
+
+
+def pack_components(structure, tensors):
+    """The element of `structure` made of its flat component `tensors`."""
+    it = iter(tensors)
+    leaves = []
+    for s in flatten(structure):
+        if isinstance(s, _SparseSpec):
+            st = SparseTensor(next(it), next(it), next(it))
+            leaves.append(st)
+        else:
+            leaves.append(next(it))
+    return pack_as(structure, leaves)
+
+
+def sparse_positions(structure) -> list[int]:
+    """The flat positions of the sparse tensors' first components (the `_sparse` attr)."""
+    out, at = [], 0
+    for s in flatten(structure):
+        if isinstance(s, _SparseSpec):
+            out.append(at)
+            at += 3
+        else:
+            at += 1
+    return out
 
 
 def types_of(structure):
@@ -138,7 +211,9 @@ def shapes_of(structure):
 
 def classes_of(structure):
     """The component classes of a structure of specs (`output_classes`)."""
-    return map_structure(lambda s: ops.Tensor, structure)
+    return map_structure(
+        lambda s: SparseTensor if isinstance(s, _SparseSpec) else ops.Tensor, structure
+    )
 
 
 def flatten_up_to(shallow, structure) -> list:
@@ -181,8 +256,8 @@ def from_types_and_shapes(output_types, output_shapes=None):
 
 
 def flat_attrs(structure) -> dict:
-    """`output_types` and `output_shapes` attrs of the flattened structure."""
-    flat = flatten(structure)
+    """`output_types` and `output_shapes` attrs of the flat components."""
+    flat = component_specs(structure)
     return {
         "output_types": [s.dtype for s in flat],
         "output_shapes": [s.shape for s in flat],

@@ -17,6 +17,7 @@ import threading
 import numpy as np
 
 from ..framework import dtypes, ops, random_seed, tensor_shape, tensor_util
+from ..framework.sparse_tensor import SparseTensor
 from ..ops import array_ops, io_ops, logging_ops, math_ops, script_ops, string_ops
 from ..ops.control_flow_ops import WhileContext
 from ..platform import tf_logging
@@ -49,12 +50,12 @@ class _TracedFunction:
         context.Enter()
         try:
             with ops.name_scope(name):
-                flat = structure.flatten(input_structure)
+                flat = structure.component_specs(input_structure)
                 self.placeholders = [
                     array_ops.placeholder(s.dtype, s.shape, name=f"args_{i}")
                     for i, s in enumerate(flat)
                 ]
-                args = structure.pack_as(input_structure, self.placeholders)
+                args = structure.pack_components(input_structure, self.placeholders)
                 ret = func(*args) if _unpack_args(args) else func(args)
                 if returns_dataset:
                     if not isinstance(ret, DatasetV1):
@@ -70,7 +71,7 @@ class _TracedFunction:
                         ret = tuple(ret)
                     ret = structure.normalize_element(ret)
                     self.result = ret
-                    self.outputs = [context.AddValue(t) for t in structure.flatten(ret)]
+                    self.outputs = [context.AddValue(t) for t in structure.component_tensors(ret)]
         finally:
             context.Exit()
         self.captures = list(context._captures.values())
@@ -216,7 +217,7 @@ class DatasetV1(structure.Structured):
         """A dataset of one element, `tensors`."""
         with ops.name_scope(None, "TensorDataset", []):
             element = structure.normalize_element(tensors)
-            flat = structure.flatten(element)
+            flat = structure.component_tensors(element)
             return _make(
                 "TensorDataset",
                 flat,
@@ -227,8 +228,10 @@ class DatasetV1(structure.Structured):
     @staticmethod
     def from_tensor_slices(tensors):
         """A dataset of the slices of `tensors` along their first dimension."""
+        element = structure.normalize_element(tensors)
+        if any(isinstance(t, SparseTensor) for t in structure.flatten(element)):
+            return _sparse_slices(element)
         with ops.name_scope(None, "TensorSliceDataset", []):
-            element = structure.normalize_element(tensors)
             flat = structure.flatten(element)
             _leading_dim(
                 [t.shape for t in flat],
@@ -411,13 +414,18 @@ class DatasetV1(structure.Structured):
                 "BatchDatasetV2",
                 [self._variant_tensor, size, drop],
                 specs,
-                attrs={"parallel_copy": False},
+                attrs={
+                    "parallel_copy": False,
+                    "_sparse": structure.sparse_positions(self._structure),
+                },
             )
 
     def padded_batch(
         self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False
     ):
         """Batches of elements padded to `padded_shapes` (`None`/`-1`: the batch's largest)."""
+        if structure.sparse_positions(self._structure):
+            raise TypeError("Batching of padded sparse tensors is not currently supported")
         with ops.name_scope(None, "PaddedBatchDataset", []):
             if padded_shapes is None:
                 padded_shapes = structure.map_structure(
@@ -469,6 +477,7 @@ class DatasetV1(structure.Structured):
 
     def unbatch(self):
         """Each element split along its first dimension into elements."""
+        _no_sparse(self._structure, "`unbatch()`")
         _leading_dim(
             [spec.shape for spec in structure.flatten(self._structure)],
             "Cannot unbatch an input with scalar components.",
@@ -617,9 +626,59 @@ def _leading_dim(shapes, scalar_message, mismatch_message):
 def _batched(specs, dim):
     """`specs` with a leading batch dimension `dim` (an int or None)."""
     return structure.map_structure(
-        lambda s: structure._Spec(s.dtype, tensor_shape.TensorShape([dim]).concatenate(s.shape)),
+        lambda s: (
+            s.batched(dim)
+            if isinstance(s, structure._SparseSpec)
+            else structure._Spec(s.dtype, tensor_shape.TensorShape([dim]).concatenate(s.shape))
+        ),
         specs,
     )
+
+
+def _no_sparse(specs, what):
+    if structure.sparse_positions(specs):
+        raise TypeError(f"{what} of `SparseTensor` components is not supported yet.")
+
+
+def _sparse_slices(element):
+    """`from_tensor_slices` of an element with sparse tensors: row `i` of each.
+
+    A sparse tensor's row is the entries whose first index is `i`, without it.
+    """
+    flat = structure.flatten(element)
+    rows = [
+        t.dense_shape[0]
+        if isinstance(t, SparseTensor)
+        else array_ops.shape(t, out_type=dtypes.int64)[0]
+        for t in flat
+    ]
+    specs = structure.map_structure(
+        lambda t: (
+            structure._SparseSpec(t.dtype, t.get_shape()[1:])
+            if isinstance(t, SparseTensor)
+            else structure._Spec(t.dtype, t.shape[1:])
+        ),
+        element,
+    )
+
+    def row(i):
+        out = []
+        for t in flat:
+            if isinstance(t, SparseTensor):
+                mask = math_ops.equal(t.indices[:, 0], i)
+                out.append(
+                    SparseTensor(
+                        array_ops.boolean_mask(t.indices[:, 1:], mask),
+                        array_ops.boolean_mask(t.values, mask),
+                        t.dense_shape[1:],
+                    )
+                )
+            else:
+                out.append(array_ops.gather(t, i))
+        return structure.pack_as(element, out)
+
+    dataset = DatasetV1.range(rows[0]).map(row)
+    return DatasetV1(dataset._variant_tensor, specs, dataset._options)
 
 
 def _static_batch_dim(size, drop):

@@ -8,6 +8,7 @@ one element per run and raises `OutOfRangeError` at the end.
 from __future__ import annotations
 
 from ..framework import dtypes, ops, tensor_shape
+from ..framework.sparse_tensor import SparseTensor
 from . import _structure as structure
 
 
@@ -38,7 +39,7 @@ class Iterator(structure.Structured):
     @staticmethod
     def from_structure(output_types, output_shapes=None, shared_name=None, output_classes=None):
         """A reinitializable iterator for datasets of this structure (`make_initializer`)."""
-        specs = _specs(output_types, output_shapes)
+        specs = _specs(output_types, output_shapes, output_classes)
         attrs = {"container": "", "shared_name": shared_name or "", **structure.flat_attrs(specs)}
         resource = ops.get_default_graph()._create_op("IteratorV2", [], attrs, name="IteratorV2")
         return Iterator(resource.outputs[0], None, specs)
@@ -46,7 +47,7 @@ class Iterator(structure.Structured):
     @staticmethod
     def from_string_handle(string_handle, output_types, output_shapes=None, output_classes=None):
         """A feedable iterator: the iterator whose `string_handle()` is fed as `string_handle`."""
-        specs = _specs(output_types, output_shapes)
+        specs = _specs(output_types, output_shapes, output_classes)
         handle = ops.convert_to_tensor(string_handle, dtype=dtypes.string)
         resource = handle.graph._create_op(
             "IteratorFromStringHandleV2",
@@ -76,6 +77,11 @@ class Iterator(structure.Structured):
             ValueError: If its nesting differs.
         """
         structure.assert_same_structure(self._structure, dataset._structure)
+        if dataset.output_classes != self.output_classes:
+            raise TypeError(
+                f"Expected output classes {self.output_classes!r} but got dataset with output "
+                f"class {dataset.output_classes!r}."
+            )
         if dataset.output_types != self.output_types:
             raise TypeError(
                 f"Expected output types {self.output_types!r} but got dataset with output "
@@ -108,7 +114,7 @@ class Iterator(structure.Structured):
             structure.flat_attrs(self._structure),
             name=name or "IteratorGetNext",
         )
-        return structure.pack_as(self._structure, op.outputs)
+        return structure.pack_components(self._structure, op.outputs)
 
     def string_handle(self, name=None):
         """A string scalar naming this iterator, to feed `from_string_handle` iterators."""
@@ -119,11 +125,21 @@ class Iterator(structure.Structured):
         ).outputs[0]
 
 
-def _specs(output_types, output_shapes):
+def _specs(output_types, output_shapes, output_classes=None):
     output_types = structure.map_structure(dtypes.as_dtype, output_types)
     if output_shapes is not None and not structure.is_nested(output_types):
         output_shapes = tensor_shape.as_shape(output_shapes)
-    return structure.from_types_and_shapes(output_types, output_shapes)
+    specs = structure.from_types_and_shapes(output_types, output_shapes)
+    if output_classes is None:
+        return specs
+    classes = structure.flatten_up_to(output_types, output_classes)
+    return structure.pack_as(
+        specs,
+        [
+            structure._SparseSpec(s.dtype, s.shape) if c is SparseTensor else s
+            for s, c in zip(structure.flatten(specs), classes, strict=True)
+        ],
+    )
 
 
 def make_saveable_from_iterator(iterator, external_state_policy=None):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...framework import dtypes, ops
+from .. import _structure as structure
 from ..dataset_ops import (
     AUTOTUNE,
     Options,
@@ -68,6 +69,7 @@ def map_and_batch(
                 **fn.attrs("f"),
                 "Targuments": [t.dtype.base_dtype for t in fn.captures],
                 "preserve_cardinality": False,
+                "_sparse": structure.sparse_positions(fn.output_structure),
             }
             return dataset._derive(
                 "MapAndBatchDataset", inputs, specs, attrs, scope, fn.external_controls

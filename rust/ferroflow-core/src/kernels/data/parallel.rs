@@ -344,16 +344,19 @@ struct ParallelMapDataset {
     input: Arc<dyn Dataset>,
     f: Arc<Function>,
     width: usize,
-    /// `map_and_batch`: batches of this size (and whether to drop a short last one).
-    batch: Option<(usize, bool)>,
+    /// `map_and_batch`: batches of this size, whether to drop a short last one, and
+    /// the sparse components (see `transforms::stack`).
+    batch: Option<(usize, bool, Vec<usize>)>,
 }
 
 impl Dataset for ParallelMapDataset {
     fn make_iter(self: Arc<Self>, ctx: &IterCtx<'_>) -> Result<Box<dyn DatasetIter>> {
         let input = Arc::clone(&self.input).make_iter(ctx)?;
         let mapped = Box::new(ParallelMapIter::new(input, Arc::clone(&self.f), self.width));
-        Ok(match self.batch {
-            Some((size, drop_remainder)) => Box::new(BatchIter::stacking(mapped, size, drop_remainder)),
+        Ok(match &self.batch {
+            Some((size, drop_remainder, sparse)) => {
+                Box::new(BatchIter::stacking(mapped, *size, *drop_remainder, sparse.clone()))
+            }
             None => mapped,
         })
     }
@@ -376,7 +379,7 @@ fn width_arg(ctx: &OpContext<'_>, i: usize) -> Result<usize> {
 /// `ParallelMapDataset` / `V2`: inputs `input_dataset, other_arguments,
 /// num_parallel_calls`.
 pub(crate) fn parallel_map_dataset(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    function_kernel(b, "f", |ctx, input, f, at| {
+    function_kernel(b, "f", |ctx, input, f, at, _| {
         let width = width_arg(ctx, at)?;
         set_dataset_output(ctx, ParallelMapDataset { input, f, width, batch: None });
         Ok(())
@@ -386,11 +389,12 @@ pub(crate) fn parallel_map_dataset(b: &KernelBuild<'_>) -> Result<Box<dyn OpKern
 /// `MapAndBatchDataset`: inputs `input_dataset, other_arguments, batch_size,
 /// num_parallel_calls, drop_remainder`.
 pub(crate) fn map_and_batch_dataset(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    function_kernel(b, "f", |ctx, input, f, at| {
+    function_kernel(b, "f", |ctx, input, f, at, sparse| {
         let size = super::positive_arg(ctx, at, "batch_size")?;
         let width = width_arg(ctx, at + 1)?;
         let drop_remainder = ctx.input(at + 2)?.scalar_value::<bool>()?;
-        set_dataset_output(ctx, ParallelMapDataset { input, f, width, batch: Some((size, drop_remainder)) });
+        let batch = Some((size, drop_remainder, sparse.to_vec()));
+        set_dataset_output(ctx, ParallelMapDataset { input, f, width, batch });
         Ok(())
     })
 }

@@ -213,11 +213,23 @@ pub(crate) fn shard_dataset(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
 // ---- batch ----
 
 /// Stacks the elements of one batch component by component (TF's batching, with
-/// its message for elements of different shapes).
-pub(crate) fn stack(batch: &[Element]) -> Result<Element> {
+/// its message for elements of different shapes). The components at `sparse` (and
+/// the two after each) are a `SparseTensor`'s indices, values and dense shape, batched
+/// as TF batches sparse tensors.
+pub(crate) fn stack(batch: &[Element], sparse: &[usize]) -> Result<Element> {
     let first = &batch[0];
     let mut out = Vec::with_capacity(first.len());
+    let mut skip = 0;
     for (c, head) in first.iter().enumerate() {
+        if skip > 0 {
+            skip -= 1;
+            continue;
+        }
+        if sparse.contains(&c) {
+            out.extend(stack_sparse(batch, c)?);
+            skip = 2;
+            continue;
+        }
         let mut parts = Vec::with_capacity(batch.len());
         for (i, e) in batch.iter().enumerate() {
             let t = e.get(c).ok_or_else(|| Error::new(Code::Internal, "element of fewer components"))?;
@@ -237,11 +249,54 @@ pub(crate) fn stack(batch: &[Element]) -> Result<Element> {
     Ok(out)
 }
 
+/// Batches the sparse tensors at components `c..c + 3` of `batch`: each entry's
+/// index gains its element's position in front, values are concatenated, and the
+/// dense shape is the largest along each dimension, after the batch size.
+fn stack_sparse(batch: &[Element], c: usize) -> Result<[Tensor; 3]> {
+    let part = |e: &Element, k: usize| -> Result<Tensor> {
+        e.get(c + k).cloned().ok_or_else(|| Error::new(Code::Internal, "element of fewer components"))
+    };
+    let rank = part(&batch[0], 2)?.num_elements();
+    let mut dense = vec![0i64; rank];
+    let mut indices = Vec::new();
+    let mut values = Vec::with_capacity(batch.len());
+    for (b, e) in batch.iter().enumerate() {
+        let (idx, vals, shape) = (part(e, 0)?, part(e, 1)?, part(e, 2)?);
+        if shape.num_elements() != rank || idx.shape().len() != 2 || idx.shape()[1] != rank {
+            ff_bail!(
+                InvalidArgument,
+                "Cannot batch sparse tensors of different ranks in component {c}: {rank} and {}.",
+                shape.num_elements()
+            );
+        }
+        for (d, &n) in dense.iter_mut().zip(shape.as_slice::<i64>()?) {
+            *d = (*d).max(n);
+        }
+        #[allow(clippy::cast_possible_wrap)]
+        let b = b as i64;
+        for row in idx.as_slice::<i64>()?.chunks_exact(rank.max(1)).take(idx.shape()[0]) {
+            indices.push(b);
+            indices.extend_from_slice(if rank == 0 { &[] } else { row });
+        }
+        values.push(vals);
+    }
+    let n = indices.len() / (rank + 1);
+    let values = crate::kernels::layout::concat(&values.iter().collect::<Vec<_>>(), 0)?;
+    #[allow(clippy::cast_possible_wrap)]
+    let mut shape = vec![batch.len() as i64];
+    shape.extend(dense);
+    Ok([Tensor::from_slice(&[n, rank + 1], &indices)?, values, Tensor::from_slice(&[rank + 1], &shape)?])
+}
+
 /// How a batch is made of its elements: stacked, or padded first.
 #[derive(Clone)]
 enum Batching {
-    Stack,
-    Pad { shapes: Vec<Vec<i64>>, values: Vec<Tensor> },
+    /// Stacked; the sparse tensors' first components (see [`stack`]).
+    Stack(Vec<usize>),
+    Pad {
+        shapes: Vec<Vec<i64>>,
+        values: Vec<Tensor>,
+    },
 }
 
 struct BatchDataset {
@@ -271,9 +326,9 @@ impl Dataset for BatchDataset {
 }
 
 impl BatchIter {
-    /// Batches of `size` elements of `input`, stacked.
-    pub(crate) fn stacking(input: Box<dyn DatasetIter>, size: usize, drop_remainder: bool) -> Self {
-        BatchIter { input: Some(input), size, drop_remainder, batching: Batching::Stack }
+    /// Batches of `size` elements of `input`, stacked (`sparse`: see [`stack`]).
+    pub(crate) fn stacking(input: Box<dyn DatasetIter>, size: usize, drop_remainder: bool, sparse: Vec<usize>) -> Self {
+        BatchIter { input: Some(input), size, drop_remainder, batching: Batching::Stack(sparse) }
     }
 }
 
@@ -295,20 +350,39 @@ impl DatasetIter for BatchIter {
             return Ok(None);
         }
         match &self.batching {
-            Batching::Stack => stack(&batch).map(Some),
+            Batching::Stack(sparse) => stack(&batch, sparse).map(Some),
             Batching::Pad { shapes, values } => pad_batch(&batch, shapes, values).map(Some),
         }
     }
 }
 
-pub(crate) fn batch_dataset(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    stateless(|ctx| {
+/// The first components of the sparse tensors of a batching op's elements (its
+/// `_sparse` attr, set by the Python layer; each is followed by its values and shape).
+pub(crate) fn sparse_components(b: &KernelBuild<'_>) -> Result<Vec<usize>> {
+    let positions: Vec<i64> = b.node.attr_or("_sparse", Vec::new())?;
+    positions
+        .into_iter()
+        .map(|p| usize::try_from(p).map_err(|_| Error::invalid_argument(format!("bad _sparse position {p}"))))
+        .collect()
+}
+
+struct BatchKernel(Vec<usize>);
+
+impl OpKernel for BatchKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let input = dataset_input(ctx, 0)?;
         let size = positive_arg(ctx, 1, "Batch size")?;
         let drop_remainder = if ctx.num_inputs() > 2 { ctx.input(2)?.scalar_value::<bool>()? } else { false };
-        set_dataset_output(ctx, BatchDataset { input, size, drop_remainder, batching: Batching::Stack });
+        set_dataset_output(
+            ctx,
+            BatchDataset { input, size, drop_remainder, batching: Batching::Stack(self.0.clone()) },
+        );
         Ok(())
-    })
+    }
+}
+
+pub(crate) fn batch_dataset(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(BatchKernel(sparse_components(b)?)))
 }
 
 /// `PaddedBatchDatasetV2`: inputs `input_dataset, batch_size, padded_shapes (N),
@@ -752,7 +826,7 @@ pub(crate) fn cache_dataset(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
 
 /// Makes a function dataset from its input, its bound function and the position of
 /// its first input after the captures.
-pub(crate) type MakeFn = fn(&mut OpContext<'_>, Arc<dyn Dataset>, Arc<Function>, usize) -> Result<()>;
+pub(crate) type MakeFn = fn(&mut OpContext<'_>, Arc<dyn Dataset>, Arc<Function>, usize, &[usize]) -> Result<()>;
 
 /// A dataset kernel with one function whose captures are its inputs from 1 on
 /// (`Targuments` long), followed by `extra` scalar inputs.
@@ -760,20 +834,23 @@ pub(crate) struct FunctionKernel {
     pub function: FunctionPlan,
     pub n_captures: usize,
     pub make: MakeFn,
+    /// The op's sparse components, for a batching op (see [`stack`]).
+    pub sparse: Vec<usize>,
 }
 
 impl OpKernel for FunctionKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let input = dataset_input(ctx, 0)?;
         let f = self.function.bind(ctx, 1)?;
-        (self.make)(ctx, input, f, 1 + self.n_captures)
+        (self.make)(ctx, input, f, 1 + self.n_captures, &self.sparse)
     }
 }
 
 /// The kernel of a dataset op with function attr `name` (`f`, `predicate`).
 pub(crate) fn function_kernel(b: &KernelBuild<'_>, name: &str, make: MakeFn) -> Result<Box<dyn OpKernel>> {
     let n_captures = b.node.attr_or::<Vec<DType>>("Targuments", Vec::new())?.len();
-    Ok(Box::new(FunctionKernel { function: FunctionPlan::compile(b, name, n_captures)?, n_captures, make }))
+    let function = FunctionPlan::compile(b, name, n_captures)?;
+    Ok(Box::new(FunctionKernel { function, n_captures, make, sparse: sparse_components(b)? }))
 }
 
 /// What a function does to each element.
@@ -838,21 +915,21 @@ fn make_function_dataset(ctx: &mut OpContext<'_>, input: Arc<dyn Dataset>, f: Ar
 }
 
 pub(crate) fn map_dataset(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    function_kernel(b, "f", |ctx, input, f, _| {
+    function_kernel(b, "f", |ctx, input, f, _, _| {
         make_function_dataset(ctx, input, f, Apply::Map);
         Ok(())
     })
 }
 
 pub(crate) fn filter_dataset(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    function_kernel(b, "predicate", |ctx, input, f, _| {
+    function_kernel(b, "predicate", |ctx, input, f, _, _| {
         make_function_dataset(ctx, input, f, Apply::Filter);
         Ok(())
     })
 }
 
 pub(crate) fn flat_map_dataset(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    function_kernel(b, "f", |ctx, input, f, _| {
+    function_kernel(b, "f", |ctx, input, f, _, _| {
         make_function_dataset(ctx, input, f, Apply::FlatMap);
         Ok(())
     })
@@ -950,7 +1027,7 @@ impl DatasetIter for InterleaveIter {
 /// prefetch_input_elements`: those read each open input ahead on a thread.
 pub(crate) fn interleave_dataset(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     let parallel = b.node.op_type() != "InterleaveDataset";
-    let kernel = function_kernel(b, "f", |ctx, input, f, at| {
+    let kernel = function_kernel(b, "f", |ctx, input, f, at, _| {
         let cycle = ctx.input(at)?.scalar_value::<i64>()?;
         let block = ctx.input(at + 1)?.scalar_value::<i64>()?;
         if cycle <= 0 && cycle != -1 {
