@@ -354,3 +354,17 @@ def test_map_function_that_raises(tf):
     assert got[2] == want[2] == [0, 10]
     # The pipeline goes on after the failing element, as TF's.
     assert got[3] == want[3] == 30
+
+
+def test_compat_v1_spellings():
+    with ff.Graph().as_default():
+        ds = ff.compat.v1.data.Dataset.range(3)
+        one_shot = ff.compat.v1.data.make_one_shot_iterator(ds).get_next()
+        it = ff.compat.v1.data.make_initializable_iterator(ds)
+        nxt = it.get_next()
+        assert ff.data.experimental.AUTOTUNE == -1
+        assert ff.compat.v1.data.get_output_types(ds) == ff.int64
+        with ff.Session() as sess:
+            sess.run(it.initializer)
+            assert [sess.run(one_shot) for _ in range(3)] == [0, 1, 2]
+            assert [sess.run(nxt) for _ in range(3)] == [0, 1, 2]
