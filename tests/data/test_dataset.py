@@ -593,3 +593,31 @@ def test_sparse_get_next_returns_sparse_tensor_value():
         assert value.indices.tolist() == [[0], [3]]
         assert value.values.tolist() == [1.0, 2.0]
         assert value.dense_shape.tolist() == [5]
+
+
+# ---- window ----
+
+
+@pytest.mark.parametrize(
+    "size,shift,stride,drop",
+    [(3, None, 1, False), (3, 1, 1, False), (3, 2, 2, True), (2, 4, 1, False), (4, 1, 3, False)],
+)
+def test_window_then_flat_map(tf, size, shift, stride, drop):
+    def build(lib):
+        ds = lib.data.Dataset.range(11).window(
+            size, shift=shift, stride=stride, drop_remainder=drop
+        )
+        return ds.flat_map(lambda w: w.batch(size))
+
+    check(tf, build)
+
+
+def test_window_of_tuples(tf):
+    def build(lib):
+        ds = lib.data.Dataset.range(7)
+        ds = lib.data.Dataset.zip((ds, ds.map(lambda x: lib.cast(x, lib.float32) * 2.0)))
+        return ds.window(3, shift=2).flat_map(
+            lambda a, b: lib.data.Dataset.zip((a.batch(3), b.batch(3)))
+        )
+
+    check(tf, build)

@@ -133,6 +133,28 @@ class _SparseSpec(_Spec):
         return _SparseSpec(self.dtype, tensor_shape.TensorShape([dim]).concatenate(self.shape))
 
 
+class _WindowSpec(_Spec):
+    """A component of a `window` dataset's element: a dataset of one component.
+
+    It travels as one tensor (the window's elements stacked); a function receives
+    it as a dataset of its slices.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"DatasetSpec(TensorSpec(shape={self.shape}, dtype={self.dtype!r}))"
+
+    def components(self) -> list[_Spec]:
+        """The spec of the stacked window."""
+        return [_Spec(self.dtype, tensor_shape.TensorShape([None]).concatenate(self.shape))]
+
+
+def has_windows(structure) -> bool:
+    """Whether a structure of specs has `window` components."""
+    return any(isinstance(s, _WindowSpec) for s in flatten(structure))
+
+
 def normalize_element(element):
     """`element` with every leaf a tensor or `SparseTensor` (lists become tensors)."""
     if isinstance(element, list):
@@ -162,7 +184,7 @@ def component_specs(structure) -> list:
     """The flat components' specs: three for each sparse tensor."""
     out: list = []
     for s in flatten(structure):
-        out.extend(s.components() if isinstance(s, _SparseSpec) else [s])
+        out.extend(s.components() if isinstance(s, _SparseSpec | _WindowSpec) else [s])
     return out
 
 
@@ -174,14 +196,19 @@ def component_tensors(element) -> list:
     return out
 
 
-def pack_components(structure, tensors):
-    """The element of `structure` made of its flat component `tensors`."""
+def pack_components(structure, tensors, window=None):
+    """The element of `structure` made of its flat component `tensors`.
+
+    `window(tensor)` makes a `window` component's dataset from its stacked tensor.
+    """
     it = iter(tensors)
     leaves = []
     for s in flatten(structure):
         if isinstance(s, _SparseSpec):
             st = SparseTensor(next(it), next(it), next(it))
             leaves.append(st)
+        elif isinstance(s, _WindowSpec) and window is not None:
+            leaves.append(window(next(it)))
         else:
             leaves.append(next(it))
     return pack_as(structure, leaves)

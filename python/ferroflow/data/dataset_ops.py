@@ -55,7 +55,9 @@ class _TracedFunction:
                     array_ops.placeholder(s.dtype, s.shape, name=f"args_{i}")
                     for i, s in enumerate(flat)
                 ]
-                args = structure.pack_components(input_structure, self.placeholders)
+                args = structure.pack_components(
+                    input_structure, self.placeholders, DatasetV1.from_tensor_slices
+                )
                 ret = func(*args) if _unpack_args(args) else func(args)
                 if returns_dataset:
                     if not isinstance(ret, DatasetV1):
@@ -180,6 +182,13 @@ class DatasetV1(structure.Structured):
 
     # ---- iterators ----
 
+    def _check_iterable(self):
+        if structure.has_windows(self._structure):
+            raise TypeError(
+                "The elements of a `window` dataset are datasets: use them in `flat_map` "
+                "or `interleave` (e.g. `ds.window(n).flat_map(lambda w: w.batch(n))`)."
+            )
+
     def make_one_shot_iterator(self):
         """An iterator over this dataset that needs no initializer.
 
@@ -188,6 +197,7 @@ class DatasetV1(structure.Structured):
         """
         from .iterator_ops import Iterator
 
+        self._check_iterable()
         # TF draws an op seed here (for its dataset factory): later random ops of a
         # seeded graph get the seeds they get in TF.
         random_seed.get_seed(None)
@@ -202,6 +212,7 @@ class DatasetV1(structure.Structured):
         """An iterator whose `initializer` (re)starts it from this dataset's beginning."""
         from .iterator_ops import Iterator
 
+        self._check_iterable()
         g = ops.get_default_graph()
         attrs = {"container": "", "shared_name": shared_name or "", **self._flat_attrs()}
         resource = g._create_op("IteratorV2", [], attrs, name="IteratorV2").outputs[0]
@@ -406,6 +417,7 @@ class DatasetV1(structure.Structured):
 
     def batch(self, batch_size, drop_remainder=False):
         """Consecutive elements stacked in batches of `batch_size` (the last may be short)."""
+        _no_windows(self._structure, "`batch()`")
         with ops.name_scope(None, "BatchDataset", []):
             size = _int64(batch_size, "batch_size")
             drop = ops.convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
@@ -426,6 +438,7 @@ class DatasetV1(structure.Structured):
         """Batches of elements padded to `padded_shapes` (`None`/`-1`: the batch's largest)."""
         if structure.sparse_positions(self._structure):
             raise TypeError("Batching of padded sparse tensors is not currently supported")
+        _no_windows(self._structure, "`padded_batch()`")
         with ops.name_scope(None, "PaddedBatchDataset", []):
             if padded_shapes is None:
                 padded_shapes = structure.map_structure(
@@ -475,9 +488,35 @@ class DatasetV1(structure.Structured):
             }
             return self._derive("PaddedBatchDatasetV2", inputs, specs, attrs=attrs)
 
+    def window(self, size, shift=None, stride=1, drop_remainder=False):
+        """Windows of `size` elements, `stride` apart, each `shift` after the last's start.
+
+        Each element is the window: a structure of datasets (one per component), as
+        TF's. Use them in `flat_map` or `interleave`, for example
+        `ds.window(3, shift=1).flat_map(lambda w: w.batch(3))`. ferroflow stacks a
+        window's elements, so they must have one shape per component.
+        """
+        for s in structure.flatten(self._structure):
+            if isinstance(s, structure._SparseSpec | structure._WindowSpec):
+                raise TypeError("`window()` of sparse or window components is not supported.")
+        with ops.name_scope(None, "WindowDataset", []):
+            size_t = _int64(size, "size")
+            inputs = [
+                self._variant_tensor,
+                size_t,
+                _int64(size if shift is None else shift, "shift"),
+                _int64(stride, "stride"),
+                ops.convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder"),
+            ]
+            specs = structure.map_structure(
+                lambda s: structure._WindowSpec(s.dtype, s.shape), self._structure
+            )
+            return self._derive("WindowDataset", inputs, specs)
+
     def unbatch(self):
         """Each element split along its first dimension into elements."""
         _no_sparse(self._structure, "`unbatch()`")
+        _no_windows(self._structure, "`unbatch()`")
         _leading_dim(
             [spec.shape for spec in structure.flatten(self._structure)],
             "Cannot unbatch an input with scalar components.",
@@ -638,6 +677,11 @@ def _batched(specs, dim):
 def _no_sparse(specs, what):
     if structure.sparse_positions(specs):
         raise TypeError(f"{what} of `SparseTensor` components is not supported yet.")
+
+
+def _no_windows(specs, what):
+    if structure.has_windows(specs):
+        raise TypeError(f"{what} of a `window` dataset's elements is not supported.")
 
 
 def _sparse_slices(element):

@@ -94,12 +94,7 @@ _BASE_NAMES = {
 }
 _TYPE_TO_STRING = {
     **_BASE_NAMES,
-    # TF has no reference type of variants.
-    **{
-        enum + _REF_OFFSET: name + "_ref"
-        for enum, name in _BASE_NAMES.items()
-        if enum != _DT_VARIANT
-    },
+    **{enum + _REF_OFFSET: name + "_ref" for enum, name in _BASE_NAMES.items()},
 }
 
 # TensorFlow maps DT_STRING to the builtin `object` but DT_STRING_REF to
@@ -204,6 +199,8 @@ class DType:
         """The reference `DType` based on this `DType`."""
         if self._is_ref_dtype:
             return self
+        if self._type_enum == _DT_VARIANT:
+            return _variant_ref
         return _INTERN_TABLE[self._type_enum + _REF_OFFSET]
 
     @property
@@ -424,7 +421,12 @@ _INTERN_TABLE: dict[int, DType] = {
     )
 }
 
-_STRING_TO_TF: dict[str, DType] = {name: _INTERN_TABLE[e] for e, name in _TYPE_TO_STRING.items()}
+# TF's `variant._as_ref` exists, but `as_dtype` knows no `variant_ref`: it is left
+# out of the tables.
+_variant_ref = DType(_DT_VARIANT + _REF_OFFSET)
+_STRING_TO_TF: dict[str, DType] = {
+    name: _INTERN_TABLE[e] for e, name in _TYPE_TO_STRING.items() if e in _INTERN_TABLE
+}
 _STRING_TO_TF["half"] = float16
 _STRING_TO_TF["half_ref"] = float16_ref
 _STRING_TO_TF["float"] = float32

@@ -27,6 +27,8 @@ pub(crate) fn register(r: &mut Registry) {
     let padded = &["input_dataset", "batch_size", "padded_shapes"];
     r.add(ds("PaddedBatchDatasetV2", padded, tr::padded_batch_dataset).variadic());
     r.add(ds("UnbatchDataset", &["input_dataset"], tr::unbatch_dataset));
+    let window = &["input_dataset", "size", "shift", "stride", "drop_remainder"];
+    r.add(ds("WindowDataset", window, tr::window_dataset));
     r.add(ds("ExperimentalUnbatchDataset", &["input_dataset"], tr::unbatch_dataset));
     let shuffle = &["input_dataset", "buffer_size", "seed", "seed2"];
     r.add(ds("ShuffleDataset", shuffle, tr::shuffle_dataset));

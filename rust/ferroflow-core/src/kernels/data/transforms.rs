@@ -1079,3 +1079,83 @@ pub(crate) fn ignore_errors_dataset(_: &KernelBuild<'_>) -> Result<Box<dyn OpKer
         Ok(())
     })
 }
+
+// ---- window ----
+
+/// TF's `WindowDataset`: windows of `size` elements taken `stride` apart, starting
+/// `shift` elements after the previous window's start. A window leaves as one
+/// tensor per component, its elements stacked (the Python layer presents it as a
+/// dataset of them).
+struct WindowDataset {
+    input: Arc<dyn Dataset>,
+    size: usize,
+    shift: usize,
+    stride: usize,
+    drop_remainder: bool,
+}
+
+struct WindowIter {
+    dataset: Arc<WindowDataset>,
+    input: Option<Box<dyn DatasetIter>>,
+    buffer: std::collections::VecDeque<Element>,
+}
+
+impl Dataset for WindowDataset {
+    fn make_iter(self: Arc<Self>, ctx: &IterCtx<'_>) -> Result<Box<dyn DatasetIter>> {
+        let input = Arc::clone(&self.input).make_iter(ctx)?;
+        Ok(Box::new(WindowIter { dataset: self, input: Some(input), buffer: std::collections::VecDeque::new() }))
+    }
+}
+
+impl DatasetIter for WindowIter {
+    fn next(&mut self, ctx: &IterCtx<'_>) -> Result<Option<Element>> {
+        let d = &self.dataset;
+        // The elements one window spans: `(size - 1) * stride + 1`.
+        let target = (d.size - 1).saturating_mul(d.stride).saturating_add(1);
+        while self.buffer.len() < target {
+            let Some(input) = &mut self.input else { break };
+            match input.next(ctx)? {
+                Some(e) => self.buffer.push_back(e),
+                None => self.input = None,
+            }
+        }
+        if self.buffer.is_empty() || (d.drop_remainder && self.buffer.len() < target) {
+            self.buffer.clear();
+            return Ok(None);
+        }
+        let window: Vec<Element> = self.buffer.iter().step_by(d.stride).take(d.size).cloned().collect();
+        // Shift, reading past the buffer where the shift is longer than it.
+        if d.shift >= self.buffer.len() {
+            for _ in self.buffer.len()..d.shift {
+                let Some(input) = &mut self.input else { break };
+                if input.next(ctx)?.is_none() {
+                    self.input = None;
+                }
+            }
+            self.buffer.clear();
+        } else {
+            self.buffer.drain(..d.shift);
+        }
+        stack(&window, &[])
+            .map_err(|e| {
+                Error::invalid_argument(format!(
+                    "a window's elements are stacked by ferroflow and must have one shape per component: {}",
+                    e.message
+                ))
+            })
+            .map(Some)
+    }
+}
+
+/// `WindowDataset`: inputs `input_dataset, size, shift, stride, drop_remainder`.
+pub(crate) fn window_dataset(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|ctx| {
+        let input = dataset_input(ctx, 0)?;
+        let size = positive_arg(ctx, 1, "Window size")?;
+        let shift = positive_arg(ctx, 2, "Window shift")?;
+        let stride = positive_arg(ctx, 3, "Window stride")?;
+        let drop_remainder = ctx.input(4)?.scalar_value::<bool>()?;
+        set_dataset_output(ctx, WindowDataset { input, size, shift, stride, drop_remainder });
+        Ok(())
+    })
+}
