@@ -405,11 +405,12 @@ def test_cache_in_memory_and_file(tf, tmp_path):
 
 
 def test_file_cache_is_reused(tmp_path):
+    """A later program reads the cache file, not its (here different) input."""
     path = str(tmp_path / "c")
-    for _ in range(2):
+    for offset in (1, 100):
         with ff.Graph().as_default():
-            it = ff.data.Dataset.range(4).map(lambda x: x + 1).cache(path).make_one_shot_iterator()
-            nxt = it.get_next()
+            ds = ff.data.Dataset.range(4).map(lambda x, k=offset: x + k).cache(path)
+            nxt = ds.make_one_shot_iterator().get_next()
             with ff.Session() as sess:
                 assert [sess.run(nxt) for _ in range(4)] == [1, 2, 3, 4]
                 with pytest.raises(ff.errors.OutOfRangeError):

@@ -79,11 +79,15 @@ class _TracedFunction:
         self.captures = list(context._captures.values())
         self.external_controls = list(context._external_controls)
 
-    def attrs(self, key: str) -> dict:
-        """The attrs naming the sub-graph for the op's function attr `key`."""
+    def attrs(self, key: str, types_attr: str = "Targuments") -> dict:
+        """The attrs naming the sub-graph for the op's function attr `key`.
+
+        `types_attr` lists the captures' dtypes (TF's `Targuments`).
+        """
         return {
             f"_{key}_feeds": [t.name for t in self.placeholders + self.captures],
             f"_{key}_outputs": [t.name for t in self.outputs],
+            types_attr: [t.dtype.base_dtype for t in self.captures],
         }
 
     @property
@@ -335,13 +339,7 @@ class DatasetV1(structure.Structured):
 
     def with_options(self, options):
         """The same dataset with `options` merged into its options."""
-        return type(self)._rewrap(self, self._options.merge(options))
-
-    @classmethod
-    def _rewrap(cls, dataset, options):
-        out = DatasetV1.__new__(DatasetV1)
-        DatasetV1.__init__(out, dataset._variant_tensor, dataset._structure, options)
-        return out
+        return DatasetV1(self._variant_tensor, self._structure, self._options.merge(options))
 
     def options(self):
         """The options of this dataset and its inputs."""
@@ -445,7 +443,7 @@ class DatasetV1(structure.Structured):
                     lambda s: _unknown_dims_of(s.shape), self._structure
                 )
             flat_specs = structure.flatten(self._structure)
-            flat_padded = _flatten_shapes_up_to(self._structure, padded_shapes)
+            flat_padded = structure.flatten_up_to(self._structure, padded_shapes)
             shape_tensors, static_padded = [], []
             for spec, padded in zip(flat_specs, flat_padded, strict=True):
                 t, static = _padded_shape_tensor(padded)
@@ -538,7 +536,6 @@ class DatasetV1(structure.Structured):
             inputs = [self._variant_tensor, *fn.captures]
             attrs = {
                 **fn.attrs("f"),
-                "Targuments": [t.dtype.base_dtype for t in fn.captures],
                 "use_inter_op_parallelism": True,
                 "preserve_cardinality": False,
             }
@@ -573,7 +570,6 @@ class DatasetV1(structure.Structured):
                 )
             attrs = {
                 **fn.attrs("predicate"),
-                "Targuments": [t.dtype.base_dtype for t in fn.captures],
             }
             return self._derive(
                 "FilterDataset",
@@ -588,7 +584,7 @@ class DatasetV1(structure.Structured):
         """The elements of the datasets `map_func` returns for each element, in turn."""
         with ops.name_scope(None, "FlatMapDataset", []) as scope:
             fn = _TracedFunction(map_func, self._structure, "f", returns_dataset=True)
-            attrs = {**fn.attrs("f"), "Targuments": [t.dtype.base_dtype for t in fn.captures]}
+            attrs = fn.attrs("f")
             return self._derive(
                 "FlatMapDataset",
                 [self._variant_tensor, *fn.captures],
@@ -612,7 +608,7 @@ class DatasetV1(structure.Structured):
                 _int64(cycle_length, "cycle_length"),
                 _int64(block_length, "block_length"),
             ]
-            attrs = {**fn.attrs("f"), "Targuments": [t.dtype.base_dtype for t in fn.captures]}
+            attrs = fn.attrs("f")
             op_type = "InterleaveDataset"
             if num_parallel_calls is not None:
                 op_type = "ParallelInterleaveDatasetV2"
@@ -690,12 +686,12 @@ def _sparse_slices(element):
     A sparse tensor's row is the entries whose first index is `i`, without it.
     """
     flat = structure.flatten(element)
-    rows = [
-        t.dense_shape[0]
-        if isinstance(t, SparseTensor)
-        else array_ops.shape(t, out_type=dtypes.int64)[0]
-        for t in flat
-    ]
+    first = flat[0]
+    rows = (
+        first.dense_shape[0]
+        if isinstance(first, SparseTensor)
+        else array_ops.shape(first, out_type=dtypes.int64)[0]
+    )
     specs = structure.map_structure(
         lambda t: (
             structure._SparseSpec(t.dtype, t.get_shape()[1:])
@@ -721,7 +717,7 @@ def _sparse_slices(element):
                 out.append(array_ops.gather(t, i))
         return structure.pack_as(element, out)
 
-    dataset = DatasetV1.range(rows[0]).map(row)
+    dataset = DatasetV1.range(rows).map(row)
     return DatasetV1(dataset._variant_tensor, specs, dataset._options)
 
 
@@ -759,35 +755,11 @@ def _tuple_str(shape):
     return str(tuple(shape.as_list()))
 
 
-def _is_shape_leaf(x) -> bool:
-    return isinstance(x, tensor_shape.TensorShape | ops.Tensor | list | np.ndarray) or x is None
-
-
-def _flatten_shapes_up_to(specs, padded):
-    if not structure.is_nested(specs):
-        return [padded]
-    if isinstance(padded, tuple | dict):
-        structure.assert_same_structure(specs, padded)
-        return [
-            p
-            for s, p in zip(structure._children(specs), structure._children(padded), strict=True)
-            for p in _flatten_shapes_up_to(s, p)
-        ]
-    raise ValueError(f"padded_shapes {padded} does not match the element structure.")
-
-
 def _flatten_values_up_to(specs, values):
-    if not structure.is_nested(specs):
-        return [values]
-    if structure.is_nested(values):
-        structure.assert_same_structure(specs, values)
-        return [
-            v
-            for s, val in zip(structure._children(specs), structure._children(values), strict=True)
-            for v in _flatten_values_up_to(s, val)
-        ]
-    # One value for every component.
-    return [values] * len(structure.flatten(specs))
+    """One padding value per component: `values` nested as `specs`, or one for all."""
+    if structure.is_nested(specs) and not structure.is_nested(values):
+        return [values] * len(structure.flatten(specs))
+    return structure.flatten_up_to(specs, values)
 
 
 def _padded_shape_tensor(padded):
@@ -902,12 +874,9 @@ def _from_generator(generator, output_types, output_shapes, args):
             "finalize_func",
         )
         attrs = {
-            **init.attrs("init_func"),
-            **nxt.attrs("next_func"),
-            **fin.attrs("finalize_func"),
-            "Tinit_func_args": [t.dtype.base_dtype for t in init.captures],
-            "Tnext_func_args": [t.dtype.base_dtype for t in nxt.captures],
-            "Tfinalize_func_args": [t.dtype.base_dtype for t in fin.captures],
+            **init.attrs("init_func", "Tinit_func_args"),
+            **nxt.attrs("next_func", "Tnext_func_args"),
+            **fin.attrs("finalize_func", "Tfinalize_func_args"),
         }
         inputs = [*init.captures, *nxt.captures, *fin.captures]
         controls = init.external_controls + nxt.external_controls + fin.external_controls

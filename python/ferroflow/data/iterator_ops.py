@@ -34,7 +34,6 @@ class Iterator(structure.Structured):
         self._string_handle = iterator_resource.graph._create_op(
             "IteratorToStringHandle", [iterator_resource], {}, name="IteratorToStringHandle"
         ).outputs[0]
-        self._get_next_calls = 0
 
     @staticmethod
     def from_structure(output_types, output_shapes=None, shared_name=None, output_classes=None):
@@ -106,7 +105,6 @@ class Iterator(structure.Structured):
         Each run of them pulls one element; past the end the run raises
         `tf.errors.OutOfRangeError`.
         """
-        self._get_next_calls += 1
         g = self._iterator_resource.graph
         op = g._create_op(
             "IteratorGetNext",

@@ -48,19 +48,26 @@ class _FileDataset(DatasetV1):
         super().__init__(dataset._variant_tensor, dataset._structure)
 
 
+def _stream_reader(op_type, compression_type, buffer_size):
+    """`read_one` for the datasets whose op takes `filenames, compression_type, buffer_size`."""
+
+    def read_one(names):
+        with ops.name_scope(None, op_type, []):
+            inputs = [names, _compression(compression_type), _buffer_size(buffer_size)]
+            return _make(op_type, inputs, _STRING)
+
+    return read_one
+
+
+def _buffer_size(buffer_size):
+    return _int64(256 * 1024 if buffer_size is None else buffer_size, "buffer_size")
+
+
 class TFRecordDataset(_FileDataset):
     """The records of TFRecord files (`compression_type` `""`, `"ZLIB"` or `"GZIP"`)."""
 
     def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None):
-        def read_one(names):
-            with ops.name_scope(None, "TFRecordDataset", []):
-                inputs = [
-                    names,
-                    _compression(compression_type),
-                    _int64(256 * 1024 if buffer_size is None else buffer_size, "buffer_size"),
-                ]
-                return _make("TFRecordDataset", inputs, _STRING)
-
+        read_one = _stream_reader("TFRecordDataset", compression_type, buffer_size)
         super().__init__(filenames, num_parallel_reads, read_one)
 
 
@@ -68,15 +75,7 @@ class TextLineDataset(_FileDataset):
     """The lines of text files, without their line ends."""
 
     def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None):
-        def read_one(names):
-            with ops.name_scope(None, "TextLineDataset", []):
-                inputs = [
-                    names,
-                    _compression(compression_type),
-                    _int64(256 * 1024 if buffer_size is None else buffer_size, "buffer_size"),
-                ]
-                return _make("TextLineDataset", inputs, _STRING)
-
+        read_one = _stream_reader("TextLineDataset", compression_type, buffer_size)
         super().__init__(filenames, num_parallel_reads, read_one)
 
 
@@ -100,7 +99,7 @@ class FixedLengthRecordDataset(_FileDataset):
                     _int64(header_bytes or 0, "header_bytes"),
                     _int64(record_bytes, "record_bytes"),
                     _int64(footer_bytes or 0, "footer_bytes"),
-                    _int64(256 * 1024 if buffer_size is None else buffer_size, "buffer_size"),
+                    _buffer_size(buffer_size),
                     _compression(compression_type),
                 ]
                 return _make("FixedLengthRecordDatasetV2", inputs, _STRING)

@@ -154,6 +154,16 @@ impl Error {
     pub fn is_would_block(&self) -> bool {
         self.kind == Kind::WouldBlock
     }
+    /// The `Internal` error of a caught Rust panic (its message, if it has one), so
+    /// no panic crosses a thread pool or the bindings.
+    pub fn from_panic(payload: &(dyn std::any::Any + Send)) -> Self {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        Error::new(Code::Internal, format!("ferroflow internal error (Rust panic): {what}"))
+    }
     /// Attaches the failing node's name unless one is already there.
     #[must_use]
     pub fn with_node(mut self, node: &str) -> Self {

@@ -105,12 +105,39 @@ impl<'a> SingleSample<'a> {
     /// The next 32-bit word.
     #[inline]
     pub fn next_u32(&mut self) -> u32 {
-        if self.used == 4 {
-            self.block = self.philox.next_block();
-            self.used = 0;
-        }
-        self.used += 1;
-        self.block[self.used - 1]
+        next_word(self.philox, &mut self.block, &mut self.used)
+    }
+}
+
+/// The next word of a block read one word at a time (`used` of its 4 taken).
+#[inline]
+fn next_word(philox: &mut Philox, block: &mut [u32; 4], used: &mut usize) -> u32 {
+    if *used == 4 {
+        *block = philox.next_block();
+        *used = 0;
+    }
+    *used += 1;
+    block[*used - 1]
+}
+
+/// [`SingleSample`] owning its generator: a stream kept across calls (a shuffle
+/// iterator's, a seed generator's).
+#[derive(Clone, Copy, Debug)]
+pub struct WordStream {
+    philox: Philox,
+    block: [u32; 4],
+    used: usize,
+}
+
+impl WordStream {
+    /// The words of `Philox::new(seed, seed2)`, from the first.
+    pub fn new(seed: u64, seed2: u64) -> Self {
+        WordStream { philox: Philox::new(seed, seed2), block: [0; 4], used: 4 }
+    }
+    /// The next 32-bit word.
+    #[inline]
+    pub fn next_u32(&mut self) -> u32 {
+        next_word(&mut self.philox, &mut self.block, &mut self.used)
     }
 }
 

@@ -120,19 +120,24 @@ fn read_full(r: &mut dyn Read, buf: &mut [u8]) -> Result<usize> {
             Ok(0) => break,
             Ok(n) => got += n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            // A cut or damaged compressed file: DataLoss, never a quiet end.
-            Err(e) if ferroflow_io::record::damaged(&e).is_some() => {
-                return Err(Error::new(Code::DataLoss, e.to_string()));
-            }
-            Err(e) => return Err(Error::new(crate::error::io_code(&e), e.to_string())),
+            Err(e) => return Err(read_error(&e)),
         }
     }
     Ok(got)
 }
 
+/// A read's error: a cut or damaged compressed file is `DataLoss`, never a quiet
+/// end; others by their kind.
+pub(crate) fn read_error(e: &std::io::Error) -> Error {
+    if ferroflow_io::record::damaged(e).is_some() {
+        return Error::new(Code::DataLoss, e.to_string());
+    }
+    Error::new(crate::error::io_code(e), e.to_string())
+}
+
 /// Appends up to `n` bytes of `r` to `out`; whether all `n` came. Reads in bounded
 /// steps, so a huge `n` allocates only what the data has.
-fn read_n(r: &mut dyn Read, n: usize, out: &mut Vec<u8>) -> Result<bool> {
+pub(crate) fn read_n(r: &mut dyn Read, n: usize, out: &mut Vec<u8>) -> Result<bool> {
     let mut left = n;
     let mut chunk = [0u8; 1 << 16];
     while left > 0 {

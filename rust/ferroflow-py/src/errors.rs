@@ -45,12 +45,7 @@ fn status_error(py: Python<'_>, code: Code, message: &str, node: Option<&str>) -
 
 /// An `InternalError` for a Rust panic caught at the boundary.
 pub fn panic_to_pyerr(py: Python<'_>, payload: &(dyn std::any::Any + Send)) -> PyErr {
-    let what = payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into());
-    to_pyerr(py, Error::new(Code::Internal, format!("ferroflow internal error (Rust panic): {what}")))
+    to_pyerr(py, Error::from_panic(payload))
 }
 
 /// Runs `f` with the GIL released, turning core errors and panics into Python exceptions.

@@ -67,7 +67,6 @@ def map_and_batch(
             ]
             attrs = {
                 **fn.attrs("f"),
-                "Targuments": [t.dtype.base_dtype for t in fn.captures],
                 "preserve_cardinality": False,
                 "_sparse": structure.sparse_positions(fn.output_structure),
             }
@@ -132,7 +131,7 @@ def parallel_interleave(
                     "prefetch_input_elements",
                 ),
             ]
-            attrs = {**fn.attrs("f"), "Targuments": [t.dtype.base_dtype for t in fn.captures]}
+            attrs = fn.attrs("f")
             return dataset._derive(
                 "ParallelInterleaveDataset",
                 inputs,

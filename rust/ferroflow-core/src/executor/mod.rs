@@ -536,14 +536,7 @@ pub(crate) fn run_subplan_partial(
 fn compute(step: &plan::Step, ctx: &mut OpContext<'_>) -> Result<()> {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| step.kernel.compute(ctx))) {
         Ok(r) => r,
-        Err(payload) => {
-            let what = payload
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            Err(Error::new(Code::Internal, format!("ferroflow internal error (Rust panic): {what}")))
-        }
+        Err(payload) => Err(Error::from_panic(&*payload)),
     }
 }
 

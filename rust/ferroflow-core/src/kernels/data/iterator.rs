@@ -10,7 +10,7 @@ use std::sync::{Arc, LazyLock, Weak};
 
 use parking_lot::Mutex;
 
-use super::{DatasetIter, IterCtx, POLL, Pipeline, dataset_input, dataset_of, end_of_sequence};
+use super::{DatasetIter, IterCtx, POLL, Pipeline, dataset_input, dataset_of, end_of_sequence, is_cancellation};
 use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
 use crate::executor::{Plan, run_subplan};
@@ -47,6 +47,15 @@ struct IteratorState {
     random_nodes: Vec<String>,
     #[prost(uint64, repeated, tag = "4")]
     random_seeds: Vec<u64>,
+}
+
+/// Whether a `next` result used up an element: one, or that element's error (not
+/// the end, nor the caller's cancellation).
+fn took_element(next: &Result<Option<super::Element>>) -> bool {
+    match next {
+        Ok(e) => e.is_some(),
+        Err(e) => !is_cancellation(e),
+    }
 }
 
 /// The magic that starts a serialized iterator state.
@@ -105,13 +114,7 @@ impl IteratorResource {
             if let Some(g) = self.state.try_lock_for(POLL) {
                 return Ok(g);
             }
-            if ctx.wait.is_cancelled() {
-                return Err(Error::new(Code::Cancelled, "Session has been closed."));
-            }
-            if ctx.wait.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
-                return Err(Error::new(Code::DeadlineExceeded, "Timed out waiting for notification"));
-            }
-            ctx.wait.run.poll_interrupt()?;
+            super::check_wait(&ctx.wait)?;
         }
     }
 
@@ -180,12 +183,11 @@ impl IteratorResource {
             let ictx = IterCtx { wait: ctx.wait, env: ctx.env, pipeline: &pipeline };
             let mut iter = Arc::clone(&dataset).make_iter(&ictx)?;
             for _ in 0..proto.produced {
+                // An element's error, handed out before, is replayed, not raised.
                 match iter.next(&ictx) {
-                    Ok(Some(_)) => {}
                     Ok(None) => break,
-                    Err(e) if matches!(e.code, Code::Cancelled | Code::DeadlineExceeded) => return Err(e),
-                    // The element's error, handed out before: replayed, not raised.
-                    Err(_) => {}
+                    Err(e) if is_cancellation(&e) => return Err(e),
+                    _ => {}
                 }
             }
             Some(iter)
@@ -209,16 +211,13 @@ impl IteratorResource {
         let Some(iter) = running.iter.as_mut() else { return Err(end_of_sequence()) };
         let ictx = IterCtx { wait: ctx.wait, env: ctx.env, pipeline: &running.pipeline };
         let next = iter.next(&ictx);
-        if !matches!(&next, Err(e) if matches!(e.code, Code::Cancelled | Code::DeadlineExceeded)) {
-            running.produced += 1;
-        }
+        running.produced += u64::from(took_element(&next));
         match next? {
             Some(element) => {
                 self.check(&element)?;
                 Ok(element)
             }
             None => {
-                running.produced -= 1;
                 let ended = running.iter.take();
                 drop(state);
                 drop(ended);

@@ -101,12 +101,8 @@ pub(crate) struct ShuffleSeeds {
 
 enum SeedGenerator {
     Fixed(u64, u64),
-    /// A Philox stream read one 32-bit word at a time (TF's `SingleSampleAdapter`).
-    Reshuffle {
-        philox: crate::random::Philox,
-        block: [u32; 4],
-        used: usize,
-    },
+    /// TF's `RandomSeedGenerator`: pairs of words of a Philox stream.
+    Reshuffle(crate::random::WordStream),
 }
 
 impl Pipeline {
@@ -146,24 +142,14 @@ impl Pipeline {
                 random_used.push((shuffle.node.clone(), base.0, base.1));
             }
             if shuffle.reshuffle {
-                SeedGenerator::Reshuffle { philox: crate::random::Philox::new(base.0, base.1), block: [0; 4], used: 4 }
+                SeedGenerator::Reshuffle(crate::random::WordStream::new(base.0, base.1))
             } else {
                 SeedGenerator::Fixed(base.0, base.1)
             }
         });
         match generator {
             SeedGenerator::Fixed(a, b) => (*a, *b),
-            SeedGenerator::Reshuffle { philox, block, used } => {
-                let mut next = || {
-                    if *used == 4 {
-                        *block = philox.next_block();
-                        *used = 0;
-                    }
-                    *used += 1;
-                    u64::from(block[*used - 1])
-                };
-                (next(), next())
-            }
+            SeedGenerator::Reshuffle(words) => (u64::from(words.next_u32()), u64::from(words.next_u32())),
         }
     }
     /// The random op seeds its shuffles used, by node, in order (for a saved state).
@@ -214,14 +200,26 @@ impl IterCtx<'_> {
         if self.pipeline.is_cancelled() {
             return Err(Error::new(Code::Cancelled, "Iterator was cancelled"));
         }
-        if self.wait.is_cancelled() {
-            return Err(Error::new(Code::Cancelled, "Session has been closed."));
-        }
-        if self.wait.deadline.is_some_and(|d| Instant::now() >= d) {
-            return Err(Error::new(Code::DeadlineExceeded, "Timed out waiting for notification"));
-        }
-        self.wait.run.poll_interrupt()
+        check_wait(&self.wait)
     }
+}
+
+/// Fails if `wait`'s run was cancelled (or its session closed), its deadline passed,
+/// or its caller was interrupted: what a step waiting on the pipeline checks.
+pub(crate) fn check_wait(wait: &Wait<'_>) -> Result<()> {
+    if wait.is_cancelled() {
+        return Err(Error::new(Code::Cancelled, "Session has been closed."));
+    }
+    if wait.deadline.is_some_and(|d| Instant::now() >= d) {
+        return Err(Error::new(Code::DeadlineExceeded, "Timed out waiting for notification"));
+    }
+    wait.run.poll_interrupt()
+}
+
+/// Whether `e` is a cancellation (of the caller or the pipeline) or a passed
+/// deadline: the pipeline's end, not an element's error.
+pub(crate) fn is_cancellation(e: &Error) -> bool {
+    matches!(e.code, Code::Cancelled | Code::DeadlineExceeded)
 }
 
 /// The error of a `next` called after an iterator's end (`IteratorGetNext`).
@@ -320,7 +318,7 @@ mod tests {
         let p = Pipeline::new(None);
         let ctx = p.ctx();
         let input = Arc::new(Count(1_000_000)).make_iter(&ctx).unwrap();
-        let mut it = parallel::prefetching(input, 4, &ctx);
+        let mut it = parallel::prefetching(input, 4);
         assert_eq!(it.next(&ctx).unwrap().unwrap()[0].scalar_value::<i64>().unwrap(), 0);
         std::thread::sleep(Duration::from_millis(20));
         let start = Instant::now();
@@ -338,7 +336,7 @@ mod tests {
             }
         }
         drop(input);
-        let mut stuck = parallel::prefetching(Box::new(Never), 1, &ctx);
+        let mut stuck = parallel::prefetching(Box::new(Never), 1);
         let p2 = Arc::clone(&p);
         let canceller = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(30));

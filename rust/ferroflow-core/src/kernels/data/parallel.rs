@@ -25,14 +25,7 @@ const AUTOTUNE_BUFFER: usize = 8;
 
 /// A panic in a pipeline stage as the element's `Internal` error.
 fn caught<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
-    std::panic::catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| {
-        let what = payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
-        Err(Error::new(Code::Internal, format!("tf.data stage panicked: {what}")))
-    })
+    std::panic::catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| Err(Error::from_panic(&*payload)))
 }
 
 // ---- prefetch ----
@@ -78,7 +71,7 @@ struct PrefetchIter {
 
 /// `input` read ahead by up to `capacity` elements on a thread, started at the
 /// first `next`.
-pub(crate) fn prefetching(input: Box<dyn DatasetIter>, capacity: usize, _: &IterCtx<'_>) -> Box<dyn DatasetIter> {
+pub(crate) fn prefetching(input: Box<dyn DatasetIter>, capacity: usize) -> Box<dyn DatasetIter> {
     let shared = Arc::new(Shared {
         state: Mutex::new(Buffered { items: VecDeque::new(), ended: false, stop: false, exited: false }),
         changed: Condvar::new(),
@@ -168,7 +161,7 @@ struct PrefetchDataset {
 impl Dataset for PrefetchDataset {
     fn make_iter(self: Arc<Self>, ctx: &IterCtx<'_>) -> Result<Box<dyn DatasetIter>> {
         let input = Arc::clone(&self.input).make_iter(ctx)?;
-        Ok(if self.capacity == 0 { input } else { prefetching(input, self.capacity, ctx) })
+        Ok(if self.capacity == 0 { input } else { prefetching(input, self.capacity) })
     }
 }
 

@@ -14,6 +14,7 @@ use crate::error::{Code, Error, Result};
 use crate::kernels::io::path_from_bytes;
 use crate::kernels::reader::compression;
 use crate::kernels::{KernelBuild, OpKernel, stateless};
+use crate::reader::{read_error, read_n};
 use crate::tensor::Tensor;
 
 /// How one file turns into records.
@@ -58,29 +59,9 @@ impl Dataset for FileDataset {
     }
 }
 
-fn io_error(e: &std::io::Error) -> Error {
-    Error::new(crate::error::io_code(e), e.to_string())
-}
-
 /// Reads until `buf` holds `want` bytes or the stream ends; whether it got them.
 fn fill(input: &mut dyn Read, buf: &mut Vec<u8>, want: usize) -> Result<bool> {
-    while buf.len() < want {
-        let start = buf.len();
-        let step = (want - start).min(1 << 20);
-        buf.resize(start + step, 0);
-        let n = loop {
-            match input.read(&mut buf[start..]) {
-                Ok(n) => break n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(io_error(&e)),
-            }
-        };
-        buf.truncate(start + n);
-        if n == 0 {
-            return Ok(false);
-        }
-    }
-    Ok(true)
+    read_n(input, want.saturating_sub(buf.len()), buf)
 }
 
 impl FileIter {
@@ -96,7 +77,7 @@ impl FileIter {
                 let name = path.display().to_string();
                 // An uncompressed file's size says how many records it holds (TF's check).
                 let left = if c == Compression::None {
-                    let size = std::fs::metadata(&path).map_err(|e| io_error(&e))?.len();
+                    let size = std::fs::metadata(&path).map_err(|e| read_error(&e))?.len();
                     let body = size.wrapping_sub(header as u64).wrapping_sub(footer as u64);
                     if body % record as u64 != 0 {
                         return Err(body_error(Code::InvalidArgument, header, footer, &name, body, record));
@@ -124,7 +105,7 @@ impl FileIter {
             Open::Records(r) => Ok(r.next_record()?),
             Open::Lines(r) => {
                 let mut line = Vec::new();
-                if r.read_until(b'\n', &mut line).map_err(|e| io_error(&e))? == 0 {
+                if r.read_until(b'\n', &mut line).map_err(|e| read_error(&e))? == 0 {
                     return Ok(None);
                 }
                 if line.last() == Some(&b'\n') {
@@ -343,7 +324,7 @@ impl DatasetIter for FileCacheIter {
                     None => {
                         w.close()?;
                         *writer = None;
-                        std::fs::rename(&*tmp, &*path).map_err(|e| io_error(&e))?;
+                        std::fs::rename(&*tmp, &*path).map_err(|e| read_error(&e))?;
                         ferroflow_io::durable::sync_parent(path)?;
                     }
                 }

@@ -13,7 +13,7 @@ use super::{
 use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
 use crate::kernels::{KernelBuild, OpContext, OpKernel, stateless};
-use crate::random::Philox;
+use crate::random::WordStream;
 use crate::shape::fmt_shape;
 use crate::tensor::Tensor;
 
@@ -33,20 +33,22 @@ struct RepeatIter {
     /// Whether the current epoch produced nothing yet (an empty epoch of a forever
     /// repeat ends it, as TF's, instead of spinning).
     fresh: bool,
+    done: bool,
 }
 
 impl Dataset for RepeatDataset {
     fn make_iter(self: Arc<Self>, _: &IterCtx<'_>) -> Result<Box<dyn DatasetIter>> {
-        Ok(Box::new(RepeatIter { dataset: self, current: None, epoch: 0, fresh: true }))
+        Ok(Box::new(RepeatIter { dataset: self, current: None, epoch: 0, fresh: true, done: false }))
     }
 }
 
 impl DatasetIter for RepeatIter {
     fn next(&mut self, ctx: &IterCtx<'_>) -> Result<Option<Element>> {
-        loop {
+        while !self.done {
             if self.current.is_none() {
                 if self.dataset.count.is_some_and(|c| self.epoch >= c) {
-                    return Ok(None);
+                    self.done = true;
+                    break;
                 }
                 self.current = Some(Arc::clone(&self.dataset.input).make_iter(ctx)?);
                 self.epoch += 1;
@@ -58,18 +60,9 @@ impl DatasetIter for RepeatIter {
                 return Ok(Some(e));
             }
             self.current = None;
-            if self.fresh && self.dataset.count.is_none() {
-                self.dataset_done();
-                return Ok(None);
-            }
+            self.done = self.fresh && self.dataset.count.is_none();
         }
-    }
-}
-
-impl RepeatIter {
-    fn dataset_done(&mut self) {
-        // Never starts another epoch.
-        self.dataset = Arc::new(RepeatDataset { input: Arc::clone(&self.dataset.input), count: Some(0) });
+        Ok(None)
     }
 }
 
@@ -450,66 +443,17 @@ fn pad_batch(batch: &[Element], shapes: &[Vec<i64>], values: &[Tensor]) -> Resul
             }
             dims.push(size);
         }
-        let mut shape = vec![batch.len()];
-        shape.extend_from_slice(&dims);
-        out.push(pad_component(batch.iter().map(|e| &e[c]), &shape, value)?);
-    }
-    Ok(out)
-}
-
-/// The batch tensor of shape `shape` filled with `value`, each element copied into
-/// its corner.
-fn pad_component<'a>(elements: impl Iterator<Item = &'a Tensor>, shape: &[usize], value: &Tensor) -> Result<Tensor> {
-    let mut out = crate::kernels::array::fill(shape, value)?;
-    let inner = &shape[1..];
-    let row_len = crate::shape::checked_num_elements(inner)?;
-    for (b, t) in elements.enumerate() {
-        if t.dtype() != value.dtype() {
-            ff_bail!(InvalidArgument, "Mismatched type between padding value {c} and input element", c = 0);
-        }
-        let src_shape = t.shape();
-        let n = t.num_elements();
-        if n == 0 {
-            continue;
-        }
-        let last = *src_shape.last().unwrap_or(&1);
-        // The offset of each run of `last` source elements (a row of the innermost
-        // dimension) in the padded row.
-        let runs = n / last.max(1);
-        let mut index = vec![0usize; src_shape.len().saturating_sub(1)];
-        let offsets: Vec<usize> = (0..runs)
-            .map(|_| {
-                let mut off = 0;
-                for (d, &i) in index.iter().enumerate() {
-                    off = off * inner[d] + i;
-                }
-                let off = if src_shape.is_empty() { 0 } else { off * inner[src_shape.len() - 1] };
-                // Advance the multi-index over all but the last dimension.
-                for d in (0..index.len()).rev() {
-                    index[d] += 1;
-                    if index[d] < src_shape[d] {
-                        break;
-                    }
-                    index[d] = 0;
-                }
-                b * row_len + off
-            })
-            .collect();
-        if t.dtype() == DType::String {
-            let src = t.as_strings()?.to_vec();
-            let mut all = out.as_strings()?.to_vec();
-            for (r, &o) in offsets.iter().enumerate() {
-                all[o..o + last].clone_from_slice(&src[r * last..(r + 1) * last]);
+        let mut parts = Vec::with_capacity(batch.len());
+        for e in batch {
+            let t = &e[c];
+            if t.dtype() != value.dtype() {
+                ff_bail!(InvalidArgument, "Mismatched type between padding value {c} and input element");
             }
-            out = Tensor::from_strings(shape, all)?;
-        } else {
-            let size = t.dtype().size();
-            let src = t.as_bytes()?;
-            let dst = out.as_mut_bytes()?;
-            for (r, &o) in offsets.iter().enumerate() {
-                dst[o * size..(o + last) * size].copy_from_slice(&src[r * last * size..(r + 1) * last * size]);
-            }
+            let pads: Vec<(usize, usize)> =
+                t.shape().iter().zip(&dims).map(|(&have, &want)| (0, want - have)).collect();
+            parts.push(crate::kernels::layout::pad(t, &pads, value)?);
         }
+        out.push(crate::kernels::array::pack(&parts.iter().collect::<Vec<_>>(), 0)?);
     }
     Ok(out)
 }
@@ -599,8 +543,8 @@ struct ShuffleIter {
     dataset: Arc<ShuffleDataset>,
     input: Option<Box<dyn DatasetIter>>,
     epoch: u64,
-    philox: Philox,
-    words: ([u32; 4], usize),
+    /// TF's `SingleSampleAdapter<PhiloxRandom>` over this iterator's seeds.
+    rng: WordStream,
     buffer: Vec<Option<Element>>,
     /// Where each epoch's elements lie in the ring buffer: `[start, end)` positions.
     slices: std::collections::VecDeque<(usize, usize)>,
@@ -618,8 +562,7 @@ impl Dataset for ShuffleDataset {
         Ok(Box::new(ShuffleIter {
             input: None,
             epoch: 0,
-            philox: Philox::new(s, s2),
-            words: ([0; 4], 4),
+            rng: WordStream::new(s, s2),
             buffer: Vec::new(),
             slices: std::collections::VecDeque::new(),
             num_elements: 0,
@@ -631,16 +574,6 @@ impl Dataset for ShuffleDataset {
 }
 
 impl ShuffleIter {
-    fn random(&mut self) -> u32 {
-        let (block, used) = &mut self.words;
-        if *used == 4 {
-            *block = self.philox.next_block();
-            *used = 0;
-        }
-        *used += 1;
-        block[*used - 1]
-    }
-
     /// TF's `FillBuffer`: reads until the buffer is full, the input is over, or it
     /// holds more than [`MAX_EPOCHS_IN_BUFFER`] epochs.
     fn fill(&mut self, ctx: &IterCtx<'_>) -> Result<()> {
@@ -699,13 +632,12 @@ impl DatasetIter for ShuffleIter {
             // `shuffle_and_repeat` reseeds at each epoch, as a new shuffle iterator would.
             if self.dataset.count != Some(1) {
                 let (s, s2) = ctx.pipeline.shuffle_seeds(&self.dataset.seeds);
-                self.philox = Philox::new(s, s2);
-                self.words = ([0; 4], 4);
+                self.rng = WordStream::new(s, s2);
             }
         }
         let Some(&(start, end)) = self.slices.front() else { return Ok(None) };
         let size = self.dataset.buffer_size;
-        let pick = (start + self.random() as usize % (end - start)) % size;
+        let pick = (start + self.rng.next_u32() as usize % (end - start)) % size;
         let out = self.buffer[pick].take();
         self.buffer.swap(pick, start % size);
         if let Some(front) = self.slices.front_mut() {
@@ -1004,7 +936,7 @@ impl DatasetIter for InterleaveIter {
                         };
                         let inner = dataset_of(d)?.make_iter(ctx)?;
                         let inner = if self.dataset.prefetch > 0 {
-                            super::parallel::prefetching(inner, self.dataset.prefetch, ctx)
+                            super::parallel::prefetching(inner, self.dataset.prefetch)
                         } else {
                             inner
                         };
@@ -1026,8 +958,7 @@ impl DatasetIter for InterleaveIter {
 /// the legacy `ParallelInterleaveDataset` `sloppy, buffer_output_elements,
 /// prefetch_input_elements`: those read each open input ahead on a thread.
 pub(crate) fn interleave_dataset(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    let parallel = b.node.op_type() != "InterleaveDataset";
-    let kernel = function_kernel(b, "f", |ctx, input, f, at, _| {
+    function_kernel(b, "f", |ctx, input, f, at, _| {
         let cycle = ctx.input(at)?.scalar_value::<i64>()?;
         let block = ctx.input(at + 1)?.scalar_value::<i64>()?;
         if cycle <= 0 && cycle != -1 {
@@ -1042,9 +973,7 @@ pub(crate) fn interleave_dataset(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel
         let prefetch = if ctx.num_inputs() > at + 2 { block_length.max(2) } else { 0 };
         set_dataset_output(ctx, InterleaveDataset { input, f, cycle_length, block_length, prefetch });
         Ok(())
-    })?;
-    let _ = parallel;
-    Ok(kernel)
+    })
 }
 
 // ---- ignore_errors ----
@@ -1065,7 +994,7 @@ impl DatasetIter for IgnoreErrorsIter {
             match self.0.next(ctx) {
                 Ok(e) => return Ok(e),
                 // Cancellation is the pipeline's end, not an element's error.
-                Err(e) if matches!(e.code, Code::Cancelled | Code::DeadlineExceeded) => return Err(e),
+                Err(e) if super::is_cancellation(&e) => return Err(e),
                 Err(_) => ctx.check()?,
             }
         }
