@@ -95,6 +95,8 @@ TF_FILES = {
     "ferroflow/proto/tensorflow_server.proto": "tensorflow.core.protobuf.tensorflow_server_pb2",
     "ferroflow/proto/device_attributes.proto": "tensorflow.core.framework.device_attributes_pb2",
     "ferroflow/proto/named_tensor.proto": "tensorflow.core.protobuf.named_tensor_pb2",
+    "ferroflow/proto/saved_model.proto": "tensorflow.core.protobuf.saved_model_pb2",
+    "ferroflow/proto/saved_tensor_slice.proto": "tensorflow.core.util.saved_tensor_slice_pb2",
 }
 for _f in protos._FDS.file:
     if _f.name in TF_FILES:

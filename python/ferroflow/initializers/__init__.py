@@ -12,6 +12,7 @@ from ..ops.init_ops import TruncatedNormal as truncated_normal
 from ..ops.init_ops import UniformUnitScaling as uniform_unit_scaling
 from ..ops.init_ops import VarianceScaling as variance_scaling
 from ..ops.init_ops import Zeros as zeros
+from ..ops.lookup_ops import tables_initializer
 from ..ops.variables import global_variables_initializer as global_variables
 from ..ops.variables import local_variables_initializer as local_variables
 from ..ops.variables import variables_initializer as variables
@@ -27,6 +28,7 @@ __all__ = [
     "orthogonal",
     "random_normal",
     "random_uniform",
+    "tables_initializer",
     "truncated_normal",
     "uniform_unit_scaling",
     "variables",

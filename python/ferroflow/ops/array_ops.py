@@ -644,3 +644,15 @@ def _deprecated_argument_lookup(new_name, new_value, old_name, old_value):
             raise ValueError(f"Cannot specify both '{old_name}' and '{new_name}'")
         return old_value
     return new_value
+
+
+@ops.RegisterGradient("Select")
+def _select_grad(op, grad):
+    """TF's gradient of TF-1.0's `Select` (graphs TF wrote): the gradient where chosen."""
+    c, x = op.inputs[0], op.inputs[1]
+    zeros = zeros_like(x)
+    return (
+        None,
+        make_op("Select", [c, grad, zeros]).outputs[0],
+        make_op("Select", [c, zeros, grad]).outputs[0],
+    )

@@ -15,6 +15,7 @@ from ..framework import ops
 from ._op_util import make_op
 
 __all__ = [
+    "as_string",
     "decode_csv",
     "decode_raw",
     "read_file",
@@ -22,6 +23,9 @@ __all__ = [
     "string_join",
     "string_split",
     "string_split_v2",
+    "string_to_hash_bucket",
+    "string_to_hash_bucket_fast",
+    "string_to_hash_bucket_strong",
     "string_to_number",
     "strings_split_v1",
     "substr",
@@ -349,3 +353,43 @@ def strings_split_v1(
         indices = array_ops.concat([array_ops.stack(columns, axis=1), flat.indices[:, 1:]], 1)
         dense_shape = array_ops.concat([shape, flat.dense_shape[1:]], 0)
         return SparseTensor(indices, flat.values, dense_shape)
+
+
+def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="", name=None):
+    """Each number or bool of `input` as text (`AsString`, with `printf`'s padding)."""
+    with ops.name_scope(name, "AsString", [input]) as scope:
+        x = ops.convert_to_tensor(input, name="input")
+        attrs = {
+            "precision": precision,
+            "scientific": scientific,
+            "shortest": shortest,
+            "width": width,
+            "fill": fill,
+        }
+        return make_op("AsString", [x], attrs, scope=scope).outputs[0]
+
+
+def _hash_bucket(op_type, arg_name, input, num_buckets, name, key=None):
+    with ops.name_scope(name, op_type, [input]) as scope:
+        x = _strings(input, arg_name)
+        attrs = {"num_buckets": num_buckets}
+        if key is not None:
+            attrs["key"] = list(key)
+        return make_op(op_type, [x], attrs, scope=scope).outputs[0]
+
+
+def string_to_hash_bucket_fast(input, num_buckets, name=None):
+    """Each string's FarmHash fingerprint modulo `num_buckets` (`int64`), as TF's."""
+    return _hash_bucket("StringToHashBucketFast", "input", input, num_buckets, name)
+
+
+def string_to_hash_bucket_strong(input, num_buckets, key, name=None):
+    """Each string's SipHash-2-4 under `key` (two integers) modulo `num_buckets`."""
+    return _hash_bucket("StringToHashBucketStrong", "input", input, num_buckets, name, key)
+
+
+def string_to_hash_bucket(string_tensor, num_buckets, name=None, input=None):
+    """Each string's legacy TF `Hash64` modulo `num_buckets` (deprecated by TF)."""
+    if input is not None:
+        string_tensor = input
+    return _hash_bucket("StringToHashBucket", "string_tensor", string_tensor, num_buckets, name)

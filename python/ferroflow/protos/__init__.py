@@ -72,6 +72,13 @@ SequenceExample = _message("SequenceExample")
 TensorInfo = _message("TensorInfo")
 SignatureDef = _message("SignatureDef")
 AssetFileDef = _message("AssetFileDef")
+SavedModel = _message("SavedModel")
+# V1 checkpoints (the tensor-slice table format).
+SavedSliceMeta = _message("SavedSliceMeta")
+SavedTensorSliceMeta = _message("SavedTensorSliceMeta")
+SavedSlice = _message("SavedSlice")
+SavedTensorSlices = _message("SavedTensorSlices")
+TensorSliceProto = _message("TensorSliceProto")
 VariableDef = _message("VariableDef")
 SaveSliceInfoDef = _message("SaveSliceInfoDef")
 # Clusters and servers (`tf.train.ClusterSpec`, `tf.train.Server`, `Session.list_devices`).
@@ -96,6 +103,12 @@ __all__ = [
     "TensorConnection",
     "NamedTensorProto",
     "AssetFileDef",
+    "SavedModel",
+    "SavedSlice",
+    "SavedSliceMeta",
+    "SavedTensorSliceMeta",
+    "SavedTensorSlices",
+    "TensorSliceProto",
     "BytesList",
     "Example",
     "Feature",

@@ -5,12 +5,19 @@
 are the top-level ops of the same names.
 """
 
-from ..ops.string_ops import reduce_join, substr
+from ..ops.string_ops import as_string, reduce_join, substr
 from ..ops.string_ops import string_join as join
+from ..ops.string_ops import string_to_hash_bucket as to_hash_bucket
+from ..ops.string_ops import string_to_hash_bucket_fast as to_hash_bucket_fast
+from ..ops.string_ops import string_to_hash_bucket_strong as to_hash_bucket_strong
 from ..ops.string_ops import string_to_number as to_number
 from ..ops.string_ops import strings_split_v1 as split
 
 __all__ = [
+    "as_string",
+    "to_hash_bucket",
+    "to_hash_bucket_fast",
+    "to_hash_bucket_strong",
     "join",
     "reduce_join",
     "split",

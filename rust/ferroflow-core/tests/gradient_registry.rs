@@ -9,8 +9,9 @@ use ferroflow_core::ops::{Gradient, gradient, op_names};
 /// is registered in python/ferroflow/ops/control_flow_ops.py (it differentiates the body
 /// sub-graph), the TensorArray ops' in python/ferroflow/ops/tensor_array_grad.py (TF's:
 /// they build gradient arrays), the fused RNN cells' (`LSTMBlockCell`, `BlockLSTM`,
-/// `GRUBlockCell`) in python/ferroflow/ops/rnn_ops.py and gru_ops.py.
-const PYTHON_GRADIENTS: [&str; 34] = [
+/// `GRUBlockCell`) in python/ferroflow/ops/rnn_ops.py and gru_ops.py, TF-1.0's `Select`
+/// in python/ferroflow/ops/array_ops.py.
+const PYTHON_GRADIENTS: [&str; 35] = [
     "BlockLSTM",
     "DeserializeManySparse",
     "GRUBlockCell",
@@ -18,6 +19,7 @@ const PYTHON_GRADIENTS: [&str; 34] = [
     "LSTMBlockCell",
     "RGBToHSV",
     "SegmentSum",
+    "Select",
     "SerializeManySparse",
     "SerializeSparse",
     "SparseAdd",
@@ -62,6 +64,16 @@ fn only_the_listed_ops_lack_a_gradient() {
         .collect();
     let mut expected: Vec<&str> = [
         "AdjustContrastv2",
+        "LookupTableExport",
+        "LookupTableExportV2",
+        "LookupTableImport",
+        "LookupTableImportV2",
+        "LookupTableRemoveV2",
+        "RegexFullMatch",
+        "StaticRegexFullMatch",
+        "MergeV2Checkpoints",
+        "ShardedFilename",
+        "ShardedFilespec",
         "AdjustHue",
         "AdjustSaturation",
         "All",

@@ -1008,6 +1008,82 @@ fn decode_strings(bytes: &[u8], elements: usize) -> Option<(Vec<Vec<u8>>, u32)> 
     (pos == bytes.len()).then_some((values, crc))
 }
 
+/// TF's `MergeBundles` (`MergeV2Checkpoints`): the bundles `sources` (one per device of
+/// a sharded save) become the one bundle `dest`. Data files are renamed, never
+/// copied (source `i`'s shards follow those of the sources before it); the merged
+/// index names each entry's new shard and is written durably before the source indexes
+/// are removed. With `delete_old_dirs`, each source's directory is then removed if
+/// it is empty (TF's `_temp_<uuid>` directories). Two sources holding one tensor is
+/// TF's `InvalidArgument`.
+pub fn merge(sources: &[PathBuf], dest: &Path, delete_old_dirs: bool) -> Result<()> {
+    let mut merged: BTreeMap<Vec<u8>, pb::BundleEntryProto> = BTreeMap::new();
+    let mut renames = Vec::new();
+    let mut total: i32 = 0;
+    let mut headers = Vec::new();
+    for src in sources {
+        let path = index_path(src);
+        let name = path.display().to_string();
+        let bytes = std::fs::read(&path).map_err(Error::io(name.clone()))?;
+        let mut rows = read_table(&bytes, &name)?.into_iter();
+        let header = match rows.next() {
+            Some((key, value)) if key.is_empty() => pb::BundleHeaderProto::decode(value.as_slice())
+                .map_err(|e| Error::DataLoss(format!("{name}: bad bundle header: {e}")))?,
+            _ => return Err(Error::DataLoss(format!("{name}: no bundle header"))),
+        };
+        let shards = header.num_shards.max(1);
+        for (key, value) in rows {
+            let mut entry = pb::BundleEntryProto::decode(value.as_slice()).map_err(|e| {
+                Error::DataLoss(format!("{name}: bad entry for {}: {e}", String::from_utf8_lossy(&key)))
+            })?;
+            if entry.shard_id < 0 || entry.shard_id >= shards {
+                return Err(Error::DataLoss(format!("{name}: entry names shard {} of {shards}", entry.shard_id)));
+            }
+            entry.shard_id += total;
+            if merged.insert(key.clone(), entry).is_some() {
+                return Err(Error::InvalidArgument(format!(
+                    "Duplicate tensor keyed by {} encountered, when merging prefix: {}",
+                    String::from_utf8_lossy(&key),
+                    src.display()
+                )));
+            }
+        }
+        for s in 0..shards {
+            renames.push((suffixed(src, &format!(".data-{s:05}-of-{shards:05}")), total + s));
+        }
+        total = total.checked_add(shards).ok_or_else(|| Error::InvalidArgument("too many shards".into()))?;
+        headers.push(header);
+    }
+    let version = headers.first().and_then(|h| h.version.clone());
+    let header = pb::BundleHeaderProto {
+        num_shards: total.max(1),
+        endianness: pb::bundle_header_proto::Endianness::Little as i32,
+        version: version.or(Some(pb::VersionDef { producer: VERSION, min_consumer: 0, bad_consumers: Vec::new() })),
+    };
+    for (from, shard) in &renames {
+        let to = suffixed(dest, &format!(".data-{shard:05}-of-{:05}", header.num_shards));
+        std::fs::rename(from, &to).map_err(Error::io(from.display().to_string()))?;
+    }
+    let mut table = TableBuilder::new();
+    table.add(b"", &header.encode_to_vec())?;
+    for (key, entry) in &merged {
+        table.add(key, &entry.encode_to_vec())?;
+    }
+    let index = index_path(dest);
+    let tmp = temp_path(&index);
+    write_synced(&tmp, &table.finish())?;
+    std::fs::rename(&tmp, &index).map_err(Error::io(index.display().to_string()))?;
+    sync_parent(&index)?;
+    for src in sources {
+        let path = index_path(src);
+        std::fs::remove_file(&path).map_err(Error::io(path.display().to_string()))?;
+        if delete_old_dirs && let Some(dir) = src.parent() {
+            // Fails, as TF's `DeleteDir` does, when other files are still there.
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1359,5 +1435,34 @@ mod tests {
         assert!(matches!(err, Err(Error::InvalidArgument(_))));
         let err = r.read_slice_dense_into("missing", &[2], &[(0, 1)], 4, &mut out);
         assert!(matches!(err, Err(Error::NotFound(_))));
+    }
+
+    #[test]
+    fn merge_renames_shards_and_joins_indexes() {
+        let dir = tempfile::tempdir().unwrap();
+        let parts: Vec<PathBuf> = (0..2).map(|i| dir.path().join(format!("tmp/part-{i}"))).collect();
+        std::fs::create_dir_all(dir.path().join("tmp")).unwrap();
+        for (i, p) in parts.iter().enumerate() {
+            let mut w = BundleWriter::new(p).unwrap();
+            let v = [i as u8; 4];
+            w.add(&format!("v{i}"), 4, &[4], TensorBytes::Dense(&v)).unwrap();
+            w.finish().unwrap();
+        }
+        let dest = dir.path().join("model");
+        merge(&parts, &dest, true).unwrap();
+        assert!(!dir.path().join("tmp").exists());
+        let r = BundleReader::open(&dest).unwrap();
+        assert_eq!(r.names().collect::<Vec<_>>(), ["v0", "v1"]);
+        assert_eq!(r.read("v1").unwrap(), TensorData::Dense(vec![1; 4]));
+        assert!(suffixed(&dest, ".data-00001-of-00002").exists());
+        // A tensor in two parts is refused.
+        for p in &parts[..1] {
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        }
+        let mut w = BundleWriter::new(&parts[0]).unwrap();
+        w.add("v0", 4, &[1], TensorBytes::Dense(&[9])).unwrap();
+        w.finish().unwrap();
+        let again = [parts[0].clone(), dest.clone()];
+        assert!(matches!(merge(&again, &dir.path().join("other"), false), Err(Error::InvalidArgument(_))));
     }
 }

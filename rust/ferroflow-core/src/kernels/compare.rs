@@ -154,7 +154,12 @@ fn select_typed<T: Element>(c: &Tensor, t: &Tensor, e: &Tensor, shape: &[usize],
 
 /// `SelectV2`: `t` where `condition`, else `e`, all broadcast together.
 fn select(ctx: &mut OpContext<'_>) -> Result<()> {
-    let (c, t, e) = (ctx.input(0)?, ctx.input(1)?, ctx.input(2)?);
+    let out = select_tensors(ctx.input(0)?, ctx.input(1)?, ctx.input(2)?, ctx.env)?;
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+fn select_tensors(c: &Tensor, t: &Tensor, e: &Tensor, env: &ExecEnv) -> Result<Tensor> {
     let shape = broadcast_shapes(c.shape(), &broadcast_shapes(t.shape(), e.shape())?)?;
     let out = if t.dtype() == DType::String {
         let (c, t, e) = (broadcast_to(c, &shape)?, broadcast_to(t, &shape)?, broadcast_to(e, &shape)?);
@@ -166,11 +171,10 @@ fn select(ctx: &mut OpContext<'_>) -> Result<()> {
             .collect();
         Tensor::from_strings(&shape, v)?
     } else {
-        dispatch_pod!(t.dtype(), T => select_typed::<T>(c, t, e, &shape, ctx.env)?,
+        dispatch_pod!(t.dtype(), T => select_typed::<T>(c, t, e, &shape, env)?,
             _ => ff_bail!(InvalidArgument, "no SelectV2 kernel for {}", t.dtype()))
     };
-    ctx.set_output(0, out);
-    Ok(())
+    Ok(out)
 }
 
 fn classify(ctx: &mut OpContext<'_>, finite: bool) -> Result<()> {
@@ -238,6 +242,48 @@ pub(crate) fn logical_or_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>
 /// `SelectV2`.
 pub(crate) fn select_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     stateless(select)
+}
+
+/// TF-1.0's `Select`: `t` and `e` of one shape; the condition of that shape, a scalar,
+/// or a vector choosing whole rows (TF's row selection).
+pub(crate) fn select_v1_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|ctx| {
+        let (c, t, e) = (ctx.input(0)?, ctx.input(1)?, ctx.input(2)?);
+        if t.shape() != e.shape() {
+            ff_bail!(
+                InvalidArgument,
+                "'then' and 'else' must have the same size.  but received: {} vs. {}",
+                crate::shape::fmt_shape(t.shape()),
+                crate::shape::fmt_shape(e.shape())
+            );
+        }
+        let rows = c.shape().len() == 1 && t.shape().len() > 1;
+        if rows && c.shape()[0] != t.shape()[0] {
+            ff_bail!(
+                InvalidArgument,
+                "Number of batches of 'then' must match size of 'cond', but saw: {} vs. {}",
+                t.shape()[0],
+                c.shape()[0]
+            );
+        }
+        if !rows && !c.shape().is_empty() && c.shape() != t.shape() {
+            ff_bail!(
+                InvalidArgument,
+                "'then' and cond must have the same size.  but received: {} vs. {}",
+                crate::shape::fmt_shape(t.shape()),
+                crate::shape::fmt_shape(c.shape())
+            );
+        }
+        let out = if rows {
+            let mut shape = vec![1usize; t.shape().len()];
+            shape[0] = c.shape()[0];
+            select_tensors(&c.reshaped(&shape)?, t, e, ctx.env)?
+        } else {
+            select_tensors(c, t, e, ctx.env)?
+        };
+        ctx.set_output(0, out);
+        Ok(())
+    })
 }
 
 /// `IsFinite`.

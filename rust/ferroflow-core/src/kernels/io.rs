@@ -283,6 +283,72 @@ impl OpKernel for RestoreKernel {
     }
 }
 
+fn scalar_string(t: &Tensor, what: &str) -> Result<Vec<u8>> {
+    if !t.shape().is_empty() {
+        ff_bail!(InvalidArgument, "{what} must be a scalar, got shape {}", crate::shape::fmt_shape(t.shape()));
+    }
+    Ok(t.as_strings()?[0].clone())
+}
+
+fn scalar_i32(t: &Tensor, what: &str) -> Result<i32> {
+    if !t.shape().is_empty() {
+        ff_bail!(InvalidArgument, "{what} must be a scalar, got shape {}", crate::shape::fmt_shape(t.shape()));
+    }
+    t.scalar_value::<i32>()
+}
+
+/// `ShardedFilename` (`<basename>-00001-of-00004`) and `ShardedFilespec`
+/// (`<basename>-?????-of-00004`): the names of a sharded save's parts.
+struct ShardedName {
+    spec: bool,
+}
+
+pub(crate) fn sharded_name_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(ShardedName { spec: b.node.op_type() == "ShardedFilespec" }))
+}
+
+impl OpKernel for ShardedName {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let mut name = scalar_string(ctx.input(0)?, "basename")?;
+        let text = if self.spec {
+            let n = scalar_i32(ctx.input(1)?, "num_shards")?;
+            format!("-?????-of-{n:05}")
+        } else {
+            let (shard, n) = (scalar_i32(ctx.input(1)?, "shard")?, scalar_i32(ctx.input(2)?, "num_shards")?);
+            format!("-{shard:05}-of-{n:05}")
+        };
+        name.extend_from_slice(text.as_bytes());
+        ctx.set_output(0, Tensor::from_strings(&[], vec![name])?);
+        Ok(())
+    }
+}
+
+/// `MergeV2Checkpoints`: the per-device bundles of a sharded save become one.
+struct MergeCheckpoints {
+    delete_old_dirs: bool,
+}
+
+pub(crate) fn merge_checkpoints_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(MergeCheckpoints { delete_old_dirs: b.node.attr_or("delete_old_dirs", true)? }))
+}
+
+impl OpKernel for MergeCheckpoints {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let sources = ctx.input(0)?;
+        if sources.shape().len() != 1 {
+            ff_bail!(
+                InvalidArgument,
+                "Input checkpoint_prefixes should be an 1-D tensor, got {} instead.",
+                crate::shape::fmt_shape(sources.shape())
+            );
+        }
+        let dest = path_from_bytes(&scalar_string(ctx.input(1)?, "destination_prefix")?)?;
+        let sources: Vec<PathBuf> = sources.as_strings()?.iter().map(|s| path_from_bytes(s)).collect::<Result<_>>()?;
+        ferroflow_io::bundle::merge(&sources, &dest, self.delete_old_dirs)?;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

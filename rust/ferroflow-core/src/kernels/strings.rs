@@ -779,6 +779,104 @@ pub(crate) fn matching_files_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKer
     })
 }
 
+/// `AsString`: numbers and bools as text, with C's `printf` padding (`width` and a
+/// `fill` flag: `0`, space or `-`) and, for floats, a fixed `precision` (default 6).
+struct AsString {
+    precision: Option<usize>,
+    width: usize,
+    fill: Option<char>,
+}
+
+pub(crate) fn as_string_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    let precision: i64 = b.node.attr_or("precision", -1)?;
+    let width: i64 = b.node.attr_or("width", -1)?;
+    let fill: String = b.node.attr_or("fill", String::new())?;
+    if fill.chars().count() > 1 {
+        ff_bail!(InvalidArgument, "Fill string must be one or fewer characters");
+    }
+    if b.node.attr_or("scientific", false)? || b.node.attr_or("shortest", false)? {
+        ff_bail!(Unimplemented, "AsString: scientific and shortest float formats are not supported");
+    }
+    Ok(Box::new(AsString {
+        precision: usize::try_from(precision).ok(),
+        width: usize::try_from(width).unwrap_or(0),
+        fill: fill.chars().next(),
+    }))
+}
+
+impl AsString {
+    fn pad(&self, s: String) -> Vec<u8> {
+        if s.len() >= self.width {
+            return s.into_bytes();
+        }
+        let n = self.width - s.len();
+        let out = match self.fill {
+            Some('-') => format!("{s}{}", " ".repeat(n)),
+            Some('0') => match s.strip_prefix('-') {
+                Some(rest) => format!("-{}{rest}", "0".repeat(n)),
+                None => format!("{}{s}", "0".repeat(n)),
+            },
+            _ => format!("{}{s}", " ".repeat(n)),
+        };
+        out.into_bytes()
+    }
+}
+
+impl OpKernel for AsString {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let t = ctx.input(0)?;
+        let p = self.precision.unwrap_or(6);
+        let text: Vec<Vec<u8>> = match t.dtype() {
+            DType::Bool => t.as_slice::<bool>()?.iter().map(|v| self.pad(v.to_string())).collect(),
+            DType::Float32 => t.as_slice::<f32>()?.iter().map(|v| self.pad(format!("{v:.p$}"))).collect(),
+            DType::Float64 => t.as_slice::<f64>()?.iter().map(|v| self.pad(format!("{v:.p$}"))).collect(),
+            d if d.is_integer() => int_values(t)?.into_iter().map(|v| self.pad(v.to_string())).collect(),
+            d => ff_bail!(InvalidArgument, "Type {} not supported by AsString", d.cpp_name()),
+        };
+        ctx.set_output(0, Tensor::from_strings(t.shape(), text)?);
+        Ok(())
+    }
+}
+
+/// `RegexFullMatch` (pattern as an input) and `StaticRegexFullMatch` (as an attr):
+/// whether each string matches the whole RE2 pattern (the `regex` crate's syntax is
+/// RE2's).
+struct RegexFullMatch(Option<regex::bytes::Regex>);
+
+fn full_match_regex(pattern: &str) -> Result<regex::bytes::Regex> {
+    regex::bytes::Regex::new(&format!("^(?:{pattern})$"))
+        .map_err(|e| Error::invalid_argument(format!("Invalid pattern: {pattern}, error: {e}")))
+}
+
+pub(crate) fn regex_full_match_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    if b.node.op_type() == "StaticRegexFullMatch" {
+        let pattern: String = b.node.attr_or("pattern", String::new())?;
+        return Ok(Box::new(RegexFullMatch(Some(full_match_regex(&pattern)?))));
+    }
+    Ok(Box::new(RegexFullMatch(None)))
+}
+
+impl OpKernel for RegexFullMatch {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let owned;
+        let re = match &self.0 {
+            Some(re) => re,
+            None => {
+                let p = ctx.input(1)?;
+                if !p.shape().is_empty() {
+                    ff_bail!(InvalidArgument, "Pattern must be scalar, but received {}", fmt_shape(p.shape()));
+                }
+                owned = full_match_regex(&String::from_utf8_lossy(&p.as_strings()?[0]))?;
+                &owned
+            }
+        };
+        let input = ctx.input(0)?;
+        let out: Vec<bool> = input.as_strings()?.iter().map(|s| re.is_match(s)).collect();
+        ctx.set_output(0, Tensor::from_slice(input.shape(), &out)?);
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

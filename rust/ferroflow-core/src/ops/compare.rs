@@ -18,6 +18,9 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("LogicalAnd", &["x", "y"], infer_logical, k::logical_and_kernel).no_grad());
     r.add(OpDef::new("LogicalOr", &["x", "y"], infer_logical, k::logical_or_kernel).no_grad());
     r.add(OpDef::new("SelectV2", &["condition", "t", "e"], infer_select, k::select_kernel).grad(g::select));
+    // TF-1.0's `Select` (row selection by a vector condition), as graphs TF wrote use it;
+    // no gradient registered here.
+    r.add(OpDef::new("Select", &["condition", "t", "e"], infer_select_v1, k::select_v1_kernel));
     r.add(OpDef::new("IsFinite", &["x"], infer_classify, k::is_finite_kernel));
     r.add(
         OpDef::new("CheckNumerics", &["tensor"], infer_check_numerics, k::check_numerics_kernel)
@@ -51,6 +54,17 @@ fn infer_select(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let te = broadcast_shape_of(&ctx, 1, 2)?;
     let shape = broadcast_partial(&ctx.input(0).shape, &te)
         .map_err(|e| Error::value(format!("{} for '{}' (op: 'SelectV2')", e.message, ctx.name)))?;
+    Ok(vec![OutputSpec::new(t, shape)])
+}
+
+fn infer_select_v1(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(0, &[DType::Bool])?;
+    let t = ctx.same_type(&[1, 2])?;
+    let shape = ctx
+        .input(1)
+        .shape
+        .merge(&ctx.input(2).shape)
+        .map_err(|e| Error::value(format!("{} for '{}' (op: 'Select')", e.message, ctx.name)))?;
     Ok(vec![OutputSpec::new(t, shape)])
 }
 

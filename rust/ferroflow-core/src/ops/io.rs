@@ -2,6 +2,8 @@
 //! `ferroflow_io::bundle`), `RestoreV2` reads them back. Being ops, saving and
 //! restoring run wherever the session runs its graph. A non-empty
 //! `shape_and_slices` entry saves or restores a slice of a partitioned variable.
+//! A sharded save names its parts with `ShardedFilename` and joins them with
+//! `MergeV2Checkpoints`.
 use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -19,6 +21,27 @@ pub(crate) fn register(r: &mut Registry) {
         OpDef::new("RestoreV2", &["prefix", "tensor_names", "shape_and_slices"], infer_restore, k::restore_kernel)
             .stateful(),
     );
+    // A sharded save's names and its merge (TF's sharded `Saver` graph).
+    r.add(OpDef::new("ShardedFilename", &["basename", "shard", "num_shards"], infer_sharded, k::sharded_name_kernel));
+    r.add(OpDef::new("ShardedFilespec", &["basename", "num_shards"], infer_sharded, k::sharded_name_kernel));
+    let merge = &["checkpoint_prefixes", "destination_prefix"];
+    r.add(OpDef::new("MergeV2Checkpoints", merge, infer_merge, k::merge_checkpoints_kernel).stateful());
+}
+
+fn infer_sharded(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(0, &[DType::String])?;
+    for i in 1..ctx.inputs.len() {
+        ctx.check_type(i, &[DType::Int32])?;
+    }
+    Ok(vec![OutputSpec::new(DType::String, PartialShape::scalar())])
+}
+
+fn infer_merge(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(0, &[DType::String])?;
+    ctx.check_type(1, &[DType::String])?;
+    ctx.check_rank(1, 0)?;
+    ctx.attr_bool("delete_old_dirs", true)?;
+    Ok(vec![])
 }
 
 fn check_names(ctx: &InferCtx<'_>) -> Result<()> {

@@ -18,6 +18,7 @@ pub(crate) mod io;
 pub use crate::kernels::io::restore_tensor;
 mod layout;
 mod logging;
+mod lookup;
 mod math;
 mod nn;
 mod partition;
@@ -250,6 +251,7 @@ fn registry() -> &'static Registry {
         io::register(&mut r);
         layout::register(&mut r);
         logging::register(&mut r);
+        lookup::register(&mut r);
         summary::register(&mut r);
         math::register(&mut r);
         nn::register(&mut r);

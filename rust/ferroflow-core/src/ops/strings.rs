@@ -52,6 +52,9 @@ pub(crate) fn register(r: &mut Registry) {
         )
         .variadic_or_empty(),
     );
+    r.add(OpDef::new("RegexFullMatch", &["input", "pattern"], infer_regex, k::regex_full_match_kernel));
+    r.add(OpDef::new("StaticRegexFullMatch", &["input"], infer_regex, k::regex_full_match_kernel));
+    r.add(OpDef::new("AsString", &["input"], infer_as_string, k::as_string_kernel).no_grad());
     r.add(OpDef::new("MatchingFiles", &["pattern"], infer_matching_files, k::matching_files_kernel).stateful());
     r.add(OpDef::new("ReadFile", &["filename"], infer_read_file, k::read_file_kernel).stateful());
     r.add(OpDef::new("WriteFile", &["filename", "contents"], infer_write_file, k::write_file_kernel).stateful());
@@ -387,4 +390,26 @@ fn infer_matching_files(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         )));
     }
     Ok(vec![OutputSpec::new(DType::String, PartialShape::from_dims([None]))])
+}
+
+fn infer_as_string(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let d = ctx.input(0).dtype;
+    if !(d.is_integer() || d.is_floating() || d == DType::Bool) {
+        return Err(Error::type_error(format!(
+            "Value passed to parameter 'input' has DataType {d} not in list of allowed values: int8, int16, \
+             int32, int64, float32, float64, bool"
+        )));
+    }
+    Ok(vec![OutputSpec::new(DType::String, ctx.input(0).shape.clone())])
+}
+
+fn infer_regex(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(0, &[DType::String])?;
+    if ctx.def.name == "RegexFullMatch" {
+        ctx.check_type(1, &[DType::String])?;
+        ctx.check_rank(1, 0)?;
+    } else {
+        ctx.required_attr::<String>("pattern")?;
+    }
+    Ok(vec![OutputSpec::new(DType::Bool, ctx.input(0).shape.clone())])
 }

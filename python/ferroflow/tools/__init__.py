@@ -1,0 +1,3 @@
+"""Command-line tools (`python -m ferroflow.tools.saved_model_cli`)."""
+
+__all__ = ["saved_model_cli"]
