@@ -87,6 +87,20 @@ TF_ONLY = {
     "Example": ("tensorflow.core.example.example_pb2", "Example"),
     "SequenceExample": ("tensorflow.core.example.example_pb2", "SequenceExample"),
     "RewriterConfig": ("tensorflow.core.protobuf.rewriter_config_pb2", "RewriterConfig"),
+    "RewriterConfig.CustomGraphOptimizer": (
+        "tensorflow.core.protobuf.rewriter_config_pb2",
+        "RewriterConfig.CustomGraphOptimizer",
+    ),
+    "RewriterConfig.CustomGraphOptimizer.ParameterMapEntry": (
+        "tensorflow.core.protobuf.rewriter_config_pb2",
+        "RewriterConfig.CustomGraphOptimizer.ParameterMapEntry",
+    ),
+    "AutoParallelOptions": ("tensorflow.core.protobuf.rewriter_config_pb2", "AutoParallelOptions"),
+    "ScopedAllocatorOptions": (
+        "tensorflow.core.protobuf.rewriter_config_pb2",
+        "ScopedAllocatorOptions",
+    ),
+    "VerifierConfig": ("tensorflow.core.protobuf.verifier_config_pb2", "VerifierConfig"),
 }
 
 # The distributed runtime's files (TensorBoard compiles none of them): every message

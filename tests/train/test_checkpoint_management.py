@@ -85,3 +85,69 @@ def test_same_files_as_tensorflow_and_reads_its_files(tf1, tmp_path, relative):
     assert list(state.all_model_checkpoint_paths) == list(tf_state.all_model_checkpoint_paths)
     # TensorFlow reads ours.
     assert tf1.train.get_checkpoint_state(ours).model_checkpoint_path.endswith("model.ckpt-15")
+
+
+@pytest.mark.tf_oracle
+def test_tfs_checkpoint_management_functions_are_in_checkpoint_management(tf1, tmp_path):
+    from tensorflow.python.checkpoint import checkpoint_management as tf_cm
+
+    from ferroflow.train import checkpoint_management as ff_cm
+    from ferroflow.train import saver as ff_saver
+
+    for name in ("meta_graph_filename", "remove_checkpoint", "get_checkpoint_mtimes"):
+        assert getattr(ff_saver, name) is getattr(ff_cm, name)
+    for path in ("m.ckpt-3", "m-?????-of-00002", "m-00001-of-00002"):
+        assert ff_cm.meta_graph_filename(path) == tf_cm.meta_graph_filename(path)
+    prefixes = {}
+    for who, cm in (("ours", ff_cm), ("theirs", tf_cm)):
+        prefix = str(tmp_path / who / "model.ckpt-1")
+        os.makedirs(os.path.dirname(prefix))
+        _touch_checkpoint(prefix)
+        (tmp_path / who / "model.ckpt-1.meta").write_bytes(b"")
+        (tmp_path / who / "other").write_bytes(b"")
+        assert len(cm.get_checkpoint_mtimes([prefix, prefix + "-missing"])) == 1
+        cm.remove_checkpoint(prefix)
+        prefixes[who] = sorted(os.listdir(tmp_path / who))
+    assert prefixes["ours"] == prefixes["theirs"] == ["other"]
+
+
+@pytest.mark.tf_oracle
+def test_the_paths_list_is_completed_in_place_as_tfs(tf1, tmp_path):
+    from tensorflow.python.checkpoint import checkpoint_management as tf_cm
+
+    from ferroflow.train import checkpoint_management as ff_cm
+
+    latest = str(tmp_path / "model-0")
+    results = {}
+    for who, cm in (("ours", ff_cm), ("theirs", tf_cm)):
+        lists = [[], ["model-2"], [latest]]
+        states = [
+            cm.generate_checkpoint_state_proto(str(tmp_path), latest, all_model_checkpoint_paths=p)
+            for p in lists
+        ]
+        relative = ["train/model-1"]
+        cm.generate_checkpoint_state_proto("train", "train/model-1", relative)
+        results[who] = (lists, [list(s.all_model_checkpoint_paths) for s in states], relative)
+    assert results["ours"] == results["theirs"]
+    assert results["ours"][0][1] == ["model-2", latest]
+    assert results["ours"][2] == ["model-1"]
+
+
+def test_update_checkpoint_state_internal_takes_tfs_arguments(tmp_path):
+    from ferroflow.train import checkpoint_management as ff_cm
+
+    d = str(tmp_path)
+    ff_cm.update_checkpoint_state_internal(
+        save_dir=d,
+        model_checkpoint_path=os.path.join(d, "model-2"),
+        all_model_checkpoint_paths=["model-0", os.path.join(d, "model-2")],
+        save_relative_paths=True,
+    )
+    text = (tmp_path / "checkpoint").read_text()
+    assert text == (
+        'model_checkpoint_path: "model-2"\n'
+        'all_model_checkpoint_paths: "model-0"\n'
+        'all_model_checkpoint_paths: "model-2"\n'
+    )
+    state = ff.train.get_checkpoint_state(d)
+    assert state.model_checkpoint_path == os.path.join(d, "model-2")

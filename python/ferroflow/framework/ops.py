@@ -598,6 +598,8 @@ class Graph:
         if add_shapes:
             start = from_version or 0
             for node, op in zip(graph_def.node, self._ops[start:], strict=False):
+                if not op._outputs:
+                    continue  # as TF: no `_output_shapes` on an op without outputs
                 shapes = node.attr["_output_shapes"].list.shape
                 for t in op._outputs:
                     shapes.add().CopyFrom(t.shape.as_proto())

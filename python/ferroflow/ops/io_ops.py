@@ -1,4 +1,4 @@
-"""Checkpoint ops (`save_v2`, `restore_v2`) and readers (`tf.TFRecordReader`, ...).
+"""Checkpoint ops (`save_v2`, `restore_v2`, V1's `save_slices`) and readers.
 
 They write and read V2 checkpoints, TensorFlow's tensor bundle (`<prefix>.index` and
 `<prefix>.data-00000-of-00001`), byte for byte as TensorFlow does, so TensorFlow
@@ -28,8 +28,13 @@ __all__ = [
     "TextLineReader",
     "WholeFileReader",
     "matching_files",
+    "merge_v2_checkpoints",
+    "restore_slice",
     "restore_v2",
+    "save_slices",
     "save_v2",
+    "sharded_filename",
+    "sharded_filespec",
 ]
 
 
@@ -82,6 +87,73 @@ def restore_v2(prefix, tensor_names, shape_and_slices, dtypes, name=None):
         inputs = _string_inputs(prefix, tensor_names, shape_and_slices)
         attrs = {"dtypes": [_dtypes.as_dtype(d) for d in dtypes]}
         return list(make_op("RestoreV2", inputs, attrs, scope=scope).outputs)
+
+
+def save_slices(filename, tensor_names, shapes_and_slices, tensors, name=None):
+    """The op saving `tensors` to the V1 checkpoint file `filename` (`SaveSlices`).
+
+    A V1 checkpoint is one table file (TF's `TensorSliceWriter` format); an entry of
+    `shapes_and_slices` (`"10 4 0,5:-"`) saves a tensor as a slice of a larger one.
+    """
+    with ops.name_scope(name, "SaveSlices", [filename, tensor_names, tensors]) as scope:
+        inputs = [
+            ops.convert_to_tensor(filename, dtype=_dtypes.string, name="filename"),
+            ops.convert_to_tensor(tensor_names, dtype=_dtypes.string, name="tensor_names"),
+            ops.convert_to_tensor(
+                shapes_and_slices, dtype=_dtypes.string, name="shapes_and_slices"
+            ),
+        ]
+        values = [ops.convert_to_tensor(t, name="data") for t in tensors]
+        return make_op("SaveSlices", [*inputs, *values], scope=scope)
+
+
+def restore_slice(file_pattern, tensor_name, shape_and_slice, dt, preferred_shard=-1, name=None):
+    """One tensor (or the slice `shape_and_slice` of it) of a checkpoint (`RestoreSlice`)."""
+    with ops.name_scope(name, "RestoreSlice", [file_pattern, tensor_name]) as scope:
+        inputs = [
+            ops.convert_to_tensor(file_pattern, dtype=_dtypes.string, name="file_pattern"),
+            ops.convert_to_tensor(tensor_name, dtype=_dtypes.string, name="tensor_name"),
+            ops.convert_to_tensor(shape_and_slice, dtype=_dtypes.string, name="shape_and_slice"),
+        ]
+        attrs = {"dt": _dtypes.as_dtype(dt), "preferred_shard": preferred_shard}
+        return make_op("RestoreSlice", inputs, attrs, scope=scope).outputs[0]
+
+
+def sharded_filename(basename, shard, num_shards, name=None):
+    """`<basename>-<shard>-of-<num_shards>`, zero-padded to 5 digits (`ShardedFilename`)."""
+    with ops.name_scope(name, "ShardedFilename", [basename]) as scope:
+        inputs = [
+            ops.convert_to_tensor(basename, dtype=_dtypes.string, name="basename"),
+            ops.convert_to_tensor(shard, dtype=_dtypes.int32, name="shard"),
+            ops.convert_to_tensor(num_shards, dtype=_dtypes.int32, name="num_shards"),
+        ]
+        return make_op("ShardedFilename", inputs, scope=scope).outputs[0]
+
+
+def sharded_filespec(basename, num_shards, name=None):
+    """`<basename>-?????-of-<num_shards>`, the glob of every shard (`ShardedFilespec`)."""
+    with ops.name_scope(name, "ShardedFilespec", [basename]) as scope:
+        inputs = [
+            ops.convert_to_tensor(basename, dtype=_dtypes.string, name="basename"),
+            ops.convert_to_tensor(num_shards, dtype=_dtypes.int32, name="num_shards"),
+        ]
+        return make_op("ShardedFilespec", inputs, scope=scope).outputs[0]
+
+
+def merge_v2_checkpoints(checkpoint_prefixes, destination_prefix, delete_old_dirs=True, name=None):
+    """The op merging the V2 bundles `checkpoint_prefixes` into one (`MergeV2Checkpoints`)."""
+    with ops.name_scope(name, "MergeV2Checkpoints", [checkpoint_prefixes]) as scope:
+        inputs = [
+            ops.convert_to_tensor(
+                checkpoint_prefixes, dtype=_dtypes.string, name="checkpoint_prefixes"
+            ),
+            ops.convert_to_tensor(
+                destination_prefix, dtype=_dtypes.string, name="destination_prefix"
+            ),
+        ]
+        return make_op(
+            "MergeV2Checkpoints", inputs, {"delete_old_dirs": delete_old_dirs}, scope=scope
+        )
 
 
 def matching_files(pattern, name=None):

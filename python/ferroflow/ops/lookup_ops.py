@@ -118,8 +118,10 @@ class LookupInterface:
 
     def size(self, name=None):
         """The number of entries (an `int64` scalar)."""
-        with ops.name_scope(name, f"{self.name}_Size", [self.resource_handle]) as scope:
-            return make_op("LookupTableSizeV2", [self.resource_handle], scope=scope).outputs[0]
+        with ops.name_scope(name, f"{self.name}_Size", [self.resource_handle]):
+            return make_op(
+                "LookupTableSizeV2", [self.resource_handle], name="LookupTableSizeV2"
+            ).outputs[0]
 
     def lookup(self, keys, name=None):
         """The value of each key."""
@@ -130,12 +132,12 @@ class LookupInterface:
         return self.lookup(keys)
 
     def _export(self, name, default_name):
-        with ops.name_scope(name, default_name, [self.resource_handle]) as scope:
+        with ops.name_scope(name, default_name, [self.resource_handle]):
             keys, values = make_op(
                 "LookupTableExportV2",
                 [self.resource_handle],
                 {"Tkeys": self._key_dtype, "Tvalues": self._value_dtype},
-                scope=scope,
+                name="LookupTableExportV2",
             ).outputs
         return keys, values
 
@@ -184,11 +186,11 @@ class InitializableLookupTableBase(LookupInterface):
             )
         with ops.name_scope(
             name, f"{self.name}_Lookup", (self.resource_handle, key_tensor, self._default_value)
-        ) as scope:
+        ):
             values = make_op(
                 "LookupTableFindV2",
                 [self.resource_handle, key_tensor, self._default_value],
-                scope=scope,
+                name="LookupTableFindV2",
             ).outputs[0]
         values.set_shape(key_tensor.get_shape())
         return _like_keys(keys, values)
@@ -808,12 +810,12 @@ def _table_saveable(table, name):
         def restore(self, restored_tensors, restored_shapes):
             """The op importing the saved keys and values into the table."""
             del restored_shapes
-            with ops.name_scope(f"{self.table_name}_table_restore") as scope:
+            with ops.name_scope(f"{self.table_name}_table_restore"):
                 with ops.colocate_with(table.resource_handle):
                     return make_op(
                         "LookupTableImportV2",
                         [table.resource_handle, restored_tensors[0], restored_tensors[1]],
-                        scope=scope,
+                        name="LookupTableImportV2",
                     )
 
     return TableSaveable()
@@ -831,11 +833,13 @@ class _MutableTable(LookupInterface):
             ops.add_to_collection(ops.GraphKeys.SAVEABLE_OBJECTS, _table_saveable(self, name))
 
     def _find(self, keys, default, name, default_name):
-        with ops.name_scope(name, default_name, (self.resource_handle, keys, default)) as scope:
+        with ops.name_scope(name, default_name, (self.resource_handle, keys, default)):
             keys = ops.convert_to_tensor(keys, dtype=self._key_dtype, name="keys")
             with ops.colocate_with(self.resource_handle):
                 values = make_op(
-                    "LookupTableFindV2", [self.resource_handle, keys, default], scope=scope
+                    "LookupTableFindV2",
+                    [self.resource_handle, keys, default],
+                    name="LookupTableFindV2",
                 ).outputs[0]
         key_shape = keys.get_shape()
         if self._key_shape.ndims is not None and key_shape.ndims is not None:
@@ -847,12 +851,14 @@ class _MutableTable(LookupInterface):
         """The op putting `values` under `keys` (overwriting)."""
         with ops.name_scope(
             name, f"{self.name}_lookup_table_insert", [self.resource_handle, keys, values]
-        ) as scope:
+        ):
             keys = ops.convert_to_tensor(keys, self._key_dtype, name="keys")
             values = ops.convert_to_tensor(values, self._value_dtype, name="values")
             with ops.colocate_with(self.resource_handle):
                 return make_op(
-                    "LookupTableInsertV2", [self.resource_handle, keys, values], scope=scope
+                    "LookupTableInsertV2",
+                    [self.resource_handle, keys, values],
+                    name="LookupTableInsertV2",
                 )
 
     def remove(self, keys, name=None):
@@ -869,8 +875,10 @@ class _MutableTable(LookupInterface):
             name,
             f"{self.name}_lookup_table_remove",
             (self.resource_handle, keys, self._default_value),
-        ) as scope:
-            return make_op("LookupTableRemoveV2", [self.resource_handle, keys], scope=scope)
+        ):
+            return make_op(
+                "LookupTableRemoveV2", [self.resource_handle, keys], name="LookupTableRemoveV2"
+            )
 
     def export(self, name=None):
         """Every key and its value (`LookupTableExportV2`)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 
-from ..framework import constant_op, dtypes, ops, tensor_shape
+from ..framework import constant_op, dtypes, meta_graph, ops, tensor_shape
 from ..protos import SaveSliceInfoDef, VariableDef
 from . import array_ops, control_flow_ops, indexing_ops, math_ops, state_ops
 
@@ -699,3 +699,30 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
         mask = math_ops.logical_not(array_ops.stack(init_vars))
         names = constant_op.constant([v.op.name for v in var_list])
         return array_ops.boolean_mask(names, mask)
+
+
+def _variable_to_proto(v, export_scope=None):
+    return v.to_proto(export_scope=export_scope)
+
+
+def _variable_from_proto(variable_def, import_scope=None):
+    return Variable.from_proto(variable_def, import_scope=import_scope)
+
+
+# Meta graphs write the variable collections as `VariableDef`s (TF's registration).
+for _key in (
+    ops.GraphKeys.GLOBAL_VARIABLES,
+    ops.GraphKeys.TRAINABLE_VARIABLES,
+    ops.GraphKeys.MOVING_AVERAGE_VARIABLES,
+    ops.GraphKeys.LOCAL_VARIABLES,
+    ops.GraphKeys.MODEL_VARIABLES,
+    ops.GraphKeys.GLOBAL_STEP,
+    ops.GraphKeys.METRIC_VARIABLES,
+):
+    meta_graph.register_proto_function(
+        _key,
+        proto_type=VariableDef,
+        to_proto=_variable_to_proto,
+        from_proto=_variable_from_proto,
+    )
+del _key

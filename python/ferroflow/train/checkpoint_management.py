@@ -12,18 +12,23 @@ from __future__ import annotations
 import glob
 import logging
 import os
+import re
 
 from google.protobuf import text_format
 
 from .. import _ferroflow
-from ..protos import CheckpointState
+from ..protos import CheckpointState, SaverDef
 
 __all__ = [
     "checkpoint_exists",
     "generate_checkpoint_state_proto",
+    "get_checkpoint_mtimes",
     "get_checkpoint_state",
     "latest_checkpoint",
+    "meta_graph_filename",
+    "remove_checkpoint",
     "update_checkpoint_state",
+    "update_checkpoint_state_internal",
 ]
 
 _log = logging.getLogger(__name__)
@@ -42,6 +47,9 @@ def generate_checkpoint_state_proto(
 ):
     """A `CheckpointState` whose last path is `model_checkpoint_path`.
 
+    As TensorFlow's, a list passed as `all_model_checkpoint_paths` is updated in place
+    (the latest path appended, relative paths rewritten).
+
     Args:
         save_dir: The directory the checkpoints are in.
         model_checkpoint_path: The latest checkpoint's prefix.
@@ -57,7 +65,7 @@ def generate_checkpoint_state_proto(
     Raises:
         ValueError: The timestamps do not match the paths in number.
     """
-    paths = list(all_model_checkpoint_paths or [])
+    paths = all_model_checkpoint_paths if all_model_checkpoint_paths is not None else []
     if not paths or paths[-1] != model_checkpoint_path:
         paths.append(model_checkpoint_path)
     if all_model_checkpoint_timestamps and len(all_model_checkpoint_timestamps) != len(paths):
@@ -68,7 +76,9 @@ def generate_checkpoint_state_proto(
     if not os.path.isabs(save_dir):
         if not os.path.isabs(model_checkpoint_path):
             model_checkpoint_path = os.path.relpath(model_checkpoint_path, save_dir)
-        paths = [p if os.path.isabs(p) else os.path.relpath(p, save_dir) for p in paths]
+        for i, p in enumerate(paths):
+            if not os.path.isabs(p):
+                paths[i] = os.path.relpath(p, save_dir)
     return CheckpointState(
         model_checkpoint_path=model_checkpoint_path,
         all_model_checkpoint_paths=paths,
@@ -117,14 +127,35 @@ def update_checkpoint_state(
             directory, `FailedPreconditionError` where `checkpoint` is a directory,
             `ResourceExhaustedError` for a full disk, as TensorFlow).
     """
+    update_checkpoint_state_internal(
+        save_dir,
+        model_checkpoint_path,
+        all_model_checkpoint_paths=all_model_checkpoint_paths,
+        latest_filename=latest_filename,
+        save_relative_paths=save_relative_paths,
+        all_model_checkpoint_timestamps=all_model_checkpoint_timestamps,
+        last_preserved_timestamp=last_preserved_timestamp,
+    )
+
+
+def update_checkpoint_state_internal(
+    save_dir,
+    model_checkpoint_path,
+    all_model_checkpoint_paths=None,
+    latest_filename=None,
+    save_relative_paths=False,
+    all_model_checkpoint_timestamps=None,
+    last_preserved_timestamp=None,
+) -> None:
+    """`update_checkpoint_state` with TF's internal argument order (the Saver's)."""
     state_path = _state_path(save_dir, latest_filename)
-    paths = list(all_model_checkpoint_paths or [])
+    paths = all_model_checkpoint_paths
     if save_relative_paths:
 
         def rel(p):
             return os.path.relpath(p, save_dir) if os.path.isabs(p) else p
 
-        model_checkpoint_path, paths = rel(model_checkpoint_path), [rel(p) for p in paths]
+        model_checkpoint_path, paths = rel(model_checkpoint_path), [rel(p) for p in paths or []]
     state = generate_checkpoint_state_proto(
         save_dir,
         model_checkpoint_path,
@@ -168,6 +199,53 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
         if not os.path.isabs(p):
             state.all_model_checkpoint_paths[i] = os.path.join(checkpoint_dir, p)
     return state
+
+
+def meta_graph_filename(checkpoint_filename, meta_graph_suffix="meta") -> str:
+    """The `.meta` file of a checkpoint (`model.ckpt-3` -> `model.ckpt-3.meta`).
+
+    A sharded V1 name loses its shard part (`model-?????-of-00002` -> `model.meta`).
+    """
+    basename = re.sub(r"-[\d\?]+-of-\d+$", "", checkpoint_filename)
+    return ".".join([basename, meta_graph_suffix])
+
+
+def _delete_file_if_exists(pattern):
+    for name in glob.glob(pattern):
+        try:
+            os.remove(name)
+        except FileNotFoundError:
+            pass
+
+
+def remove_checkpoint(
+    checkpoint_prefix, checkpoint_format_version=SaverDef.V2, meta_graph_suffix="meta"
+):
+    """Removes a checkpoint's files: the `.meta` file, the `.index` and data files.
+
+    A V1 checkpoint's files are those matching the prefix (a pattern when sharded).
+    """
+    _delete_file_if_exists(meta_graph_filename(checkpoint_prefix, meta_graph_suffix))
+    if checkpoint_format_version == SaverDef.V2:
+        _delete_file_if_exists(checkpoint_prefix + ".index")
+        _delete_file_if_exists(checkpoint_prefix + ".data-?????-of-?????")
+    else:
+        _delete_file_if_exists(checkpoint_prefix)
+
+
+def get_checkpoint_mtimes(checkpoint_prefixes) -> list[float]:
+    """The modification times (seconds) of the given checkpoints that exist.
+
+    A V2 checkpoint's time is its `.index` file's; missing checkpoints are skipped.
+    """
+    mtimes = []
+    for prefix in checkpoint_prefixes:
+        for pattern in (prefix + ".index", prefix):
+            names = glob.glob(pattern)
+            if names:
+                mtimes.append(os.stat(names[0]).st_mtime_ns / 1e9)
+                break
+    return mtimes
 
 
 def checkpoint_exists(checkpoint_prefix) -> bool:

@@ -19,7 +19,7 @@ import threading
 import weakref
 
 from .. import _ferroflow, errors
-from ..framework import ops
+from ..framework import meta_graph, ops
 from ..protos import QueueRunnerDef
 
 __all__ = ["QueueRunner", "add_queue_runner", "start_queue_runners"]
@@ -387,3 +387,20 @@ def start_queue_runners(
         for qr in runners:
             threads.extend(qr.create_threads(sess, coord=coord, daemon=daemon, start=start))
     return threads
+
+
+def _queue_runner_to_proto(qr, export_scope=None):
+    return qr.to_proto(export_scope=export_scope)
+
+
+def _queue_runner_from_proto(queue_runner_def, import_scope=None):
+    return QueueRunner.from_proto(queue_runner_def, import_scope=import_scope)
+
+
+# Meta graphs write the queue runners as `QueueRunnerDef`s (TF's registration).
+meta_graph.register_proto_function(
+    ops.GraphKeys.QUEUE_RUNNERS,
+    proto_type=QueueRunnerDef,
+    to_proto=_queue_runner_to_proto,
+    from_proto=_queue_runner_from_proto,
+)

@@ -12,24 +12,19 @@ to TensorFlow's, crash-safe: see `ferroflow_io::bundle`), then updates the
 
 from __future__ import annotations
 
-import glob
 import logging
 import os
-import re
 import time
 
 import numpy as np
-from google.protobuf import text_format
 
 from .. import errors
 from ..framework import meta_graph, ops
-from ..framework.importer import import_graph_def
 from ..framework.session import Session
 from ..ops import array_ops, control_flow_ops, io_ops, state_ops
 from ..ops.variables import PartitionedVariable, Variable
-from ..protos import MetaGraphDef, QueueRunnerDef, SaverDef, VariableDef
+from ..protos import MetaGraphDef, SaverDef
 from . import checkpoint_management
-from .queue_runner import QueueRunner
 
 __all__ = [
     "BaseSaverBuilder",
@@ -45,45 +40,10 @@ __all__ = [
 _log = logging.getLogger(__name__)
 
 
-def meta_graph_filename(checkpoint_filename, meta_graph_suffix="meta") -> str:
-    """The `.meta` file of a checkpoint (`model.ckpt-3` -> `model.ckpt-3.meta`)."""
-    basename = re.sub(r"-[\d\?]+-of-\d+$", "", checkpoint_filename)
-    return ".".join([basename, meta_graph_suffix])
-
-
-def _delete_file_if_exists(pattern):
-    for name in glob.glob(pattern):
-        try:
-            os.remove(name)
-        except FileNotFoundError:
-            pass
-
-
-def remove_checkpoint(
-    checkpoint_prefix, checkpoint_format_version=SaverDef.V2, meta_graph_suffix="meta"
-):
-    """Removes a checkpoint's files: the `.meta` file, the `.index` and data files."""
-    _delete_file_if_exists(meta_graph_filename(checkpoint_prefix, meta_graph_suffix))
-    if checkpoint_format_version == SaverDef.V2:
-        _delete_file_if_exists(checkpoint_prefix + ".index")
-        _delete_file_if_exists(checkpoint_prefix + ".data-?????-of-?????")
-    else:
-        _delete_file_if_exists(checkpoint_prefix)
-
-
-def get_checkpoint_mtimes(checkpoint_prefixes) -> list[float]:
-    """The modification times (seconds) of the given checkpoints that exist.
-
-    A V2 checkpoint's time is its `.index` file's; missing checkpoints are skipped.
-    """
-    mtimes = []
-    for prefix in checkpoint_prefixes:
-        for pattern in (prefix + ".index", prefix):
-            names = glob.glob(pattern)
-            if names:
-                mtimes.append(os.stat(names[0]).st_mtime_ns / 1e9)
-                break
-    return mtimes
+# TF 1.x's saver module re-exports these (their home is checkpoint_management).
+meta_graph_filename = checkpoint_management.meta_graph_filename
+remove_checkpoint = checkpoint_management.remove_checkpoint
+get_checkpoint_mtimes = checkpoint_management.get_checkpoint_mtimes
 
 
 class BaseSaverBuilder:
@@ -124,21 +84,61 @@ class BaseSaverBuilder:
             """The op restoring the state from `restored_tensors`."""
             raise NotImplementedError
 
+    class VariableSaveable(SaveableObject):
+        """A variable (or the slice `slice_spec` of one) as a saveable object.
+
+        TF's `ReferenceVariableSaveable`; TF's `ResourceVariableSaveable` is the same
+        class here (ferroflow's variables are reference variables). Subclass it to
+        restore into more than the variable (`restore` returns the assign op).
+        """
+
+        def __init__(self, var, slice_spec, name):
+            spec = BaseSaverBuilder.SaveSpec(
+                var._ref(), slice_spec, name, dtype=var.dtype.base_dtype
+            )
+            super().__init__(var, [spec], name)
+
+        def restore(self, restored_tensors, restored_shapes):
+            """Assigns the restored value (reshaped to `restored_shapes[0]` if given)."""
+            value = restored_tensors[0]
+            if restored_shapes is not None:
+                value = array_ops.reshape(value, restored_shapes[0])
+            return state_ops.assign(
+                self.op._ref(),
+                value,
+                validate_shape=restored_shapes is None and self.op.shape.is_fully_defined(),
+            )
+
+    ResourceVariableSaveable = VariableSaveable
+
 
 _SaveableObject = BaseSaverBuilder.SaveableObject
 
 
 def _slices_of(name, parts) -> list[tuple[str, object, str]]:
-    """The (name, part, slice spec) of a partitioned variable's parts, checked."""
-    out = []
+    """The (name, part, slice spec) of slices saved together as `name`, checked.
+
+    As TF's `saveable_objects_for_op`: the parts must be slices of one tensor, and
+    are saved under `name` (a dict key may differ from the slices' full name).
+    Saveable objects among them are saved as they are.
+    """
+    out: list[tuple[str, object, str]] = []
+    slice_name = None
     for part in parts:
-        info = part._get_save_slice_info() if isinstance(part, Variable) else None
+        if isinstance(part, _SaveableObject):
+            out.extend(_specs_of(part))
+            continue
+        if not isinstance(part, Variable):
+            raise ValueError(f"Slices must all be Variables: {part}")
+        info = part._get_save_slice_info()
         if info is None:
-            raise TypeError(f"Variable to save is not a partitioned variable part: {part}")
-        if name is None:
-            name = info.full_name
-        elif name != info.full_name:
-            raise ValueError(f"Slices must all be from the same tensor: {name} != {info.full_name}")
+            raise ValueError(f"Slices must all be slices: {part}")
+        if slice_name is None:
+            slice_name = info.full_name
+        elif slice_name != info.full_name:
+            raise ValueError(
+                f"Slices must all be from the same tensor: {slice_name} != {info.full_name}"
+            )
         out.append((name, part, info.spec))
     return out
 
@@ -148,6 +148,11 @@ def _saveables(var_list) -> list[tuple[str, object, str]]:
 
     A part of a partitioned variable is saved as a slice (spec `"10 4 0,5:0,4"`) of the
     full variable's name; a whole variable has the spec `""`.
+
+    Raises:
+        ValueError: Two variables have one name, or one variable or saveable object
+            is saved under two names.
+        TypeError: An entry is not a variable or saveable object.
     """
     named: dict = {}
     if isinstance(var_list, dict):
@@ -166,13 +171,12 @@ def _saveables(var_list) -> list[tuple[str, object, str]]:
     elif isinstance(var_list, list | tuple | set):
         for v in sorted(var_list, key=lambda x: x.name):
             if isinstance(v, _SaveableObject):
-                if v.name in named:
-                    raise ValueError(f"At least two variables have the same name: {v.name}")
                 named[v.name] = _specs_of(v)
                 continue
-            if isinstance(v, PartitionedVariable | list | tuple):
-                slices = _slices_of(None, list(v))
-                named[slices[0][0]] = slices
+            if isinstance(v, PartitionedVariable):
+                if v.name in named:
+                    raise ValueError(f"At least two variables have the same name: {v.name}")
+                named[v.name] = _slices_of(v.name, list(v))
                 continue
             if not isinstance(v, Variable):
                 raise TypeError(f"Variable to save is not a Variable: {v}")
@@ -190,6 +194,14 @@ def _saveables(var_list) -> list[tuple[str, object, str]]:
                 named[v.op.name] = [(v.op.name, v, "")]
     else:
         raise TypeError(f"Variables to save should be passed in a dict or a list: {var_list}")
+    # As TF's `_add_saveable`: one variable (or saveable object) is saved once.
+    seen: dict[int, str] = {}
+    for name in sorted(named):
+        for _, v, _ in named[name]:
+            obj = v.saveable if isinstance(v, _Spec) else v
+            if seen.setdefault(id(obj), name) != name:
+                shown = obj.name if isinstance(obj, _SaveableObject) else name
+                raise ValueError(f"The same saveable will be restored with two names: {shown}")
     return [item for name in sorted(named) for item in named[name]]
 
 
@@ -221,9 +233,9 @@ def _saved_tensors(graph, saver_def) -> list:
     return tensors
 
 
-def _all_saveable_objects():
-    return ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES) + ops.get_collection(
-        ops.GraphKeys.SAVEABLE_OBJECTS
+def _all_saveable_objects(scope=None):
+    return ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES, scope) + ops.get_collection(
+        ops.GraphKeys.SAVEABLE_OBJECTS, scope
     )
 
 
@@ -245,7 +257,8 @@ class Saver:
         defer_build: Build the ops later, with `build()`.
         allow_empty: With no variables, save and restore do nothing instead of
             raising `ValueError`.
-        write_version: `SaverDef.V2` (V1 checkpoints are not supported).
+        write_version: `SaverDef.V2` (TF's tensor bundle) or `SaverDef.V1` (TF's older
+            single-file table format, which every reader here also reads).
         pad_step_number: Zero-pad the step in file names (`model-00000012`).
         save_relative_paths: Write paths in the state file relative to its directory.
         filename: The default filename of the filename tensor.
@@ -278,11 +291,8 @@ class Saver:
                 "If `var_list` is provided then build cannot be deferred. "
                 "Either set defer_build=False or var_list=None."
             )
-        if write_version != SaverDef.V2:
-            raise ValueError(
-                "Only V2 checkpoints are supported (write_version=tf.train.SaverDef.V2); "
-                "TensorFlow deprecated V1."
-            )
+        if write_version not in (SaverDef.V1, SaverDef.V2):
+            raise ValueError(f"Unsupported write_version: {write_version}")
         if builder is not None:
             raise ValueError("Custom saver builders are not supported; pass builder=None.")
         self._var_list = var_list
@@ -354,8 +364,18 @@ class Saver:
             names = [name for name, _, _ in saveables]
             slices = [spec for _, _, spec in saveables]
             tensors = [v.spec.tensor if isinstance(v, _Spec) else v._ref() for _, v, _ in saveables]
-            save = io_ops.save_v2(filename, names, slices, tensors)
-            save_tensor = control_flow_ops.with_dependencies([save], filename)
+            if self._write_version == SaverDef.V1:
+                # TF's V1 layout: one table file, or with `sharded` one per shard
+                # (here one), named `<filename>-00000-of-00001`, saved as the pattern.
+                target = filename
+                if self._sharded:
+                    target = io_ops.sharded_filename(filename, 0, 1)
+                save = io_ops.save_slices(target, names, slices, tensors)
+                result = io_ops.sharded_filespec(filename, 1) if self._sharded else filename
+                save_tensor = control_flow_ops.with_dependencies([save], result)
+            else:
+                save = io_ops.save_v2(filename, names, slices, tensors)
+                save_tensor = control_flow_ops.with_dependencies([save], filename)
             # As TF's bulk restore: read on the CPU (merged with the device scopes).
             with ops.device("cpu:0"):
                 restored = io_ops.restore_v2(
@@ -500,7 +520,8 @@ class Saver:
             write_meta_graph: Also write `<prefix>.meta`.
             write_state: Update the state file and delete checkpoints beyond
                 `max_to_keep`.
-            strip_default_attrs: Accepted (attributes are always written).
+            strip_default_attrs: Write the meta graph without the node attributes
+                that equal their op's default.
             save_debug_info: Accepted (no debug info is written).
 
         Returns:
@@ -512,7 +533,7 @@ class Saver:
             ValueError: `latest_filename` has a directory or collides with the prefix,
                 or the parent directory cannot be created.
         """
-        del strip_default_attrs, save_debug_info
+        del save_debug_info
         return self._save_values(
             sess,
             None,
@@ -522,6 +543,7 @@ class Saver:
             meta_graph_suffix,
             write_meta_graph,
             write_state,
+            strip_default_attrs,
         )
 
     def _check_built(self):
@@ -552,6 +574,7 @@ class Saver:
         meta_graph_suffix="meta",
         write_meta_graph=True,
         write_state=True,
+        strip_default_attrs=False,
     ):
         """`save`, writing `snapshot` (from `_snapshot`) instead of the current values."""
         self._check_built()
@@ -603,7 +626,10 @@ class Saver:
                 self._maybe_delete_old_checkpoints(meta_graph_suffix=meta_graph_suffix)
         if write_meta_graph:
             with sess.graph.as_default():
-                self.export_meta_graph(meta_graph_filename(checkpoint_file, meta_graph_suffix))
+                self.export_meta_graph(
+                    meta_graph_filename(checkpoint_file, meta_graph_suffix),
+                    strip_default_attrs=strip_default_attrs,
+                )
         return model_checkpoint_path
 
     def restore(self, sess, save_path):
@@ -648,15 +674,23 @@ class Saver:
 
         Written to `filename` when one is given; see the module's `export_meta_graph`.
         """
-        del clear_extraneous_savers, strip_default_attrs, save_debug_info
         return export_meta_graph(
             filename=filename,
+            graph_def=ops.get_default_graph().as_graph_def(add_shapes=True),
             saver_def=self.saver_def,
             collection_list=collection_list,
             as_text=as_text,
             export_scope=export_scope,
             clear_devices=clear_devices,
+            clear_extraneous_savers=clear_extraneous_savers,
+            strip_default_attrs=strip_default_attrs,
+            save_debug_info=save_debug_info,
         )
+
+    @staticmethod
+    def _add_collection_def(meta_graph_def, key, export_scope=None):
+        """Adds collection `key` of the default graph to `meta_graph_def` (TF's)."""
+        meta_graph.add_collection_def(meta_graph_def, key, export_scope=export_scope)
 
 
 def _wrap_restore_error(err, extra_verbiage):
@@ -691,34 +725,37 @@ def export_meta_graph(
         graph_def: The `GraphDef` to use instead of the graph's.
         saver_def: The `SaverDef` to include.
         collection_list: The collections to include (default all that can be
-            serialized: variables, tensors and ops, queue runners, savers, numbers and
-            strings; others are skipped, as TF skips them).
+            serialized: variables, queue runners and savers as protos, numbers,
+            strings and graph elements; others are skipped, as TF skips them).
         as_text: Write the text format.
         graph: The graph (default: the default graph).
-        export_scope: Only export collection items in this name scope.
+        export_scope: Only export the nodes and collection items in this name scope
+            (see `tf.compat.v1.train.export_meta_graph`).
         clear_devices: Clear device fields of the nodes.
-        clear_extraneous_savers: Accepted (other savers' ops are kept).
-        strip_default_attrs: Accepted (attributes are always written).
+        clear_extraneous_savers: Leave out the nodes and `SaverDef`s of every saver
+            but `saver_def`'s.
+        strip_default_attrs: Remove node attributes equal to their op's default.
         save_debug_info: Accepted (no debug info is written).
         **kwargs: TF's other options, accepted and ignored.
 
     Returns:
         The `MetaGraphDef`.
     """
-    del clear_extraneous_savers, strip_default_attrs, save_debug_info, kwargs
-    meta = meta_graph.create_meta_graph_def(
+    del kwargs
+    meta, _ = meta_graph.export_scoped_meta_graph(
+        filename=filename,
         meta_info_def=meta_info_def,
         graph_def=graph_def,
         saver_def=saver_def,
         collection_list=collection_list,
+        as_text=as_text,
         graph=graph,
         export_scope=export_scope,
         clear_devices=clear_devices,
+        clear_extraneous_savers=clear_extraneous_savers,
+        strip_default_attrs=strip_default_attrs,
+        save_debug_info=save_debug_info,
     )
-    if filename:
-        checkpoint_management._atomic_write_bytes(
-            filename, str(meta).encode() if as_text else meta.SerializeToString()
-        )
     return meta
 
 
@@ -740,43 +777,20 @@ def write_graph(graph_or_graph_def, logdir, name, as_text=True):
     return path
 
 
-def _read_meta_graph(meta_graph_or_file) -> MetaGraphDef:
-    if isinstance(meta_graph_or_file, MetaGraphDef):
-        return meta_graph_or_file
-    with open(meta_graph_or_file, "rb") as f:
-        data = f.read()
-    meta = MetaGraphDef()
-    try:
-        meta.ParseFromString(data)
-    except Exception:
-        text_format.Merge(data.decode("utf-8"), meta)
-    return meta
+def _saver_to_proto(saver, export_scope=None):
+    return saver.to_proto(export_scope=export_scope)
 
 
-def _variable_from_bytes(data, import_scope):
-    return Variable.from_proto(VariableDef.FromString(data), import_scope)
+def _saver_from_proto(saver_def, import_scope=None):
+    return Saver.from_proto(saver_def, import_scope=import_scope)
 
 
-def _queue_runner_from_bytes(data, import_scope):
-    return QueueRunner.from_proto(QueueRunnerDef.FromString(data), import_scope)
-
-
-def _saver_from_bytes(data, import_scope):
-    return Saver.from_proto(SaverDef.FromString(data), import_scope)
-
-
-# How each collection's serialized items become Python objects again (TF's
-# `register_proto_function` registry).
-_FROM_BYTES = {
-    ops.GraphKeys.GLOBAL_VARIABLES: _variable_from_bytes,
-    ops.GraphKeys.TRAINABLE_VARIABLES: _variable_from_bytes,
-    ops.GraphKeys.LOCAL_VARIABLES: _variable_from_bytes,
-    ops.GraphKeys.MODEL_VARIABLES: _variable_from_bytes,
-    ops.GraphKeys.MOVING_AVERAGE_VARIABLES: _variable_from_bytes,
-    ops.GraphKeys.GLOBAL_STEP: _variable_from_bytes,
-    ops.GraphKeys.QUEUE_RUNNERS: _queue_runner_from_bytes,
-    ops.GraphKeys.SAVERS: _saver_from_bytes,
-}
+meta_graph.register_proto_function(
+    ops.GraphKeys.SAVERS,
+    proto_type=SaverDef,
+    to_proto=_saver_to_proto,
+    from_proto=_saver_from_proto,
+)
 
 
 def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **kwargs):
@@ -791,42 +805,49 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
         meta_graph_or_file: A `MetaGraphDef` or the path of a `.meta` file (binary or
             text).
         clear_devices: Drop the nodes' device placements.
-        import_scope: A name scope to import under.
-        **kwargs: `input_map` and `return_elements`, passed to `import_graph_def`.
+        import_scope: A name scope to import under (default: the current one).
+        **kwargs: `graph`, `input_map`, `return_elements`, `unbound_inputs_col_name`
+            and `restore_collections_predicate`, as `import_scoped_meta_graph` takes.
 
     Returns:
-        The `Saver`, or None when the graph has no variables.
+        The `Saver`, or None when the meta graph has no `SaverDef` and there are no
+        variables (under `import_scope`) to save.
+
+    Raises:
+        IOError: The file does not exist or cannot be parsed.
     """
-    meta = _read_meta_graph(meta_graph_or_file)
-    graph = ops.get_default_graph()
-    graph_def = meta.graph_def
-    if clear_devices:
-        graph_def = type(graph_def).FromString(graph_def.SerializeToString())
-        for node in graph_def.node:
-            node.device = ""
-    import_graph_def(graph_def, input_map=kwargs.get("input_map"), name=import_scope or "")
-    for key in sorted(meta.collection_def):
-        collection = meta.collection_def[key]
-        kind = collection.WhichOneof("kind")
-        if kind == "node_list":
-            for name in collection.node_list.value:
-                graph.add_to_collection(
-                    key, graph.as_graph_element(ops.prepend_name_scope(name, import_scope))
-                )
-        elif kind == "bytes_list":
-            from_bytes = _FROM_BYTES.get(key)
-            for data in collection.bytes_list.value:
-                value = from_bytes(data, import_scope) if from_bytes else data
-                graph.add_to_collection(key, value)
-        elif kind == "int64_list":
-            for value in collection.int64_list.value:
-                graph.add_to_collection(key, int(value))
-        elif kind == "float_list":
-            for value in collection.float_list.value:
-                graph.add_to_collection(key, float(value))
+    return _import_meta_graph_with_return_elements(
+        meta_graph_or_file, clear_devices, import_scope, **kwargs
+    )[0]
+
+
+def _import_meta_graph_with_return_elements(
+    meta_graph_or_file, clear_devices=False, import_scope=None, return_elements=None, **kwargs
+):
+    if isinstance(meta_graph_or_file, MetaGraphDef):
+        meta = meta_graph_or_file
+    else:
+        meta = meta_graph.read_meta_graph_file(meta_graph_or_file)
+    imported_vars, returned = meta_graph.import_scoped_meta_graph_with_return_elements(
+        meta,
+        clear_devices=clear_devices,
+        import_scope=import_scope,
+        return_elements=return_elements,
+        **kwargs,
+    )
+    return _create_saver_from_imported_meta_graph(meta, import_scope, imported_vars), returned
+
+
+def _create_saver_from_imported_meta_graph(meta, import_scope, imported_vars):
+    """The Saver of an imported meta graph, under the scope it was imported into."""
     if meta.HasField("saver_def"):
-        return Saver(saver_def=meta.saver_def, name=import_scope)
-    if _all_saveable_objects():
+        # The scope the import prepended: a variable's name less its name in the file.
+        scope = import_scope
+        if imported_vars:
+            key, var = next(iter(imported_vars.items()))
+            scope = var.name[: -len(key)]
+        return Saver(saver_def=meta.saver_def, name=scope)
+    if _all_saveable_objects(scope=import_scope):
         return Saver()
     _log.info("Saver not created because there are no variables in the graph to restore")
     return None

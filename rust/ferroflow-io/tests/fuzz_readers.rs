@@ -169,3 +169,31 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 150, ..ProptestConfig::default() })]
+
+    /// A damaged V1 checkpoint file: an error, or the true values (the table's block
+    /// checksums catch flipped bytes; its metadata is checked before any allocation).
+    #[test]
+    fn v1_checkpoint_reader_never_returns_wrong_values(damages in proptest::collection::vec(damage(), 1..4)) {
+        use ferroflow_io::slices::{SliceReader, SliceWriter};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("model.ckpt");
+        let dense: Vec<u8> = (0..64u8).collect();
+        let strings = vec![b"ab".to_vec(), Vec::new(), vec![9u8; 200]];
+        let mut w = SliceWriter::new(&path);
+        w.add("dense", 1, &[4, 4], None, TensorBytes::Dense(&dense)).unwrap();
+        w.add("strings", DT_STRING, &[3], None, TensorBytes::Strings(&strings)).unwrap();
+        w.finish().unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, apply(&bytes, &damages)).unwrap();
+        let Ok(r) = SliceReader::open(&path) else { return Ok(()) };
+        if let Ok(v) = r.read("dense") {
+            prop_assert_eq!(v, ferroflow_io::bundle::TensorData::Dense(dense));
+        }
+        if let Ok(v) = r.read("strings") {
+            prop_assert_eq!(v, ferroflow_io::bundle::TensorData::Strings(strings));
+        }
+    }
+}

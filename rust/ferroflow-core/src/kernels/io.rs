@@ -3,9 +3,10 @@
 //! `shape_and_slices` entry (`"10 4 0,5:-"`: the full shape, then start,length or
 //! `-` per dimension) saves the tensor as that slice of the full tensor, or restores
 //! that slice, as TF's `ParseShapeAndSlice`, `AddSlice` and `LookupSlice` do.
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use ferroflow_io::bundle::{BundleReader, BundleWriter, TensorBytes, TensorData};
+use ferroflow_io::slices::{SliceReader, SliceWriter};
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -17,17 +18,7 @@ use crate::tensor::Tensor;
 /// the OS unchanged), UTF-8 elsewhere. Never a lossy conversion, which would save
 /// under another name than the one asked for.
 pub(crate) fn path_from_bytes(bytes: &[u8]) -> Result<PathBuf> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        Ok(PathBuf::from(std::ffi::OsStr::from_bytes(bytes)))
-    }
-    #[cfg(not(unix))]
-    {
-        let s = std::str::from_utf8(bytes)
-            .map_err(|_| Error::invalid_argument(format!("the path {bytes:?} is not valid UTF-8")))?;
-        Ok(PathBuf::from(s))
-    }
+    Ok(ferroflow_io::glob::path_from_bytes(bytes)?)
 }
 
 /// A parsed `shape_and_slices` entry: the full shape, (start, length) per dimension
@@ -204,6 +195,95 @@ fn restore_slice(reader: &BundleReader, name: &str, spec: &ShapeAndSlice) -> Res
     Ok(t)
 }
 
+/// An open checkpoint of either format: a V2 bundle, or the V1 tensor-slice files
+/// (TF's `RestoreV2` falls back to V1 when there is no bundle, and so do the readers).
+pub enum Checkpoint {
+    /// A V2 tensor bundle (`<prefix>.index` and its data files).
+    V2(BundleReader),
+    /// The V1 table files matching the prefix (a file, or a shard pattern).
+    V1(SliceReader),
+}
+
+fn not_found(prefix: &Path) -> Error {
+    Error::new(crate::error::Code::NotFound, format!("Failed to find any matching files for {}", prefix.display()))
+}
+
+impl Checkpoint {
+    /// Opens `prefix`: the bundle `<prefix>.index`, else the V1 files matching `prefix`.
+    pub fn open(prefix: &Path) -> Result<Self> {
+        match BundleReader::open(prefix) {
+            Ok(r) => Ok(Checkpoint::V2(r)),
+            Err(ferroflow_io::Error::Io(_, io)) if io.kind() == std::io::ErrorKind::NotFound => {
+                match SliceReader::open(prefix) {
+                    Ok(r) => Ok(Checkpoint::V1(r)),
+                    Err(ferroflow_io::Error::NotFound(_)) => Err(not_found(prefix)),
+                    Err(e) => Err(e.into()),
+                }
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// `(name, TF dtype code, shape)` of every tensor, sorted by name.
+    pub fn entries(&self) -> Vec<(String, i32, Vec<i64>)> {
+        match self {
+            Checkpoint::V2(r) => r
+                .names()
+                .filter_map(|n| {
+                    let e = r.entry(n)?;
+                    let shape = e.shape.as_ref().map(|s| s.dim.iter().map(|d| d.size).collect()).unwrap_or_default();
+                    Some((n.to_owned(), e.dtype, shape))
+                })
+                .collect(),
+            Checkpoint::V1(r) => {
+                r.names().filter_map(|n| r.tensor(n).map(|t| (n.to_owned(), t.dtype, t.shape.clone()))).collect()
+            }
+        }
+    }
+
+    /// The whole tensor `name`.
+    pub fn restore(&self, name: &str) -> Result<Tensor> {
+        match self {
+            Checkpoint::V2(r) => restore_tensor(r, name),
+            Checkpoint::V1(r) => {
+                let t = r.tensor(name).ok_or_else(|| {
+                    Error::new(crate::error::Code::NotFound, format!("Key {name} not found in checkpoint"))
+                })?;
+                let dtype = DType::from_code(t.dtype).map_err(|_| {
+                    Error::invalid_argument(format!("tensor_name = {name}; unsupported dtype {}", t.dtype))
+                })?;
+                let shape: Vec<usize> = t.shape.iter().map(|&d| d as usize).collect();
+                match r.read(name)? {
+                    TensorData::Strings(v) => Tensor::from_strings(&shape, v),
+                    TensorData::Dense(b) => Tensor::from_bytes(dtype, &shape, &b),
+                }
+            }
+        }
+    }
+
+    /// The slice `spec` of tensor `name`.
+    fn restore_slice(&self, name: &str, spec: &ShapeAndSlice) -> Result<Tensor> {
+        match self {
+            Checkpoint::V2(r) => restore_slice(r, name, spec),
+            Checkpoint::V1(_) => {
+                let full = self.restore(name)?;
+                let stored: Vec<i64> = full.shape().iter().map(|&d| d as i64).collect();
+                if stored != spec.full {
+                    ff_bail!(
+                        InvalidArgument,
+                        "tensor_name = {name}; shape in shape_and_slice spec {:?} does not match the shape stored in \
+                         checkpoint: {stored:?}",
+                        spec.full
+                    );
+                }
+                let begin: Vec<usize> = spec.extents.iter().map(|&(s, _)| s as usize).collect();
+                let size: Vec<usize> = spec.dims.iter().map(|&d| d as usize).collect();
+                crate::kernels::layout::slice(&full, &begin, &size)
+            }
+        }
+    }
+}
+
 /// `SaveV2`: one bundle of every input tensor under its name.
 struct SaveKernel;
 
@@ -258,17 +338,11 @@ pub(crate) fn restore_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
 impl OpKernel for RestoreKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let (prefix, names, specs) = names_and_prefix(ctx, "RestoreV2", self.dtypes.len())?;
-        let reader = BundleReader::open(&prefix).map_err(|e| match e {
-            ferroflow_io::Error::Io(_, io) if io.kind() == std::io::ErrorKind::NotFound => Error::new(
-                crate::error::Code::NotFound,
-                format!("Failed to find any matching files for {}", prefix.display()),
-            ),
-            other => other.into(),
-        })?;
+        let reader = Checkpoint::open(&prefix)?;
         for (i, ((name, &dtype), spec)) in names.iter().zip(&self.dtypes).zip(&specs).enumerate() {
             let t = match spec {
-                None => restore_tensor(&reader, name)?,
-                Some(spec) => restore_slice(&reader, name, spec)?,
+                None => reader.restore(name)?,
+                Some(spec) => reader.restore_slice(name, spec)?,
             };
             if t.dtype() != dtype {
                 ff_bail!(
@@ -279,6 +353,116 @@ impl OpKernel for RestoreKernel {
             }
             ctx.set_output(i, t);
         }
+        Ok(())
+    }
+}
+
+/// `SaveSlices` and TF-1.0's `Save`: a V1 checkpoint file of the input tensors (or of
+/// slices of them, by `shapes_and_slices`).
+struct SaveSlicesKernel {
+    sliced: bool,
+}
+
+pub(crate) fn save_slices_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(SaveSlicesKernel { sliced: b.node.op_type() == "SaveSlices" }))
+}
+
+impl OpKernel for SaveSlicesKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let first = if self.sliced { 3 } else { 2 };
+        let count = ctx.num_inputs() - first;
+        let path = path_from_bytes(&scalar_string(ctx.input(0)?, "filename")?)?;
+        let names = ctx.input(1)?.as_strings()?;
+        if names.len() != count {
+            ff_bail!(InvalidArgument, "Expected {count} elements in tensor_names, got {}", names.len());
+        }
+        let specs: Vec<Option<ShapeAndSlice>> =
+            if self.sliced {
+                let slices = ctx.input(2)?.as_strings()?;
+                if slices.len() != count {
+                    ff_bail!(InvalidArgument, "Expected {count} elements in shapes_and_slices, got {}", slices.len());
+                }
+                slices
+                    .iter()
+                    .map(|s| {
+                        if s.is_empty() {
+                            Ok(None)
+                        } else {
+                            parse_shape_and_slice(&String::from_utf8_lossy(s)).map(Some)
+                        }
+                    })
+                    .collect::<Result<_>>()?
+            } else {
+                (0..count).map(|_| None).collect()
+            };
+        let mut writer = SliceWriter::new(&path);
+        for (i, (name, spec)) in names.iter().zip(&specs).enumerate() {
+            let name = String::from_utf8_lossy(name);
+            let t = ctx.input(first + i)?;
+            let dims: Vec<i64> = t.shape().iter().map(|&d| d as i64).collect();
+            let data = if t.dtype() == DType::String {
+                TensorBytes::Strings(t.as_strings()?)
+            } else {
+                TensorBytes::Dense(t.as_bytes()?)
+            };
+            match spec {
+                None => writer.add(&name, t.dtype() as i32, &dims, None, data)?,
+                Some(spec) => {
+                    if spec.dims != dims {
+                        ff_bail!(
+                            InvalidArgument,
+                            "Slice in shape_and_slice specification does not match the shape of the tensor to  \
+                             save: {name}, tensor: {:?}",
+                            t.shape()
+                        );
+                    }
+                    writer.add(&name, t.dtype() as i32, &spec.full, Some(&spec.extents), data)?;
+                }
+            }
+        }
+        writer.finish()?;
+        Ok(())
+    }
+}
+
+/// TF-1.0's `Restore` and `RestoreSlice`: one tensor (or a slice of it) of a
+/// checkpoint, of the `dt` attr's dtype.
+struct RestoreOneKernel {
+    dtype: DType,
+    sliced: bool,
+}
+
+pub(crate) fn restore_one_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(RestoreOneKernel {
+        dtype: b.node.attr_or("dt", DType::Float32)?,
+        sliced: b.node.op_type() == "RestoreSlice",
+    }))
+}
+
+impl OpKernel for RestoreOneKernel {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let pattern = path_from_bytes(&scalar_string(ctx.input(0)?, "file_pattern")?)?;
+        let name = String::from_utf8_lossy(&scalar_string(ctx.input(1)?, "tensor_name")?).into_owned();
+        let reader = Checkpoint::open(&pattern)?;
+        let spec = if self.sliced {
+            let s = scalar_string(ctx.input(2)?, "shape_and_slice")?;
+            if s.is_empty() { None } else { Some(parse_shape_and_slice(&String::from_utf8_lossy(&s))?) }
+        } else {
+            None
+        };
+        let t = match &spec {
+            None => reader.restore(&name)?,
+            Some(spec) => reader.restore_slice(&name, spec)?,
+        };
+        if t.dtype() != self.dtype {
+            ff_bail!(
+                InvalidArgument,
+                "tensor_name = {name}; expected dtype {} does not equal original dtype {}",
+                self.dtype,
+                t.dtype()
+            );
+        }
+        ctx.set_output(0, t);
         Ok(())
     }
 }

@@ -21,11 +21,44 @@ pub(crate) fn register(r: &mut Registry) {
         OpDef::new("RestoreV2", &["prefix", "tensor_names", "shape_and_slices"], infer_restore, k::restore_kernel)
             .stateful(),
     );
+    // V1 checkpoints (TF's tensor-slice files): written by `SaveSlices`/`Save`, read by
+    // `RestoreV2` (which falls back to V1, as TF's) and TF-1.0's `Restore`/`RestoreSlice`.
+    let slices = &["filename", "tensor_names", "shapes_and_slices", "data"];
+    r.add(OpDef::new("SaveSlices", slices, infer_save_v1, k::save_slices_kernel).variadic().stateful());
+    r.add(
+        OpDef::new("Save", &["filename", "tensor_names", "data"], infer_save_v1, k::save_slices_kernel)
+            .variadic()
+            .stateful(),
+    );
+    r.add(OpDef::new("Restore", &["file_pattern", "tensor_name"], infer_restore_one, k::restore_one_kernel).stateful());
+    let one = &["file_pattern", "tensor_name", "shape_and_slice"];
+    r.add(OpDef::new("RestoreSlice", one, infer_restore_one, k::restore_one_kernel).stateful());
     // A sharded save's names and its merge (TF's sharded `Saver` graph).
     r.add(OpDef::new("ShardedFilename", &["basename", "shard", "num_shards"], infer_sharded, k::sharded_name_kernel));
     r.add(OpDef::new("ShardedFilespec", &["basename", "num_shards"], infer_sharded, k::sharded_name_kernel));
     let merge = &["checkpoint_prefixes", "destination_prefix"];
     r.add(OpDef::new("MergeV2Checkpoints", merge, infer_merge, k::merge_checkpoints_kernel).stateful());
+}
+
+fn infer_save_v1(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let first = if ctx.def.name == "SaveSlices" { 3 } else { 2 };
+    for i in 0..first {
+        ctx.check_type(i, &[DType::String])?;
+    }
+    ctx.check_rank(0, 0)?;
+    let types: Vec<DType> = ctx.inputs[first..].iter().map(|s| s.dtype).collect();
+    ctx.attrs.insert("T".into(), AttrValue::ListType(types));
+    Ok(vec![])
+}
+
+fn infer_restore_one(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    for i in 0..ctx.inputs.len() {
+        ctx.check_type(i, &[DType::String])?;
+        ctx.check_rank(i, 0)?;
+    }
+    let dt = ctx.attr_type("dt")?;
+    ctx.attr_int("preferred_shard", -1)?;
+    Ok(vec![OutputSpec::new(dt, PartialShape::unknown())])
 }
 
 fn infer_sharded(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {

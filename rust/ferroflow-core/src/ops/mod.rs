@@ -15,7 +15,7 @@ mod functional;
 mod image;
 pub(crate) mod indexing;
 pub(crate) mod io;
-pub use crate::kernels::io::restore_tensor;
+pub use crate::kernels::io::{Checkpoint, restore_tensor};
 mod layout;
 mod logging;
 mod lookup;
