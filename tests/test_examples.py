@@ -5,8 +5,10 @@ import os
 import re
 import subprocess
 import sys
+import types
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -32,6 +34,7 @@ def examples_on_path(monkeypatch):
         "ptb_word_lm",
         "mnist_dataset",
         "tfrecord_pipeline",
+        "mnist_saved_model",
     ):
         sys.modules.pop(name, None)
 
@@ -403,3 +406,177 @@ def test_mnist_layers_supervisor(flags_example, tmp_path):
     ff.reset_default_graph()
     assert example.run_training() > 0.8
     assert ff.train.latest_checkpoint(str(tmp_path)) == str(tmp_path / "model.ckpt-150")
+
+
+def _export_mnist(flags_example, tmp_path, capsys, tf=None, base="export"):
+    """Runs mnist_saved_model (on `tf`) for 300 iterations as version 2 under `tmp_path/base`.
+
+    Returns:
+        (the export directory, the test accuracy it printed).
+    """
+    example = flags_example(
+        "mnist_saved_model", tf=tf, training_iteration=300, model_version=2, work_dir=tmp_path
+    )
+    example.main(["mnist_saved_model.py", str(tmp_path / base)])
+    out = capsys.readouterr().out
+    export_dir = tmp_path / base / "2"
+    assert f"Exporting trained model to {export_dir}" in out
+    assert "Done exporting!" in out
+    return export_dir, float(re.search(r"test accuracy ([\d.]+)", out)[1])
+
+
+def _mnist_test_set():
+    """The test images and labels of the example's generated data."""
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        from _data import read_data_sets
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    test = read_data_sets().test
+    return test.images, test.labels
+
+
+def _serialized_examples(lib, images):
+    """Each image as a serialized `tf.train.Example` (its pixels in the float feature x)."""
+    train = lib.train
+    return [
+        train.Example(
+            features=train.Features(
+                feature={"x": train.Feature(float_list=train.FloatList(value=image))}
+            )
+        ).SerializeToString()
+        for image in images
+    ]
+
+
+# Both libraries' float32 softmax scores are within about 1.1e-5 (relative) of the
+# float64 ones on the test set (the 784-term dot products are summed in other orders),
+# so they agree to a little more than that with each other.
+SCORES_RTOL = 3e-5
+
+
+def _serve(lib, export_dir, serialized, images):
+    """Loads the export with `lib`'s loader in a fresh graph and runs both signatures.
+
+    Returns:
+        (classes and scores of `serving_default` for `serialized`, scores of
+        `predict_images` for `images`).
+    """
+    with lib.Graph().as_default() as g, lib.Session(graph=g) as sess:
+        meta = lib.saved_model.loader.load(sess, [lib.saved_model.SERVING], str(export_dir))
+        classify = meta.signature_def["serving_default"]
+        predict = meta.signature_def["predict_images"]
+        classes, scores = sess.run(
+            [classify.outputs["classes"].name, classify.outputs["scores"].name],
+            {classify.inputs["inputs"].name: serialized},
+        )
+        predicted = sess.run(
+            predict.outputs["scores"].name, {predict.inputs["images"].name: images}
+        )
+    return (classes, scores), predicted
+
+
+def test_mnist_saved_model(flags_example, tmp_path, capsys):
+    import ferroflow as ff
+
+    export_dir, accuracy = _export_mnist(flags_example, tmp_path, capsys)
+    assert accuracy > 0.9  # chance is 0.1
+    assert (export_dir / "saved_model.pb").is_file()
+    assert (export_dir / "variables" / "variables.index").is_file()
+    assert (export_dir / "variables" / "variables.data-00000-of-00001").is_file()
+    variables = dict(ff.train.list_variables(str(export_dir / "variables" / "variables")))
+    assert variables == {"weights": [784, 10], "biases": [10]}
+    (meta,) = ff.saved_model.loader.parse_saved_model(str(export_dir)).meta_graphs
+    assert list(meta.meta_info_def.tags) == ["serve"]
+    methods = {key: s.method_name for key, s in meta.signature_def.items()}
+    assert methods == {
+        "serving_default": "tensorflow/serving/classify",
+        "predict_images": "tensorflow/serving/predict",
+    }
+    assert "saved_model_main_op" in meta.collection_def
+
+    # Loaded in a fresh graph, the signatures classify the test set as the example did.
+    images, labels = _mnist_test_set()
+    (classes, scores), predicted = _serve(
+        ff, export_dir, _serialized_examples(ff, images[:100]), images
+    )
+    assert np.mean(predicted.argmax(1) == labels) == pytest.approx(accuracy, abs=1e-6)
+    # Classes best first, as the class names the table initialized by the main op gives.
+    want = np.argsort(-predicted[:100], axis=1, kind="stable").astype(str).astype(bytes)
+    np.testing.assert_array_equal(classes, want)
+    np.testing.assert_allclose(scores, -np.sort(-predicted[:100], axis=1), rtol=1e-6)
+
+
+@pytest.mark.tf_oracle
+def test_mnist_saved_model_loads_in_tensorflow(flags_example, tmp_path, capsys, tf1, monkeypatch):
+    import ferroflow as ff
+
+    export_dir, _ = _export_mnist(flags_example, tmp_path, capsys)
+    images, _ = _mnist_test_set()
+    serialized = _serialized_examples(tf1, images)  # built with TensorFlow's protos
+    (tf_classes, tf_scores), tf_predicted = _serve(tf1, export_dir, serialized, images)
+    (ff_classes, ff_scores), ff_predicted = _serve(ff, export_dir, serialized, images)
+    np.testing.assert_array_equal(tf_classes, ff_classes)
+    np.testing.assert_allclose(tf_scores, ff_scores, rtol=SCORES_RTOL)
+    np.testing.assert_allclose(tf_predicted, ff_predicted, rtol=SCORES_RTOL)
+
+    # The same program on TensorFlow (whose 2.x has no tf.contrib: its lookup_ops in
+    # its place) exports the same signatures: the same tensors, by name and dtype.
+    from tensorflow.python.ops import lookup_ops
+
+    flags_example.unload()
+    monkeypatch.setattr(tf1, "contrib", types.SimpleNamespace(lookup=lookup_ops), raising=False)
+    tf_export_dir, tf_accuracy = _export_mnist(flags_example, tmp_path, capsys, tf1, "tf")
+    assert tf_accuracy > 0.9
+
+    def signatures(path):
+        (meta,) = ff.saved_model.loader.parse_saved_model(str(path)).meta_graphs
+        return {
+            key: (
+                signature.method_name,
+                {k: (v.name, v.dtype) for k, v in signature.inputs.items()},
+                {k: (v.name, v.dtype) for k, v in signature.outputs.items()},
+            )
+            for key, signature in meta.signature_def.items()
+        }
+
+    assert signatures(export_dir) == signatures(tf_export_dir)
+
+
+_TF2_PREDICT = r"""
+import sys
+import numpy as np
+import tensorflow as tf
+model = tf.saved_model.load(sys.argv[1], tags=["serve"])
+predict = model.signatures["predict_images"]
+scores = predict(images=tf.constant(np.load(sys.argv[2])))["scores"]
+np.save(sys.argv[3], scores.numpy())
+"""
+
+
+@pytest.mark.tf_oracle
+def test_mnist_saved_model_tf2_eager_load(flags_example, tmp_path, capsys):
+    # In a subprocess: the tf1 fixture turns TF's v2 behaviour off for the whole process.
+    import ferroflow as ff
+
+    pytest.importorskip("tensorflow")
+    export_dir, _ = _export_mnist(flags_example, tmp_path, capsys)
+    images, _ = _mnist_test_set()
+    np.save(tmp_path / "images.npy", images)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _TF2_PREDICT,
+            str(export_dir),
+            str(tmp_path / "images.npy"),
+            str(tmp_path / "scores.npy"),
+        ],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"),
+        timeout=240,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    _, ff_predicted = _serve(ff, export_dir, [], images)
+    np.testing.assert_allclose(np.load(tmp_path / "scores.npy"), ff_predicted, rtol=SCORES_RTOL)

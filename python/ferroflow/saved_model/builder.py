@@ -197,7 +197,8 @@ class SavedModelBuilder:
             legacy_init_op: Deprecated: an op run after restoring (as `main_op`).
             clear_devices: Clear the device fields of the graph's nodes.
             main_op: An op run after restoring the variables when the graph is loaded.
-            strip_default_attrs: Accepted (attributes are always written).
+            strip_default_attrs: Leave out the node attributes that hold their op's
+                default values (the meta graph's `stripped_default_attrs` is set).
             saver: The `tf.train.Saver` whose `SaverDef` is exported (default: a
                 sharded Saver of every saveable object).
 
@@ -257,7 +258,8 @@ class SavedModelBuilder:
             clear_devices: Clear the device fields of the graph's nodes.
             main_op: An op run after restoring the variables when the graph is loaded
                 (stored in the collection `saved_model_main_op`).
-            strip_default_attrs: Accepted (attributes are always written).
+            strip_default_attrs: Leave out the node attributes that hold their op's
+                default values (the meta graph's `stripped_default_attrs` is set).
             saver: The `tf.train.Saver` that saves the variables.
 
         Raises:
