@@ -15,13 +15,15 @@ from __future__ import annotations
 import logging
 import os
 import time
+import uuid
 
 import numpy as np
 
 from .. import errors
-from ..framework import meta_graph, ops
+from ..framework import constant_op, meta_graph, ops
+from ..framework import device as device_lib
 from ..framework.session import Session
-from ..ops import array_ops, control_flow_ops, io_ops, state_ops
+from ..ops import array_ops, control_flow_ops, io_ops, state_ops, string_ops
 from ..ops.variables import PartitionedVariable, Variable
 from ..protos import MetaGraphDef, SaverDef
 from . import checkpoint_management
@@ -61,7 +63,8 @@ class BaseSaverBuilder:
             self.slice_spec = slice_spec
             self.name = name
             self.dtype = dtype if dtype is not None else tensor.dtype.base_dtype
-            self.device = device
+            # As TF's: the tensor's device unless one is given.
+            self.device = device if device is not None else getattr(tensor, "device", "")
 
     class SaveableObject:
         """State a Saver saves through `specs` and restores with `restore`.
@@ -77,7 +80,9 @@ class BaseSaverBuilder:
 
         @property
         def device(self):
-            """The device of the saved object."""
+            """The device of the saved tensors (the first spec's, as TF's)."""
+            if self.specs:
+                return self.specs[0].device
             return getattr(self.op, "device", "")
 
         def restore(self, restored_tensors, restored_shapes):
@@ -113,6 +118,14 @@ class BaseSaverBuilder:
 
 
 _SaveableObject = BaseSaverBuilder.SaveableObject
+
+
+def _on_cpu0(device):
+    """`device` with its device part replaced by `CPU:0` (TF's `set_cpu0`)."""
+    if not device:
+        return ""
+    spec = device_lib.DeviceSpec.from_string(device)
+    return spec.replace(device_type="CPU", device_index=0).to_string()
 
 
 def _slices_of(name, parts) -> list[tuple[str, object, str]]:
@@ -247,7 +260,7 @@ class Saver:
             object), a list of variables (saved under their op names) or a dict from
             checkpoint names to variables.
         reshape: Restore into variables of another shape with as many elements.
-        sharded: Accepted; with one device every checkpoint has one data shard.
+        sharded: Save one shard per device of the saved objects (TF's sharded save).
         max_to_keep: Checkpoints kept; older ones are deleted (0 or None keeps all).
         keep_checkpoint_every_n_hours: Also keep one checkpoint every N hours.
         name: The name scope of the save and restore ops (default `save`).
@@ -361,50 +374,11 @@ class Saver:
             )
             # TF keeps the name "Const" for backwards compatibility.
             filename = array_ops.placeholder_with_default(filename, shape=(), name="Const")
-            names = [name for name, _, _ in saveables]
-            slices = [spec for _, _, spec in saveables]
-            tensors = [v.spec.tensor if isinstance(v, _Spec) else v._ref() for _, v, _ in saveables]
-            if self._write_version == SaverDef.V1:
-                # TF's V1 layout: one table file, or with `sharded` one per shard
-                # (here one), named `<filename>-00000-of-00001`, saved as the pattern.
-                target = filename
-                if self._sharded:
-                    target = io_ops.sharded_filename(filename, 0, 1)
-                save = io_ops.save_slices(target, names, slices, tensors)
-                result = io_ops.sharded_filespec(filename, 1) if self._sharded else filename
-                save_tensor = control_flow_ops.with_dependencies([save], result)
+            if self._sharded:
+                save_tensor, restore_op = self._sharded_ops(filename, saveables)
             else:
-                save = io_ops.save_v2(filename, names, slices, tensors)
-                save_tensor = control_flow_ops.with_dependencies([save], filename)
-            # As TF's bulk restore: read on the CPU (merged with the device scopes).
-            with ops.device("cpu:0"):
-                restored = io_ops.restore_v2(
-                    filename,
-                    names,
-                    slices,
-                    [
-                        v.spec.dtype if isinstance(v, _Spec) else v.dtype.base_dtype
-                        for _, v, _ in saveables
-                    ],
-                )
-            assigns = []
-            by_saveable: dict = {}
-            for (_, var, _), value in zip(saveables, restored, strict=True):
-                if isinstance(var, _Spec):
-                    by_saveable.setdefault(id(var.saveable), (var.saveable, []))[1].append(value)
-                    continue
-                if self._reshape:
-                    value = array_ops.reshape(value, array_ops.shape(var._ref()))
-                assigns.append(
-                    state_ops.assign(
-                        var._ref(),
-                        value,
-                        validate_shape=not self._reshape and var.shape.is_fully_defined(),
-                    )
-                )
-            for saveable, values in by_saveable.values():
-                assigns.append(saveable.restore(values, None))
-            restore_op = control_flow_ops.group(*assigns, name="restore_all")
+                save_tensor = self._save_op(filename, saveables)
+                restore_op = self._restore_op(filename, saveables, "restore_all")
         del scope
         return SaverDef(
             filename_tensor_name=filename.name,
@@ -415,6 +389,90 @@ class Saver:
             keep_checkpoint_every_n_hours=self._keep_checkpoint_every_n_hours,
             version=self._write_version,
         )
+
+    def _save_op(self, filename, saveables):
+        """The tensor that saves `saveables` to `filename` and then is the path saved."""
+        names = [name for name, _, _ in saveables]
+        slices = [spec for _, _, spec in saveables]
+        tensors = [v.spec.tensor if isinstance(v, _Spec) else v._ref() for _, v, _ in saveables]
+        if self._write_version == SaverDef.V1:
+            save = io_ops.save_slices(filename, names, slices, tensors)
+        else:
+            save = io_ops.save_v2(filename, names, slices, tensors)
+        return control_flow_ops.with_dependencies([save], filename)
+
+    def _restore_op(self, filename, saveables, name):
+        """The op restoring `saveables` from `filename` (TF's `_AddRestoreOps`)."""
+        # As TF's bulk restore: read on the CPU (merged with the device scopes).
+        with ops.device("cpu:0"):
+            restored = io_ops.restore_v2(
+                filename,
+                [n for n, _, _ in saveables],
+                [spec for _, _, spec in saveables],
+                [
+                    v.spec.dtype if isinstance(v, _Spec) else v.dtype.base_dtype
+                    for _, v, _ in saveables
+                ],
+            )
+        assigns = []
+        by_saveable: dict = {}
+        for (_, var, _), value in zip(saveables, restored, strict=True):
+            if isinstance(var, _Spec):
+                by_saveable.setdefault(id(var.saveable), (var.saveable, []))[1].append(value)
+                continue
+            if self._reshape:
+                value = array_ops.reshape(value, array_ops.shape(var._ref()))
+            assigns.append(
+                state_ops.assign(
+                    var._ref(),
+                    value,
+                    validate_shape=not self._reshape and var.shape.is_fully_defined(),
+                )
+            )
+        for saveable, values in by_saveable.values():
+            assigns.append(saveable.restore(values, None))
+        return control_flow_ops.group(*assigns, name=name)
+
+    def _sharded_ops(self, filename, saveables):
+        """TF's sharded save and restore: one shard per device of the saved objects.
+
+        V2: each device's shard is saved under `<filename>_temp_<uuid>/part-NNNNN-of-N`
+        and `MergeV2Checkpoints` joins them as `<filename>` (the temporary directory
+        removed). V1: each shard is the file `<filename>-NNNNN-of-N`, and the save
+        tensor is their pattern (`<filename>-?????-of-N`).
+        """
+        by_device: dict = {}
+        for item in saveables:
+            v = item[1]
+            dev = v.saveable.device if isinstance(v, _Spec) else v.device
+            by_device.setdefault(device_lib.canonical_name(dev or ""), []).append(item)
+        groups = sorted(by_device.items(), key=lambda t: t[0])
+        num_shards = len(groups)
+        num_shards_tensor = constant_op.constant(num_shards, name="num_shards")
+        saves, prefixes = [], []
+        if self._write_version == SaverDef.V2:
+            suffix = constant_op.constant(f"_temp_{uuid.uuid4().hex}/part")
+            target = string_ops.string_join([filename, suffix])
+        else:
+            target = filename
+        for shard, (dev, items) in enumerate(groups):
+            with ops.device(_on_cpu0(dev)):
+                part = io_ops.sharded_filename(target, shard, num_shards_tensor)
+                prefixes.append(part)
+                saves.append(self._save_op(part, items))
+        last = _on_cpu0(groups[-1][0]) if groups else ""
+        with ops.control_dependencies([t.op for t in saves]), ops.device(last):
+            if self._write_version == SaverDef.V2:
+                merge = io_ops.merge_v2_checkpoints(prefixes, filename, delete_old_dirs=True)
+                with ops.control_dependencies([merge]):
+                    save_tensor = array_ops.identity(filename)
+            else:
+                save_tensor = io_ops.sharded_filespec(filename, num_shards_tensor)
+        restores = []
+        for dev, items in groups:
+            with ops.device(dev):
+                restores.append(self._restore_op(filename, items, "restore_shard"))
+        return save_tensor, control_flow_ops.group(*restores, name="restore_all")
 
     def _check_saver_def(self):
         if not isinstance(self.saver_def, SaverDef):

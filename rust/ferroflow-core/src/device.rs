@@ -8,6 +8,9 @@ use std::sync::{OnceLock, RwLock};
 
 use crate::error::{Code, Error, Result};
 
+/// The most CPU devices `device_count` makes (TF has no limit; 64 is far beyond use).
+const MAX_CPU_DEVICES: u32 = 64;
+
 /// The CPU device type.
 pub const CPU: &str = "CPU";
 /// The job of a process that is not a task of a cluster (TF's
@@ -258,7 +261,13 @@ impl DeviceSet {
         let mut priority = HashMap::new();
         for t in types {
             let limit = device_count.get(&t.name).copied().unwrap_or(u32::MAX);
-            let count = if t.name == CPU { 1 } else { t.count.min(limit) };
+            // As TF's CPU device factory: `device_count={'CPU': n}` makes n CPU devices
+            // (all in host memory, sharing the process's threads), one by default.
+            let count = if t.name == CPU {
+                device_count.get(CPU).map_or(1, |&n| n.clamp(1, MAX_CPU_DEVICES))
+            } else {
+                t.count.min(limit)
+            };
             priority.insert(t.name.clone(), t.priority);
             devices.extend((0..count).map(|i| Device::on_task(task, &t.name, i)));
         }

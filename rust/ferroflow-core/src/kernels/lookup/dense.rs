@@ -8,6 +8,7 @@ use super::rows::{Rows, RowsOut, RowsRef};
 use super::table::{LookupTable, batch_shape, check_find, check_key_values, check_types, tf_shape};
 use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
+use crate::kernels::ExecEnv;
 use crate::kernels::hash::{hash64, hash64_combine};
 use crate::tensor::Tensor;
 
@@ -56,6 +57,12 @@ impl DenseKey for Vec<u8> {
     fn to_tensor(shape: &[usize], v: Vec<Self>) -> Result<Tensor> {
         Tensor::from_strings(shape, v)
     }
+}
+
+/// Where probing for a key ended.
+enum Probe {
+    Found(usize),
+    Free(usize),
 }
 
 struct Buckets<K> {
@@ -203,33 +210,44 @@ impl<K: DenseKey> DenseTable<K> {
         Ok(false)
     }
 
+    /// TF's triangular probing from `row`'s bucket: the bucket holding `row`
+    /// (`Found`), or the first empty one (`Free`; with `reuse_deleted`, a deleted one
+    /// too, as TF's insert takes it). `what` names the operation in TF's message for a
+    /// full table.
+    fn probe(&self, b: &Buckets<K>, row: &[K], hash: u64, reuse_deleted: bool, what: &str) -> Result<Probe> {
+        let mask = b.num_buckets - 1;
+        let mut bucket = (hash as usize) & mask;
+        let mut probes = 0usize;
+        loop {
+            let at = self.row(&b.keys, bucket);
+            if at == row {
+                return Ok(Probe::Found(bucket));
+            }
+            if at == self.empty.as_slice() || (reuse_deleted && at == self.deleted.as_slice()) {
+                return Ok(Probe::Free(bucket));
+            }
+            probes += 1;
+            bucket = (bucket + probes) & mask;
+            if probes >= b.num_buckets {
+                ff_bail!(Internal, "Internal error in MutableDenseHashTable {what}");
+            }
+        }
+    }
+
     /// TF's `DoInsert`: probe from the key's bucket to the key or the first free one.
     fn do_insert(&self, b: &mut Buckets<K>, keys: &[K], values: &RowsRef<'_>, n: usize, skip: bool) -> Result<()> {
-        let mask = b.num_buckets - 1;
         for i in 0..n {
             let row = self.row(keys, i);
             let hash = hash_key(row);
             if self.reserved(row, hash, skip)? {
                 continue;
             }
-            let mut bucket = (hash as usize) & mask;
-            let mut probes = 0usize;
-            loop {
-                let at = self.row(&b.keys, bucket);
-                if at == row {
-                    b.values.set(bucket, values, i);
-                    break;
-                }
-                if at == self.empty.as_slice() || at == self.deleted.as_slice() {
+            match self.probe(b, row, hash, true, "insert")? {
+                Probe::Found(bucket) => b.values.set(bucket, values, i),
+                Probe::Free(bucket) => {
                     b.num_entries += 1;
                     b.keys[bucket * self.key_width..(bucket + 1) * self.key_width].clone_from_slice(row);
                     b.values.set(bucket, values, i);
-                    break;
-                }
-                probes += 1;
-                bucket = (bucket + probes) & mask;
-                if probes >= b.num_buckets {
-                    ff_bail!(Internal, "Internal error in MutableDenseHashTable insert");
                 }
             }
         }
@@ -263,7 +281,7 @@ impl<K: DenseKey> LookupTable for DenseTable<K> {
         self.buckets.read().num_entries
     }
 
-    fn find(&self, keys: &Tensor, default: &Tensor) -> Result<Tensor> {
+    fn find(&self, keys: &Tensor, default: &Tensor, _env: &ExecEnv) -> Result<Tensor> {
         let per_key = check_find(self, keys, default)?;
         let n = self.batch_len(keys)?;
         let k = K::elems(keys)?;
@@ -272,28 +290,13 @@ impl<K: DenseKey> LookupTable for DenseTable<K> {
         let rows = b.values.as_ref();
         let shape: Vec<usize> = batch_shape(self, keys.shape())?.iter().chain(&self.value_shape).copied().collect();
         let mut out = RowsOut::new(self.value_dtype, self.value_width, &shape)?;
-        let mask = b.num_buckets - 1;
         for i in 0..n {
             let row = self.row(k, i);
             let hash = hash_key(row);
             self.reserved(row, hash, false)?;
-            let mut bucket = (hash as usize) & mask;
-            let mut probes = 0usize;
-            loop {
-                let at = self.row(&b.keys, bucket);
-                if at == row {
-                    out.push(&rows, bucket)?;
-                    break;
-                }
-                if at == self.empty.as_slice() {
-                    out.push(&defaults, if per_key { i } else { 0 })?;
-                    break;
-                }
-                probes += 1;
-                bucket = (bucket + probes) & mask;
-                if probes >= b.num_buckets {
-                    ff_bail!(Internal, "Internal error in MutableDenseHashTable lookup");
-                }
+            match self.probe(&b, row, hash, false, "lookup")? {
+                Probe::Found(bucket) => out.push(&rows, bucket)?,
+                Probe::Free(_) => out.push(&defaults, if per_key { i } else { 0 })?,
             }
         }
         out.finish()
@@ -323,28 +326,13 @@ impl<K: DenseKey> LookupTable for DenseTable<K> {
         let n = self.batch_len(keys)?;
         let k = K::elems(keys)?;
         let mut b = self.buckets.write();
-        let mask = b.num_buckets - 1;
         for i in 0..n {
             let row = self.row(k, i);
             let hash = hash_key(row);
             self.reserved(row, hash, false)?;
-            let mut bucket = (hash as usize) & mask;
-            let mut probes = 0usize;
-            loop {
-                let at = self.row(&b.keys, bucket);
-                if at == row {
-                    b.num_entries -= 1;
-                    b.keys[bucket * self.key_width..(bucket + 1) * self.key_width].clone_from_slice(&self.deleted);
-                    break;
-                }
-                if at == self.empty.as_slice() {
-                    break;
-                }
-                probes += 1;
-                bucket = (bucket + probes) & mask;
-                if probes >= b.num_buckets {
-                    ff_bail!(Internal, "Internal error in MutableDenseHashTable remove");
-                }
+            if let Probe::Found(bucket) = self.probe(&b, row, hash, false, "remove")? {
+                b.num_entries -= 1;
+                b.keys[bucket * self.key_width..(bucket + 1) * self.key_width].clone_from_slice(&self.deleted);
             }
         }
         Ok(())

@@ -223,7 +223,7 @@ impl OpKernel for AccessKernel {
         let table = handle.get()?;
         match self.access {
             Access::Find => {
-                let out = table.find(ctx.input(1)?, ctx.input(2)?)?;
+                let out = table.find(ctx.input(1)?, ctx.input(2)?, ctx.env)?;
                 ctx.set_output(0, out);
             }
             Access::Insert => table.insert(ctx.input(1)?, ctx.input(2)?)?,

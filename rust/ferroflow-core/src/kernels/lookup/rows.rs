@@ -27,6 +27,20 @@ impl<'a> RowsRef<'a> {
             RowsRef::Dense { row_bytes: width * t.dtype().size(), data: t.as_bytes()? }
         })
     }
+    /// Row `i` of dense rows (empty for strings).
+    pub(super) fn dense_row(&self, i: usize) -> &'a [u8] {
+        match self {
+            RowsRef::Dense { row_bytes: n, data } => &data[i * n..(i + 1) * n],
+            RowsRef::Strings { .. } => &[],
+        }
+    }
+    /// Row `i` of string rows (empty for dense rows).
+    pub(super) fn string_row(&self, i: usize) -> &'a [Vec<u8>] {
+        match self {
+            RowsRef::Strings { width: w, data } => &data[i * w..(i + 1) * w],
+            RowsRef::Dense { .. } => &[],
+        }
+    }
     /// Whether rows `i` of `self` and `j` of `other` hold the same elements.
     pub(super) fn row_eq(&self, i: usize, other: &RowsRef<'_>, j: usize) -> bool {
         match (self, other) {
