@@ -110,12 +110,12 @@ impl TextFileSource {
     }
 
     /// The key or value of one line, by index, converted to `dtype`.
-    fn field(&self, line: &[u8], tokens: &[&[u8]], index: i64, dtype: DType, out: &mut Column) -> Result<()> {
+    fn field(&self, line: &[u8], tokens: &[&[u8]], index: i64, out: &mut Column) -> Result<()> {
         if index == LINE_NUMBER {
             return out.push_i64(self.next_id + self.spec.offset);
         }
         let token = if index == WHOLE_LINE { line } else { tokens[index as usize] };
-        out.push_token(token, dtype, self.next_id)
+        out.push_token(token, self.next_id)
     }
 }
 
@@ -151,7 +151,7 @@ impl Column {
         }
         Ok(())
     }
-    fn push_token(&mut self, token: &[u8], _dtype: DType, line: i64) -> Result<()> {
+    fn push_token(&mut self, token: &[u8], line: i64) -> Result<()> {
         let text = std::str::from_utf8(token).map(str::trim);
         match self {
             Column::I32(c) => {
@@ -235,8 +235,8 @@ impl InitSource for TextFileSource {
                     tokens.len()
                 );
             }
-            self.field(&line, &tokens, self.spec.key_index, self.spec.key_dtype, &mut keys)?;
-            self.field(&line, &tokens, self.spec.value_index, self.spec.value_dtype, &mut values)?;
+            self.field(&line, &tokens, self.spec.key_index, &mut keys)?;
+            self.field(&line, &tokens, self.spec.value_index, &mut values)?;
             self.next_id += 1;
             count += 1;
         }
