@@ -1036,3 +1036,51 @@ def test_gradients_inside_control_dependencies_wait_for_the_controls(tf1):
     assert ours[0][0] == theirs[0][0] == 2.0
     np.testing.assert_allclose(ours[0][1], theirs[0][1], rtol=1e-6)
     assert ours[1] == theirs[1]
+
+
+def _colocated_gradient_sums(lib):
+    """Gradient sums over ops on several devices, colocated with their ops or not."""
+    g = lib.get_default_graph()
+    with g.device("/device:GPU:1"):
+        w = lib.constant(1.0, shape=[1, 1])
+    x = lib.constant(1.0, shape=[1, 2])
+    y = lib.constant(1.0, shape=[1, 2])
+    wx = lib.matmul(w, x)
+    wy = lib.matmul(w, y)
+    with g.device("/device:GPU:0"):
+        z = wx + wy
+    with g.device("/cpu:0"):
+        a = lib.constant([1.0, 2.0])
+    with g.device("/cpu:1"):
+        b = a * 2
+        b2 = a * 5
+    with g.device("/cpu:2"):
+        c = a * 3
+    d = b + c + b2
+    grads = [
+        lib.gradients(z, [w], colocate_gradients_with_ops=True)[0],
+        lib.gradients(z, [w], colocate_gradients_with_ops=False)[0],
+        lib.gradients(d, a, colocate_gradients_with_ops=True)[0],
+        lib.gradients(d, a, colocate_gradients_with_ops=False)[0],
+    ]
+    return [
+        (
+            t.op.name,
+            t.op.type,
+            t.op.colocation_groups(),
+            t.device,
+            [(i.op.name, i.op.colocation_groups(), i.device) for i in t.op.inputs],
+        )
+        for t in grads
+    ]
+
+
+def test_colocated_gradient_aggregation_matches_tf(tf1):
+    """TF's `_MultiDeviceAddN`: a sum per device (with its first summand), then the
+    partial sums in the op's colocation (issue 42: the whole sum went with the first
+    summand's op)."""
+    from tests.conftest import build_both
+
+    (_, tf_out), (_, ff_out) = build_both(tf1, _colocated_gradient_sums)
+    assert tf_out[0][2] == [b"loc:@MatMul"]
+    assert ff_out == tf_out

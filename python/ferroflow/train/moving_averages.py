@@ -10,7 +10,15 @@ into a `biased` variable, and the shadow is `biased / (1 - decay^local_step)`.
 from __future__ import annotations
 
 from ..framework import dtypes, ops
-from ..ops import array_ops, control_flow_ops, math_ops, state_ops, variables
+from ..ops import (
+    array_ops,
+    control_flow_ops,
+    init_ops,
+    math_ops,
+    state_ops,
+    variable_scope,
+    variables,
+)
 from . import slot_creator
 
 _VALID_DTYPES = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
@@ -46,44 +54,35 @@ def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
         return state_ops.assign_sub(variable, (variable - value) * decay, name=scope)
 
 
-def _zero_debias_variable(unbiased_var, name, shape):
-    """A zero-initialised, non-trainable `<unbiased_var>/<name>` (TF's `get_variable`)."""
-    dtype = unbiased_var.dtype.base_dtype
-    graph = unbiased_var.graph
-    # Variables ignore the name scope and the control dependencies in force, as TF's
-    # variable-scoped `get_variable` under `init_scope`.
-    with graph.name_scope(None), ops.control_dependencies(None):
-        with ops.name_scope(f"{unbiased_var.op.name}/{name}/Initializer"):
-            zeros = array_ops.zeros(shape, dtype=dtype)
-    return slot_creator.create_slot(unbiased_var, zeros, name)
-
-
-def _unique_variable_name(scope, name):
-    """`name`, or `name_<i>` when the global variable `<scope>/<name>` already exists.
-
-    TF's `_maybe_get_unique`: a second debiased average of one variable gets
-    `biased_1`, `local_step_1`.
-    """
-    taken = {v.op.name for v in variables.global_variables()}
-    full_name = f"{scope}/{name}"
-    if full_name not in taken:
-        return name
-    idx = 1
-    while f"{full_name}_{idx}" in taken:
-        idx += 1
-    return f"{name}_{idx}"
-
-
 def _zero_debias(unbiased_var, value, decay):
     """The zero-debiased update of `unbiased_var` (TF's `_zero_debias`).
 
-    `decay` is the complement `1 - decay`, already in the variable's dtype.
+    `decay` is the complement `1 - decay`, already in the variable's dtype. As TF,
+    `biased` and `local_step` are made by `get_variable` in a variable scope named
+    after the average (inside the variable scope in force, so within
+    `variable_scope("s")` they are `s/<average>/biased`).
     """
-    scope = unbiased_var.op.name
-    biased_var = _zero_debias_variable(
-        unbiased_var, _unique_variable_name(scope, "biased"), unbiased_var.shape.as_list()
-    )
-    local_step = _zero_debias_variable(unbiased_var, _unique_variable_name(scope, "local_step"), [])
+    with variable_scope.variable_scope(
+        unbiased_var.name[: -len(":0")], values=[unbiased_var, value, decay]
+    ):
+        with ops.init_scope():
+            biased_initializer = init_ops.zeros_initializer()
+            local_step_initializer = init_ops.zeros_initializer()
+        with ops.colocate_with(unbiased_var):
+            biased_var = variable_scope.get_variable(
+                _maybe_get_unique("biased"),
+                initializer=biased_initializer,
+                shape=unbiased_var.get_shape(),
+                dtype=unbiased_var.dtype.base_dtype,
+                trainable=False,
+            )
+            local_step = variable_scope.get_variable(
+                _maybe_get_unique("local_step"),
+                shape=[],
+                dtype=unbiased_var.dtype.base_dtype,
+                initializer=local_step_initializer,
+                trainable=False,
+            )
     update_biased = state_ops.assign_sub(biased_var, (biased_var - value) * decay)
     update_local_step = local_step.assign_add(1)
     # `decay` holds `1 - decay`, so the exponent's base is `1.0 - decay`.
@@ -94,6 +93,25 @@ def _zero_debias(unbiased_var, value, decay):
         update_biased / bias_factor,
         name=ops.get_default_graph().get_name_scope() + "/",
     )
+
+
+def _maybe_get_unique(name):
+    """`name`, or `name_<i>` when the scope already holds a global variable `name`.
+
+    TF's `_maybe_get_unique`: a second debiased average of one variable gets
+    `biased_1`, `local_step_1` (unless the scope reuses).
+    """
+    scope = variable_scope.get_variable_scope()
+    if scope.reuse:
+        return name
+    taken = {v.op.name for v in scope.global_variables()}
+    full_name = scope.name + "/" + name
+    if full_name not in taken:
+        return name
+    idx = 1
+    while f"{full_name}_{idx}" in taken:
+        idx += 1
+    return f"{name}_{idx}"
 
 
 class ExponentialMovingAverage:

@@ -179,7 +179,9 @@ class Optimizer:
                 f"No gradients provided for any variable: {[str(v) for _, v in converted]}."
             )
         graph = var_list[0].graph
-        with graph.as_default(), ops.control_dependencies(None):
+        # TF's `init_scope`: outside control dependencies, in the current name and
+        # variable scopes (slots and non-slot variables are named after them).
+        with graph.as_default(), ops.init_scope():
             self._create_slots(var_list)
         update_ops = []
         with ops.name_scope(name, self._name) as scope:
@@ -266,18 +268,40 @@ class Optimizer:
         return self._slots.setdefault(slot_name, {})
 
     def _zeros_slot(self, var, slot_name, op_name):
-        """The zero-initialised slot `slot_name` of `var`, named `<var>/<op_name>`."""
-        return self._constant_slot(var, 0, slot_name, op_name)
+        """The zero-initialised slot `slot_name` of `var`, made once (TF's)."""
+        return self._make_slot_once(
+            var, slot_name, lambda: slot_creator.create_zeros_slot(var, op_name)
+        )
 
     def _constant_slot(self, var, value, slot_name, op_name):
-        """The slot `slot_name` of `var` filled with `value`, named `<var>/<op_name>`.
+        """The slot `slot_name` of `var` filled with the scalar `value`, made once."""
+        return self._make_slot_once(
+            var, slot_name, lambda: slot_creator.create_constant_slot(var, value, op_name)
+        )
 
-        (TF's `_get_or_make_slot_with_initializer` with a constant initializer).
-        """
+    def _get_or_make_slot(self, var, val, slot_name, op_name):
+        """The slot `slot_name` of `var` initialised to the tensor `val` (TF's)."""
+        return self._make_slot_once(
+            var, slot_name, lambda: slot_creator.create_slot(var, val, op_name)
+        )
+
+    def _get_or_make_slot_with_initializer(
+        self, var, initializer, shape, dtype, slot_name, op_name
+    ):
+        """The slot `slot_name` of `var` made by `initializer` (TF's)."""
+        return self._make_slot_once(
+            var,
+            slot_name,
+            lambda: slot_creator.create_slot_with_initializer(
+                var, initializer, shape, dtype, op_name
+            ),
+        )
+
+    def _make_slot_once(self, var, slot_name, make):
         named = self._slot_dict(slot_name)
         key = _var_key(var)
         if key not in named:
-            named[key] = slot_creator.create_constant_slot(var, value, op_name)
+            named[key] = make()
         return named[key]
 
     def _create_non_slot_variable(self, initial_value, name, colocate_with):
@@ -286,9 +310,10 @@ class Optimizer:
         key = (name, graph)
         v = self._non_slot_dict.get(key)
         if v is None:
-            with graph.as_default(), graph.name_scope(None), ops.control_dependencies(None):
-                with ops.colocate_with(colocate_with):
-                    v = variables.Variable(initial_value, name=name, trainable=False)
+            # In the name scope in force (TF's `variable_scope.variable`), so
+            # `minimize` under `name_scope("s")` makes `s/beta1_power`.
+            with graph.as_default(), ops.init_scope(), ops.colocate_with(colocate_with):
+                v = variables.Variable(initial_value, name=name, trainable=False)
             self._non_slot_dict[key] = v
         return v
 

@@ -220,6 +220,39 @@ fn colocation_of(graph: &Graph, node: NodeId) -> Result<(AttrValue, String)> {
     Ok((AttrValue::ListS(groups), n.device.clone()))
 }
 
+/// TF's `_MultiDeviceAddN`: the contributions on each device (in device order) are
+/// summed first, colocated with the first of them; the partial sums are then added
+/// in `ctx`'s placement. A single tensor is its own sum (TF's one-input `add_n`).
+fn multi_device_add_n(ctx: &mut GradCtx<'_>, dense: &[Output]) -> Result<Output> {
+    let mut by_device: Vec<(String, Vec<Output>)> = Vec::new();
+    for t in dense {
+        let device = ctx.graph.node(t.node)?.device.clone();
+        match by_device.iter_mut().find(|(d, _)| *d == device) {
+            Some((_, group)) => group.push(*t),
+            None => by_device.push((device, vec![*t])),
+        }
+    }
+    by_device.sort_by(|a, b| a.0.cmp(&b.0));
+    let (outer_groups, outer_device) = (ctx.groups.take(), ctx.device.clone());
+    let mut summands = Vec::with_capacity(by_device.len());
+    for (_, group) in &by_device {
+        if group.len() == 1 {
+            summands.push(group[0]);
+            continue;
+        }
+        let (groups, device) = colocation_of(ctx.graph, group[0].node)?;
+        ctx.groups = Some(groups);
+        ctx.device = device;
+        summands.push(ctx.op("AddN", group, vec![])?);
+    }
+    ctx.groups = outer_groups;
+    ctx.device = outer_device;
+    if summands.len() == 1 {
+        return Ok(summands[0]);
+    }
+    ctx.op("AddN", &summands, vec![])
+}
+
 /// How a gradient computation names, places and sums the nodes it adds.
 #[derive(Clone, Debug)]
 struct WalkConfig {
@@ -355,12 +388,14 @@ impl WalkConfig {
         Ok(ctx)
     }
 
-    /// Sums gradient contributions for one tensor.
-    fn aggregate(&self, graph: &mut Graph, grads: Vec<Grad>) -> Result<Option<Grad>> {
+    /// Sums gradient contributions for one output of `owner` (in `owner`'s
+    /// colocation when gradients are colocated with their ops, as TF's
+    /// `_AggregatedGrads` under `_maybe_colocate_with(op)`).
+    fn aggregate(&self, graph: &mut Graph, owner: NodeId, grads: Vec<Grad>) -> Result<Option<Grad>> {
         if grads.len() <= 1 {
             return Ok(grads.into_iter().next());
         }
-        let mut ctx = self.ctx(graph, 0, self.scope.clone());
+        let mut ctx = self.ctx_colocated(graph, owner, self.scope.clone())?;
         if grads.iter().all(|g| matches!(g, Grad::Sparse { .. })) {
             // Sparse + sparse: concatenate the rows (as TF does for IndexedSlices).
             let (mut vals, mut idxs, mut shape) = (Vec::new(), Vec::new(), None);
@@ -388,13 +423,7 @@ impl WalkConfig {
         }
         let dense: Vec<Output> = grads.into_iter().map(|g| ctx.dense(g)).collect::<Result<_>>()?;
         let sum = match self.aggregation {
-            Aggregation::AddN => {
-                // TF's `_MultiDeviceAddN`: the sum is colocated with its first summand's op.
-                let (groups, device) = colocation_of(ctx.graph, dense[0].node)?;
-                ctx.groups = Some(groups);
-                ctx.device = device;
-                ctx.op("AddN", &dense, vec![])?
-            }
+            Aggregation::AddN => multi_device_add_n(&mut ctx, &dense)?,
             Aggregation::Tree => {
                 let mut acc = dense[0];
                 for d in &dense[1..] {
@@ -532,7 +561,7 @@ impl GradientWalk {
             let mut out_grads = Vec::with_capacity(num_out);
             for i in 0..num_out {
                 let contributions = self.grads.remove(&Output { node: id, index: i }).unwrap_or_default();
-                let agg = self.config.aggregate(graph, contributions)?;
+                let agg = self.config.aggregate(graph, id, contributions)?;
                 if let Some(g) = agg {
                     // Keep the aggregate: it is the answer if this tensor is an x.
                     self.grads.insert(Output { node: id, index: i }, vec![g]);
@@ -574,7 +603,7 @@ impl GradientWalk {
         let mut out = Vec::with_capacity(self.xs.len());
         for x in &self.xs {
             let contributions = self.grads.get(x).cloned().unwrap_or_default();
-            let agg = self.config.aggregate(graph, contributions)?;
+            let agg = self.config.aggregate(graph, x.node, contributions)?;
             if let Some(g) = agg {
                 self.grads.insert(*x, vec![g]);
             }
