@@ -261,7 +261,13 @@ from .ops.partitioned_variables import (
     min_max_variable_partitioner,
     variable_axis_size_partitioner,
 )
-from .ops.random_ops import random_normal, random_shuffle, random_uniform, truncated_normal
+from .ops.random_ops import (
+    multinomial,
+    random_normal,
+    random_shuffle,
+    random_uniform,
+    truncated_normal,
+)
 from .ops.script_ops import numpy_function, py_func
 from .ops.sparse_ops import (
     deserialize_many_sparse,
@@ -582,6 +588,7 @@ __all__ = [
     "minimum",
     "mod",
     "moving_average_variables",
+    "multinomial",
     "multiply",
     "name_scope",
     "negative",

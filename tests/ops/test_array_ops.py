@@ -272,3 +272,18 @@ def test_where_with_a_vector_condition_picks_rows_as_tf1(tf1):
         np.testing.assert_array_equal(a, b)
     for a, b in zip(want[4], got[4], strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_shape_lists_holding_dimensions_convert_as_in_tf():
+    """`tf.reshape(x, [-1, x.shape[1] // 2, Dimension(2)])`, as TF-1.x programs write."""
+    x = ff.placeholder(ff.float32, [None, 6])
+    r = ff.reshape(x, [-1, x.shape[1] // 2, ff.Dimension(2)])
+    assert r.shape.as_list() == [None, 3, 2]
+    c = ff.constant([1, ff.Dimension(2), [3][0]])
+    assert c.dtype == ff.int32
+    with ff.Session() as sess:
+        out = sess.run(r, {x: np.arange(12, dtype=np.float32).reshape(2, 6)})
+        assert out.shape == (2, 3, 2)
+        assert sess.run(c).tolist() == [1, 2, 3]
+    with pytest.raises(TypeError):
+        ff.constant([1, ff.Dimension(None)])

@@ -405,3 +405,40 @@ def test_nn_op_names_and_shapes_match_tensorflow(tf1):
 
     (_, a), (_, b) = build_both(tf1, build)
     assert_same_tensors(a, b)
+
+
+@pytest.mark.parametrize(
+    "labels_dtype,logits_dtype,axis,v2",
+    [
+        ("float64", "float32", -1, False),  # TF-1.x casts the labels to the logits' dtype
+        ("float32", "float64", -1, True),
+        ("float32", "float32", 1, False),
+        ("float32", "float32", 0, True),
+        ("float16", "float16", -1, False),  # computed in float32, cast back
+    ],
+)
+def test_softmax_cross_entropy_casts_labels_and_takes_any_axis_as_tf(
+    tf1, labels_dtype, logits_dtype, axis, v2
+):
+    rs = np.random.RandomState(0)
+    x = rs.randn(2, 3, 4).astype(logits_dtype)
+    labels = np.abs(rs.randn(2, 3, 4))
+    labels = (labels / labels.sum(axis, keepdims=True)).astype(labels_dtype)
+
+    def build(lib):
+        logits = lib.constant(x)
+        if v2:
+            cost = lib.nn.softmax_cross_entropy_with_logits_v2(
+                labels=lib.constant(labels), logits=logits, axis=axis
+            )
+        else:
+            cost = lib.nn.softmax_cross_entropy_with_logits(
+                labels=lib.constant(labels), logits=logits, dim=axis
+            )
+        return cost, lib.gradients(cost, logits)[0]
+
+    (tf_cost, tf_grad), (ff_cost, ff_grad) = run_tf(tf1, build), run_ff(build)
+    assert ff_cost.dtype == tf_cost.dtype and ff_cost.shape == tf_cost.shape
+    tol = 1e-3 if logits_dtype == "float16" else 1e-5
+    np.testing.assert_allclose(ff_cost, tf_cost, rtol=tol, atol=tol)
+    np.testing.assert_allclose(ff_grad, tf_grad, rtol=tol, atol=tol)

@@ -207,3 +207,55 @@ def test_random_ops_have_no_gradient():
     x = ff.Variable([1.0, 2.0])
     shape = ff.cast(ff.shape(x), ff.int32)
     assert ff.gradients(ff.reduce_sum(ff.random_normal(shape) * 0.0), x) == [None]
+
+
+@pytest.mark.parametrize(
+    "batch,classes,samples", [(3, 7, 9), (64, 1000, 10), (7, 50000, 3), (300, 20, 33)]
+)
+def test_multinomial_draws_tensorflows_samples(tf1, batch, classes, samples):
+    """TF's samples bit for bit for a fixed seed: TF's CDF search, its stream per
+    shard and its sharding of rows (Shard + Eigen's cost model; both libraries use
+    one intra-op pool per process, as many threads as cores)."""
+    rs = np.random.RandomState(batch + classes)
+    logits = rs.randn(batch, classes).astype(np.float32)
+    logits[0, 1] = -np.inf  # never drawn
+
+    def draw(lib):
+        g = lib.Graph()
+        with g.as_default():
+            lib.set_random_seed(5)
+            a = lib.multinomial(lib.constant(logits), samples, seed=3)
+            b = lib.random.categorical(logits.astype(np.float64), 4, dtype=lib.int32, seed=4)
+            with lib.Session() as sess:
+                return [sess.run([a, b]) for _ in range(2)]
+
+    ours, theirs = draw(ff), draw(tf1)
+    for (a, b), (ta, tb) in zip(ours, theirs, strict=True):
+        assert a.dtype == np.int64 and b.dtype == np.int32
+        np.testing.assert_array_equal(a, ta)
+        np.testing.assert_array_equal(b, tb)
+    assert not (ours[0][0][0] == 1).any()
+
+
+def test_multinomial_shapes_and_errors():
+    logits = ff.placeholder(ff.float32, [None, 4])
+    n = ff.placeholder(ff.int32, [])
+    assert ff.multinomial(logits, 5).shape.as_list() == [None, 5]
+    assert ff.multinomial(logits, n).shape.as_list() == [None, None]
+    with pytest.raises(ValueError, match="rank 2"):
+        ff.multinomial(ff.zeros([4]), 2)
+    with pytest.raises(TypeError):
+        ff.multinomial(logits, 2, output_dtype=ff.float32)
+    with pytest.raises(ValueError, match="must be non-negative but is -2"):
+        ff.multinomial(logits, -2)
+    with ff.Session() as sess:
+        out = sess.run(ff.multinomial(logits, n), {logits: np.zeros([2, 4]), n: 0})
+        assert out.shape == (2, 0)
+        nonnegative = "num_samples should be nonnegative"
+        with pytest.raises(ff.errors.InvalidArgumentError, match=nonnegative):
+            sess.run(ff.multinomial(logits, n), {logits: np.zeros([2, 4]), n: -1})
+        with pytest.raises(ff.errors.InvalidArgumentError, match="num_classes should be positive"):
+            sess.run(ff.multinomial(ff.zeros([2, 0]), n), {n: 3})
+        # All classes impossible: TF answers num_classes.
+        out = sess.run(ff.multinomial(logits, 3), {logits: np.full([1, 4], -np.inf)})
+        assert out.tolist() == [[4, 4, 4]]

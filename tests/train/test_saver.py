@@ -445,3 +445,20 @@ def test_sharded_savers_interoperate(tf1, tmp_path, writer):
             got = sess.run([v, w, s])
     np.testing.assert_array_equal(got[0], V_INIT)
     np.testing.assert_array_equal(got[1], W_INIT)
+
+
+def test_save_and_restore_with_an_interactive_session(tmp_path):
+    """Any session object TF accepts (a `SessionInterface`) saves and restores."""
+    v = ff.Variable(3.0, name="v")
+    saver = ff.train.Saver()
+    sess = ff.InteractiveSession()
+    try:
+        sess.run(ff.global_variables_initializer())
+        path = saver.save(sess, str(tmp_path / "model"))
+        sess.run(v.assign(5.0))
+        saver.restore(sess, path)
+        assert sess.run(v) == 3.0
+    finally:
+        sess.close()
+    with pytest.raises(TypeError, match="'sess' must be a Session"):
+        saver.save(object(), str(tmp_path / "other"))

@@ -23,7 +23,26 @@ def _asarray(value) -> np.ndarray:
         arr = np.asarray(value)
     except UnicodeError:
         return np.asarray(value, dtype=object)
+    if arr.dtype.kind == "O" and isinstance(value, list | tuple):
+        known = dimensions_as_ints(value)
+        if known is not value:
+            return _asarray(known)
     return np.asarray(value, dtype=object) if arr.dtype.kind in "US" else arr
+
+
+def dimensions_as_ints(value):
+    """`value` with each known `Dimension` replaced by its int.
+
+    TF converts `[-1, x.shape[1]]` to an int32 tensor; `value` itself is returned
+    when it holds none.
+    """
+    if isinstance(value, tensor_shape.Dimension):
+        return value if value.value is None else value.value
+    if isinstance(value, list | tuple):
+        items = [dimensions_as_ints(v) for v in value]
+        if any(a is not b for a, b in zip(items, value, strict=True)):
+            return items
+    return value
 
 
 def _infer_numpy(value) -> np.ndarray:

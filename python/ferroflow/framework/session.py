@@ -252,7 +252,37 @@ def _log_device_mapping(config):
     sys.stderr.write(f"Device mapping:{body}\n")
 
 
-class BaseSession:
+class SessionInterface:
+    """The base of every session class (TF's `SessionInterface`).
+
+    `Saver.save` accepts any instance: a `Session`, an `InteractiveSession`, or a
+    user's session class deriving from it.
+    """
+
+    @property
+    def graph(self):
+        """The graph this session runs."""
+        raise NotImplementedError("graph")
+
+    @property
+    def sess_str(self):
+        """The target this session connects to."""
+        raise NotImplementedError("sess_str")
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """Runs `fetches` (see `Session.run`)."""
+        raise NotImplementedError("run")
+
+    def partial_run_setup(self, fetches, feeds=None):
+        """Sets up a partial run (see `Session.partial_run_setup`)."""
+        raise NotImplementedError("partial_run_setup")
+
+    def partial_run(self, handle, fetches, feed_dict=None):
+        """Continues a partial run (see `Session.partial_run`)."""
+        raise NotImplementedError("partial_run")
+
+
+class BaseSession(SessionInterface):
     """The shared implementation of `Session` and `InteractiveSession`."""
 
     def __init__(self, target="", graph=None, config=None):

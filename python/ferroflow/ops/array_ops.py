@@ -69,6 +69,7 @@ def _int_vector(values, name, dtype=dtypes.int32):
         return ops.convert_to_tensor(values, name=name)
     if isinstance(values, tensor_shape.TensorShape):
         values = values.as_list()
+    values = constant_op.dimensions_as_ints(values)
     arr = np.asarray(values)
     if arr.dtype.kind not in "iu" and arr.size:
         raise TypeError(f"Expected int32 for argument '{name}', got {values!r}.")

@@ -66,38 +66,73 @@ def log_softmax(logits, axis=None, name=None, dim=None):
 
 def _flat_classes_shape(logits):
     """`[-1, classes]`, the shape flattening `logits` to a batch of class vectors."""
-    classes = logits.shape.as_list()[-1]
-    if classes is not None:
-        return [-1, classes]
-    last = array_ops.slice(array_ops.shape(logits), [logits.shape.ndims - 1], [1])
+    if logits.shape.ndims is not None:
+        classes = logits.shape.as_list()[-1]
+        if classes is not None:
+            return [-1, classes]
+        begin = [logits.shape.ndims - 1]
+    else:
+        begin = array_ops.expand_dims(array_ops.rank(logits) - 1, 0)
+    last = array_ops.slice(array_ops.shape(logits), begin, [1])
     return array_ops.concat([[-1], last], 0)
 
 
 def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=-1, name=None, dim=None):
-    """Per-example `-sum(labels * log_softmax(logits))`; gradients flow into labels too."""
+    """Per-example `-sum(labels * log_softmax(logits))` along `axis`.
+
+    As TF's: `labels` are cast to the logits' dtype (float64 labels with float32
+    logits are allowed), half-precision logits are computed in float32 and the cost
+    cast back, and gradients flow into the labels too.
+    """
     if labels is None or logits is None:
         raise ValueError("Both labels and logits must be provided.")
     axis = dim if dim is not None else axis
-    if axis not in (-1, None):
-        raise NotImplementedError("softmax_cross_entropy_with_logits supports the last axis")
+    if axis is None:
+        axis = -1
     with ops.name_scope(name, "softmax_cross_entropy_with_logits", [logits, labels]) as scope:
-        logits, labels = convert_same_type([logits, labels], ["logits", "labels"])
+        logits = ops.convert_to_tensor(logits, name="logits")
+        labels = ops.convert_to_tensor(labels, name="labels")
+        to_float32 = logits.dtype.base_dtype in (dtypes.float16, dtypes.bfloat16)
+        precise_logits = array_ops.cast(logits, dtypes.float32) if to_float32 else logits
+        labels = array_ops.cast(labels, precise_logits.dtype)
         shape = logits.shape
-        if shape.ndims is not None and shape.ndims != 2:
+        if axis != -1:
+            rank = array_ops.rank(precise_logits)
+            precise_logits = _move_dim_to_end(precise_logits, axis, rank)
+            labels = _move_dim_to_end(labels, axis, rank)
+        if axis == -1 and shape.ndims == 2:
+            cost = make_op("SoftmaxCrossEntropyWithLogits", [precise_logits, labels], scope=scope)
+            cost = cost.outputs[0]
+        else:
             # Flatten to [batch, classes] and restore the batch dims afterwards.
-            flat = _flat_classes_shape(logits)
-            flat_logits = array_ops.reshape(logits, flat)
+            input_shape = array_ops.shape(precise_logits)
+            flat = _flat_classes_shape(precise_logits)
+            flat_logits = array_ops.reshape(precise_logits, flat)
             flat_labels = array_ops.reshape(labels, flat)
             op = make_op("SoftmaxCrossEntropyWithLogits", [flat_logits, flat_labels])
             cost = array_ops.reshape(
                 op.outputs[0],
-                array_ops.slice(array_ops.shape(logits), [0], [shape.ndims - 1]),
-                name=scope,
+                array_ops.slice(input_shape, [0], [array_ops.rank(precise_logits) - 1]),
+                name=None if to_float32 else scope,
             )
-            cost.set_shape(shape[:-1])  # (as TF: the reshape loses the static shape)
-            return cost
-        op = make_op("SoftmaxCrossEntropyWithLogits", [logits, labels], scope=scope)
-        return op.outputs[0]
+            if shape.ndims is not None:
+                # (as TF: the reshape loses the static shape)
+                dims = shape.as_list()
+                del dims[axis]
+                cost.set_shape(dims)
+        if to_float32:
+            return array_ops.cast(cost, logits.dtype, name=scope)
+        return cost
+
+
+def _move_dim_to_end(tensor, dim_index, rank):
+    """`tensor` with dimension `dim_index` moved last (TF's helper)."""
+    return array_ops.transpose(
+        tensor,
+        array_ops.concat(
+            [math_ops.range(dim_index), math_ops.range(dim_index + 1, rank), [dim_index]], 0
+        ),
+    )
 
 
 def softmax_cross_entropy_with_logits(

@@ -125,3 +125,49 @@ def random_shuffle(value, seed=None, name=None):
     with ops.name_scope(name, "RandomShuffle", [value]) as scope:
         value = ops.convert_to_tensor(value, name="value")
         return make_op("RandomShuffle", [value], attrs, scope=scope).outputs[0]
+
+
+def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
+    """Draws samples from categorical distributions (TF-1.x's `tf.multinomial`).
+
+    Args:
+        logits: A `[batch_size, num_classes]` float tensor: each row holds the
+            unnormalized log-probabilities of the classes.
+        num_samples: A scalar int32: how many samples to draw per row.
+        seed: An op-level seed (see `tf.set_random_seed`).
+        name: Name of the op.
+        output_dtype: `int64` (the default) or `int32`.
+
+    Returns:
+        A `[batch_size, num_samples]` tensor of class indices.
+    """
+    with ops.name_scope(name, "multinomial", [logits]):
+        return _categorical(logits, num_samples, output_dtype, seed)
+
+
+def categorical(logits, num_samples, dtype=None, seed=None, name=None):
+    """Draws samples from categorical distributions (`tf.random.categorical`).
+
+    Args:
+        logits: A `[batch_size, num_classes]` float tensor of unnormalized
+            log-probabilities.
+        num_samples: A scalar int32: how many samples to draw per row.
+        dtype: `int64` (the default) or `int32`.
+        seed: An op-level seed (see `tf.set_random_seed`).
+        name: Name of the op.
+
+    Returns:
+        A `[batch_size, num_samples]` tensor of class indices.
+    """
+    with ops.name_scope(name, "categorical", [logits]):
+        return _categorical(logits, num_samples, dtype, seed)
+
+
+def _categorical(logits, num_samples, dtype, seed):
+    logits = ops.convert_to_tensor(logits, name="logits")
+    num_samples = ops.convert_to_tensor(num_samples, dtype=dtypes.int32, name="num_samples")
+    attrs = {
+        **_seed_attrs(seed),
+        "output_dtype": dtypes.as_dtype(dtype) if dtype is not None else dtypes.int64,
+    }
+    return make_op("Multinomial", [logits, num_samples], attrs).outputs[0]

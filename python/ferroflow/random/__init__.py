@@ -8,17 +8,19 @@ from ..ops.candidate_sampling_ops import (
     log_uniform_candidate_sampler,
     uniform_candidate_sampler,
 )
+from ..ops.random_ops import categorical, multinomial, truncated_normal
 from ..ops.random_ops import random_normal as normal
 from ..ops.random_ops import random_shuffle as shuffle
 from ..ops.random_ops import random_uniform as uniform
-from ..ops.random_ops import truncated_normal
 
 __all__ = [
     "all_candidate_sampler",
+    "categorical",
     "fixed_unigram_candidate_sampler",
     "get_seed",
     "learned_unigram_candidate_sampler",
     "log_uniform_candidate_sampler",
+    "multinomial",
     "normal",
     "set_random_seed",
     "shuffle",

@@ -22,7 +22,7 @@ import numpy as np
 from .. import errors
 from ..framework import constant_op, meta_graph, ops
 from ..framework import device as device_lib
-from ..framework.session import Session
+from ..framework.session import SessionInterface
 from ..ops import array_ops, control_flow_ops, io_ops, state_ops, string_ops
 from ..ops.variables import PartitionedVariable, Variable
 from ..protos import MetaGraphDef, SaverDef
@@ -655,7 +655,7 @@ class Saver:
                     f"'latest_filename' collides with 'save_path': "
                     f"'{latest_filename}' and '{save_path}'"
                 )
-        if not isinstance(sess, Session):
+        if not isinstance(sess, SessionInterface):
             raise TypeError(f"'sess' must be a Session; {sess}")
         save_path_parent = os.path.dirname(save_path)
         model_checkpoint_path = None

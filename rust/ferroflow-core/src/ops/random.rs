@@ -6,7 +6,8 @@ use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::random::{float_random_kernel, random_int_kernel, random_shuffle_kernel};
+use crate::kernels::random::{float_random_kernel, multinomial_kernel, random_int_kernel, random_shuffle_kernel};
+use crate::shape::PartialShape;
 
 const INDEX_TYPES: &[DType] = &[DType::Int32, DType::Int64];
 
@@ -18,6 +19,11 @@ pub(crate) fn register(r: &mut Registry) {
         OpDef::new("RandomUniformInt", &["shape", "minval", "maxval"], infer_random_int, random_int_kernel).stateful(),
     );
     r.add(OpDef::new("RandomShuffle", &["value"], infer_shuffle, random_shuffle_kernel).stateful().no_grad());
+    r.add(
+        OpDef::new("Multinomial", &["logits", "num_samples"], infer_multinomial, multinomial_kernel)
+            .stateful()
+            .no_grad(),
+    );
 }
 
 /// Records the seed attrs with TF's defaults.
@@ -62,4 +68,33 @@ fn infer_shuffle(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0])?;
     seeds(&mut ctx);
     Ok(vec![OutputSpec::new(t, ctx.input(0).shape.clone())])
+}
+
+/// `Multinomial`: `[batch, num_samples]` class indices drawn from `[batch, classes]`
+/// logits (TF's shape function: rank-2 logits, scalar int32 `num_samples`).
+fn infer_multinomial(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(0, FLOATS)?;
+    ctx.attrs.insert("T".into(), AttrValue::Type(ctx.input(0).dtype));
+    ctx.check_type(1, &[DType::Int32])?;
+    ctx.check_rank(0, 2)?;
+    ctx.check_rank(1, 0)?;
+    let out = ctx.attr_or("output_dtype", DType::Int64)?;
+    if !INDEX_TYPES.contains(&out) {
+        return Err(Error::type_error(format!(
+            "Value for attr 'output_dtype' of {out} is not in the list of allowed values: int32, int64"
+        )));
+    }
+    seeds(&mut ctx);
+    let batch = ctx.input(0).shape.dims().and_then(|d| d[0]);
+    let samples = match ctx.constant_input(1) {
+        Some(t) => {
+            let n = t.scalar_value::<i32>()?;
+            // TF's `MakeDimForScalarInput`.
+            Some(usize::try_from(n).map_err(|_| {
+                Error::value(format!("Dimension size, given by scalar input 1, must be non-negative but is {n}"))
+            })?)
+        }
+        None => None,
+    };
+    Ok(vec![OutputSpec::new(out, PartialShape::from_dims([batch, samples]))])
 }
