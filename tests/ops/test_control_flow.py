@@ -497,3 +497,35 @@ def test_cond_graph_matches_tf(tf):
             )
 
     assert describe(ff) == describe(tf)
+
+
+def test_gradient_through_the_untaken_output_of_a_bare_switch_is_zero(tf1):
+    """TF's `_SwitchGrad` outside a cond switches each gradient again on the
+    predicate: the gradient of the untaken output is 0, the taken one's 1 (issue 42:
+    the live default gradient of the untaken output came through as 1)."""
+
+    def build(lib):
+        x = lib.constant(2.0)
+        s = lib.placeholder_with_default(True, [])
+        x_false, x_true = _switch(lib, x, s)
+        y = lib.cond(s, lambda: x * 3.0, lambda: x * 5.0)
+        return [
+            lib.gradients(x_true, x)[0],
+            lib.gradients(x_false, x)[0],
+            lib.gradients(x_true + 2.0 * x_false, x)[0],
+            lib.gradients(y, x)[0],
+        ]
+
+    assert run_ff(build) == run_tf(tf1, build)
+    fed = {"PlaceholderWithDefault:0": False}
+    assert run_ff(build, lambda g: fed) == run_tf(tf1, build, lambda g: fed)
+
+
+def _switch(lib, x, pred):
+    if lib.__name__.startswith("tensorflow"):
+        from tensorflow.python.ops import control_flow_ops
+
+        return control_flow_ops.switch(x, pred)
+    from ferroflow.ops import control_flow_ops
+
+    return control_flow_ops.switch(x, pred)

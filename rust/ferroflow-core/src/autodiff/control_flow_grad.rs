@@ -8,21 +8,27 @@ type Grads = Result<Vec<Option<Grad>>>;
 
 /// `Switch`: the gradients of its two outputs merged. The output of the branch that
 /// sent none back gets zeros shaped like it, which are dead exactly when that branch
-/// was not taken, so the `Merge` forwards the taken branch's gradient (TF's
-/// `_SwitchGrad` for a cond context).
+/// was not taken. Each gradient is switched again on the predicate (TF's
+/// `_SwitchGrad` outside a cond context), so only the taken branch's gradient
+/// reaches the `Merge` even when the other one is live: a gradient taken of the
+/// untaken output of a bare `switch` is zero, as TF's.
 pub(crate) fn switch(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     if g.iter().all(Option::is_none) {
         return Ok(vec![None, None]);
     }
+    let pred = ctx.input(1);
     let mut parts = Vec::with_capacity(2);
     for i in 0..2 {
-        parts.push(match ctx.dense_out(g, i)? {
+        let grad = match ctx.dense_out(g, i)? {
             Some(d) => d,
             None => {
                 let o = ctx.output(i);
                 ctx.op("ZerosLike", &[o], vec![])?
             }
-        });
+        };
+        let dtype = ctx.spec(grad)?.dtype;
+        let node = ctx.node("Switch", &[grad, pred], vec![("T", AttrValue::Type(dtype))])?;
+        parts.push(Output { node, index: i });
     }
     let merged = ctx.op("Merge", &parts, vec![])?;
     Ok(vec![Some(Grad::Dense(merged)), None])
