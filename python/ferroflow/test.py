@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .client import device_lib
+from .ops.gradient_checker import compute_gradient, compute_gradient_error
 
 
 def gpu_device_name() -> str:
@@ -38,4 +39,11 @@ def is_built_with_gpu_support() -> bool:
     return True
 
 
-__all__ = ["gpu_device_name", "is_built_with_cuda", "is_built_with_gpu_support", "is_gpu_available"]
+__all__ = [
+    "compute_gradient",
+    "compute_gradient_error",
+    "gpu_device_name",
+    "is_built_with_cuda",
+    "is_built_with_gpu_support",
+    "is_gpu_available",
+]

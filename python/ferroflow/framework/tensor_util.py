@@ -38,6 +38,26 @@ def constant_value(tensor):
     return None
 
 
+def _strided_slice_of_shape(op):
+    """TF's case of a 1-D `StridedSlice` of a shape (`shape[:-1]`), or None."""
+    from . import tensor_shape
+
+    begin, end, strides = (constant_value(t) for t in op.inputs[1:4])
+    if begin is None or end is None or strides is None:
+        return None
+    begin, end, strides = int(begin[0]), int(end[0]), int(strides[0])
+    begin_mask, end_mask = op.get_attr("begin_mask"), op.get_attr("end_mask")
+    if op.get_attr("ellipsis_mask") or op.get_attr("new_axis_mask"):
+        return None
+    if op.get_attr("shrink_axis_mask") or begin_mask not in (0, 1) or end_mask not in (0, 1):
+        return None
+    prev = constant_value_as_shape(op.inputs[0])
+    if prev.dims is None:
+        return None
+    dims = prev.dims[(None if begin_mask else begin) : (None if end_mask else end) : strides]
+    return tensor_shape.TensorShape(dims)
+
+
 def constant_value_as_shape(tensor):
     """What is known of the shape that the 1-D int `tensor` holds, as a `TensorShape`.
 
@@ -72,6 +92,16 @@ def constant_value_as_shape(tensor):
             v = constant_value(t)
             dims.append(None if v is None or int(v) == -1 else int(v))
         return tensor_shape.TensorShape(dims)
+    if op.type in ("Concat", "ConcatV2"):
+        parts = op.inputs[1:] if op.type == "Concat" else op.inputs[:-1]
+        ret = tensor_shape.TensorShape([])
+        for part in parts:
+            ret = ret.concatenate(constant_value_as_shape(part))
+        return ret
+    if op.type == "StridedSlice":
+        sliced = _strided_slice_of_shape(op)
+        if sliced is not None:
+            return sliced
     rank = tensor.shape.dims[0] if tensor.shape.ndims == 1 else None
     n = tensor_shape.dimension_value(rank) if rank is not None else None
     return tensor_shape.unknown_shape(rank=n)

@@ -525,6 +525,9 @@ def reduce_prod(
 
 def _binary_operator(func, scope_name):
     def forward(x, y):
+        if scope_name == "mul" and _is_sparse(y):
+            # TF's `_mul_dispatch`: dense * sparse is the sparse tensor's `*`.
+            return y * x
         with ops.name_scope(None, scope_name, [x, y]) as scope:
             if not isinstance(y, ops.Tensor | ops.Operation) and not hasattr(
                 y, "_as_graph_element"
@@ -538,6 +541,12 @@ def _binary_operator(func, scope_name):
             return func(x, y, name=scope)
 
     return forward, reverse
+
+
+def _is_sparse(x):
+    from ..framework.sparse_tensor import SparseTensor
+
+    return isinstance(x, SparseTensor)
 
 
 def _scoped_binary(op_type):

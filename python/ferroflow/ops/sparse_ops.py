@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..framework import dtypes, ops, tensor_shape, tensor_util
+from ..framework import constant_op, dtypes, ops, tensor_shape, tensor_util
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.sparse_tensor import SparseTensor, SparseTensorValue
 from . import array_ops, math_ops
@@ -227,7 +227,14 @@ def sparse_add(a, b, threshold=None, thresh=None):
     if not any(isinstance(x, sparse_classes) for x in (a, b)):
         raise TypeError("At least one input should be SparseTensor; do you mean to use tf.add()?")
     if not all(isinstance(x, sparse_classes) for x in (a, b)):
-        raise NotImplementedError("sparse_add of a SparseTensor and a dense Tensor")
+        if isinstance(b, sparse_classes):
+            a, b = b, a
+        a = _convert_to_sparse_tensor(a)
+        with ops.name_scope(None, "SparseTensorDenseAdd") as scope:
+            b = ops.convert_to_tensor(b, dtype=a.values.dtype.base_dtype, name="b")
+            return make_op(
+                "SparseTensorDenseAdd", [a.indices, a.values, a.dense_shape, b], scope=scope
+            ).outputs[0]
     a = _convert_to_sparse_tensor(a)
     b = _convert_to_sparse_tensor(b)
     threshold = ops.convert_to_tensor(threshold, dtype=a.values.dtype.base_dtype, name="threshold")
@@ -291,6 +298,338 @@ def sparse_reduce_sum_sparse(
         "SparseReduceSumSparse", sp_input, axis, keepdims, reduction_axes, keep_dims
     )
     return SparseTensor(*op.outputs)
+
+
+def sparse_reduce_max(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None):
+    """The maximum of a sparse tensor's values along `axis` (all axes by default), dense.
+
+    As TF, only the present values count (a row of negative values has a negative
+    maximum, not 0), and an output position with no values at all is 0.
+    """
+    op = _reduce_sum_op("SparseReduceMax", sp_input, axis, keepdims, reduction_axes, keep_dims)
+    return op.outputs[0]
+
+
+def sparse_reduce_max_sparse(
+    sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None
+):
+    """The maximum of a sparse tensor's values along `axis`; the result is a `SparseTensor`."""
+    op = _reduce_sum_op(
+        "SparseReduceMaxSparse", sp_input, axis, keepdims, reduction_axes, keep_dims
+    )
+    return SparseTensor(*op.outputs)
+
+
+def sparse_softmax(sp_input, name=None):
+    """Softmax over the last dimension of a sparse tensor's present values.
+
+    Each group of entries sharing all but the last index is normalized on its own;
+    the implicit zeros take no part (TF's `SparseSoftmax`; the indices must be in
+    row-major order, see `sparse_reorder`).
+
+    Args:
+        sp_input: A `SparseTensor` of rank 2 or more (half, float or double).
+        name: Name of the op.
+
+    Returns:
+        A `SparseTensor` with `sp_input`'s indices and shape.
+    """
+    sp_input = _convert_to_sparse_tensor(sp_input)
+    with ops.name_scope(name, "SparseSoftmax", [sp_input.indices, sp_input.values]) as scope:
+        out = make_op(
+            "SparseSoftmax", [sp_input.indices, sp_input.values, sp_input.dense_shape], scope=scope
+        ).outputs[0]
+        return SparseTensor(sp_input.indices, out, sp_input.dense_shape)
+
+
+def _sparse_sparse(op_type, sp_a, sp_b, name):
+    sp_a = _convert_to_sparse_tensor(sp_a)
+    sp_b = _convert_to_sparse_tensor(sp_b)
+    with ops.name_scope(
+        name, op_type, [sp_a.indices, sp_a.values, sp_b.indices, sp_b.values]
+    ) as scope:
+        out_indices, out_values = make_op(
+            op_type,
+            [
+                sp_a.indices,
+                sp_a.values,
+                sp_a.dense_shape,
+                sp_b.indices,
+                sp_b.values,
+                sp_b.dense_shape,
+            ],
+            scope=scope,
+        ).outputs
+    return SparseTensor(out_indices, out_values, sp_a.dense_shape)
+
+
+def sparse_maximum(sp_a, sp_b, name=None):
+    """The element-wise maximum of two sparse tensors of one shape (missing entries are 0).
+
+    Both must be in row-major order (see `sparse_reorder`).
+    """
+    return _sparse_sparse("SparseSparseMaximum", sp_a, sp_b, name)
+
+
+def sparse_minimum(sp_a, sp_b, name=None):
+    """The element-wise minimum of two sparse tensors of one shape (missing entries are 0).
+
+    Both must be in row-major order (see `sparse_reorder`).
+    """
+    return _sparse_sparse("SparseSparseMinimum", sp_a, sp_b, name)
+
+
+def sparse_slice(sp_input, start, size, name=None):
+    """The part of a sparse tensor from `start` spanning `size` (clipped at its end).
+
+    Args:
+        sp_input: A `SparseTensor`.
+        start: 1-D int64: where the slice starts in each dimension.
+        size: 1-D int64: the slice's size in each dimension.
+        name: Name of the op.
+
+    Returns:
+        A `SparseTensor` holding the entries inside the slice, re-indexed from 0.
+    """
+    sp_input = _convert_to_sparse_tensor(sp_input)
+    start = ops.convert_to_tensor(start, dtypes.int64)
+    size = ops.convert_to_tensor(size, dtypes.int64)
+    with ops.name_scope(name, "SparseSlice", [sp_input]) as scope:
+        indices, values, shape = make_op(
+            "SparseSlice",
+            [sp_input.indices, sp_input.values, sp_input.dense_shape, start, size],
+            scope=scope,
+        ).outputs
+        return SparseTensor(indices, values, shape)
+
+
+def sparse_split(
+    keyword_required=None, sp_input=None, num_split=None, axis=None, name=None, split_dim=None
+):
+    """Splits a sparse tensor into `num_split` along `axis` (keyword arguments only).
+
+    As TF, the first `shape[axis] % num_split` parts are one longer than the others.
+
+    Returns:
+        A list of `num_split` `SparseTensor`s.
+
+    Raises:
+        ValueError: A positional argument, or a missing `sp_input`, `num_split` or `axis`.
+    """
+    if keyword_required is not None:
+        raise ValueError("Keyword arguments are required for this function.")
+    if sp_input is None:
+        raise ValueError("sp_input is required")
+    if num_split is None:
+        raise ValueError("num_split is required")
+    if split_dim is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'split_dim'")
+        axis = split_dim
+    if axis is None:
+        raise ValueError("axis is required")
+    sp_input = _convert_to_sparse_tensor(sp_input)
+    with ops.name_scope(name, "SparseSplit") as scope:
+        axis = ops.convert_to_tensor(axis, dtypes.int64, name="split_dim")
+        outs = make_op(
+            "SparseSplit",
+            [axis, sp_input.indices, sp_input.values, sp_input.dense_shape],
+            {"num_split": int(num_split)},
+            scope=scope,
+        ).outputs
+    n = int(num_split)
+    return [SparseTensor(outs[i], outs[n + i], outs[2 * n + i]) for i in range(n)]
+
+
+def sparse_transpose(sp_input, perm=None, name=None):
+    """A sparse tensor with its dimensions permuted by `perm` (reversed by default).
+
+    The result is in row-major order (TF reorders it).
+    """
+    sp_input = _convert_to_sparse_tensor(sp_input)
+    with ops.name_scope(name, "SparseTranspose", [sp_input]):
+        if perm is None:
+            if sp_input.shape.rank is not None:
+                rank = sp_input.shape.rank
+                perm = (rank - 1) - np.arange(0, rank, 1)
+            else:
+                rank = array_ops.rank(sp_input)
+                perm = (rank - 1) - math_ops.range(0, rank, 1)
+        indices = sp_input.indices
+        transposed_indices = array_ops.transpose(
+            array_ops.gather(array_ops.transpose(indices), perm)
+        )
+        perm_ = tensor_util.constant_value(ops.convert_to_tensor(perm))
+        if perm_ is not None and sp_input.get_shape().is_fully_defined():
+            old_shape = sp_input.get_shape().as_list()
+            transposed_dense_shape = list(old_shape)
+            for i, p in enumerate(perm_):
+                transposed_dense_shape[i] = old_shape[p]
+        else:
+            transposed_dense_shape = array_ops.gather(sp_input.dense_shape, perm)
+        return sparse_reorder(
+            SparseTensor(transposed_indices, sp_input.values, transposed_dense_shape)
+        )
+
+
+def sparse_reset_shape(sp_input, new_shape=None):
+    """`sp_input` with a new dense shape: `new_shape`, or the tightest one holding it.
+
+    Raises:
+        ValueError: A known `new_shape` smaller than `sp_input`'s known shape, or not
+            of its rank.
+    """
+    sp_input = _convert_to_sparse_tensor(sp_input)
+    in_indices = array_ops.identity(sp_input.indices)
+    in_values = array_ops.identity(sp_input.values)
+    in_shape = array_ops.identity(sp_input.dense_shape)
+    if new_shape is None:
+        dim_low_bound = math_ops.reduce_max(in_indices, axis=0)
+        output_shape = math_ops.maximum(
+            constant_op.constant(0, dtype=dtypes.int64),
+            math_ops.add(dim_low_bound, array_ops.ones_like(in_shape)),
+        )
+    else:
+        output_shape = ops.convert_to_tensor(new_shape)
+        output_shape.get_shape().assert_has_rank(1)
+        output_shape = array_ops.cast(output_shape, dtypes.int64)
+        if output_shape.get_shape().rank is not None:
+            output_shape.get_shape().dims[0].assert_is_compatible_with(in_shape.get_shape().dims[0])
+        output_shape_const = tensor_util.constant_value(output_shape)
+        if output_shape_const is not None and sp_input.get_shape().is_fully_defined():
+            in_shape_const = np.array(sp_input.get_shape().as_list())
+            if not np.all(in_shape_const <= output_shape_const):
+                raise ValueError(
+                    "Requested new_shape should have dimension sizes >= sp_input.shape."
+                    f"  Found new_shape ({in_shape_const}), "
+                    f"sp_input.shape ({output_shape_const})."
+                )
+            output_shape = output_shape_const
+        else:
+            from . import check_ops, control_flow_ops
+
+            output_shape = control_flow_ops.with_dependencies(
+                [check_ops.assert_equal(array_ops.shape(in_shape), array_ops.shape(output_shape))],
+                output_shape,
+            )
+            output_shape = control_flow_ops.with_dependencies(
+                [check_ops.assert_less_equal(in_shape, output_shape)], output_shape
+            )
+    return SparseTensor(in_indices, in_values, output_shape)
+
+
+def sparse_merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False):
+    """Combines ids and values sparse tensors into one indexed by the ids (TF-1.x).
+
+    `sp_ids` (or a list of them, with a list of `vocab_size`s) gives, for each entry,
+    its id along a new last dimension of size `vocab_size`; `sp_values` the value.
+
+    Raises:
+        TypeError: `sp_ids` or `vocab_size` of a wrong type.
+        ValueError: Lists of unequal lengths.
+    """
+    import collections.abc
+    import numbers
+
+    if isinstance(sp_ids, SparseTensorValue | SparseTensor):
+        sp_ids = [sp_ids]
+        if not isinstance(vocab_size, ops.Tensor | numbers.Integral):
+            raise TypeError(
+                f"vocab_size has to be a Tensor or Python int. Found {type(vocab_size)}"
+            )
+        vocab_size = [vocab_size]
+    else:
+        if not isinstance(sp_ids, collections.abc.Iterable):
+            raise TypeError(
+                f"sp_ids has to be a SparseTensor or list thereof. Found {type(sp_ids)}"
+            )
+        if not isinstance(vocab_size, collections.abc.Iterable):
+            raise TypeError(
+                f"vocab_size has to be a list of Tensors or Python ints. Found {type(vocab_size)}"
+            )
+        for dim in vocab_size:
+            if not isinstance(dim, ops.Tensor | numbers.Integral):
+                raise TypeError(
+                    f"vocab_size has to be a list of Tensors or Python ints. Found {type(dim)}"
+                )
+    if len(sp_ids) != len(vocab_size):
+        raise ValueError("sp_ids and vocab_size have to have equal lengths.")
+    with ops.name_scope(name, "SparseMerge", [sp_ids, sp_values]):
+        sp_ids = [_convert_to_sparse_tensor(ids) for ids in sp_ids]
+        sp_values = _convert_to_sparse_tensor(sp_values)
+        ids = []
+        for sp_ids_dim in sp_ids:
+            ids_dim = sp_ids_dim.values
+            if sp_ids_dim.dtype != dtypes.int64:
+                ids_dim = array_ops.cast(ids_dim, dtypes.int64)
+            ids.append(array_ops.expand_dims(ids_dim, axis=1))
+        vocab_size = [array_ops.cast(x, dtypes.int64) for x in vocab_size]
+        indices_columns_to_preserve = sp_ids[0].indices[:, :-1]
+        new_indices = array_ops.concat([indices_columns_to_preserve, *ids], 1)
+        new_shape = array_ops.concat([sp_ids[0].dense_shape[:-1], array_ops.stack(vocab_size)], 0)
+        result = SparseTensor(new_indices, sp_values.values, new_shape)
+        if already_sorted:
+            return result
+        sorted_result = sparse_reorder(result)
+        return SparseTensor(sorted_result.indices, sorted_result.values, new_shape)
+
+
+def sparse_to_indicator(sp_input, vocab_size, name=None):
+    """A dense bool tensor, last dimension `vocab_size`, True at each id of `sp_input`.
+
+    Args:
+        sp_input: A `SparseTensor` of int32/int64 ids.
+        vocab_size: The size of the new last dimension.
+        name: Name of the ops.
+    """
+    sp_input = _convert_to_sparse_tensor(sp_input)
+    with ops.name_scope(name, "SparseToIndicator", [sp_input]) as scope:
+        num_entries = array_ops.shape(sp_input.indices)[0]
+        new_values = array_ops.fill(array_ops.expand_dims(num_entries, 0), True)
+        sp_values = SparseTensor(sp_input.indices, new_values, sp_input.dense_shape)
+        sp_new = sparse_merge(sp_input, sp_values, vocab_size, scope)
+        return sparse_tensor_to_dense(
+            sp_new, default_value=False, validate_indices=False, name=scope
+        )
+
+
+def sparse_dense_cwise_add(sp_t, dense_t):
+    """A sparse tensor's values plus a dense tensor broadcast to its shape (sparse result)."""
+    return _sparse_dense_cwise("SparseDenseCwiseAdd", sp_t, dense_t, None)
+
+
+def _sparse_dense_cwise(op_type, sp_x, y, name):
+    with ops.name_scope(name, op_type, [sp_x.indices, sp_x.values, y]) as scope:
+        y = ops.convert_to_tensor(y, dtype=sp_x.values.dtype.base_dtype, name="y")
+        values = make_op(
+            op_type, [sp_x.indices, sp_x.values, sp_x.dense_shape, y], scope=scope
+        ).outputs[0]
+        return SparseTensor(sp_x.indices, values, sp_x.dense_shape)
+
+
+def _sparse_mul(sp_x, y):
+    return _sparse_dense_cwise("SparseDenseCwiseMul", sp_x, y, "mul")
+
+
+def _sparse_div(sp_x, y):
+    return _sparse_dense_cwise("SparseDenseCwiseDiv", sp_x, y, "div")
+
+
+def _sparse_truediv(sp_x, y):
+    """TF's `_sparse_dense_truediv`: integers are divided as floats."""
+    with ops.name_scope(None, "truediv", [sp_x.indices, sp_x.values, y]):
+        y = ops.convert_to_tensor(y, dtype=sp_x.values.dtype.base_dtype, name="y")
+        dtype = math_ops._TRUEDIV_FLOAT.get(sp_x.values.dtype.base_dtype)
+        if dtype is not None:
+            sp_x = SparseTensor(sp_x.indices, array_ops.cast(sp_x.values, dtype), sp_x.dense_shape)
+            y = array_ops.cast(y, dtype)
+        return _sparse_dense_cwise("SparseDenseCwiseDiv", sp_x, y, None)
+
+
+# TF's operator overloads of SparseTensor (`math_ops`): `*` and `/` with a dense right side.
+SparseTensor.__mul__ = _sparse_mul
+SparseTensor.__div__ = _sparse_div
+SparseTensor.__truediv__ = _sparse_truediv
 
 
 def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None):
@@ -753,3 +1092,85 @@ def embedding_lookup_sparse(
             "sqrtn": sparse_segment_sqrt_n,
         }[combiner]
         return reduce(embeddings, idx, segment_ids, name=name)
+
+
+@ops.RegisterGradient("SparseTensorDenseAdd")
+def _SparseTensorDenseAddGrad(op, out_grad):
+    sp_indices = op.inputs[0]
+    return (None, gather_nd(out_grad, sp_indices), None, out_grad)
+
+
+def _SparseDenseCwiseMulOrDivGrad(op, grad, is_mul):
+    x_indices = op.inputs[0]
+    x_shape = op.inputs[2]
+    y = op.inputs[3]
+    y_shape = array_ops.cast(array_ops.shape(y), dtypes.int64)
+    num_added_dims = array_ops.expand_dims(array_ops.size(x_shape) - array_ops.size(y_shape), 0)
+    augmented_y_shape = array_ops.concat([array_ops.ones(num_added_dims, dtypes.int64), y_shape], 0)
+    scaling = math_ops.floordiv(x_shape, augmented_y_shape)
+    scaled_indices = math_ops.floordiv(x_indices, scaling)
+    scaled_indices = array_ops.slice(
+        scaled_indices, array_ops.concat([[0], num_added_dims], 0), [-1, -1]
+    )
+    dense_vals = gather_nd(y, scaled_indices)
+    if is_mul:
+        dx = grad * dense_vals
+        dy_val = grad * op.inputs[1]
+    else:
+        dx = grad / dense_vals
+        dy_val = grad * (-op.inputs[1] / math_ops.square(dense_vals))
+    dy = sparse_add(array_ops.zeros_like(y), SparseTensor(scaled_indices, dy_val, y_shape))
+    return (None, dx, None, dy)
+
+
+@ops.RegisterGradient("SparseDenseCwiseMul")
+def _SparseDenseCwiseMulGrad(op, grad):
+    return _SparseDenseCwiseMulOrDivGrad(op, grad, True)
+
+
+@ops.RegisterGradient("SparseDenseCwiseDiv")
+def _SparseDenseCwiseDivGrad(op, grad):
+    return _SparseDenseCwiseMulOrDivGrad(op, grad, False)
+
+
+@ops.RegisterGradient("SparseDenseCwiseAdd")
+def _SparseDenseCwiseAddGrad(unused_op, unused_grad):
+    raise NotImplementedError("Gradient for SparseDenseCwiseAdd is not implemented.")
+
+
+@ops.RegisterGradient("SparseSoftmax")
+def _SparseSoftmaxGrad(op, grad):
+    # TF's: grad_x = (grad - sum(grad * softmax, last axis)) * softmax, over the
+    # present values only.
+    indices, shape = op.inputs[0], op.inputs[2]
+    out_vals = op.outputs[0]
+    sp_output = SparseTensor(indices, out_vals, shape)
+    sp_grad = SparseTensor(indices, grad, shape)
+    sp_product = SparseTensor(indices, sp_output.values * sp_grad.values, shape)
+    sum_reduced = -sparse_reduce_sum(sp_product, [-1], keepdims=True)
+    sp_sum = sparse_dense_cwise_add(sp_grad, sum_reduced)
+    grad_x = sp_sum.values * sp_output.values
+    return [None, grad_x, None]
+
+
+@ops.RegisterGradient("SparseSparseMaximum")
+def _SparseSparseMaximumGrad(unused_op, unused_grad):
+    raise NotImplementedError("Gradient for SparseSparseMaximum is not implemented.")
+
+
+@ops.RegisterGradient("SparseSparseMinimum")
+def _SparseSparseMinimumGrad(unused_op, unused_grad):
+    raise NotImplementedError("Gradient for SparseSparseMinimum is not implemented.")
+
+
+@ops.RegisterGradient("SparseSlice")
+def _SparseSliceGrad(op, *grads):
+    backprop_val_grad = grads[1]
+    input_indices = op.inputs[0]
+    input_start = op.inputs[3]
+    output_indices = op.outputs[0]
+    val_grad = make_op(
+        "SparseSliceGrad", [backprop_val_grad, input_indices, input_start, output_indices]
+    ).outputs[0]
+    val_grad.set_shape(op.inputs[1].get_shape())
+    return (None, val_grad, None, None, None)

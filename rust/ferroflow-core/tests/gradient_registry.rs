@@ -11,7 +11,7 @@ use ferroflow_core::ops::{Gradient, gradient, op_names};
 /// they build gradient arrays), the fused RNN cells' (`LSTMBlockCell`, `BlockLSTM`,
 /// `GRUBlockCell`) in python/ferroflow/ops/rnn_ops.py and gru_ops.py, TF-1.0's `Select`
 /// in python/ferroflow/ops/array_ops.py.
-const PYTHON_GRADIENTS: [&str; 35] = [
+const PYTHON_GRADIENTS: [&str; 43] = [
     "BlockLSTM",
     "DeserializeManySparse",
     "GRUBlockCell",
@@ -23,6 +23,9 @@ const PYTHON_GRADIENTS: [&str; 35] = [
     "SerializeManySparse",
     "SerializeSparse",
     "SparseAdd",
+    "SparseDenseCwiseAdd",
+    "SparseDenseCwiseDiv",
+    "SparseDenseCwiseMul",
     "SparseFillEmptyRows",
     "SparseFillEmptyRowsGrad",
     "SparseReduceSum",
@@ -38,6 +41,11 @@ const PYTHON_GRADIENTS: [&str; 35] = [
     "SparseSegmentSum",
     "SparseSegmentSumGrad",
     "SparseSegmentSumWithNumSegments",
+    "SparseSlice",
+    "SparseSoftmax",
+    "SparseSparseMaximum",
+    "SparseSparseMinimum",
+    "SparseTensorDenseAdd",
     "SparseTensorDenseMatMul",
     "SparseToDense",
     "TensorArrayConcatV3",
@@ -158,6 +166,10 @@ fn only_the_listed_ops_lack_a_gradient() {
         "SparseAccumulatorApplyGradient",
         "SparseAccumulatorTakeGradient",
         "SparseConditionalAccumulator",
+        "SparseReduceMax",
+        "SparseReduceMaxSparse",
+        "SparseSliceGrad",
+        "SparseSplit",
         // TF registers no gradient of `SoftsignGrad` (no second order through softsign).
         "SoftsignGrad",
         // The remapper's fused contractions (plan steps, or an imported GraphDef's

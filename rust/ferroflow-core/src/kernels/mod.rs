@@ -41,6 +41,7 @@ pub mod sendrecv;
 pub(crate) mod sequence;
 mod sliding;
 pub mod sparse;
+pub mod sparse_math;
 pub(crate) mod state;
 pub(crate) mod strings;
 pub mod summarize;

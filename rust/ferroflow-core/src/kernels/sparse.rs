@@ -20,13 +20,13 @@ use crate::{dispatch_float, dispatch_numeric};
 // ---- shared helpers -------------------------------------------------------------
 
 /// Elements of any dtype, built by copying from source tensors.
-enum Elems {
+pub(super) enum Elems {
     Bytes(Vec<u8>, usize),
     Strs(Vec<Vec<u8>>),
 }
 
 impl Elems {
-    fn new(dtype: DType) -> Elems {
+    pub(super) fn new(dtype: DType) -> Elems {
         if dtype == DType::String { Elems::Strs(Vec::new()) } else { Elems::Bytes(Vec::new(), dtype.size()) }
     }
     /// `n` copies of element `i` of `src`.
@@ -37,7 +37,7 @@ impl Elems {
         }
         Ok(e)
     }
-    fn push(&mut self, src: &Tensor, i: usize) -> Result<()> {
+    pub(super) fn push(&mut self, src: &Tensor, i: usize) -> Result<()> {
         match self {
             Elems::Strs(v) => v.push(src.as_strings()?[i].clone()),
             Elems::Bytes(v, s) => v.extend_from_slice(&src.as_bytes()?[i * *s..(i + 1) * *s]),
@@ -51,7 +51,7 @@ impl Elems {
         }
         Ok(())
     }
-    fn into_tensor(self, dtype: DType, shape: &[usize]) -> Result<Tensor> {
+    pub(super) fn into_tensor(self, dtype: DType, shape: &[usize]) -> Result<Tensor> {
         match self {
             Elems::Strs(v) => Tensor::from_strings(shape, v),
             Elems::Bytes(v, _) => Tensor::from_bytes(dtype, shape, &v),
@@ -60,7 +60,7 @@ impl Elems {
 }
 
 /// `values[i]` of a 1-D tensor picked by `order`, any dtype.
-fn pick(values: &Tensor, order: &[usize]) -> Result<Tensor> {
+pub(super) fn pick(values: &Tensor, order: &[usize]) -> Result<Tensor> {
     let mut e = Elems::new(values.dtype());
     for &i in order {
         e.push(values, i)?;
@@ -69,29 +69,29 @@ fn pick(values: &Tensor, order: &[usize]) -> Result<Tensor> {
 }
 
 /// A validated sparse tensor's indices (`n` rows of `rank`) and dense shape.
-struct Sp {
-    ix: Vec<i64>,
-    n: usize,
-    rank: usize,
-    shape: Vec<i64>,
+pub(super) struct Sp {
+    pub(super) ix: Vec<i64>,
+    pub(super) n: usize,
+    pub(super) rank: usize,
+    pub(super) shape: Vec<i64>,
 }
 
 impl Sp {
-    fn row(&self, i: usize) -> &[i64] {
+    pub(super) fn row(&self, i: usize) -> &[i64] {
         &self.ix[i * self.rank..(i + 1) * self.rank]
     }
-    fn indices_tensor(ix: Vec<i64>, n: usize, rank: usize) -> Result<Tensor> {
+    pub(super) fn indices_tensor(ix: Vec<i64>, n: usize, rank: usize) -> Result<Tensor> {
         Tensor::from_slice(&[n, rank], &ix)
     }
 }
 
-fn vec_i64(t: &Tensor) -> Result<Vec<i64>> {
+pub(super) fn vec_i64(t: &Tensor) -> Result<Vec<i64>> {
     int_values(t)
 }
 
 /// Checks `indices` is a matrix, `values` a vector of as many rows (when given) and
 /// `shape` a vector of as many elements as indices has columns (TF's messages).
-fn sparse_in(indices: &Tensor, values: Option<&Tensor>, shape: &Tensor) -> Result<Sp> {
+pub(super) fn sparse_in(indices: &Tensor, values: Option<&Tensor>, shape: &Tensor) -> Result<Sp> {
     if indices.shape().len() != 2 {
         ff_bail!(InvalidArgument, "Input indices should be a matrix but received shape {}", fmt_shape(indices.shape()));
     }
@@ -129,13 +129,13 @@ fn sparse_in(indices: &Tensor, values: Option<&Tensor>, shape: &Tensor) -> Resul
     Ok(Sp { ix: vec_i64(indices)?, n, rank, shape })
 }
 
-fn fmt_idx(ix: &[i64]) -> String {
+pub(super) fn fmt_idx(ix: &[i64]) -> String {
     ix.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")
 }
 
 /// TF's `SparseTensor::IndicesValid`: in bounds, and (with `ordered`) strictly
 /// increasing in row-major order.
-fn validate(sp: &Sp, ordered: bool) -> Result<()> {
+pub(super) fn validate(sp: &Sp, ordered: bool) -> Result<()> {
     for i in 0..sp.n {
         let r = sp.row(i);
         if r.iter().zip(&sp.shape).any(|(x, d)| !(0..*d).contains(x)) {
@@ -161,14 +161,14 @@ fn validate(sp: &Sp, ordered: bool) -> Result<()> {
     Ok(())
 }
 
-fn dims_usize(shape: &[i64]) -> Result<Vec<usize>> {
+pub(super) fn dims_usize(shape: &[i64]) -> Result<Vec<usize>> {
     let dims: Vec<usize> = shape.iter().map(|d| usize::try_from(*d).unwrap_or(0)).collect();
     checked_num_elements(&dims)?;
     Ok(dims)
 }
 
 /// Row-major flat offset of an in-bounds index.
-fn flat(ix: &[i64], dims: &[usize]) -> usize {
+pub(super) fn flat(ix: &[i64], dims: &[usize]) -> usize {
     let mut f = 0usize;
     for (x, d) in ix.iter().zip(dims) {
         f = f * d + usize::try_from(*x).unwrap_or(0);
@@ -176,7 +176,7 @@ fn flat(ix: &[i64], dims: &[usize]) -> usize {
     f
 }
 
-fn to_i64(n: usize) -> i64 {
+pub(super) fn to_i64(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
@@ -257,8 +257,8 @@ fn gather_rows(sp: &Sp, order: &[usize]) -> Vec<i64> {
 
 fn reorder_compute(ctx: &mut OpContext<'_>) -> Result<()> {
     let (ind, vals, shape) = (ctx.input(0)?, ctx.input(1)?, ctx.input(2)?);
+    // As TF: the indices are only sorted, never checked against the shape.
     let sp = sparse_in(ind, Some(vals), shape)?;
-    validate(&sp, false)?;
     let order = sorted_order(&sp);
     let (ix, v) = (Sp::indices_tensor(gather_rows(&sp, &order), sp.n, sp.rank)?, pick(vals, &order)?);
     ctx.set_output(0, ix);
@@ -580,22 +580,25 @@ pub(crate) fn sparse_add_grad_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKe
 struct ReduceSum {
     keep_dims: bool,
     sparse_out: bool,
+    /// `SparseReduceMax(Sparse)`: the maximum of each group's values (the implicit
+    /// zeros are not among them; an empty group is 0 in the dense output, as TF).
+    max: bool,
 }
 
-fn reduce_typed<T: Num>(sp: &Sp, vals: &Tensor, keep: &[bool]) -> Result<BTreeMap<Vec<i64>, T>> {
+fn reduce_typed<T: Num>(sp: &Sp, vals: &Tensor, keep: &[bool], max: bool) -> Result<BTreeMap<Vec<i64>, T>> {
     let v = vals.as_slice::<T>()?;
     let mut groups: BTreeMap<Vec<i64>, T> = BTreeMap::new();
     for (i, x) in v.iter().enumerate() {
         let key: Vec<i64> = sp.row(i).iter().zip(keep).filter(|(_, k)| **k).map(|(x, _)| *x).collect();
-        let e = groups.entry(key).or_insert(T::ZERO);
-        *e = e.add(*x);
+        let e = groups.entry(key).or_insert(if max { T::LOWEST } else { T::ZERO });
+        *e = if max { Num::max(*e, *x) } else { e.add(*x) };
     }
     Ok(groups)
 }
 
 impl ReduceSum {
     fn typed<T: Num>(&self, ctx: &mut OpContext<'_>, sp: &Sp, keep: &[bool]) -> Result<()> {
-        let groups = reduce_typed::<T>(sp, ctx.input(1)?, keep)?;
+        let groups = reduce_typed::<T>(sp, ctx.input(1)?, keep, self.max)?;
         let kept: Vec<i64> = sp.shape.iter().zip(keep).filter(|(_, k)| **k).map(|(d, _)| *d).collect();
         let out_shape: Vec<i64> = if self.keep_dims {
             sp.shape.iter().zip(keep).map(|(d, k)| if *k { *d } else { 1 }).collect()
@@ -644,19 +647,34 @@ impl OpKernel for ReduceSum {
             keep[usize::try_from(if a < 0 { a + r } else { a }).unwrap_or(0)] = false;
         }
         let dtype = ctx.input(1)?.dtype();
+        let op = if self.max { "SparseReduceMax" } else { "SparseReduceSum" };
         dispatch_numeric!(dtype, T => self.typed::<T>(ctx, &sp, &keep),
-            _ => ff_bail!(InvalidArgument, "SparseReduceSum has no kernel for {dtype}"))
+            _ => ff_bail!(InvalidArgument, "{op} has no kernel for {dtype}"))
     }
+}
+
+fn reduce_kernel(b: &KernelBuild<'_>, sparse_out: bool, max: bool) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(ReduceSum { keep_dims: b.node.attr_or::<bool>("keep_dims", false)?, sparse_out, max }))
 }
 
 /// `SparseReduceSum`.
 pub(crate) fn sparse_reduce_sum_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    Ok(Box::new(ReduceSum { keep_dims: b.node.attr_or::<bool>("keep_dims", false)?, sparse_out: false }))
+    reduce_kernel(b, false, false)
 }
 
 /// `SparseReduceSumSparse`.
 pub(crate) fn sparse_reduce_sum_sparse_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
-    Ok(Box::new(ReduceSum { keep_dims: b.node.attr_or::<bool>("keep_dims", false)?, sparse_out: true }))
+    reduce_kernel(b, true, false)
+}
+
+/// `SparseReduceMax`.
+pub(crate) fn sparse_reduce_max_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    reduce_kernel(b, false, true)
+}
+
+/// `SparseReduceMaxSparse`.
+pub(crate) fn sparse_reduce_max_sparse_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    reduce_kernel(b, true, true)
 }
 
 // ---- SparseTensorDenseMatMul ----------------------------------------------------

@@ -7,6 +7,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, OutputSpec};
 use crate::kernels::sparse as k;
+use crate::kernels::sparse_math as km;
 use crate::shape::PartialShape;
 
 const INDEX: &[DType] = &[DType::Int32, DType::Int64];
@@ -61,6 +62,66 @@ pub(crate) fn register(r: &mut Registry) {
         &["input_indices", "input_values", "input_shape", "reduction_axes"],
         infer_reduce_sum_sparse,
         k::sparse_reduce_sum_sparse_kernel,
+    ));
+    r.add(OpDef::new(
+        "SparseReduceMax",
+        &["input_indices", "input_values", "input_shape", "reduction_axes"],
+        infer_reduce_sum,
+        k::sparse_reduce_max_kernel,
+    ));
+    r.add(OpDef::new(
+        "SparseReduceMaxSparse",
+        &["input_indices", "input_values", "input_shape", "reduction_axes"],
+        infer_reduce_sum_sparse,
+        k::sparse_reduce_max_sparse_kernel,
+    ));
+    r.add(OpDef::new(
+        "SparseTensorDenseAdd",
+        &["a_indices", "a_values", "a_shape", "b"],
+        infer_tensor_dense_add,
+        km::sparse_tensor_dense_add_kernel,
+    ));
+    for (name, kernel) in [
+        ("SparseDenseCwiseAdd", km::sparse_dense_cwise_add_kernel as super::KernelFn),
+        ("SparseDenseCwiseMul", km::sparse_dense_cwise_mul_kernel),
+        ("SparseDenseCwiseDiv", km::sparse_dense_cwise_div_kernel),
+    ] {
+        r.add(OpDef::new(name, &["sp_indices", "sp_values", "sp_shape", "dense"], infer_dense_cwise, kernel));
+    }
+    for (name, kernel) in [
+        ("SparseSparseMaximum", km::sparse_sparse_maximum_kernel as super::KernelFn),
+        ("SparseSparseMinimum", km::sparse_sparse_minimum_kernel),
+    ] {
+        r.add(OpDef::new(
+            name,
+            &["a_indices", "a_values", "a_shape", "b_indices", "b_values", "b_shape"],
+            infer_sparse_sparse,
+            kernel,
+        ));
+    }
+    r.add(OpDef::new(
+        "SparseSoftmax",
+        &["sp_indices", "sp_values", "sp_shape"],
+        infer_softmax,
+        km::sparse_softmax_kernel,
+    ));
+    r.add(OpDef::new(
+        "SparseSlice",
+        &["indices", "values", "shape", "start", "size"],
+        infer_slice,
+        km::sparse_slice_kernel,
+    ));
+    r.add(OpDef::new(
+        "SparseSliceGrad",
+        &["backprop_val_grad", "input_indices", "input_start", "output_indices"],
+        infer_slice_grad,
+        km::sparse_slice_grad_kernel,
+    ));
+    r.add(OpDef::new(
+        "SparseSplit",
+        &["split_dim", "indices", "values", "shape"],
+        infer_split,
+        km::sparse_split_kernel,
     ));
     r.add(
         OpDef::new(
@@ -277,6 +338,81 @@ fn infer_reduce_sum_sparse(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         OutputSpec::new(t, PartialShape::from_dims([None])),
         OutputSpec::new(DType::Int64, PartialShape::from_dims([None])),
     ])
+}
+
+fn infer_tensor_dense_add(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(0, INDEX)?;
+    let ti = ctx.same_type(&[0, 2])?;
+    ctx.attrs.insert("Tindices".into(), AttrValue::Type(ti));
+    let t = ctx.same_type(&[1, 3])?;
+    ctx.attrs.insert("T".into(), AttrValue::Type(t));
+    Ok(vec![OutputSpec::new(t, ctx.input(3).shape.clone())])
+}
+
+fn infer_dense_cwise(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    check_int64(&ctx, &[0, 2])?;
+    let t = ctx.same_type(&[1, 3])?;
+    ctx.attrs.insert("T".into(), AttrValue::Type(t));
+    Ok(vec![OutputSpec::new(t, PartialShape::from_dims([rows(&ctx, 0)]))])
+}
+
+fn infer_sparse_sparse(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    check_int64(&ctx, &[0, 2, 3, 5])?;
+    let t = ctx.same_type(&[1, 4])?;
+    ctx.attrs.insert("T".into(), AttrValue::Type(t));
+    let rank = ctx.input(0).shape.dims().and_then(|d| d.get(1).copied().flatten());
+    Ok(vec![
+        OutputSpec::new(DType::Int64, PartialShape::from_dims([None, rank])),
+        OutputSpec::new(t, PartialShape::from_dims([None])),
+    ])
+}
+
+fn infer_softmax(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    check_int64(&ctx, &[0, 2])?;
+    ctx.check_type(1, &[DType::Float16, DType::Float32, DType::Float64])?;
+    let t = set_type(&mut ctx, "T", 1);
+    ctx.check_rank(0, 2)?;
+    ctx.check_rank(1, 1)?;
+    ctx.check_rank(2, 1)?;
+    Ok(vec![OutputSpec::new(t, ctx.input(1).shape.clone())])
+}
+
+fn infer_slice(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    check_int64(&ctx, &[0, 2, 3, 4])?;
+    let t = set_type(&mut ctx, "T", 1);
+    let rank = len(&ctx, 2);
+    Ok(vec![
+        OutputSpec::new(DType::Int64, PartialShape::from_dims([None, rank])),
+        OutputSpec::new(t, PartialShape::from_dims([None])),
+        OutputSpec::new(DType::Int64, ctx.input(2).shape.clone()),
+    ])
+}
+
+fn infer_slice_grad(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    check_int64(&ctx, &[1, 2, 3])?;
+    let t = set_type(&mut ctx, "T", 0);
+    Ok(vec![OutputSpec::new(t, PartialShape::from_dims([rows(&ctx, 1)]))])
+}
+
+fn infer_split(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    check_int64(&ctx, &[0, 1, 3])?;
+    let t = set_type(&mut ctx, "T", 2);
+    let n = ctx.attr_int("num_split", 0)?;
+    let n = match usize::try_from(n) {
+        Ok(n) if n >= 1 => n,
+        _ => {
+            return Err(Error::value(format!(
+                "Value for attr 'num_split' of {n} must be at least minimum 1 for '{}' (op: 'SparseSplit')",
+                ctx.name
+            )));
+        }
+    };
+    let rank = len(&ctx, 3);
+    let mut out = Vec::with_capacity(3 * n);
+    out.extend((0..n).map(|_| OutputSpec::new(DType::Int64, PartialShape::from_dims([None, rank]))));
+    out.extend((0..n).map(|_| OutputSpec::new(t, PartialShape::from_dims([None]))));
+    out.extend((0..n).map(|_| OutputSpec::new(DType::Int64, PartialShape::from_dims([rank]))));
+    Ok(out)
 }
 
 fn infer_matmul(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
