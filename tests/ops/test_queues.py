@@ -1219,11 +1219,6 @@ def test_from_list_static_shapes():
     assert [s.ndims for s in q.shapes] == [None]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Pack (and GatherV2) reject resource tensors at run time ('input 0 is a "
-    "resource handle'), so a queue made by QueueBase.from_list cannot run",
-)
 def test_from_list_runs_on_the_chosen_queue():
     assert _scenario_from_list(ff) == _FROM_LIST_OUTCOMES
 

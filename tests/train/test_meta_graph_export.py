@@ -2,7 +2,7 @@
 
 `strip_default_attrs`, `clear_extraneous_savers`, how collections serialize (and which
 TF leaves out), the file errors, scoped export/import with unbound inputs, and the
-scope an import lands in (TF 1.15's saver_test.py checks them; tests/tf_suite runs it).
+scope an import lands in (TF 1.15's saver_test.py checks them; tests/upstream runs it).
 """
 
 from __future__ import annotations

@@ -104,6 +104,9 @@ def _check_compatible(value, arr: np.ndarray, dtype: dtypes.DType) -> np.ndarray
 
 
 def _to_numpy(value, dtype: dtypes.DType | None) -> np.ndarray:
+    if value is None:
+        # TF's `make_tensor_proto`.
+        raise ValueError("None values not supported.")
     if dtype is None:
         return _infer_numpy(value)
     if isinstance(value, np.ndarray | np.generic):

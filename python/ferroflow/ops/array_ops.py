@@ -657,3 +657,47 @@ def _select_grad(op, grad):
         make_op("Select", [c, grad, zeros]).outputs[0],
         make_op("Select", [c, zeros, grad]).outputs[0],
     )
+
+
+def grad_pass_through(f):
+    """Wraps `f` so that its gradient is the identity (TF's `tf.grad_pass_through`).
+
+    The wrapped function computes `f(*args)`, but back-propagation passes the
+    gradients of its results straight to its arguments, as if it were `identity`: for
+    ops without a gradient (an assignment, a quantization) or to substitute a
+    straight-through estimator. `f` must return as many tensors as it takes.
+    Variables `f` reads get no gradient.
+
+    ```python
+    x = tf.Variable(1.0, name="x")
+    z = tf.Variable(3.0, name="z")
+    y = tf.grad_pass_through(x.assign)(z**2)  # 9.0, assigned to x
+    grads = tf.gradients(y, z)  # [6.0]
+    ```
+
+    Args:
+        f: The function to wrap, of tensors.
+
+    Returns:
+        A function of the same arguments (with `f`'s name and docstring).
+    """
+    import functools
+
+    from .custom_gradient import custom_gradient
+
+    @custom_gradient
+    def _grad_pass_through_op(*args, **kwargs):
+        def grad(*args, **kwargs):
+            variables = kwargs.get("variables")
+            if variables is not None:
+                # The variables `f` involves get no gradient.
+                return args, [None] * len(variables)
+            return args
+
+        return f(*args, **kwargs), grad
+
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        return _grad_pass_through_op(*args, **kwargs)
+
+    return wrapper

@@ -175,6 +175,17 @@ class QueueBase:
     def from_list(index, queues):
         """A queue that runs its ops on `queues[index]` (`index` a scalar tensor).
 
+        Its component shapes are the most specific shapes compatible with every
+        queue's. Running one of its ops with `index` outside `[0, len(queues))` raises
+        `InvalidArgumentError` ("indices = 3 is not in [0, 2)"), as TF's.
+
+        Args:
+            index: An integer scalar tensor: which queue.
+            queues: A list of `QueueBase` objects.
+
+        Returns:
+            A `QueueBase` (named `GatherV2`, as TF's).
+
         Raises:
             TypeError: `queues` is not a non-empty list of queues with matching
                 dtypes and names.
@@ -195,12 +206,24 @@ class QueueBase:
             functools.reduce(_shape_common, s)
             for s in zip(*[q.shapes for q in queues], strict=True)
         ]
-        refs = array_ops.stack([q.queue_ref for q in queues])
+        # TF gathers from the stacked handles (`stack`, `GatherV2`); ferroflow's `Pack`
+        # and `GatherV2` kernels take no resource handles, so the handle is chosen
+        # with the same result by a `Switch` per queue and a `Merge` (named as TF's
+        # gather), on the position gathered from `range(len(queues))`, which fails
+        # with TF's error when `index` is out of range.
+        from . import control_flow_ops, math_ops
+
+        with ops.name_scope(None, "stack", [index]):
+            position = array_ops.gather(list(range(len(queues))), index)
+            selected = [
+                control_flow_ops.switch(q.queue_ref, math_ops.equal(position, i))[1]
+                for i, q in enumerate(queues)
+            ]
         return QueueBase(
             dtypes=dtypes,
             shapes=reduced,
             names=names,
-            queue_ref=array_ops.gather(refs, index),
+            queue_ref=control_flow_ops.merge(selected, name="GatherV2")[0],
         )
 
     @property

@@ -93,11 +93,16 @@ def gradients(
         if len(grad_ys) != len(ys):
             raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
         grad_ys = [None if g is None else ops.convert_to_tensor(g, name="grad_y") for g in grad_ys]
-    unconnected = UnconnectedGradients(
-        unconnected_gradients.value
-        if isinstance(unconnected_gradients, UnconnectedGradients)
-        else unconnected_gradients
-    )
+    try:
+        unconnected = UnconnectedGradients(
+            unconnected_gradients.value
+            if isinstance(unconnected_gradients, UnconnectedGradients)
+            else unconnected_gradients
+        )
+    except ValueError:
+        raise ValueError(
+            f"Unknown value for unconnected_gradients: {unconnected_gradients!r}"
+        ) from None
     stops = (
         []
         if stop_gradients is None

@@ -124,6 +124,7 @@ from .training_util import (
     get_or_create_global_step,
     global_step,
 )
+from .warm_starting_util import VocabInfo, warm_start
 
 __all__ = [
     "AdadeltaOptimizer",
@@ -235,6 +236,8 @@ __all__ = [
     "Supervisor",
     "SyncReplicasOptimizer",
     "update_checkpoint_state",
+    "VocabInfo",
+    "warm_start",
     "WorkerSessionCreator",
     "write_graph",
 ]

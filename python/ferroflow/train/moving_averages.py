@@ -54,6 +54,58 @@ def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
         return state_ops.assign_sub(variable, (variable - value) * decay, name=scope)
 
 
+def weighted_moving_average(value, decay, weight, truediv=True, collections=None, name=None):
+    """The weighted moving average of `value`: `average(value * weight) / average(weight)`.
+
+    Two non-trainable variables, `<scope>/value_x_weight` and `<scope>/weight`
+    (zeros, made by `get_variable` in a variable scope named `name`, default
+    `"WeightedMovingAvg"`), hold the moving averages of `value * weight` and of
+    `weight`; each run of the result moves both
+    (`average = decay * average + (1 - decay) * update`, no zero-debiasing) and
+    divides them.
+
+    Args:
+        value: A numeric `Tensor`.
+        decay: A float `Tensor` or float value: the moving average's decay.
+        weight: A `Tensor` holding the current weight; must multiply with `value`.
+        truediv: Whether the division is floating-point (`truediv`); otherwise the
+            division the dtypes imply (TF-1.x's `div`: floor division for integers).
+        collections: The graph collections of the two variables (default
+            `[GraphKeys.GLOBAL_VARIABLES]`).
+        name: Name of the variable scope and of the result (default
+            `"WeightedMovingAvg"`).
+
+    Returns:
+        A tensor that updates the averages and returns the weighted moving average.
+    """
+    if collections is None:
+        collections = [ops.GraphKeys.GLOBAL_VARIABLES]
+    with variable_scope.variable_scope(name, "WeightedMovingAvg", [value, weight, decay]) as scope:
+        value_x_weight_var = variable_scope.get_variable(
+            "value_x_weight",
+            shape=value.get_shape(),
+            dtype=value.dtype,
+            initializer=init_ops.zeros_initializer(),
+            trainable=False,
+            collections=collections,
+        )
+        weight_var = variable_scope.get_variable(
+            "weight",
+            shape=weight.get_shape(),
+            dtype=weight.dtype,
+            initializer=init_ops.zeros_initializer(),
+            trainable=False,
+            collections=collections,
+        )
+        numerator = assign_moving_average(
+            value_x_weight_var, value * weight, decay, zero_debias=False
+        )
+        denominator = assign_moving_average(weight_var, weight, decay, zero_debias=False)
+        if truediv:
+            return math_ops.truediv(numerator, denominator, name=scope.name)
+        return math_ops.div(numerator, denominator, name=scope.name)
+
+
 def _zero_debias(unbiased_var, value, decay):
     """The zero-debiased update of `unbiased_var` (TF's `_zero_debias`).
 

@@ -190,10 +190,17 @@ class QueueRunner:
                 return None
         if native_plan is None:
             return None
+        try:
+            plans = [native_plan(op) for op in self._enqueue_ops]
+            close_plan, cancel_plan = native_plan(self._close_op), native_plan(self._cancel_op)
+        except Exception:
+            # An op the session cannot run (not in its graph, not an op at all) must
+            # fail in its thread when the thread runs, as in TF: the Python loop does.
+            return None
         jobs = _ferroflow.queue_runner_jobs(
-            [native_plan(op) for op in self._enqueue_ops],
-            native_plan(self._close_op),
-            native_plan(self._cancel_op),
+            plans,
+            close_plan,
+            cancel_plan,
             core,
             errors._codes_caught_by(self._queue_closed_exception_types),
         )
@@ -352,17 +359,22 @@ def start_queue_runners(
     """Starts the threads of every queue runner in `collection`; returns them all.
 
     Args:
-        sess: The `Session` to run the ops in (default: the default session).
+        sess: The `Session` to run the ops in (default: the default session). A
+            `MonitoredSession` or `SingularMonitoredSession`, which starts its queue
+            runners itself, is ignored: nothing is started and `[]` is returned (TF's).
         coord: Optional `Coordinator` for the threads.
         daemon: Whether the threads are daemon threads.
         start: Whether to start them.
         collection: The graph collection holding the queue runners.
 
+    Returns:
+        The threads.
+
     Raises:
         ValueError: No session is given and none is the default.
         TypeError: `sess` is not a session.
     """
-    from ..framework.session import get_default_session
+    from ..framework.session import SessionInterface, get_default_session
 
     if sess is None:
         sess = get_default_session()
@@ -372,19 +384,21 @@ def start_queue_runners(
                 "registered. Use `with sess.as_default()` or pass an "
                 "explicit session to tf.start_queue_runners(sess=sess)"
             )
-    if not hasattr(sess, "run") or not hasattr(sess, "graph"):
-        if type(sess).__name__ in ("MonitoredSession", "SingularMonitoredSession"):
+    if not isinstance(sess, SessionInterface):
+        # TF's backward compatibility (b/62061352): a monitored session has already
+        # started its queue runners, so nothing is started (and nothing logged).
+        if sess.__class__.__name__ in ("MonitoredSession", "SingularMonitoredSession"):
             return []
-        raise TypeError(f"sess must be a `tf.Session` object. Given class: {sess.__class__}")
-    with sess.graph.as_default():
-        runners = ops.get_collection(collection)
-    if not runners:
+        if not hasattr(sess, "run") or not hasattr(sess, "graph"):
+            raise TypeError(f"sess must be a `tf.Session` object. Given class: {sess.__class__}")
+    # As TF, the warning looks at the default graph, the threads at the session's.
+    if not ops.get_collection(collection):
         _log.warning(
             "`tf.train.start_queue_runners()` was called when no queue runners were defined."
         )
     threads = []
     with sess.graph.as_default():
-        for qr in runners:
+        for qr in ops.get_collection(collection):
             threads.extend(qr.create_threads(sess, coord=coord, daemon=daemon, start=start))
     return threads
 

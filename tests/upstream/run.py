@@ -1,6 +1,6 @@
 """Runs a vendored TensorFlow test file on ferroflow and on TensorFlow; compares.
 
-    python tests/tf_suite/run.py saver_test.py [-k SUBSTRING] [--backend ferroflow]
+    python tests/upstream/run.py saver_test.py [-k SUBSTRING] [--backend ferroflow]
 
 Each backend runs in its own process (`tf_adapter.install` maps `tensorflow.*` for
 it); each test gets a timeout, and a process that dies or hangs is restarted after the
@@ -36,7 +36,9 @@ def _first_line(exc_info) -> str:
     etype, value, _ = exc_info
     lines = traceback.format_exception_only(etype, value)
     text = "".join(lines).strip()
-    return text.splitlines()[0] if text else etype.__name__
+    # The first lines, blank ones dropped: numpy's assertion messages start with one.
+    parts = [line.strip() for line in text.splitlines() if line.strip()]
+    return " | ".join(parts[:4])[:400] if parts else etype.__name__
 
 
 class _Result(unittest.TestResult):
@@ -230,7 +232,7 @@ def _report(title, results):
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("test_file", help="a file of tests/tf_suite/vendored, or a path")
+    parser.add_argument("test_file", help="a file of tests/upstream/vendored, or a path")
     parser.add_argument("-k", help="only tests whose Class.method contains this")
     parser.add_argument("--backend", choices=["ferroflow", "tensorflow", "both"], default="both")
     parser.add_argument("--timeout", type=int, default=300, help="seconds per test")
@@ -244,7 +246,7 @@ def main(argv=None) -> int:
         return _child(args)
 
     sys.path.insert(0, str(HERE))
-    from tf_adapter import SKIPS
+    from tf_adapter import skip_reason
 
     backends = ["ferroflow", "tensorflow"] if args.backend == "both" else [args.backend]
     all_results = {}
@@ -261,14 +263,15 @@ def main(argv=None) -> int:
             json.dump(all_results, f, indent=1, sort_keys=True)
     if len(backends) == 2:
         ff, tf = all_results["ferroflow"], all_results["tensorflow"]
-        skips = SKIPS.get(Path(args.test_file).stem, {})
+        stem = Path(args.test_file).stem
+        skips = {t for t in tf if skip_reason(stem, t)}
         tf_pass = {t for t, (o, _) in tf.items() if o == "passed"}
-        counted = tf_pass - set(skips)
+        counted = tf_pass - skips
         ff_pass = {t for t, (o, _) in ff.items() if o == "passed"}
         print(
             f"== pass rate: {len(ff_pass & counted)}/{len(counted)} "
             f"({100 * len(ff_pass & counted) / max(len(counted), 1):.1f}%) of the tests "
-            f"passing on TensorFlow ({len(tf_pass)}, less {len(tf_pass & set(skips))} "
+            f"passing on TensorFlow ({len(tf_pass)}, less {len(tf_pass & skips)} "
             "in the skip list)"
         )
         for name in sorted(counted - ff_pass):

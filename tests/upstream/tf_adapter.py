@@ -84,6 +84,29 @@ SKIPS: dict[str, dict[str, str]] = {
 }
 
 
+# Tests skipped by name pattern, per file: TF's test harness makes them, not the file.
+SKIP_PATTERNS: dict[str, list[tuple[str, str]]] = {
+    name: [
+        (
+            r"WithControlFlowV2$",
+            "TF's control-flow-v2 copy of a test (test_util.with_control_flow_v2); "
+            "ferroflow has one control-flow implementation",
+        )
+    ]
+    for name in ("tensor_array_ops_test", "control_flow_ops_py_test")
+}
+
+
+def skip_reason(file_stem: str, test_name: str) -> str | None:
+    """Why `Class.method` of a file is left out on ferroflow (`SKIPS`, `SKIP_PATTERNS`)."""
+    if test_name in SKIPS.get(file_stem, {}):
+        return SKIPS[file_stem][test_name]
+    for pattern, reason in SKIP_PATTERNS.get(file_stem, []):
+        if re.search(pattern, test_name):
+            return reason
+    return None
+
+
 # -- module plumbing --------------------------------------------------------------------
 def _module(name: str, **attrs) -> types.ModuleType:
     mod = types.ModuleType(name)
@@ -99,7 +122,7 @@ def _shim(name: str, *bases, **extras) -> types.ModuleType:
         for base in bases:
             if hasattr(base, attr):
                 return getattr(base, attr)
-        raise AttributeError(f"module {name!r} (ferroflow shim) has no attribute {attr!r}")
+        raise AttributeError(f"module {name!r} (adapter shim) has no attribute {attr!r}")
 
     mod.__getattr__ = __getattr__  # type: ignore[method-assign]
     return mod
@@ -149,6 +172,29 @@ def _unavailable(name: str, what: str):
     return f
 
 
+class _ResizeMethodV2:
+    """TF 1.15's `image_ops.ResizeMethod` (v2): the method names `resize_images_v2` takes."""
+
+    BILINEAR = "bilinear"
+    NEAREST_NEIGHBOR = "nearest"
+    BICUBIC = "bicubic"
+    AREA = "area"
+    LANCZOS3 = "lanczos3"
+    LANCZOS5 = "lanczos5"
+    GAUSSIAN = "gaussian"
+    MITCHELLCUBIC = "mitchellcubic"
+
+
+def _register_shape(op_type: str):
+    """TF 1.15's `ops.RegisterShape` (gone in TF 2): a no-op on both backends.
+
+    It registered a Python shape function; session_test.py uses it once, at import, for a
+    dummy op of its own, so ignoring it changes no test's outcome but lets the file load.
+    """
+    del op_type
+    return lambda shape_fn: shape_fn
+
+
 # -- TF's test harness over ferroflow (after TF 1.15's test_util.TensorFlowTestCase) ----
 _TEMP_ROOT: list[str] = []
 
@@ -156,28 +202,37 @@ _TEMP_ROOT: list[str] = []
 def _global_temp_dir() -> str:
     """`tf.test.get_temp_dir()`: one directory for the whole run."""
     if not _TEMP_ROOT:
-        _TEMP_ROOT.append(tempfile.mkdtemp(prefix="tf_suite_"))
+        _TEMP_ROOT.append(tempfile.mkdtemp(prefix="upstream_"))
         atexit.register(shutil.rmtree, _TEMP_ROOT[0], ignore_errors=True)
     return _TEMP_ROOT[0]
 
 
 def _make_test_module():
+    import math
+    import threading
+
     import numpy as np
+    from absl.testing import absltest
     from google.protobuf import text_format
 
     import ferroflow as ff
     from ferroflow import errors
+    from ferroflow.framework import device as device_lib
     from ferroflow.framework import ops
     from ferroflow.framework import session as session_lib
 
-    class TestCase(unittest.TestCase):
-        """TF 1.15's `tf.test.TestCase`, graph mode, over ferroflow sessions."""
+    class TestCase(absltest.TestCase):
+        """TF 1.15's `tf.test.TestCase`, graph mode, over ferroflow sessions.
+
+        Like TF's, an absl `TestCase` (`assertLen`, `assertItemsEqual`, ...).
+        """
 
         def __init__(self, methodName="runTest"):
             super().__init__(methodName)
             self._cached_session = None
             self._cached_graph = None
             self._tempdir = None
+            self._threads = []
 
         def setUp(self):
             self._clear_cached_session()
@@ -187,6 +242,8 @@ def _make_test_module():
             ff.set_random_seed(87654321)
 
         def tearDown(self):
+            for thread in self._threads:
+                thread.check_termination()
             self._clear_cached_session()
 
         def _clear_cached_session(self):
@@ -280,18 +337,151 @@ def _make_test_module():
         def assertRaisesOpError(self, expected_err_re_or_predicate):
             return self.assertRaisesWithPredicateMatch(errors.OpError, expected_err_re_or_predicate)
 
+        # TF 1.15's assertions: tensors are evaluated, nested structures compared
+        # item by item, float16/bfloat16 compared with looser tolerances.
+        def _GetNdArray(self, a):
+            if isinstance(a, ops.Tensor):
+                a = self.evaluate(a)
+            if not isinstance(a, np.ndarray):
+                return np.array(a)
+            return a
+
+        def _assertArrayLikeAllClose(self, a, b, rtol=1e-6, atol=1e-6, msg=None):
+            a = self._GetNdArray(a)
+            b = self._GetNdArray(b)
+            self.assertEqual(
+                a.shape, b.shape, f"Shape mismatch: expected {a.shape}, got {b.shape}. {msg}"
+            )
+            if a.dtype == np.float16 or b.dtype == np.float16:
+                rtol, atol = max(rtol, 1e-3), max(atol, 1e-3)
+            if a.dtype == ff.bfloat16.as_numpy_dtype or b.dtype == ff.bfloat16.as_numpy_dtype:
+                rtol, atol = max(rtol, 1e-2), max(atol, 1e-2)
+            np.testing.assert_allclose(
+                a, b, rtol=rtol, atol=atol, err_msg=msg or "", equal_nan=True
+            )
+
+        def _assertAllCloseRecursive(self, a, b, rtol, atol, path, msg):
+            path_str = "[" + "][".join(str(p) for p in path) + "]" if path else ""
+            msg = f"{msg or ''} {path_str}".strip()
+            if isinstance(a, dict):
+                self.assertIsInstance(b, dict, msg)
+                self.assertEqual(set(a), set(b), msg)
+                for k in a:
+                    self._assertAllCloseRecursive(a[k], b[k], rtol, atol, [*path, k], msg)
+            elif isinstance(a, (list, tuple)) and not all(
+                np.isscalar(x) or isinstance(x, (bool, int, float, complex)) for x in a
+            ):
+                try:
+                    a_arr, b_arr = self._GetNdArray(a), self._GetNdArray(b)
+                    if a_arr.dtype != object and b_arr.dtype != object:
+                        self._assertArrayLikeAllClose(a_arr, b_arr, rtol, atol, msg)
+                        return
+                except (ValueError, TypeError):
+                    pass
+                self.assertEqual(len(a), len(b), msg)
+                for i, (a_i, b_i) in enumerate(zip(a, b, strict=True)):
+                    self._assertAllCloseRecursive(a_i, b_i, rtol, atol, [*path, i], msg)
+            else:
+                self._assertArrayLikeAllClose(a, b, rtol, atol, msg)
+
         def assertAllClose(self, a, b, rtol=1e-6, atol=1e-6, msg=None):
-            a, b = np.asarray(a), np.asarray(b)
-            self.assertEqual(a.shape, b.shape, msg)
-            np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, err_msg=msg or "")
+            self._assertAllCloseRecursive(a, b, rtol, atol, [], msg)
+
+        def assertAllCloseAccordingToType(
+            self,
+            a,
+            b,
+            rtol=1e-6,
+            atol=1e-6,
+            float_rtol=1e-6,
+            float_atol=1e-6,
+            half_rtol=1e-3,
+            half_atol=1e-3,
+            bfloat16_rtol=1e-2,
+            bfloat16_atol=1e-2,
+            msg=None,
+        ):
+            a = self._GetNdArray(a)
+            b = self._GetNdArray(b)
+            kinds = {a.dtype, b.dtype}
+            if kinds & {np.dtype(np.float32), np.dtype(np.complex64)}:
+                rtol, atol = max(rtol, float_rtol), max(atol, float_atol)
+            elif np.dtype(np.float16) in kinds:
+                rtol, atol = max(rtol, half_rtol), max(atol, half_atol)
+            elif np.dtype(ff.bfloat16.as_numpy_dtype) in kinds:
+                rtol, atol = max(rtol, bfloat16_rtol), max(atol, bfloat16_atol)
+            self.assertAllClose(a, b, rtol=rtol, atol=atol, msg=msg)
+
+        def assertNotAllClose(self, a, b, **kwargs):
+            try:
+                self.assertAllClose(a, b, **kwargs)
+            except AssertionError:
+                return
+            raise AssertionError("The two values are close at all elements")
 
         def assertAllEqual(self, a, b, msg=None):
-            a, b = np.asarray(a), np.asarray(b)
-            self.assertEqual(a.shape, b.shape, msg)
-            np.testing.assert_array_equal(a, b, err_msg=msg or "")
+            a = self._GetNdArray(a)
+            b = self._GetNdArray(b)
+            if b.ndim <= 3 or b.size < 500:
+                self.assertEqual(
+                    a.shape, b.shape, f"Shape mismatch: expected {a.shape}, got {b.shape}. {msg}"
+                )
+            else:
+                self.assertEqual(a.size, b.size, msg)
+            same = a == b
+            if a.dtype.kind in "fc" and b.dtype.kind in "fc":
+                same = np.logical_or(same, np.logical_and(np.isnan(a), np.isnan(b)))
+            if not np.all(same):
+                np.testing.assert_array_equal(a, b, err_msg=msg or "")
 
         def assertNear(self, f1, f2, err, msg=None):
-            self.assertTrue(abs(f1 - f2) <= err, msg or f"{f1} != {f2} +/- {err}")
+            self.assertTrue(
+                f1 == f2 or math.fabs(f1 - f2) <= err, f"{f1} != {f2} +/- {err} {msg or ''}"
+            )
+
+        def assertArrayNear(self, farray1, farray2, err, msg=None):
+            self.assertEqual(len(farray1), len(farray2), msg=msg)
+            for f1, f2 in zip(farray1, farray2, strict=True):
+                self.assertNear(float(f1), float(f2), err, msg=msg)
+
+        def assertNDArrayNear(self, ndarray1, ndarray2, err, msg=None):
+            self.assertTrue(np.linalg.norm(ndarray1 - ndarray2) < err, msg=msg)
+
+        def assertShapeEqual(self, np_array, tf_tensor, msg=None):
+            self.assertAllEqual(np_array.shape, tf_tensor.get_shape().as_list(), msg=msg)
+
+        def assertDeviceEqual(self, device1, device2, msg=None):
+            self.assertEqual(
+                device_lib.canonical_name(device1), device_lib.canonical_name(device2), msg
+            )
+
+        def assertAllInRange(
+            self, target, lower_bound, upper_bound, open_lower_bound=False, open_upper_bound=False
+        ):
+            target = self._GetNdArray(target)
+            low = target > lower_bound if open_lower_bound else target >= lower_bound
+            high = target < upper_bound if open_upper_bound else target <= upper_bound
+            self.assertTrue(np.all(low & high), f"{target} not in range")
+
+        def assertAllGreater(self, a, comparison_target):
+            self.assertGreater(np.min(self._GetNdArray(a)), comparison_target)
+
+        def assertAllLess(self, a, comparison_target):
+            self.assertLess(np.max(self._GetNdArray(a)), comparison_target)
+
+        def assertAllGreaterEqual(self, a, comparison_target):
+            self.assertGreaterEqual(np.min(self._GetNdArray(a)), comparison_target)
+
+        def assertAllLessEqual(self, a, comparison_target):
+            self.assertLessEqual(np.max(self._GetNdArray(a)), comparison_target)
+
+        def assertDTypeEqual(self, target, expected_dtype):
+            self.assertEqual(self._GetNdArray(target).dtype, np.dtype(expected_dtype))
+
+        def checkedThread(self, target, args=None, kwargs=None):
+            thread = _CheckedThread(self, target, args, kwargs)
+            self._threads.append(thread)
+            return thread
 
         def assertProtoEquals(self, expected_message_maybe_ascii, message, msg=None):
             if isinstance(expected_message_maybe_ascii, str):
@@ -303,22 +493,69 @@ def _make_test_module():
                 text_format.MessageToString(expected), text_format.MessageToString(message), msg
             )
 
+    class _CheckedThread:
+        """TF's `checkedThread`: a thread whose exception fails the test on join."""
+
+        def __init__(self, testcase, target, args=None, kwargs=None):
+            self._testcase = testcase
+            self._target = target
+            self._args = () if args is None else args
+            self._kwargs = {} if kwargs is None else kwargs
+            self._thread = threading.Thread(target=self._protected_run)
+            self._exception = None
+            self._is_thread_joined = False
+
+        def _protected_run(self):
+            try:
+                self._target(*self._args, **self._kwargs)
+            except Exception as e:
+                self._exception = e
+
+        def start(self):
+            self._thread.start()
+
+        def join(self):
+            self._thread.join()
+            self._is_thread_joined = True
+            if self._exception is not None:
+                self._testcase.fail(f"Error in checkedThread: {self._exception}")
+
+        def is_alive(self):
+            return self._thread.is_alive()
+
+        def check_termination(self):
+            if self._is_thread_joined:
+                if self.is_alive():
+                    raise RuntimeError("Thread was not joined cleanly.")
+            else:
+                self._testcase.fail("A checked thread was not joined.")
+
     def is_gpu_available(cuda_only=False, min_cuda_compute_capability=None):
         return ff.test.is_gpu_available(cuda_only, min_cuda_compute_capability)
+
+    class Benchmark:
+        """TF's `tf.test.Benchmark` base (benchmarks are not run here)."""
+
+        def report_benchmark(self, **kwargs):
+            del kwargs
 
     return _module(
         "tensorflow.python.platform.test",
         TestCase=TestCase,
+        Benchmark=Benchmark,
         main=unittest.main,
         mock=mock,
         get_temp_dir=_global_temp_dir,
         is_gpu_available=is_gpu_available,
         gpu_device_name=ff.test.gpu_device_name,
         is_built_with_cuda=ff.test.is_built_with_cuda,
+        is_built_with_gpu_support=ff.test.is_built_with_gpu_support,
+        is_built_with_rocm=lambda: False,
+        GetTempDir=_global_temp_dir,
     )
 
 
-def _make_test_util_module():
+def _make_test_util_module(test_module):
     import functools
 
     import ferroflow as ff
@@ -347,6 +584,88 @@ def _make_test_util_module():
             return decorated
 
         return decorator(func) if func is not None else decorator
+
+    def run_all_in_graph_and_eager_modes(cls):
+        """TF's class decorator: every `test*` method through the decorator above."""
+        for name, value in list(cls.__dict__.items()):
+            if callable(value) and name.startswith("test") and name != "test_session":
+                setattr(cls, name, run_in_graph_and_eager_modes(value))
+        return cls
+
+    def _identity_decorator(func=None, *args, **kwargs):
+        """For TF decorators that change nothing in graph mode (also with arguments)."""
+        if callable(func) and not args and not kwargs:
+            return func
+        return lambda f: f
+
+    def for_all_test_methods(decorator, *args, **kwargs):
+        """TF's class decorator: `decorator(*args, **kwargs)` on every `test*` method."""
+
+        def all_test_methods_impl(cls):
+            for name in dir(cls):
+                value = getattr(cls, name)
+                if callable(value) and name.startswith("test") and name != "test_session":
+                    setattr(cls, name, decorator(*args, **kwargs)(value))
+            return cls
+
+        return all_test_methods_impl
+
+    def build_as_function_and_v1_graph(func=None):
+        """TF's decorator: `<test>_v1_graph` (in a v1 graph) and `<test>_function` (the
+        body in a `tf.function`; ferroflow has none, so that one raises)."""
+        from absl.testing import parameterized
+
+        def decorator(f):
+            @parameterized.named_parameters(("_v1_graph", "v1_graph"), ("_function", "function"))
+            @functools.wraps(f)
+            def decorated(self, run_mode, *args, **kwargs):
+                if run_mode == "v1_graph":
+                    with ff.Graph().as_default():
+                        f(self, *args, **kwargs)
+                else:
+                    raise NotImplementedError(
+                        "build_as_function_and_v1_graph: tf.function, not in ferroflow"
+                    )
+
+            return decorated
+
+        return decorator(func) if func is not None else decorator
+
+    def run_v2_only(func=None):
+        """TF's `run_v2_only`: ferroflow is TF 1.x (v2 behaviour off), so skipped."""
+        reason = "v2-only test (ferroflow runs TF 1.x graph mode)"
+        if func is None:
+            return unittest.skip(reason)
+        return unittest.skip(reason)(func)
+
+    def run_gpu_only(func=None):
+        def decorator(f):
+            @functools.wraps(f)
+            def decorated(self, *args, **kwargs):
+                if not ff.test.is_gpu_available():
+                    self.skipTest("Test requires GPU")
+                return f(self, *args, **kwargs)
+
+            return decorated
+
+        return decorator(func) if func is not None else decorator
+
+    @contextlib.contextmanager
+    def device(use_gpu):
+        """TF's `test_util.device`: the GPU when asked and there is one, else the CPU."""
+        dev = "/device:GPU:0" if use_gpu and ff.test.is_gpu_available() else "/device:CPU:0"
+        with ff.device(dev):
+            yield
+
+    @contextlib.contextmanager
+    def use_gpu():
+        with device(use_gpu=True):
+            yield
+
+    @contextlib.contextmanager
+    def force_cpu():
+        with device(use_gpu=False):
+            yield
 
     # What each bytes-list collection holds (TF's `ops.get_collection_proto_type`).
     proto_of = {
@@ -432,7 +751,30 @@ def _make_test_util_module():
 
     return _module(
         "tensorflow.python.framework.test_util",
+        TensorFlowTestCase=test_module.TestCase,
         run_deprecated_v1=run_deprecated_v1,
+        run_all_in_graph_and_eager_modes=run_all_in_graph_and_eager_modes,
+        deprecated_graph_mode_only=_identity_decorator,
+        also_run_as_tf_function=_identity_decorator,
+        assert_no_new_pyobjects_executing_eagerly=_identity_decorator,
+        assert_no_garbage_created=_identity_decorator,
+        enable_control_flow_v2=_identity_decorator,
+        disable_xla=_identity_decorator,
+        disable_control_flow_v2=_identity_decorator,
+        # A switch of TF's v2 control flow (cond_v2/while_v2) only.
+        enable_output_all_intermediates=_identity_decorator,
+        build_as_function_and_v1_graph=build_as_function_and_v1_graph,
+        for_all_test_methods=for_all_test_methods,
+        # TF adds `*WithControlFlowV2` copies of each test; ferroflow has one control
+        # flow (those copies are in the skip list).
+        with_control_flow_v2=_identity_decorator,
+        run_v2_only=run_v2_only,
+        run_gpu_only=run_gpu_only,
+        device=device,
+        use_gpu=use_gpu,
+        force_cpu=force_cpu,
+        is_gpu_available=ff.test.is_gpu_available,
+        gpu_device_name=ff.test.gpu_device_name,
         run_v1_only=run_v1_only,
         run_in_graph_and_eager_modes=run_in_graph_and_eager_modes,
         assert_equal_graph_def=assert_equal_graph_def,
@@ -558,6 +900,7 @@ def _ferroflow_modules() -> dict[str, types.ModuleType]:
             return self.op.name
 
     protos = ferroflow.protos
+    test_module = _make_test_module()
     placeholder = _placeholder_class
     trackable_what = "object-based checkpoints (tracking)"
     modules = {
@@ -597,8 +940,9 @@ def _ferroflow_modules() -> dict[str, types.ModuleType]:
             "tensorflow.python.framework.ops",
             ferroflow.framework.ops,
             ferroflow.framework.session,
+            RegisterShape=_register_shape,
         ),
-        "tensorflow.python.framework.test_util": _make_test_util_module(),
+        "tensorflow.python.framework.test_util": _make_test_util_module(test_module),
         "tensorflow.python.keras.engine.training": _module(
             "tensorflow.python.keras.engine.training",
             Model=placeholder("Model", "Keras models"),
@@ -607,8 +951,13 @@ def _ferroflow_modules() -> dict[str, types.ModuleType]:
             "tensorflow.python.keras.layers.core", Dense=placeholder("Dense", "Keras layers")
         ),
         "tensorflow.python.lib.io.file_io": _file_io(),
-        "tensorflow.python.ops.array_ops": ferroflow.ops.array_ops,
-        "tensorflow.python.ops.control_flow_ops": ferroflow.ops.control_flow_ops,
+        # TF's modules hold names ferroflow keeps in its top-level `tf.*` namespace.
+        "tensorflow.python.ops.array_ops": _shim(
+            "tensorflow.python.ops.array_ops", ferroflow.ops.array_ops, ff
+        ),
+        "tensorflow.python.ops.control_flow_ops": _shim(
+            "tensorflow.python.ops.control_flow_ops", ferroflow.ops.control_flow_ops, ff
+        ),
         "tensorflow.python.ops.data_flow_ops": ferroflow.ops.data_flow_ops,
         "tensorflow.python.ops.gen_lookup_ops": _gen_lookup_ops(),
         "tensorflow.python.ops.gradients_impl": ferroflow.ops.gradients,
@@ -622,7 +971,9 @@ def _ferroflow_modules() -> dict[str, types.ModuleType]:
         "tensorflow.python.ops.resource_variable_ops": _module(
             "tensorflow.python.ops.resource_variable_ops", ResourceVariable=ResourceVariable
         ),
-        "tensorflow.python.ops.sparse_ops": ferroflow.ops.sparse_ops,
+        "tensorflow.python.ops.sparse_ops": _shim(
+            "tensorflow.python.ops.sparse_ops", ferroflow.ops.sparse_ops, ff
+        ),
         # TF's graph-mode `variable_scope.variable` creates a `VariableV1`.
         "tensorflow.python.ops.variable_scope": _shim(
             "tensorflow.python.ops.variable_scope",
@@ -634,7 +985,7 @@ def _ferroflow_modules() -> dict[str, types.ModuleType]:
             "tensorflow.python.ops.variables", ferroflow.ops.variables, VariableV1=Variable
         ),
         "tensorflow.python.platform.gfile": ferroflow.platform.gfile,
-        "tensorflow.python.platform.test": _make_test_module(),
+        "tensorflow.python.platform.test": test_module,
         "tensorflow.python.platform.tf_logging": ferroflow.platform.tf_logging,
         "tensorflow.python.summary.summary": ferroflow.summary,
         "tensorflow.python.training.adam": ferroflow.train.adam,
@@ -660,27 +1011,296 @@ def _ferroflow_modules() -> dict[str, types.ModuleType]:
         ),
         "tensorflow.python.util.compat": ferroflow.compat,
     }
+    modules.update(_more_ferroflow_modules(test_module))
     return modules
+
+
+def _more_ferroflow_modules(test_module) -> dict[str, types.ModuleType]:
+    """The modules of the test files beyond the Saver's (session 25)."""
+    import ferroflow as ff
+    import ferroflow.client.device_lib
+    import ferroflow.errors
+    import ferroflow.framework.device
+    import ferroflow.framework.importer
+    import ferroflow.framework.random_seed
+    import ferroflow.framework.sparse_tensor
+    import ferroflow.framework.tensor_shape
+    import ferroflow.framework.tensor_spec
+    import ferroflow.framework.tensor_util
+    import ferroflow.layers.convolutional
+    import ferroflow.layers.core
+    import ferroflow.layers.normalization
+    import ferroflow.layers.pooling
+    import ferroflow.ops._nest
+    import ferroflow.ops.clip_ops
+    import ferroflow.ops.custom_gradient
+    import ferroflow.ops.functional_ops
+    import ferroflow.ops.gradients
+    import ferroflow.ops.image_ops
+    import ferroflow.ops.init_ops
+    import ferroflow.ops.io_ops
+    import ferroflow.ops.logging_ops
+    import ferroflow.ops.math_ops
+    import ferroflow.ops.nn_ops
+    import ferroflow.ops.parsing_ops
+    import ferroflow.ops.script_ops
+    import ferroflow.ops.state_ops
+    import ferroflow.ops.tensor_array_grad
+    import ferroflow.ops.tensor_array_ops
+    import ferroflow.protos
+    import ferroflow.summary.writer
+    import ferroflow.train.checkpoint_utils
+    import ferroflow.train.coordinator
+    import ferroflow.train.momentum
+    import ferroflow.train.monitored_session
+    import ferroflow.train.moving_averages
+    import ferroflow.train.server_lib
+    import ferroflow.train.warm_starting_util
+
+    protos = ferroflow.protos
+
+    def empty(name: str) -> types.ModuleType:
+        """A TF module ferroflow has nothing of: importing works, every name is missing."""
+        return _shim(name)
+
+    def import_only(name: str) -> types.ModuleType:
+        """TF's gradient-registration modules: imported for their side effect only."""
+        return _module(name)
+
+    nn = _shim("tensorflow.python.ops.nn_ops", ferroflow.ops.nn_ops, ff.nn)
+    return {
+        # session_test.py: its status-code protos are `tf.errors`' codes.
+        "tensorflow.core.lib.core.error_codes_pb2": _shim(
+            "tensorflow.core.lib.core.error_codes_pb2", ferroflow.errors
+        ),
+        "tensorflow.python.framework.common_shapes": _module(
+            "tensorflow.python.framework.common_shapes",
+            unknown_shape=_unavailable("unknown_shape", "Python shape functions"),
+        ),
+        "tensorflow.python.framework.config": empty("tensorflow.python.framework.config"),
+        "tensorflow.python.framework.importer": ferroflow.framework.importer,
+        "tensorflow.python.framework.versions": empty("tensorflow.python.framework.versions"),
+        "tensorflow.python.ops.gen_control_flow_ops": _shim(
+            "tensorflow.python.ops.gen_control_flow_ops", ferroflow.ops.control_flow_ops
+        ),
+        "tensorflow.python.training.server_lib": ferroflow.train.server_lib,
+        # control_flow_ops_py_test.py
+        "tensorflow.python.client.device_lib": ferroflow.client.device_lib,
+        "tensorflow.python.eager.wrap_function": empty("tensorflow.python.eager.wrap_function"),
+        "tensorflow.python.ops.gen_array_ops": _shim(
+            "tensorflow.python.ops.gen_array_ops", ferroflow.ops.array_ops, ff
+        ),
+        "tensorflow.python.ops.gen_logging_ops": _shim(
+            "tensorflow.python.ops.gen_logging_ops", ferroflow.ops.logging_ops
+        ),
+        "tensorflow.python.ops.gradient_checker_v2": empty(
+            "tensorflow.python.ops.gradient_checker_v2"
+        ),
+        "tensorflow.python.ops.logging_ops": _shim(
+            "tensorflow.python.ops.logging_ops", ferroflow.ops.logging_ops, ff
+        ),
+        "tensorflow.python.ops.map_fn": _module("tensorflow.python.ops.map_fn", map_fn=ff.map_fn),
+        "tensorflow.python.ops.ragged.ragged_factory_ops": empty(
+            "tensorflow.python.ops.ragged.ragged_factory_ops"
+        ),
+        "tensorflow.python.ops.ragged.ragged_tensor": empty(
+            "tensorflow.python.ops.ragged.ragged_tensor"
+        ),
+        "tensorflow.python.ops.script_ops": _shim(
+            "tensorflow.python.ops.script_ops", ferroflow.ops.script_ops, ff
+        ),
+        "tensorflow.python.ops.while_v2": import_only("tensorflow.python.ops.while_v2"),
+        # image_ops_test.py
+        "tensorflow.python.compat.compat": empty("tensorflow.python.compat.compat"),
+        "tensorflow.python.ops.gen_image_ops": _shim(
+            "tensorflow.python.ops.gen_image_ops", ferroflow.ops.image_ops
+        ),
+        "tensorflow.python.ops.image_ops_impl": _shim(
+            "tensorflow.python.ops.image_ops_impl", ferroflow.ops.image_ops
+        ),
+        "tensorflow.python.ops.image_ops": _shim(
+            "tensorflow.python.ops.image_ops",
+            ferroflow.ops.image_ops,
+            ff.image,
+            # TF 1.15's `image_ops.ResizeMethod` is the v2 enum (strings, for
+            # `resize_images_v2`); its `ResizeMethodV1` (ints, for `resize_images`) is
+            # ferroflow's `ResizeMethod`. The v2 constants are TF's values: plain data,
+            # so that the test classes that list them can be defined.
+            ResizeMethod=_ResizeMethodV2,
+            ResizeMethodV1=ferroflow.ops.image_ops.ResizeMethod,
+        ),
+        "tensorflow.python.ops.io_ops": _shim(
+            "tensorflow.python.ops.io_ops", ferroflow.ops.io_ops, ff.io, ff
+        ),
+        **{
+            f"tensorflow.core.{name}": protos
+            for name in (
+                "framework.attr_value_pb2",
+                "framework.graph_pb2",
+                "framework.node_def_pb2",
+                "framework.summary_pb2",
+                "framework.tensor_pb2",
+                "framework.tensor_shape_pb2",
+                "framework.types_pb2",
+                "example.example_pb2",
+                "example.feature_pb2",
+                "util.event_pb2",
+            )
+        },
+        # TF 1.15 behaviour: v2 off (ferroflow is graph mode only).
+        "tensorflow.python.tf2": _module("tensorflow.python.tf2", enabled=lambda: False),
+        # Eager execution and tf.function: not in ferroflow.
+        "tensorflow.python.eager.backprop": empty("tensorflow.python.eager.backprop"),
+        "tensorflow.python.eager.def_function": empty("tensorflow.python.eager.def_function"),
+        "tensorflow.python.eager.function": empty("tensorflow.python.eager.function"),
+        "tensorflow.python.feature_column.feature_column_lib": empty(
+            "tensorflow.python.feature_column.feature_column_lib"
+        ),
+        "tensorflow.python.framework.device": ferroflow.framework.device,
+        "tensorflow.python.framework.random_seed": ferroflow.framework.random_seed,
+        "tensorflow.python.framework.sparse_tensor": ferroflow.framework.sparse_tensor,
+        "tensorflow.python.framework.tensor_shape": ferroflow.framework.tensor_shape,
+        "tensorflow.python.framework.tensor_util": ferroflow.framework.tensor_util,
+        "tensorflow.python.framework.tensor_spec": ferroflow.framework.tensor_spec,
+        # TF's test-only kernels (`test_ops.so`).
+        "tensorflow.python.framework.test_ops": empty("tensorflow.python.framework.test_ops"),
+        "tensorflow.python.layers.convolutional": ferroflow.layers.convolutional,
+        "tensorflow.python.layers.core": ferroflow.layers.core,
+        "tensorflow.python.layers.normalization": _shim(
+            "tensorflow.python.layers.normalization",
+            ferroflow.layers.normalization,
+            # TF's `batch_norm` is its `batch_normalization`'s old alias.
+            batch_norm=ferroflow.layers.normalization.batch_normalization,
+        ),
+        "tensorflow.python.layers.pooling": ferroflow.layers.pooling,
+        **{
+            f"tensorflow.python.ops.{name}": import_only(f"tensorflow.python.ops.{name}")
+            for name in (
+                "array_grad",
+                "control_flow_grad",
+                "data_flow_grad",
+                "math_grad",
+                "sparse_grad",
+                "state_grad",
+            )
+        },
+        "tensorflow.python.ops.tensor_array_grad": ferroflow.ops.tensor_array_grad,
+        "tensorflow.python.ops.clip_ops": _shim(
+            "tensorflow.python.ops.clip_ops", ferroflow.ops.clip_ops, ff
+        ),
+        "tensorflow.python.ops.control_flow_v2_toggles": _module(
+            "tensorflow.python.ops.control_flow_v2_toggles",
+            control_flow_v2_enabled=lambda: False,
+        ),
+        # TF 1.15's default: the v1 control flow (`while_loop` builds frames).
+        "tensorflow.python.ops.control_flow_util": _module(
+            "tensorflow.python.ops.control_flow_util", ENABLE_CONTROL_FLOW_V2=False
+        ),
+        # TF keeps `grad_pass_through` with `custom_gradient`; ferroflow in array_ops.
+        "tensorflow.python.ops.custom_gradient": _shim(
+            "tensorflow.python.ops.custom_gradient",
+            ferroflow.ops.custom_gradient,
+            grad_pass_through=ferroflow.ops.array_ops.grad_pass_through,
+        ),
+        "tensorflow.python.ops.gen_data_flow_ops": _shim(
+            "tensorflow.python.ops.gen_data_flow_ops", ferroflow.ops.data_flow_ops
+        ),
+        "tensorflow.python.ops.embedding_ops": _shim("tensorflow.python.ops.embedding_ops", ff.nn),
+        "tensorflow.python.ops.functional_ops": ferroflow.ops.functional_ops,
+        # TF's generated op wrappers, by the name of the ferroflow function that builds
+        # the same op (`Variable` vs `VariableV2`: the same kernel).
+        "tensorflow.python.ops.gen_state_ops": _shim(
+            "tensorflow.python.ops.gen_state_ops",
+            ferroflow.ops.state_ops,
+            variable=ferroflow.ops.state_ops.variable_op_v2,
+        ),
+        "tensorflow.python.ops.gradient_checker": _shim(
+            "tensorflow.python.ops.gradient_checker", ff.test
+        ),
+        "tensorflow.python.ops.gradients": _shim(
+            "tensorflow.python.ops.gradients", ferroflow.ops.gradients, ff
+        ),
+        "tensorflow.python.ops.gradients_util": ferroflow.ops.gradients,
+        "tensorflow.python.ops.init_ops": _shim(
+            "tensorflow.python.ops.init_ops", ferroflow.ops.init_ops, ff.initializers, ff
+        ),
+        "tensorflow.python.ops.linalg_ops": _shim("tensorflow.python.ops.linalg_ops", ff.linalg)
+        if hasattr(ff, "linalg")
+        else empty("tensorflow.python.ops.linalg_ops"),
+        "tensorflow.python.ops.list_ops": empty("tensorflow.python.ops.list_ops"),
+        # TF's `math_ops._as_indexed_slices` is ferroflow's control_flow_ops'.
+        "tensorflow.python.ops.math_ops": _shim(
+            "tensorflow.python.ops.math_ops",
+            ferroflow.ops.math_ops,
+            ff,
+            ff.math,
+            _as_indexed_slices=ferroflow.ops.control_flow_ops._as_indexed_slices,
+        ),
+        "tensorflow.python.ops.nn": nn,
+        "tensorflow.python.ops.nn_ops": nn,
+        "tensorflow.python.ops.parsing_ops": _shim(
+            "tensorflow.python.ops.parsing_ops", ferroflow.ops.parsing_ops, ff.io, ff
+        ),
+        "tensorflow.python.ops.state_ops": _shim(
+            "tensorflow.python.ops.state_ops", ferroflow.ops.state_ops, ff
+        ),
+        "tensorflow.python.ops.summary_ops_v2": empty("tensorflow.python.ops.summary_ops_v2"),
+        "tensorflow.python.ops.tensor_array_ops": ferroflow.ops.tensor_array_ops,
+        "tensorflow.python.ops.unconnected_gradients": _module(
+            "tensorflow.python.ops.unconnected_gradients",
+            UnconnectedGradients=ff.UnconnectedGradients,
+        ),
+        "tensorflow.python.platform.googletest": test_module,
+        "tensorflow.python.summary.plugin_asset": empty("tensorflow.python.summary.plugin_asset"),
+        "tensorflow.python.summary.summary_iterator": _module(
+            "tensorflow.python.summary.summary_iterator",
+            summary_iterator=ferroflow.summary.writer.summary_iterator,
+        ),
+        "tensorflow.python.summary.writer.writer": ferroflow.summary.writer,
+        "tensorflow.python.summary.writer.writer_cache": ferroflow.summary.writer,
+        "tensorflow.python.training.checkpoint_utils": ferroflow.train.checkpoint_utils,
+        "tensorflow.python.training.coordinator": ferroflow.train.coordinator,
+        "tensorflow.python.training.momentum": ferroflow.train.momentum,
+        "tensorflow.python.training.monitored_session": ferroflow.train.monitored_session,
+        "tensorflow.python.training.moving_averages": ferroflow.train.moving_averages,
+        "tensorflow.python.training.warm_starting_util": ferroflow.train.warm_starting_util,
+        "tensorflow.python.util.nest": ferroflow.ops._nest,
+    }
 
 
 def _tensorflow_modules() -> dict[str, types.ModuleType]:
     """Aliases for the TF 1.15 modules TF 2.21 moved (the rest import as they are)."""
     import tensorflow.python.pywrap_tensorflow as pywrap
     from tensorflow.python.checkpoint import checkpoint
+    from tensorflow.python.framework import common_shapes, indexed_slices, tensor
+    from tensorflow.python.framework import ops as ops_lib
     from tensorflow.python.ops import (
         array_ops,
         array_ops_stack,
+        control_flow_assert,
+        control_flow_case,
         control_flow_ops,
         variable_scope,
         variable_v1,
         variables,
     )
     from tensorflow.python.ops import cond as cond_lib
+    from tensorflow.python.ops import control_flow_switch_case as switch_case_lib
     from tensorflow.python.ops import while_loop as while_loop_lib
     from tensorflow.python.trackable import autotrackable, base
     from tensorflow.python.training import py_checkpoint_reader
 
+    extra = {}
+    try:
+        # TF 2.21's `layers.normalization` looks for `tf_keras.legacy_tf_layers`, which
+        # tf-keras keeps under `src` (the other tf.layers modules are TF's own).
+        from tf_keras.src.legacy_tf_layers import normalization
+
+        extra["tensorflow.python.layers.normalization"] = normalization
+    except ImportError:
+        pass
     return {
+        **extra,
         "tensorflow.python.ops.array_ops": _shim(
             "tensorflow.python.ops.array_ops", array_ops, stack=array_ops_stack.stack
         ),
@@ -690,6 +1310,24 @@ def _tensorflow_modules() -> dict[str, types.ModuleType]:
             control_flow_ops,
             cond=cond_lib.cond,
             while_loop=while_loop_lib.while_loop,
+            case=control_flow_case.case,
+            switch_case=switch_case_lib.switch_case,
+            Assert=control_flow_assert.Assert,
+        ),
+        # TF 1.15's Python shape functions are gone (see `_register_shape`).
+        "tensorflow.python.framework.common_shapes": _shim(
+            "tensorflow.python.framework.common_shapes",
+            common_shapes,
+            unknown_shape=_unavailable("unknown_shape", "a TF 1.x Python shape function"),
+        ),
+        # `ops.Tensor` and `ops.IndexedSlices` have modules of their own now.
+        "tensorflow.python.framework.ops": _shim(
+            "tensorflow.python.framework.ops",
+            ops_lib,
+            Tensor=tensor.Tensor,
+            IndexedSlices=indexed_slices.IndexedSlices,
+            RegisterShape=_register_shape,
+            IndexedSlicesValue=indexed_slices.IndexedSlicesValue,
         ),
         # TF 1.15's graph-mode `variable_scope.variable` and `variables.VariableV1`
         # live in `variable_v1` now.
@@ -712,11 +1350,31 @@ def _tensorflow_modules() -> dict[str, types.ModuleType]:
     }
 
 
+def _numpy_1x_aliases() -> None:
+    """NumPy's `np.object`, `np.bool`, ... (removed in NumPy 1.24), which TF 1.15's tests use.
+
+    For both backends alike: the builtins they aliased, so that the tests run as written.
+    """
+    import numpy as np
+
+    for name, value in {
+        "object": object,
+        "bool": bool,
+        "float": float,
+        "int": int,
+        "complex": complex,
+        "str": str,
+    }.items():
+        if name not in np.__dict__:
+            setattr(np, name, value)
+
+
 def install(backend: str) -> None:
     """Makes `tensorflow.*` imports resolve for `backend` (`ferroflow` or `tensorflow`).
 
     Call once per process, before importing a vendored test module.
     """
+    _numpy_1x_aliases()
     if backend == "ferroflow":
         if "tensorflow" in sys.modules:
             raise RuntimeError("real TensorFlow is already imported in this process")
@@ -762,4 +1420,12 @@ def apply_skips(module: types.ModuleType) -> dict[str, str]:
     return skips
 
 
-__all__ = ["SKIPS", "VENDORED", "apply_skips", "install", "load_test_module"]
+__all__ = [
+    "SKIPS",
+    "SKIP_PATTERNS",
+    "VENDORED",
+    "apply_skips",
+    "install",
+    "load_test_module",
+    "skip_reason",
+]
