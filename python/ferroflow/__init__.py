@@ -46,7 +46,7 @@ from .framework.dtypes import (
     variant,
 )
 from .framework.importer import import_graph_def
-from .framework.indexed_slices import IndexedSlices, IndexedSlicesValue
+from .framework.indexed_slices import IndexedSlices, IndexedSlicesSpec, IndexedSlicesValue
 from .framework.ops import (
     Graph,
     GraphKeys,
@@ -73,10 +73,13 @@ from .framework.random_seed import get_seed, set_random_seed
 from .framework.session import InteractiveSession, Session, get_default_session
 from .framework.sparse_tensor import (
     SparseTensor,
+    SparseTensorSpec,
     SparseTensorValue,
     convert_to_tensor_or_sparse_tensor,
 )
 from .framework.tensor_shape import Dimension, TensorShape
+from .framework.tensor_spec import TensorSpec
+from .framework.type_spec import TypeSpec
 from .ops.array_ops import (
     boolean_mask,
     broadcast_to,
@@ -142,7 +145,7 @@ from .ops.clip_ops import (
     global_norm,
 )
 from .ops.confusion_matrix import confusion_matrix
-from .ops.control_flow_ops import case, cond, group, no_op, tuple, while_loop
+from .ops.control_flow_ops import case, cond, group, no_op, switch_case, tuple, while_loop
 from .ops.custom_gradient import custom_gradient
 from .ops.data_flow_ops import (
     ConditionalAccumulator,
@@ -399,6 +402,7 @@ from . import (
     losses,
     math,
     metrics,
+    nest,
     nn,
     python_io,
     random,
@@ -562,6 +566,7 @@ __all__ = [
     "image",
     "import_graph_def",
     "IndexedSlices",
+    "IndexedSlicesSpec",
     "IndexedSlicesValue",
     "initialize_all_variables",
     "initialize_local_variables",
@@ -606,6 +611,7 @@ __all__ = [
     "multiply",
     "name_scope",
     "negative",
+    "nest",
     "newaxis",
     "nn",
     "no_gradient",
@@ -719,6 +725,7 @@ __all__ = [
     "sparse_transpose",
     "SparseConditionalAccumulator",
     "SparseTensor",
+    "SparseTensorSpec",
     "SparseTensorValue",
     "split",
     "sqrt",
@@ -745,11 +752,13 @@ __all__ = [
     "summary",
     "Summary",
     "SummaryMetadata",
+    "switch_case",
     "tanh",
     "Tensor",
     "TensorArray",
     "TensorInfo",
     "TensorShape",
+    "TensorSpec",
     "TextLineReader",
     "test",
     "TFRecordReader",
@@ -766,6 +775,7 @@ __all__ = [
     "truncated_normal",
     "truncated_normal_initializer",
     "tuple",
+    "TypeSpec",
     "uint16",
     "uint32",
     "uint64",

@@ -788,3 +788,40 @@ def test_graph_def_round_trip(prefix):
         with ff.Session() as sess:
             y, d = sess.run([scope + n for n in names], {scope + "x:0": 2.0})
     assert (y, d) == (8.0, 12.0)
+
+
+def test_an_update_made_outside_the_loop_runs_once(tf1):
+    """An `assign_add` built before the loop and used inside runs once, before it (TF
+    enters its result); the loop must not run it every iteration (issue 42: it did,
+    giving [10, 55] for TF's [1, 10])."""
+
+    def build(lib):
+        a = lib.Variable(0)
+        b = lib.Variable(0)
+        asn1 = lib.assign_add(a, 1)
+
+        def body(i):
+            with lib.control_dependencies([lib.assign_add(b, asn1)]):
+                return i + 1
+
+        loop = lib.while_loop(lambda i: i < 10, body, [lib.constant(0)], parallel_iterations=1)
+        scattered = lib.scatter_add(lib.Variable([1.0, 2.0]), [0], [3.0])
+        loop2 = lib.while_loop(
+            lambda i, s: i < 3, lambda i, s: (i + 1, s + scattered[0]), [0, 0.0]
+        )
+        return loop, loop2, a, b
+
+    results = []
+    for lib in (tf1, ff):
+        g = lib.Graph()
+        with g.as_default():
+            loop, loop2, a, b = build(lib)
+            with lib.Session(graph=g) as sess:
+                sess.run(lib.global_variables_initializer())
+                sess.run(loop)
+                results.append((sess.run([a, b]), sess.run(loop2)))
+    assert [[int(v) for v in results[1][0]], [float(v) for v in results[1][1]]] == [
+        [int(v) for v in results[0][0]],
+        [float(v) for v in results[0][1]],
+    ]
+    assert [int(v) for v in results[1][0]] == [1, 10]

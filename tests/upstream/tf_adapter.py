@@ -862,7 +862,11 @@ def _ferroflow_modules() -> dict[str, types.ModuleType]:
     import ferroflow.errors
     import ferroflow.framework.constant_op
     import ferroflow.framework.dtypes
+    import ferroflow.framework.composite_tensor
     import ferroflow.framework.meta_graph
+    import ferroflow.framework.tensor_spec
+    import ferroflow.framework.type_spec
+    import ferroflow.util.nest
     import ferroflow.framework.ops
     import ferroflow.framework.session
     import ferroflow.ops.array_ops
@@ -1162,6 +1166,8 @@ def _more_ferroflow_modules(test_module) -> dict[str, types.ModuleType]:
         "tensorflow.python.framework.tensor_shape": ferroflow.framework.tensor_shape,
         "tensorflow.python.framework.tensor_util": ferroflow.framework.tensor_util,
         "tensorflow.python.framework.tensor_spec": ferroflow.framework.tensor_spec,
+        "tensorflow.python.framework.type_spec": ferroflow.framework.type_spec,
+        "tensorflow.python.framework.composite_tensor": ferroflow.framework.composite_tensor,
         # TF's test-only kernels (`test_ops.so`).
         "tensorflow.python.framework.test_ops": empty("tensorflow.python.framework.test_ops"),
         "tensorflow.python.layers.convolutional": ferroflow.layers.convolutional,
@@ -1264,7 +1270,7 @@ def _more_ferroflow_modules(test_module) -> dict[str, types.ModuleType]:
         "tensorflow.python.training.monitored_session": ferroflow.train.monitored_session,
         "tensorflow.python.training.moving_averages": ferroflow.train.moving_averages,
         "tensorflow.python.training.warm_starting_util": ferroflow.train.warm_starting_util,
-        "tensorflow.python.util.nest": ferroflow.ops._nest,
+        "tensorflow.python.util.nest": ferroflow.util.nest,
     }
 
 

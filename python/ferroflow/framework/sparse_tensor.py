@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import collections
 
-from . import dtypes, ops, tensor_shape, tensor_util
+import numpy as np
+
+from . import dtypes, ops, tensor_shape, tensor_util, type_spec
+from .composite_tensor import CompositeTensor
+from .tensor_spec import TensorSpec
 
 SparseTensorValue = collections.namedtuple(
     "SparseTensorValue", ["indices", "values", "dense_shape"]
@@ -18,7 +22,7 @@ SparseTensorValue = collections.namedtuple(
 SparseTensorValue.__doc__ = "The value of a `SparseTensor` fetched by `Session.run`."
 
 
-class SparseTensor:
+class SparseTensor(CompositeTensor):
     """A sparse tensor: `values[i]` at coordinate `indices[i]` of a `dense_shape` tensor.
 
     Example:
@@ -146,6 +150,27 @@ class SparseTensor:
                 seen[op._id] = op
         return list(seen.values())
 
+    @property
+    def _type_spec(self):
+        return SparseTensorSpec(self.shape, self.dtype)
+
+    def _shape_invariant_to_type_spec(self, shape):
+        """The spec a `while_loop` shape invariant gives (TF's).
+
+        The invariant is the shape of `dense_shape`, `[rank]`: the loop keeps the rank
+        and lets the number of values and the dense shape vary.
+
+        Raises:
+            ValueError: If `shape` is not of rank 1.
+        """
+        if shape.ndims is not None and shape.ndims != 1:
+            raise ValueError(
+                f"Expected a shape with 1 dimension. Obtained: {shape} which has "
+                f"{shape.ndims} dimensions."
+            )
+        rank = tensor_shape.dimension_value(shape[0])
+        return SparseTensorSpec(tensor_shape.unknown_shape(rank), self.dtype)
+
     def __repr__(self) -> str:
         return (
             f"SparseTensor(indices={self._indices}, values={self._values}, "
@@ -154,6 +179,104 @@ class SparseTensor:
 
     def __str__(self) -> str:
         return self.__repr__()
+
+
+class SparseTensorSpec(type_spec.BatchableTypeSpec):
+    """The type of a `tf.SparseTensor`: its dense shape and the dtype of its values.
+
+    Example:
+        ```python
+        spec = tf.SparseTensorSpec([None, 4], tf.float32)
+        spec.is_compatible_with(tf.SparseTensor([[0, 1]], [1.0], [3, 4]))  # True
+        ```
+    """
+
+    __slots__ = ("_dtype", "_shape")
+
+    def __init__(self, shape=None, dtype=dtypes.float32):
+        """Creates a `SparseTensorSpec`.
+
+        Args:
+            shape: The dense shape of the `SparseTensor`, or None for any.
+            dtype: The `tf.DType` of its values.
+        """
+        self._shape = tensor_shape.as_shape(shape)
+        self._dtype = dtypes.as_dtype(dtype)
+
+    @property
+    def value_type(self):
+        """`tf.SparseTensor`."""
+        return SparseTensor
+
+    @property
+    def dtype(self):
+        """The `tf.DType` of the values."""
+        return self._dtype
+
+    @property
+    def shape(self):
+        """The `tf.TensorShape` of the dense tensor."""
+        return self._shape
+
+    def _serialize(self):
+        return (self._shape, self._dtype)
+
+    @property
+    def _component_specs(self):
+        rank = self._shape.ndims
+        return [
+            TensorSpec([None, rank], dtypes.int64),
+            TensorSpec([None], self._dtype),
+            TensorSpec([rank], dtypes.int64),
+        ]
+
+    def _to_components(self, value):
+        if isinstance(value, SparseTensorValue):
+            value = SparseTensor.from_value(value)
+        return [value.indices, value.values, value.dense_shape]
+
+    def _from_components(self, tensor_list):
+        if all(isinstance(t, np.ndarray) for t in tensor_list):
+            return SparseTensorValue(*tensor_list)
+        return SparseTensor(*tensor_list)
+
+    def _batch(self, batch_size):
+        return SparseTensorSpec(
+            tensor_shape.TensorShape([batch_size]).concatenate(self._shape), self._dtype
+        )
+
+    def _unbatch(self):
+        if self._shape.ndims == 0:
+            raise ValueError("Unbatching a tensor is only supported for rank >= 1")
+        return SparseTensorSpec(self._shape[1:], self._dtype)
+
+    def _to_legacy_output_types(self):
+        return self._dtype
+
+    def _to_legacy_output_shapes(self):
+        return self._shape
+
+    def _to_legacy_output_classes(self):
+        return SparseTensor
+
+    @classmethod
+    def from_value(cls, value):
+        """The spec of a `SparseTensor` or `SparseTensorValue`.
+
+        Raises:
+            TypeError: If `value` is neither.
+        """
+        if isinstance(value, SparseTensor):
+            return cls(value.shape, value.dtype)
+        if isinstance(value, SparseTensorValue):
+            if isinstance(value.values, np.ndarray):
+                return cls(value.dense_shape, value.values.dtype)
+            return cls.from_value(SparseTensor.from_value(value))
+        raise TypeError("Expected SparseTensor or SparseTensorValue")
+
+
+type_spec.register_type_spec_from_value_converter(SparseTensor, SparseTensorSpec.from_value)
+type_spec.register_type_spec_from_value_converter(SparseTensorValue, SparseTensorSpec.from_value)
 
 
 def is_sparse(x) -> bool:

@@ -1,9 +1,14 @@
-"""Control flow: `cond`, `case`, and the grouping ops (`no_op`, `group`, `tuple`).
+"""Control flow: `cond`, `case`, `switch_case`, `while_loop` and the grouping ops.
 
 `cond` is TF-1.x's: a `Switch` on the predicate, each branch built in a
 `CondContext` (tensors from outside a branch enter it through a `Switch` of their
 own, ops without inputs wait for the branch's pivot), and a `Merge` per output. The
 executor propagates deadness, so only the taken branch's ops run.
+
+Composite tensors (`SparseTensor`, `IndexedSlices`) go through `cond`, `while_loop`,
+`switch`, `merge`, `tuple` and `group` as their component tensors (TF's
+`nest.flatten(..., expand_composites=True)`) and come out rebuilt; a `TensorArray`
+goes through as its flow.
 """
 
 from __future__ import annotations
@@ -11,8 +16,13 @@ from __future__ import annotations
 import builtins
 import collections
 
-from ..framework import constant_op, dtypes, op_def_registry, ops
-from . import _nest, array_ops, logging_ops, math_ops
+from ..framework import constant_op, dtypes, op_def_registry, ops, tensor_shape
+from ..framework.composite_tensor import CompositeTensor
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.tensor_spec import TensorSpec
+from ..framework.type_spec import TypeSpec
+from ..util import nest
+from . import array_ops, logging_ops, math_ops
 
 
 def no_op(name=None):
@@ -40,8 +50,11 @@ def _ops_of(inputs):
 def group(*inputs, **kwargs):
     """An op that runs all of `inputs` (ops or tensors); it has no output.
 
+    As TF's, nested lists of inputs are flattened (`tf.group([a, b])`), and a
+    composite tensor stands for its component tensors.
+
     Args:
-        *inputs: Ops or tensors to run.
+        *inputs: Ops or tensors to run, or (nested) lists of them.
         **kwargs: Only `name`.
 
     Returns:
@@ -50,7 +63,7 @@ def group(*inputs, **kwargs):
     name = kwargs.pop("name", None)
     if kwargs:
         raise TypeError(f"Unknown keyword arguments: {', '.join(kwargs)}")
-    deps = _ops_of(inputs)
+    deps = _ops_of(nest.flatten(inputs, expand_composites=True))
     with ops.name_scope(name, "group_deps", deps) as scope:
         # As TF: one `NoOp` on the inputs' device when they share one, else one per
         # device (in device order) under the returned `NoOp`.
@@ -71,10 +84,24 @@ def _group_control_deps(device, deps, name=None):
         return no_op(name=name)
 
 
+def _convert_to_tensor_or_composite(value, dtype=None, name=None):
+    """`value` itself when a composite tensor, else `value` as a `Tensor` (TF's)."""
+    if isinstance(value, CompositeTensor):
+        if dtype is not None and not dtypes.as_dtype(dtype).is_compatible_with(value.dtype):
+            raise ValueError(
+                f"Tensor conversion dtype mismatch. Requested dtype is "
+                f"{dtypes.as_dtype(dtype).name}, Tensor has dtype {value.dtype.name}: {value!r}"
+            )
+        return value
+    return ops.convert_to_tensor(value, dtype=dtype, name=name)
+
+
 def with_dependencies(dependencies, output_tensor, name=None):
     """`output_tensor`'s value, available only after every op in `dependencies` ran.
 
-    Returns an `Identity` named `control_dependency` (TF's name) under `name`.
+    Returns an `Identity` named `control_dependency` (TF's name) under `name`; for an
+    `IndexedSlices` only its values go through one, for another composite tensor each
+    component does.
     """
     with ops.name_scope(name, "control_dependency", [*dependencies, output_tensor]) as scope:
         # As TF: colocated with `output_tensor` (converted first when it is a value).
@@ -82,94 +109,146 @@ def with_dependencies(dependencies, output_tensor, name=None):
         if not (isinstance(anchor, ops.Tensor | ops.Operation) or hasattr(anchor, "op")):
             anchor = ops.convert_to_tensor(anchor)
         with ops.colocate_with(anchor), ops.control_dependencies(dependencies):
-            output_tensor = ops.convert_to_tensor(output_tensor)
+            output_tensor = _convert_to_tensor_or_composite(output_tensor)
+            if isinstance(output_tensor, IndexedSlices):
+                return IndexedSlices(
+                    array_ops.identity(output_tensor.values, name=scope),
+                    output_tensor.indices,
+                    output_tensor.dense_shape,
+                )
+            if isinstance(output_tensor, CompositeTensor):
+                return nest.map_structure(array_ops.identity, output_tensor, expand_composites=True)
             return array_ops.identity(output_tensor, name=scope)
 
 
+def _is_tensor(t) -> bool:
+    return isinstance(t, ops.Tensor | CompositeTensor)
+
+
 def tuple(tensors, name=None, control_inputs=None):
-    """Tensors with the same values as `tensors`, each available only after all are computed."""
+    """Tensors with the same values as `tensors`, each available only after all are computed.
+
+    Args:
+        tensors: A list of tensors, composite tensors (`IndexedSlices`,
+            `SparseTensor`), ops or None.
+        name: A name scope for the ops (default `tuple`).
+        control_inputs: More ops (or tensors) that must finish first.
+
+    Returns:
+        A list like `tensors`: each tensor through an `Identity` gated on all of them,
+        each op as a `NoOp` after them, None left as is.
+
+    Raises:
+        ValueError: If `tensors` holds no tensor or op.
+        TypeError: If a control input is not an op or tensor.
+    """
     with ops.name_scope(name, "tuple", tensors):
-        tensors = [ops.convert_to_tensor(t) if t is not None else None for t in tensors]
-        gating = [t.op for t in tensors if t is not None] + _ops_of(control_inputs or [])
+        tensors = [
+            t
+            if isinstance(t, ops.Operation) or _is_tensor(t) or t is None
+            else ops.convert_to_tensor(t)
+            for t in tensors
+        ]
+        gating = [t if isinstance(t, ops.Operation) else t.op for t in tensors if t is not None]
+        for c in control_inputs or []:
+            if isinstance(c, ops.Tensor):
+                c = c.op
+            elif not isinstance(c, ops.Operation):
+                raise TypeError(
+                    f"'control_inputs' must only contain Operation or Tensor. Received: {type(c)}"
+                )
+            gating.append(c)
+        # In creation order, as TF's (so the graph is the same).
         gating = sorted({id(op): op for op in gating}.values(), key=lambda op: op._id)
+        if not gating:
+            raise ValueError(f"'tensors' must have at least one Tensor. Received: {tensors}.")
         gate = group(*gating)
-        out: list[ops.Tensor | None] = []
+        out: list = []
         for t in tensors:
-            if t is None:
+            if _is_tensor(t):
+                out.append(with_dependencies([gate], t))
+            elif isinstance(t, ops.Operation):
+                with ops.control_dependencies([gate]):
+                    out.append(group(t))
+            else:
                 out.append(None)
-                continue
-            out.append(with_dependencies([gate], t))
         return out
 
 
-# -- nested structures (a small `nest`: lists, tuples, namedtuples, dicts) -----------
-_is_sequence = _nest.is_nested
-_flatten = _nest.flatten
-_pack_as = _nest.pack_unchecked
+# -- nested structures (TF's `nest`) -------------------------------------------------
+# Kept for `functional_ops` (`map_fn`, `scan`, the folds).
+_is_sequence = nest.is_sequence
+_flatten = nest.flatten
+
+
+def _pack_as(structure, flat):
+    """`flat`'s leading items packed into the nesting of `structure`."""
+    flat = list(flat)
+    return nest.pack_sequence_as(structure, flat[: len(nest.flatten(structure))])
 
 
 def _assert_same_structure(a, b):
-    """TF's `nest.assert_same_structure`.
+    """TF's `nest.assert_same_structure` (ValueError for nestings, TypeError for types)."""
+    nest.assert_same_structure(a, b)
 
-    ValueError for a different nesting, TypeError for different sequence types.
-    """
 
-    def check(x, y):
-        if _is_sequence(x) != _is_sequence(y):
-            raise ValueError(
-                "The two structures don't have the same nested structure.\n\n"
-                f"First structure: {a}\n\nSecond structure: {b}"
-            )
-        if not _is_sequence(x):
-            return
-        if type(x) is not type(y):
-            raise TypeError(
-                "The two structures don't have the same sequence type. Input structure has "
-                f"type {type(x)}, while shallow structure has type {type(y)}."
-            )
-        if isinstance(x, dict):
-            if sorted(x) != sorted(y):
-                raise ValueError(
-                    "The two dictionaries don't have the same set of keys. First structure "
-                    f"has keys {list(x)}, while second structure has keys {list(y)}."
-                )
-            for k in x:
-                check(x[k], y[k])
-            return
-        if len(x) != len(y):
-            raise ValueError(
-                "The two structures don't have the same nested structure.\n\n"
-                f"First structure: {a}\n\nSecond structure: {b}\n\n"
-                f'More specifically: Substructure "type={type(x).__name__} str={x}" has '
-                f'length {len(x)}, while shallow structure "type={type(y).__name__} str={y}" '
-                f"has length {len(y)}"
-            )
-        for u, v in zip(x, y, strict=True):
-            check(u, v)
+def _convert_tensorarray_to_flow(tensor_or_tensor_array):
+    from .tensor_array_ops import TensorArray
 
-    check(a, b)
+    if isinstance(tensor_or_tensor_array, TensorArray):
+        return tensor_or_tensor_array.flow
+    return tensor_or_tensor_array
+
+
+def _convert_flows_to_tensorarrays(tensors_or_tensorarrays, tensors_or_flows):
+    """A `TensorArray` with the new flow where the original is one (TF's)."""
+    from .tensor_array_ops import TensorArray, build_ta_with_new_flow
+
+    return [
+        build_ta_with_new_flow(ta, t_or_flow) if isinstance(ta, TensorArray) else t_or_flow
+        for ta, t_or_flow in zip(tensors_or_tensorarrays, tensors_or_flows, strict=True)
+    ]
 
 
 # -- Switch and Merge --------------------------------------------------------------
-def switch(data, pred, name=None):
+def _switch_op(data, pred, name="Switch"):
+    op_type = "RefSwitch" if data.dtype._is_ref_dtype else "Switch"
+    op = ops.get_default_graph()._create_op(op_type, [data, pred], name=name)
+    return op.outputs[0], op.outputs[1]
+
+
+def switch(data, pred, dtype=None, name=None):
     """Forwards `data` to output 1 when `pred` is true, else to output 0.
 
-    The other output is dead: ops that consume it do not run.
+    The other output is dead: ops that consume it do not run. A composite tensor
+    (`IndexedSlices`, `SparseTensor`) is switched component by component and comes
+    out as two of its kind.
 
     Args:
-        data: The tensor to forward.
+        data: The tensor (or composite tensor) to forward.
         pred: A scalar bool tensor.
+        dtype: The dtype to convert `data` to (optional).
         name: A name for the op.
 
     Returns:
         `(output_false, output_true)`.
+
+    Raises:
+        TypeError: If `data` is neither a tensor nor a composite tensor.
     """
     with ops.name_scope(name, "Switch", [data, pred]) as scope:
-        data = ops.convert_to_tensor(data, name="data")
+        data = _convert_to_tensor_or_composite(data, dtype=dtype, name="data")
         pred = ops.convert_to_tensor(pred, name="pred")
-        op_type = "RefSwitch" if data.dtype._is_ref_dtype else "Switch"
-        op = ops.get_default_graph()._create_op(op_type, [data, pred], name=scope)
-        return op.outputs[0], op.outputs[1]
+        if isinstance(data, ops.Tensor):
+            return _switch_op(data, pred, name=scope)
+        if not isinstance(data, CompositeTensor):
+            raise TypeError(f"Type {type(data)} not supported")
+        tensors = nest.flatten(data, expand_composites=True)
+        mapped_f, mapped_t = zip(*[_switch_op(t, pred) for t in tensors], strict=True)
+        return (
+            nest.pack_sequence_as(data, list(mapped_f), expand_composites=True),
+            nest.pack_sequence_as(data, list(mapped_t), expand_composites=True),
+        )
 
 
 def _switch_ref_or_tensor(data, pred, name="Switch"):
@@ -178,25 +257,84 @@ def _switch_ref_or_tensor(data, pred, name="Switch"):
     Only `data`'s colocation applies (TF's `ignore_existing`): a branch's value
     is switched where it is made, whatever the op it feeds is colocated with.
     """
-    data = ops.convert_to_tensor(data, name="data")
+    data = _convert_to_tensor_or_composite(data, name="data")
     with ops.colocate_with(data, ignore_existing=True):
         return switch(data, pred, name=name)
+
+
+def _as_indexed_slices(x):
+    """`x` as an `IndexedSlices` of all its rows (TF's `_as_indexed_slices`, unoptimized).
+
+    Raises:
+        TypeError: If `x` is neither a tensor nor an `IndexedSlices`.
+    """
+    from ._op_util import make_op
+
+    if not isinstance(x, ops.Tensor | IndexedSlices):
+        raise TypeError(f"Not a Tensor or IndexedSlices: {type(x)}")
+    if isinstance(x, IndexedSlices):
+        return x
+    with ops.name_scope(None, "Shape", [x]) as scope:
+        x_shape = make_op("Shape", [x], {"out_type": dtypes.int32}, scope=scope).outputs[0]
+    return IndexedSlices(x, math_ops.range(0, x_shape[0]), x_shape)
+
+
+def _as_indexed_slices_list(inputs):
+    """`inputs` as `IndexedSlices`, with int64 indices when their index dtypes mix (TF's)."""
+    outputs = [_as_indexed_slices(i) for i in inputs]
+    with_int32_index = [o.indices for o in outputs if o.indices.dtype == dtypes.int32]
+    if not with_int32_index or len(with_int32_index) == len(outputs):
+        return outputs
+    return [
+        IndexedSlices(o.values, array_ops.cast(o.indices, dtypes.int64), o.dense_shape)
+        if o.indices.dtype == dtypes.int32
+        else o
+        for o in outputs
+    ]
+
+
+def _merge_op(inputs, name="Merge"):
+    op = ops.get_default_graph()._create_op("Merge", list(inputs), name=name)
+    return op.outputs[0], op.outputs[1]
 
 
 def merge(inputs, name=None):
     """Forwards the one live tensor of `inputs`.
 
+    Composite tensors (`IndexedSlices`, `SparseTensor`) of one structure are merged
+    component by component; tensors merged with `IndexedSlices` become ones (all
+    their rows).
+
     Args:
-        inputs: Tensors of one dtype, at most one of them alive at run time.
+        inputs: Tensors (or composite tensors) of one dtype, at most one of them alive
+            at run time.
         name: A name for the op.
 
     Returns:
         `(output, value_index)`: the live tensor and its index in `inputs`.
+
+    Raises:
+        ValueError: If an input is None, or composite inputs differ in structure.
+        TypeError: If an input is of an unsupported type.
     """
+    if any(inp is None for inp in inputs):
+        raise ValueError(f"At least one of the merge inputs is None: {inputs}")
     with ops.name_scope(name, "Merge", inputs) as scope:
-        inputs = [ops.convert_to_tensor(t) for t in inputs]
-        op = ops.get_default_graph()._create_op("Merge", inputs, name=scope)
-        return op.outputs[0], op.outputs[1]
+        inputs = [_convert_to_tensor_or_composite(t) for t in inputs]
+        if all(isinstance(v, ops.Tensor) for v in inputs):
+            return _merge_op(inputs, name=scope)
+        if all(isinstance(v, IndexedSlices | ops.Tensor) for v in inputs):
+            inputs = _as_indexed_slices_list(inputs)
+        for v in inputs:
+            if not isinstance(v, CompositeTensor):
+                raise TypeError(f"Type {type(v)} not supported")
+        for v in inputs[1:]:
+            nest.assert_same_structure(inputs[0], v, expand_composites=True)
+        flat_inputs = [nest.flatten(v, expand_composites=True) for v in inputs]
+        merged = [_merge_op(component) for component in zip(*flat_inputs, strict=True)]
+        flat_merged = [t for t, _ in merged]
+        chosen_index = merged[0][1]
+        return nest.pack_sequence_as(inputs[0], flat_merged, expand_composites=True), chosen_index
 
 
 class CondContext:
@@ -314,21 +452,22 @@ class CondContext:
         if isinstance(v, ops.Operation):
             # The pivot stands for an op.
             return with_dependencies([v], self._pivot)
+        v = _convert_tensorarray_to_flow(v)
         return self._process_output_tensor(ops.convert_to_tensor(v))
 
     def BuildCondBranch(self, fn):
-        """Builds `fn()` in this context; returns (its result, the branch's tensors)."""
+        """Builds `fn()` in this context; returns (its result, the branch's tensors).
+
+        Composite tensors in the result are built component by component, a
+        `TensorArray` as its flow.
+        """
         original = fn()
         if original is None:
             return None, None
-        result = _map_structure(self._build_tensor, original)
+        result = nest.map_structure(self._build_tensor, original, expand_composites=True)
         if not isinstance(result, list | builtins.tuple):
             result = [result]
         return original, result
-
-
-def _map_structure(fn, structure):
-    return _pack_as(structure, [fn(x) for x in _flatten(structure)])
 
 
 def _unpack_if_singleton(res):
@@ -403,19 +542,28 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         if not strict:
             orig_res_t = _unpack_if_singleton(orig_res_t)
             orig_res_f = _unpack_if_singleton(orig_res_f)
+        # As TF: composite tensors compare by their specs (sparse tensors of different
+        # dense shapes match); IndexedSlices of int32 and int64 indices are cast to int64.
         try:
-            _assert_same_structure(orig_res_t, orig_res_f)
-        except TypeError as e:
-            raise TypeError(f"Incompatible return types of `true_fn` and `false_fn`: {e}") from None
-        except ValueError as e:
-            raise ValueError(
-                f"Incompatible return values of `true_fn` and `false_fn`: {e}"
-            ) from None
+            nest.assert_same_structure(orig_res_t, orig_res_f, expand_composites=True)
+        except (TypeError, ValueError):
+            nest.map_structure(_cast_indexed_slice_indices, orig_res_t, orig_res_f)
+            nest.map_structure(_cast_indexed_slice_indices, res_t, res_f)
+            try:
+                nest.assert_same_structure(orig_res_t, orig_res_f, expand_composites=True)
+            except TypeError as e:
+                raise TypeError(
+                    f"Incompatible return types of `true_fn` and `false_fn`: {e}"
+                ) from None
+            except ValueError as e:
+                raise ValueError(
+                    f"Incompatible return values of `true_fn` and `false_fn`: {e}"
+                ) from None
 
         if not res_t:
             raise ValueError("`true_fn` and `false_fn` must return at least one result.")
-        res_t_flat = _flatten(res_t)
-        res_f_flat = _flatten(res_f)
+        res_t_flat = nest.flatten(res_t, expand_composites=True)
+        res_f_flat = nest.flatten(res_f, expand_composites=True)
         for x, y in zip(res_t_flat, res_f_flat, strict=True):
             if x.dtype.base_dtype != y.dtype.base_dtype:
                 raise ValueError(
@@ -423,10 +571,25 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
                     f"Received {x.dtype.name} from `true_fn` and {y.dtype.name} from `false_fn`."
                 )
         merges = [merge([f, t])[0] for f, t in zip(res_f_flat, res_t_flat, strict=True)]
-        merges = _pack_as(orig_res_t, merges)
+        # A TensorArray comes out as `true_fn`'s, over the merged flow (TF's).
+        merges = _convert_flows_to_tensorarrays(
+            nest.flatten(orig_res_t, expand_composites=True), merges
+        )
+        merges = nest.pack_sequence_as(orig_res_t, merges, expand_composites=True)
         if not strict:
             merges = _unpack_if_singleton(merges)
         return merges
+
+
+def _cast_indexed_slice_indices(a, b):
+    """Both `IndexedSlices` with int64 indices when their index dtypes differ (TF's)."""
+    if (
+        isinstance(a, IndexedSlices)
+        and isinstance(b, IndexedSlices)
+        and a.indices.dtype != b.indices.dtype
+    ):
+        a._indices = array_ops.cast(a.indices, dtypes.int64)
+        b._indices = array_ops.cast(b.indices, dtypes.int64)
 
 
 def _case_verify_and_canonicalize_args(pred_fn_pairs, exclusive, name):
@@ -528,6 +691,152 @@ def _bind_cond(pred, true_fn, false_fn, strict):
     return lambda: cond(pred, true_fn=true_fn, false_fn=false_fn, strict=strict)
 
 
+def _indexed_case_verify_and_canonicalize_args(branch_fns, default, branch_index):
+    """`switch_case`'s branches as a list of callables (the default last), checked (TF's).
+
+    Raises:
+        TypeError: If `branch_index` is not an integer tensor, `branch_fns` is not a
+            list, tuple or dict of callables or `(int, callable)` pairs.
+        ValueError: If `branch_fns` is empty or its keys are not `0..n-1`.
+    """
+    if not isinstance(branch_index, ops.Tensor):
+        raise TypeError(f"'branch_index' must be a Tensor, got {type(branch_index)}")
+    if not branch_index.dtype.is_integer:
+        raise TypeError(f"'branch_index' must be an integer Tensor, got {branch_index.dtype}")
+    if not branch_fns:
+        raise ValueError("Must provide at least one item in 'branch_fns'")
+    if not isinstance(branch_fns, list | builtins.tuple | dict):
+        raise TypeError("'branch_fns' must be a list, tuple, or dict")
+    if isinstance(branch_fns, dict):
+        branch_fns = branch_fns.items()
+    if all(callable(fn) for fn in branch_fns):
+        branch_fns = list(enumerate(branch_fns))
+    for key_fn_pair in branch_fns:
+        if not isinstance(key_fn_pair, builtins.tuple) or len(key_fn_pair) != 2:
+            raise TypeError(
+                f"Each entry in 'branch_fns' must be a 2-tuple. Received {key_fn_pair}."
+            )
+        key, branch_fn = key_fn_pair
+        if not isinstance(key, int):
+            raise TypeError(f"key must be a Python `int`, got {type(key)}")
+        if not callable(branch_fn):
+            raise TypeError(f"fn for key {key} must be callable.")
+    keys = [p[0] for p in branch_fns]
+    if min(keys) < 0 or max(keys) >= len(keys) or len(set(keys)) != len(keys):
+        raise ValueError(
+            f"branch indices (keys) must form contiguous range of [0 to {len(keys)}) but "
+            f"found {{{','.join(map(str, sorted(keys)))}}}"
+        )
+    actions = [p[1] for p in sorted(branch_fns, key=lambda p: p[0])]
+    if default is not None:
+        actions.append(default)
+    return actions
+
+
+def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
+    """The result of `branch_fns[branch_index]()`: an integer-indexed `cond` (TF's).
+
+    Out of range (negative or past the last key), `branch_index` selects `default`, or
+    without one the branch of the largest key. As TF's n-way `Case` op, the branches'
+    results keep their structure (singleton lists are not unpacked) and only the
+    selected branch runs; here it is built as a chain of `cond`s on
+    `branch_index == k`, so the results, shapes and gradients are those of TF's `Case`
+    (zero for what only the other branches use).
+
+    Args:
+        branch_index: A scalar integer tensor.
+        branch_fns: A list of callables, or a list of `(int, callable)` pairs or a dict
+            `{int: callable}` whose keys are `0..n-1`.
+        default: A callable for an out-of-range index (optional).
+        name: A name scope for the ops.
+
+    Returns:
+        The selected branch's tensors.
+
+    Raises:
+        TypeError: If `branch_index` is not an integer tensor, or `branch_fns` is not
+            made of callables (keyed by Python ints).
+        ValueError: If `branch_fns` is empty or its keys are not contiguous from 0.
+    """
+    branch_fns = _indexed_case_verify_and_canonicalize_args(branch_fns, default, branch_index)
+    if branch_index.dtype.base_dtype != dtypes.int32:
+        # TF's `Case` op takes an int32 index.
+        raise TypeError(
+            f"Input 'branch_index' of 'Case' Op has type {branch_index.dtype.base_dtype.name} "
+            "that does not match expected type of int32."
+        )
+    with ops.name_scope(name, "case", [branch_index]):
+        outputs: dict[int, object] = {}
+
+        def checked(b, fn):
+            # Each branch's result, converted, checked against branch 0's (built first)
+            # as TF's `Case` checks its branches.
+            def branch():
+                out = nest.map_structure(_case_output, fn(), expand_composites=True)
+                outputs[b] = out
+                if b:
+                    _check_same_case_outputs(outputs[0], out, b)
+                return out
+
+            return branch
+
+        fns = [checked(b, fn) for b, fn in enumerate(branch_fns)]
+        if len(fns) == 1:
+            # One branch always runs; its tensors come out through identities, as out
+            # of a `Case` op.
+            result = fns[0]()
+            flat = nest.flatten(result, expand_composites=True)
+            out = [
+                x if isinstance(x, ops.Operation) else array_ops.identity(x)
+                for x in (_convert_tensorarray_to_flow(x) for x in flat)
+            ]
+            out = _convert_flows_to_tensorarrays(flat, out)
+            return nest.pack_sequence_as(result, out, expand_composites=True)
+        preds = [
+            math_ops.equal(branch_index, constant_op.constant(k, dtype=branch_index.dtype))
+            for k in range(len(fns) - 1)
+        ]
+        fn = fns[-1]
+        for pred, action in reversed(list(zip(preds, fns[:-1], strict=True))):
+            fn = _bind_cond(pred, action, fn, strict=True)
+        return fn()
+
+
+def _case_output(x):
+    """A branch result of `switch_case` as TF's `Case` takes it (values as tensors)."""
+    from .tensor_array_ops import TensorArray
+
+    if x is None or isinstance(x, ops.Operation | TensorArray):
+        return x
+    return ops.convert_to_tensor(x)
+
+
+def _check_same_case_outputs(out0, out, b):
+    """Raises TF's `Case` error when branch `b`'s outputs differ from branch 0's.
+
+    Raises:
+        TypeError: If the structures or dtypes differ.
+    """
+
+    def error(detail):
+        raise TypeError(
+            f"branches[0] and branches[{b}] arguments to tf.switch_case must have the same "
+            "number, type, and overall structure of return values.\n\n"
+            f"branches[0] output: {out0}\nbranches[{b}] output: {out}\n\n"
+            f"Error details:\n{detail}"
+        )
+
+    try:
+        nest.assert_same_structure(out0, out, expand_composites=True)
+    except (TypeError, ValueError) as e:
+        error(str(e))
+    flat0 = [_convert_tensorarray_to_flow(x) for x in nest.flatten(out0, expand_composites=True)]
+    flat = [_convert_tensorarray_to_flow(x) for x in nest.flatten(out, expand_composites=True)]
+    for x0, x in zip(flat0, flat, strict=True):
+        if isinstance(x0, ops.Tensor) and isinstance(x, ops.Tensor) and x0.dtype != x.dtype:
+            error(f"{x0} and {x} have different types")
+
+
 # -- while_loop ----------------------------------------------------------------------
 class WhileContext:
     """The context the cond and body of a `while_loop` are built in.
@@ -574,9 +883,13 @@ class WhileContext:
         """`val` as the loop sees it: itself, captured when it comes from outside.
 
         A variable reference is not captured: the sub-graph uses the variable itself
-        (so assignments inside the loop reach it).
+        (so assignments inside the loop reach it). The reference an update op outside
+        the loop returns (`assign_add(a, 1)`) is captured: the update runs once, before
+        the loop, as TF's (whose loop only `Enter`s its result).
         """
-        if self._is_outside(val.op) and not val.dtype._is_ref_dtype:
+        if self._is_outside(val.op) and (
+            not val.dtype._is_ref_dtype or _is_variable_update(val.op)
+        ):
             self._captures.setdefault(val.name, val)
         return val
 
@@ -601,6 +914,19 @@ class WhileContext:
         self._op_ids.add(op._id)
         if self._outer_context is not None:
             self._outer_context._add_op(op)
+
+
+# Ops that take a variable's reference and pass it on without updating it.
+_REF_FORWARDING = frozenset(
+    ["RefIdentity", "RefSwitch", "RefMerge", "RefEnter", "RefExit", "RefNextIteration", "RefSelect"]
+)
+
+
+def _is_variable_update(op):
+    """`op` updates a variable it takes by reference (`Assign*`, `Scatter*`, `Apply*`)."""
+    if op.type in _REF_FORWARDING:
+        return False
+    return any(op_def_registry.ref_input_flags(op.type))
 
 
 def _shape_less_equal(shape1, shape2):
@@ -632,27 +958,91 @@ def _rank0_message(scope, c):
     )
 
 
+def _get_shape_invariant(var, shape=None):
+    """The shape invariant(s) of loop variable `var` (TF's `_get_shape_invariant`).
+
+    A tensor's is a shape (its own by default; a `TensorSpec` of its dtype gives its
+    shape); a composite tensor's is the list of its components' shapes, from its spec
+    (by default) or from `shape` (a `TypeSpec`, or a `TensorShape` read as TF's
+    documented invariant: `[rank]` for a `SparseTensor`, the values' shape for an
+    `IndexedSlices`).
+
+    Raises:
+        TypeError: If a spec does not describe `var`.
+    """
+    if isinstance(var, CompositeTensor):
+        spec = var._type_spec if shape is None else _shape_invariant_to_type_spec(var, shape)
+        return [s.shape for s in nest.flatten(spec, expand_composites=True)]
+    if shape is None:
+        return var.shape
+    if isinstance(shape, TensorSpec):
+        if var.dtype != shape.dtype:
+            raise TypeError(f"TypeSpec {shape!r} is not compatible with {var!r}")
+        return shape.shape
+    if isinstance(shape, TypeSpec):
+        raise TypeError(f"TypeSpec {shape!r} is not compatible with {var!r}")
+    return shape
+
+
+def _shape_invariant_to_type_spec(var, shape):
+    """The spec a shape invariant gives composite loop variable `var` (TF's).
+
+    Raises:
+        TypeError: If `shape` is neither a compatible `TypeSpec` nor a `TensorShape`.
+    """
+    if isinstance(shape, TypeSpec):
+        if not shape.is_compatible_with(var):
+            raise TypeError(f"TypeSpec {shape!r} is not compatible with {var!r}")
+        return shape
+    if not isinstance(shape, tensor_shape.TensorShape):
+        raise TypeError(f"Expected shape to be a TypeSpec or TensorShape, got {shape!r}")
+    try:
+        return var._shape_invariant_to_type_spec(shape)
+    except NotImplementedError:
+        raise TypeError(
+            f"To describe or constrain a {type(var).__name__}, use a "
+            f"{type(var._type_spec).__name__} instead of a TensorShape."
+        ) from None
+
+
 def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, back_prop, scope):
     """Builds the `While` op (TF's `WhileContext.BuildLoop`).
 
-    Returns the outputs packed as the body's result, and the number of loop variables.
+    A composite loop variable (`SparseTensor`, `IndexedSlices`) is carried as its
+    component tensors, a `TensorArray` as its flow; cond and body see them rebuilt.
+
+    Returns the outputs packed as the body's result, and the number of loop tensors.
     """
-    from ..framework import tensor_shape
     from .tensor_array_ops import TensorArray, build_ta_with_new_flow
 
     g = ops.get_default_graph()
-    flat_orig = _flatten(loop_vars)
-    flat = [v.flow if isinstance(v, TensorArray) else _loop_var_to_tensor(v) for v in flat_orig]
-    if shape_invariants is None:
-        invariants = [t.shape for t in flat]
-    else:
-        _assert_same_structure(loop_vars, shape_invariants)
-        invariants = [tensor_shape.as_shape(s) for s in _flatten(shape_invariants)]
-    # A TensorArray travels as its flow, a float scalar.
-    invariants = [
-        tensor_shape.TensorShape([]) if isinstance(v, TensorArray) else inv
-        for v, inv in zip(flat_orig, invariants, strict=True)
+    # The loop variables (a leaf each: tensors, composites, TensorArrays), converted.
+    leaves = [
+        v if isinstance(v, TensorArray | CompositeTensor) else _loop_var_to_tensor(v)
+        for v in nest.flatten(loop_vars)
     ]
+    if shape_invariants is None:
+        leaf_invariants = [
+            None if isinstance(v, TensorArray) else _get_shape_invariant(v) for v in leaves
+        ]
+    else:
+        nest.assert_same_structure(loop_vars, shape_invariants)
+        leaf_invariants = [
+            None if isinstance(v, TensorArray) else _get_shape_invariant(v, s)
+            for v, s in zip(leaves, nest.flatten(shape_invariants), strict=True)
+        ]
+    # The loop tensors: each leaf's components. A TensorArray travels as its flow, a
+    # float scalar.
+    flat_orig = nest.flatten(leaves, expand_composites=True)
+    flat = [v.flow if isinstance(v, TensorArray) else v for v in flat_orig]
+    invariants = []
+    for v, inv in zip(leaves, leaf_invariants, strict=True):
+        if isinstance(v, TensorArray):
+            invariants.append(tensor_shape.TensorShape([]))
+        elif isinstance(v, CompositeTensor):
+            invariants.extend(inv)
+        else:
+            invariants.append(tensor_shape.as_shape(inv))
     for t, inv in zip(flat, invariants, strict=True):
         if not _shape_less_equal(t.shape, inv):
             raise ValueError(
@@ -667,13 +1057,12 @@ def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
             array_ops.placeholder(t.dtype.base_dtype, inv, name="loop_var")
             for t, inv in zip(flat, invariants, strict=True)
         ]
-        packed = _pack_as(
-            loop_vars,
-            [
-                build_ta_with_new_flow(v, p) if isinstance(v, TensorArray) else p
-                for v, p in zip(flat_orig, placeholders, strict=True)
-            ],
-        )
+        inner = [
+            build_ta_with_new_flow(v, p) if isinstance(v, TensorArray) else p
+            for v, p in zip(flat_orig, placeholders, strict=True)
+        ]
+        inner_leaves = nest.pack_sequence_as(leaves, inner, expand_composites=True)
+        packed = nest.pack_sequence_as(loop_vars, inner_leaves)
         c = context.AddValue(ops.convert_to_tensor(cond(*packed)))
         if c.dtype.base_dtype != dtypes.bool:
             raise TypeError(
@@ -683,10 +1072,10 @@ def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
         if c.shape.ndims is not None and c.shape.ndims != 0:
             raise ValueError(_rank0_message(scope, c))
         body_result = body(*packed)
-        if not _is_sequence(body_result):
+        if not nest.is_nested(body_result):
             body_result = [body_result]
-        _assert_same_structure(list(packed), list(body_result))
-        flat_result = _flatten(body_result)
+        nest.assert_same_structure(list(packed), list(body_result), expand_composites=True)
+        flat_result = nest.flatten(body_result, expand_composites=True)
         results = [
             context.AddValue(r.flow if isinstance(r, TensorArray) else _loop_var_to_tensor(r))
             for r in flat_result
@@ -704,6 +1093,9 @@ def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
                 f"Loop var {t.name} enters the loop with type {t.dtype.base_dtype.name}, "
                 f"but has type {r.dtype.base_dtype.name} after 1 iteration."
             )
+        # A composite's components too (TF 1.15 left them unchecked, and its loop ran
+        # with them growing; the `While` op needs every shape to keep its invariant, as
+        # TF 2.x checks).
         if not _shape_less_equal(r.shape, p.shape):
             raise ValueError(
                 f"Input tensor '{t.name}' enters the loop with shape {t.shape}, but has shape "
@@ -752,7 +1144,7 @@ def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
         build_ta_with_new_flow(v, t) if isinstance(r, TensorArray) else t
         for v, r, t in zip(flat_orig, flat_result, outputs, strict=True)
     ]
-    return _pack_as(body_result, outputs), len(outputs)
+    return nest.pack_sequence_as(body_result, outputs, expand_composites=True), len(outputs)
 
 
 def while_loop(
@@ -777,9 +1169,13 @@ def while_loop(
         cond: A callable taking the loop variables, returning a scalar bool tensor.
         body: A callable taking the loop variables, returning their next values in the
             same structure.
-        loop_vars: A (possibly nested) list, tuple, namedtuple or dict of tensors.
+        loop_vars: A (possibly nested) list, tuple, namedtuple or dict of tensors,
+            `TensorArray`s and composite tensors (`SparseTensor`, `IndexedSlices`).
         shape_invariants: The shape each loop variable keeps across iterations (same
-            structure as `loop_vars`); by default its initial shape.
+            structure as `loop_vars`); by default its initial shape. As TF's: for a
+            `SparseTensor` the shape of its `dense_shape` (`[rank]`: the number of
+            values and the dense shape may vary), for an `IndexedSlices` the shape of
+            its values; a `TypeSpec` (`TensorSpec`, `SparseTensorSpec`) also does.
         parallel_iterations: How many iterations may run at once, where iterations
             are independent (a `map_fn`-like loop of counters and TensorArray
             writes, with bodies large enough to share out); others run one after
@@ -803,8 +1199,6 @@ def while_loop(
             does not keep its invariant.
     """
     del swap_memory
-    from ..framework import tensor_shape
-
     if not callable(cond):
         raise TypeError("'cond' must be callable.")
     if not callable(body):

@@ -101,7 +101,11 @@ def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=-1, name
             precise_logits = _move_dim_to_end(precise_logits, axis, rank)
             labels = _move_dim_to_end(labels, axis, rank)
         if axis == -1 and shape.ndims == 2:
-            cost = make_op("SoftmaxCrossEntropyWithLogits", [precise_logits, labels], scope=scope)
+            cost = make_op(
+                "SoftmaxCrossEntropyWithLogits",
+                [precise_logits, labels],
+                scope=None if to_float32 else scope,
+            )
             cost = cost.outputs[0]
         else:
             # Flatten to [batch, classes] and restore the batch dims afterwards.

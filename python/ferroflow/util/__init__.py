@@ -1,0 +1,1 @@
+"""Utilities shared by the layers above the framework (TF's `tensorflow/python/util`)."""
