@@ -860,15 +860,14 @@ def _ferroflow_modules() -> dict[str, types.ModuleType]:
     import ferroflow.data.dataset_ops
     import ferroflow.data.iterator_ops
     import ferroflow.errors
+    import ferroflow.framework.composite_tensor
     import ferroflow.framework.constant_op
     import ferroflow.framework.dtypes
-    import ferroflow.framework.composite_tensor
     import ferroflow.framework.meta_graph
-    import ferroflow.framework.tensor_spec
-    import ferroflow.framework.type_spec
-    import ferroflow.util.nest
     import ferroflow.framework.ops
     import ferroflow.framework.session
+    import ferroflow.framework.tensor_spec
+    import ferroflow.framework.type_spec
     import ferroflow.ops.array_ops
     import ferroflow.ops.control_flow_ops
     import ferroflow.ops.data_flow_ops
@@ -889,6 +888,7 @@ def _ferroflow_modules() -> dict[str, types.ModuleType]:
     import ferroflow.train.queue_runner
     import ferroflow.train.saver
     import ferroflow.train.training_util
+    import ferroflow.util.nest
 
     Variable = ferroflow.ops.variables.Variable
 
