@@ -30,7 +30,7 @@ def _outcome(lib, build):
     with g.as_default():
         try:
             build(lib)
-        except Exception as e:  # noqa: BLE001 (the class is what is compared)
+        except Exception as e:  # (the class is what is compared)
             return type(e).__name__, str(e).splitlines()[0]
     return None
 

@@ -806,9 +806,7 @@ def test_an_update_made_outside_the_loop_runs_once(tf1):
 
         loop = lib.while_loop(lambda i: i < 10, body, [lib.constant(0)], parallel_iterations=1)
         scattered = lib.scatter_add(lib.Variable([1.0, 2.0]), [0], [3.0])
-        loop2 = lib.while_loop(
-            lambda i, s: i < 3, lambda i, s: (i + 1, s + scattered[0]), [0, 0.0]
-        )
+        loop2 = lib.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, s + scattered[0]), [0, 0.0])
         return loop, loop2, a, b
 
     results = []
