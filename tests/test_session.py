@@ -145,10 +145,29 @@ def test_as_default_nesting_and_graph():
     assert sess.graph is g
     assert [n.name for n in sess.graph_def.node] == ["Const"]
     with sess.as_default():
+        # As TF: `as_default` makes the session the default one, not its graph.
         assert ff.get_default_session() is sess
-        assert ff.get_default_graph() is g
+        assert ff.get_default_graph() is not g
         assert c.eval() == 1.0
+    with sess:
+        assert ff.get_default_graph() is g
+    sess = ff.InteractiveSession(graph=ff.Graph())
+    assert ff.get_default_graph() is sess.graph
     sess.close()
+
+
+def test_an_interactive_session_dropped_unclosed_leaves_the_graph_stack(tf1):
+    """TF's InteractiveSession enters the graph only when given one: dropping one
+    without `close()` must not block `reset_default_graph` (it did here)."""
+    import gc
+
+    s1 = ff.InteractiveSession()
+    s2 = ff.InteractiveSession()
+    del s1, s2
+    gc.collect()
+    ff.reset_default_graph()
+    while ff.get_default_session() is not None:
+        ff.get_default_session().close()
 
 
 def test_make_callable():

@@ -345,3 +345,24 @@ def test_arg_max_and_arg_min_are_tf1s(tf1):
     for lib in (tf1, ff):
         with lib.Graph().as_default(), pytest.raises(ValueError, match="None values not supported"):
             lib.arg_max([1.0], None)
+
+
+def test_range_takes_the_widest_argument_type_as_tf(tf1):
+    """TF promotes `range`'s arguments to the widest of int32 < int64 < float32 <
+    float64 (issue 42: int32 with an int64 limit stayed int32)."""
+
+    def build(lib):
+        return [
+            lib.range(5),
+            lib.range(lib.constant(1), lib.constant(5, lib.int64)),
+            lib.range(1.0, 5),
+            lib.range(np.int64(4)),
+            lib.range(2, 10, 3, dtype=lib.float64),
+            lib.range(lib.constant(3.0, lib.float64)),
+            lib.range(0, 1, 0.25),
+        ]
+
+    ours, theirs = run_ff(build), run_tf(tf1, build)
+    for a, b in zip(ours, theirs, strict=True):
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)

@@ -145,7 +145,8 @@ def test_writer_api(tmp_path):
     first = writer.event_file
     writer.close()
     writer.close()
-    writer.add_summary(ff.Summary(), 3)  # dropped after close, as TF
+    with pytest.warns(UserWarning, match="closed FileWriter"):
+        writer.add_summary(ff.Summary(), 3)  # dropped after close, with TF's warning
     writer.reopen()
     assert writer.event_file != first
     writer.add_summary(ff.Summary(value=[ff.Summary.Value(tag="a", simple_value=1)]))

@@ -1421,8 +1421,7 @@ class _DefaultSessionStack(threading.local):
     def get_controller(self, session):
         self.stack.append(session)
         try:
-            with session.graph.as_default():
-                yield session
+            yield session
         finally:
             if session in self.stack:
                 self.stack.remove(session)
@@ -1432,9 +1431,10 @@ _default_session_stack = _DefaultSessionStack()
 
 
 def default_session(session):
-    """Makes `session` this thread's default session, and its graph the default graph.
+    """Makes `session` this thread's default session (not its graph the default graph).
 
-    A context manager; `Session.as_default` returns it.
+    A context manager; `Session.as_default` returns it. As TF's, ops made inside go to
+    the default graph; `with sess:` enters the session's graph as well.
     """
     return _default_session_stack.get_controller(session)
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _ferroflow
 from .. import errors as _errors
-from . import dtypes, ops
+from . import device, dtypes, ops
 from .indexed_slices import IndexedSlices, IndexedSlicesValue
 
 # The default-session stack lives in ops (as TF's), where `Tensor.eval` finds it.
@@ -202,7 +202,8 @@ class _DeviceAttributes:
     """
 
     def __init__(self, name, device_type, memory_limit_bytes, incarnation):
-        self._name = name
+        # TF canonicalizes the name (`/cpu:1` is `/device:CPU:1`).
+        self._name = device.canonical_name(name)
         self._device_type = device_type
         self._memory_limit_bytes = memory_limit_bytes
         self._incarnation = incarnation
@@ -305,6 +306,7 @@ class BaseSession(SessionInterface):
         self._cache: dict = {}
         self._cache_lock = threading.Lock()
         self._default_session_context = None
+        self._default_graph_context = None
         if config is not None and config.log_device_placement and not self._target:
             _log_device_mapping(config)
 
@@ -349,15 +351,22 @@ class BaseSession(SessionInterface):
             self._native.close()
 
     def __enter__(self):
+        # As TF: `with sess:` makes the session's graph the default graph too (only
+        # `as_default()` does not).
         if self._default_session_context is None:
+            self._default_graph_context = self.graph.as_default()
             self._default_session_context = self.as_default()
+        self._default_graph_context.__enter__()
         self._default_session_context.__enter__()
         return self
 
     def __exit__(self, exc_type, exc_value, tb):
         ctx, self._default_session_context = self._default_session_context, None
+        graph_ctx, self._default_graph_context = self._default_graph_context, None
         if ctx is not None:
             ctx.__exit__(exc_type, exc_value, tb)
+        if graph_ctx is not None:
+            graph_ctx.__exit__(exc_type, exc_value, tb)
         self.close()
 
     def __del__(self):
@@ -591,16 +600,28 @@ class InteractiveSession(BaseSession):
     """A session that installs itself as the default session when created (for shells)."""
 
     def __init__(self, target="", graph=None, config=None):
-        """Creates the session and makes it the default session."""
+        """Creates the session and makes it the default session.
+
+        As TF's, the session's graph becomes the default graph only when `graph` is
+        given (an interactive session on the default graph leaves the graph stack as
+        it is, so a session dropped without `close()` does not block
+        `reset_default_graph`).
+        """
         super().__init__(target, graph, config)
         self._default_context = self.as_default()
         self._default_context.__enter__()
+        self._graph_context = None
+        if graph is not None:
+            self._graph_context = graph.as_default()
+            self._graph_context.__enter__()
         self._explicitly_closed = False
 
     def close(self) -> None:
         """Closes the session and removes it from the default-session stack."""
         super().close()
-        ctx, self._default_context = getattr(self, "_default_context", None), None
-        if ctx is not None:
-            with contextlib.suppress(Exception):
-                ctx.__exit__(None, None, None)
+        for attr in ("_graph_context", "_default_context"):
+            ctx = getattr(self, attr, None)
+            setattr(self, attr, None)
+            if ctx is not None:
+                with contextlib.suppress(Exception):
+                    ctx.__exit__(None, None, None)

@@ -418,30 +418,41 @@ def matmul(
 
 
 def range(start, limit=None, delta=1, dtype=None, name="range"):
-    """The sequence `start, start + delta, ...` below `limit` (TF's `tf.range`)."""
+    """The sequence `start, start + delta, ...` below `limit` (TF's `tf.range`).
+
+    Without `dtype`, the widest of the arguments' types in TF's order (int32, int64,
+    float32, float64) wins and every argument is cast to it.
+    """
     if limit is None:
         start, limit = 0, start
     with ops.name_scope(name, "Range", [start, limit, delta]) as scope:
-        values = [start, limit, delta]
+        values = (start, limit, delta)
         if dtype is None:
+            hierarchy = [dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64]
             kinds = [
-                ops.convert_to_tensor(v).dtype.base_dtype if isinstance(v, ops.Tensor) else None
+                v.dtype.base_dtype
+                if isinstance(v, ops.Tensor)
+                else dtypes.as_dtype(constant_op._infer_numpy(v).dtype)
                 for v in values
             ]
-            floats = [k for k in kinds if k is not None and k.is_floating]
-            if floats:
-                dtype = floats[0]
-            elif any(isinstance(v, float) for v in values):
-                dtype = dtypes.float32
+            if any(k not in hierarchy for k in kinds):
+                raise TypeError(
+                    f"Range arguments must be int32, int64, float32 or float64: {kinds}"
+                )
+            dtype = max(kinds, key=hierarchy.index)
+            cast_tensors = True
+        else:
+            cast_tensors = False
+        args = []
+        for v, n in zip(values, ("start", "limit", "delta"), strict=True):
+            if isinstance(v, ops.Tensor):
+                # TF casts tensors to the inferred type; with `dtype` given, it does not.
+                args.append(array_ops.cast(v, dtype) if cast_tensors else v)
             else:
-                dtype = next((k for k in kinds if k is not None), dtypes.int32)
-        tensors = [
-            array_ops.cast(ops.convert_to_tensor(v, name=n), dtype)
-            if isinstance(v, ops.Tensor)
-            else constant_op.constant(v, dtype=dtype, name=n)
-            for v, n in zip(values, ("start", "limit", "delta"), strict=True)
-        ]
-        return make_op("Range", tensors, scope=scope).outputs[0]
+                # (TF converts, then casts: a constant of the type directly keeps the
+                # length static for shape inference.)
+                args.append(constant_op.constant(v, dtype=dtype, name=n))
+        return make_op("Range", args, scope=scope).outputs[0]
 
 
 def _reduction(op_type, input_tensor, axis, keepdims, name, reduction_indices, keep_dims):

@@ -12,6 +12,7 @@ import atexit
 import socket
 import threading
 import time
+import warnings
 import weakref
 
 from .. import _ferroflow
@@ -105,7 +106,17 @@ class FileWriter:
         """Writes an `Event` protocol buffer (dropped after `close()`, as in TF)."""
         self._writer.add_event(event.SerializeToString())
 
+    def _warn_if_closed(self):
+        if self._writer.closed:
+            # TF's `_warn_if_event_writer_is_closed`: the event is dropped.
+            warnings.warn(
+                "Attempting to use a closed FileWriter. The operation will be a noop unless "
+                "the FileWriter is explicitly reopened.",
+                stacklevel=3,
+            )
+
     def _add(self, event, global_step):
+        self._warn_if_closed()
         event.wall_time = time.time()
         if global_step is not None:
             event.step = int(global_step)
@@ -120,6 +131,7 @@ class FileWriter:
             summary: A `Summary` protocol buffer or its serialization (`bytes`).
             global_step: The step to record with it.
         """
+        self._warn_if_closed()
         if global_step is not None and type(global_step) is not int:
             global_step = int(global_step)
         # Serialising, framing and queueing happen in Rust; after close() the event is

@@ -292,16 +292,19 @@ class ExponentialMovingAverage:
             var: A Variable or Tensor.
 
         Returns:
-            The shadow's op name if `var` is averaged (`<var op name>/<name>`, or
-            with a `_1` suffix when another average of `var` took that name),
-            otherwise `<var op name>/<name>`.
+            The shadow's op name if `var` is averaged, otherwise the name `apply`
+            would give it here: `<var op name>/<name>` under the current name scope
+            (suffixed `_1`, ... when taken).
         """
         if var in self._averages:
             return self._averages[var].op.name
-        # TF 2.x asks `Graph.unique_name(..., mark_as_used=False)`, which prefixes the
-        # current name scope but, as TF does not mark variables' names as used,
-        # otherwise returns this name: the name a checkpoint of the averages uses.
-        return var.op.name + "/" + self.name
+        # TF's `Graph.unique_name(..., mark_as_used=False)`: inside a name scope the
+        # average would be made under it (`scope2/scope1/v0/foo`). TF's graph counts
+        # only the names given through name scopes, never a variable scope's
+        # variables, so the averages made so far do not suffix it.
+        scope = ops.get_default_graph().get_name_scope()
+        name = var.op.name + "/" + self.name
+        return f"{scope}/{name}" if scope else name
 
     def variables_to_restore(self, moving_avg_variables=None):
         """A `{checkpoint name: variable}` map that restores averages into variables.
