@@ -2,7 +2,9 @@
 
 The v1 aliases are the same functions: `resize` is `resize_images`, `transpose` is
 `transpose_image`, `resize_with_crop_or_pad` is `resize_image_with_crop_or_pad`;
-`ResizeMethod` holds TF-1.x's integer methods.
+`ResizeMethod` holds TF-1.x's integer methods. TF 2's resize (`resize_images_v2`,
+`resize_image_with_pad_v2`, `ResizeMethodV2`), which TF-1.x's `tf.image` does not
+export, is in `ferroflow.ops.image_ops`.
 """
 
 from ..ops.image_ops import (
@@ -24,9 +26,11 @@ from ..ops.image_ops import (
     flip_up_down,
     grayscale_to_rgb,
     hsv_to_rgb,
+    image_gradients,
     is_jpeg,
     pad_to_bounding_box,
     per_image_standardization,
+    psnr,
     random_brightness,
     random_contrast,
     random_crop,
@@ -44,6 +48,9 @@ from ..ops.image_ops import (
     rgb_to_grayscale,
     rgb_to_hsv,
     rot90,
+    sobel_edges,
+    ssim,
+    ssim_multiscale,
     total_variation,
     transpose_image,
 )
@@ -70,9 +77,11 @@ __all__ = [
     "flip_up_down",
     "grayscale_to_rgb",
     "hsv_to_rgb",
+    "image_gradients",
     "is_jpeg",
     "pad_to_bounding_box",
     "per_image_standardization",
+    "psnr",
     "random_brightness",
     "random_contrast",
     "random_crop",
@@ -92,6 +101,9 @@ __all__ = [
     "rgb_to_grayscale",
     "rgb_to_hsv",
     "rot90",
+    "sobel_edges",
+    "ssim",
+    "ssim_multiscale",
     "total_variation",
     "transpose",
     "transpose_image",

@@ -23,6 +23,8 @@ from .logging_ops import Assert
 
 __all__ = [
     "ResizeMethod",
+    "ResizeMethodV1",
+    "ResizeMethodV2",
     "adjust_brightness",
     "adjust_contrast",
     "adjust_gamma",
@@ -40,9 +42,11 @@ __all__ = [
     "flip_up_down",
     "grayscale_to_rgb",
     "hsv_to_rgb",
+    "image_gradients",
     "is_jpeg",
     "pad_to_bounding_box",
     "per_image_standardization",
+    "psnr",
     "random_brightness",
     "random_contrast",
     "random_crop",
@@ -55,11 +59,17 @@ __all__ = [
     "resize_bilinear",
     "resize_image_with_crop_or_pad",
     "resize_image_with_pad",
+    "resize_image_with_pad_v1",
+    "resize_image_with_pad_v2",
     "resize_images",
+    "resize_images_v2",
     "resize_nearest_neighbor",
     "rgb_to_grayscale",
     "rgb_to_hsv",
     "rot90",
+    "sobel_edges",
+    "ssim",
+    "ssim_multiscale",
     "total_variation",
     "transpose_image",
 ]
@@ -1623,3 +1633,692 @@ def _rgb_to_hsv_grad(op, grad):
         [grad[..., 0] * dh_dr, grad[..., 0] * dh_dg, grad[..., 0] * dh_db], axis=-1
     )
     return [math_ops.add(math_ops.add(dv_drgb, ds_drgb), dh_drgb)]
+
+
+# ---------------------------------------------------------------------------------
+# Image quality and filters (TF's `psnr`, `ssim`, `ssim_multiscale`, `image_gradients`,
+# `sobel_edges`): compositions of `DepthwiseConv2dNative`, `AvgPool`, `MirrorPad` and
+# the reductions, built as TF's Python builds them.
+
+
+def _shape_n(inputs, out_type=dtypes.int32, name=None):
+    """The shapes of `inputs`, one op (TF's `array_ops.shape_n`, op `ShapeN`)."""
+    with ops.name_scope(name, "ShapeN", inputs) as scope:
+        inputs = [ops.convert_to_tensor(x, name="input") for x in inputs]
+        types = [x.dtype.base_dtype for x in inputs]
+        if len(set(types)) > 1:
+            raise TypeError(
+                "Tensors in list passed to 'input' of 'ShapeN' Op have types "
+                f"[{', '.join(t.name for t in types)}] that don't all match."
+            )
+        attrs = {"out_type": dtypes.as_dtype(out_type)}
+        return list(make_op("ShapeN", inputs, attrs, scope=scope).outputs)
+
+
+def _static_dims(shape, start=None, stop=None):
+    """`shape[start:stop]` as a list of ints and Nones, or None when the rank is unknown."""
+    shape = tensor_shape.TensorShape(shape)
+    return None if shape.ndims is None else shape.as_list()[start:stop]
+
+
+def _reshape_as_tf_infers(tensor, shape, static):
+    """`reshape(tensor, shape)` with the static shape TF's shape inference gives it.
+
+    TF reads a shape tensor built from `Shape`, `ShapeN`, their slices and `ConcatV2`
+    in part (`ConstantPartialShape`): `static` is what it reads (a list of ints and
+    Nones; None for an unknown rank). As TF's `Reshape`, one unknown dimension is
+    resolved when `tensor`'s shape is fully defined.
+    """
+    result = array_ops.reshape(tensor, shape)
+    if static is None:
+        return result
+    static = list(static)
+    unknown = [i for i, d in enumerate(static) if d is None]
+    known = int(np.prod([d for d in static if d is not None], dtype=np.int64))
+    if tensor.get_shape().is_fully_defined() and len(unknown) == 1 and known > 0:
+        static[unknown[0]] = tensor.get_shape().num_elements() // known
+    result.set_shape(static)
+    return result
+
+
+def _verify_compatible_image_shapes(img1, img2):
+    """Checks that two image batches have rank >= 3 and equal last three dimensions.
+
+    Args:
+        img1: First image batch.
+        img2: Second image batch.
+
+    Returns:
+        The first shape tensor, the second shape tensor, and the `Assert` ops of the
+        run-time checks.
+
+    Raises:
+        ValueError: the static shapes are not compatible.
+    """
+    shape1 = img1.get_shape().with_rank_at_least(3)
+    shape2 = img2.get_shape().with_rank_at_least(3)
+    shape1[-3:].assert_is_compatible_with(shape2[-3:])
+    if shape1.ndims is not None and shape2.ndims is not None:
+        for dim1, dim2 in zip(reversed(shape1.dims[:-3]), reversed(shape2.dims[:-3]), strict=False):
+            if not (dim1 == 1 or dim2 == 1 or dim1.is_compatible_with(dim2)):
+                raise ValueError(f"Two images are not compatible: {shape1} and {shape2}")
+    shape1, shape2 = _shape_n([img1, img2])
+    checks = [
+        Assert(math_ops.greater_equal(array_ops.size(shape1), 3), [shape1, shape2], summarize=10),
+        Assert(
+            math_ops.reduce_all(math_ops.equal(shape1[-3:], shape2[-3:])),
+            [shape1, shape2],
+            summarize=10,
+        ),
+    ]
+    return shape1, shape2, checks
+
+
+def psnr(a, b, max_val, name=None):
+    """The peak signal-to-noise ratio between `a` and `b`, one value per image.
+
+    The last three dimensions are `[height, width, depth]`; integer images are
+    converted to float32 with `convert_image_dtype` first (and `max_val` with them).
+
+    Args:
+        a: First set of images.
+        b: Second set of images.
+        max_val: The dynamic range of the images (maximum allowed value less minimum).
+        name: Namespace to embed the computation in.
+
+    Returns:
+        The float32 PSNR: one value per image, of the broadcast shape of `a`'s and
+        `b`'s leading dimensions (infinite for identical images).
+    """
+    with ops.name_scope(name, "PSNR", [a, b]):
+        max_val = array_ops.cast(max_val, a.dtype)
+        max_val = convert_image_dtype(max_val, dtypes.float32)
+        a = convert_image_dtype(a, dtypes.float32)
+        b = convert_image_dtype(b, dtypes.float32)
+        mse = math_ops.reduce_mean(math_ops.squared_difference(a, b), [-3, -2, -1])
+        psnr_val = math_ops.subtract(
+            20 * math_ops.log(max_val) / math_ops.log(10.0),
+            np.float32(10 / np.log(10)) * math_ops.log(mse),
+            name="psnr",
+        )
+        _, _, checks = _verify_compatible_image_shapes(a, b)
+        with ops.control_dependencies(checks):
+            return array_ops.identity(psnr_val)
+
+
+def _ssim_helper(x, y, reducer, max_val, compensation=1.0, k1=0.01, k2=0.03):
+    """The luminance and contrast-structure measures of SSIM (TF's `_ssim_helper`)."""
+    c1 = (k1 * max_val) ** 2
+    c2 = (k2 * max_val) ** 2
+    mean0 = reducer(x)
+    mean1 = reducer(y)
+    num0 = mean0 * mean1 * 2.0
+    den0 = math_ops.square(mean0) + math_ops.square(mean1)
+    luminance = (num0 + c1) / (den0 + c1)
+    num1 = reducer(x * y) * 2.0
+    den1 = reducer(math_ops.square(x) + math_ops.square(y))
+    c2 *= compensation
+    cs = (num1 - num0 + c2) / (den1 - den0 + c2)
+    return luminance, cs
+
+
+def _fspecial_gauss(size, sigma):
+    """MATLAB's `fspecial('gaussian')`: a `[size, size, 1, 1]` normalized kernel."""
+    from .nn_ops import softmax
+
+    size = ops.convert_to_tensor(size, dtypes.int32)
+    sigma = ops.convert_to_tensor(sigma)
+    coords = array_ops.cast(math_ops.range(size), sigma.dtype)
+    coords -= array_ops.cast(size - 1, sigma.dtype) / 2.0
+    g = math_ops.square(coords)
+    g *= -0.5 / math_ops.square(sigma)
+    g = array_ops.reshape(g, shape=[1, -1]) + array_ops.reshape(g, shape=[-1, 1])
+    g = array_ops.reshape(g, shape=[1, -1])  # For softmax.
+    g = softmax(g)
+    return array_ops.reshape(g, shape=[size, size, 1, 1])
+
+
+def _ssim_per_channel(
+    img1,
+    img2,
+    max_val=1.0,
+    filter_size=11,
+    filter_sigma=1.5,
+    k1=0.01,
+    k2=0.03,
+    return_index_map=False,
+):
+    """SSIM and contrast-structure per channel, shape `[..., channels]` (TF's)."""
+    from ..framework import constant_op
+    from .conv_ops import depthwise_conv2d
+
+    filter_size = constant_op.constant(filter_size, dtype=dtypes.int32)
+    filter_sigma = constant_op.constant(filter_sigma, dtype=img1.dtype)
+    shape1, shape2 = _shape_n([img1, img2])
+    checks = [
+        Assert(
+            math_ops.reduce_all(math_ops.greater_equal(shape1[-3:-1], filter_size)),
+            [shape1, filter_size],
+            summarize=8,
+        ),
+        Assert(
+            math_ops.reduce_all(math_ops.greater_equal(shape2[-3:-1], filter_size)),
+            [shape2, filter_size],
+            summarize=8,
+        ),
+    ]
+    with ops.control_dependencies(checks):
+        img1 = array_ops.identity(img1)
+    kernel = _fspecial_gauss(filter_size, filter_sigma)
+    kernel = tile(kernel, multiples=[1, 1, shape1[-1], 1])
+    # TF infers `[filter_size, filter_size, ?, 1]` (it cannot read `shape1[-1]`).
+    kernel.set_shape([constant_value(filter_size)] * 2 + [None, 1])
+    # TF (and MATLAB's MS-SSIM) use 1.0, not `1 - reduce_sum(square(kernel))`.
+    compensation = 1.0
+
+    def reducer(x):
+        shape = array_ops.shape(x)
+        tail = _static_dims(x.get_shape(), -3)
+        x_static = x.get_shape()
+        x = _reshape_as_tf_infers(
+            x, array_ops.concat([[-1], shape[-3:]], 0), None if tail is None else [None, *tail]
+        )
+        y = depthwise_conv2d(x, kernel, strides=[1, 1, 1, 1], padding="VALID")
+        head = _static_dims(x_static, None, -3)
+        return _reshape_as_tf_infers(
+            y,
+            array_ops.concat([shape[:-3], array_ops.shape(y)[1:]], 0),
+            None if head is None else head + y.get_shape().as_list()[1:],
+        )
+
+    luminance, cs = _ssim_helper(img1, img2, reducer, max_val, compensation, k1, k2)
+    if return_index_map:
+        ssim_val = luminance * cs
+    else:
+        axes = constant_op.constant([-3, -2], dtype=dtypes.int32)
+        ssim_val = math_ops.reduce_mean(luminance * cs, axes)
+        cs = math_ops.reduce_mean(cs, axes)
+    return ssim_val, cs
+
+
+def ssim(
+    img1,
+    img2,
+    max_val,
+    filter_size=11,
+    filter_sigma=1.5,
+    k1=0.01,
+    k2=0.03,
+    return_index_map=False,
+):
+    """The structural similarity index (SSIM) between `img1` and `img2`.
+
+    Wang et al. (2004)'s SSIM with a Gaussian window, per channel, averaged over the
+    channels (no colour transform). The images must be at least
+    `filter_size x filter_size`; integer images are converted with
+    `convert_image_dtype` (and `max_val` with them). Differentiable.
+
+    Args:
+        img1: First image batch, `[..., height, width, channels]`, non-negative.
+        img2: Second image batch, broadcastable with `img1` in its leading dimensions.
+        max_val: The dynamic range of the images (maximum allowed value less minimum).
+        filter_size: Size of the Gaussian filter (default 11).
+        filter_sigma: Width of the Gaussian filter (default 1.5).
+        k1: Luminance constant (default 0.01).
+        k2: Contrast constant (default 0.03).
+        return_index_map: Whether to return the local SSIM map instead of its mean.
+
+    Returns:
+        A float32 tensor: one value per image, of shape
+        `broadcast(img1.shape[:-3], img2.shape[:-3])`, or the map, of shape
+        `broadcast(img1.shape[:-1], img2.shape[:-1])` less the filter's margins.
+
+    Raises:
+        ValueError: the static shapes are not compatible.
+    """
+    with ops.name_scope(None, "SSIM", [img1, img2]):
+        img1 = ops.convert_to_tensor(img1, name="img1")
+        img2 = ops.convert_to_tensor(img2, name="img2")
+        _, _, checks = _verify_compatible_image_shapes(img1, img2)
+        with ops.control_dependencies(checks):
+            img1 = array_ops.identity(img1)
+        max_val = array_ops.cast(max_val, img1.dtype)
+        max_val = convert_image_dtype(max_val, dtypes.float32)
+        img1 = convert_image_dtype(img1, dtypes.float32)
+        img2 = convert_image_dtype(img2, dtypes.float32)
+        ssim_per_channel, _ = _ssim_per_channel(
+            img1, img2, max_val, filter_size, filter_sigma, k1, k2, return_index_map
+        )
+        return math_ops.reduce_mean(ssim_per_channel, [-1])
+
+
+# Default values obtained by Wang et al.
+_MSSSIM_WEIGHTS = (0.0448, 0.2856, 0.3001, 0.2363, 0.1333)
+
+
+def ssim_multiscale(
+    img1,
+    img2,
+    max_val,
+    power_factors=_MSSSIM_WEIGHTS,
+    filter_size=11,
+    filter_sigma=1.5,
+    k1=0.01,
+    k2=0.03,
+):
+    """The multi-scale SSIM (MS-SSIM) between `img1` and `img2`.
+
+    Each scale after the first halves the images with a 2x2 average pool (after a
+    symmetric pad to even sizes); the result is the product of the scales'
+    contrast-structure measures (the last scale's SSIM) raised to `power_factors`,
+    averaged over the channels.
+
+    Args:
+        img1: First image batch, `[..., height, width, channels]`, non-negative.
+        img2: Second image batch, of `img1`'s rank.
+        max_val: The dynamic range of the images (maximum allowed value less minimum).
+        power_factors: The weight of each scale; their number is the number of scales
+            (default Wang et al.'s five).
+        filter_size: Size of the Gaussian filter (default 11).
+        filter_sigma: Width of the Gaussian filter (default 1.5).
+        k1: Luminance constant (default 0.01).
+        k2: Contrast constant (default 0.03).
+
+    Returns:
+        A float32 tensor, one value in `[0, 1]` per image, of shape
+        `broadcast(img1.shape[:-3], img2.shape[:-3])`.
+
+    Raises:
+        ValueError: the static shapes are not compatible.
+    """
+    from ..framework import constant_op
+    from .conv_ops import avg_pool
+    from .nn_ops import relu
+
+    with ops.name_scope(None, "MS-SSIM", [img1, img2]):
+        img1 = ops.convert_to_tensor(img1, name="img1")
+        img2 = ops.convert_to_tensor(img2, name="img2")
+        shape1, shape2, checks = _verify_compatible_image_shapes(img1, img2)
+        with ops.control_dependencies(checks):
+            img1 = array_ops.identity(img1)
+        max_val = array_ops.cast(max_val, img1.dtype)
+        max_val = convert_image_dtype(max_val, dtypes.float32)
+        img1 = convert_image_dtype(img1, dtypes.float32)
+        img2 = convert_image_dtype(img2, dtypes.float32)
+        imgs = [img1, img2]
+        shapes = [shape1, shape2]
+        heads = [s[:-3] for s in shapes]
+        tails = [s[-3:] for s in shapes]
+        # What TF's shape inference reads of `heads` and `tails`.
+        static_heads = [_static_dims(x.get_shape(), None, -3) for x in imgs]
+        static_tails = [_static_dims(x.get_shape(), -3) for x in imgs]
+        divisor = [1, 2, 2, 1]
+        divisor_tensor = constant_op.constant(divisor[1:], dtype=dtypes.int32)
+
+        def do_pad(images, remainder):
+            padding = array_ops.expand_dims(remainder, -1)
+            padding = pad(padding, [[1, 0], [1, 0]])
+            return [pad(x, padding, mode="SYMMETRIC") for x in images]
+
+        mcs = []
+        ssim_per_channel = None
+        for k in range(len(power_factors)):
+            with ops.name_scope(None, f"Scale{k}", imgs):
+                if k > 0:
+                    # Avg pool takes rank 4 tensors. Flatten leading dimensions.
+                    flat_imgs = [
+                        _reshape_as_tf_infers(
+                            x, array_ops.concat([[-1], t], 0), None if st is None else [None, *st]
+                        )
+                        for x, t, st in zip(imgs, tails, static_tails, strict=True)
+                    ]
+                    remainder = tails[0] % divisor_tensor
+                    need_padding = math_ops.reduce_any(math_ops.not_equal(remainder, 0))
+                    padded = control_flow_ops.cond(
+                        need_padding,
+                        lambda flat_imgs=flat_imgs, remainder=remainder: do_pad(
+                            flat_imgs, remainder
+                        ),
+                        lambda flat_imgs=flat_imgs: flat_imgs,
+                    )
+                    downscaled = [
+                        avg_pool(x, ksize=divisor, strides=divisor, padding="VALID") for x in padded
+                    ]
+                    tails = [x[1:] for x in _shape_n(downscaled)]
+                    static_tails = [x.get_shape().as_list()[1:] for x in downscaled]
+                    imgs = [
+                        _reshape_as_tf_infers(
+                            x, array_ops.concat([h, t], 0), None if sh is None else [*sh, *st]
+                        )
+                        for x, h, t, sh, st in zip(
+                            downscaled, heads, tails, static_heads, static_tails, strict=True
+                        )
+                    ]
+                # Overwrite the previous ssim value: only the last one is needed.
+                ssim_per_channel, cs = _ssim_per_channel(
+                    *imgs,
+                    max_val=max_val,
+                    filter_size=filter_size,
+                    filter_sigma=filter_sigma,
+                    k1=k1,
+                    k2=k2,
+                )
+                mcs.append(relu(cs))
+        # The last scale contributes its SSIM (l(p) * cs(p)), not its cs.
+        mcs.pop()
+        mcs_and_ssim = array_ops.stack([*mcs, relu(ssim_per_channel)], axis=-1)
+        ms_ssim = math_ops.reduce_prod(math_ops.pow(mcs_and_ssim, power_factors), [-1])
+        return math_ops.reduce_mean(ms_ssim, [-1])  # Average over the channels.
+
+
+def image_gradients(image):
+    """The vertical and horizontal one-step differences `(dy, dx)` of an image batch.
+
+    `dy[:, i, j]` is `image[:, i + 1, j] - image[:, i, j]` (zero in the last row),
+    `dx[:, i, j]` is `image[:, i, j + 1] - image[:, i, j]` (zero in the last column).
+
+    Args:
+        image: A 4-D `[batch, height, width, depth]` tensor.
+
+    Returns:
+        The pair `(dy, dx)`, each of `image`'s shape and type.
+
+    Raises:
+        ValueError: `image` is not 4-D.
+    """
+    if image.get_shape().ndims != 4:
+        raise ValueError(
+            f"image_gradients expects a 4D tensor [batch_size, h, w, d], not {image.get_shape()}."
+        )
+    image_shape = array_ops.shape(image)
+    batch_size, height, width, depth = array_ops.unstack(image_shape)
+    dy = image[:, 1:, :, :] - image[:, :-1, :, :]
+    dx = image[:, :, 1:, :] - image[:, :, :-1, :]
+    # TF reads the static dimensions of `image_shape`'s parts into the zeros' shapes.
+    b, h, w, d = image.get_shape().as_list()
+    shape = array_ops.stack([batch_size, 1, width, depth])
+    zeros = array_ops.zeros(shape, image.dtype)
+    zeros.set_shape([b, 1, w, d])
+    dy = array_ops.concat([dy, zeros], 1)
+    dy = array_ops.reshape(dy, image_shape)
+    shape = array_ops.stack([batch_size, height, 1, depth])
+    zeros = array_ops.zeros(shape, image.dtype)
+    zeros.set_shape([b, h, 1, d])
+    dx = array_ops.concat([dx, zeros], 2)
+    dx = array_ops.reshape(dx, image_shape)
+    return dy, dx
+
+
+def sobel_edges(image):
+    """The Sobel edge maps of each channel of an image batch.
+
+    The image is reflect-padded by one pixel and convolved (depthwise) with the
+    vertical and horizontal 3x3 Sobel kernels.
+
+    Args:
+        image: A float32 or float64 `[batch, height, width, depth]` tensor, at least
+            2x2.
+
+    Returns:
+        A `[batch, height, width, depth, 2]` tensor: `[..., 0]` is the vertical
+        (`dy`) and `[..., 1]` the horizontal (`dx`) edge map.
+    """
+    from ..framework import constant_op
+    from .conv_ops import depthwise_conv2d
+
+    static_image_shape = image.get_shape()
+    image_shape = array_ops.shape(image)
+    kernels = [[[-1, -2, -1], [0, 0, 0], [1, 2, 1]], [[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]]]
+    num_kernels = len(kernels)
+    kernels = np.transpose(np.asarray(kernels), (1, 2, 0))
+    kernels = np.expand_dims(kernels, -2)
+    kernels_tf = constant_op.constant(kernels, dtype=image.dtype)
+    kernels_tf = tile(kernels_tf, [1, 1, image_shape[-1], 1], name="sobel_filters")
+    # TF reads the depth from `image_shape[-1]` when it is static.
+    depth = _static_dims(static_image_shape, -1)
+    kernels_tf.set_shape([3, 3, depth[0] if depth else None, num_kernels])
+    pad_sizes = [[0, 0], [1, 1], [1, 1], [0, 0]]
+    padded = pad(image, pad_sizes, mode="REFLECT")
+    strides = [1, 1, 1, 1]
+    output = depthwise_conv2d(padded, kernels_tf, strides, "VALID")
+    shape = array_ops.concat([image_shape, [num_kernels]], 0)
+    output = array_ops.reshape(output, shape=shape)
+    output.set_shape(static_image_shape.concatenate([num_kernels]))
+    return output
+
+
+# ---------------------------------------------------------------------------------
+# TF 2's resizing (`tf.compat.v2.image.resize`, `resize_with_pad`), as TF 1.15's
+# `image_ops` defines it beside the v1 functions.
+
+ResizeMethodV1 = ResizeMethod
+
+
+class ResizeMethodV2:
+    """TF 2's resize methods (TF's `image_ops.ResizeMethod`), the `method` of `resize_images_v2`.
+
+    `LANCZOS3`, `LANCZOS5`, `GAUSSIAN` and `MITCHELLCUBIC` (and `antialias` with
+    `BILINEAR` or `BICUBIC`) are TF's `ScaleAndTranslate` op, which ferroflow does not
+    have yet: building them raises `ValueError` ("Op type not registered").
+    """
+
+    BILINEAR = "bilinear"
+    NEAREST_NEIGHBOR = "nearest"
+    BICUBIC = "bicubic"
+    AREA = "area"
+    LANCZOS3 = "lanczos3"
+    LANCZOS5 = "lanczos5"
+    GAUSSIAN = "gaussian"
+    MITCHELLCUBIC = "mitchellcubic"
+
+
+def _resize_images_common(
+    images, resizer_fn, size, preserve_aspect_ratio, name, skip_resize_if_same
+):
+    """TF's `_resize_images_common`: the shape handling of the v1 and v2 resizes."""
+    with ops.name_scope(name, "resize", [images, size]):
+        images = ops.convert_to_tensor(images, name="images")
+        if images.get_shape().ndims is None:
+            raise ValueError("'images' contains no shape.")
+        is_batch = True
+        if images.get_shape().ndims == 3:
+            is_batch = False
+            images = array_ops.expand_dims(images, 0)
+        elif images.get_shape().ndims != 4:
+            raise ValueError("'images' must have either 3 or 4 dimensions.")
+        _, height, width, _ = images.get_shape().as_list()
+        try:
+            size = ops.convert_to_tensor(size, dtypes.int32, name="size")
+        except (TypeError, ValueError):
+            raise ValueError("'size' must be a 1-D int32 Tensor") from None
+        if not size.get_shape().is_compatible_with([2]):
+            raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, new_width")
+        static_size = None
+        if preserve_aspect_ratio:
+            _, current_height, current_width, _ = _image_dimensions(images, rank=4)
+            static_size = _static_aspect_size(size, current_height, current_width)
+            f32 = dtypes.float32
+            scale_factor_height = array_ops.cast(size[0], f32) / array_ops.cast(current_height, f32)
+            scale_factor_width = array_ops.cast(size[1], f32) / array_ops.cast(current_width, f32)
+            scale_factor = math_ops.minimum(scale_factor_height, scale_factor_width)
+            scaled_height_const = array_ops.cast(
+                math_ops.round(scale_factor * array_ops.cast(current_height, f32)), dtypes.int32
+            )
+            scaled_width_const = array_ops.cast(
+                math_ops.round(scale_factor * array_ops.cast(current_width, f32)), dtypes.int32
+            )
+            size = ops.convert_to_tensor(
+                [scaled_height_const, scaled_width_const], dtypes.int32, name="size"
+            )
+        size_const_as_shape = constant_value_as_shape(size)
+        new_height_const = tensor_shape.dimension_at_index(size_const_as_shape, 0).value
+        new_width_const = tensor_shape.dimension_at_index(size_const_as_shape, 1).value
+        if static_size is not None:
+            # TF evaluates the constant size subgraph (`TF_TryEvaluateConstant`).
+            new_height_const, new_width_const = static_size
+        if (
+            skip_resize_if_same
+            and all(x is not None for x in [new_width_const, width, new_height_const, height])
+            and width == new_width_const
+            and height == new_height_const
+        ):
+            if not is_batch:
+                images = array_ops.squeeze(images, axis=[0])
+            return images
+        images = resizer_fn(images, size)
+        images.set_shape([None, new_height_const, new_width_const, None])
+        if not is_batch:
+            images = array_ops.squeeze(images, axis=[0])
+        return images
+
+
+def resize_images_v2(
+    images,
+    size,
+    method=ResizeMethodV2.BILINEAR,
+    preserve_aspect_ratio=False,
+    antialias=False,
+    name=None,
+):
+    """Resizes an image or a batch to `size` with `method` (TF 2's `tf.image.resize`).
+
+    Unlike `resize_images` (TF-1.x's `tf.image.resize`), pixel centres are at
+    half-integer coordinates, `method` is one of `ResizeMethodV2`'s strings, and a
+    resize to the same size is still computed.
+
+    Args:
+        images: 3-D `[height, width, channels]` or 4-D `[batch, height, width, channels]`.
+        size: 1-D int32 `[new_height, new_width]`.
+        method: A `ResizeMethodV2` string (default `"bilinear"`).
+        preserve_aspect_ratio: Whether to scale to fit within `size`, keeping the ratio.
+        antialias: Whether to anti-alias when downsampling (`bilinear` and `bicubic`
+            then use TF's `ScaleAndTranslate`, not yet in ferroflow).
+        name: A name for the operation.
+
+    Returns:
+        The resized image(s): float32, except for nearest-neighbour resizing, which
+        keeps the type.
+
+    Raises:
+        ValueError: `images` has another rank, or `size` is not two int32 values, or
+            `method` is unknown.
+    """
+
+    def resize_fn(images_t, new_size):
+        scale_and_translate_methods = [
+            ResizeMethodV2.LANCZOS3,
+            ResizeMethodV2.LANCZOS5,
+            ResizeMethodV2.GAUSSIAN,
+            ResizeMethodV2.MITCHELLCUBIC,
+        ]
+
+        def resize_with_scale_and_translate(method):
+            scale = array_ops.cast(new_size, dtype=dtypes.float32) / array_ops.cast(
+                array_ops.shape(images_t)[1:3], dtype=dtypes.float32
+            )
+            inputs = [images_t, new_size, scale, array_ops.zeros([2])]
+            attrs = {"kernel_type": method, "antialias": bool(antialias)}
+            with ops.name_scope(None, "ScaleAndTranslate") as scope:
+                return make_op("ScaleAndTranslate", inputs, attrs, scope=scope).outputs[0]
+
+        if method == ResizeMethodV2.BILINEAR:
+            if antialias:
+                return resize_with_scale_and_translate("triangle")
+            return resize_bilinear(images_t, new_size, half_pixel_centers=True)
+        if method == ResizeMethodV2.NEAREST_NEIGHBOR:
+            return resize_nearest_neighbor(images_t, new_size, half_pixel_centers=True)
+        if method == ResizeMethodV2.BICUBIC:
+            if antialias:
+                return resize_with_scale_and_translate("keyscubic")
+            return resize_bicubic(images_t, new_size, half_pixel_centers=True)
+        if method == ResizeMethodV2.AREA:
+            return resize_area(images_t, new_size)
+        if method in scale_and_translate_methods:
+            return resize_with_scale_and_translate(method)
+        raise ValueError(f"Resize method is not implemented: {method}")
+
+    return _resize_images_common(
+        images,
+        resize_fn,
+        size,
+        preserve_aspect_ratio=preserve_aspect_ratio,
+        name=name,
+        skip_resize_if_same=False,
+    )
+
+
+def resize_image_with_pad_v1(
+    image, target_height, target_width, method=ResizeMethodV1.BILINEAR, align_corners=False
+):
+    """TF's `resize_image_with_pad_v1`: the v1 `tf.image.resize_image_with_pad`.
+
+    Args:
+        image: 3-D `[height, width, channels]` or 4-D `[batch, height, width, channels]`.
+        target_height: Height of the result.
+        target_width: Width of the result.
+        method: A `ResizeMethod` (see `resize_images`).
+        align_corners: Whether the corner pixels of input and output are aligned.
+
+    Returns:
+        The resized and zero-padded image(s).
+
+    Raises:
+        ValueError: `target_height` or `target_width` is not positive.
+    """
+    return resize_image_with_pad(image, target_height, target_width, method, align_corners)
+
+
+def resize_image_with_pad_v2(
+    image, target_height, target_width, method=ResizeMethodV2.BILINEAR, antialias=False
+):
+    """Resizes an image (or batch) to fit the target, keeping its aspect ratio, then pads.
+
+    TF 2's `tf.image.resize_with_pad`: the resize is `resize_images_v2`'s.
+
+    Args:
+        image: 3-D `[height, width, channels]` or 4-D `[batch, height, width, channels]`.
+        target_height: Height of the result.
+        target_width: Width of the result.
+        method: A `ResizeMethodV2` string (see `resize_images_v2`).
+        antialias: Whether to anti-alias when resizing (see `resize_images_v2`).
+
+    Returns:
+        The resized and zero-padded image(s).
+
+    Raises:
+        ValueError: `target_height` or `target_width` is not positive.
+    """
+    with ops.name_scope(None, "resize_image_with_pad", [image]):
+        image = ops.convert_to_tensor(image, name="image")
+        image, is_batch = _batched(image)
+        assert_ops = _check_at_least_3d_image(image, require_static=False)
+        assert_ops += _assert(target_width > 0, ValueError, "target_width must be > 0.")
+        assert_ops += _assert(target_height > 0, ValueError, "target_height must be > 0.")
+        image = control_flow_ops.with_dependencies(assert_ops, image)
+        _, height, width, _ = _image_dimensions(image, rank=4)
+        f32 = dtypes.float32
+        f_height = array_ops.cast(height, f32)
+        f_width = array_ops.cast(width, f32)
+        f_target_height = array_ops.cast(target_height, f32)
+        f_target_width = array_ops.cast(target_width, f32)
+        ratio = _max(f_width / f_target_width, f_height / f_target_height)
+        resized_height_float = f_height / ratio
+        resized_width_float = f_width / ratio
+        resized_height = array_ops.cast(math_ops.floor(resized_height_float), dtypes.int32)
+        resized_width = array_ops.cast(math_ops.floor(resized_width_float), dtypes.int32)
+        padding_height = (f_target_height - resized_height_float) / 2
+        padding_width = (f_target_width - resized_width_float) / 2
+        f_padding_height = math_ops.floor(padding_height)
+        f_padding_width = math_ops.floor(padding_width)
+        p_height = _max(0, array_ops.cast(f_padding_height, dtypes.int32))
+        p_width = _max(0, array_ops.cast(f_padding_width, dtypes.int32))
+        resized = resize_images_v2(
+            image, [resized_height, resized_width], method, antialias=antialias
+        )
+        padded = pad_to_bounding_box(resized, p_height, p_width, target_height, target_width)
+        if padded.get_shape().ndims is None:
+            raise ValueError("padded contains no shape.")
+        _image_dimensions(padded, rank=4)
+        if not is_batch:
+            padded = array_ops.squeeze(padded, axis=[0])
+        return padded
