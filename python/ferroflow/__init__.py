@@ -79,6 +79,7 @@ from .framework.sparse_tensor import (
 )
 from .framework.tensor_shape import Dimension, TensorShape
 from .framework.tensor_spec import TensorSpec
+from .framework.tensor_util import make_ndarray, make_tensor_proto
 from .framework.type_spec import TypeSpec
 from .ops.array_ops import (
     boolean_mask,
@@ -254,6 +255,7 @@ from .ops.math_ops import (
 from .ops.parsing_ops import (
     FixedLenFeature,
     FixedLenSequenceFeature,
+    SparseFeature,
     VarLenFeature,
     parse_example,
     parse_single_example,
@@ -593,7 +595,9 @@ __all__ = [
     "logical_or",
     "LogMessage",
     "losses",
+    "make_ndarray",
     "make_template",
+    "make_tensor_proto",
     "map_fn",
     "matching_files",
     "math",
@@ -724,6 +728,7 @@ __all__ = [
     "sparse_to_indicator",
     "sparse_transpose",
     "SparseConditionalAccumulator",
+    "SparseFeature",
     "SparseTensor",
     "SparseTensorSpec",
     "SparseTensorValue",

@@ -630,8 +630,4 @@ def test_decode_image_formats(tf1, encoded, fmt, channels, dtype):
     got = outcome(run_ff, build)
     if fmt in ("gif", "bmp") and got[0] == "UnimplementedError":
         pytest.xfail("ferroflow's DecodeImage has no GIF or BMP decoder yet")
-    if fmt == "jpeg" and dtype == "uint16" and got != want:
-        # TF scales the decoded JPEG's uint8 by 256 (`convert_image_dtype`), the PNG's
-        # by 257; ferroflow's kernel scales both by 257.
-        pytest.xfail("ferroflow's DecodeImage scales JPEG to uint16 by 257, TF by 256")
     assert got == want

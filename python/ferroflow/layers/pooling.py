@@ -1,6 +1,10 @@
-"""`tf.layers` pooling: max and average pooling in 1-D and 2-D, channels-last.
+"""`tf.layers` pooling: max and average pooling in 1-D and 2-D.
 
 The 1-D forms add a unit axis after the width, pool in 2-D and squeeze it (as TF).
+`data_format="channels_first"` is supported: ferroflow's pooling kernels are NHWC (as
+TF's CPU kernels), so a channels-first layer transposes its input to channels-last,
+pools, and transposes the result back. The 3-D layers are not provided: ferroflow has
+no `MaxPool3D`/`AvgPool3D` kernels.
 """
 
 from __future__ import annotations
@@ -11,11 +15,15 @@ from .base import (
     InputSpec,
     Layer,
     _as_shape,
-    _normalize_data_format,
     _normalize_padding,
     _normalize_tuple,
 )
-from .convolutional import _conv_output_length
+from .convolutional import (
+    _conv_output_length,
+    _normalize_data_format,
+    _to_channels_first,
+    _to_channels_last,
+)
 
 
 class _Pooling(Layer):
@@ -30,36 +38,48 @@ class _Pooling(Layer):
         super().__init__(name=name, **kwargs)
         rank = self._rank
         self.pool_size = _normalize_tuple(pool_size, rank, "pool_size")
-        self.strides = _normalize_tuple(
-            self.pool_size if strides is None else strides, rank, "strides"
-        )
+        # As TF 1.x: `strides` is required (None is rejected here).
+        self.strides = _normalize_tuple(strides, rank, "strides")
         self.padding = _normalize_padding(padding)
         self.data_format = _normalize_data_format(data_format)
         self.input_spec = InputSpec(ndim=rank + 2)
 
     def call(self, inputs):
         """The pooled inputs."""
+        channels_first = self.data_format == "channels_first"
         if self._rank == 1:
-            expanded = array_ops.expand_dims(inputs, 2)
-            pooled = self._pool(
-                expanded,
-                [1, self.pool_size[0], 1, 1],
-                [1, self.strides[0], 1, 1],
-                self.padding.upper(),
+            # As TF: a unit axis after the width, pooled over in 2-D, squeezed away.
+            pad_axis = 3 if channels_first else 2
+            expanded = array_ops.expand_dims(inputs, pad_axis)
+            pooled = self._pool_channels_last(
+                expanded, (self.pool_size[0], 1), (self.strides[0], 1), channels_first
             )
-            return array_ops.squeeze(pooled, [2])
-        return self._pool(
-            inputs, [1, *self.pool_size, 1], [1, *self.strides, 1], self.padding.upper()
-        )
+            return array_ops.squeeze(pooled, [pad_axis])
+        return self._pool_channels_last(inputs, self.pool_size, self.strides, channels_first)
+
+    def _pool_channels_last(self, inputs, pool_size, strides, channels_first):
+        """Pools 4-D `inputs` (NHWC, or NCHW when `channels_first`) in NHWC."""
+        if channels_first:
+            inputs = _to_channels_last(inputs, 2)
+        outputs = self._pool(inputs, [1, *pool_size, 1], [1, *strides, 1], self.padding.upper())
+        if channels_first:
+            outputs = _to_channels_first(outputs, 2)
+        return outputs
 
     def compute_output_shape(self, input_shape):
         """The shape of the output for an input of `input_shape`."""
         dims = _as_shape(input_shape).as_list()
+        if self.data_format == "channels_first":
+            channels, spatial = dims[1], dims[2:]
+        else:
+            channels, spatial = dims[-1], dims[1:-1]
         spatial = [
             _conv_output_length(d, k, self.padding, s)
-            for d, k, s in zip(dims[1:-1], self.pool_size, self.strides, strict=True)
+            for d, k, s in zip(spatial, self.pool_size, self.strides, strict=True)
         ]
-        return tensor_shape.TensorShape([dims[0], *spatial, dims[-1]])
+        if self.data_format == "channels_first":
+            return tensor_shape.TensorShape([dims[0], channels, *spatial])
+        return tensor_shape.TensorShape([dims[0], *spatial, channels])
 
 
 class MaxPooling1D(_Pooling):
@@ -69,7 +89,7 @@ class MaxPooling1D(_Pooling):
         pool_size: An int or a 1-tuple: the window width.
         strides: An int or a 1-tuple: the window step.
         padding: `"valid"` or `"same"` (case-insensitive).
-        data_format: `"channels_last"`.
+        data_format: `"channels_last"` or `"channels_first"`.
         name: Name of the layer.
     """
 
@@ -91,7 +111,7 @@ class MaxPooling2D(_Pooling):
         pool_size: An int or a 2-tuple: the window height and width.
         strides: An int or a 2-tuple: the window steps.
         padding: `"valid"` or `"same"` (case-insensitive).
-        data_format: `"channels_last"`.
+        data_format: `"channels_last"` or `"channels_first"`.
         name: Name of the layer.
     """
 
@@ -139,3 +159,10 @@ def average_pooling2d(
 ):
     """Functional interface of `AveragePooling2D`; returns the pooled tensor."""
     return _functional(AveragePooling2D, inputs, pool_size, strides, padding, data_format, name)
+
+
+# TF's aliases (`tensorflow/python/layers/pooling.py`).
+AvgPool2D = AveragePooling2D
+MaxPool2D = MaxPooling2D
+max_pool2d = max_pooling2d
+avg_pool2d = average_pooling2d

@@ -33,6 +33,8 @@ __all__ = [
     "central_crop",
     "convert_image_dtype",
     "crop_to_bounding_box",
+    "decode_bmp",
+    "decode_gif",
     "decode_image",
     "decode_jpeg",
     "decode_png",
@@ -1433,11 +1435,14 @@ def decode_jpeg(
 
 
 def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None, expand_animations=True):
-    """Decodes a PNG or JPEG image, detected from its first bytes (TF's `DecodeImage`).
+    """Decodes a PNG, JPEG, GIF or BMP image, detected from its first bytes (`DecodeImage`).
+
+    A GIF gives all its frames, `[frames, height, width, 3]` (its first frame, 3-D,
+    with `expand_animations=False`); the other formats `[height, width, channels]`.
 
     Args:
         contents: Scalar string: the file's bytes.
-        channels: None or 0 (the file's), 1, 3 or 4 (PNG only).
+        channels: None or 0 (the file's), 1, 3 or 4 (as each format allows).
         dtype: uint8, uint16 or float32 (then scaled to `[0, 1]`); others are
             converted with `convert_image_dtype`.
         name: A name for the operation.
@@ -1464,6 +1469,33 @@ def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None, expand_
         if not expand_animations:
             image.set_shape([None, None, channels or None])
         return image
+
+
+def decode_gif(contents, name=None):
+    """Decodes every frame of a GIF: `[frames, height, width, 3]` uint8 (TF's `DecodeGif`).
+
+    As TF, each frame is drawn over the previous one (its transparent pixels keep
+    them); a first frame smaller than the canvas leaves black around it.
+
+    Args:
+        contents: Scalar string: the GIF file's bytes.
+        name: A name for the operation.
+    """
+    with ops.name_scope(name, "DecodeGif") as scope:
+        return make_op("DecodeGif", [_contents(contents)], scope=scope).outputs[0]
+
+
+def decode_bmp(contents, channels=0, name=None):
+    """Decodes an uncompressed BMP: `[height, width, channels]` uint8 (TF's `DecodeBmp`).
+
+    Args:
+        contents: Scalar string: the BMP file's bytes.
+        channels: 0 (the file's: 1, 3 or 4 bytes per pixel) or the file's count.
+        name: A name for the operation.
+    """
+    with ops.name_scope(name, "DecodeBmp") as scope:
+        attrs = {"channels": int(channels)}
+        return make_op("DecodeBmp", [_contents(contents)], attrs, scope=scope).outputs[0]
 
 
 def encode_png(image, compression=-1, name=None):

@@ -6,10 +6,13 @@ the variable's `Initializer` name scope. The classes port TF's `init_ops.py`: th
 same constructor arguments, the same random ops with the same seeds (so seeded
 initializers give TensorFlow's numbers), the same `get_config`.
 
-Two build other ops than TF's, with TF's values: `Orthogonal` orthonormalises
-its random matrix by Gram-Schmidt (ferroflow has no `Qr` op; TF's Householder QR
-with the signs of R's diagonal taken out is the same unique factorisation), and
-`Identity` builds its matrix with `OneHot` instead of `MatrixDiag`.
+Some build other ops than TF's, with TF's values: `Orthogonal` and the orthogonal
+convolution kernels (`ConvolutionDeltaOrthogonal`, `ConvolutionOrthogonal1D/2D/3D`)
+orthonormalise their random matrices by Gram-Schmidt (ferroflow has no `Qr` op; TF's
+Householder QR with the signs of R's diagonal taken out is the same unique
+factorisation, so the values agree to rounding), `Identity` and the kernels' identity
+matrices use `OneHot` instead of `MatrixDiag`, and the delta-orthogonal kernel places
+its matrix with `Pad` instead of `ScatterNd`.
 """
 
 from __future__ import annotations
@@ -435,6 +438,308 @@ class GlorotNormal(VarianceScaling):
         return {"seed": self.seed, "dtype": self.dtype.name}
 
 
+def _orthonormal_q(a, n):
+    """TF's `q * sign(diag(r))` for `q, r = qr(a)` of a square `[n, n]` matrix `a`."""
+    return _orthonormal_columns(a, n, n)
+
+
+class ConvolutionDeltaOrthogonal(Initializer):
+    """A delta-orthogonal convolution kernel (TF's `ConvolutionDeltaOrthogonal`).
+
+    The kernel, of rank 3, 4 or 5 with no more input than output filters, is zero but
+    at its centre pixel, which holds the first `shape[-2]` rows of a random orthogonal
+    `[shape[-1], shape[-1]]` matrix times `gain` (algorithm 2 of Xiao et al., 2018).
+    TF places the matrix with `ScatterNd`; ferroflow pads it with zeros (`Pad`).
+    """
+
+    def __init__(self, gain=1.0, seed=None, dtype=dtypes.float32):
+        """Args: gain, seed, dtype (floating).
+
+        Raises:
+            ValueError: If `dtype` is not floating point.
+        """
+        self.gain = gain
+        self.dtype = _assert_float_dtype(dtypes.as_dtype(dtype))
+        self.seed = seed
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        """The `shape` kernel: an orthogonal matrix at the centre, zeros elsewhere.
+
+        Raises:
+            ValueError: For a rank outside 3..5 or `shape[-2] > shape[-1]` (TF's
+                messages).
+        """
+        if dtype is None:
+            dtype = self.dtype
+        if len(shape) < 3 or len(shape) > 5:
+            raise ValueError(
+                "The tensor to initialize, specified by argument `shape` must be at "
+                "least three-dimensional and at most five-dimensional. Received "
+                f"shape={shape}"
+            )
+        if shape[-2] > shape[-1]:
+            raise ValueError(
+                f"In_filters, specified by shape[-2]={shape[-2]} cannot be greater than "
+                f"out_filters, specified by shape[-1]={shape[-1]}."
+            )
+        n = int(shape[-1])
+        a = random_ops.random_normal([n, n], dtype=dtype, seed=self.seed)
+        q = _orthonormal_q(a, n)
+        q = array_ops.slice(q, [0, 0], [int(shape[-2]), n])
+        q = q * array_ops.cast(self.gain, dtype=dtype)
+        spatial = [int(d) for d in shape[:-2]]
+        for _ in spatial:
+            q = array_ops.expand_dims(q, 0)
+        paddings = [[(d - 1) // 2, d - 1 - (d - 1) // 2] for d in spatial] + [[0, 0], [0, 0]]
+        return indexing_ops.pad(q, paddings)
+
+    def get_config(self) -> dict:
+        """`{"gain", "seed", "dtype"}`."""
+        return {"gain": self.gain, "seed": self.seed, "dtype": self.dtype.name}
+
+
+class ConvolutionOrthogonal(Initializer):
+    """Base class of the orthogonal convolution kernels (TF's `ConvolutionOrthogonal`).
+
+    The kernels are built from random orthogonal matrices and symmetric projections
+    (algorithm 1 of Xiao et al., 2018), drawn in `self.dtype`. As in TF, a truthy
+    `seed` is incremented after each random draw, so calling an initializer twice
+    gives other numbers.
+    """
+
+    def __init__(self, gain=1.0, seed=None, dtype=dtypes.float32):
+        """Args: gain, seed, dtype (floating).
+
+        Raises:
+            ValueError: If `dtype` is not floating point.
+        """
+        self.gain = gain
+        self.dtype = _assert_float_dtype(dtypes.as_dtype(dtype))
+        self.seed = seed
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        """Implemented by the 1-D, 2-D and 3-D subclasses."""
+        raise NotImplementedError
+
+    def get_config(self) -> dict:
+        """`{"gain", "seed", "dtype"}`."""
+        return {"gain": self.gain, "seed": self.seed, "dtype": self.dtype.name}
+
+    def _orthogonal_matrix(self, n):
+        """A random `[n, n]` orthogonal matrix (TF's draw, then the next seed)."""
+        a = random_ops.random_normal([n, n], dtype=self.dtype, seed=self.seed)
+        if self.seed:
+            self.seed += 1
+        return _orthonormal_q(a, n)
+
+    def _symmetric_projection(self, n):
+        """`c @ c^T` for an orthogonal matrix `c` with random columns zeroed."""
+        q = self._orthogonal_matrix(n)
+        mask = array_ops.cast(random_ops.random_normal([n], seed=self.seed) > 0, self.dtype)
+        if self.seed:
+            self.seed += 1
+        c = math_ops.multiply(q, mask)
+        return math_ops.matmul(c, array_ops.transpose(c))
+
+    def _eye(self, n):
+        return indexing_ops.one_hot(math_ops.range(n), n, dtype=self.dtype)
+
+    def _check_filters(self, shape):
+        if shape[-2] > shape[-1]:
+            raise ValueError(
+                f"In_filters, specified by shape[-2]={shape[-2]} cannot be greater than "
+                f"out_filters, specified by shape[-1]={shape[-1]}."
+            )
+
+    def _orthogonal_kernel(self, ksize, cin, cout, dims):
+        """The `[ksize] * dims + [cin, cout]` kernel (TF's `_orthogonal_kernel`)."""
+        if cin > cout:
+            raise ValueError(
+                f"The number of input channels (cin={cin}) cannot exceed the number of "
+                f"output channels (cout={cout})."
+            )
+        orth = array_ops.slice(self._orthogonal_matrix(cout), [0, 0], [cin, cout])
+        if ksize == 1:
+            for _ in range(dims):
+                orth = array_ops.expand_dims(orth, 0)
+            return orth
+        p = self._block_orth([self._symmetric_projection(cout) for _ in range(dims)])
+        for _ in range(ksize - 2):
+            temp = self._block_orth([self._symmetric_projection(cout) for _ in range(dims)])
+            p = self._matrix_conv(p, temp, dims)
+        for index in sorted(p):
+            p[index] = math_ops.matmul(orth, p[index])
+        return self._dict_to_tensor(p, ksize, dims)
+
+    def _block_orth(self, projections):
+        """The `2 x ... x 2` kernel of products of `p` or `1 - p` per projection."""
+        n = projections[0].shape.as_list()[0]
+        for p in projections[1:]:
+            if p.shape.as_list() != projections[0].shape.as_list():
+                raise ValueError(
+                    "The dimension of the matrices must be the same. Received "
+                    + " and ".join(f"p{i + 1}.shape={q.shape}" for i, q in enumerate(projections))
+                    + "."
+                )
+        eye = self._eye(n)
+        dims = len(projections)
+        kernel = {}
+        if dims == 1:
+            kernel[(0,)] = projections[0]
+            kernel[(1,)] = eye - projections[0]
+            return kernel
+        if dims == 2:
+            p1, p2 = projections
+            kernel[0, 0] = math_ops.matmul(p1, p2)
+            kernel[0, 1] = math_ops.matmul(p1, (eye - p2))
+            kernel[1, 0] = math_ops.matmul((eye - p1), p2)
+            kernel[1, 1] = math_ops.matmul((eye - p1), (eye - p2))
+            return kernel
+
+        def pick(i, p):
+            return i * p + (1 - i) * (eye - p)
+
+        p1, p2, p3 = projections
+        for i in (0, 1):
+            for j in (0, 1):
+                for k in (0, 1):
+                    kernel[i, j, k] = math_ops.matmul(
+                        math_ops.matmul(pick(i, p1), pick(j, p2)), pick(k, p3)
+                    )
+        return kernel
+
+    def _matrix_conv(self, m1, m2, dims):
+        """The `dims`-dimensional convolution of two dicts of `[n, n]` matrices."""
+        n = m1[(0,) * dims].shape.as_list()[0]
+        if n != m2[(0,) * dims].shape.as_list()[0]:
+            raise ValueError("The entries in matrices m1 and m2 must have the same dimensions.")
+        k = round(len(m1) ** (1.0 / dims))
+        l = round(len(m2) ** (1.0 / dims))  # noqa: E741 (TF's name)
+        size = k + l - 1
+        result = {}
+        for out in np.ndindex(*([size] * dims)):
+            acc = array_ops.zeros([n, n], self.dtype)
+            for first in np.ndindex(*[min(k, o + 1) for o in out]):
+                second = tuple(o - f for o, f in zip(out, first, strict=True))
+                if all(s < l for s in second):
+                    acc += math_ops.matmul(m1[first], m2[second])
+            result[out] = acc
+        return result
+
+    @staticmethod
+    def _dict_to_tensor(p, ksize, dims):
+        def build(prefix):
+            if len(prefix) == dims:
+                return p[prefix]
+            return array_ops.stack([build((*prefix, i)) for i in range(ksize)])
+
+        return build(())
+
+
+class ConvolutionOrthogonal1D(ConvolutionOrthogonal):
+    """An orthogonal 1-D convolution kernel `[k, cin, cout]` (`cin <= cout`).
+
+    The convolution is an isometry (times `gain`) under circular padding.
+    """
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        """The `shape` kernel, times `gain` (cast to `dtype`).
+
+        Raises:
+            ValueError: If `shape` is not 3-D or has `shape[-2] > shape[-1]`.
+        """
+        if dtype is None:
+            dtype = self.dtype
+        if len(shape) != 3:
+            raise ValueError(
+                "The tensor to initialize, specified by argument `shape` must be "
+                f"three-dimensional. Received shape={shape}"
+            )
+        self._check_filters(shape)
+        kernel = self._orthogonal_kernel(int(shape[0]), int(shape[-2]), int(shape[-1]), 1)
+        return kernel * array_ops.cast(self.gain, dtype=dtype)
+
+
+class ConvolutionOrthogonal2D(ConvolutionOrthogonal):
+    """An orthogonal 2-D convolution kernel `[k, k, cin, cout]` (`cin <= cout`).
+
+    The convolution is an isometry (times `gain`) under circular padding.
+    """
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        """The `shape` kernel, times `gain` (cast to `dtype`).
+
+        Raises:
+            ValueError: If `shape` is not 4-D, has `shape[-2] > shape[-1]` or unequal
+                kernel sizes.
+        """
+        if dtype is None:
+            dtype = self.dtype
+        if len(shape) != 4:
+            raise ValueError(
+                "The tensor to initialize, specified by argument `shape` must be "
+                f"four-dimensional. Received: {shape}"
+            )
+        self._check_filters(shape)
+        if shape[0] != shape[1]:
+            raise ValueError(
+                f"Kernel sizes, specified by shape[0]={shape[0]} and shape[1]={shape[1]} "
+                "must be equal."
+            )
+        kernel = self._orthogonal_kernel(int(shape[0]), int(shape[2]), int(shape[3]), 2)
+        return kernel * array_ops.cast(self.gain, dtype=dtype)
+
+
+class ConvolutionOrthogonal3D(ConvolutionOrthogonal):
+    """An orthogonal 3-D convolution kernel `[k, k, k, cin, cout]` (`cin <= cout`).
+
+    The convolution is an isometry (times `gain`) under circular padding.
+    """
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        """The `shape` kernel, times `gain` (cast to `dtype`).
+
+        Raises:
+            ValueError: If `shape` is not 5-D, has `shape[-2] > shape[-1]` or unequal
+                kernel sizes.
+        """
+        if dtype is None:
+            dtype = self.dtype
+        if len(shape) != 5:
+            raise ValueError(
+                "The tensor to initialize, specified by argument `shape` must be "
+                f"five-dimensional. Received shape={shape}"
+            )
+        self._check_filters(shape)
+        if shape[0] != shape[1] or shape[0] != shape[2]:
+            raise ValueError(
+                f"Kernel sizes, specified by shape[0]={shape[0]},  shape[1]={shape[1]} and "
+                f"shape[2]={shape[2]} must be equal."
+            )
+        kernel = self._orthogonal_kernel(int(shape[0]), int(shape[-2]), int(shape[-1]), 3)
+        return kernel * array_ops.cast(self.gain, dtype=dtype)
+
+
+def lecun_normal(seed=None):
+    """LeCun normal: `VarianceScaling(1, "fan_in", "truncated_normal", seed)`."""
+    return VarianceScaling(scale=1.0, mode="fan_in", distribution="truncated_normal", seed=seed)
+
+
+def lecun_uniform(seed=None):
+    """LeCun uniform: `VarianceScaling(1, "fan_in", "uniform", seed)`."""
+    return VarianceScaling(scale=1.0, mode="fan_in", distribution="uniform", seed=seed)
+
+
+def he_normal(seed=None):
+    """He normal: `VarianceScaling(2, "fan_in", "truncated_normal", seed)`."""
+    return VarianceScaling(scale=2.0, mode="fan_in", distribution="truncated_normal", seed=seed)
+
+
+def he_uniform(seed=None):
+    """He uniform: `VarianceScaling(2, "fan_in", "uniform", seed)`."""
+    return VarianceScaling(scale=2.0, mode="fan_in", distribution="uniform", seed=seed)
+
+
 # TF-1.x's lower-case names.
 zeros_initializer = Zeros
 ones_initializer = Ones
@@ -448,3 +753,7 @@ glorot_uniform_initializer = GlorotUniform
 glorot_normal_initializer = GlorotNormal
 identity_initializer = Identity
 orthogonal_initializer = Orthogonal
+convolutional_delta_orthogonal = ConvolutionDeltaOrthogonal
+convolutional_orthogonal_1d = ConvolutionOrthogonal1D
+convolutional_orthogonal_2d = ConvolutionOrthogonal2D
+convolutional_orthogonal_3d = ConvolutionOrthogonal3D

@@ -421,14 +421,21 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):
     """The sequence `start, start + delta, ...` below `limit` (TF's `tf.range`).
 
     Without `dtype`, the widest of the arguments' types in TF's order (int32, int64,
-    float32, float64) wins and every argument is cast to it.
+    float16, bfloat16, float32, float64) wins and every argument is cast to it.
     """
     if limit is None:
         start, limit = 0, start
     with ops.name_scope(name, "Range", [start, limit, delta]) as scope:
         values = (start, limit, delta)
         if dtype is None:
-            hierarchy = [dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64]
+            hierarchy = [
+                dtypes.int32,
+                dtypes.int64,
+                dtypes.float16,
+                dtypes.bfloat16,
+                dtypes.float32,
+                dtypes.float64,
+            ]
             kinds = [
                 v.dtype.base_dtype
                 if isinstance(v, ops.Tensor)
@@ -437,7 +444,7 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):
             ]
             if any(k not in hierarchy for k in kinds):
                 raise TypeError(
-                    f"Range arguments must be int32, int64, float32 or float64: {kinds}"
+                    f"Range arguments must be of {[h.name for h in hierarchy]}: {kinds}"
                 )
             dtype = max(kinds, key=hierarchy.index)
             cast_tensors = True

@@ -8,7 +8,7 @@ batch to them and gives the value after the update.
 
 from __future__ import annotations
 
-from ..framework import constant_op, dtypes, ops, tensor_util
+from ..framework import constant_op, dtypes, ops, sparse_tensor, tensor_util
 from ..platform import tf_logging as logging
 from . import (
     array_ops,
@@ -18,6 +18,7 @@ from . import (
     logging_ops,
     math_ops,
     nn_ops,
+    sparse_ops,
     state_ops,
     variables,
 )
@@ -983,28 +984,112 @@ def percentage_below(
 # -- The *_at_k metrics ---------------------------------------------------------------
 #
 # TF turns the label ids into sets (`sets.set_intersection`, `set_size`, `set_difference`
-# of the last dimension); ferroflow has no `SparseTensor` nor set ops, so the same counts
-# come densely from pairwise comparisons along the last dimension: an id counts once
-# however often it repeats in its row, and any value (negative, or past the classes) is
-# an id of its own, as TF's dense set operations treat them.
+# of the last dimension); ferroflow's core has no set ops (`DenseToDenseSetOperation`,
+# `DenseToSparseSetOperation`, `SetSize`), so the same counts come densely from pairwise
+# comparisons along the last dimension: an id counts once however often it repeats in
+# its row, and any value (negative, or past the classes) is an id of its own, as TF's
+# set operations treat them. `SparseTensor` labels are made dense with a mask of the
+# entries they hold (`SparseToDense`, which validates the indices as the set ops do), so
+# a row's set is its stored values only, as in TF.
 
 # TF's set operations also take int8, int16 and uint16, which ferroflow does not have.
 _SET_DTYPES = (dtypes.int32, dtypes.int64, dtypes.uint8, dtypes.string)
 
 
+def _is_sparse(labels) -> bool:
+    """Whether `labels` is a `tf.SparseTensor` or `tf.SparseTensorValue`."""
+    return sparse_tensor.is_sparse(labels)
+
+
 def _reject_sparse(labels):
-    """Raises `TypeError` for a `SparseTensor`-like `labels` (not supported here)."""
-    if isinstance(labels, ops.Tensor):
+    """Raises `TypeError` for labels that look sparse but are no `tf.SparseTensor`.
+
+    `tf.SparseTensor` and `tf.SparseTensorValue` labels are supported; another object
+    with `indices`, `values` and `dense_shape` would otherwise be read as a dense list.
+    """
+    if isinstance(labels, ops.Tensor) or _is_sparse(labels):
         return
-    sparse = type(labels).__name__ in ("SparseTensor", "SparseTensorValue") or all(
-        hasattr(labels, a) for a in ("indices", "values", "dense_shape")
-    )
-    if sparse:
+    if all(hasattr(labels, a) for a in ("indices", "values", "dense_shape")):
         raise TypeError(
-            "SparseTensor labels are not supported by ferroflow's tf.metrics (it has no "
-            f"SparseTensor yet; got {type(labels).__name__}); pass dense int64 labels of "
-            "shape [D1, ... DN] or [D1, ... DN, num_labels]."
+            "Sparse labels must be a tf.SparseTensor or tf.SparseTensorValue (got "
+            f"{type(labels).__name__}); dense labels are int64 ids of shape [D1, ... DN] "
+            "or [D1, ... DN, num_labels]."
         )
+
+
+def _sparse_labels(labels):
+    """`labels` as a `SparseTensor` (from a `SparseTensorValue` too)."""
+    return sparse_tensor.convert_to_tensor_or_sparse_tensor(labels)
+
+
+def _densify(labels):
+    """`(values, mask)`: the dense ids of sparse `labels` and where it holds entries.
+
+    Both are `SparseToDense` of the labels' indices (validated: sorted, unique, in
+    bounds, as TF's set operations validate them); the ids elsewhere are 0 (or `""`)
+    and masked out.
+    """
+    with ops.name_scope(None, "densify_labels", (labels,)):
+        values = sparse_ops.sparse_to_dense(
+            labels.indices,
+            labels.dense_shape,
+            labels.values,
+            default_value=array_ops.zeros([], labels.dtype),
+        )
+        mask = sparse_ops.sparse_to_dense(
+            labels.indices,
+            labels.dense_shape,
+            constant_op.constant(True),
+            default_value=constant_op.constant(False),
+        )
+        return values, mask
+
+
+def _check_sparse_set_operands(a, labels, min_rank=2):
+    """The checks of TF's `DenseToSparseSetOperation` on dense `a` and sparse `labels`.
+
+    The same dtype (`TypeError`), `a` of rank `min_rank` or more (`ValueError`, TF's
+    shape function: 2, less one where TF first adds a dimension to `a`), and equal
+    dimensions but the last. TF's kernel checks those when run (the `cond` of its label
+    expansion hides the static shapes); here a mismatch that the static shapes show is
+    a `ValueError` when built, any other an `Assert` when run.
+    """
+    if a.dtype.base_dtype not in _SET_DTYPES:
+        raise TypeError(
+            f"'a' has invalid dtype `{a.dtype}` not in supported dtypes: `{_SET_DTYPES}`."
+        )
+    if labels.dtype.base_dtype != a.dtype.base_dtype:
+        raise TypeError(f"Types don't match, {a.dtype} vs {labels.dtype}.")
+    rank = a.get_shape().ndims
+    if rank is not None and rank < min_rank:
+        raise ValueError(
+            f"Shape must be at least rank 2 but is rank {rank + 2 - min_rank} for "
+            f"'{ops.get_default_graph().unique_name('DenseToSparseSetOperation', False)}' "
+            "(op: 'DenseToSparseSetOperation')"
+        )
+    a_shape, b_shape = a.get_shape(), labels.get_shape()
+    if a_shape.ndims is not None and b_shape.ndims is not None:
+        a_dims, b_dims = a_shape.as_list()[:-1], b_shape.as_list()[:-1]
+        mismatch = len(a_dims) != len(b_dims) or any(
+            x is not None and y is not None and x != y for x, y in zip(a_dims, b_dims, strict=True)
+        )
+        if mismatch:
+            raise ValueError(
+                f"Shape mismatch: the set operands of shapes {a_shape} and {b_shape} "
+                "(sparse) differ but in their last dimension; TensorFlow fails when run."
+            )
+    a_lead = array_ops.shape(a, out_type=dtypes.int64)[:-1]
+    b_lead = labels.dense_shape[:-1]
+    same_rank = math_ops.equal(array_ops.size(a_lead), array_ops.size(b_lead))
+    same_dims = math_ops.reduce_all(math_ops.equal(a_lead, b_lead))
+    return logging_ops.Assert(
+        math_ops.logical_and(same_rank, same_dims),
+        [
+            "Shape mismatch: the set operands differ but in their last dimension: ",
+            a_lead,
+            b_lead,
+        ],
+    )
 
 
 def _at_k_name(name, k=None, class_id=None):
@@ -1028,6 +1113,8 @@ def _maybe_expand_labels(labels, predictions):
     """
     _reject_sparse(labels)
     with ops.name_scope(None, "expand_labels", (labels, predictions)) as scope:
+        if _is_sparse(labels):
+            return _maybe_expand_sparse_labels(_sparse_labels(labels), predictions, scope)
         labels = ops.convert_to_tensor(labels)
         labels_rank = labels.get_shape().ndims
         predictions_rank = predictions.get_shape().ndims
@@ -1042,6 +1129,28 @@ def _maybe_expand_labels(labels, predictions):
             f"shape {predictions.get_shape()}. Predictions rank should be the "
             "same rank as labels rank or labels rank plus one ."
         )
+
+
+def _maybe_expand_sparse_labels(labels, predictions, scope):
+    """Sparse `labels` reshaped to `dense_shape + [1]` when one rank below `predictions`.
+
+    TF decides with a `cond` when run; ferroflow decides from the static ranks.
+
+    Raises:
+        NotImplementedError: A rank is unknown.
+    """
+    labels_rank = labels.dense_shape.get_shape().dims
+    labels_rank = labels_rank[0].value if labels_rank else None
+    predictions_rank = predictions.get_shape().ndims
+    if labels_rank is None or predictions_rank is None:
+        raise NotImplementedError("tf.metrics' *_at_k metrics need labels of known rank")
+    if predictions_rank != labels_rank + 1:
+        return labels
+    return sparse_ops.sparse_reshape(
+        labels,
+        shape=array_ops.concat((labels.dense_shape, constant_op.constant([1], dtypes.int64)), 0),
+        name=scope,
+    )
 
 
 def _set_dims(dims):
@@ -1097,9 +1206,12 @@ def _check_set_operands(a, b, a_shape=None, b_shape=None):
     )
 
 
-def _first_of_value(x):
-    """Whether each element of `x`'s last dimension is the first of its value there."""
-    n = x.get_shape().dims[-1].value
+def _first_of_value(x, mask=None):
+    """Whether each element of `x`'s last dimension is the first of its value there.
+
+    With a `mask` only the elements it holds count (and only they can be first).
+    """
+    n = x.get_shape().dims[-1].value if x.get_shape().ndims is not None else None
     if n is None:
         n = array_ops.shape(x)[-1]
     positions = math_ops.range(n)
@@ -1108,21 +1220,29 @@ def _first_of_value(x):
         array_ops.expand_dims(positions, 0), array_ops.expand_dims(positions, 1)
     )
     same = math_ops.equal(array_ops.expand_dims(x, -1), array_ops.expand_dims(x, -2))
-    return math_ops.logical_not(math_ops.reduce_any(math_ops.logical_and(same, earlier), -1))
+    if mask is not None:
+        same = math_ops.logical_and(same, array_ops.expand_dims(mask, -2))
+    first = math_ops.logical_not(math_ops.reduce_any(math_ops.logical_and(same, earlier), -1))
+    return first if mask is None else math_ops.logical_and(first, mask)
 
 
-def _is_in(a, b):
-    """Whether each element of `a`'s last dimension occurs in the same row of `b`."""
-    return math_ops.reduce_any(
-        math_ops.equal(array_ops.expand_dims(a, -1), array_ops.expand_dims(b, -2)), -1
-    )
+def _is_in(a, b, b_mask=None):
+    """Whether each element of `a`'s last dimension occurs in the same row of `b`.
+
+    With `b_mask` only the elements of `b` that it holds count.
+    """
+    same = math_ops.equal(array_ops.expand_dims(a, -1), array_ops.expand_dims(b, -2))
+    if b_mask is not None:
+        same = math_ops.logical_and(same, array_ops.expand_dims(b_mask, -2))
+    return math_ops.reduce_any(same, -1)
 
 
-def _set_sizes(a, b, selected_id, sizes):
+def _set_sizes(a, b, selected_id, sizes, b_mask=None):
     """Per row, float64 sizes of the sets of ids along the last dimensions of `a`, `b`.
 
     `sizes` picks from `"ab"` (their intersection), `"a"` and `"b"`. With `selected_id`
-    the sets are first intersected with `{selected_id}` (TF's `_select_class_id`).
+    the sets are first intersected with `{selected_id}` (TF's `_select_class_id`). With
+    `b_mask` (sparse labels made dense) `b`'s sets hold only the elements it marks.
     """
 
     def count(mask, axis=-1):
@@ -1132,7 +1252,10 @@ def _set_sizes(a, b, selected_id, sizes):
 
     if selected_id is not None:
         a_has = math_ops.reduce_any(math_ops.equal(a, array_ops.cast(selected_id, a.dtype)), -1)
-        b_has = math_ops.reduce_any(math_ops.equal(b, array_ops.cast(selected_id, b.dtype)), -1)
+        b_is = math_ops.equal(b, array_ops.cast(selected_id, b.dtype))
+        if b_mask is not None:
+            b_is = math_ops.logical_and(b_is, b_mask)
+        b_has = math_ops.reduce_any(b_is, -1)
         masks = {"ab": lambda: math_ops.logical_and(a_has, b_has), "a": lambda: a_has}
         masks["b"] = lambda: b_has
         return [array_ops.cast(masks[s](), dtypes.float64) for s in sizes]
@@ -1140,11 +1263,11 @@ def _set_sizes(a, b, selected_id, sizes):
     out = []
     for s in sizes:
         if s == "ab":
-            out.append(count(math_ops.logical_and(first_a, _is_in(a, b))))
+            out.append(count(math_ops.logical_and(first_a, _is_in(a, b, b_mask))))
         elif s == "a":
             out.append(count(first_a))
         else:
-            out.append(count(_first_of_value(b)))
+            out.append(count(_first_of_value(b, b_mask)))
     return out
 
 
@@ -1167,14 +1290,27 @@ def _set_count_at_k(scope_name, labels, predictions_idx, class_id, weights, kind
     """
     with ops.name_scope(None, scope_name, (predictions_idx, labels, weights)):
         predictions_idx = ops.convert_to_tensor(predictions_idx)
-        labels = ops.convert_to_tensor(labels)
-        check = _check_set_operands(predictions_idx, labels)
+        labels_mask = None
+        if _is_sparse(labels):
+            labels = _sparse_labels(labels)
+            check = _check_sparse_set_operands(predictions_idx, labels)
+            if class_id is not None:
+                # TF's `_select_class_id`: only the entries of the class are validated.
+                labels = sparse_ops.sparse_retain(labels, math_ops.equal(labels.values, class_id))
+            labels, labels_mask = _densify(labels)
+        else:
+            labels = ops.convert_to_tensor(labels)
+            check = _check_set_operands(predictions_idx, labels)
         with ops.control_dependencies([check] if check is not None else None):
             if kind == "tp":
-                (count,) = _set_sizes(predictions_idx, labels, class_id, ["ab"])
+                (count,) = _set_sizes(predictions_idx, labels, class_id, ["ab"], labels_mask)
             else:
                 inter, size = _set_sizes(
-                    predictions_idx, labels, class_id, ["ab", "b" if kind == "fn" else "a"]
+                    predictions_idx,
+                    labels,
+                    class_id,
+                    ["ab", "b" if kind == "fn" else "a"],
+                    labels_mask,
                 )
                 count = math_ops.subtract(size, inter)
         return _weighted_count(count, weights)
@@ -1329,8 +1465,9 @@ def _at_k_doc(default, top, returns):
 
     Args:
         labels: int64 class ids, `[D1, ... DN, num_labels]` or `[D1, ... DN]` (one
-            label per row). Each row is a set: repeated ids count once. Ids should be
-            in `[0, num_classes)`; {outside}
+            label per row), dense or a `tf.SparseTensor` (a row's set is then the
+            values it holds). Each row is a set: repeated ids count once. Ids should
+            be in `[0, num_classes)`; {outside}
         {predictions}
         {k}
         class_id: Optional class for binary metrics: only `class_id` is kept in both
@@ -1344,12 +1481,14 @@ def _at_k_doc(default, top, returns):
         {returns}
 
     Raises:
-        TypeError: `labels` not int64 (TF's set operations' "Types don't match"), or a
-            `SparseTensor` (ferroflow has no `SparseTensor` yet: pass dense labels).
+        TypeError: `labels` not int64 (TF's set operations' "Types don't match"), or
+            sparse-looking labels that are no `tf.SparseTensor`.
         ValueError: `labels`' rank neither `predictions`' nor one less, a rank below 2,
             leading dimensions that differ, or weights that do not broadcast (at build
             time when the static shapes tell; TF's set operations leave the counts'
-            shapes unknown, so TF fails when run).
+            shapes unknown, so TF fails when run). Sparse labels' leading dimensions
+            that differ only when run, and unsorted, repeated or out-of-bounds indices,
+            fail when run (`InvalidArgumentError`), as in TF.
         NotImplementedError: `labels` of unknown rank (TF decides with a `cond`).
 """
         )
@@ -1535,6 +1674,13 @@ def _num_relevant(labels, k):
         raise ValueError(f"Invalid k={k}")
     with ops.name_scope(None, "num_relevant", (labels,)) as scope:
         _reject_sparse(labels)
+        if _is_sparse(labels):
+            # TF's `set_size`: the distinct ids of each row, negative ones included.
+            values, mask = _densify(_sparse_labels(labels))
+            sizes = math_ops.reduce_sum(
+                array_ops.cast(_first_of_value(values, mask), dtypes.int32), axis=-1
+            )
+            return math_ops.minimum(sizes, k, name=scope)
         labels = ops.convert_to_tensor(labels)
         num_labels = math_ops.reduce_sum(
             array_ops.where(
@@ -1572,19 +1718,30 @@ def _sparse_average_precision_at_top_k(labels, predictions_idx):
                 "The last dimension of predictions_idx must be set. Currently, it is None."
             )
         labels = _maybe_expand_labels(labels, predictions_idx)
-        labels_shape = labels.get_shape()
-        labels_per_k_shape = None
-        if labels_shape.ndims is not None:
-            labels_per_k_shape = labels_shape[:-1].concatenate([k]).concatenate(labels_shape[-1:])
-        check = _check_set_operands(
-            predictions_idx,
-            labels,
-            a_shape=predictions_idx.get_shape().concatenate([1]),
-            b_shape=labels_per_k_shape,
-        )
+        labels_mask = None
+        if _is_sparse(labels):
+            # TF intersects `predictions_idx[..., None]` with the labels tiled `k` times.
+            check = _check_sparse_set_operands(predictions_idx, labels, min_rank=1)
+            label_values, labels_mask = _densify(labels)
+        else:
+            labels_shape = labels.get_shape()
+            labels_per_k_shape = None
+            if labels_shape.ndims is not None:
+                labels_per_k_shape = (
+                    labels_shape[:-1].concatenate([k]).concatenate(labels_shape[-1:])
+                )
+            check = _check_set_operands(
+                predictions_idx,
+                labels,
+                a_shape=predictions_idx.get_shape().concatenate([1]),
+                b_shape=labels_per_k_shape,
+            )
+            label_values = labels
         with ops.control_dependencies([check] if check is not None else None):
             with ops.name_scope(None, "relevant_per_k"):
-                relevant_per_k = array_ops.cast(_is_in(predictions_idx, labels), dtypes.float64)
+                relevant_per_k = array_ops.cast(
+                    _is_in(predictions_idx, label_values, labels_mask), dtypes.float64
+                )
         tp_per_k = math_ops.cumsum(relevant_per_k, axis=-1, name="tp_per_k")
         retrieved_per_k = math_ops.cumsum(
             array_ops.ones_like(relevant_per_k), axis=-1, name="retrieved_per_k"
@@ -1649,6 +1806,16 @@ def _clean_out_of_range_indices(labels, num_classes):
     no `cond` and selects between the two with that scalar instead.
     """
     _reject_sparse(labels)
+    if _is_sparse(labels):
+        labels = _sparse_labels(labels)
+        values = labels.values
+        max_labels = math_ops.reduce_max(values)
+        any_out_of_range = math_ops.greater_equal(max_labels, num_classes)
+        cleaned = array_ops.where(
+            math_ops.greater_equal(values, num_classes), -1 * array_ops.ones_like(values), values
+        )
+        values = array_ops.where(any_out_of_range, cleaned, values)
+        return sparse_tensor.SparseTensor(labels.indices, values, labels.dense_shape)
     labels = ops.convert_to_tensor(labels)
     max_labels = math_ops.reduce_max(labels)
     any_out_of_range = math_ops.greater_equal(max_labels, num_classes)
@@ -1679,7 +1846,10 @@ def average_precision_at_k(
     row without relevant labels was added, as in TF).
 
     Args:
-        labels: int64 class ids, `[D1, ... DN, num_labels]` or `[D1, ... DN]`.
+        labels: int64 class ids, `[D1, ... DN, num_labels]` or `[D1, ... DN]`, dense
+            or a `tf.SparseTensor`. Sparse labels count, as TF's `set_size`, each
+            distinct value of a row as relevant, negative and out-of-range ids
+            (made -1) included.
         predictions: Float scores `[D1, ... DN, num_classes]`.
         k: The number of highest predictions ranked (>= 1).
         weights: Optional weights of rank 0 or N, broadcastable to `[D1, ... DN]`.
@@ -1693,7 +1863,8 @@ def average_precision_at_k(
 
     Raises:
         ValueError: `k < 1`, or the shape errors of `recall_at_k`.
-        TypeError: `labels` not int64, or a `SparseTensor` (not supported).
+        TypeError: `labels` not int64, or sparse-looking labels that are no
+            `tf.SparseTensor`.
     """
     _reject_sparse(labels)
     if k < 1:

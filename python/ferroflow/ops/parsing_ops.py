@@ -2,7 +2,7 @@
 
 `tf.parse_example`, `tf.parse_single_example`, `tf.io.parse_sequence_example`,
 `tf.parse_single_sequence_example`; `tf.FixedLenFeature`, `tf.VarLenFeature`,
-`tf.FixedLenSequenceFeature`.
+`tf.FixedLenSequenceFeature`, `tf.SparseFeature`.
 
 Parsing is TensorFlow's `ParseExampleV2` and `ParseSequenceExampleV2` ops, built as
 TF builds them (keys sorted, a `key_<name>` constant reshaped to the feature's shape
@@ -10,7 +10,11 @@ for each default, an empty constant for a required feature, a scalar padding val
 for a `FixedLenSequenceFeature`) and run natively: the serialized protos are read in
 Rust, never in Python. Ragged features are not supported.
 
-A `VarLenFeature` comes back as a `tf.SparseTensor`.
+A `VarLenFeature` comes back as a `tf.SparseTensor`. A `SparseFeature` is parsed as
+TF parses it: its index and value keys as sparse keys (each once, whatever features
+share them), then merged into one `tf.SparseTensor` by `tf.sparse_merge`.
+`tf.io.decode_json_example` is not here: it needs a JSON-to-`Example` kernel that the
+Rust core does not have.
 """
 
 from __future__ import annotations
@@ -20,12 +24,14 @@ import re
 
 from ..framework import dtypes as _dtypes
 from ..framework import ops, tensor_shape
+from ..platform import tf_logging as logging
 from . import array_ops
 from ._op_util import make_op
 
 __all__ = [
     "FixedLenFeature",
     "FixedLenSequenceFeature",
+    "SparseFeature",
     "VarLenFeature",
     "parse_example",
     "parse_sequence_example",
@@ -42,6 +48,34 @@ class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
     Fields:
         dtype: The type of the values (`float32`, `int64` or `string`).
     """
+
+
+class SparseFeature(
+    collections.namedtuple(
+        "SparseFeature", ["index_key", "value_key", "dtype", "size", "already_sorted"]
+    )
+):
+    """A sparse feature given by index features and a value feature of an `Example`.
+
+    Parsed into a `tf.SparseTensor` whose `values` are the `value_key` feature's and
+    whose `indices[i][dim]` is the `i`-th value of the `index_key[dim]` feature (in
+    `parse_example`, after the batch index), with dense shape `size` (after the batch
+    size).
+
+    Fields:
+        index_key: A key, or a list of keys (one per dimension), of int64 features as
+            long as the value feature.
+        value_key: The key of the value feature.
+        dtype: The value feature's type (`float32`, `int64` or `string`).
+        size: An int (with a single `index_key`) or a list of ints (one per key), the
+            dense shape; the indices must be in `[0, size[dim])`.
+        already_sorted: Whether the values are already in index order (then they are
+            not reordered).
+    """
+
+    def __new__(cls, index_key, value_key, dtype, size, already_sorted=False):
+        """Creates the configuration (see the class docstring for the fields)."""
+        return super().__new__(cls, index_key, value_key, dtype, size, already_sorted)
 
 
 class FixedLenFeature(
@@ -119,6 +153,7 @@ class _ParseOpParams:
             if not isinstance(feature, tuple(types)):
                 raise ValueError(f"Unsupported {type(feature).__name__} {feature} for key '{key}'")
             params._add(key, feature)
+        params._validate()
         return params
 
     @property
@@ -126,12 +161,59 @@ class _ParseOpParams:
         """The number of keys."""
         return len(self.sparse_keys) + len(self.dense_keys)
 
+    def _add_sparse_key(self, key, dtype):
+        """Adds a sparse key once; the same key again must have the same dtype."""
+        dtype = _dtypes.as_dtype(dtype)
+        if key in self.sparse_keys:
+            original_dtype = self.sparse_types[self.sparse_keys.index(key)]
+            if original_dtype != dtype:
+                raise ValueError(f"Conflicting type {original_dtype} vs {dtype} for feature {key}.")
+        else:
+            self.sparse_keys.append(key)
+            self.sparse_types.append(dtype)
+
+    def _add_sparse_feature(self, key, feature):
+        """Adds a `SparseFeature`'s index keys (sorted, int64), then its value key."""
+        if not feature.index_key:
+            raise ValueError(f"Missing index_key for SparseFeature {feature}.")
+        if not feature.value_key:
+            raise ValueError(f"Missing value_key for SparseFeature {feature}.")
+        if not feature.dtype:
+            raise ValueError(f"Missing type for feature {key}. Received feature={feature}.")
+        index_keys = feature.index_key
+        if isinstance(index_keys, str):
+            index_keys = [index_keys]
+        elif len(index_keys) > 1:
+            logging.warning(
+                "SparseFeature is a complicated feature config and should only be used "
+                "after careful consideration of VarLenFeature."
+            )
+        for index_key in sorted(index_keys):
+            self._add_sparse_key(index_key, _dtypes.int64)
+        self._add_sparse_key(feature.value_key, feature.dtype)
+
+    def _validate(self):
+        """TF's check that no key is both sparse and dense.
+
+        Raises:
+            ValueError: The key sets intersect (TF's message).
+        """
+        dense_key_set, sparse_key_set = set(self.dense_keys), set(self.sparse_keys)
+        if not dense_key_set.isdisjoint(sparse_key_set):
+            raise ValueError(
+                "Dense and sparse keys must not intersect; dense_keys: "
+                f"{self.dense_keys}, sparse_keys: {self.sparse_keys}, intersection: "
+                f"{dense_key_set.intersection(sparse_key_set)}"
+            )
+
     def _add(self, key, feature):
         if isinstance(feature, VarLenFeature):
             if not feature.dtype:
                 raise ValueError(f"Missing type for feature {key}. Received feature={feature}")
-            self.sparse_keys.append(key)
-            self.sparse_types.append(_dtypes.as_dtype(feature.dtype))
+            self._add_sparse_key(key, feature.dtype)
+            return
+        if isinstance(feature, SparseFeature):
+            self._add_sparse_feature(key, feature)
             return
         if not feature.dtype:
             raise ValueError(f"Missing type for feature {key}. Received feature={feature}.")
@@ -251,9 +333,38 @@ def _parse_example_raw(serialized, params, example_names, name):
 
 def _example_params(features):
     return _ParseOpParams.from_features(
-        _prepend_none_dimension(features),
-        [VarLenFeature, FixedLenFeature, FixedLenSequenceFeature],
+        features, [VarLenFeature, SparseFeature, FixedLenFeature, FixedLenSequenceFeature]
     )
+
+
+def _construct_tensors_for_composite_features(features, tensor_dict):
+    """The parsed tensors with each `SparseFeature` merged into one `tf.SparseTensor`.
+
+    The index and value keys' sparse tensors go through `tf.sparse_merge` (in sorted
+    feature-key order, as TF); keys that are not features are dropped.
+    """
+    from . import sparse_ops
+
+    tensor_dict = dict(tensor_dict)
+    updates = {}
+    for key in sorted(features):
+        feature = features[key]
+        if isinstance(feature, SparseFeature):
+            if isinstance(feature.index_key, str):
+                sp_ids = tensor_dict[feature.index_key]
+            else:
+                sp_ids = [tensor_dict[index_key] for index_key in feature.index_key]
+            sp_values = tensor_dict[feature.value_key]
+            updates[key] = sparse_ops.sparse_merge(
+                sp_ids,
+                sp_values,
+                vocab_size=feature.size,
+                already_sorted=feature.already_sorted,
+            )
+    tensor_dict.update(updates)
+    for key in set(tensor_dict) - set(features):
+        del tensor_dict[key]
+    return tensor_dict
 
 
 def parse_example(serialized, features, name=None, example_names=None):
@@ -261,8 +372,8 @@ def parse_example(serialized, features, name=None, example_names=None):
 
     Args:
         serialized: 1-D string tensor of serialized `Example`s.
-        features: A dict from feature keys to `FixedLenFeature`, `VarLenFeature` or
-            `FixedLenSequenceFeature` (with `allow_missing=True`).
+        features: A dict from feature keys to `FixedLenFeature`, `VarLenFeature`,
+            `SparseFeature` or `FixedLenSequenceFeature` (with `allow_missing=True`).
         name: A name for the operation.
         example_names: Optional 1-D strings, names of the examples (for messages).
 
@@ -270,7 +381,7 @@ def parse_example(serialized, features, name=None, example_names=None):
         A dict from keys to tensors: `[batch] + shape` dense tensors for
         `FixedLenFeature`s, `[batch, T] + shape` padded tensors for
         `FixedLenSequenceFeature`s, `tf.SparseTensor`s `[batch, max_len]` for
-        `VarLenFeature`s.
+        `VarLenFeature`s and `[batch] + size` for `SparseFeature`s.
 
     Raises:
         ValueError: A feature configuration is invalid.
@@ -278,7 +389,9 @@ def parse_example(serialized, features, name=None, example_names=None):
     """
     if not features:
         raise ValueError(f"Argument `features` cannot be None or falsy. Got {features}")
-    return _parse_example_raw(serialized, _example_params(features), example_names, name)
+    features = _prepend_none_dimension(features)
+    outputs = _parse_example_raw(serialized, _example_params(features), example_names, name)
+    return _construct_tensors_for_composite_features(features, outputs)
 
 
 def parse_single_example(serialized, features, name=None, example_names=None):
@@ -286,15 +399,15 @@ def parse_single_example(serialized, features, name=None, example_names=None):
 
     Args:
         serialized: Scalar string tensor.
-        features: A dict from feature keys to `FixedLenFeature`, `VarLenFeature` or
-            `FixedLenSequenceFeature` (with `allow_missing=True`).
+        features: A dict from feature keys to `FixedLenFeature`, `VarLenFeature`,
+            `SparseFeature` or `FixedLenSequenceFeature` (with `allow_missing=True`).
         name: A name for the operation.
         example_names: Optional scalar string, the example's name (for messages).
 
     Returns:
         A dict from keys to tensors: `shape`-shaped dense tensors, `[T] + shape`
         tensors for `FixedLenSequenceFeature`s, and `tf.SparseTensor`s with 1-D
-        indices for `VarLenFeature`s.
+        indices for `VarLenFeature`s (of dense shape `size` for `SparseFeature`s).
 
     Raises:
         ValueError: `features` is empty or invalid, or `serialized` is not a scalar.

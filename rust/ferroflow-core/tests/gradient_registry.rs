@@ -122,6 +122,8 @@ fn only_the_listed_ops_lack_a_gradient() {
         "LearnedUnigramCandidateSampler",
         "LogUniformCandidateSampler",
         "LRNGrad",
+        "DecodeBmp",
+        "DecodeGif",
         "DecodeImage",
         "DecodeJpeg",
         "DecodePng",

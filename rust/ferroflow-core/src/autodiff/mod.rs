@@ -253,6 +253,11 @@ fn multi_device_add_n(ctx: &mut GradCtx<'_>, dense: &[Output]) -> Result<Output>
     ctx.op("AddN", &summands, vec![])
 }
 
+/// TF's `_IsBackpropagatable`: a gradient flows through tensors of these types only.
+fn backpropagatable(dtype: DType) -> bool {
+    dtype.is_floating() || matches!(dtype, DType::Resource | DType::Variant)
+}
+
 /// How a gradient computation names, places and sums the nodes it adds.
 #[derive(Clone, Debug)]
 struct WalkConfig {
@@ -458,11 +463,15 @@ impl GradientWalk {
         grad_ys: &[Option<Output>],
     ) -> Result<GradientWalk> {
         let n = graph.len();
-        // Consumers of each node (data edges).
+        // Consumers of each node over the edges a gradient can travel (TF's
+        // `_MarkReachedOps` follows only backpropagatable tensors: floating point,
+        // resources and variants, never integers, booleans or strings).
         let mut consumers: Vec<Vec<NodeId>> = vec![Vec::new(); n];
         for (id, node) in graph.nodes().iter().enumerate() {
             for i in &node.inputs {
-                consumers[i.node].push(id);
+                if backpropagatable(graph.output_spec(*i)?.dtype) {
+                    consumers[i.node].push(id);
+                }
             }
         }
         // Forward-reachable from xs.

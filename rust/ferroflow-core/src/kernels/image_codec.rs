@@ -1,5 +1,6 @@
-//! PNG and JPEG codecs of `tf.image`: `DecodePng`, `EncodePng`, `DecodeJpeg`,
-//! `EncodeJpeg` and `DecodeImage` (PNG or JPEG by signature), TF's attrs and messages.
+//! Image codecs of `tf.image`: `DecodePng`, `EncodePng`, `DecodeJpeg`, `EncodeJpeg`,
+//! `DecodeGif`, `DecodeBmp` and `DecodeImage` (any of the four by signature), TF's
+//! attrs and messages (GIF and BMP in `image_gif_bmp.rs`).
 //! The codecs are well-kept pure-Rust crates (`png`, `zune-jpeg`, `jpeg-encoder`);
 //! the header's dimensions are checked with TF's limits before anything is allocated,
 //! the pixel buffer is allocated fallibly, and a panic inside a codec (never expected)
@@ -9,6 +10,7 @@ use std::borrow::Cow;
 use std::io::Cursor;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use super::image_gif_bmp::{decode_bmp, decode_gif};
 use super::{KernelBuild, OpContext, OpKernel};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -53,6 +55,8 @@ fn check_channels(channels: i64, allowed: &[i64]) -> Result<usize> {
 enum Format {
     Png,
     Jpeg,
+    Gif,
+    Bmp,
     Any,
 }
 
@@ -62,6 +66,8 @@ struct Decode {
     channels: usize,
     dtype: DType,
     ratio: usize,
+    /// `DecodeImage`: a GIF's every frame (4-D) or only its first (3-D).
+    expand_animations: bool,
 }
 
 pub(crate) fn decode_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
@@ -69,13 +75,14 @@ pub(crate) fn decode_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     let format = match n.op_type() {
         "DecodePng" => Format::Png,
         "DecodeJpeg" => Format::Jpeg,
+        "DecodeGif" => Format::Gif,
+        "DecodeBmp" => Format::Bmp,
         _ => Format::Any,
     };
     let channels = check_channels(n.attr_or("channels", 0i64)?, &[0, 1, 3, 4])?;
     let dtype = n.attr_or("dtype", DType::UInt8)?;
     let ratio = n.attr_or("ratio", 1i64)?;
-    // One frame per file (PNG and JPEG): `expand_animations` changes nothing.
-    let _: bool = n.attr_or("expand_animations", true)?;
+    let expand_animations: bool = n.attr_or("expand_animations", true)?;
     if ![1, 2, 4, 8].contains(&ratio) {
         ff_bail!(InvalidArgument, "ratio must be 1, 2, 4, or 8, got {ratio}");
     }
@@ -92,7 +99,7 @@ pub(crate) fn decode_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
             ff_bail!(InvalidArgument, "dct_method must be one of INTEGER_FAST or INTEGER_ACCURATE, got {method}");
         }
     }
-    Ok(Box::new(Decode { format, channels, dtype, ratio: ratio as usize }))
+    Ok(Box::new(Decode { format, channels, dtype, ratio: ratio as usize, expand_animations }))
 }
 
 impl OpKernel for Decode {
@@ -113,6 +120,8 @@ impl OpKernel for Decode {
                 }
                 decode_jpeg(data, self.channels, self.ratio)?
             }
+            Format::Gif => guarded("DecodeGif", || decode_gif(data, true))?,
+            Format::Bmp => guarded("DecodeBmp", || decode_bmp(data, self.channels))?,
             Format::Any => {
                 let image = if is_png {
                     decode_png(
@@ -125,8 +134,16 @@ impl OpKernel for Decode {
                         ff_bail!(InvalidArgument, "channels must be 0, 1, or 3 for JPEG, got 4");
                     }
                     decode_jpeg(data, self.channels, 1)?
-                } else if data.starts_with(b"GIF8") || data.starts_with(b"BM") {
-                    ff_bail!(Unimplemented, "Decoding GIF and BMP images is not supported (PNG and JPEG are)");
+                } else if data.starts_with(b"GIF8") {
+                    if self.channels != 0 && self.channels != 3 {
+                        ff_bail!(InvalidArgument, "channels must be 0 or 3 for GIF, got {}", self.channels);
+                    }
+                    guarded("DecodeGif", || decode_gif(data, self.expand_animations))?
+                } else if data.starts_with(b"BM") {
+                    if self.channels == 1 {
+                        ff_bail!(InvalidArgument, "`channels` must be 0, 3 or 4 for BMP, but got 1");
+                    }
+                    guarded("DecodeBmp", || decode_bmp(data, self.channels))?
                 } else {
                     ff_bail!(InvalidArgument, "Unknown image file format. One of JPEG, PNG, GIF, BMP required.");
                 };
@@ -139,13 +156,14 @@ impl OpKernel for Decode {
 }
 
 /// `DecodeImage`'s `dtype`: uint8 as decoded; uint16 as decoded (PNG, at 16 bits) or
-/// scaled by 257 (JPEG); float32 scaled to `[0, 1]` from the 16-bit PNG or the 8-bit
-/// JPEG samples, as TF's kernel.
+/// shifted left 8 bits (JPEG: TF's kernel scales by 256, not 257 as libpng widens);
+/// float32 scaled to `[0, 1]` from the 16-bit PNG or the 8-bit JPEG samples, as TF's
+/// kernel.
 fn to_dtype(image: Tensor, dtype: DType) -> Result<Tensor> {
     match (image.dtype(), dtype) {
         (a, b) if a == b => Ok(image),
         (DType::UInt8, DType::UInt16) => {
-            let v: Vec<u16> = image.as_slice::<u8>()?.iter().map(|&x| u16::from(x) * 257).collect();
+            let v: Vec<u16> = image.as_slice::<u8>()?.iter().map(|&x| u16::from(x) << 8).collect();
             Tensor::from_slice(image.shape(), &v)
         }
         (DType::UInt8, DType::Float32) => {

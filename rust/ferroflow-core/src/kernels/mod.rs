@@ -18,6 +18,7 @@ pub(crate) mod gru;
 pub(crate) mod hash;
 pub(crate) mod image;
 pub(crate) mod image_codec;
+pub(crate) mod image_gif_bmp;
 pub(crate) mod indexing;
 pub(crate) mod io;
 pub mod layout;

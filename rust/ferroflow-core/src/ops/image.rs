@@ -35,6 +35,8 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("DecodePng", &["contents"], infer_decode, c::decode_kernel));
     r.add(OpDef::new("DecodeJpeg", &["contents"], infer_decode, c::decode_kernel));
     r.add(OpDef::new("DecodeImage", &["contents"], infer_decode, c::decode_kernel));
+    r.add(OpDef::new("DecodeGif", &["contents"], infer_decode, c::decode_kernel));
+    r.add(OpDef::new("DecodeBmp", &["contents"], infer_decode, c::decode_kernel));
     r.add(OpDef::new("EncodePng", &["image"], infer_encode, c::encode_png_kernel));
     r.add(OpDef::new("EncodeJpeg", &["image"], infer_encode, c::encode_jpeg_kernel));
     r.add(OpDef::new("ReverseV2", &["tensor", "axis"], infer_reverse, k::reverse_kernel).grad(g::reverse));
@@ -178,8 +180,8 @@ fn infer_adjust(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 fn infer_decode(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.check_type(0, &[DType::String])?;
     ctx.check_rank(0, 0)?;
-    let channels = ctx.attr_int("channels", 0)?;
     let op = ctx.def.name;
+    let channels = if op == "DecodeGif" { 3 } else { ctx.attr_int("channels", 0)? };
     let dtype = match op {
         "DecodeJpeg" => {
             ctx.attr_int("ratio", 1)?;
@@ -189,10 +191,11 @@ fn infer_decode(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
             ctx.attr_or("dct_method", String::new())?;
             DType::UInt8
         }
+        "DecodeGif" | "DecodeBmp" => DType::UInt8,
         _ => ctx.attr_or("dtype", DType::UInt8)?,
     };
     let allowed: &[DType] = match op {
-        "DecodeJpeg" => &[DType::UInt8],
+        "DecodeJpeg" | "DecodeGif" | "DecodeBmp" => &[DType::UInt8],
         "DecodePng" => &[DType::UInt8, DType::UInt16],
         _ => &[DType::UInt8, DType::UInt16, DType::Float32],
     };
@@ -204,7 +207,9 @@ fn infer_decode(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         )));
     }
     let c = usize::try_from(channels).ok().filter(|&c| c > 0);
-    let shape = if op == "DecodeImage" && ctx.attr_bool("expand_animations", true)? {
+    let shape = if op == "DecodeGif" {
+        PartialShape::from_dims([None, None, None, Some(3)])
+    } else if op == "DecodeImage" && ctx.attr_bool("expand_animations", true)? {
         // TF's: a GIF would be 4-D, so the rank is unknown.
         PartialShape::unknown()
     } else {
