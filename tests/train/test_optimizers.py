@@ -202,8 +202,13 @@ def test_optimizer_errors_like_tensorflow():
     i = ff.Variable([1, 2])
     with pytest.raises(ValueError, match="Invalid type"):
         opt.compute_gradients(ff.reduce_sum(i), var_list=[i])
-    with pytest.raises(TypeError, match=r"not a tf\.Variable"):
-        opt.compute_gradients(ff.reduce_sum(v), var_list=[x])
+    # As TF: a plain tensor in var_list gets its gradient, but cannot be updated.
+    grads = opt.compute_gradients(ff.reduce_sum(v * x), var_list=[v, x])
+    assert grads[1][1] is x and grads[1][0] is not None
+    with pytest.raises(NotImplementedError, match="Trying to update a Tensor"):
+        opt.apply_gradients(grads)
+    with pytest.raises(NotImplementedError, match="unsupported type"):
+        opt.compute_gradients(ff.reduce_sum(v), var_list=[v, "x"])
 
 
 def test_global_step_helpers():

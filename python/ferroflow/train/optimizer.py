@@ -135,8 +135,10 @@ class Optimizer:
         if not var_list:
             raise ValueError("No variables to optimize.")
         for v in var_list:
-            if not isinstance(v, variables.Variable):
-                raise TypeError(f"Argument is not a tf.Variable: {v}")
+            # TF's `_get_processor`: a plain tensor may be differentiated against (its
+            # gradient is returned), but `apply_gradients` cannot update it.
+            if not isinstance(v, variables.Variable | ops.Tensor):
+                raise NotImplementedError(f"Trying to optimize unsupported type {v}")
         grads = gradients.gradients(
             loss,
             var_list,
@@ -163,6 +165,9 @@ class Optimizer:
         grads_and_vars = tuple(grads_and_vars)
         if not grads_and_vars:
             raise ValueError("No variables provided.")
+        for _, v in grads_and_vars:
+            if isinstance(v, ops.Tensor) and not isinstance(v, variables.Variable):
+                raise NotImplementedError(f"Trying to update a Tensor {v}")
         converted = []
         for g, v in grads_and_vars:
             if g is not None and not isinstance(g, IndexedSlices):
