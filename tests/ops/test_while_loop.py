@@ -823,3 +823,30 @@ def test_an_update_made_outside_the_loop_runs_once(tf1):
         [float(v) for v in results[0][1]],
     ]
     assert [int(v) for v in results[1][0]] == [1, 10]
+
+
+def test_loop_gradient_ops_are_colocated_with_their_body_ops(tf1):
+    """`colocate_gradients_with_ops=True` reaches a loop body's gradient (issue 42:
+    the body's gradient ops had no device)."""
+
+    def build(lib):
+        v = lib.constant(2.0)
+
+        def body(x):
+            with lib.device("/device:CPU:0"):
+                return lib.square(x)
+
+        loop = lib.while_loop(lambda x: x < 100.0, body, [v], parallel_iterations=1)
+        grad = lib.gradients(loop, v, colocate_gradients_with_ops=True)[0]
+        square_grads = [
+            o.device for o in lib.get_default_graph().get_operations() if "Square_grad" in o.name
+        ]
+        return grad, square_grads
+
+    for lib in (tf1, ff):
+        g = lib.Graph()
+        with g.as_default():
+            grad, devices = build(lib)
+            assert devices and all(d == "/device:CPU:0" for d in devices)
+            with lib.Session(graph=g) as sess:
+                assert sess.run(grad) == 1024.0

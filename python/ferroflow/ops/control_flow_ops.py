@@ -1317,6 +1317,8 @@ def _while_grad(op, *grads):
             # Not `gradients...`: a TensorArray gradient finds its gradient array by
             # the outer call's scope (the last `gradients*` name component).
             name="vjp",
+            # The body's gradient ops go where their forward ops are, as TF's.
+            colocate_gradients_with_ops=gradients_impl.colocating_gradients(),
         )
         vjp = [ops.convert_to_tensor(v) for v in vjp]
         fetches = vjp[: len(diff_vars)] + [

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import threading
 
 import numpy as np
 
@@ -243,12 +244,33 @@ def _to_native(t):
     return ("dense", (t._op._id, t._value_index))
 
 
+_colocating = threading.local()
+
+
+def colocating_gradients() -> bool:
+    """Whether the running gradient function's `gradients` call colocates its ops.
+
+    A `While`'s gradient passes `colocate_gradients_with_ops` on to its body's.
+    """
+    return getattr(_colocating, "value", False)
+
+
+@contextlib.contextmanager
+def _colocation_flag(colocate):
+    saved = colocating_gradients()
+    _colocating.value = bool(colocate)
+    try:
+        yield
+    finally:
+        _colocating.value = saved
+
+
 def _python_op_gradient(g, op, out_grads, scope, colocate):
     """Runs the Python gradient function of `op` (TF's `_GradientsHelper` step)."""
     _, fn = ops._python_gradient(op)
     if fn is None:  # NotDifferentiable
         return [None] * len(op.inputs)
-    with g.name_scope(f"{scope}{op.name}_grad/"):
+    with g.name_scope(f"{scope}{op.name}_grad/"), _colocation_flag(colocate):
         with g.colocate_with(op) if colocate else contextlib.nullcontext():
             # TF passes zeros for float outputs that no gradient reached.
             out_grads = [
