@@ -162,7 +162,8 @@ def test_an_interactive_session_dropped_unclosed_leaves_the_graph_stack(tf1):
     import gc
 
     s1 = ff.InteractiveSession()
-    s2 = ff.InteractiveSession()
+    with pytest.warns(UserWarning, match="An interactive session is already active"):
+        s2 = ff.InteractiveSession()
     del s1, s2
     gc.collect()
     ff.reset_default_graph()
@@ -349,3 +350,19 @@ def test_fetched_results_are_zero_copy_when_unshared():
     assert type(out.base).__name__ == "_TensorBuffer"
     assert out.flags.writeable and out.flags.c_contiguous
     np.testing.assert_array_equal(out, np.arange(1000) * 2.0)
+
+
+def test_session_rules_as_tf():
+    """TF's errors: an empty graph cannot run, `with sess:` is not re-entrant."""
+    with pytest.raises(RuntimeError, match="The Session graph is empty"):
+        ff.Session(graph=ff.Graph()).run([])
+    sess = ff.Session()
+    ff.constant(1.0)
+    with sess:
+        with pytest.raises(RuntimeError, match="not re-entrant"):
+            with sess:
+                pass
+    first = ff.InteractiveSession()
+    first.close()
+    second = ff.InteractiveSession()  # one closed before: no warning
+    second.close()

@@ -12,6 +12,7 @@ import collections
 import contextlib
 import sys
 import threading
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -353,9 +354,13 @@ class BaseSession(SessionInterface):
     def __enter__(self):
         # As TF: `with sess:` makes the session's graph the default graph too (only
         # `as_default()` does not).
-        if self._default_session_context is None:
-            self._default_graph_context = self.graph.as_default()
-            self._default_session_context = self.as_default()
+        if self._default_session_context is not None:
+            raise RuntimeError(
+                "Session context managers are not re-entrant. Use `Session.as_default()` if "
+                "you want to enter a session multiple times."
+            )
+        self._default_graph_context = self.graph.as_default()
+        self._default_session_context = self.as_default()
         self._default_graph_context.__enter__()
         self._default_session_context.__enter__()
         return self
@@ -467,6 +472,10 @@ class BaseSession(SessionInterface):
         """The plan for `fetches` and the fed values checked and converted for it."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        if self._graph.version == 0:
+            raise RuntimeError(
+                "The Session graph is empty.  Add operations to the graph before calling run()."
+            )
         feed_dict = _expand_sparse_feeds(feed_dict)
         plan = self._plan_for(fetches, feed_dict)
         if not feed_dict:
@@ -599,6 +608,10 @@ class Session(BaseSession):
 class InteractiveSession(BaseSession):
     """A session that installs itself as the default session when created (for shells)."""
 
+    # As TF's: creating one while another is open (not closed) warns.
+    _count_lock = threading.Lock()
+    _active_session_count = 0
+
     def __init__(self, target="", graph=None, config=None):
         """Creates the session and makes it the default session.
 
@@ -608,6 +621,16 @@ class InteractiveSession(BaseSession):
         `reset_default_graph`).
         """
         super().__init__(target, graph, config)
+        with InteractiveSession._count_lock:
+            if InteractiveSession._active_session_count > 0:
+                warnings.warn(
+                    "An interactive session is already active. This can cause out-of-memory "
+                    "errors in some cases. You must explicitly call "
+                    "`InteractiveSession.close()` to release resources held by the other "
+                    "session(s).",
+                    stacklevel=2,
+                )
+            InteractiveSession._active_session_count += 1
         self._default_context = self.as_default()
         self._default_context.__enter__()
         self._graph_context = None
@@ -619,6 +642,11 @@ class InteractiveSession(BaseSession):
     def close(self) -> None:
         """Closes the session and removes it from the default-session stack."""
         super().close()
+        with InteractiveSession._count_lock:
+            if getattr(self, "_explicitly_closed", True):
+                return
+            InteractiveSession._active_session_count -= 1
+            self._explicitly_closed = True
         for attr in ("_graph_context", "_default_context"):
             ctx = getattr(self, attr, None)
             setattr(self, attr, None)
