@@ -366,3 +366,13 @@ def test_session_rules_as_tf():
     first.close()
     second = ff.InteractiveSession()  # one closed before: no warning
     second.close()
+
+
+def test_names_as_byte_strings_work_as_in_tf():
+    c = ff.constant(42.0, name="c")
+    e = ff.constant(44.0, name=b"e")
+    assert isinstance(e.name, str) and e.name == "e:0"
+    with ff.Session() as sess:
+        assert sess.run(b"c:0") == 42.0
+        assert sess.run([b"c:0", "e:0"]) == [42.0, 44.0]
+    assert c.graph.as_graph_element(b"e") is e.op

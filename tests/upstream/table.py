@@ -51,7 +51,7 @@ FLOORS: dict[str, int] = {
     "pooling_test.py": 15,
     "queue_runner_test.py": 15,
     "saver_test.py": 69,
-    "session_test.py": 67,
+    "session_test.py": 68,
     "sparse_ops_test.py": 47,
     "sparse_tensor_test.py": 21,
     "tensor_array_ops_test.py": 48,

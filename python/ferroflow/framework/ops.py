@@ -633,6 +633,8 @@ class Graph:
         conv = getattr(obj, "_as_graph_element", None)
         if conv is not None and callable(conv):
             obj = conv()
+        if isinstance(obj, bytes):
+            obj = obj.decode()  # TF's `compat.as_str`: byte-string names work too
         if isinstance(obj, str):
             if ":" in obj and allow_tensor:
                 op_name, _, out = obj.rpartition(":")
@@ -1007,6 +1009,8 @@ class Graph:
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
         name = name or op_type
+        if isinstance(name, bytes):
+            name = name.decode()
         if name.endswith("/"):
             name = name[:-1]  # an exact (already unique) scope name, as TF's name_from_scope_name
         else:
