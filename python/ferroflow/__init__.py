@@ -354,6 +354,8 @@ from .ops.variable_scope import (
 )
 from .ops.variables import (
     Variable,
+    VariableAggregation,
+    VariableSynchronization,
     all_variables,
     assert_variables_initialized,
     global_variables,
@@ -420,6 +422,15 @@ from .platform import tf_logging as logging
 from .platform.tf_logging import get_logger
 
 newaxis = None  # `t[tf.newaxis]` inserts a dimension of size 1
+# TF-1.x's version constants: ferroflow's own version, and the GraphDef producer
+# version its graphs carry (a TF-1.x era value; consumers from version 0).
+VERSION = __version__
+GRAPH_DEF_VERSION = Graph().graph_def_versions.producer
+GRAPH_DEF_VERSION_MIN_CONSUMER = 0
+GRAPH_DEF_VERSION_MIN_PRODUCER = 0
+# TF's alias of `NotDifferentiable`, and `tf.OpError` at the top level.
+NoGradient = NotDifferentiable
+OpError = errors.OpError
 
 __all__ = [
     "abs",
@@ -544,8 +555,13 @@ __all__ = [
     "glorot_normal_initializer",
     "glorot_uniform_initializer",
     "GPUOptions",
+    "GRAPH_DEF_VERSION",
+    "GRAPH_DEF_VERSION_MIN_CONSUMER",
+    "GRAPH_DEF_VERSION_MIN_PRODUCER",
     "NameAttrList",
     "NodeDef",
+    "NoGradient",
+    "OpError",
     "OptimizerOptions",
     "RPCOptions",
     "grad_pass_through",
@@ -674,6 +690,8 @@ __all__ = [
     "reverse",
     "reverse_v2",
     "resource",
+    "VariableAggregation",
+    "VariableSynchronization",
     "variant",
     "round",
     "rsqrt",
@@ -798,6 +816,7 @@ __all__ = [
     "VariableScope",
     "variance_scaling_initializer",
     "VarLenFeature",
+    "VERSION",
     "where",
     "where_v2",
     "WholeFileReader",

@@ -31,6 +31,7 @@ class TensorSpec(type_spec.BatchableTypeSpec):
             TypeError: If `shape` or `dtype` does not convert.
         """
         self._shape = tensor_shape.TensorShape(shape)
+        self._shape_tuple: tuple[int | None, ...] | None
         try:
             self._shape_tuple = tuple(self._shape.as_list())
         except ValueError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 import numpy as np
 
@@ -431,13 +432,14 @@ def make_ndarray(tensor):
     dtype = tensor_dtype.as_numpy_dtype
     if tensor.tensor_content:
         return np.frombuffer(tensor.tensor_content, dtype=dtype).copy().reshape(shape)
+    values: Any
     if tensor_dtype == dtypes.string:
-        values = list(tensor.string_val)
-        padding = num_elements - len(values)
+        strings = list(tensor.string_val)
+        padding = num_elements - len(strings)
         if padding > 0:
-            last = values[-1] if values else ""
-            values.extend([last] * padding)
-        return np.array(values, dtype=dtype).reshape(shape)
+            last = strings[-1] if strings else ""
+            strings.extend([last] * padding)
+        return np.array(strings, dtype=dtype).reshape(shape)
     if tensor_dtype in (dtypes.float16, dtypes.bfloat16):
         values = np.fromiter(tensor.half_val, dtype=np.uint16).view(dtype)
     elif tensor_dtype == dtypes.float32:

@@ -91,6 +91,10 @@ class BatchableTypeSpec(TypeSpec):
 
     __slots__ = ()
 
+    def _batch(self, batch_size):
+        """The spec of a batch of `batch_size` values of this spec."""
+        raise NotImplementedError(f"{type(self).__name__}._batch")
+
 
 def _make_cmp_key(value, spec):
     """`value` (part of a serialization) as a hashable, comparable key (TF's)."""

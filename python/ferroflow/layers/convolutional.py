@@ -430,7 +430,8 @@ class Conv2DTranspose(Conv2D):
         if input_shape.ndims != 4:
             raise ValueError(f"Inputs should have rank 4. Received input shape: {input_shape}")
         super().build(input_shape)
-        self.input_spec = InputSpec(ndim=4, axes=self.input_spec.axes)
+        axes = self.input_spec.axes if self.input_spec is not None else None
+        self.input_spec = InputSpec(ndim=4, axes=axes)
 
     def _convolve(self, inputs):
         dynamic = array_ops.shape(inputs)

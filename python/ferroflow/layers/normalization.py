@@ -327,12 +327,12 @@ class BatchNormalization(Layer):
         # The moving statistics are never partitioned.
         scope = self._scope
         partitioner = scope.partitioner if scope is not None else None
-        if partitioner:
+        if scope is not None and partitioner:
             scope.set_partitioner(None)
         try:
             self._build_moving_statistics(param_shape, param_dtype)
         finally:
-            if partitioner:
+            if scope is not None and partitioner:
                 scope.set_partitioner(partitioner)
         self.built = True
 

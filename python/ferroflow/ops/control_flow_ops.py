@@ -87,10 +87,12 @@ def _group_control_deps(device, deps, name=None):
 def _convert_to_tensor_or_composite(value, dtype=None, name=None):
     """`value` itself when a composite tensor, else `value` as a `Tensor` (TF's)."""
     if isinstance(value, CompositeTensor):
-        if dtype is not None and not dtypes.as_dtype(dtype).is_compatible_with(value.dtype):
+        value_dtype = getattr(value, "dtype", None)
+        if dtype is not None and not dtypes.as_dtype(dtype).is_compatible_with(value_dtype):
             raise ValueError(
                 f"Tensor conversion dtype mismatch. Requested dtype is "
-                f"{dtypes.as_dtype(dtype).name}, Tensor has dtype {value.dtype.name}: {value!r}"
+                f"{dtypes.as_dtype(dtype).name}, Tensor has dtype "
+                f"{getattr(value_dtype, 'name', value_dtype)}: {value!r}"
             )
         return value
     return ops.convert_to_tensor(value, dtype=dtype, name=name)
@@ -1040,7 +1042,7 @@ def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
         if isinstance(v, TensorArray):
             invariants.append(tensor_shape.TensorShape([]))
         elif isinstance(v, CompositeTensor):
-            invariants.extend(inv)
+            invariants.extend(inv or ())
         else:
             invariants.append(tensor_shape.as_shape(inv))
     for t, inv in zip(flat, invariants, strict=True):
@@ -1108,9 +1110,9 @@ def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
     # their captured reads are read afresh by every op that uses them (TF-1.x's
     # `v/read` aliases the variable), so the cond sees the body's updates.
     updated: dict[int, ops.Tensor] = {}
-    for inner in (op for op in g._ops[context._start :] if op._id in context._op_ids):
-        flags = op_def_registry.ref_input_flags(inner.type)
-        for t, is_ref in zip(inner.inputs, flags, strict=False):
+    for inner_op in (op for op in g._ops[context._start :] if op._id in context._op_ids):
+        flags = op_def_registry.ref_input_flags(inner_op.type)
+        for t, is_ref in zip(inner_op.inputs, flags, strict=False):
             if is_ref:
                 updated.setdefault(t.op._id, t)
     live = [

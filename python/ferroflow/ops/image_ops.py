@@ -2028,7 +2028,8 @@ def ssim_multiscale(
                     ]
                 # Overwrite the previous ssim value: only the last one is needed.
                 ssim_per_channel, cs = _ssim_per_channel(
-                    *imgs,
+                    imgs[0],
+                    imgs[1],
                     max_val=max_val,
                     filter_size=filter_size,
                     filter_sigma=filter_sigma,
@@ -2100,10 +2101,9 @@ def sobel_edges(image):
 
     static_image_shape = image.get_shape()
     image_shape = array_ops.shape(image)
-    kernels = [[[-1, -2, -1], [0, 0, 0], [1, 2, 1]], [[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]]]
-    num_kernels = len(kernels)
-    kernels = np.transpose(np.asarray(kernels), (1, 2, 0))
-    kernels = np.expand_dims(kernels, -2)
+    sobel = [[[-1, -2, -1], [0, 0, 0], [1, 2, 1]], [[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]]]
+    num_kernels = len(sobel)
+    kernels = np.expand_dims(np.transpose(np.asarray(sobel), (1, 2, 0)), -2)
     kernels_tf = constant_op.constant(kernels, dtype=image.dtype)
     kernels_tf = tile(kernels_tf, [1, 1, image_shape[-1], 1], name="sobel_filters")
     # TF reads the depth from `image_shape[-1]` when it is static.

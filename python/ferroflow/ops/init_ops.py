@@ -18,6 +18,7 @@ its matrix with `Pad` instead of `ScatterNd`.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -583,7 +584,7 @@ class ConvolutionOrthogonal(Initializer):
                 )
         eye = self._eye(n)
         dims = len(projections)
-        kernel = {}
+        kernel: dict[tuple[int, ...], Any] = {}
         if dims == 1:
             kernel[(0,)] = projections[0]
             kernel[(1,)] = eye - projections[0]

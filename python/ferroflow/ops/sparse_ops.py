@@ -627,9 +627,12 @@ def _sparse_truediv(sp_x, y):
 
 
 # TF's operator overloads of SparseTensor (`math_ops`): `*` and `/` with a dense right side.
-SparseTensor.__mul__ = _sparse_mul
-SparseTensor.__div__ = _sparse_div
-SparseTensor.__truediv__ = _sparse_truediv
+for _name, _fn in (
+    ("__mul__", _sparse_mul),
+    ("__div__", _sparse_div),
+    ("__truediv__", _sparse_truediv),
+):
+    setattr(SparseTensor, _name, _fn)
 
 
 def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import enum
 
 from ..framework import constant_op, dtypes, meta_graph, ops, tensor_shape
 from ..protos import SaveSliceInfoDef, VariableDef
@@ -726,3 +727,29 @@ for _key in (
         from_proto=_variable_from_proto,
     )
 del _key
+
+
+class VariableSynchronization(enum.Enum):
+    """When a distributed variable is aggregated (TF's `tf.VariableSynchronization`).
+
+    ferroflow accepts it wherever TF does (`tf.Variable`, `tf.get_variable`); with no
+    distribution strategy, every value behaves as `AUTO`.
+    """
+
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+class VariableAggregation(enum.Enum):
+    """How a distributed variable's updates combine (TF's `tf.VariableAggregation`).
+
+    ferroflow accepts it wherever TF does; with no distribution strategy it changes
+    nothing.
+    """
+
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import collections as _collections
 import collections.abc as _abc
+from typing import Any
 
 from ..framework.composite_tensor import CompositeTensor as _CompositeTensor
 from ..framework.tensor_spec import TensorSpec as _TensorSpec
@@ -220,7 +221,7 @@ def _sequence_like(instance, args):
         result = dict(zip(_sorted(instance), args, strict=False))
         instance_type = type(instance)
         if instance_type is _collections.defaultdict:
-            d = _collections.defaultdict(instance.default_factory)
+            d: Any = _collections.defaultdict(instance.default_factory)
             for key in instance:
                 d[key] = result[key]
             return d
