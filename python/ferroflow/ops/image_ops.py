@@ -843,59 +843,9 @@ def resize_images(
             return resize_area(images_t, new_size, align_corners=align_corners)
         raise ValueError(f"Resize method is not implemented: {method}")
 
-    with ops.name_scope(name, "resize", [images, size]):
-        images = ops.convert_to_tensor(images, name="images")
-        if images.get_shape().ndims is None:
-            raise ValueError("'images' contains no shape.")
-        is_batch = True
-        if images.get_shape().ndims == 3:
-            is_batch = False
-            images = array_ops.expand_dims(images, 0)
-        elif images.get_shape().ndims != 4:
-            raise ValueError("'images' must have either 3 or 4 dimensions.")
-        _, height, width, _ = images.get_shape().as_list()
-        try:
-            size = ops.convert_to_tensor(size, dtypes.int32, name="size")
-        except (TypeError, ValueError):
-            raise ValueError("'size' must be a 1-D int32 Tensor") from None
-        if not size.get_shape().is_compatible_with([2]):
-            raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, new_width")
-        static_size = None
-        if preserve_aspect_ratio:
-            _, current_height, current_width, _ = _image_dimensions(images, rank=4)
-            static_size = _static_aspect_size(size, current_height, current_width)
-            f32 = dtypes.float32
-            scale_factor_height = array_ops.cast(size[0], f32) / array_ops.cast(current_height, f32)
-            scale_factor_width = array_ops.cast(size[1], f32) / array_ops.cast(current_width, f32)
-            scale_factor = math_ops.minimum(scale_factor_height, scale_factor_width)
-            scaled_height_const = array_ops.cast(
-                math_ops.round(scale_factor * array_ops.cast(current_height, f32)), dtypes.int32
-            )
-            scaled_width_const = array_ops.cast(
-                math_ops.round(scale_factor * array_ops.cast(current_width, f32)), dtypes.int32
-            )
-            size = ops.convert_to_tensor(
-                [scaled_height_const, scaled_width_const], dtypes.int32, name="size"
-            )
-        size_const_as_shape = constant_value_as_shape(size)
-        new_height_const = tensor_shape.dimension_at_index(size_const_as_shape, 0).value
-        new_width_const = tensor_shape.dimension_at_index(size_const_as_shape, 1).value
-        if static_size is not None:
-            # TF evaluates the constant size subgraph (`TF_TryEvaluateConstant`).
-            new_height_const, new_width_const = static_size
-        if (
-            all(x is not None for x in [new_width_const, width, new_height_const, height])
-            and width == new_width_const
-            and height == new_height_const
-        ):
-            if not is_batch:
-                images = array_ops.squeeze(images, axis=[0])
-            return images
-        images = resize_fn(images, size)
-        images.set_shape([None, new_height_const, new_width_const, None])
-        if not is_batch:
-            images = array_ops.squeeze(images, axis=[0])
-        return images
+    return _resize_images_common(
+        images, resize_fn, size, preserve_aspect_ratio, name, skip_resize_if_same=True
+    )
 
 
 def resize_image_with_pad(

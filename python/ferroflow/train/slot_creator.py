@@ -40,45 +40,45 @@ def create_slot_with_initializer(
 
 def create_zeros_slot(primary, name, dtype=None, colocate_with_primary=True):
     """A slot of zeros with `primary`'s shape and dtype (or `dtype`)."""
-    if dtype is None:
-        dtype = primary.dtype
-    slot_shape = primary.get_shape()
-    if slot_shape.is_fully_defined():
-        return create_slot_with_initializer(
-            primary,
-            init_ops.zeros_initializer(),
-            slot_shape,
-            dtype,
-            name,
-            colocate_with_primary=colocate_with_primary,
-        )
-    if isinstance(primary, variables.Variable):
-        dynamic_shape = array_ops.shape(primary.initialized_value())
-    else:
-        dynamic_shape = array_ops.shape(primary)
-    val = array_ops.zeros(dynamic_shape, dtype=dtype)
-    return create_slot(primary, val, name, colocate_with_primary=colocate_with_primary)
+    dtype = dtype or primary.dtype
+    return _filled_slot(
+        primary,
+        name,
+        dtype,
+        init_ops.zeros_initializer(),
+        lambda shape: array_ops.zeros(shape, dtype=dtype),
+        colocate_with_primary,
+    )
 
 
 def create_constant_slot(primary, value, name, dtype=None, colocate_with_primary=True):
     """A slot filled with the scalar `value`, with `primary`'s shape and dtype."""
     dtype = (dtype or primary.dtype).base_dtype
+    return _filled_slot(
+        primary,
+        name,
+        dtype,
+        init_ops.constant_initializer(value, dtype=dtype),
+        lambda shape: array_ops.fill(shape, ops.convert_to_tensor(value, dtype=dtype)),
+        colocate_with_primary,
+    )
+
+
+def _filled_slot(primary, name, dtype, initializer, fill, colocate_with_primary):
+    """A slot made by `initializer`, or from `fill(shape)` when the shape is dynamic.
+
+    With `primary`'s shape known this is TF's `create_slot_with_initializer`.
+    """
     slot_shape = primary.get_shape()
     if slot_shape.is_fully_defined():
         return create_slot_with_initializer(
-            primary,
-            init_ops.constant_initializer(value, dtype=dtype),
-            slot_shape,
-            dtype,
-            name,
-            colocate_with_primary=colocate_with_primary,
+            primary, initializer, slot_shape, dtype, name, colocate_with_primary
         )
     if isinstance(primary, variables.Variable):
         dynamic_shape = array_ops.shape(primary.initialized_value())
     else:
         dynamic_shape = array_ops.shape(primary)
-    val = array_ops.fill(dynamic_shape, ops.convert_to_tensor(value, dtype=dtype))
-    return create_slot(primary, val, name, colocate_with_primary=colocate_with_primary)
+    return create_slot(primary, fill(dynamic_shape), name, colocate_with_primary)
 
 
 def _create_slot_var(primary, val, scope, validate_shape, shape, dtype):
