@@ -25,6 +25,8 @@ X3 = RNG.standard_normal((2, 9, 3)).astype(np.float32)  # [batch, width, channel
 X3_CF = RNG.standard_normal((2, 3, 9)).astype(np.float32)  # [batch, channels, width]
 X4 = RNG.standard_normal((2, 7, 6, 3)).astype(np.float32)  # NHWC
 X4_CF = RNG.standard_normal((2, 3, 7, 6)).astype(np.float32)  # NCHW
+X5 = RNG.standard_normal((2, 5, 6, 4, 3)).astype(np.float32)  # NDHWC
+X5_CF = RNG.standard_normal((2, 3, 5, 6, 4)).astype(np.float32)  # NCDHW
 
 
 def _import_first(*names):
@@ -220,6 +222,38 @@ CASES = {
         "conv2d_transpose",
         X4_CF,
         {"filters": 3, "kernel_size": (2, 3), "strides": (2, 1), "data_format": "channels_first"},
+    ),
+    # 3-D convolutions
+    "conv3d": ("conv3d", X5, {"filters": 4, "kernel_size": (3, 2, 2)}),
+    "conv3d_same_strided": (
+        "conv3d",
+        X5,
+        {"filters": 2, "kernel_size": 3, "strides": (2, 1, 2), "padding": "same"},
+    ),
+    "conv3d_dilated": (
+        "conv3d",
+        X5,
+        {"filters": 3, "kernel_size": 2, "dilation_rate": (2, 1, 1), "activation": "relu"},
+    ),
+    "conv3d_cf": (
+        "conv3d",
+        X5_CF,
+        {
+            "filters": 2,
+            "kernel_size": (2, 3, 2),
+            "padding": "same",
+            "data_format": "channels_first",
+        },
+    ),
+    "conv3d_transpose": (
+        "conv3d_transpose",
+        X5,
+        {"filters": 2, "kernel_size": (3, 2, 2), "strides": (2, 1, 2), "padding": "same"},
+    ),
+    "conv3d_transpose_valid": (
+        "conv3d_transpose",
+        X5,
+        {"filters": 3, "kernel_size": 2, "strides": (1, 2, 1), "use_bias": False},
     ),
 }
 
@@ -425,18 +459,24 @@ POOLS = [
     ("average_pooling2d", X4_CF, (2, (1, 2)), {"data_format": "channels_first"}),
     ("average_pooling2d", X4_CF, (3, 2), {"padding": "same", "data_format": "channels_first"}),
     ("max_pooling2d", X4_CF, (3, 3), {"padding": "valid", "data_format": "channels_first"}),
+    ("max_pooling3d", X5, ((2, 3, 2), (1, 2, 2)), {"padding": "same"}),
+    ("average_pooling3d", X5, (2, (2, 1, 2)), {}),
+    ("average_pooling3d", X5, (3, 2), {"padding": "same"}),
+    ("max_pooling3d", X5_CF, (2, 2), {"data_format": "channels_first"}),
 ]
 
 
 @pytest.mark.parametrize(("fn", "x_value", "args", "kwargs"), POOLS)
-def test_channels_first_pooling_matches_tensorflow(tf1, tfl, fn, x_value, args, kwargs):
+def test_pooling_matches_tensorflow(tf1, tfl, fn, x_value, args, kwargs):
     facts = {}
 
     def build(tf):
         x = tf.constant(x_value)
         y = getattr(lib_layers(tf, tfl), fn)(x, *args, **kwargs)
-        # Departure: a 2-D channels-first output is our `transpose` (TF's CPU pools NCHW).
-        facts[tf] = (y.name if fn.endswith("1d") else None, y.shape.as_list())
+        # Departure: a channels-first output is our `transpose` (TF's CPU pools NCHW).
+        channels_first = kwargs.get("data_format") == "channels_first"
+        plain = fn.endswith("1d") or not channels_first
+        facts[tf] = (y.name if plain else None, y.shape.as_list())
         return [y, tf.gradients(tf.reduce_sum(y * y), x)[0]]
 
     expected = run_tf(tf1, build)
@@ -537,5 +577,9 @@ def test_aliases_and_exports():
     assert ff.layers.pooling.avg_pool2d is ff.layers.average_pooling2d
     for name in ("SeparableConv1D", "SeparableConv2D", "separable_conv1d", "separable_conv2d"):
         assert name in ff.layers.__all__
-    # 3-D layers need `Conv3D`/`MaxPool3D`/`AvgPool3D` kernels ferroflow lacks.
-    assert not hasattr(conv, "Conv3D")
+    assert conv.Deconvolution3D is conv.Deconv3D is ff.layers.Conv3DTranspose
+    assert conv.convolution3d is ff.layers.conv3d
+    assert ff.layers.pooling.MaxPool3D is ff.layers.MaxPooling3D
+    assert ff.layers.pooling.avg_pool3d is ff.layers.average_pooling3d
+    for name in ("Conv3D", "Conv3DTranspose", "MaxPooling3D", "AveragePooling3D"):
+        assert name in ff.layers.__all__

@@ -98,7 +98,16 @@ def test_dense_take_waits_past_the_deadline(tf1):
 )
 @given(
     values=st.lists(
-        st.lists(st.floats(-1e3, 1e3, width=32, allow_subnormal=False), min_size=4, max_size=4),
+        # Normal values whose averages stay normal: TF's CPU threads flush subnormal
+        # results to zero (FTZ), ferroflow's keep them (a departure in the last ulp
+        # of the float range).
+        st.lists(
+            st.floats(-1e3, 1e3, width=32, allow_subnormal=False).filter(
+                lambda v: v == 0 or abs(v) > 1e-30
+            ),
+            min_size=4,
+            max_size=4,
+        ),
         min_size=1,
         max_size=4,
     ),

@@ -118,3 +118,30 @@ def test_checkpoints_iterator_yields_each_new_checkpoint(tmp_path):
     it = ff.train.checkpoints_iterator(str(tmp_path), timeout=0.2)
     assert next(it) == path
     assert list(it) == []
+
+
+def test_init_from_checkpoint_partitioned_variables_matches_tf(tf1, tmp_path):
+    """Parts given as a list, by name, or under a scope, as TF's."""
+    path = _write(ff, tmp_path)
+    results = {}
+    for lib in (tf1, ff):
+        g = lib.Graph()
+        with g.as_default():
+            two = lib.fixed_size_partitioner(2)
+            p1 = lib.get_variable("p1", [2, 3], partitioner=two)
+            p2 = lib.get_variable("p2", [2, 3], partitioner=two)
+            p3 = lib.get_variable("p3", [2, 3], partitioner=two)
+            with lib.variable_scope("new"):
+                p4 = lib.get_variable("v", [2, 3], partitioner=lib.fixed_size_partitioner(3))
+                lib.get_variable("w", [3], dtype=lib.int64, partitioner=two)
+            lib.train.init_from_checkpoint(path, {"a/v": p1._get_variable_list()})
+            # TF takes a list of parts, not the `PartitionedVariable` (ferroflow takes both).
+            lib.train.init_from_checkpoint(path, {"a/v": p2 if lib is ff else list(p2)})
+            lib.train.init_from_checkpoint(path, {"a/v": "p3"})
+            lib.train.init_from_checkpoint(path, {"a/": "new/"})
+            with lib.Session() as sess:
+                sess.run(lib.global_variables_initializer())
+                results[lib] = sess.run([list(p) for p in (p1, p2, p3, p4)])
+    for a, b in zip(results[ff], results[tf1], strict=True):
+        for x, y in zip(a, b, strict=True):
+            np.testing.assert_array_equal(x, y)

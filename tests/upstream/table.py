@@ -29,34 +29,35 @@ from tf_adapter import VENDORED  # noqa: E402
 
 # The tests of each file passing on TensorFlow 2.21 (compat.v1, v2 behaviour off), less
 # the adapter's skip list: the denominator, recorded with `run.py --backend tensorflow`
-# (2026-11-29, session 25; re-record it when a file is added or the adapter changes).
+# (2026-11-29, sessions 25-26; re-record it when a file is added or the adapter changes).
 TF_PASSING: dict[str, list[str]] = json.loads((HERE / "tf_passing.json").read_text())
 
 # Of those, passing on ferroflow when last raised: no file may fall below its floor.
 FLOORS: dict[str, int] = {
     "checkpoint_management_test.py": 12,
-    "control_flow_ops_py_test.py": 155,
+    "control_flow_ops_py_test.py": 168,
     "control_flow_ops_test.py": 63,
-    "convolutional_test.py": 75,
-    "coordinator_test.py": 16,
-    "core_test.py": 33,
-    "fifo_queue_test.py": 69,
-    "gradients_test.py": 35,
-    "image_ops_test.py": 145,
-    "init_ops_test.py": 76,
+    "convolutional_test.py": 95,
+    "coordinator_test.py": 18,
+    "core_test.py": 37,
+    "fifo_queue_test.py": 71,
+    "gradients_test.py": 43,
+    "image_ops_test.py": 155,
+    "init_ops_test.py": 86,
     "moving_averages_test.py": 21,
     "normalization_test.py": 43,
     "optimizer_test.py": 11,
-    "parsing_ops_test.py": 26,
-    "pooling_test.py": 15,
-    "queue_runner_test.py": 15,
+    "parsing_ops_test.py": 43,
+    "pooling_test.py": 19,
+    "queue_runner_test.py": 16,
     "saver_test.py": 69,
-    "session_test.py": 67,
+    # Two below the count: its parallel-run tests time threads on a loaded machine.
+    "session_test.py": 79,
     "sparse_ops_test.py": 47,
-    "sparse_tensor_test.py": 21,
-    "tensor_array_ops_test.py": 48,
-    "warm_starting_util_test.py": 15,
-    "writer_test.py": 16,
+    "sparse_tensor_test.py": 23,
+    "tensor_array_ops_test.py": 52,
+    "warm_starting_util_test.py": 29,
+    "writer_test.py": 34,
 }
 
 

@@ -421,9 +421,9 @@ _INTERN_TABLE: dict[int, DType] = {
     )
 }
 
-# TF's `variant._as_ref` exists, but `as_dtype` knows no `variant_ref`: it is left
-# out of the tables.
+# `variant_ref`: `variant._as_ref`, and TF's `as_dtype` knows its enum.
 _variant_ref = DType(_DT_VARIANT + _REF_OFFSET)
+_INTERN_TABLE[_variant_ref.as_datatype_enum] = _variant_ref
 _STRING_TO_TF: dict[str, DType] = {
     name: _INTERN_TABLE[e] for e, name in _TYPE_TO_STRING.items() if e in _INTERN_TABLE
 }

@@ -301,18 +301,26 @@ class Operation:
 
     __slots__ = (
         "__weakref__",
+        "_control_flow_context",
         "_control_inputs",
         "_device",
         "_graph",
         "_id",
         "_inputs",
         "_name",
+        "_original_op",
         "_outputs",
         "_type",
     )
 
     def __init__(self, graph, node_id, name, op_type, inputs, control_inputs, device, specs):
         self._graph = graph
+        # TF's `_original_op`: the op this one was built from (a gradient op's forward
+        # op: the graph's `_original_op()` scope, or `tf.gradients` for the ops it
+        # builds natively); None for every other op.
+        self._original_op: Operation | None = None
+        # The control-flow context (cond branch, while loop) the op was created in.
+        self._control_flow_context = None
         self._id = node_id
         self._name = name
         self._type = op_type
@@ -333,6 +341,14 @@ class Operation:
     def name(self) -> str:
         """The op's unique name."""
         return self._name
+
+    def _get_control_flow_context(self):
+        """The control-flow context the op was created in (TF's, private), or None."""
+        return self._control_flow_context
+
+    def _set_control_flow_context(self, ctx) -> None:
+        """Sets the op's control-flow context (TF's, private)."""
+        self._control_flow_context = ctx
 
     @property
     def type(self) -> str:
@@ -439,6 +455,11 @@ def _attr_to_native(value) -> tuple[str, Any]:
     """The `(kind, value)` pair the native graph expects for an attr value."""
     if isinstance(value, _NativeAttr):
         return value.pair
+    if type(value).__name__ == "AttrValue" and hasattr(value, "WhichOneof"):
+        # An `AttrValue` message (as TF's `_attr_scope` takes them).
+        from .importer import _attr_value
+
+        return _attr_value(value)
     if isinstance(value, dtypes.DType):
         return ("type", value.base_dtype.as_datatype_enum)
     if isinstance(value, tensor_shape.TensorShape):
@@ -505,6 +526,8 @@ class Graph:
         self._gradient_override_map: dict[str, str] = {}
         # node id -> the gradient name its `_gradient_op_type` attr holds.
         self._gradient_types: dict[int, str] = {}
+        # The `_original_op` of the ops created now (`_original_op()`), as TF's.
+        self._default_original_op: Operation | None = None
 
     # -- per-thread construction state (TF keeps these per thread too) ------------
     @property
@@ -876,6 +899,20 @@ class Graph:
                 else:
                     scope_map[name] = value
 
+    @contextlib.contextmanager
+    def _original_op(self, op):
+        """Ops created inside get `op` as their `_original_op` (TF's, private).
+
+        An op's original op is the one it was based on (a gradient op's is the op
+        differentiated); errors report the chain.
+        """
+        old_original_op = self._default_original_op
+        self._default_original_op = op
+        try:
+            yield
+        finally:
+            self._default_original_op = old_original_op
+
     # -- containers ---------------------------------------------------------------
     @contextlib.contextmanager
     def container(self, container_name):
@@ -1026,6 +1063,13 @@ class Graph:
             flags = op_def_registry.ref_input_flags(op_type)
             ref_ops = [t._op for t, is_ref in zip(inputs, flags, strict=False) if is_ref]
         flow_context = self._control_flow_context
+        for t in inputs:
+            input_context = t._op._control_flow_context
+            if input_context is not None and input_context is not flow_context:
+                # TF's `CheckInputFromValidContext`: no tensor of a while loop used
+                # from outside it (the contexts hold the rules).
+                input_context._check_inputs_from_valid_context(name, op_type, flow_context, inputs)
+                break
         if flow_context is not None:
             inputs = flow_context._process_inputs(inputs)
         input_ops = [t._op for t in inputs]
@@ -1072,7 +1116,13 @@ class Graph:
                 native_attrs,
                 device,
             )
+            if node_id > len(self._ops):
+                # Another thread's `tf.gradients` added nodes natively that are not
+                # wrapped yet: wrap them first, so that `_ops[i]` stays node `i`.
+                _sync_native_ops(self, node_id)
             op = Operation(self, node_id, name, op_type, inputs, control, device, specs)
+            op._original_op = self._default_original_op
+            op._control_flow_context = flow_context
             self._ops.append(op)
             self._ops_by_name[name] = op
             if gradient_type is not None:
@@ -1177,10 +1227,13 @@ def get_gradient_function(op: Operation):
     return _python_gradient(op)[1]
 
 
-def _sync_native_ops(g: Graph) -> None:
-    """Wraps nodes that Rust added to `g` (e.g. by `tf.gradients`) in `Operation`s."""
+def _sync_native_ops(g: Graph, end: int | None = None) -> None:
+    """Wraps nodes that Rust added to `g` (e.g. by `tf.gradients`) in `Operation`s.
+
+    The nodes below `end` (default: all of them) get theirs.
+    """
     with g._lock:
-        for node_id in range(len(g._ops), g._native.num_nodes()):
+        for node_id in range(len(g._ops), g._native.num_nodes() if end is None else end):
             name, op_type, inputs, control, device, specs = g._native.node_info(node_id)
             op = Operation(
                 g,

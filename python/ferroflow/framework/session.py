@@ -9,6 +9,7 @@ and calls the plan, which runs with the GIL released.
 from __future__ import annotations
 
 import collections
+import collections.abc
 import contextlib
 import sys
 import threading
@@ -58,8 +59,128 @@ def _structure_key(fetches):
     return fetches
 
 
+def _get_indexed_slices_value_from_fetches(fetched_vals):
+    return IndexedSlicesValue(
+        fetched_vals[0], fetched_vals[1], fetched_vals[2] if len(fetched_vals) == 3 else None
+    )
+
+
+def _get_feeds_for_indexed_slices(feed, feed_val):
+    return list(
+        zip(
+            [feed.values, feed.indices]
+            if feed.dense_shape is None
+            else [feed.values, feed.indices, feed.dense_shape],
+            feed_val,
+            strict=False,
+        )
+    )
+
+
+def _default_fetch_fn(fetch):
+    return [fetch], _first
+
+
+# TF's conversion table for `Session.run` arguments: `(type, fetch_fn, feed_fn,
+# feed_fn_for_partial_run)`, first match wins.
+#   fetch_fn(fetch) -> (list of tensors/ops, contraction: fetched values -> result)
+#   feed_fn(key, value) -> list of (tensor, value)
+#   feed_fn_for_partial_run(key) -> list of tensors
+# `register_session_run_conversion_functions` adds entries in front.
+_REGISTERED_EXPANSIONS: list[tuple[type, Callable, Callable | None, Callable | None]] = [
+    # SparseTensors are fetched as SparseTensorValues; they are fed SparseTensorValues
+    # or (indices, values, dense_shape) tuples.
+    (
+        SparseTensor,
+        lambda fetch: (
+            [fetch.indices, fetch.values, fetch.dense_shape],
+            lambda fetched_vals: SparseTensorValue(*fetched_vals),
+        ),
+        lambda feed, feed_val: list(
+            zip([feed.indices, feed.values, feed.dense_shape], feed_val, strict=False)
+        ),
+        lambda feed: [feed.indices, feed.values, feed.dense_shape],
+    ),
+    # IndexedSlices are fetched as IndexedSlicesValues; they are fed
+    # IndexedSlicesValues or (values, indices[, dense_shape]) tuples.
+    (
+        IndexedSlices,
+        lambda fetch: (
+            [fetch.values, fetch.indices]
+            if fetch.dense_shape is None
+            else [fetch.values, fetch.indices, fetch.dense_shape],
+            _get_indexed_slices_value_from_fetches,
+        ),
+        _get_feeds_for_indexed_slices,
+        lambda feed: (
+            [feed.values, feed.indices]
+            if feed.dense_shape is None
+            else [feed.values, feed.indices, feed.dense_shape]
+        ),
+    ),
+    # Every other type: no expansion.
+    (
+        object,
+        _default_fetch_fn,
+        lambda feed, feed_val: [(feed, feed_val)],
+        lambda feed: [feed],
+    ),
+]
+
+# Feed-key types whose conversion is the identity (the fast path of `run`), by type.
+_plain_feed_types: dict[type, bool] = {}
+
+
+def register_session_run_conversion_functions(
+    tensor_type, fetch_function, feed_function=None, feed_function_for_partial_run=None
+):
+    """Registers how `Session.run` fetches and feeds values of a user-defined type.
+
+    Example:
+        ```python
+        class SquaredTensor:
+            def __init__(self, tensor):
+                self.sq = tf.square(tensor)
+
+        from ferroflow.framework import session
+
+        session.register_session_run_conversion_functions(
+            SquaredTensor,
+            fetch_function=lambda st: ([st.sq], lambda val: val[0]),
+            feed_function=lambda feed, feed_val: [(feed.sq, feed_val)],
+            feed_function_for_partial_run=lambda feed: [feed.sq],
+        )
+        sess.run(squared_tensor1, feed_dict={squared_tensor2: some_numpy_array})
+        ```
+
+    Args:
+        tensor_type: The type whose instances the functions convert.
+        fetch_function: Takes a `tensor_type` object; returns a tuple: a list of
+            tensors (or ops) to fetch, and a function from their fetched values to
+            the value `run` returns for the object.
+        feed_function: Takes a feed key of type `tensor_type` and its fed value;
+            returns a list of `(tensor, value)` pairs to feed.
+        feed_function_for_partial_run: Takes a feed key of type `tensor_type`;
+            returns the tensors a partial run feeds for it.
+
+    Raises:
+        ValueError: If `tensor_type` (or a subclass of it) is already registered.
+    """
+    for conversion_function in _REGISTERED_EXPANSIONS:
+        if issubclass(conversion_function[0], tensor_type):
+            raise ValueError(f"{tensor_type} has already been registered so ignore it.")
+    _REGISTERED_EXPANSIONS.insert(
+        0, (tensor_type, fetch_function, feed_function, feed_function_for_partial_run)
+    )
+    _plain_feed_types.clear()
+
+
+def _is_attrs_instance(obj) -> bool:
+    return getattr(type(obj), "__attrs_attrs__", None) is not None
+
+
 class _FetchCollector:
-    """Flattens a fetch structure into unique tensors and target ops."""
+    """Flattens a fetch structure into unique tensors and target ops (TF's fetch mappers)."""
 
     def __init__(self, graph):
         self.graph = graph
@@ -78,28 +199,42 @@ class _FetchCollector:
         """A function from the flat results to the structure of `fetch`."""
         if fetch is None:
             raise TypeError(f"Fetch argument None has invalid type {type(None)}")
-        if isinstance(fetch, SparseTensor):
-            parts = [fetch.indices, fetch.values, fetch.dense_shape]
-            sparse_builders = [self.compile(p) for p in parts]
-            return lambda r: SparseTensorValue(*[b(r) for b in sparse_builders])
-        if isinstance(fetch, IndexedSlices):
-            parts = [fetch.values, fetch.indices, fetch.dense_shape]
-            part_builders = [None if p is None else self.compile(p) for p in parts]
-            return lambda r: IndexedSlicesValue(*[b and b(r) for b in part_builders])
         if isinstance(fetch, list | tuple):
             builders = [self.compile(f) for f in fetch]
             if isinstance(fetch, list):
                 return lambda r: [b(r) for b in builders]
-            if hasattr(fetch, "_fields"):  # namedtuple
-                cls = type(fetch)
-                return lambda r: cls(*[b(r) for b in builders])
             cls = type(fetch)
-            return lambda r: cls(b(r) for b in builders)
-        if isinstance(fetch, dict):
-            keys = list(fetch)
+            if cls is tuple:
+                return lambda r: tuple(b(r) for b in builders)
+            # A namedtuple (or another tuple subclass), built from its fields.
+            return lambda r: cls(*[b(r) for b in builders])
+        if isinstance(fetch, collections.abc.Mapping):
+            keys = list(fetch.keys())
             builders = [self.compile(fetch[k]) for k in keys]
-            mapping = type(fetch) if type(fetch) in (dict, collections.OrderedDict) else dict
+            if isinstance(fetch, collections.defaultdict):
+                factory = fetch.default_factory
+                return lambda r: collections.defaultdict(
+                    factory, zip(keys, [b(r) for b in builders], strict=True)
+                )
+            mapping: Any = type(fetch)
             return lambda r: mapping(zip(keys, [b(r) for b in builders], strict=True))
+        if _is_attrs_instance(fetch):
+            cls = type(fetch)
+            builders = [self.compile(getattr(fetch, a.name)) for a in cls.__attrs_attrs__]
+            return lambda r: cls(*[b(r) for b in builders])
+        for tensor_type, fetch_fn, _, _ in _REGISTERED_EXPANSIONS:
+            if isinstance(fetch, tensor_type):
+                parts, contraction_fn = fetch_fn(fetch)
+                break
+        else:  # pragma: no cover - `object` matches everything
+            raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}")
+        part_builders = [self._compile_element(part) for part in parts]
+        if contraction_fn is _first and len(part_builders) == 1:
+            return part_builders[0]
+        return lambda r: contraction_fn([b(r) for b in part_builders])
+
+    def _compile_element(self, fetch) -> Callable[[Sequence[Any]], Any]:
+        """The builder of one graph element (a tensor, op, variable or name)."""
         try:
             element = self.graph.as_graph_element(fetch, allow_tensor=True, allow_operation=True)
         except TypeError as e:
@@ -132,27 +267,96 @@ def _feed_tensor(graph, key) -> ops.Tensor:
     return t
 
 
-def _expand_sparse_feeds(feed_dict):
-    """`feed_dict` with each `SparseTensor` key split into its three tensors.
+def _is_plain_feed_key(key) -> bool:
+    """Whether `key` is fed as itself (no registered expansion, not a tuple key)."""
+    cls = type(key)
+    plain = _plain_feed_types.get(cls)
+    if plain is None:
+        plain = not issubclass(cls, list | tuple) and next(
+            entry[0] is object for entry in _REGISTERED_EXPANSIONS if issubclass(cls, entry[0])
+        )
+        _plain_feed_types[cls] = plain
+    return plain
 
-    The value of a sparse key is a `SparseTensorValue` or any `(indices, values,
-    dense_shape)` sequence, as TF's session accepts.
+
+def _is_nested(x) -> bool:
+    """Whether `nest` would flatten `x` (a non-string sequence, mapping or attrs)."""
+    if isinstance(x, collections.abc.Mapping) or _is_attrs_instance(x):
+        return True
+    return isinstance(x, collections.abc.Sequence) and not isinstance(x, str | bytes)
+
+
+def _flatten(x) -> list:
+    """`nest.flatten(x)`: the leaves of `x`, a mapping's in the order of its sorted keys."""
+    if not _is_nested(x):
+        return [x]
+    if isinstance(x, collections.abc.Mapping):
+        try:
+            keys = sorted(x)
+        except TypeError:
+            raise TypeError("nest only supports dicts with sortable keys.") from None
+        children = [x[k] for k in keys]
+    elif _is_attrs_instance(x):
+        children = [getattr(x, a.name) for a in type(x).__attrs_attrs__]
+    else:
+        children = list(x)
+    return [leaf for child in children for leaf in _flatten(child)]
+
+
+def _flatten_dict_items(dictionary) -> dict:
+    """TF's `nest.flatten_dict_items`: nested (tuple) keys flattened with their values.
+
+    Raises:
+        ValueError: If a key and its value nest differently, or keys repeat.
     """
-    if not feed_dict or not any(isinstance(k, SparseTensor) for k in feed_dict):
+    flat: dict = {}
+    for key, value in dictionary.items():
+        if not _is_nested(key):
+            if key in flat:
+                raise ValueError(f"Could not flatten dictionary: key {key} is not unique.")
+            flat[key] = value
+            continue
+        flat_keys, flat_values = _flatten(key), _flatten(value)
+        if len(flat_keys) != len(flat_values):
+            raise ValueError(
+                f"Could not flatten dictionary. Key had {len(flat_keys)} elements, but value "
+                f"had {len(flat_values)} elements. Key: {flat_keys}, value: {flat_values}."
+            )
+        for k, v in zip(flat_keys, flat_values, strict=True):
+            if k in flat:
+                raise ValueError(f"Could not flatten dictionary: key {k} is not unique.")
+            flat[k] = v
+    return flat
+
+
+def _expand_feeds(feed_dict):
+    """`feed_dict` with its keys expanded into the tensors they feed (TF's rules).
+
+    Tuple keys are flattened with their values (TF's `nest.flatten_dict_items`); each key
+    then goes through the first matching registered conversion: a `SparseTensor`
+    key feeds its three tensors from a `SparseTensorValue` or any `(indices, values,
+    dense_shape)` sequence, an `IndexedSlices` key its values, indices (and dense
+    shape).
+    """
+    if not feed_dict or all(_is_plain_feed_key(k) for k in feed_dict):
         return feed_dict
     out = {}
-    for key, value in feed_dict.items():
-        if not isinstance(key, SparseTensor):
-            out[key] = value
-            continue
-        parts = list(value) if isinstance(value, tuple | list) else None
-        if parts is None or len(parts) != 3:
-            raise TypeError(
-                f"The value of a SparseTensor feed must be a SparseTensorValue or a "
-                f"(indices, values, dense_shape) tuple, got {type(value)}"
-            )
-        out.update(zip([key.indices, key.values, key.dense_shape], parts, strict=True))
+    for feed, feed_val in _flatten_dict_items(feed_dict).items():
+        for tensor_type, _, feed_fn, _ in _REGISTERED_EXPANSIONS:
+            if isinstance(feed, tensor_type):
+                if feed_fn is None:
+                    raise TypeError(
+                        f"{feed} in argument `feed_dict` has a type ({type(feed).__name__}) "
+                        "that was registered without a feed function"
+                    )
+                out.update(feed_fn(feed, feed_val))
+                break
     return out
+
+
+def _convert_to_numpy_obj(numpy_dtype, obj):
+    """`obj` converted to `numpy_dtype` (to `str` for strings): TF's precision check."""
+    return numpy_dtype(np.array(obj).astype(numpy_dtype)) if numpy_dtype is not object else str(obj)
 
 
 def _feed_value(value, tensor: ops.Tensor, dtype: dtypes.DType):
@@ -173,16 +377,24 @@ def _feed_value(value, tensor: ops.Tensor, dtype: dtypes.DType):
             "Python scalars, strings, lists, numpy ndarrays, or TensorHandles. For reference, "
             f"the tensor object was {value} which was passed to the feed with key {tensor}."
         )
+    if isinstance(value, int):
+        # As TF: a Python int (or bool) the tensor's type cannot hold exactly (an
+        # int64 into an int32, any int into a string) is a TypeError.
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            try:
+                compatible = _convert_to_numpy_obj(np_dtype, value) == value
+            except (OverflowError, ValueError, TypeError):
+                compatible = False
+        if not compatible:
+            raise TypeError(
+                f"Type of feed value {value} with type {type(value)} is not compatible with "
+                f"Tensor type {np_dtype}. Try explicitly setting the type of the feed tensor to "
+                "a larger type (e.g. int64)."
+            )
     if dtype == dtypes.string:
         return np.asarray(value, dtype=object)
-    array: np.ndarray = np.asarray(value, dtype=np_dtype)
-    if isinstance(value, int) and not isinstance(value, bool) and array.item() != value:
-        raise TypeError(
-            f"Type of feed value {value} with type {type(value)} is not compatible with Tensor "
-            f"type {dtype!r}. Try explicitly setting the type of the feed tensor to a larger "
-            "type (e.g. int64)."
-        )
-    return array
+    return np.asarray(value, dtype=np_dtype)
 
 
 def _target_str(target) -> str:
@@ -304,6 +516,21 @@ class BaseSession(SessionInterface):
             self._target,
         )
         self._closed = False
+        # As TF's direct session, the whole graph is placed as it grows (so an op no
+        # device can run fails every run, run or not), unless the config asks to
+        # place the pruned graph of each run only (as `InteractiveSession` does).
+        # With soft placement no op fails to be placed for its device.
+        self._placed_version = (
+            sys.maxsize
+            if self._target
+            or (
+                config is not None
+                and (config.graph_options.place_pruned_graph or config.allow_soft_placement)
+            )
+            else 0
+        )
+        self._place_lock = threading.Lock()
+        self._device_matches: dict[str, bool] = {}
         self._cache: dict = {}
         self._cache_lock = threading.Lock()
         self._default_session_context = None
@@ -318,8 +545,13 @@ class BaseSession(SessionInterface):
 
     @property
     def graph_def(self):
-        """The session graph as a `GraphDef`."""
-        return self._graph.as_graph_def()
+        """The session graph as a `GraphDef`.
+
+        With `graph_options.infer_shapes` in the session's config, each node has an
+        `_output_shapes` attr (as TF's).
+        """
+        add_shapes = self._config is not None and self._config.graph_options.infer_shapes
+        return self._graph.as_graph_def(add_shapes=add_shapes)
 
     def list_devices(self):
         """Lists the devices this session can place nodes on.
@@ -379,14 +611,50 @@ class BaseSession(SessionInterface):
             self.close()
 
     # -- running ----------------------------------------------------------------------
+    def _place_graph(self) -> None:
+        """Places the ops added since the last run (TF places the whole graph).
+
+        Raises:
+            tf.errors.InvalidArgumentError: If an op cannot be placed (a device that
+                does not exist, without soft placement).
+        """
+        version = self._graph.version
+        with self._place_lock:
+            placed = self._placed_version
+            if placed >= version:
+                return
+            # Only an op that asks for a device no device of the session matches can
+            # fail to be placed: the placer (in Rust) places those, with TF's error.
+            doubtful = [
+                op._id
+                for op in self._graph._ops[placed:version]
+                if op.device and not self._device_exists(op.device)
+            ]
+            if doubtful:
+                self._native.placement([], [], doubtful)
+            self._placed_version = version
+
+    def _device_exists(self, name: str) -> bool:
+        """Whether a device of the session matches the device spec `name`."""
+        known = self._device_matches.get(name)
+        if known is None:
+            try:
+                spec = device.DeviceSpec.from_string(name)
+            except ValueError:
+                known = False
+            else:
+                known = any(
+                    _spec_matches(spec, device.DeviceSpec.from_string(d))
+                    for d in self._native.devices()
+                )
+            self._device_matches[name] = known
+        return known
+
     def _compile(self, fetches, feed_tensors) -> _FetchPlan:
+        self._place_graph()
         collector = _FetchCollector(self._graph)
         build = collector.compile(fetches)
-        if (
-            len(collector.tensors) == 1
-            and not collector.targets
-            and not isinstance(fetches, list | tuple | dict)
-        ):
+        if type(fetches) in _LEAF_TYPES and len(collector.tensors) == 1 and not collector.targets:
             build = _first
         native = self._native.prepare(
             [(t._op._id, t._value_index) for t in feed_tensors],
@@ -448,7 +716,14 @@ class BaseSession(SessionInterface):
         Args:
             fetches: A tensor, op, variable or tensor/op name, or a nested list, tuple,
                 namedtuple or dict of them.
-            feed_dict: Maps tensors (or their names) to values that replace them.
+            feed_dict: Maps tensors (or their names) to values that replace them. A
+                key may also be a `SparseTensor` (fed a `SparseTensorValue` or an
+                `(indices, values, dense_shape)` tuple), an `IndexedSlices` (fed an
+                `IndexedSlicesValue` or a `(values, indices[, dense_shape])` tuple),
+                a (nested) tuple of keys fed a value of the same structure, or an
+                object of a type registered with
+                `register_session_run_conversion_functions`. A Python `int` the fed
+                tensor's type cannot hold exactly is a `TypeError`, as in TF.
             options: A `RunOptions` message: `timeout_in_ms` bounds how long the run may
                 block (on a queue); a `trace_level` above `NO_TRACE` records step
                 statistics.
@@ -476,7 +751,9 @@ class BaseSession(SessionInterface):
             raise RuntimeError(
                 "The Session graph is empty.  Add operations to the graph before calling run()."
             )
-        feed_dict = _expand_sparse_feeds(feed_dict)
+        if self._placed_version < self._graph.version:
+            self._place_graph()
+        feed_dict = _expand_feeds(feed_dict)
         plan = self._plan_for(fetches, feed_dict)
         if not feed_dict:
             return plan, ()
@@ -549,13 +826,153 @@ class BaseSession(SessionInterface):
 
         return run_with_feeds
 
+    def _make_callable_from_options(self, callable_options):
+        """A callable for a `CallableOptions` message (TF's `Session::MakeCallable`).
+
+        The callable takes one value per `callable_options.feed` (tensor names), each
+        already of its tensor's dtype (no conversion), and returns the list of the
+        `fetch` tensors' values; the `target` ops run too. `run_options` apply to
+        every call: with a `trace_level`, a `run_metadata=` keyword argument gets the
+        step statistics.
+
+        Raises:
+            tf.errors.CancelledError: If the session is closed.
+            tf.errors.InvalidArgumentError: If a name is not in the graph or a tensor
+                is fed twice.
+            tf.errors.UnimplementedError: For `tensor_connection`s.
+        """
+        if self._closed:
+            raise _errors.CancelledError(None, None, "Session has been closed.")
+        if callable_options.tensor_connection:
+            raise _errors.UnimplementedError(
+                None, None, "CallableOptions.tensor_connection is not supported by ferroflow"
+            )
+        feed_tensors = []
+        seen = set()
+        for name in callable_options.feed:
+            t = self._callable_tensor(name)
+            if t.name in seen:
+                raise _errors.InvalidArgumentError(
+                    None, None, f'Endpoint "{t.name}" fed more than once.'
+                )
+            seen.add(t.name)
+            feed_tensors.append(t)
+        fetch_tensors = [self._callable_tensor(name) for name in callable_options.fetch]
+        targets = []
+        for name in callable_options.target:
+            try:
+                targets.append(self._graph.get_operation_by_name(name))
+            except KeyError:
+                raise _errors.NotFoundError(
+                    None, None, f"Node '{name}' is not found in the graph."
+                ) from None
+        plan = self._compile([*fetch_tensors, *targets], feed_tensors)
+        plan.build = _take_fetches(plan.build, len(fetch_tensors))
+        run_options = callable_options.run_options
+        options = run_options if run_options.ByteSize() else None
+        return _Callable(self, plan, options)
+
+    def _callable_tensor(self, name) -> ops.Tensor:
+        """The tensor a `CallableOptions` name denotes (`"op"` is `"op:0"`)."""
+        name = name if ":" in name else f"{name}:0"
+        try:
+            return self._graph.get_tensor_by_name(name)
+        except (KeyError, ValueError):
+            raise _errors.InvalidArgumentError(
+                None,
+                None,
+                f"Tensor {name}, specified in either feed_devices or fetch_devices was not "
+                "found in the Graph",
+            ) from None
+
     def partial_run_setup(self, fetches, feeds=None):
         """Not supported by ferroflow."""
         raise NotImplementedError("partial_run is not supported by ferroflow")
 
 
+def _spec_matches(spec, full) -> bool:
+    """Whether the full device name `full` satisfies the (partial) device spec `spec`."""
+    return (
+        spec.job in (None, full.job)
+        and spec.replica in (None, full.replica)
+        and spec.task in (None, full.task)
+        and (spec.device_type is None or spec.device_type.upper() == full.device_type.upper())
+        and spec.device_index in (None, full.device_index)
+    )
+
+
 def _first(results):
     return results[0]
+
+
+def _take_fetches(build, n):
+    """`build` (of a `[*fetches, *targets]` list) keeping the fetched values only."""
+    return lambda r: build(r)[:n]
+
+
+class _Callable:
+    """What `_make_callable_from_options` returns: runs one compiled signature."""
+
+    def __init__(self, session: BaseSession, plan: _FetchPlan, options):
+        self._session = session
+        self._plan = plan
+        self._options = options
+
+    def __call__(self, *args, **kwargs):
+        """Runs with one value per feed; returns the list of fetched values.
+
+        Args:
+            *args: The fed values, each of its tensor's dtype (TF converts none).
+            **kwargs: `run_metadata`: a `RunMetadata` message the run fills (step
+                statistics when the callable's run options trace).
+
+        Raises:
+            tf.errors.CancelledError: If the session is closed.
+            tf.errors.InvalidArgumentError: If the number of values or a value's
+                dtype is wrong.
+        """
+        session, plan = self._session, self._plan
+        if session._closed:
+            raise _errors.CancelledError(None, None, "Session has been closed.")
+        if len(args) != len(plan.feed_tensors):
+            raise _errors.InvalidArgumentError(
+                None, None, f"Expected {len(plan.feed_tensors)} feed tensors, but got {len(args)}"
+            )
+        values = []
+        for arg, t, dtype in zip(args, plan.feed_tensors, plan.feed_dtypes, strict=True):
+            if not isinstance(arg, _ferroflow.TensorHandle):
+                array = np.asarray(arg)
+                actual = _callable_dtype(array)
+                if actual != dtype:
+                    raise _errors.InvalidArgumentError(
+                        None,
+                        None,
+                        f"Type mismatch: actual {_type_string(actual)} vs. expect "
+                        f"{_type_string(dtype)}",
+                    )
+                arg = array
+            values.append(_feed_value(arg, t, dtype))
+        return session._call(plan, values, self._options, kwargs.get("run_metadata"))
+
+
+def _callable_dtype(array: np.ndarray):
+    """The tensor dtype TF gives a numpy array passed to a callable."""
+    if array.dtype.kind in "OSU":
+        return dtypes.string
+    try:
+        return dtypes.as_dtype(array.dtype)
+    except TypeError:
+        return None
+
+
+# TF's `DataTypeString` names where they differ from the Python names.
+_TYPE_STRINGS = {"float16": "half", "float32": "float", "float64": "double"}
+
+
+def _type_string(dtype) -> str:
+    if dtype is None:
+        return "invalid"
+    return _TYPE_STRINGS.get(dtype.name, dtype.name)
 
 
 class Session(BaseSession):
@@ -618,8 +1035,14 @@ class InteractiveSession(BaseSession):
         As TF's, the session's graph becomes the default graph only when `graph` is
         given (an interactive session on the default graph leaves the graph stack as
         it is, so a session dropped without `close()` does not block
-        `reset_default_graph`).
+        `reset_default_graph`). As TF's, it places only what each run needs
+        (`config.graph_options.place_pruned_graph` is set, in `config` itself).
         """
+        if config is None:
+            from .. import protos
+
+            config = protos.ConfigProto(gpu_options=protos.GPUOptions(allow_growth=True))
+        config.graph_options.place_pruned_graph = True
         super().__init__(target, graph, config)
         with InteractiveSession._count_lock:
             if InteractiveSession._active_session_count > 0:

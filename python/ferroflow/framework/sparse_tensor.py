@@ -230,6 +230,12 @@ class SparseTensorSpec(type_spec.BatchableTypeSpec):
             TensorSpec([rank], dtypes.int64),
         ]
 
+    @property
+    def _flat_tensor_specs(self):
+        # As TF's: a `SparseTensor` travels boxed in one variant tensor (`(3,)` for
+        # one, `(..., 3)` for a batch of them), so the flat shape is unknown.
+        return [TensorSpec(None, dtypes.variant)]
+
     def _to_components(self, value):
         if isinstance(value, SparseTensorValue):
             value = SparseTensor.from_value(value)

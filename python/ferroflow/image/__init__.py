@@ -16,6 +16,7 @@ from ..ops.image_ops import (
     adjust_saturation,
     central_crop,
     convert_image_dtype,
+    crop_and_resize,
     crop_to_bounding_box,
     decode_bmp,
     decode_gif,
@@ -30,6 +31,9 @@ from ..ops.image_ops import (
     hsv_to_rgb,
     image_gradients,
     is_jpeg,
+    non_max_suppression,
+    non_max_suppression_padded,
+    non_max_suppression_with_scores,
     pad_to_bounding_box,
     per_image_standardization,
     psnr,
@@ -50,17 +54,20 @@ from ..ops.image_ops import (
     rgb_to_grayscale,
     rgb_to_hsv,
     rot90,
+    sample_distorted_bounding_box,
     sobel_edges,
     ssim,
     ssim_multiscale,
     total_variation,
     transpose_image,
 )
+from ..ops.image_ops import non_max_suppression_with_overlaps as non_max_suppression_overlaps
 from ..ops.image_ops import resize_image_with_crop_or_pad as resize_with_crop_or_pad
 from ..ops.image_ops import resize_images as resize
 from ..ops.image_ops import transpose_image as transpose
 
 __all__ = [
+    "crop_and_resize",
     "ResizeMethod",
     "adjust_brightness",
     "adjust_contrast",
@@ -84,7 +91,12 @@ __all__ = [
     "image_gradients",
     "is_jpeg",
     "pad_to_bounding_box",
+    "non_max_suppression",
+    "non_max_suppression_padded",
+    "non_max_suppression_overlaps",
+    "non_max_suppression_with_scores",
     "per_image_standardization",
+    "sample_distorted_bounding_box",
     "psnr",
     "random_brightness",
     "random_contrast",

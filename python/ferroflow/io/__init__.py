@@ -8,10 +8,14 @@ from ..ops.parsing_ops import (
     FixedLenFeature,
     FixedLenSequenceFeature,
     VarLenFeature,
+    decode_json_example,
+    decode_raw,
     parse_example,
     parse_sequence_example,
     parse_single_example,
     parse_single_sequence_example,
+    parse_tensor,
+    serialize_tensor,
 )
 from ..platform import io_gfile as gfile
 from .tf_record import (
@@ -28,10 +32,14 @@ __all__ = [
     "TFRecordOptions",
     "TFRecordWriter",
     "VarLenFeature",
+    "decode_json_example",
+    "decode_raw",
     "gfile",
     "parse_example",
     "parse_sequence_example",
     "parse_single_example",
     "parse_single_sequence_example",
+    "parse_tensor",
+    "serialize_tensor",
     "tf_record_iterator",
 ]

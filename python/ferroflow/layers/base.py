@@ -174,6 +174,15 @@ class Layer:
         self._trainable = bool(value)
 
     @property
+    def activity_regularizer(self):
+        """Optional regularizer function for the output of this layer (or None)."""
+        return self._activity_regularizer
+
+    @activity_regularizer.setter
+    def activity_regularizer(self, regularizer):
+        self._activity_regularizer = regularizer
+
+    @property
     def scope_name(self):
         """The name of the layer's variable scope (known once called).
 

@@ -372,7 +372,64 @@ class Conv2D(_Conv):
         )
 
 
-class Conv2DTranspose(Conv2D):
+class _ConvTranspose:
+    """The transposed form of a `_Conv` layer (mixed in before it).
+
+    The kernel is `kernel_size + [filters, in_channels]` and the op is the convolution's
+    input gradient (`_transpose_op`), with no dilation.
+    """
+
+    _transpose_op = staticmethod(conv_ops.conv2d_transpose)
+    rank: int
+    filters: int
+    kernel_size: tuple
+    strides: tuple
+    padding: str
+    kernel: object
+
+    def _kernel_shape(self, input_dim):
+        return (*self.kernel_size, self.filters, input_dim)
+
+    def build(self, input_shape):
+        """Creates `kernel` (`kernel_size + [filters, in]`) and `bias` `[filters]`."""
+        input_shape = _as_shape(input_shape)
+        ndim = self.rank + 2
+        if input_shape.ndims != ndim:
+            raise ValueError(f"Inputs should have rank {ndim}. Received input shape: {input_shape}")
+        super().build(input_shape)  # type: ignore[misc]
+        spec = getattr(self, "input_spec", None)
+        axes = spec.axes if spec is not None else None
+        setattr(self, "input_spec", InputSpec(ndim=ndim, axes=axes))  # noqa: B010 (a mixin)
+
+    def _convolve(self, inputs):
+        dynamic = array_ops.shape(inputs)
+        dims = inputs.shape.as_list()
+        spatial_axes = range(1, self.rank + 1)
+        sizes = []
+        for axis, k, s in zip(spatial_axes, self.kernel_size, self.strides, strict=True):
+            length = dims[axis] if dims[axis] is not None else dynamic[axis]
+            sizes.append(_deconv_output_length(length, k, self.padding, s))
+        output_shape = array_ops.stack([dynamic[0], *sizes, self.filters])
+        outputs = self._transpose_op(
+            inputs,
+            self.kernel,
+            output_shape,
+            strides=[1, *self.strides, 1],
+            padding=self.padding.upper(),
+            name=f"conv{self.rank}d_transpose",
+        )
+        spatial = self._spatial_output_shape(dims[1 : self.rank + 1])
+        outputs.set_shape([dims[0], *spatial, self.filters])
+        return outputs
+
+    def _spatial_output_shape(self, spatial):
+        return [
+            _deconv_output_length(d, k, self.padding, s)
+            for d, k, s in zip(spatial, self.kernel_size, self.strides, strict=True)
+        ]
+
+
+class Conv2DTranspose(_ConvTranspose, Conv2D):
     """Transposed 2-D convolution ("deconvolution") layer.
 
     The kernel is `kernel_size + [filters, in_channels]`; the output's spatial size
@@ -421,42 +478,126 @@ class Conv2DTranspose(Conv2D):
             **kwargs,
         )
 
-    def _kernel_shape(self, input_dim):
-        return (*self.kernel_size, self.filters, input_dim)
 
-    def build(self, input_shape):
-        """Creates `kernel` (`kernel_size + [filters, in]`) and `bias` `[filters]`."""
-        input_shape = _as_shape(input_shape)
-        if input_shape.ndims != 4:
-            raise ValueError(f"Inputs should have rank 4. Received input shape: {input_shape}")
-        super().build(input_shape)
-        axes = self.input_spec.axes if self.input_spec is not None else None
-        self.input_spec = InputSpec(ndim=4, axes=axes)
+class Conv3D(_Conv):
+    """3-D convolution layer over `[batch, depth, height, width, channels]`.
+
+    Args:
+        filters: Number of output channels.
+        kernel_size: An int or a 3-tuple: the window depth, height and width.
+        strides: An int or a 3-tuple.
+        padding: `"valid"` or `"same"` (case-insensitive).
+        data_format: `"channels_last"` (`[batch, depth, height, width, channels]`) or
+            `"channels_first"` (`[batch, channels, depth, height, width]`).
+        dilation_rate: An int or a 3-tuple.
+
+    The other arguments are `Dense`'s.
+    """
+
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        strides=(1, 1, 1),
+        padding="valid",
+        data_format="channels_last",
+        dilation_rate=(1, 1, 1),
+        activation=None,
+        use_bias=True,
+        kernel_initializer=None,
+        bias_initializer=_ZEROS,
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        trainable=True,
+        name=None,
+        **kwargs,
+    ):
+        super().__init__(
+            3,
+            filters,
+            kernel_size,
+            strides,
+            padding,
+            data_format,
+            dilation_rate,
+            activation,
+            use_bias,
+            kernel_initializer,
+            bias_initializer,
+            kernel_regularizer,
+            bias_regularizer,
+            activity_regularizer,
+            kernel_constraint,
+            bias_constraint,
+            trainable,
+            name,
+            **kwargs,
+        )
 
     def _convolve(self, inputs):
-        dynamic = array_ops.shape(inputs)
-        dims = inputs.shape.as_list()
-        sizes = []
-        for axis, k, s in zip((1, 2), self.kernel_size, self.strides, strict=True):
-            length = dims[axis] if dims[axis] is not None else dynamic[axis]
-            sizes.append(_deconv_output_length(length, k, self.padding, s))
-        output_shape = array_ops.stack([dynamic[0], *sizes, self.filters])
-        outputs = conv_ops.conv2d_transpose(
+        return conv_ops.conv3d(
             inputs,
             self.kernel,
-            output_shape,
             strides=[1, *self.strides, 1],
             padding=self.padding.upper(),
-            name="conv2d_transpose",
+            dilations=[1, *self.dilation_rate, 1],
+            name="Conv3D",
         )
-        outputs.set_shape([dims[0], *self._spatial_output_shape(dims[1:3]), self.filters])
-        return outputs
 
-    def _spatial_output_shape(self, spatial):
-        return [
-            _deconv_output_length(d, k, self.padding, s)
-            for d, k, s in zip(spatial, self.kernel_size, self.strides, strict=True)
-        ]
+
+class Conv3DTranspose(_ConvTranspose, Conv3D):
+    """Transposed 3-D convolution ("deconvolution") layer.
+
+    The kernel is `kernel_size + [filters, in_channels]`; the output's spatial size
+    is `in * stride` (`"same"`) or `in * stride + max(kernel - stride, 0)` (`"valid"`).
+
+    Args: as `Conv3D` (no `dilation_rate` other than 1).
+    """
+
+    _transpose_op = staticmethod(conv_ops.conv3d_transpose)
+
+    def __init__(
+        self,
+        filters,
+        kernel_size,
+        strides=(1, 1, 1),
+        padding="valid",
+        data_format="channels_last",
+        activation=None,
+        use_bias=True,
+        kernel_initializer=None,
+        bias_initializer=_ZEROS,
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        trainable=True,
+        name=None,
+        **kwargs,
+    ):
+        super().__init__(
+            filters,
+            kernel_size,
+            strides=strides,
+            padding=padding,
+            data_format=data_format,
+            activation=activation,
+            use_bias=use_bias,
+            kernel_initializer=kernel_initializer,
+            bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer,
+            bias_regularizer=bias_regularizer,
+            activity_regularizer=activity_regularizer,
+            kernel_constraint=kernel_constraint,
+            bias_constraint=bias_constraint,
+            trainable=trainable,
+            name=name,
+            **kwargs,
+        )
 
 
 class _SeparableConv(_Conv):
@@ -940,6 +1081,110 @@ def conv2d_transpose(
     )
 
 
+def conv3d(
+    inputs,
+    filters,
+    kernel_size,
+    strides=(1, 1, 1),
+    padding="valid",
+    data_format="channels_last",
+    dilation_rate=(1, 1, 1),
+    activation=None,
+    use_bias=True,
+    kernel_initializer=None,
+    bias_initializer=_ZEROS,
+    kernel_regularizer=None,
+    bias_regularizer=None,
+    activity_regularizer=None,
+    kernel_constraint=None,
+    bias_constraint=None,
+    trainable=True,
+    name=None,
+    reuse=None,
+):
+    """Functional interface of `Conv3D`: 3-D convolution.
+
+    Args: `inputs` then the layer's (see the class), and `reuse`: reuse the
+    variables of a previous layer of the same `name`.
+
+    Returns:
+        The output tensor.
+    """
+    return _functional(
+        Conv3D,
+        inputs,
+        filters,
+        kernel_size,
+        name,
+        reuse,
+        strides=strides,
+        padding=padding,
+        data_format=data_format,
+        dilation_rate=dilation_rate,
+        activation=activation,
+        use_bias=use_bias,
+        kernel_initializer=kernel_initializer,
+        bias_initializer=bias_initializer,
+        kernel_regularizer=kernel_regularizer,
+        bias_regularizer=bias_regularizer,
+        activity_regularizer=activity_regularizer,
+        kernel_constraint=kernel_constraint,
+        bias_constraint=bias_constraint,
+        trainable=trainable,
+    )
+
+
+def conv3d_transpose(
+    inputs,
+    filters,
+    kernel_size,
+    strides=(1, 1, 1),
+    padding="valid",
+    data_format="channels_last",
+    activation=None,
+    use_bias=True,
+    kernel_initializer=None,
+    bias_initializer=_ZEROS,
+    kernel_regularizer=None,
+    bias_regularizer=None,
+    activity_regularizer=None,
+    kernel_constraint=None,
+    bias_constraint=None,
+    trainable=True,
+    name=None,
+    reuse=None,
+):
+    """Functional interface of `Conv3DTranspose`: transposed 3-D convolution.
+
+    Args: `inputs` then the layer's (see the class), and `reuse`: reuse the
+    variables of a previous layer of the same `name`.
+
+    Returns:
+        The output tensor.
+    """
+    return _functional(
+        Conv3DTranspose,
+        inputs,
+        filters,
+        kernel_size,
+        name,
+        reuse,
+        strides=strides,
+        padding=padding,
+        data_format=data_format,
+        activation=activation,
+        use_bias=use_bias,
+        kernel_initializer=kernel_initializer,
+        bias_initializer=bias_initializer,
+        kernel_regularizer=kernel_regularizer,
+        bias_regularizer=bias_regularizer,
+        activity_regularizer=activity_regularizer,
+        kernel_constraint=kernel_constraint,
+        bias_constraint=bias_constraint,
+        trainable=trainable,
+    )
+
+
 def _separable_functional(
     cls,
     inputs,
@@ -1125,3 +1370,7 @@ convolution1d = conv1d
 convolution2d = conv2d
 separable_convolution2d = separable_conv2d
 convolution2d_transpose = deconvolution2d = deconv2d = conv2d_transpose
+Convolution3D = Conv3D
+Convolution3DTranspose = Deconvolution3D = Deconv3D = Conv3DTranspose
+convolution3d = conv3d
+convolution3d_transpose = deconvolution3d = deconv3d = conv3d_transpose

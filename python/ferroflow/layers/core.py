@@ -165,8 +165,16 @@ class Dense(Layer):
         return outputs
 
     def compute_output_shape(self, input_shape):
-        """`input_shape` with its last dimension `units`."""
-        input_shape = _as_shape(input_shape)
+        """`input_shape` with its last dimension `units`.
+
+        Raises:
+            ValueError: If `input_shape` has rank below 2 or an unknown last dimension.
+        """
+        input_shape = _as_shape(input_shape).with_rank_at_least(2)
+        if input_shape.ndims is None or input_shape.as_list()[-1] is None:
+            raise ValueError(
+                f"The innermost dimension of input_shape must be defined, but saw: {input_shape}"
+            )
         return input_shape[:-1].concatenate(self.units)
 
 
@@ -308,21 +316,29 @@ class Flatten(Layer):
     """Flattens each example: `[batch, d1, d2, ...]` -> `[batch, d1 * d2 * ...]`.
 
     Args:
-        data_format: `"channels_last"` (or None).
+        data_format: `"channels_last"` (or None) or `"channels_first"`: the inputs
+            are then first transposed to channels-last (`[batch, d2, ..., d1]`), as
+            TF's, so both formats flatten the same example to the same vector.
         **kwargs: `Layer`'s.
     """
 
     def __init__(self, data_format=None, **kwargs):
         super().__init__(**kwargs)
-        if data_format not in (None, "channels_last"):
+        normalized = "channels_last" if data_format is None else str(data_format).lower()
+        if normalized not in ("channels_first", "channels_last"):
             raise ValueError(
-                f"Flatten supports data_format='channels_last', got data_format={data_format!r}"
+                'The `data_format` argument must be one of "channels_first", "channels_last". '
+                f"Received: {data_format}"
             )
-        self.data_format = "channels_last"
+        self.data_format = normalized
         self.input_spec = InputSpec(min_ndim=1)
 
     def call(self, inputs):
         """The reshaped inputs (a rank-1 input gets a trailing axis of 1)."""
+        rank = inputs.shape.ndims
+        if self.data_format == "channels_first" and rank is not None and rank > 1:
+            # Switch to channels-last format.
+            inputs = array_ops.transpose(inputs, perm=[0, *range(2, rank), 1])
         shape = inputs.shape
         if shape.ndims == 1:
             return array_ops.expand_dims(inputs, 1)

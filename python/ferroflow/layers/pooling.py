@@ -1,13 +1,15 @@
-"""`tf.layers` pooling: max and average pooling in 1-D and 2-D.
+"""`tf.layers` pooling: max and average pooling in 1-D, 2-D and 3-D.
 
 The 1-D forms add a unit axis after the width, pool in 2-D and squeeze it (as TF).
-`data_format="channels_first"` is supported: ferroflow's pooling kernels are NHWC (as
-TF's CPU kernels), so a channels-first layer transposes its input to channels-last,
-pools, and transposes the result back. The 3-D layers are not provided: ferroflow has
-no `MaxPool3D`/`AvgPool3D` kernels.
+`data_format="channels_first"` is supported: ferroflow's pooling kernels are NHWC /
+NDHWC (as TF's CPU kernels), so a channels-first layer transposes its input to
+channels-last, pools, and transposes the result back.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 from ..framework import tensor_shape
 from ..ops import array_ops, conv_ops
@@ -30,7 +32,7 @@ class _Pooling(Layer):
     """Pooling layer base: `rank` spatial dimensions, `pool` = `max_pool`/`avg_pool`."""
 
     _rank = 2
-    _pool = staticmethod(conv_ops.max_pool)
+    _pool: Callable[..., Any] = staticmethod(conv_ops.max_pool)
 
     def __init__(
         self, pool_size, strides, padding="valid", data_format="channels_last", name=None, **kwargs
@@ -58,12 +60,13 @@ class _Pooling(Layer):
         return self._pool_channels_last(inputs, self.pool_size, self.strides, channels_first)
 
     def _pool_channels_last(self, inputs, pool_size, strides, channels_first):
-        """Pools 4-D `inputs` (NHWC, or NCHW when `channels_first`) in NHWC."""
+        """Pools `inputs` (channels last, or first when `channels_first`) channels-last."""
+        rank = len(pool_size)
         if channels_first:
-            inputs = _to_channels_last(inputs, 2)
+            inputs = _to_channels_last(inputs, rank)
         outputs = self._pool(inputs, [1, *pool_size, 1], [1, *strides, 1], self.padding.upper())
         if channels_first:
-            outputs = _to_channels_first(outputs, 2)
+            outputs = _to_channels_first(outputs, rank)
         return outputs
 
     def compute_output_shape(self, input_shape):
@@ -126,6 +129,28 @@ class AveragePooling2D(_Pooling):
     _pool = staticmethod(conv_ops.avg_pool)
 
 
+class MaxPooling3D(_Pooling):
+    """Max pooling over `[batch, depth, height, width, channels]`.
+
+    Args:
+        pool_size: An int or a 3-tuple: the window depth, height and width.
+        strides: An int or a 3-tuple: the window steps.
+        padding: `"valid"` or `"same"` (case-insensitive).
+        data_format: `"channels_last"` or `"channels_first"`.
+        name: Name of the layer.
+    """
+
+    _rank = 3
+    _pool = staticmethod(conv_ops.max_pool3d)
+
+
+class AveragePooling3D(_Pooling):
+    """Average pooling over `[batch, depth, height, width, channels]` (as `MaxPooling3D`)."""
+
+    _rank = 3
+    _pool = staticmethod(conv_ops.avg_pool3d)
+
+
 def _functional(cls, inputs, pool_size, strides, padding, data_format, name):
     layer = cls(
         pool_size=pool_size, strides=strides, padding=padding, data_format=data_format, name=name
@@ -161,8 +186,26 @@ def average_pooling2d(
     return _functional(AveragePooling2D, inputs, pool_size, strides, padding, data_format, name)
 
 
+def max_pooling3d(
+    inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None
+):
+    """Functional interface of `MaxPooling3D`; returns the pooled tensor."""
+    return _functional(MaxPooling3D, inputs, pool_size, strides, padding, data_format, name)
+
+
+def average_pooling3d(
+    inputs, pool_size, strides, padding="valid", data_format="channels_last", name=None
+):
+    """Functional interface of `AveragePooling3D`; returns the pooled tensor."""
+    return _functional(AveragePooling3D, inputs, pool_size, strides, padding, data_format, name)
+
+
 # TF's aliases (`tensorflow/python/layers/pooling.py`).
 AvgPool2D = AveragePooling2D
 MaxPool2D = MaxPooling2D
 max_pool2d = max_pooling2d
 avg_pool2d = average_pooling2d
+AvgPool3D = AveragePooling3D
+MaxPool3D = MaxPooling3D
+max_pool3d = max_pooling3d
+avg_pool3d = average_pooling3d

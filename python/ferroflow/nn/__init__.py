@@ -12,17 +12,23 @@ from ..ops.candidate_sampling_ops import (
 )
 from ..ops.conv_ops import (
     avg_pool,
+    avg_pool3d,
     conv2d,
     conv2d_backprop_filter,
     conv2d_backprop_input,
     conv2d_transpose,
+    conv3d,
+    conv3d_backprop_filter_v2,
+    conv3d_transpose,
     depthwise_conv2d,
     depthwise_conv2d_native,
     depthwise_conv2d_native_backprop_filter,
     depthwise_conv2d_native_backprop_input,
     max_pool,
+    max_pool3d,
     separable_conv2d,
 )
+from ..ops.embedding_ops import safe_embedding_lookup_sparse
 from ..ops.math_ops import sigmoid, tanh
 from ..ops.nn_impl import (
     batch_normalization,
@@ -77,6 +83,10 @@ from . import rnn_cell
 __all__ = [
     "all_candidate_sampler",
     "avg_pool",
+    "avg_pool3d",
+    "conv3d",
+    "conv3d_backprop_filter_v2",
+    "conv3d_transpose",
     "batch_normalization",
     "bias_add",
     "bidirectional_dynamic_rnn",
@@ -96,6 +106,7 @@ __all__ = [
     "elu",
     "embedding_lookup",
     "embedding_lookup_sparse",
+    "safe_embedding_lookup_sparse",
     "fixed_unigram_candidate_sampler",
     "fused_batch_norm",
     "in_top_k",
@@ -109,6 +120,7 @@ __all__ = [
     "log_uniform_candidate_sampler",
     "lrn",
     "max_pool",
+    "max_pool3d",
     "moments",
     "nce_loss",
     "normalize_moments",

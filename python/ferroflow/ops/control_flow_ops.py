@@ -22,7 +22,7 @@ from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor_spec import TensorSpec
 from ..framework.type_spec import TypeSpec
 from ..util import nest
-from . import array_ops, logging_ops, math_ops
+from . import array_ops, control_flow_util, logging_ops, math_ops
 
 
 def no_op(name=None):
@@ -371,6 +371,22 @@ class CondContext:
     def branch(self):
         """1 for the true branch, 0 for the false one."""
         return self._branch
+
+    def IsWhileContext(self):
+        """False: a cond branch's context."""
+        return False
+
+    def _check_inputs_from_valid_context(self, op_name, op_type, op_ctxt, inputs):
+        """TF's `CheckInputFromValidContext` for an op about to use `inputs`.
+
+        Raises:
+            ValueError: If an input is in a while loop that does not contain the op.
+        """
+        control_flow_util.check_inputs_from_valid_context(op_name, op_type, op_ctxt, inputs)
+
+    def IsCondContext(self):
+        """True: a cond branch's context."""
+        return True
 
     @property
     def outer_context(self):
@@ -857,6 +873,8 @@ class WhileContext:
         self._start = len(graph._ops)
         self._captures: dict[str, ops.Tensor] = {}
         self._external_controls: list[ops.Operation] = []
+        # Each loop-variable placeholder's op id -> the tensor the loop starts it with.
+        self._loop_inits: dict[int, ops.Tensor] = {}
         # What a cond nested inside records in its enclosing contexts.
         self._op_ids: set[int] = set()
         self._values: set[str] = set()
@@ -865,6 +883,22 @@ class WhileContext:
     def outer_context(self):
         """The context this one is nested in, or None."""
         return self._outer_context
+
+    def IsWhileContext(self):
+        """True: a while loop's context."""
+        return True
+
+    def _check_inputs_from_valid_context(self, op_name, op_type, op_ctxt, inputs):
+        """TF's `CheckInputFromValidContext` for an op about to use `inputs`.
+
+        Raises:
+            ValueError: If an input is in a while loop that does not contain the op.
+        """
+        control_flow_util.check_inputs_from_valid_context(op_name, op_type, op_ctxt, inputs)
+
+    def IsCondContext(self):
+        """False: a while loop's context."""
+        return False
 
     def Enter(self):
         """Makes this the graph's current control-flow context."""
@@ -1059,13 +1093,19 @@ def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
             array_ops.placeholder(t.dtype.base_dtype, inv, name="loop_var")
             for t, inv in zip(flat, invariants, strict=True)
         ]
+        context._loop_inits = {p.op._id: t for p, t in zip(placeholders, flat, strict=True)}
         inner = [
             build_ta_with_new_flow(v, p) if isinstance(v, TensorArray) else p
             for v, p in zip(flat_orig, placeholders, strict=True)
         ]
         inner_leaves = nest.pack_sequence_as(leaves, inner, expand_composites=True)
         packed = nest.pack_sequence_as(loop_vars, inner_leaves)
-        c = context.AddValue(ops.convert_to_tensor(cond(*packed)))
+        c = ops.convert_to_tensor(cond(*packed))
+        # TF's loop feeds the condition to a `LoopCond` op in the loop's context.
+        control_flow_util.check_inputs_from_valid_context(
+            f"{scope}LoopCond", "LoopCond", context, [c]
+        )
+        c = context.AddValue(c)
         if c.dtype.base_dtype != dtypes.bool:
             raise TypeError(
                 f"Input 'input' of 'LoopCond' Op has type {c.dtype.base_dtype.name} that does "
@@ -1079,9 +1119,14 @@ def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
         nest.assert_same_structure(list(packed), list(body_result), expand_composites=True)
         flat_result = nest.flatten(body_result, expand_composites=True)
         results = [
-            context.AddValue(r.flow if isinstance(r, TensorArray) else _loop_var_to_tensor(r))
-            for r in flat_result
+            r.flow if isinstance(r, TensorArray) else _loop_var_to_tensor(r) for r in flat_result
         ]
+        # TF's loop feeds each next value to a `NextIteration` op in the loop's context.
+        for k, r in enumerate(results):
+            control_flow_util.check_inputs_from_valid_context(
+                f"{scope}NextIteration" + (f"_{k}" if k else ""), "NextIteration", context, [r]
+            )
+        results = [context.AddValue(r) for r in results]
     finally:
         context.Exit()
     if len(results) != len(flat):
@@ -1298,7 +1343,9 @@ def _while_grad(op, *grads):
     if not diff_vars:
         # No float loop variable: nothing differentiable leaves the loop.
         return [None] * n_inputs
-    with ops.control_dependencies(None):
+    # The gradient reads the loop's tensors, as TF's gradient loop context does.
+    forward_context = feeds[0].op._control_flow_context
+    with ops.control_dependencies(None), control_flow_util.while_gradient_of(forward_context):
         seeds = [
             array_ops.placeholder(feeds[i].dtype.base_dtype, feeds[i].shape, name="grad_seed")
             for i in diff_vars
@@ -1315,17 +1362,25 @@ def _while_grad(op, *grads):
             xs,
             grad_ys=seeds,
             stop_gradients=feeds,
-            unconnected_gradients=gradients_impl.UnconnectedGradients.ZERO,
             # Not `gradients...`: a TensorArray gradient finds its gradient array by
             # the outer call's scope (the last `gradients*` name component).
             name="vjp",
             # The body's gradient ops go where their forward ops are, as TF's.
             colocate_gradients_with_ops=gradients_impl.colocating_gradients(),
         )
-        vjp = [ops.convert_to_tensor(v) for v in vjp]
-        fetches = vjp[: len(diff_vars)] + [
-            acc + v for acc, v in zip(accumulators, vjp[len(diff_vars) :], strict=True)
+        # A capture no differentiable body output depends on (an input of a
+        # non-differentiable op only, such as a `Cast` to int) has no gradient: None
+        # as TF's. A loop variable's gradient is zeros where the body does not use it.
+        connected = [k for k, v in enumerate(vjp[len(diff_vars) :]) if v is not None]
+        diff_caps = [diff_caps[k] for k in connected]
+        accumulators = [accumulators[k] for k in connected]
+        diff = diff_vars + diff_caps
+        vjp_vars = [
+            array_ops.zeros_like(x) if v is None else ops.convert_to_tensor(v)
+            for x, v in zip(xs, vjp[: len(diff_vars)], strict=False)
         ]
+        vjp_caps = [ops.convert_to_tensor(vjp[len(diff_vars) + k]) for k in connected]
+        fetches = vjp_vars + [acc + v for acc, v in zip(accumulators, vjp_caps, strict=True)]
         incoming = []
         for i in diff:
             gi = grads[i]

@@ -1,4 +1,7 @@
-"""Convolution and pooling (`tf.nn.conv2d`, `max_pool`, `avg_pool`, ...), NHWC."""
+"""Convolution and pooling: `tf.nn.conv2d`, `max_pool`, `avg_pool`, ... (NHWC).
+
+And their 3-D forms: `tf.nn.conv3d`, `max_pool3d`, `avg_pool3d`, ... (NDHWC).
+"""
 
 from __future__ import annotations
 
@@ -373,3 +376,166 @@ def avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None, inpu
     return _pool(
         "AvgPool", input if value is None else value, ksize, strides, padding, data_format, name
     )
+
+
+def _spatial3(value, name):
+    """TF's `_get_sequence` for NDHWC: an int or 1, 3 or 5 ints -> the 5-int attr."""
+    if value is None:
+        raise ValueError(f"`{name}` must be given")
+    if isinstance(value, numbers.Integral):
+        return [1, int(value), int(value), int(value), 1]
+    value = [int(v) for v in value]
+    if len(value) == 1:
+        return [1, *value * 3, 1]
+    if len(value) == 3:
+        return [1, *value, 1]
+    if len(value) == 5:
+        return value
+    raise ValueError(
+        f"{name} should be of length 1, 3 or 5. Received: {name}={value} of length {len(value)}"
+    )
+
+
+def _conv3d_attrs(strides, padding, data_format, dilations):
+    return {
+        "strides": _spatial3(strides, "strides"),
+        "padding": _padding(padding),
+        "data_format": data_format.encode() if isinstance(data_format, str) else data_format,
+        "dilations": _spatial3([1, 1, 1, 1, 1] if dilations is None else dilations, "dilations"),
+    }
+
+
+def conv3d(
+    input,
+    filter=None,
+    strides=None,
+    padding=None,
+    data_format="NDHWC",
+    dilations=None,
+    name=None,
+    filters=None,
+):
+    """3-D convolution of NDHWC `input` with a DHWIO `filter`.
+
+    Args:
+        input: A float `[batch, depth, height, width, in_channels]` tensor.
+        filter: `[filter_depth, filter_height, filter_width, in_channels, out_channels]`.
+        filters: Alias of `filter`.
+        strides: 5 ints (or 1 or 3): the window step; the first and last must be 1.
+        padding: `"SAME"` or `"VALID"`.
+        data_format: `"NDHWC"` (the CPU kernel's layout).
+        dilations: 5 ints (or 1 or 3; default 1).
+        name: Name of the op.
+
+    Returns:
+        The `[batch, out_depth, out_height, out_width, out_channels]` result.
+    """
+    filter = filters if filter is None else filter
+    attrs = _conv3d_attrs(strides, padding, data_format, dilations)
+    with ops.name_scope(name, "Conv3D", [input, filter]) as scope:
+        input, filter = convert_same_type([input, filter], ["input", "filter"])
+        return make_op("Conv3D", [input, filter], attrs, scope=scope).outputs[0]
+
+
+def conv3d_backprop_input_v2(
+    input_sizes,
+    filter,
+    out_backprop,
+    strides,
+    padding,
+    data_format="NDHWC",
+    dilations=None,
+    name=None,
+):
+    """The gradient of `conv3d` with respect to its input, of shape `input_sizes`."""
+    attrs = _conv3d_attrs(strides, padding, data_format, dilations)
+    op_type = "Conv3DBackpropInputV2"
+    with ops.name_scope(name, op_type, [input_sizes, filter, out_backprop]) as scope:
+        sizes = _int_vector(input_sizes, "input_sizes")
+        filter, out_backprop = convert_same_type([filter, out_backprop], ["filter", "out_backprop"])
+        return make_op(op_type, [sizes, filter, out_backprop], attrs, scope=scope).outputs[0]
+
+
+def conv3d_backprop_filter_v2(
+    input,
+    filter_sizes,
+    out_backprop,
+    strides,
+    padding,
+    data_format="NDHWC",
+    dilations=None,
+    name=None,
+):
+    """The gradient of `conv3d` with respect to its filter, of shape `filter_sizes`."""
+    attrs = _conv3d_attrs(strides, padding, data_format, dilations)
+    op_type = "Conv3DBackpropFilterV2"
+    with ops.name_scope(name, op_type, [input, filter_sizes, out_backprop]) as scope:
+        sizes = _int_vector(filter_sizes, "filter_sizes")
+        input, out_backprop = convert_same_type([input, out_backprop], ["input", "out_backprop"])
+        return make_op(op_type, [input, sizes, out_backprop], attrs, scope=scope).outputs[0]
+
+
+def conv3d_transpose(
+    value=None,
+    filter=None,
+    output_shape=None,
+    strides=None,
+    padding="SAME",
+    data_format="NDHWC",
+    name=None,
+    input=None,
+    filters=None,
+    dilations=None,
+):
+    """The transpose of `conv3d` (its gradient with respect to the input).
+
+    `filter` is `[depth, height, width, output_channels, in_channels]`; the result has
+    `output_shape`.
+    """
+    value = input if value is None else value
+    filter = filters if filter is None else filter
+    with ops.name_scope(name, "conv3d_transpose", [value, filter, output_shape]) as scope:
+        return conv3d_backprop_input_v2(
+            output_shape,
+            filter,
+            value,
+            strides,
+            padding,
+            data_format=data_format,
+            dilations=dilations,
+            name=scope,
+        )
+
+
+def _pool3d(op_type, value, ksize, strides, padding, data_format, name):
+    attrs = {
+        "ksize": _spatial3(ksize, "ksize"),
+        "strides": _spatial3(strides, "strides"),
+        "padding": _padding(padding),
+        "data_format": data_format.encode() if isinstance(data_format, str) else data_format,
+    }
+    with ops.name_scope(name, op_type, [value]) as scope:
+        value = ops.convert_to_tensor(value, name="input")
+        return make_op(op_type, [value], attrs, scope=scope).outputs[0]
+
+
+def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
+    """The maximum of each `ksize` window of `input` `[batch, depth, height, width, channels]`.
+
+    Args:
+        input: A float 5-D tensor.
+        ksize: An int or 1, 3 or 5 ints: the window size.
+        strides: An int or 1, 3 or 5 ints: the window step.
+        padding: `"SAME"` or `"VALID"`; padded positions never win.
+        data_format: `"NDHWC"`.
+        name: Name of the op.
+    """
+    return _pool3d("MaxPool3D", input, ksize, strides, padding, data_format, name)
+
+
+def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
+    """The mean of each `ksize` window of 5-D `input` (padded positions are not counted).
+
+    Same arguments as `max_pool3d`.
+    """
+    return _pool3d("AvgPool3D", input, ksize, strides, padding, data_format, name)

@@ -12,7 +12,7 @@ import inspect
 import itertools
 
 from ..framework import ops
-from . import variables
+from . import resource_variable_ops, variable_scope, variables
 from .array_ops import identity_n
 
 _uids = itertools.count()
@@ -105,17 +105,18 @@ def custom_gradient(f=None):
 def _graph_mode_call(f, args):
     name = f"CustomGradient-{next(_uids)}"
     args = [ops.convert_to_tensor(x) for x in args]
-    before = {id(v) for v in variables.global_variables() + variables.local_variables()}
+    # As TF: the variables `f` creates in the current variable scope must be resource
+    # variables (made with `use_resource=True`).
+    scope = variable_scope.get_variable_scope()
+    before = {id(v) for v in scope.global_variables() + scope.local_variables()}
     result, grad_fn = f(*args)
-    created = [
-        v for v in variables.global_variables() + variables.local_variables() if id(v) not in before
-    ]
-    if created:
-        raise TypeError(
-            "All variables used by a function wrapped with @custom_gradient must be "
-            "`ResourceVariable`s. Ensure that no `variable_scope` is created with "
-            "`use_resource=False`."
-        )
+    for v in scope.global_variables() + scope.local_variables():
+        if id(v) not in before and not resource_variable_ops.is_resource_variable(v):
+            raise TypeError(
+                "All variables used by a function wrapped with @custom_gradient must be "
+                "`ResourceVariable`s. Ensure that no `variable_scope` is created with "
+                "`use_resource=False`."
+            )
     flat_result = [ops.convert_to_tensor(t) for t in _flatten(result)]
     used_variables = _variables_between(args, flat_result)
     takes_variables = _takes_variables(grad_fn)

@@ -7,6 +7,7 @@ graph, each op's gradient function, and the summing of contributions are in
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import enum
 import threading
@@ -15,7 +16,7 @@ import numpy as np
 
 from ..framework import ops
 from ..framework.indexed_slices import IndexedSlices
-from . import array_ops
+from . import array_ops, math_ops
 
 
 class UnconnectedGradients(enum.Enum):
@@ -129,7 +130,9 @@ def gradients(
             array_ops.identity(gy, name=f"grad_ys_{i}") if was_given else gy
             for i, (gy, was_given) in enumerate(zip(grad_ys, given, strict=True))
         ]
+        _check_no_grad_wrt_initial_loop_val(g, ys, xs)
         external = [op._id for op in g._ops if ops._python_gradient(op)[0]]
+        start = len(g._ops)
         walk = g._native.gradient_walk(
             [(t._op._id, t._value_index) for t in ys],
             [(t._op._id, t._value_index) for t in xs],
@@ -153,6 +156,7 @@ def gradients(
             )
             step = walk.resume([_to_native(t) for t in in_grads])
             ops._sync_native_ops(g)
+        _set_original_ops(g, scope, start)
     out: list[ops.Tensor | IndexedSlices | None] = []
     for x, r in zip(xs, step[1], strict=True):
         if r is None and unconnected is UnconnectedGradients.ZERO:
@@ -191,7 +195,8 @@ def hessians(
 
     Raises:
         LookupError: If an op between xs and ys has no (second-order) gradient.
-        ValueError: If an x's shape is not fully known, or ys do not depend on an x.
+        ValueError: If an x's shape is not fully known, or ys or their gradient do not
+            depend on an x (as TF's, which cannot write a None row).
     """
     xs = _as_list(xs)
     kwargs = {
@@ -219,10 +224,112 @@ def hessians(
             rows = []
             for j in range(n):
                 (row,) = gradients(flat[j], x, **kwargs)
-                rows.append(array_ops.zeros_like(x) if row is None else row)
+                if row is None:
+                    # TF writes each row to a TensorArray, which takes no None (a
+                    # gradient that does not depend on x).
+                    raise ValueError("None values not supported.")
+                rows.append(row)
             stacked = array_ops.stack(rows) if rows else array_ops.zeros([0, *dims], x.dtype)
             out.append(array_ops.reshape(stacked, dims + dims))
     return out
+
+
+def _hessian_vector_product(ys, xs, v):
+    """The product of the Hessian of `sum(ys)` (with respect to `xs`) with vectors `v`.
+
+    TF's `gradients_impl._hessian_vector_product`: two backward passes, the second
+    through the gradients' elementwise products with `v` (which is held constant):
+    `grad(sum_i grad_i(ys) * v_i, xs)`. The Hessian is never formed.
+
+    Args:
+        ys: A tensor or list of tensors to differentiate.
+        xs: A list of tensors.
+        v: A list of tensors, one per x, each shaped like it.
+
+    Returns:
+        A list of tensors, one per x: the Hessian-vector products.
+
+    Raises:
+        ValueError: If `xs` and `v` differ in length.
+    """
+    length = len(xs)
+    if len(v) != length:
+        raise ValueError("xs and v must have the same length.")
+    grads = gradients(ys, xs)
+    assert len(grads) == length
+    elemwise_products = [
+        math_ops.multiply(grad_elem, array_ops.stop_gradient(v_elem))
+        for grad_elem, v_elem in zip(grads, v, strict=True)
+        if grad_elem is not None
+    ]
+    return gradients(elemwise_products, xs)
+
+
+def _set_original_ops(g, scope, start):
+    """Sets TF's `Operation._original_op` on the ops a `gradients` call made.
+
+    TF builds the gradient of op X under `<scope>X_grad/` with `X` as the graph's
+    original op; ops made outside those scopes (the sums of contributions) keep None.
+    An op of a nested call (a gradient function's own `gradients`) keeps what that
+    call set.
+    """
+    for op in g._ops[start:]:
+        if op._original_op is not None or not op.name.startswith(scope):
+            continue
+        rest = op.name[len(scope) :]
+        i = rest.find("_grad/")
+        while i > 0:
+            forward = g._ops_by_name.get(rest[:i])
+            if forward is not None and forward._id < start:
+                op._original_op = forward
+                break
+            i = rest.find("_grad/", i + 1)
+
+
+def _check_no_grad_wrt_initial_loop_val(g, ys, xs):
+    """TF's check that a gradient inside a while loop does not go through a loop variable.
+
+    Inside a loop body, a gradient may go through loop invariants and be taken with
+    respect to the body's loop variables, but not with respect to (or through) a loop
+    variable's initial value: TF raises when the ys depend on a loop variable of the
+    current loop whose initial value depends on an x.
+
+    Raises:
+        ValueError: If they do, naming the x nearest to the loop variable.
+    """
+    inits = getattr(g._control_flow_context, "_loop_inits", None)
+    if not inits:
+        return
+    from_ops = {x.op._id for x in xs}
+    seen: set[int] = set()
+    stack = [y.op for y in ys]
+    reached = set()
+    while stack:
+        op = stack.pop()
+        if op._id in seen:
+            continue
+        seen.add(op._id)
+        if op._id in inits:
+            reached.add(op._id)
+        stack.extend(t.op for t in op.inputs)
+    for placeholder_id, initial in inits.items():
+        if placeholder_id not in reached:
+            continue
+        queue = collections.deque([initial.op])
+        visited: set[int] = set()
+        while queue:
+            op = queue.popleft()
+            if op._id in visited:
+                continue
+            visited.add(op._id)
+            if op._id in from_ops:
+                raise ValueError(
+                    "Cannot compute gradient inside while loop with respect to op "
+                    f"'{op.name}'. We do not support taking the gradient wrt or through "
+                    "the initial value of a loop variable. Gradients can be computed "
+                    "through loop invariants or wrt the input parameters to the loop body."
+                )
+            queue.extend(t.op for t in op.inputs)
 
 
 def _from_native(g, r):

@@ -2304,3 +2304,247 @@ def resize_image_with_pad_v2(
         if not is_batch:
             padded = array_ops.squeeze(padded, axis=[0])
         return padded
+
+
+# -- non-maximum suppression ----------------------------------------------------------
+def _nms_inputs(boxes, scores, max_output_size, thresholds):
+    boxes = ops.convert_to_tensor(boxes, name="boxes")
+    scores = ops.convert_to_tensor(scores, name="scores")
+    max_output_size = ops.convert_to_tensor(max_output_size, dtypes.int32, name="max_output_size")
+    rest = [ops.convert_to_tensor(value, dtypes.float32, name=name) for name, value in thresholds]
+    return [boxes, scores, max_output_size, *rest]
+
+
+def non_max_suppression(
+    boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=float("-inf"), name=None
+):
+    """Greedily selects boxes by descending score, dropping those overlapping a kept one.
+
+    Boxes are `[y1, x1, y2, x2]` (either corner first). A box is dropped when its IoU
+    with an already selected box is above `iou_threshold`; boxes scoring at most
+    `score_threshold` are never selected.
+
+    Args:
+        boxes: A float `[num_boxes, 4]` tensor.
+        scores: A float `[num_boxes]` tensor.
+        max_output_size: An int32 scalar: the most boxes to select.
+        iou_threshold: The overlap above which a box is suppressed, in [0, 1].
+        score_threshold: Boxes must score above this.
+        name: A name for the operation.
+
+    Returns:
+        The int32 indices of the selected boxes, `[M]` with `M <= max_output_size`.
+    """
+    with ops.name_scope(name, "non_max_suppression"):
+        inputs = _nms_inputs(
+            boxes,
+            scores,
+            max_output_size,
+            [("iou_threshold", iou_threshold), ("score_threshold", score_threshold)],
+        )
+        return make_op("NonMaxSuppressionV3", inputs, name="NonMaxSuppressionV3").outputs[0]
+
+
+def non_max_suppression_with_scores(
+    boxes,
+    scores,
+    max_output_size,
+    iou_threshold=0.5,
+    score_threshold=float("-inf"),
+    soft_nms_sigma=0.0,
+    name=None,
+):
+    """`non_max_suppression` that also returns the selected scores.
+
+    With `soft_nms_sigma > 0` it is Soft-NMS: an overlapping box's score decays by
+    `exp(-iou^2 / (2 sigma))` instead of the box being dropped.
+
+    Returns:
+        `(selected_indices, selected_scores)`.
+    """
+    with ops.name_scope(name, "non_max_suppression_with_scores"):
+        inputs = _nms_inputs(
+            boxes,
+            scores,
+            max_output_size,
+            [
+                ("iou_threshold", iou_threshold),
+                ("score_threshold", score_threshold),
+                ("soft_nms_sigma", soft_nms_sigma),
+            ],
+        )
+        op = make_op(
+            "NonMaxSuppressionV5",
+            inputs,
+            {"pad_to_max_output_size": False},
+            name="NonMaxSuppressionV5",
+        )
+        return op.outputs[0], op.outputs[1]
+
+
+def non_max_suppression_padded(
+    boxes,
+    scores,
+    max_output_size,
+    iou_threshold=0.5,
+    score_threshold=float("-inf"),
+    pad_to_max_output_size=False,
+    name=None,
+):
+    """`non_max_suppression`, optionally padded with zeros to `max_output_size` indices.
+
+    Returns:
+        `(selected_indices, valid_outputs)`: the indices (padded when asked) and how
+        many of them are real.
+    """
+    with ops.name_scope(name, "non_max_suppression_padded"):
+        inputs = _nms_inputs(
+            boxes,
+            scores,
+            max_output_size,
+            [("iou_threshold", iou_threshold), ("score_threshold", score_threshold)],
+        )
+        op = make_op(
+            "NonMaxSuppressionV4",
+            inputs,
+            {"pad_to_max_output_size": bool(pad_to_max_output_size)},
+            name="NonMaxSuppressionV4",
+        )
+        return op.outputs[0], op.outputs[1]
+
+
+def non_max_suppression_with_overlaps(
+    overlaps,
+    scores,
+    max_output_size,
+    overlap_threshold=0.5,
+    score_threshold=float("-inf"),
+    name=None,
+):
+    """`non_max_suppression` over a given `[num_boxes, num_boxes]` overlap matrix."""
+    with ops.name_scope(name, "non_max_suppression_overlaps"):
+        overlaps = ops.convert_to_tensor(overlaps, name="overlaps")
+        scores = ops.convert_to_tensor(scores, name="scores")
+        inputs = [
+            overlaps,
+            scores,
+            ops.convert_to_tensor(max_output_size, dtypes.int32, name="max_output_size"),
+            ops.convert_to_tensor(overlap_threshold, dtypes.float32, name="overlap_threshold"),
+            ops.convert_to_tensor(score_threshold, dtypes.float32, name="score_threshold"),
+        ]
+        return make_op(
+            "NonMaxSuppressionWithOverlaps", inputs, name="NonMaxSuppressionWithOverlaps"
+        ).outputs[0]
+
+
+def _gen_nms(op_type, boxes, scores, max_output_size, *thresholds, name=None, **attrs):
+    """TF's `gen_image_ops.non_max_suppression_v*`: the op with its inputs as given."""
+    with ops.name_scope(name, op_type) as scope:
+        boxes = ops.convert_to_tensor(boxes, name="boxes")
+        scores = ops.convert_to_tensor(scores, name="scores")
+        inputs = [boxes, scores, ops.convert_to_tensor(max_output_size, dtypes.int32)]
+        inputs += [ops.convert_to_tensor(t) for t in thresholds]
+        op = make_op(op_type, inputs, attrs, scope=scope)
+        return op.outputs[0] if len(op.outputs) == 1 else tuple(op.outputs)
+
+
+# -- random crops ---------------------------------------------------------------------
+def sample_distorted_bounding_box(
+    image_size,
+    bounding_boxes,
+    seed=None,
+    seed2=None,
+    min_object_covered=0.1,
+    aspect_ratio_range=None,
+    area_range=None,
+    max_attempts=None,
+    use_image_if_no_bounding_boxes=None,
+    name=None,
+):
+    """A random crop of an image that covers enough of one of its bounding boxes.
+
+    TF's sampler draw for draw (`SampleDistortedBoundingBoxV2`): up to `max_attempts`
+    crops with an aspect ratio in `aspect_ratio_range` and an area fraction in
+    `area_range`; the first covering at least `min_object_covered` of a box wins, else
+    the whole image.
+
+    Args:
+        image_size: `[height, width, channels]`, an integer vector.
+        bounding_boxes: A float `[batch, N, 4]` tensor of `[ymin, xmin, ymax, xmax]` in
+            [0, 1].
+        seed: The op's seed (with `seed2`; both 0 or None: nondeterministic).
+        seed2: The op's second seed.
+        min_object_covered: A float scalar: the fraction of a box the crop must cover.
+        aspect_ratio_range: `[min, max]` width/height (default `[0.75, 1.33]`).
+        area_range: `[min, max]` fraction of the image (default `[0.05, 1.0]`).
+        max_attempts: Tries before falling back to the whole image (default 100).
+        use_image_if_no_bounding_boxes: Use the whole image as the box when none is
+            given (else an error).
+        name: A name for the operation.
+
+    Returns:
+        `(begin, size, bboxes)`: `tf.slice` arguments for the crop, and the crop as a
+        `[1, 1, 4]` box.
+    """
+    with ops.name_scope(name, "sample_distorted_bounding_box"):
+        image_size = ops.convert_to_tensor(image_size, name="image_size")
+        boxes = ops.convert_to_tensor(bounding_boxes, dtypes.float32, name="bounding_boxes")
+        covered = ops.convert_to_tensor(
+            min_object_covered, dtypes.float32, name="min_object_covered"
+        )
+        attrs: dict = {"seed": int(seed or 0), "seed2": int(seed2 or 0)}
+        for key, value in (
+            ("aspect_ratio_range", aspect_ratio_range),
+            ("area_range", area_range),
+        ):
+            if value is not None:
+                attrs[key] = [float(v) for v in value]
+        if max_attempts is not None:
+            attrs["max_attempts"] = int(max_attempts)
+        if use_image_if_no_bounding_boxes is not None:
+            attrs["use_image_if_no_bounding_boxes"] = bool(use_image_if_no_bounding_boxes)
+        op = make_op(
+            "SampleDistortedBoundingBoxV2",
+            [image_size, boxes, covered],
+            attrs,
+            name="SampleDistortedBoundingBoxV2",
+        )
+        return op.outputs[0], op.outputs[1], op.outputs[2]
+
+
+def crop_and_resize(
+    image,
+    boxes,
+    box_ind=None,
+    crop_size=None,
+    method="bilinear",
+    extrapolation_value=0,
+    name=None,
+    box_indices=None,
+):
+    """Crops boxes out of a batch of images and resizes each to `crop_size`.
+
+    Args:
+        image: A `[batch, height, width, depth]` tensor (any real type).
+        boxes: A float `[num_boxes, 4]` tensor of normalized `[y1, x1, y2, x2]`
+            (`y1 > y2` flips the crop; coordinates outside [0, 1] extrapolate).
+        box_ind: An int32 `[num_boxes]` tensor: the image of each box.
+        crop_size: Two int32s, `[crop_height, crop_width]`.
+        method: `"bilinear"` or `"nearest"`.
+        extrapolation_value: The value of points outside the image.
+        name: A name for the operation.
+        box_indices: Alias of `box_ind` (TF 2's name).
+
+    Returns:
+        A float32 `[num_boxes, crop_height, crop_width, depth]` tensor.
+    """
+    box_ind = box_indices if box_ind is None else box_ind
+    with ops.name_scope(name, "CropAndResize", [image, boxes, box_ind, crop_size]) as scope:
+        inputs = [
+            ops.convert_to_tensor(image, name="image"),
+            ops.convert_to_tensor(boxes, dtypes.float32, name="boxes"),
+            ops.convert_to_tensor(box_ind, dtypes.int32, name="box_ind"),
+            ops.convert_to_tensor(crop_size, dtypes.int32, name="crop_size"),
+        ]
+        attrs = {"method": method.encode(), "extrapolation_value": float(extrapolation_value)}
+        return make_op("CropAndResize", inputs, attrs, scope=scope).outputs[0]

@@ -168,7 +168,12 @@ def strided_slice(
         x = ops.convert_to_tensor(input_, name="input")
         b = _int_vector(begin, "begin")
         e = _int_vector(end, "end")
-        s = _int_vector(np.ones(len(begin), np.int32) if strides is None else strides, "strides")
+        if strides is None:
+            # TF's `ones_like(begin)`: a tensor `begin` may have no static length.
+            strides = (
+                array_ops.ones_like(b) if is_tensor_like(begin) else np.ones(len(begin), np.int32)
+            )
+        s = _int_vector(strides, "strides")
         attrs = {
             "begin_mask": int(begin_mask),
             "end_mask": int(end_mask),

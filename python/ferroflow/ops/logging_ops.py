@@ -43,6 +43,26 @@ def Assert(condition, data, summarize=None, name=None):
         return make_op("Assert", [condition, *tensors], attrs, name="Assert")
 
 
+def _assert(condition, data, summarize=3, name=None):
+    """The bare `Assert` op (TF's generated wrapper, `gen_logging_ops._assert`).
+
+    Unlike `Assert`, the op is named `name` itself (not `name/Assert`).
+
+    Args:
+        condition: Scalar boolean tensor.
+        data: Tensors whose first `summarize` entries the error shows.
+        summarize: How many entries of each tensor to show.
+        name: Name of the op (default `Assert`).
+
+    Returns:
+        The `Assert` operation.
+    """
+    with ops.name_scope(name, "Assert", [condition, data]) as scope:
+        condition = ops.convert_to_tensor(condition, name="condition")
+        tensors = _data_tensors(data)
+        return make_op("Assert", [condition, *tensors], {"summarize": int(summarize)}, scope=scope)
+
+
 def Print(input_, data, message=None, first_n=None, summarize=None, name=None):
     """`input_` unchanged; running it writes `message` and `data` to standard error.
 

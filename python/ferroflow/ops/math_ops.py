@@ -421,7 +421,8 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):
     """The sequence `start, start + delta, ...` below `limit` (TF's `tf.range`).
 
     Without `dtype`, the widest of the arguments' types in TF's order (int32, int64,
-    float16, bfloat16, float32, float64) wins and every argument is cast to it.
+    float16, bfloat16, float32, float64) wins; every argument is cast to that type or to
+    the given `dtype`.
     """
     if limit is None:
         start, limit = 0, start
@@ -447,19 +448,45 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):
                     f"Range arguments must be of {[h.name for h in hierarchy]}: {kinds}"
                 )
             dtype = max(kinds, key=hierarchy.index)
-            cast_tensors = True
-        else:
-            cast_tensors = False
         args = []
         for v, n in zip(values, ("start", "limit", "delta"), strict=True):
             if isinstance(v, ops.Tensor):
-                # TF casts tensors to the inferred type; with `dtype` given, it does not.
-                args.append(array_ops.cast(v, dtype) if cast_tensors else v)
+                # TF casts tensors to the inferred type or the given `dtype` (no op when
+                # they have it already).
+                args.append(array_ops.cast(v, dtype))
             else:
                 # (TF converts, then casts: a constant of the type directly keeps the
                 # length static for shape inference.)
                 args.append(constant_op.constant(v, dtype=dtype, name=n))
         return make_op("Range", args, scope=scope).outputs[0]
+
+
+def linspace(start, stop, num, name=None):
+    """`num` evenly spaced values from `start` to `stop` inclusive (TF 1.x's `tf.linspace`).
+
+    Args:
+        start: A float scalar: the first value.
+        stop: A scalar of `start`'s type: the last value (exactly).
+        num: An int32 or int64 scalar > 0: how many values.
+        name: A name for the operation.
+
+    Returns:
+        A 1-D tensor of `num` values of `start`'s type.
+    """
+    with ops.name_scope(name, "LinSpace", [start, stop, num]) as scope:
+        # As TF's op wrapper: the first argument with a type of its own (a tensor or a
+        # numpy value) fixes the other's.
+        typed = [v for v in (start, stop) if hasattr(v, "dtype")]
+        dtype = dtypes.as_dtype(typed[0].dtype).base_dtype if typed else None
+        start = ops.convert_to_tensor(start, dtype=dtype, name="start")
+        stop = ops.convert_to_tensor(stop, dtype=start.dtype.base_dtype, name="stop")
+        num = ops.convert_to_tensor(num, name="num")
+        if not num.dtype.is_integer:
+            num = ops.convert_to_tensor(num, dtypes.int32, name="num")
+        return make_op("LinSpace", [start, stop, num], scope=scope).outputs[0]
+
+
+lin_space = linspace
 
 
 def _reduction(op_type, input_tensor, axis, keepdims, name, reduction_indices, keep_dims):

@@ -13,8 +13,10 @@ Rust, never in Python. Ragged features are not supported.
 A `VarLenFeature` comes back as a `tf.SparseTensor`. A `SparseFeature` is parsed as
 TF parses it: its index and value keys as sparse keys (each once, whatever features
 share them), then merged into one `tf.SparseTensor` by `tf.sparse_merge`.
-`tf.io.decode_json_example` is not here: it needs a JSON-to-`Example` kernel that the
-Rust core does not have.
+
+Also the tensor and raw-byte decoders: `decode_json_example` (protobuf's JSON mapping
+of `Example` to its binary form), `parse_tensor`/`serialize_tensor` (`TensorProto`),
+and `decode_raw` with TF 2's `fixed_length` (`DecodePaddedRaw`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,11 @@ from . import array_ops
 from ._op_util import make_op
 
 __all__ = [
+    "decode_json_example",
+    "decode_raw",
+    "decode_raw_v1",
+    "parse_tensor",
+    "serialize_tensor",
     "FixedLenFeature",
     "FixedLenSequenceFeature",
     "SparseFeature",
@@ -595,3 +602,72 @@ def parse_single_sequence_example(
         return _parse_sequence_example_raw(serialized, example_name, context, feature_list, name)[
             :2
         ]
+
+
+def decode_json_example(json_examples, name=None):
+    """Converts `tf.train.Example`s in protobuf's JSON mapping to binary serializations.
+
+    Args:
+        json_examples: A string tensor of JSON objects (as `json_format.MessageToJson`
+            writes an `Example`).
+        name: A name for the operation.
+
+    Returns:
+        A string tensor of the same shape: each `Example` serialized.
+    """
+    with ops.name_scope(name, "DecodeJSONExample", [json_examples]) as scope:
+        x = ops.convert_to_tensor(json_examples, _dtypes.string, name="json_examples")
+        return make_op("DecodeJSONExample", [x], scope=scope).outputs[0]
+
+
+def parse_tensor(serialized, out_type, name=None):
+    """The tensor a serialized `TensorProto` (a string scalar) holds, of dtype `out_type`."""
+    with ops.name_scope(name, "ParseTensor", [serialized]) as scope:
+        x = ops.convert_to_tensor(serialized, _dtypes.string, name="serialized")
+        attrs = {"out_type": _dtypes.as_dtype(out_type)}
+        return make_op("ParseTensor", [x], attrs, scope=scope).outputs[0]
+
+
+def serialize_tensor(tensor, name=None):
+    """`tensor` as a serialized `TensorProto` (a string scalar)."""
+    with ops.name_scope(name, "SerializeTensor", [tensor]) as scope:
+        x = ops.convert_to_tensor(tensor, name="tensor")
+        return make_op("SerializeTensor", [x], scope=scope).outputs[0]
+
+
+def decode_raw(
+    input_bytes=None, out_type=None, little_endian=True, fixed_length=None, name=None, bytes=None
+):
+    """Reinterprets the bytes of each string as a vector of `out_type`.
+
+    Args:
+        input_bytes: A string tensor. Without `fixed_length`, every element must have
+            the same length, a multiple of `out_type`'s size.
+        out_type: The element type of the result.
+        little_endian: Whether the bytes are little-endian.
+        fixed_length: If given, each string's first `fixed_length` bytes are decoded,
+            zero-padded when shorter (`DecodePaddedRaw`).
+        name: A name for the operation.
+        bytes: Deprecated alias of `input_bytes` (TF-1.x).
+
+    Returns:
+        A tensor of `out_type` with one more dimension than `input_bytes`.
+    """
+    from . import string_ops
+
+    if fixed_length is None:
+        return string_ops.decode_raw(
+            input_bytes, out_type, little_endian=little_endian, name=name, bytes=bytes
+        )
+    if input_bytes is None:
+        input_bytes = bytes
+    with ops.name_scope(name, "DecodePaddedRaw", [input_bytes, fixed_length]) as scope:
+        x = ops.convert_to_tensor(input_bytes, _dtypes.string, name="input_bytes")
+        n = ops.convert_to_tensor(fixed_length, _dtypes.int32, name="fixed_length")
+        attrs = {"out_type": _dtypes.as_dtype(out_type), "little_endian": bool(little_endian)}
+        return make_op("DecodePaddedRaw", [x, n], attrs, scope=scope).outputs[0]
+
+
+def decode_raw_v1(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None):
+    """TF 1.x's `tf.decode_raw` (no `fixed_length`)."""
+    return decode_raw(input_bytes, out_type, little_endian=little_endian, name=name, bytes=bytes)

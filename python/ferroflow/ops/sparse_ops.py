@@ -1177,3 +1177,82 @@ def _SparseSliceGrad(op, *grads):
     ).outputs[0]
     val_grad.set_shape(op.inputs[1].get_shape())
     return (None, val_grad, None, None, None)
+
+
+# TF's default fingerprint seed of a hashed cross.
+_DEFAULT_HASH_KEY = 0xDECAFCAFFE
+
+
+def _sparse_cross_internal(inputs, hashed_output=False, num_buckets=0, hash_key=None, name=None):
+    """TF's `_sparse_cross_internal`: one `SparseCross` op over sparse and dense inputs."""
+    if not isinstance(inputs, list):
+        raise TypeError("Inputs must be a list")
+    if not all(isinstance(i, (SparseTensor, ops.Tensor)) for i in inputs):
+        raise TypeError("All inputs must be SparseTensors")
+    sparse_inputs = [i for i in inputs if isinstance(i, SparseTensor)]
+    dense_inputs = [i for i in inputs if not isinstance(i, SparseTensor)]
+    values = [sp.values for sp in sparse_inputs]
+    internal_type = dtypes.string
+    for i, v in enumerate(values):
+        if v.dtype != dtypes.string:
+            values[i] = array_ops.cast(v, dtypes.int64)
+            internal_type = dtypes.int64
+    for i, d in enumerate(dense_inputs):
+        if d.dtype != dtypes.string:
+            dense_inputs[i] = array_ops.cast(d, dtypes.int64)
+            internal_type = dtypes.int64
+    with ops.name_scope(name, "SparseCross", inputs) as scope:
+        attrs = {
+            "N": len(sparse_inputs),
+            "hashed_output": bool(hashed_output),
+            "num_buckets": int(num_buckets),
+            "hash_key": int(hash_key or _DEFAULT_HASH_KEY),
+            "sparse_types": [v.dtype for v in values],
+            "dense_types": [d.dtype for d in dense_inputs],
+            "out_type": dtypes.int64 if hashed_output else dtypes.string,
+            "internal_type": internal_type,
+        }
+        inputs_flat = [
+            *[sp.indices for sp in sparse_inputs],
+            *values,
+            *[sp.dense_shape for sp in sparse_inputs],
+            *dense_inputs,
+        ]
+        op = make_op("SparseCross", inputs_flat, attrs, scope=scope)
+        return SparseTensor(op.outputs[0], op.outputs[1], op.outputs[2])
+
+
+def sparse_cross(inputs, name=None):
+    """The string crosses of a list of sparse and dense 2-D inputs, row by row.
+
+    Each cross joins one feature of every input with `"_X_"`, the last input varying
+    fastest; a row missing features in any input has no crosses.
+
+    Args:
+        inputs: A list of `SparseTensor`s and `Tensor`s (`[batch, k]`), string or integer.
+        name: A name for the operation.
+
+    Returns:
+        A string `SparseTensor` `[batch, max crosses per row]`.
+    """
+    return _sparse_cross_internal(inputs, hashed_output=False, name=name)
+
+
+def sparse_cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
+    """The hashed crosses of a list of sparse and dense 2-D inputs, row by row.
+
+    Each cross is TF's nested `FingerprintCat64` of the features' fingerprints, modulo
+    `num_buckets` when it is positive.
+
+    Args:
+        inputs: A list of `SparseTensor`s and `Tensor`s (`[batch, k]`), string or integer.
+        num_buckets: Buckets of the output (0: the full non-negative int64 range).
+        hash_key: The seed of the fingerprints (TF's default when `None`).
+        name: A name for the operation.
+
+    Returns:
+        An int64 `SparseTensor` `[batch, max crosses per row]`.
+    """
+    return _sparse_cross_internal(
+        inputs, hashed_output=True, num_buckets=num_buckets, hash_key=hash_key, name=name
+    )

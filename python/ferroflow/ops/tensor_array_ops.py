@@ -25,6 +25,21 @@ def _create(op_type, inputs, attrs, name):
     return ops.get_default_graph()._create_op(op_type, inputs, attrs, name=name)
 
 
+def tensor_array_read_v3(handle, index, flow_in, dtype, name=None):
+    """TF's raw `TensorArrayReadV3`: element `index` of the array `handle` as `dtype`.
+
+    The op checks `dtype` against the array's when it runs (an `InvalidArgumentError`).
+    """
+    index = ops.convert_to_tensor(index, dtype=dtypes.int32)
+    op = _create(
+        "TensorArrayReadV3",
+        [handle, index, flow_in],
+        {"dtype": dtypes.as_dtype(dtype)},
+        name or "TensorArrayReadV3",
+    )
+    return op.outputs[0]
+
+
 class TensorArray:
     """A list of tensors of one dtype, indexed from 0 (TF-1.x's `tf.TensorArray`).
 
@@ -176,6 +191,9 @@ class TensorArray:
             )
             g._element_shape = self._element_shape
             return g
+
+    def mark_used(self):
+        """Marks the array as used (TF's unused-array warning; nothing here)."""
 
     def read(self, index, name=None):
         """Element `index` (an int32 scalar)."""

@@ -171,6 +171,7 @@ class _VariableStore:
                 collections=collections,
                 validate_shape=validate_shape,
                 constraint=constraint,
+                use_resource=use_resource,
             )
 
         if trainable is None:
@@ -343,6 +344,7 @@ class _VariableStore:
         collections=None,
         validate_shape=True,
         constraint=None,
+        use_resource=None,
     ):
         initializing_from_value = initializer is not None and not callable(initializer)
         if shape is not None and initializing_from_value:
@@ -403,9 +405,14 @@ class _VariableStore:
                     "arguments and the shape should not be provided or an instance of "
                     "`tf.keras.initializers.*' and `shape` should be fully defined."
                 )
+        if use_resource is None:
+            use_resource = get_variable_scope().use_resource
+        # TF makes a `ResourceVariable` when `use_resource` (the argument's, else the
+        # scope's) is true, a reference variable otherwise (TF-1.x's default).
         v = variables.Variable(
             initial_value=init_val,
             name=name,
+            use_resource=bool(use_resource),
             trainable=trainable,
             collections=collections,
             dtype=variable_dtype,
@@ -873,6 +880,12 @@ def _get_variable_scope_store() -> _VariableScopeStore:
     return new
 
 
+def _current_use_resource():
+    """The current variable scope's `use_resource` (None when no scope was entered)."""
+    store = ops.get_collection(_VARSCOPESTORE_KEY)
+    return store[0].current_scope.use_resource if store else None
+
+
 def get_variable_scope() -> VariableScope:
     """The current `VariableScope` of the default graph."""
     return _get_variable_scope_store().current_scope
@@ -927,7 +940,8 @@ def get_variable(
             number of parts per axis (see `fixed_size_partitioner`); with it a
             `PartitionedVariable` of variables `<name>/part_<i>` is returned.
         validate_shape: If False, the initial value's shape may be unknown.
-        use_resource: Accepted for compatibility (reference variables are made).
+        use_resource: If true, the variable is a `ResourceVariable` (TF's
+            resource-variable interface); default: the variable scope's.
         custom_getter: `custom_getter(getter, name, *args, **kwargs)` called instead
             of the true getter.
         constraint: Projection applied after optimizer updates.

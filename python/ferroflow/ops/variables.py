@@ -29,6 +29,23 @@ class Variable:
     # numpy defers binary operators to a Variable on the right-hand side (as to Tensor).
     __array_priority__ = 100
 
+    def __new__(cls, *args, **kwargs):
+        """A `Variable`, or a `ResourceVariable` when `use_resource` says so (as TF's).
+
+        `use_resource` is the argument's, else the current variable scope's.
+        """
+        if cls is Variable:
+            use_resource = kwargs.get("use_resource", args[11] if len(args) > 11 else None)
+            if use_resource is None:
+                from .variable_scope import _current_use_resource
+
+                use_resource = _current_use_resource()
+            if use_resource:
+                from .resource_variable_ops import ResourceVariable
+
+                cls = ResourceVariable
+        return super().__new__(cls)
+
     def __init__(
         self,
         initial_value=None,
@@ -61,7 +78,9 @@ class Variable:
             expected_shape: Deprecated TF-1.x argument, ignored.
             import_scope: Not supported with `variable_def`.
             constraint: A function applied to the value after optimizer updates.
-            use_resource: Accepted for compatibility; ferroflow variables are ref variables.
+            use_resource: If true (or None in a variable scope with
+                `use_resource=True`), the variable is a `ResourceVariable` (TF's
+                resource-variable interface over ferroflow's variable).
             synchronization: Accepted for compatibility.
             aggregation: Accepted for compatibility.
             shape: Static shape to give the variable instead of the initial value's.

@@ -4,6 +4,8 @@ from ..framework.sparse_tensor import SparseTensor
 from ..ops.data_flow_ops import SparseConditionalAccumulator
 from ..ops.sparse_ops import sparse_add as add
 from ..ops.sparse_ops import sparse_concat as concat
+from ..ops.sparse_ops import sparse_cross as cross
+from ..ops.sparse_ops import sparse_cross_hashed as cross_hashed
 from ..ops.sparse_ops import sparse_fill_empty_rows as fill_empty_rows
 from ..ops.sparse_ops import sparse_maximum as maximum
 from ..ops.sparse_ops import sparse_merge as merge
@@ -34,6 +36,8 @@ __all__ = [
     "SparseTensor",
     "add",
     "concat",
+    "cross",
+    "cross_hashed",
     "fill_empty_rows",
     "matmul",
     "maximum",

@@ -9,6 +9,7 @@ file every `flush_secs`, at `flush()`, at `close()` and at interpreter exit.
 from __future__ import annotations
 
 import atexit
+import os
 import socket
 import threading
 import time
@@ -17,7 +18,13 @@ import weakref
 
 from .. import _ferroflow
 from ..framework import meta_graph, ops
+from ..platform import gfile
 from ..protos import Event, GraphDef, MetaGraphDef, SessionLog, TaggedRunMetadata
+from . import plugin_asset
+from ._session_writer import SessionEventWriter
+
+# The directory of `logdir` where plugin assets go (`<logdir>/plugins/<plugin>/`).
+_PLUGINS_DIR = "plugins"
 
 # Open writers, closed at interpreter exit so queued events reach the disk.
 _OPEN_WRITERS: weakref.WeakSet[FileWriter] = weakref.WeakSet()
@@ -66,18 +73,18 @@ class FileWriter:
             flush_secs: The longest time (seconds) events wait before reaching the file.
             graph_def: Deprecated: a `GraphDef` to write instead of `graph`.
             filename_suffix: Appended to the event file's name.
-            session: Not supported (TF 2's summary-op writer).
+            session: A `Session`: write through its summary writer resource of
+                `logdir` (TF 1.x's summary-op writer, shared with the session's other
+                writers of `logdir`), with ops added to `session.graph`.
 
         Raises:
             ValueError: Both `graph` and `graph_def` are given.
-            NotImplementedError: `session` is given.
         """
-        if session is not None:
-            raise NotImplementedError("FileWriter(session=...) is not supported")
+        self._session = session
         self._logdir = str(logdir)
         self._options = (int(max_queue), float(flush_secs), filename_suffix or "")
         self._run_metadata_tags: set[str] = set()
-        self._open()
+        self._writer: _ferroflow.EventWriter | SessionEventWriter = self._open()
         if graph is not None or graph_def is not None:
             self.add_graph(graph=graph, graph_def=graph_def)
             # As TF 1.x's writer: the meta graph too (the graph's collections with it).
@@ -86,12 +93,16 @@ class FileWriter:
             else:
                 self.add_meta_graph(meta_graph.create_meta_graph_def(graph_def=graph_def or graph))
 
-    def _open(self) -> None:
+    def _open(self) -> _ferroflow.EventWriter | SessionEventWriter:
+        """A new event writer: on a new file, or through the session's writer resource."""
         max_queue, flush_secs, suffix = self._options
-        self._writer: _ferroflow.EventWriter = _ferroflow.EventWriter(
+        if self._session is not None:
+            return SessionEventWriter(self._session, self._logdir, max_queue, flush_secs, suffix)
+        writer = _ferroflow.EventWriter(
             self._logdir, max_queue, flush_secs, suffix, socket.gethostname()
         )
         _OPEN_WRITERS.add(self)
+        return writer
 
     def get_logdir(self):
         """The directory of the event file."""
@@ -158,11 +169,21 @@ class FileWriter:
             raise ValueError("Please pass only graph, or graph_def (deprecated), but not both.")
         if isinstance(graph, ops.Graph):
             graph_def = graph.as_graph_def(add_shapes=True)
+            self._write_plugin_assets(graph)
         elif graph is not None:
             graph_def = graph
         if not isinstance(graph_def, GraphDef):
             raise TypeError(f"Expected a Graph or a GraphDef, got {type(graph_def).__name__}")
         self._add(Event(graph_def=graph_def.SerializeToString()), global_step)
+
+    def _write_plugin_assets(self, graph):
+        """Writes the graph's plugin assets to `<logdir>/plugins/<plugin_name>/` (TF's)."""
+        for asset_container in plugin_asset.get_all_plugin_assets(graph):
+            plugin_dir = os.path.join(self._logdir, _PLUGINS_DIR, asset_container.plugin_name)
+            gfile.MakeDirs(plugin_dir)
+            for asset_name, content in asset_container.assets().items():
+                with gfile.Open(os.path.join(plugin_dir, asset_name), "w") as f:
+                    f.write(content)
 
     def add_meta_graph(self, meta_graph_def, global_step=None):
         """Writes a `MetaGraphDef` (TensorBoard shows its graph).
@@ -204,8 +225,13 @@ class FileWriter:
 
     def reopen(self):
         """After `close()`, starts a new event file in the same directory."""
-        if self._writer.closed:
-            self._open()
+        if not self._writer.closed:
+            return
+        if isinstance(self._writer, SessionEventWriter):
+            # The same ops: their init op opens a new file.
+            self._writer.reopen()
+        else:
+            self._writer = self._open()
 
     def __enter__(self):
         return self

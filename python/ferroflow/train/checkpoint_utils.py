@@ -17,7 +17,7 @@ import time
 from .. import _ferroflow
 from ..framework import dtypes, tensor_shape
 from ..ops import io_ops, state_ops, variable_scope
-from ..ops.variables import Variable
+from ..ops.variables import PartitionedVariable, Variable
 from ..protos import DataType
 from . import checkpoint_management
 
@@ -161,16 +161,56 @@ def checkpoints_iterator(checkpoint_dir, min_interval_secs=0, timeout=None, time
             time.sleep(time_to_next_eval)
 
 
-def _set_initializer_from_checkpoint(variable, ckpt_file, tensor_name):
-    """Makes `variable`'s initializer assign it from `tensor_name` of `ckpt_file`."""
+def _set_initializer_from_checkpoint(variable, ckpt_file, tensor_name, slice_spec=""):
+    """Makes `variable`'s initializer assign it from `tensor_name` of `ckpt_file`.
+
+    `slice_spec` (a part of a partitioned variable) restores that slice only.
+    """
     restore = io_ops.restore_v2(
-        ckpt_file, [tensor_name], [""], [variable.dtype.base_dtype], name="checkpoint_initializer"
+        ckpt_file,
+        [tensor_name],
+        [slice_spec],
+        [variable.dtype.base_dtype],
+        name="checkpoint_initializer",
     )[0]
+    if slice_spec:
+        restore.set_shape(variable.shape)
     init = state_ops.assign(
         variable._ref(), restore, validate_shape=variable.shape.is_fully_defined()
     )
     variable._initializer_op = init.op
     variable._initial_value = restore
+
+
+def _set_variable_or_list_initializer(variable_or_list, ckpt_file, tensor_name):
+    """As `_set_initializer_from_checkpoint`, for a variable or the parts of one.
+
+    Raises:
+        ValueError: The parts are slices of different variables.
+    """
+    if not isinstance(variable_or_list, list | tuple):
+        _set_initializer_from_checkpoint(variable_or_list, ckpt_file, tensor_name)
+        return
+    slice_name = None
+    for v in variable_or_list:
+        slice_info = v._get_save_slice_info()
+        if slice_name is None:
+            slice_name = slice_info.full_name
+        elif slice_name != slice_info.full_name:
+            raise ValueError(
+                f"Slices must all be from the same tensor: {slice_name} != {slice_info.full_name}"
+            )
+        _set_initializer_from_checkpoint(v, ckpt_file, tensor_name, slice_info.spec)
+
+
+def _collect_partitioned_variable(name, all_vars):
+    """The parts `<name>/part_<i>` of a partitioned variable in `all_vars`, or None."""
+    if f"{name}/part_0" not in all_vars:
+        return None
+    parts: list = []
+    while f"{name}/part_{len(parts)}" in all_vars:
+        parts.append(all_vars[f"{name}/part_{len(parts)}"])
+    return parts
 
 
 def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
@@ -191,21 +231,31 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
     variable_map = reader.get_variable_to_shape_map()
     store = variable_scope._get_default_variable_store()._vars
     for tensor_name, current in sorted(assignment_map.items(), key=lambda kv: kv[0]):
-        var = current if isinstance(current, Variable) else store.get(current)
+        if isinstance(current, PartitionedVariable):
+            current = current._get_variable_list()
+        var: Variable | list | None
+        if isinstance(current, Variable) or (
+            isinstance(current, list) and all(isinstance(v, Variable) for v in current)
+        ):
+            var = current
+        else:
+            var = store.get(current)
+            if var is None:
+                var = _collect_partitioned_variable(current, store)
         if var is not None:
             if tensor_name not in variable_map:
                 raise ValueError(
                     f"Tensor {tensor_name} is not found in {ckpt_dir_or_file} checkpoint "
                     f"{variable_map}"
                 )
-            if not var.shape.is_compatible_with(
+            if isinstance(var, Variable) and not var.shape.is_compatible_with(
                 tensor_shape.TensorShape(variable_map[tensor_name])
             ):
                 raise ValueError(
                     f"Shape of variable {var.name} ({var.shape}) doesn't match with shape of "
                     f"tensor {tensor_name} ({variable_map[tensor_name]}) from checkpoint reader."
                 )
-            _set_initializer_from_checkpoint(var, ckpt_file, tensor_name)
+            _set_variable_or_list_initializer(var, ckpt_file, tensor_name)
             continue
         scopes = current[: current.rindex("/")] if "/" in current else ""
         if not tensor_name.endswith("/"):
@@ -213,7 +263,13 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
                 f"Assignment map with scope only name {scopes} should map to scope only "
                 f"{tensor_name}. Should be 'scope/': 'other_scope/'."
             )
-        for var_name in sorted(n for n in store if not scopes or n.startswith(scopes + "/")):
+        # The parts of a partitioned variable count under its full name.
+        var_names = {
+            n[: n.index("/part_")] if "/part_" in n else n
+            for n in store
+            if not scopes or n.startswith(scopes + "/")
+        }
+        for var_name in sorted(var_names):
             full_name = var_name[len(scopes) :]
             if current != "/":
                 full_name = full_name[1:]
@@ -225,4 +281,7 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
                     f"Tensor {full_name} ({var_name[len(scopes) + 1 :]} in {tensor_name}) is not "
                     f"found in {ckpt_dir_or_file} checkpoint"
                 )
-            _set_initializer_from_checkpoint(store[var_name], ckpt_file, full_name)
+            var = store.get(var_name)
+            if var is None:
+                var = _collect_partitioned_variable(var_name, store)
+            _set_variable_or_list_initializer(var, ckpt_file, full_name)

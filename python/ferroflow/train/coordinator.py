@@ -316,6 +316,11 @@ class Coordinator:
         """
         self._core.register_thread(thread)
 
+    @property
+    def _registered_threads(self) -> set[Any]:
+        """The threads registered to join (TF's attribute; here a snapshot of the core's)."""
+        return set(self._core.registered_threads())
+
     def join(
         self,
         threads: Iterable[Any] | None = None,

@@ -222,13 +222,9 @@ class QueueRunner:
             start: Whether to start them; otherwise call their `start()`.
 
         Returns:
-            The threads.
-
-        Raises:
-            RuntimeError: The enqueue threads of an earlier call for `sess` have not
-                ended (or not even started), as the TF-1.x documentation states.
-                (TF's code returns an empty list instead, so a second
-                `start_queue_runners` passes silently there.)
+            The threads; an empty list, as TF's, while the enqueue threads of an
+            earlier call for `sess` have not ended (or not even started): a second
+            `start_queue_runners` starts nothing.
         """
         # Checking and registering under one lock: two racing calls cannot both pass.
         with self._lock:
@@ -237,10 +233,8 @@ class QueueRunner:
                 any(t.is_alive() or t.ident is None for t in previous)
                 or self._runs_per_session.get(sess, 0) > 0
             ):
-                raise RuntimeError(
-                    "Threads are already running from a previous call to create_threads() "
-                    f"for queue runner {self.name} in this session."
-                )
+                # Already started: no new threads to return.
+                return []
             self._exceptions_raised = []
             threads = self._native_threads_for(sess, coord)
             if threads is None:

@@ -868,63 +868,6 @@ def _get_object_checkpoint_renames(path, variable_names) -> dict:
 
 
 # -- restoring --------------------------------------------------------------------------
-def _set_slices_initializer(parts, ckpt_file, tensor_name) -> None:
-    """Makes each part's initializer restore its slice of `tensor_name`.
-
-    Raises:
-        ValueError: The parts are slices of different variables.
-    """
-    slice_name = None
-    for v in parts:
-        slice_info = v._get_save_slice_info()
-        if slice_name is None:
-            slice_name = slice_info.full_name
-        elif slice_name != slice_info.full_name:
-            raise ValueError(
-                f"Slices must all be from the same tensor: {slice_name} != {slice_info.full_name}"
-            )
-        restore = io_ops.restore_v2(
-            ckpt_file,
-            [tensor_name],
-            [slice_info.spec],
-            [v.dtype.base_dtype],
-            name="checkpoint_initializer",
-        )[0]
-        restore.set_shape(v.shape)
-        init = state_ops.assign(v._ref(), restore, validate_shape=v.shape.is_fully_defined())
-        v._initializer_op = init.op
-        v._initial_value = restore
-
-
-def _init_from_checkpoint(ckpt_dir_or_file, assignment_map) -> None:
-    """`init_from_checkpoint` over `{tensor name: variable or list of parts}`.
-
-    Whole variables go through `tf.train.init_from_checkpoint`; the parts of a
-    partitioned variable each restore their slice (TF's `init_from_checkpoint` takes
-    both).
-
-    Raises:
-        ValueError: A tensor is missing from the checkpoint (or a shape differs).
-    """
-    parts = {k: v for k, v in assignment_map.items() if isinstance(v, list | tuple)}
-    if parts:
-        reader = checkpoint_utils.load_checkpoint(ckpt_dir_or_file)
-        variable_map = reader.get_variable_to_shape_map()
-        for tensor_name in sorted(parts):
-            if tensor_name not in variable_map:
-                raise ValueError(
-                    f"Tensor {tensor_name} is not found in {ckpt_dir_or_file} checkpoint "
-                    f"{variable_map}"
-                )
-    whole = {k: v for k, v in assignment_map.items() if k not in parts}
-    if whole:
-        checkpoint_utils.init_from_checkpoint(ckpt_dir_or_file, whole)
-    if parts:
-        ckpt_file = checkpoint_utils._get_checkpoint_filename(ckpt_dir_or_file)
-        for tensor_name in sorted(parts):
-            _set_slices_initializer(list(parts[tensor_name]), ckpt_file, tensor_name)
-
-
 def warm_start(
     ckpt_to_initialize_from,
     vars_to_warm_start=".*",
@@ -1013,11 +956,11 @@ def warm_start(
             if prev_tensor_name in vocabless_vars:
                 # One tensor for two variables: one restore map per variable (TF 2.x;
                 # TF 1.15 kept only the last of them).
-                _init_from_checkpoint(ckpt_to_initialize_from, vocabless_vars)
+                checkpoint_utils.init_from_checkpoint(ckpt_to_initialize_from, vocabless_vars)
                 vocabless_vars.clear()
             vocabless_vars[prev_tensor_name] = var
     if vocabless_vars:
-        _init_from_checkpoint(ckpt_to_initialize_from, vocabless_vars)
+        checkpoint_utils.init_from_checkpoint(ckpt_to_initialize_from, vocabless_vars)
     prev_var_name_not_used = set(var_name_to_prev_var_name.keys()) - prev_var_name_used
     vocab_info_not_used = set(var_name_to_vocab_info.keys()) - vocab_info_used
     _log.info("Warm-started %d variables.", warmstarted_count)

@@ -180,23 +180,42 @@ impl ResourceMgr {
     pub fn queue(&self, container: &str, name: &str, spec: QueueSpec) -> Result<Arc<Queue>> {
         let q = self.lookup_or_create(container, name, || Queue::new(spec.clone()))?;
         let have = q.spec();
-        if have.kind.class_name() != spec.kind.class_name()
-            || have.dtypes != spec.dtypes
-            || have.shapes != spec.shapes
-            || have.capacity != spec.capacity
-        {
+        // TF's `QueueBase::MatchesNodeDef*` checks, in its order and words.
+        if have.kind.class_name() != spec.kind.class_name() {
             ff_bail!(
                 InvalidArgument,
-                "Shared queue '{name}' is a {} of {:?} with shapes {:?} and capacity {:?}, but a {} of {:?} with \
-                 shapes {:?} and capacity {:?} was requested",
+                "Shared queue '{name}' has type '{}' that does not match type of Node '{}': {}",
                 have.kind.class_name(),
-                have.dtypes,
-                have.shapes,
-                have.capacity,
-                spec.kind.class_name(),
-                spec.dtypes,
-                spec.shapes,
-                spec.capacity
+                spec.name,
+                spec.kind.class_name()
+            );
+        }
+        let capacity = |c: Option<usize>| c.map_or(-1, |c| i64::try_from(c).unwrap_or(i64::MAX));
+        if have.capacity != spec.capacity {
+            ff_bail!(
+                InvalidArgument,
+                "Shared queue '{name}' has capacity {} but requested capacity was {}",
+                capacity(have.capacity),
+                capacity(spec.capacity)
+            );
+        }
+        let types = |d: &[DType]| d.iter().map(|t| t.cpp_name()).collect::<Vec<_>>().join(", ");
+        if have.dtypes != spec.dtypes {
+            ff_bail!(
+                InvalidArgument,
+                "Shared queue '{name}' has component types {} but requested component types were {}",
+                types(&have.dtypes),
+                types(&spec.dtypes)
+            );
+        }
+        let shapes =
+            |s: &[PartialShape]| format!("[{}]", s.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "));
+        if have.shapes != spec.shapes {
+            ff_bail!(
+                InvalidArgument,
+                "Shared queue '{name}' has component shapes {} but requested component shapes were {}",
+                shapes(&have.shapes),
+                shapes(&spec.shapes)
             );
         }
         Ok(q)

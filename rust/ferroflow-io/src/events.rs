@@ -24,6 +24,17 @@ pub fn wall_time() -> f64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
 }
 
+/// This machine's host name, for event file names (`localhost` when unknown).
+pub fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .or_else(|| std::env::var("COMPUTERNAME").ok())
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty() && !h.contains(['/', '\\']))
+        .unwrap_or_else(|| "localhost".into())
+}
+
 /// What the writer thread is asked to do.
 enum Msg {
     Event(Vec<u8>),

@@ -64,3 +64,27 @@ pub(crate) fn reverse(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     out.push(None);
     Ok(out)
 }
+
+/// TF's `_CropAndResizeGrad`: the image's gradient (float images only) by
+/// `CropAndResizeGradImage`, the boxes' by `CropAndResizeGradBoxes` (bilinear, also
+/// for nearest sampling, as TF approximates it); none for the indices and sizes.
+pub(crate) fn crop_and_resize(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    use crate::dtype::DType;
+    let dy = ctx.dy(g)?;
+    let (image, boxes, box_ind) = (ctx.input(0), ctx.input(1), ctx.input(2));
+    let t = ctx.spec(image)?.dtype;
+    let method = ctx.attr("method").cloned();
+    let mut attrs = vec![("T", crate::graph::AttrValue::Type(t))];
+    if let Some(m) = method {
+        attrs.push(("method", m));
+    }
+    let dimage = if matches!(t, DType::Float16 | DType::Float32 | DType::Float64) {
+        let size = ctx.shape_of(image)?;
+        Some(Grad::Dense(ctx.op("CropAndResizeGradImage", &[dy, boxes, box_ind, size], attrs)?))
+    } else {
+        None
+    };
+    let dboxes =
+        ctx.op("CropAndResizeGradBoxes", &[dy, image, boxes, box_ind], vec![("T", crate::graph::AttrValue::Type(t))])?;
+    Ok(vec![dimage, Some(Grad::Dense(dboxes)), None, None])
+}

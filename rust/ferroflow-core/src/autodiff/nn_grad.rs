@@ -288,50 +288,112 @@ const CONV_ATTRS: &[&str] =
 const POOL_ATTRS: &[&str] = &["ksize", "strides", "padding", "data_format"];
 
 pub(crate) fn conv2d(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
-    let dy = ctx.dy(g)?;
-    let (x, w) = (ctx.input(0), ctx.input(1));
-    let attrs = window_attrs(ctx, CONV_ATTRS);
-    let (xs, ws) = (ctx.shape_of(x)?, ctx.shape_of(w)?);
-    let dx = ctx.op("Conv2DBackpropInput", &[xs, w, dy], attrs.clone())?;
-    let dw = ctx.op("Conv2DBackpropFilter", &[x, ws, dy], attrs)?;
-    Ok(dense_all(vec![dx, dw]))
+    conv_grad(ctx, g, ["Conv2DBackpropInput", "Conv2DBackpropFilter"], CONV_ATTRS)
 }
 
 /// Conv2DBackpropInput is linear in the filter and the output gradient.
 pub(crate) fn conv2d_backprop_input(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
-    let grad = ctx.dy(g)?;
-    let (w, dy) = (ctx.input(1), ctx.input(2));
-    let attrs = window_attrs(ctx, CONV_ATTRS);
-    let ws = ctx.shape_of(w)?;
-    let dw = ctx.op("Conv2DBackpropFilter", &[grad, ws, dy], attrs.clone())?;
-    let ddy = ctx.op("Conv2D", &[grad, w], attrs)?;
-    Ok(vec![None, Some(Grad::Dense(dw)), Some(Grad::Dense(ddy))])
+    conv_input_grad(ctx, g, ["Conv2DBackpropFilter", "Conv2D"], CONV_ATTRS)
 }
 
 /// Conv2DBackpropFilter is linear in the input and the output gradient.
 pub(crate) fn conv2d_backprop_filter(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    conv_filter_grad(ctx, g, ["Conv2DBackpropInput", "Conv2D"], CONV_ATTRS)
+}
+
+const CONV3D_ATTRS: &[&str] = &["strides", "padding", "data_format", "dilations"];
+
+pub(crate) fn conv3d(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    conv_grad(ctx, g, ["Conv3DBackpropInputV2", "Conv3DBackpropFilterV2"], CONV3D_ATTRS)
+}
+
+/// Conv3DBackpropInputV2 is linear in the filter and the output gradient.
+pub(crate) fn conv3d_backprop_input(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    conv_input_grad(ctx, g, ["Conv3DBackpropFilterV2", "Conv3D"], CONV3D_ATTRS)
+}
+
+/// Conv3DBackpropFilterV2 is linear in the input and the output gradient.
+pub(crate) fn conv3d_backprop_filter(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    conv_filter_grad(ctx, g, ["Conv3DBackpropInputV2", "Conv3D"], CONV3D_ATTRS)
+}
+
+/// A convolution's gradients: its two backprop ops (`[input op, filter op]`).
+fn conv_grad(
+    ctx: &mut GradCtx<'_>,
+    g: &[Option<Grad>],
+    [input_op, filter_op]: [&str; 2],
+    names: &[&'static str],
+) -> Grads {
+    let dy = ctx.dy(g)?;
+    let (x, w) = (ctx.input(0), ctx.input(1));
+    let attrs = window_attrs(ctx, names);
+    let (xs, ws) = (ctx.shape_of(x)?, ctx.shape_of(w)?);
+    let dx = ctx.op(input_op, &[xs, w, dy], attrs.clone())?;
+    let dw = ctx.op(filter_op, &[x, ws, dy], attrs)?;
+    Ok(dense_all(vec![dx, dw]))
+}
+
+/// The gradients of a convolution's input-backprop op (`[filter op, forward op]`).
+fn conv_input_grad(
+    ctx: &mut GradCtx<'_>,
+    g: &[Option<Grad>],
+    [filter_op, conv_op]: [&str; 2],
+    names: &[&'static str],
+) -> Grads {
+    let grad = ctx.dy(g)?;
+    let (w, dy) = (ctx.input(1), ctx.input(2));
+    let attrs = window_attrs(ctx, names);
+    let ws = ctx.shape_of(w)?;
+    let dw = ctx.op(filter_op, &[grad, ws, dy], attrs.clone())?;
+    let ddy = ctx.op(conv_op, &[grad, w], attrs)?;
+    Ok(vec![None, Some(Grad::Dense(dw)), Some(Grad::Dense(ddy))])
+}
+
+/// The gradients of a convolution's filter-backprop op (`[input op, forward op]`).
+fn conv_filter_grad(
+    ctx: &mut GradCtx<'_>,
+    g: &[Option<Grad>],
+    [input_op, conv_op]: [&str; 2],
+    names: &[&'static str],
+) -> Grads {
     let grad = ctx.dy(g)?;
     let (x, dy) = (ctx.input(0), ctx.input(2));
-    let attrs = window_attrs(ctx, CONV_ATTRS);
+    let attrs = window_attrs(ctx, names);
     let xs = ctx.shape_of(x)?;
-    let dx = ctx.op("Conv2DBackpropInput", &[xs, grad, dy], attrs.clone())?;
-    let ddy = ctx.op("Conv2D", &[x, grad], attrs)?;
+    let dx = ctx.op(input_op, &[xs, grad, dy], attrs.clone())?;
+    let ddy = ctx.op(conv_op, &[x, grad], attrs)?;
     Ok(vec![Some(Grad::Dense(dx)), None, Some(Grad::Dense(ddy))])
 }
 
 pub(crate) fn max_pool(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    max_pool_with(ctx, g, "MaxPoolGrad")
+}
+
+pub(crate) fn max_pool3d(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    max_pool_with(ctx, g, "MaxPool3DGrad")
+}
+
+fn max_pool_with(ctx: &mut GradCtx<'_>, g: &[Option<Grad>], op: &str) -> Grads {
     let dy = ctx.dy(g)?;
     let (x, y) = (ctx.input(0), ctx.output(0));
     let attrs = window_attrs(ctx, POOL_ATTRS);
-    Ok(dense_all(vec![ctx.op("MaxPoolGrad", &[x, y, dy], attrs)?]))
+    Ok(dense_all(vec![ctx.op(op, &[x, y, dy], attrs)?]))
 }
 
 pub(crate) fn avg_pool(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    avg_pool_with(ctx, g, "AvgPoolGrad")
+}
+
+pub(crate) fn avg_pool3d(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    avg_pool_with(ctx, g, "AvgPool3DGrad")
+}
+
+fn avg_pool_with(ctx: &mut GradCtx<'_>, g: &[Option<Grad>], op: &str) -> Grads {
     let dy = ctx.dy(g)?;
     let x = ctx.input(0);
     let attrs = window_attrs(ctx, POOL_ATTRS);
     let xs = ctx.shape_of(x)?;
-    Ok(dense_all(vec![ctx.op("AvgPoolGrad", &[xs, dy], attrs)?]))
+    Ok(dense_all(vec![ctx.op(op, &[xs, dy], attrs)?]))
 }
 
 /// `MaxPoolGrad` routes its gradient input to the argmax positions: linear in `grad`,
@@ -343,6 +405,16 @@ pub(crate) fn max_pool_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads 
 /// `MaxPoolGradGrad` is undone by `MaxPoolGrad`.
 pub(crate) fn max_pool_grad_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     pool_routing_grad(ctx, g, "MaxPoolGrad")
+}
+
+/// `MaxPool3DGrad`, as `MaxPoolGrad`.
+pub(crate) fn max_pool3d_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    pool_routing_grad(ctx, g, "MaxPool3DGradGrad")
+}
+
+/// `MaxPool3DGradGrad` is undone by `MaxPool3DGrad`.
+pub(crate) fn max_pool3d_grad_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    pool_routing_grad(ctx, g, "MaxPool3DGrad")
 }
 
 fn pool_routing_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>], op: &str) -> Grads {
@@ -360,4 +432,11 @@ pub(crate) fn avg_pool_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads 
     let grad = ctx.dy(g)?;
     let attrs = window_attrs(ctx, POOL_ATTRS);
     Ok(vec![None, Some(Grad::Dense(ctx.op("AvgPool", &[grad], attrs)?))])
+}
+
+/// `AvgPool3DGrad`, as `AvgPoolGrad`.
+pub(crate) fn avg_pool3d_grad(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let grad = ctx.dy(g)?;
+    let attrs = window_attrs(ctx, POOL_ATTRS);
+    Ok(vec![None, Some(Grad::Dense(ctx.op("AvgPool3D", &[grad], attrs)?))])
 }

@@ -196,11 +196,15 @@ fn split_batch(queue: &Queue, batch: &[Tensor]) -> Result<Vec<Element>> {
         if let Some(s) = spec.shapes.get(i)
             && !s.is_compatible_with(&t.shape()[1..])
         {
+            // As TF's `ValidateManyTupleLocked`: both shapes with the batch dimension.
+            let expected = crate::shape::PartialShape::from_dims(
+                std::iter::once(Some(rows)).chain(s.dims().unwrap_or_default().iter().copied()),
+            );
             ff_bail!(
                 InvalidArgument,
                 "Shape mismatch in tuple component {i}. Expected {}, got {}",
-                s,
-                fmt_shape(&t.shape()[1..])
+                expected,
+                fmt_shape(t.shape())
             );
         }
     }

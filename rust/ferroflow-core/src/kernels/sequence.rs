@@ -1,5 +1,5 @@
-//! Kernels that build vectors element by element: `Range`, `Unique` and `ListDiff`
-//! (shapes and registration in `ops/array.rs`).
+//! Kernels that build vectors element by element: `Range`, `LinSpace`, `Unique` and
+//! `ListDiff` (shapes and registration in `ops/array.rs`).
 use std::cmp::Ordering;
 
 use super::array::{Castable, cast, gather};
@@ -202,6 +202,45 @@ fn range_compute(ctx: &mut OpContext<'_>) -> Result<()> {
     };
     ctx.set_output(0, out);
     Ok(())
+}
+
+/// `LinSpace`: `num` evenly spaced values from `start` to `stop`, the last exactly
+/// `stop`, computed as TF's kernel does (`start + step * i` in `T`).
+fn lin_space_compute(ctx: &mut OpContext<'_>) -> Result<()> {
+    for (i, what) in [(0, "start"), (1, "stop"), (2, "num")] {
+        let s = ctx.input(i)?.shape();
+        if !s.is_empty() {
+            ff_bail!(InvalidArgument, "{what} must be a scalar, not shape {}", fmt_shape(s));
+        }
+    }
+    let num = crate::ops::int_values(ctx.input(2)?)?[0];
+    if num <= 0 {
+        ff_bail!(InvalidArgument, "Requires num > 0: {num}");
+    }
+    let n = usize::try_from(num).map_err(|_| Error::invalid_argument(format!("num too large: {num}")))?;
+    let dtype = ctx.input(0)?.dtype();
+    let out = crate::dispatch_float!(dtype, T => {
+        let (start, stop) = (ctx.input(0)?.scalar_value::<T>()?, ctx.input(1)?.scalar_value::<T>()?);
+        let mut values = Tensor::for_overwrite(dtype, &[n])?;
+        let v = values.as_mut_slice::<T>()?;
+        if n == 1 {
+            v[0] = start;
+        } else {
+            let step = Num::div(Num::sub(stop, start), T::from_usize(n - 1));
+            for (i, x) in v[..n - 1].iter_mut().enumerate() {
+                *x = Num::add(start, Num::mul(step, T::from_usize(i)));
+            }
+            v[n - 1] = stop;
+        }
+        values
+    }, _ => ff_bail!(InvalidArgument, "no LinSpace kernel for {dtype}"));
+    ctx.set_output(0, out);
+    Ok(())
+}
+
+/// `LinSpace`.
+pub(crate) fn lin_space_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(lin_space_compute)
 }
 
 /// `Unique`, its indices in the node's declared `out_idx` type.

@@ -1,4 +1,5 @@
-//! String and file kernels: `DecodeRaw`, `StringToNumber`, `StringJoin`, `Substr`,
+//! String and file kernels: `DecodeRaw`, `DecodePaddedRaw`, `ParseTensor`,
+//! `SerializeTensor`, `StringToNumber`, `StringJoin`, `Substr`,
 //! `StringSplit`, `StringSplitV2`, `ReduceJoin`, `DecodeCSV`, `ReadFile` and `WriteFile`, with TF's
 //! semantics and messages.
 use super::{KernelBuild, OpContext, OpKernel, stateless};
@@ -8,31 +9,40 @@ use crate::kernels::io::path_from_bytes;
 use crate::shape::fmt_shape;
 use crate::tensor::Tensor;
 
-/// `DecodeRaw`: each string's bytes as a vector of `out_type`.
+/// `DecodeRaw`: each string's bytes as a vector of `out_type`; `DecodePaddedRaw`: the
+/// same over each string's first `fixed_length` bytes, zero-padded.
 struct DecodeRaw {
     out_type: DType,
     little_endian: bool,
+    padded: bool,
 }
 
 pub(crate) fn decode_raw_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     Ok(Box::new(DecodeRaw {
         out_type: b.node.required_attr("out_type")?,
         little_endian: b.node.attr_or("little_endian", true)?,
+        padded: b.node.op_type() == "DecodePaddedRaw",
     }))
 }
 
-impl OpKernel for DecodeRaw {
-    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let input = ctx.input(0)?;
-        let strings = input.as_strings()?;
-        let width = self.out_type.size();
-        let mut dims = input.shape().to_vec();
-        let Some(first) = strings.first() else {
-            dims.push(0);
-            ctx.set_output(0, Tensor::zeros(self.out_type, &dims)?);
-            return Ok(());
-        };
-        let len = first.len();
+impl DecodeRaw {
+    /// The byte length every string decodes to: `fixed_length`, or the common length.
+    fn length(&self, ctx: &OpContext<'_>, strings: &[Vec<u8>], width: usize) -> Result<usize> {
+        if self.padded {
+            let t = ctx.input(1)?;
+            let fixed = crate::ops::int_values(t)?;
+            let len = match fixed.as_slice() {
+                [v] if t.shape().is_empty() => *v,
+                _ => ff_bail!(InvalidArgument, "k must be scalar, got shape {}", fmt_shape(t.shape())),
+            };
+            let len = usize::try_from(len)
+                .map_err(|_| Error::invalid_argument(format!("fixed_length must be non-negative, got {len}")))?;
+            if !len.is_multiple_of(width) {
+                ff_bail!(InvalidArgument, "fixed_length ({len}) must be a multiple of the size of out_type ({width})");
+            }
+            return Ok(len);
+        }
+        let len = strings.first().map_or(0, Vec::len);
         if !len.is_multiple_of(width) {
             ff_bail!(
                 InvalidArgument,
@@ -49,10 +59,31 @@ impl OpKernel for DecodeRaw {
                 );
             }
         }
+        Ok(len)
+    }
+}
+
+impl OpKernel for DecodeRaw {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let input = ctx.input(0)?;
+        let strings = input.as_strings()?;
+        let width = self.out_type.size();
+        let mut dims = input.shape().to_vec();
+        if strings.is_empty() && !self.padded {
+            dims.push(0);
+            ctx.set_output(0, Tensor::zeros(self.out_type, &dims)?);
+            return Ok(());
+        }
+        let len = self.length(ctx, strings, width)?;
         dims.push(len / width);
-        let mut bytes = Vec::with_capacity(len * strings.len());
-        for s in strings {
-            bytes.extend_from_slice(s);
+        let total = len
+            .checked_mul(strings.len())
+            .ok_or_else(|| Error::new(crate::error::Code::ResourceExhausted, "DecodeRaw: output too large"))?;
+        let mut bytes = crate::buffer::try_vec(total)?;
+        bytes.resize(total, 0u8);
+        for (dst, s) in bytes.chunks_exact_mut(len.max(1)).zip(strings) {
+            let n = s.len().min(len);
+            dst[..n].copy_from_slice(&s[..n]);
         }
         if self.little_endian != cfg!(target_endian = "little") && width > 1 {
             for c in bytes.chunks_exact_mut(width) {
@@ -62,6 +93,52 @@ impl OpKernel for DecodeRaw {
         ctx.set_output(0, Tensor::from_bytes(self.out_type, &dims, &bytes)?);
         Ok(())
     }
+}
+
+/// `ParseTensor`: a serialized `TensorProto` scalar as the tensor, of dtype `out_type`.
+struct ParseTensor(DType);
+
+pub(crate) fn parse_tensor_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    Ok(Box::new(ParseTensor(b.node.required_attr("out_type")?)))
+}
+
+impl OpKernel for ParseTensor {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        use prost::Message;
+        let input = ctx.input(0)?;
+        if !input.shape().is_empty() {
+            ff_bail!(InvalidArgument, "Expected `serialized` to be a scalar, got shape: {}", fmt_shape(input.shape()));
+        }
+        let bytes = &input.as_strings()?[0];
+        let bad = || {
+            Error::invalid_argument(format!(
+                "Could not parse `serialized` as TensorProto: '{}'",
+                String::from_utf8_lossy(bytes)
+            ))
+        };
+        let proto = ferroflow_proto::TensorProto::decode(bytes.as_slice()).map_err(|_| bad())?;
+        let t = Tensor::from_proto(&proto).map_err(|_| bad())?;
+        if t.dtype() != self.0 {
+            ff_bail!(
+                InvalidArgument,
+                "Type mismatch between parsed tensor ({}) and dtype ({})",
+                t.dtype().name(),
+                self.0.name()
+            );
+        }
+        ctx.set_output(0, t);
+        Ok(())
+    }
+}
+
+/// `SerializeTensor`: a tensor as a serialized `TensorProto` scalar.
+pub(crate) fn serialize_tensor_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|ctx| {
+        use prost::Message;
+        let bytes = ctx.input(0)?.to_proto().encode_to_vec();
+        ctx.set_output(0, Tensor::from_strings(&[], vec![bytes])?);
+        Ok(())
+    })
 }
 
 /// `StringToNumber`.

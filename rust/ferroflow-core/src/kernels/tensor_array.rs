@@ -45,6 +45,10 @@ struct State {
     /// The element shape: the declared one, refined by the first write when all
     /// elements must share one shape.
     element_shape: PartialShape,
+    /// TF's "marked size": the element count of the last split into a forward array,
+    /// inherited by its gradient arrays, which concatenate that many elements (so
+    /// elements written after the split get no part of the split's gradient).
+    marked_size: usize,
     closed: bool,
 }
 
@@ -58,6 +62,8 @@ pub(crate) struct TensorArray {
     clear_after_read: bool,
     /// Writes to one index add up (gradient arrays).
     aggregate: bool,
+    /// A gradient array (`TensorArrayGradV3`'s).
+    is_grad: bool,
     state: Mutex<State>,
     /// The gradient arrays made from this one, by gradient source.
     grads: Mutex<HashMap<String, Arc<TensorArray>>>,
@@ -242,10 +248,10 @@ impl TensorArray {
     /// The gradient array for `source` (made on first use, TF's `TensorArrayGradV3`):
     /// the forward array's size and element shape, adding writes, cleared by reads.
     fn grad(&self, source: &str) -> Result<Arc<TensorArray>> {
-        let (size, element_shape) = {
+        let (size, element_shape, marked_size) = {
             let st = self.state.lock();
             self.check_open(&st)?;
-            (st.size, st.element_shape.clone())
+            (st.size, st.element_shape.clone(), st.marked_size)
         };
         let mut grads = self.grads.lock();
         let g = grads.entry(source.to_string()).or_insert_with(|| {
@@ -256,7 +262,8 @@ impl TensorArray {
                 identical_element_shapes: self.identical_element_shapes,
                 clear_after_read: true,
                 aggregate: true,
-                state: Mutex::new(State { size, slots: Vec::new(), element_shape, closed: false }),
+                is_grad: true,
+                state: Mutex::new(State { size, slots: Vec::new(), element_shape, marked_size, closed: false }),
                 grads: Mutex::new(HashMap::new()),
             })
         });
@@ -372,7 +379,14 @@ impl TensorArrayKernel {
             identical_element_shapes: self.identical_element_shapes,
             clear_after_read: self.clear_after_read,
             aggregate: false,
-            state: Mutex::new(State { size, slots: Vec::new(), element_shape: self.shape.clone(), closed: false }),
+            is_grad: false,
+            state: Mutex::new(State {
+                size,
+                slots: Vec::new(),
+                element_shape: self.shape.clone(),
+                marked_size: 0,
+                closed: false,
+            }),
             grads: Mutex::new(HashMap::new()),
         };
         ctx.set_resource_output(0, Arc::new(array));
@@ -410,7 +424,8 @@ impl TensorArrayKernel {
 
     fn concat(&self, ctx: &mut OpContext<'_>, ta: &TensorArray) -> Result<()> {
         ta.check_read_dtype(self.dtype)?;
-        let size = ta.size()?;
+        // TF's `PackOrConcatSize`: a gradient array concatenates its marked size.
+        let size = if ta.is_grad { ta.state.lock().marked_size } else { ta.size()? };
         if size == 0 {
             let Some(dims) = self.shape.to_shape() else {
                 return Err(Error::new(
@@ -483,7 +498,14 @@ impl TensorArrayKernel {
 
     fn split(&self, ctx: &OpContext<'_>, ta: &TensorArray) -> Result<()> {
         let value = ctx.input(1)?;
-        let lengths = int_vector(ctx.input(2)?, "lengths")?;
+        let lengths = ctx.input(2)?;
+        if lengths.shape().len() != 1 {
+            return Err(Error::invalid_argument(format!(
+                "Expected lengths to be a vector, received shape: {}",
+                fmt_shape(lengths.shape())
+            )));
+        }
+        let lengths = crate::ops::int_values(lengths)?;
         ta.check_write_dtype(value.dtype())?;
         let rows_total = at_least_vector(value)?;
         let mut sum: u64 = 0;
@@ -511,6 +533,9 @@ impl TensorArrayKernel {
             )));
         }
         st.size = st.size.max(lengths.len());
+        if !ta.is_grad {
+            st.marked_size = lengths.len();
+        }
         let mut start = 0usize;
         for (i, &l) in lengths.iter().enumerate() {
             #[allow(clippy::cast_sign_loss, clippy::cast_possible_truncation)]
@@ -599,7 +624,14 @@ mod tests {
             identical_element_shapes: true,
             clear_after_read: true,
             aggregate,
-            state: Mutex::new(State { size, slots: Vec::new(), element_shape: PartialShape::unknown(), closed: false }),
+            is_grad: aggregate,
+            state: Mutex::new(State {
+                size,
+                slots: Vec::new(),
+                element_shape: PartialShape::unknown(),
+                marked_size: 0,
+                closed: false,
+            }),
             grads: Mutex::new(HashMap::new()),
         }
     }

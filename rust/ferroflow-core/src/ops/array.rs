@@ -33,6 +33,7 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("Size", &["input"], infer_scalar_int, k::size_kernel).no_grad());
     r.add(OpDef::new("Rank", &["input"], infer_scalar_int, k::rank_kernel).no_grad());
     r.add(OpDef::new("Range", &["start", "limit", "delta"], infer_range, ks::range_kernel).no_grad());
+    r.add(OpDef::new("LinSpace", &["start", "stop", "num"], infer_lin_space, ks::lin_space_kernel).no_grad());
     r.add(OpDef::new("Pack", &["values"], infer_pack, k::pack_kernel).variadic().grad(g::pack));
     r.add(OpDef::new("LogicalNot", &["x"], infer_logical_not, k::logical_not_kernel).no_grad());
     r.add(OpDef::new("Where", &["input"], infer_where, k::where_kernel));
@@ -98,8 +99,23 @@ fn infer_reshape(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.attrs.insert("Tshape".into(), AttrValue::Type(ctx.input(1).dtype));
     let shape = match ctx.constant_input(1) {
         Some(s) => {
-            let dims = resolve_shape(&int_values(s)?, ctx.input(0).shape.num_elements()).map_err(|e| {
-                Error::value(format!("Cannot reshape a tensor of shape {}: {}", ctx.input(0).shape, e.message))
+            let requested = int_values(s)?;
+            let dims = resolve_shape(&requested, ctx.input(0).shape.num_elements()).map_err(|e| {
+                match ctx.input(0).shape.num_elements() {
+                    // TF's message when no dimension is inferred.
+                    Some(n) if requested.iter().all(|&d| d >= 0) => Error::value(format!(
+                        "Cannot reshape a tensor with {n} elements to shape [{}] ({} elements) for '{}' (op: \
+                         'Reshape') with input shapes: {}, [{}].",
+                        requested.iter().map(i64::to_string).collect::<Vec<_>>().join(","),
+                        requested.iter().product::<i64>(),
+                        ctx.name,
+                        ctx.input(0).shape,
+                        requested.len()
+                    )),
+                    _ => {
+                        Error::value(format!("Cannot reshape a tensor of shape {}: {}", ctx.input(0).shape, e.message))
+                    }
+                }
             })?;
             PartialShape::from_dims(dims)
         }
@@ -242,6 +258,25 @@ fn infer_range(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
             }, _ => Err(Error::value(format!("Range of {d}"))));
             Some(n.map_err(|e| Error::value(e.message))?)
         }
+        _ => None,
+    };
+    Ok(vec![OutputSpec::new(t, PartialShape::from_dims([len]))])
+}
+
+/// `LinSpace`: a vector of `num` elements of the type of `start` and `stop`.
+fn infer_lin_space(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.same_type(&[0, 1])?;
+    ctx.check_type(0, &[DType::BFloat16, DType::Float16, DType::Float32, DType::Float64])?;
+    ctx.check_type(2, &[DType::Int32, DType::Int64])?;
+    ctx.attrs.insert("Tidx".into(), AttrValue::Type(ctx.input(2).dtype));
+    for i in 0..3 {
+        ctx.check_rank(i, 0)?;
+    }
+    let len = match ctx.constant_input(2).map(int_values) {
+        Some(Ok(v)) => match v.first() {
+            Some(&n) if n <= 0 => return Err(Error::value(format!("Requires num > 0: {n}"))),
+            n => n.and_then(|&n| usize::try_from(n).ok()),
+        },
         _ => None,
     };
     Ok(vec![OutputSpec::new(t, PartialShape::from_dims([len]))])

@@ -1,5 +1,6 @@
 //! Convolution and pooling ops (NHWC): `Conv2D` with its two backprop ops, `MaxPool`,
-//! `AvgPool` and their gradient ops, with TF's attrs, shape functions and errors.
+//! `AvgPool` and their gradient ops, and their 3-D forms (NDHWC: `Conv3D`,
+//! `MaxPool3D`, ...), with TF's attrs, shape functions and errors.
 use super::array::shape_input;
 use super::math::{FLOATS, FUSED_TYPES};
 use super::{InferCtx, OpDef, Registry};
@@ -7,6 +8,7 @@ use crate::autodiff::nn_grad as g;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, OutputSpec};
 use crate::kernels::conv::{self as k, Padding, WindowAttrs, window_attrs, windowed_output};
+use crate::kernels::conv3d::{Window3dAttrs, window3d_attrs, window3d_kernel};
 use crate::kernels::depthwise as kd;
 use crate::kernels::fused::fused_kernel;
 use crate::shape::{Dim, PartialShape};
@@ -73,6 +75,151 @@ pub(crate) fn register(r: &mut Registry) {
         OpDef::new("AvgPoolGrad", &["orig_input_shape", "grad"], infer_avg_pool_grad, k::pool_kernel)
             .grad(g::avg_pool_grad),
     );
+    register_3d(r);
+}
+
+fn register_3d(r: &mut Registry) {
+    r.add(OpDef::new("Conv3D", &["input", "filter"], infer_conv3d, window3d_kernel).grad(g::conv3d));
+    r.add(
+        OpDef::new(
+            "Conv3DBackpropInputV2",
+            &["input_sizes", "filter", "out_backprop"],
+            infer_conv3d_sized,
+            window3d_kernel,
+        )
+        .grad(g::conv3d_backprop_input),
+    );
+    r.add(
+        OpDef::new(
+            "Conv3DBackpropFilterV2",
+            &["input", "filter_sizes", "out_backprop"],
+            infer_conv3d_sized,
+            window3d_kernel,
+        )
+        .grad(g::conv3d_backprop_filter),
+    );
+    r.add(OpDef::new("MaxPool3D", &["input"], infer_pool3d, window3d_kernel).grad(g::max_pool3d));
+    r.add(OpDef::new("AvgPool3D", &["input"], infer_pool3d, window3d_kernel).grad(g::avg_pool3d));
+    r.add(
+        OpDef::new("MaxPool3DGrad", &["orig_input", "orig_output", "grad"], infer_pool3d_grad, window3d_kernel)
+            .grad(g::max_pool3d_grad),
+    );
+    r.add(
+        OpDef::new("MaxPool3DGradGrad", &["orig_input", "orig_output", "grad"], infer_pool3d_grad, window3d_kernel)
+            .grad(g::max_pool3d_grad_grad),
+    );
+    r.add(
+        OpDef::new("AvgPool3DGrad", &["orig_input_shape", "grad"], infer_pool3d_grad, window3d_kernel)
+            .grad(g::avg_pool3d_grad),
+    );
+}
+
+/// Records the defaulted attrs of a 3-D node as TF does, and returns the validated set.
+fn infer_attrs_3d(ctx: &mut InferCtx<'_>, pooling: bool) -> Result<Window3dAttrs> {
+    ctx.attrs.entry("data_format".into()).or_insert_with(|| AttrValue::S(b"NDHWC".to_vec()));
+    if !pooling {
+        ctx.attrs.entry("dilations".into()).or_insert_with(|| AttrValue::ListI(vec![1; 5]));
+    }
+    window3d_attrs(ctx.attrs, ctx.def.name, pooling)
+}
+
+/// Whether a 3-D node is laid out NCDHW (channels before the spatial dimensions).
+fn channels_first_3d(ctx: &InferCtx<'_>) -> bool {
+    matches!(ctx.attrs.get("data_format"), Some(AttrValue::S(s)) if s == b"NCDHW")
+}
+
+fn rank5(ctx: &InferCtx<'_>, shape: &PartialShape, what: &str) -> Result<[Dim; 5]> {
+    match shape.dims() {
+        None => Ok([None; 5]),
+        Some(&[a, b, c, d, e]) => Ok([a, b, c, d, e]),
+        Some(d) => {
+            Err(Error::value(format!("Shape must be rank 5 but is rank {} for '{}' ({what})", d.len(), ctx.name)))
+        }
+    }
+}
+
+/// `[n, spatial.., c]` of a 5-D shape in the node's layout.
+fn split_3d(ctx: &InferCtx<'_>, dims: [Dim; 5]) -> (Dim, [Dim; 3], Dim) {
+    let [a, b, c, d, e] = dims;
+    if channels_first_3d(ctx) { (a, [c, d, e], b) } else { (a, [b, c, d], e) }
+}
+
+fn join_3d(ctx: &InferCtx<'_>, n: Dim, spatial: [Dim; 3], c: Dim) -> PartialShape {
+    let [x, y, z] = spatial;
+    if channels_first_3d(ctx) {
+        PartialShape::from_dims([n, c, x, y, z])
+    } else {
+        PartialShape::from_dims([n, x, y, z, c])
+    }
+}
+
+fn infer_conv3d(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = float_type(&mut ctx, &[0, 1])?;
+    let a = infer_attrs_3d(&mut ctx, false)?;
+    let input = rank5(&ctx, &ctx.input(0).shape, "input")?;
+    let [kd, kh, kw, fc, o] = rank5(&ctx, &ctx.input(1).shape, "filter")?;
+    let (n, spatial, c) = split_3d(&ctx, input);
+    if let (Some(c), Some(fc)) = (c, fc)
+        && c != fc
+    {
+        return Err(Error::value(format!(
+            "Dimensions must be equal, but are {c} and {fc} for '{}' (op: 'Conv3D') with input shapes: {}, {}.",
+            ctx.name,
+            ctx.input(0).shape,
+            ctx.input(1).shape
+        )));
+    }
+    let op = ctx.def.name;
+    let mut out = [None; 3];
+    for (i, k) in [kd, kh, kw].into_iter().enumerate() {
+        out[i] = out_dim(spatial[i], k, a.dilations[i], a.strides[i], a.padding, op)?;
+    }
+    Ok(vec![OutputSpec::new(t, join_3d(&ctx, n, out, o))])
+}
+
+/// The backprop ops of `Conv3D`: the shape their sizes input gives.
+fn infer_conv3d_sized(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let (sizes, name) = if ctx.def.name == "Conv3DBackpropInputV2" { (0, "input_sizes") } else { (1, "filter_sizes") };
+    let floats = if sizes == 0 { [1, 2] } else { [0, 2] };
+    let t = float_type(&mut ctx, &floats)?;
+    infer_attrs_3d(&mut ctx, false)?;
+    let shape = shape_input(&ctx, sizes, name)?;
+    rank5(&ctx, &shape, name)?;
+    Ok(vec![OutputSpec::new(t, shape)])
+}
+
+fn infer_pool3d(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = float_type(&mut ctx, &[0])?;
+    let a = infer_attrs_3d(&mut ctx, true)?;
+    let (n, spatial, c) = split_3d(&ctx, rank5(&ctx, &ctx.input(0).shape, "input")?);
+    let op = ctx.def.name;
+    let mut out = [None; 3];
+    for i in 0..3 {
+        out[i] = out_dim(spatial[i], Some(a.window[i]), 1, a.strides[i], a.padding, op)?;
+    }
+    Ok(vec![OutputSpec::new(t, join_3d(&ctx, n, out, c))])
+}
+
+/// The gradient ops of the 3-D pools: the (original input's) shape of their first input.
+fn infer_pool3d_grad(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = match ctx.def.name {
+        "AvgPool3DGrad" => float_type(&mut ctx, &[1])?,
+        "MaxPool3DGradGrad" => float_type(&mut ctx, &[0, 1, 2])?,
+        _ => {
+            // `MaxPool3DGrad`'s original input and output may differ from the gradient's type.
+            let t_input = ctx.same_type(&[0, 1])?;
+            ctx.attrs.insert("TInput".into(), AttrValue::Type(t_input));
+            float_type(&mut ctx, &[2])?
+        }
+    };
+    infer_attrs_3d(&mut ctx, true)?;
+    let shape = match ctx.def.name {
+        "AvgPool3DGrad" => shape_input(&ctx, 0, "orig_input_shape")?,
+        "MaxPool3DGradGrad" => ctx.input(1).shape.clone(),
+        _ => ctx.input(0).shape.clone(),
+    };
+    rank5(&ctx, &shape, "orig_input")?;
+    Ok(vec![OutputSpec::new(t, shape)])
 }
 
 /// Records the defaulted attrs on the node as TF does, and returns the validated set.

@@ -3,6 +3,7 @@
 //! a `LookupError`; `RGBToHSV`'s is TF's Python function in `image_ops.py`), and `ReverseV2` (which `tf.reverse` and the image
 //! flips build). Everything else of `tf.image` is composed in Python from these and
 //! the array ops, as TF's `image_ops_impl.py` does.
+use super::array::shape_input;
 use super::{InferCtx, OpDef, Registry};
 use crate::autodiff::image_grad as g;
 use crate::dtype::DType;
@@ -13,6 +14,35 @@ use crate::kernels::image_codec as c;
 use crate::shape::PartialShape;
 
 pub(crate) fn register(r: &mut Registry) {
+    register_nms(r);
+    let crop = crate::kernels::image_crop_resize::crop_and_resize_kernel;
+    r.add(
+        OpDef::new("CropAndResize", &["image", "boxes", "box_ind", "crop_size"], infer_crop_and_resize, crop)
+            .grad(g::crop_and_resize),
+    );
+    r.add(OpDef::new(
+        "CropAndResizeGradImage",
+        &["grads", "boxes", "box_ind", "image_size"],
+        infer_crop_and_resize,
+        crop,
+    ));
+    r.add(OpDef::new("CropAndResizeGradBoxes", &["grads", "image", "boxes", "box_ind"], infer_crop_and_resize, crop));
+    let sample = crate::kernels::image_sample_box::sample_box_kernel;
+    r.add(
+        OpDef::new("SampleDistortedBoundingBox", &["image_size", "bounding_boxes"], infer_sample_box, sample)
+            .stateful()
+            .no_grad(),
+    );
+    r.add(
+        OpDef::new(
+            "SampleDistortedBoundingBoxV2",
+            &["image_size", "bounding_boxes", "min_object_covered"],
+            infer_sample_box,
+            sample,
+        )
+        .stateful()
+        .no_grad(),
+    );
     r.add(OpDef::new("ResizeBilinear", &["images", "size"], infer_resize, k::resize_kernel).grad(g::resize_bilinear));
     r.add(
         OpDef::new("ResizeNearestNeighbor", &["images", "size"], infer_resize, k::resize_kernel)
@@ -268,4 +298,189 @@ fn infer_reverse(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         }
     }
     Ok(vec![OutputSpec::new(t, ctx.input(0).shape.clone())])
+}
+
+/// The non-max-suppression ops.
+fn register_nms(r: &mut Registry) {
+    use crate::kernels::image_nms::nms_kernel;
+    const BOXES: [&str; 6] =
+        ["boxes", "scores", "max_output_size", "iou_threshold", "score_threshold", "soft_nms_sigma"];
+    let boxes: &'static [&'static str] = &BOXES;
+    // As TF: V1, V2 and the overlaps form are marked not differentiable, the others
+    // register nothing.
+    r.add(OpDef::new("NonMaxSuppression", &boxes[..3], infer_nms, nms_kernel).no_grad());
+    r.add(OpDef::new("NonMaxSuppressionV2", &boxes[..4], infer_nms, nms_kernel).no_grad());
+    r.add(OpDef::new("NonMaxSuppressionV3", &boxes[..5], infer_nms, nms_kernel));
+    r.add(OpDef::new("NonMaxSuppressionV4", &boxes[..5], infer_nms, nms_kernel));
+    r.add(OpDef::new("NonMaxSuppressionV5", boxes, infer_nms, nms_kernel));
+    const OVERLAPS: [&str; 5] = ["overlaps", "scores", "max_output_size", "overlap_threshold", "score_threshold"];
+    r.add(OpDef::new("NonMaxSuppressionWithOverlaps", &OVERLAPS, infer_nms, nms_kernel).no_grad());
+}
+
+/// TF's `NMSShapeFn` (and its V4/V5/overlaps forms): ranks, then the box count of
+/// `boxes` (or both sides of `overlaps`) against `scores`, then 4 box columns.
+fn infer_nms(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let op = ctx.def.name;
+    let overlaps = op == "NonMaxSuppressionWithOverlaps";
+    let ranks = [2usize, 1, 0, 0, 0, 0];
+    for (i, &rank) in ranks.iter().enumerate().take(ctx.inputs.len()) {
+        ctx.check_rank(i, rank)?;
+    }
+    let floats = [DType::Float16, DType::Float32];
+    ctx.check_type(0, if overlaps { &[DType::Float32] } else { &floats })?;
+    ctx.check_type(1, if overlaps { &[DType::Float32] } else { &floats })?;
+    ctx.check_type(2, &[DType::Int32])?;
+    if !overlaps && op != "NonMaxSuppression" {
+        let t = ctx.same_type(&[0, 1])?;
+        let thresholds: Vec<usize> = (3..ctx.inputs.len()).collect();
+        if op == "NonMaxSuppressionV5" {
+            // V5's thresholds and sigma are of the boxes' type.
+            let all: Vec<usize> = [0].into_iter().chain(thresholds).collect();
+            ctx.same_type(&all)?;
+        } else {
+            // TF's `T_threshold`: the thresholds' own float type.
+            ctx.check_type(3, &floats)?;
+            let tt = ctx.same_type(&thresholds)?;
+            ctx.attrs.insert("T_threshold".into(), AttrValue::Type(tt));
+        }
+        ctx.attrs.insert("T".into(), AttrValue::Type(t));
+    }
+    if op == "NonMaxSuppression" {
+        ctx.attr_or("iou_threshold", 0.5f32)?;
+    }
+    let dims = |i: usize| ctx.input(i).shape.dims().map(<[Option<usize>]>::to_vec);
+    let (first, scores) = (dims(0), dims(1));
+    let n = first.as_ref().and_then(|d| d[0]);
+    let merge = |a: Option<usize>, b: Option<usize>| -> Result<()> {
+        if let (Some(a), Some(b)) = (a, b)
+            && a != b
+        {
+            return Err(Error::value(format!(
+                "Dimensions must be equal, but are {a} and {b} for '{}' (op: '{op}') with input shapes: {}, {}.",
+                ctx.name,
+                ctx.input(0).shape,
+                ctx.input(1).shape
+            )));
+        }
+        Ok(())
+    };
+    if overlaps {
+        merge(n, first.as_ref().and_then(|d| d[1]))?;
+    }
+    merge(n, scores.as_ref().and_then(|d| d[0]))?;
+    if !overlaps
+        && let Some(Some(c)) = first.as_ref().map(|d| d[1])
+        && c != 4
+    {
+        return Err(Error::value(format!(
+            "Dimension must be 4 but is {c} for '{}' (op: '{op}') with input shapes: {}, {}.",
+            ctx.name,
+            ctx.input(0).shape,
+            ctx.input(1).shape
+        )));
+    }
+    let padded = matches!(op, "NonMaxSuppressionV4" | "NonMaxSuppressionV5")
+        && ctx.attr_bool("pad_to_max_output_size", false)?;
+    let len = match ctx.constant_input(2).map(super::int_values) {
+        Some(Ok(v)) if padded => v.first().and_then(|&m| usize::try_from(m).ok()),
+        _ => None,
+    };
+    let selected = OutputSpec::new(DType::Int32, PartialShape::from_dims([len]));
+    let valid = OutputSpec::new(DType::Int32, PartialShape::scalar());
+    Ok(match op {
+        "NonMaxSuppressionV4" => vec![selected, valid],
+        "NonMaxSuppressionV5" => {
+            let t = ctx.input(1).dtype;
+            vec![selected, OutputSpec::new(t, PartialShape::from_dims([len])), valid]
+        }
+        _ => vec![selected],
+    })
+}
+
+/// `SampleDistortedBoundingBox(V2)`: `begin` and `size` (3 of `image_size`'s type) and
+/// the crop as one box, `[1, 1, 4]`; not differentiable.
+fn infer_sample_box(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(0, &[DType::UInt8, DType::Int8, DType::Int16, DType::Int32, DType::Int64])?;
+    ctx.check_type(1, &[DType::Float32])?;
+    let t = ctx.input(0).dtype;
+    ctx.attrs.insert("T".into(), AttrValue::Type(t));
+    ctx.check_rank(0, 1)?;
+    ctx.check_rank(1, 3)?;
+    if let Some(&[Some(n)]) = ctx.input(0).shape.dims()
+        && n != 3
+    {
+        return Err(Error::value(format!(
+            "Dimension must be 3 but is {n} for '{}' (op: '{}')",
+            ctx.name, ctx.def.name
+        )));
+    }
+    if let Some(&[_, _, Some(c)]) = ctx.input(1).shape.dims()
+        && c != 4
+    {
+        return Err(Error::value(format!(
+            "Dimension must be 4 but is {c} for '{}' (op: '{}')",
+            ctx.name, ctx.def.name
+        )));
+    }
+    if ctx.def.name == "SampleDistortedBoundingBoxV2" {
+        ctx.check_type(2, &[DType::Float32])?;
+        ctx.check_rank(2, 0)?;
+    } else {
+        ctx.attr_or("min_object_covered", 0.1f32)?;
+    }
+    ctx.attr_int("seed", 0)?;
+    ctx.attr_int("seed2", 0)?;
+    ctx.attr_or("aspect_ratio_range", vec![0.75f32, 1.33])?;
+    ctx.attr_or("area_range", vec![0.05f32, 1.0])?;
+    ctx.attr_int("max_attempts", 100)?;
+    ctx.attr_bool("use_image_if_no_bounding_boxes", false)?;
+    Ok(vec![
+        OutputSpec::new(t, PartialShape::from_dims([Some(3)])),
+        OutputSpec::new(t, PartialShape::from_dims([Some(3)])),
+        OutputSpec::new(DType::Float32, PartialShape::from_dims([Some(1), Some(1), Some(4)])),
+    ])
+}
+
+/// `CropAndResize` (`[boxes, crop_height, crop_width, depth]` float) and its gradients
+/// (the image's shape, of type `T`; the boxes' `[boxes, 4]`).
+fn infer_crop_and_resize(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let op = ctx.def.name;
+    let method = ctx.attr_or("method", "bilinear".to_string())?;
+    let (boxes_i, image_i) = match op {
+        "CropAndResizeGradBoxes" => (2, Some(1)),
+        "CropAndResize" => (1, Some(0)),
+        _ => (1, None),
+    };
+    ctx.check_rank(boxes_i, 2)?;
+    ctx.check_rank(boxes_i + 1, 1)?;
+    ctx.check_type(boxes_i, &[DType::Float32])?;
+    ctx.check_type(boxes_i + 1, &[DType::Int32])?;
+    if let Some(i) = image_i {
+        ctx.check_rank(i, 4)?;
+        ctx.check_type(i, super::math::NUMERIC)?;
+        let t = ctx.input(i).dtype;
+        ctx.attrs.insert("T".into(), AttrValue::Type(t));
+    }
+    if op == "CropAndResize" {
+        if !["bilinear", "nearest"].contains(&method.as_str()) {
+            return Err(Error::value(format!("method must be 'bilinear' or 'nearest', got {method}")));
+        }
+        ctx.attr_or("extrapolation_value", 0.0f32)?;
+        ctx.check_rank(3, 1)?;
+        let crop = match ctx.constant_input(3).map(super::int_values) {
+            Some(Ok(v)) if v.len() == 2 => [usize::try_from(v[0]).ok(), usize::try_from(v[1]).ok()],
+            _ => [None, None],
+        };
+        let n = ctx.input(1).shape.dims().and_then(|d| d[0]);
+        let depth = ctx.input(0).shape.dims().and_then(|d| d[3]);
+        return Ok(vec![OutputSpec::new(DType::Float32, PartialShape::from_dims([n, crop[0], crop[1], depth]))]);
+    }
+    ctx.check_rank(0, 4)?;
+    ctx.check_type(0, &[DType::Float32])?;
+    if op == "CropAndResizeGradBoxes" {
+        let n = ctx.input(2).shape.dims().and_then(|d| d[0]);
+        return Ok(vec![OutputSpec::new(DType::Float32, PartialShape::from_dims([n, Some(4)]))]);
+    }
+    let t = ctx.attr_type("T")?;
+    Ok(vec![OutputSpec::new(t, shape_input(&ctx, 3, "image_size")?)])
 }

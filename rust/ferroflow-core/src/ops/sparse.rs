@@ -13,6 +13,17 @@ use crate::shape::PartialShape;
 const INDEX: &[DType] = &[DType::Int32, DType::Int64];
 
 pub(crate) fn register(r: &mut Registry) {
+    r.add(
+        OpDef::new(
+            "SparseCross",
+            // Four input lists (`indices`, `values`, `shapes`, `dense_inputs`), any of
+            // them empty: one variadic run, split by the attrs.
+            &["inputs"],
+            infer_sparse_cross,
+            crate::kernels::sparse_cross::sparse_cross_kernel,
+        )
+        .variadic(), // no gradient registered in TF
+    );
     r.add(OpDef::new(
         "SparseToDense",
         &["sparse_indices", "output_shape", "sparse_values", "default_value"],
@@ -556,4 +567,56 @@ fn infer_gather_nd(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         _ => PartialShape::unknown(),
     };
     Ok(vec![OutputSpec::new(t, shape)])
+}
+
+/// `SparseCross`: `N` index matrices, `N` value vectors (`sparse_types`), `N` shapes,
+/// then the dense matrices (`dense_types`); a 2-D `SparseTensor` of `out_type` out.
+fn infer_sparse_cross(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let n = usize::try_from(ctx.attr_int("N", 0)?).map_err(|_| Error::value("SparseCross: N must be >= 0"))?;
+    let sparse = match ctx.attrs.get("sparse_types") {
+        Some(AttrValue::ListType(t)) => t.clone(),
+        _ => Vec::new(),
+    };
+    let dense = match ctx.attrs.get("dense_types") {
+        Some(AttrValue::ListType(t)) => t.clone(),
+        _ => Vec::new(),
+    };
+    if sparse.len() != n || ctx.inputs.len() != 3 * n + dense.len() {
+        return Err(Error::value(format!(
+            "SparseCross '{}' takes N={n} sparse inputs (indices, values, shapes) and {} dense inputs, got {} inputs",
+            ctx.name,
+            dense.len(),
+            ctx.inputs.len()
+        )));
+    }
+    let allowed = [DType::Int64, DType::String];
+    for (i, &t) in sparse.iter().chain(&dense).enumerate() {
+        let input = if i < n { n + i } else { 3 * n + (i - n) };
+        if !allowed.contains(&t) || ctx.input(input).dtype != t {
+            return Err(Error::type_error(format!(
+                "SparseCross '{}': input {input} must be int64 or string and match its type attr, got {}",
+                ctx.name,
+                ctx.input(input).dtype
+            )));
+        }
+    }
+    for i in (0..n).chain(2 * n..3 * n) {
+        ctx.check_type(i, &[DType::Int64])?;
+    }
+    let hashed = ctx.attr_bool("hashed_output", false)?;
+    ctx.attr_int("num_buckets", 0)?;
+    ctx.attr_int("hash_key", 0)?;
+    let out = ctx.attr_type("out_type")?;
+    ctx.attr_type("internal_type")?;
+    if hashed != (out == DType::Int64) {
+        return Err(Error::type_error(format!(
+            "SparseCross '{}': out_type must be int64 for a hashed cross and string otherwise, got {out}",
+            ctx.name
+        )));
+    }
+    Ok(vec![
+        OutputSpec::new(DType::Int64, PartialShape::from_dims([None, Some(2)])),
+        OutputSpec::new(out, PartialShape::from_dims([None])),
+        OutputSpec::new(DType::Int64, PartialShape::from_dims([Some(2)])),
+    ])
 }

@@ -1,4 +1,5 @@
-//! String and file ops: `DecodeRaw`, `StringToNumber`, `StringJoin`, `Substr`,
+//! String and file ops: `DecodeRaw`, `DecodePaddedRaw`, `ParseTensor`, `SerializeTensor`,
+//! `DecodeJSONExample`, `StringToNumber`, `StringJoin`, `Substr`,
 //! `StringSplit`, `StringSplitV2`, `ReduceJoin`, `DecodeCSV`, `ParseExampleV2`, `ParseSequenceExampleV2`,
 //! `ReadFile`, `WriteFile`. None has a
 //! gradient; those TF registers as not differentiable are marked so, the rest are
@@ -12,6 +13,20 @@ use crate::shape::PartialShape;
 
 pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("DecodeRaw", &["bytes"], infer_decode_raw, k::decode_raw_kernel).no_grad());
+    r.add(
+        OpDef::new("DecodePaddedRaw", &["input_bytes", "fixed_length"], infer_decode_raw, k::decode_raw_kernel)
+            .no_grad(),
+    );
+    r.add(OpDef::new("ParseTensor", &["serialized"], infer_parse_tensor, k::parse_tensor_kernel).no_grad());
+    r.add(OpDef::new("SerializeTensor", &["tensor"], infer_serialize_tensor, k::serialize_tensor_kernel).no_grad());
+    r.add(
+        OpDef::new(
+            "DecodeJSONExample",
+            &["json_examples"],
+            infer_decode_json_example,
+            crate::kernels::example::decode_json_example_kernel,
+        ), // no gradient registered in TF
+    );
     r.add(
         OpDef::new("StringToNumber", &["string_tensor"], infer_string_to_number, k::string_to_number_kernel).no_grad(),
     );
@@ -64,6 +79,25 @@ fn strings_in(ctx: &InferCtx<'_>, i: usize) -> Result<()> {
     ctx.check_type(i, &[DType::String])
 }
 
+fn infer_parse_tensor(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    strings_in(&ctx, 0)?;
+    ctx.check_rank(0, 0)?;
+    let t = ctx.attr_type("out_type")?;
+    Ok(vec![OutputSpec::new(t, PartialShape::unknown())])
+}
+
+fn infer_serialize_tensor(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.input(0).dtype;
+    ctx.attrs.insert("T".into(), AttrValue::Type(t));
+    Ok(vec![OutputSpec::new(DType::String, PartialShape::scalar())])
+}
+
+fn infer_decode_json_example(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    strings_in(&ctx, 0)?;
+    Ok(vec![OutputSpec::new(DType::String, ctx.input(0).shape.clone())])
+}
+
+/// `DecodeRaw` and `DecodePaddedRaw` (whose last dimension is `fixed_length / size`).
 fn infer_decode_raw(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     strings_in(&ctx, 0)?;
     let t = ctx.attr_type("out_type")?;
@@ -73,8 +107,20 @@ fn infer_decode_raw(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         )));
     }
     ctx.attr_bool("little_endian", true)?;
+    let last = if ctx.def.name == "DecodePaddedRaw" {
+        ctx.check_rank(1, 0)?;
+        ctx.check_type(1, &[DType::Int32])?;
+        ctx.consts[1]
+            .as_ref()
+            .and_then(|c| crate::ops::int_values(c).ok())
+            .and_then(|v| v.first().copied())
+            .and_then(|n| usize::try_from(n).ok())
+            .map(|n| n / t.size().max(1))
+    } else {
+        None
+    };
     let shape = match ctx.input(0).shape.dims() {
-        Some(d) => PartialShape::from_dims(d.iter().copied().chain([None])),
+        Some(d) => PartialShape::from_dims(d.iter().copied().chain([last])),
         None => PartialShape::unknown(),
     };
     Ok(vec![OutputSpec::new(t, shape)])

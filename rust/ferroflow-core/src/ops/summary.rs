@@ -1,12 +1,15 @@
 //! TF-1.x summary ops: each returns a serialized `Summary` protocol buffer as a
 //! string scalar (`ScalarSummary`, `HistogramSummary`, `ImageSummary`,
 //! `AudioSummaryV2`, `MergeSummary`). The encoders (histogram buckets, PNG, WAV)
-//! live in `ferroflow-io`.
+//! live in `ferroflow-io`. And the summary writer resource's ops (`SummaryWriter`,
+//! `CreateSummaryFileWriter`, `ImportEvent`, `WriteScalarSummary`, ...), which write
+//! events from the graph (`tf.contrib.summary`, `FileWriter(session=...)`).
 use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::OutputSpec;
 use crate::kernels::summary as k;
+use crate::kernels::summary_writer as w;
 use crate::shape::PartialShape;
 
 pub(crate) fn register(r: &mut Registry) {
@@ -17,6 +20,54 @@ pub(crate) fn register(r: &mut Registry) {
         OpDef::new("AudioSummaryV2", &["tag", "tensor", "sample_rate"], infer_audio, k::audio_summary_kernel).no_grad(),
     );
     r.add(OpDef::new("MergeSummary", &["inputs"], infer_merge, k::merge_summary_kernel).variadic().no_grad());
+    // As TF, the writer ops register no gradient.
+    r.add(OpDef::new("SummaryWriter", &[], infer_summary_writer, w::summary_writer_kernel).stateful());
+    let writer_ops: [(&str, &'static [&'static str]); 8] = [
+        ("CreateSummaryFileWriter", &["writer", "logdir", "max_queue", "flush_millis", "filename_suffix"]),
+        ("FlushSummaryWriter", &["writer"]),
+        ("CloseSummaryWriter", &["writer"]),
+        ("ImportEvent", &["writer", "event"]),
+        ("WriteScalarSummary", &["writer", "step", "tag", "value"]),
+        ("WriteSummary", &["writer", "step", "tensor", "tag", "summary_metadata"]),
+        ("WriteRawProtoSummary", &["writer", "step", "tensor"]),
+        ("WriteGraphSummary", &["writer", "step", "tensor"]),
+    ];
+    for (name, inputs) in writer_ops {
+        r.add(OpDef::new(name, inputs, infer_writer_op, w::summary_writer_op_kernel).stateful());
+    }
+}
+
+fn infer_summary_writer(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    for k in ["container", "shared_name"] {
+        ctx.attrs.entry(k.into()).or_insert_with(|| crate::graph::AttrValue::S(Vec::new()));
+    }
+    Ok(vec![OutputSpec::new(DType::Resource, PartialShape::scalar())])
+}
+
+/// The writer ops: a resource handle, then their typed inputs (TF's OpDefs); no outputs.
+fn infer_writer_op(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(0, &[DType::Resource])?;
+    let (s, i32_, i64_) = (&[DType::String][..], &[DType::Int32][..], &[DType::Int64][..]);
+    let typed: &[(usize, &[DType])] = match ctx.def.name {
+        "CreateSummaryFileWriter" => &[(1, s), (2, i32_), (3, i32_), (4, s)],
+        "ImportEvent" => &[(1, s)],
+        "WriteScalarSummary" => &[(1, i64_), (2, s), (3, super::math::NUMERIC)],
+        "WriteSummary" => &[(1, i64_), (3, s), (4, s)],
+        "WriteRawProtoSummary" | "WriteGraphSummary" => &[(1, i64_), (2, s)],
+        _ => &[],
+    };
+    for &(i, allowed) in typed {
+        ctx.check_type(i, allowed)?;
+    }
+    let t = match ctx.def.name {
+        "WriteScalarSummary" => Some(ctx.input(3).dtype),
+        "WriteSummary" => Some(ctx.input(2).dtype),
+        _ => None,
+    };
+    if let Some(t) = t {
+        ctx.attrs.insert("T".into(), crate::graph::AttrValue::Type(t));
+    }
+    Ok(vec![])
 }
 
 fn string_scalar() -> Vec<OutputSpec> {

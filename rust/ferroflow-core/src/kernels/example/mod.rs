@@ -5,9 +5,11 @@
 //! messages. `parse_features` reads the `Features` of an `Example` and the context
 //! of a `SequenceExample` alike; `sequence` adds the feature lists. Ragged features
 //! are not supported.
+mod json;
 mod sequence;
 mod wire;
 
+pub(crate) use json::decode_json_example_kernel;
 pub(crate) use sequence::parse_sequence_example_kernel;
 use wire::{FeatureMap, Values};
 
@@ -58,6 +60,15 @@ fn type_name(t: DType) -> &'static str {
         DType::Float32 => "float",
         DType::Int64 => "int64",
         _ => "string",
+    }
+}
+
+/// The word TF's fast parser uses for a feature's values in its count errors
+/// (`"bytes"`, not `DataTypeString`'s `"string"`).
+fn values_word(t: DType) -> &'static str {
+    match t {
+        DType::String => "bytes",
+        t => type_name(t),
     }
 }
 
@@ -413,7 +424,7 @@ fn example_dense(
                         "Name: {}, Key: {key_s}, Index: {b}.  Number of {} values != expected.  Values size: {} but \
                          output shape: {}",
                         rec.name(b),
-                        type_name(t),
+                        values_word(t),
                         len,
                         fmt_shape(dims)
                     );
@@ -540,7 +551,7 @@ fn dense_rows(
                     "Name: {}, Key: {key_s}, Index: {b}.  Number of {} values is not a multiple of stride length. Saw \
                      {len} values but output shape is: {shape_s}",
                     rec.name(b),
-                    type_name(t)
+                    values_word(t)
                 );
             }
             ff_bail!(
