@@ -135,7 +135,9 @@ def test_valid_contexts_build(tf, case):
 
 
 def test_nested_cond_tensor_in_inner_loop_builds_as_tf(tf):
-    # (Built only: ferroflow's run of a while loop in a cond in a while loop hangs.)
+    # Built only, as TF's test: the outer loop's body returns the inner loop's result,
+    # which never reaches the outer bound, so running it would not end (in TF either;
+    # a while loop in a cond in a while loop that ends runs: the test below).
     for lib in (tf, ff):
         with lib.Graph().as_default():
 
@@ -217,3 +219,24 @@ def test_strided_slice_with_tensor_begin_and_no_strides_matches_tf(tf):
         )[2]
 
     np.testing.assert_array_equal(run_ff(build), run_tf(tf, build))
+
+
+def test_while_loop_in_cond_in_while_loop_runs_as_tf(tf):
+    def build(lib):
+        def body(i):
+            inner = lib.cond(
+                i < 5,
+                lambda: lib.while_loop(lambda j: j < 3, lambda j: j + 1, [i]),
+                lambda: i,
+            )
+            return inner + 1
+
+        return lib.while_loop(lambda i: i < 10, body, [lib.constant(0)])
+
+    results = []
+    for lib in (tf, ff):
+        with lib.Graph().as_default():
+            out = build(lib)
+            with lib.Session() as sess:
+                results.append(sess.run(out))
+    assert results[0] == results[1] == 10
