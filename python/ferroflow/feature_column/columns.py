@@ -16,7 +16,6 @@ import math
 
 import numpy as np
 
-from .. import _ferroflow
 from ..framework import dtypes, ops, tensor_shape
 from ..framework.sparse_tensor import SparseTensor, convert_to_tensor_or_sparse_tensor
 from ..ops import (
@@ -30,7 +29,6 @@ from ..ops import (
     string_ops,
     variable_scope,
 )
-from ..ops._op_util import make_op
 from ..ops.embedding_ops import embedding_lookup_sparse, safe_embedding_lookup_sparse
 from ..ops.variables import PartitionedVariable
 from ..platform import gfile
@@ -62,15 +60,6 @@ _log = logging.getLogger(__name__)
 
 # TF's `sparse_ops._DEFAULT_HASH_KEY`, the crossing's default fingerprint seed.
 _DEFAULT_HASH_KEY = 0xDECAFCAFFE
-
-_registered_ops: frozenset | None = None
-
-
-def _has_kernel(op_type: str) -> bool:
-    global _registered_ops
-    if _registered_ops is None:
-        _registered_ops = frozenset(_ferroflow.op_names())
-    return op_type in _registered_ops
 
 
 # -- argument checks (TF's `feature_column/utils.py`) ----------------------------------
@@ -150,16 +139,13 @@ def _check_default_value(shape, default_value, dtype, key):
 def _bucketize(input_tensor, boundaries, name=None):
     """TF's `Bucketize`: the int32 index of each value's bucket among sorted `boundaries`.
 
-    Bucket `i` holds `boundaries[i-1] <= x < boundaries[i]`. Without a `Bucketize`
-    kernel it is built as the count of boundaries `b` with `not x < b` (the kernel's
-    `upper_bound`, NaN included), the boundaries taken as float32 as the op's attr
-    holds them.
+    Bucket `i` holds `boundaries[i-1] <= x < boundaries[i]`. Departure: ferroflow has
+    no `Bucketize` kernel, so it is built as the count of boundaries `b` with
+    `not x < b` (the kernel's `upper_bound`, NaN included), the boundaries taken as
+    float32 as the op's attr holds them.
     """
     with ops.name_scope(name, "Bucketize", [input_tensor]) as scope:
         x = ops.convert_to_tensor(input_tensor, name="input")
-        if _has_kernel("Bucketize"):
-            attrs = {"boundaries": [float(b) for b in boundaries]}
-            return make_op("Bucketize", [x], attrs, scope=scope).outputs[0]
         bounds = np.asarray(boundaries, dtype=np.float32)
         if x.dtype.base_dtype == dtypes.float64:
             bounds = bounds.astype(np.float64)
@@ -174,11 +160,9 @@ def _bucketize(input_tensor, boundaries, name=None):
 def _scatter_nd_sum(indices, values, dense_shape):
     """TF's `scatter_nd` into a 2-D `dense_shape`: duplicate indices are summed.
 
-    Built over `unsorted_segment_sum` of the row-major positions where no `ScatterNd`
-    kernel exists.
+    Departure: ferroflow has no `ScatterNd` kernel; this is `unsorted_segment_sum` over
+    the row-major positions.
     """
-    if _has_kernel("ScatterNd"):
-        return make_op("ScatterNd", [indices, values, dense_shape]).outputs[0]
     dense_shape = array_ops.cast(dense_shape, dtypes.int64)
     positions = indices[:, 0] * dense_shape[1] + indices[:, 1]
     flat = math_ops.unsorted_segment_sum(values, positions, dense_shape[0] * dense_shape[1])

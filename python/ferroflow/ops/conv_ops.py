@@ -86,6 +86,19 @@ def conv2d(
         return make_op("Conv2D", [input, filter], attrs, scope=scope).outputs[0]
 
 
+def _backprop_op(op_type, sizes_at, sizes, lhs, rhs, attrs, name, names):
+    """A convolution's backprop op over two float operands of one dtype.
+
+    The int `sizes` vector is input `sizes_at`: 0 for `[sizes, lhs, rhs]` (the input
+    gradient), 1 for `[lhs, sizes, rhs]` (the filter gradient).
+    """
+    with ops.name_scope(name, op_type, [lhs, sizes, rhs]) as scope:
+        sizes = _int_vector(sizes, names[0])
+        lhs, rhs = convert_same_type([lhs, rhs], list(names[1:]))
+        inputs = [sizes, lhs, rhs] if sizes_at == 0 else [lhs, sizes, rhs]
+        return make_op(op_type, inputs, attrs, scope=scope).outputs[0]
+
+
 def conv2d_backprop_input(
     input_sizes,
     filter=None,
@@ -101,12 +114,10 @@ def conv2d_backprop_input(
     """The gradient of `conv2d` with respect to its input, of shape `input_sizes`."""
     filter = filters if filter is None else filter
     attrs = _conv_attrs(strides, padding, data_format, dilations, use_cudnn_on_gpu)
-    with ops.name_scope(name, "Conv2DBackpropInput", [input_sizes, filter, out_backprop]) as scope:
-        sizes = _int_vector(input_sizes, "input_sizes")
-        filter, out_backprop = convert_same_type([filter, out_backprop], ["filter", "out_backprop"])
-        return make_op(
-            "Conv2DBackpropInput", [sizes, filter, out_backprop], attrs, scope=scope
-        ).outputs[0]
+    names = ("input_sizes", "filter", "out_backprop")
+    return _backprop_op(
+        "Conv2DBackpropInput", 0, input_sizes, filter, out_backprop, attrs, name, names
+    )
 
 
 def conv2d_backprop_filter(
@@ -122,12 +133,10 @@ def conv2d_backprop_filter(
 ):
     """The gradient of `conv2d` with respect to its filter, of shape `filter_sizes`."""
     attrs = _conv_attrs(strides, padding, data_format, dilations, use_cudnn_on_gpu)
-    with ops.name_scope(name, "Conv2DBackpropFilter", [input, filter_sizes, out_backprop]) as scope:
-        sizes = _int_vector(filter_sizes, "filter_sizes")
-        input, out_backprop = convert_same_type([input, out_backprop], ["input", "out_backprop"])
-        return make_op(
-            "Conv2DBackpropFilter", [input, sizes, out_backprop], attrs, scope=scope
-        ).outputs[0]
+    names = ("filter_sizes", "input", "out_backprop")
+    return _backprop_op(
+        "Conv2DBackpropFilter", 1, filter_sizes, input, out_backprop, attrs, name, names
+    )
 
 
 def conv2d_transpose(
@@ -208,10 +217,8 @@ def depthwise_conv2d_native_backprop_input(
     """The gradient of `depthwise_conv2d_native` with respect to its input."""
     attrs = _depthwise_attrs(strides, padding, data_format, dilations)
     op_type = "DepthwiseConv2dNativeBackpropInput"
-    with ops.name_scope(name, op_type, [input_sizes, filter, out_backprop]) as scope:
-        sizes = _int_vector(input_sizes, "input_sizes")
-        filter, out_backprop = convert_same_type([filter, out_backprop], ["filter", "out_backprop"])
-        return make_op(op_type, [sizes, filter, out_backprop], attrs, scope=scope).outputs[0]
+    names = ("input_sizes", "filter", "out_backprop")
+    return _backprop_op(op_type, 0, input_sizes, filter, out_backprop, attrs, name, names)
 
 
 def depthwise_conv2d_native_backprop_filter(
@@ -227,10 +234,8 @@ def depthwise_conv2d_native_backprop_filter(
     """The gradient of `depthwise_conv2d_native` with respect to its filter."""
     attrs = _depthwise_attrs(strides, padding, data_format, dilations)
     op_type = "DepthwiseConv2dNativeBackpropFilter"
-    with ops.name_scope(name, op_type, [input, filter_sizes, out_backprop]) as scope:
-        sizes = _int_vector(filter_sizes, "filter_sizes")
-        input, out_backprop = convert_same_type([input, out_backprop], ["input", "out_backprop"])
-        return make_op(op_type, [input, sizes, out_backprop], attrs, scope=scope).outputs[0]
+    names = ("filter_sizes", "input", "out_backprop")
+    return _backprop_op(op_type, 1, filter_sizes, input, out_backprop, attrs, name, names)
 
 
 def _rate(rate, dilations):
@@ -450,10 +455,8 @@ def conv3d_backprop_input_v2(
     """The gradient of `conv3d` with respect to its input, of shape `input_sizes`."""
     attrs = _conv3d_attrs(strides, padding, data_format, dilations)
     op_type = "Conv3DBackpropInputV2"
-    with ops.name_scope(name, op_type, [input_sizes, filter, out_backprop]) as scope:
-        sizes = _int_vector(input_sizes, "input_sizes")
-        filter, out_backprop = convert_same_type([filter, out_backprop], ["filter", "out_backprop"])
-        return make_op(op_type, [sizes, filter, out_backprop], attrs, scope=scope).outputs[0]
+    names = ("input_sizes", "filter", "out_backprop")
+    return _backprop_op(op_type, 0, input_sizes, filter, out_backprop, attrs, name, names)
 
 
 def conv3d_backprop_filter_v2(
@@ -469,10 +472,8 @@ def conv3d_backprop_filter_v2(
     """The gradient of `conv3d` with respect to its filter, of shape `filter_sizes`."""
     attrs = _conv3d_attrs(strides, padding, data_format, dilations)
     op_type = "Conv3DBackpropFilterV2"
-    with ops.name_scope(name, op_type, [input, filter_sizes, out_backprop]) as scope:
-        sizes = _int_vector(filter_sizes, "filter_sizes")
-        input, out_backprop = convert_same_type([input, out_backprop], ["input", "out_backprop"])
-        return make_op(op_type, [input, sizes, out_backprop], attrs, scope=scope).outputs[0]
+    names = ("filter_sizes", "input", "out_backprop")
+    return _backprop_op(op_type, 1, filter_sizes, input, out_backprop, attrs, name, names)
 
 
 def conv3d_transpose(
