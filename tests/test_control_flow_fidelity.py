@@ -240,3 +240,117 @@ def test_while_loop_in_cond_in_while_loop_runs_as_tf(tf):
             with lib.Session() as sess:
                 results.append(sess.run(out))
     assert results[0] == results[1] == 10
+
+
+def _run_both(tf, build, feeds=None):
+    results = []
+    for lib in (tf, ff):
+        with lib.Graph().as_default():
+            out, feed = build(lib), None
+            if feeds is not None:
+                feed = feeds(lib.get_default_graph())
+            with lib.Session() as sess:
+                results.append(sess.run(out, feed))
+    return results
+
+
+def test_gradient_taken_inside_a_loop_body_matches_tf(tf):
+    # `tf.gradients` of an inner loop, called in the outer loop's body (TF's
+    # testWhileGradInWhile): the gradient loop is part of the outer body.
+    def build(lib):
+        x = lib.placeholder(lib.float32, shape=None, name="x")
+
+        def outer_body(n):
+            r = lib.while_loop(lambda m: m < 10.0, lambda m: m + x, [n], [lib.TensorShape(None)])
+            return lib.gradients(r, x)[0] + n
+
+        unknown = [lib.TensorShape(None)]
+        return lib.while_loop(lambda n: n < 6.0, outer_body, [lib.constant(1.0)], unknown)
+
+    got, want = _run_both(tf, build, lambda g: {g.get_tensor_by_name("x:0"): 1.0})
+    assert got == want
+
+
+def test_cond_gradient_in_nested_loops_matches_tf(tf):
+    def build(lib):
+        def inner_body(j, x):
+            y = lib.cond(lib.less(x, 1), lambda: 2 * x, lambda: x)
+            return j + 1, lib.gradients(y, x)[0]
+
+        def outer_body(i, x):
+            _, x = lib.while_loop(lambda j, x: j < 3, inner_body, [0, 0.0])
+            return i + 1, x
+
+        return lib.while_loop(lambda i, x: i < 3, outer_body, [0, 0.0])
+
+    got, want = _run_both(tf, build)
+    np.testing.assert_allclose(got, want)
+    np.testing.assert_allclose(got[1], 1.0)
+
+
+def _branch_and_loop(lib):
+    """A cond and a while loop; returns the placeholder, the cond's result, the loop's
+    result and a tensor of the loop's body."""
+    x = lib.placeholder(lib.float32)
+    out = lib.cond(lib.constant(True), lambda: x + 2, lambda: x + 0)
+    body = []
+
+    def loop_body(i):
+        body.append(lib.constant(5))
+        return i + body[0]
+
+    r = lib.while_loop(lambda i: i < 10, loop_body, [lib.constant(0)])
+    return x, out, r, body[0]
+
+
+def test_branch_and_loop_tensors_cannot_be_fetched_or_fed(tf):
+    # As TF: a cond branch's ops and a loop body's ops cannot be fetched (they exist
+    # on one branch or inside the loop only); a loop body's tensors cannot be fed.
+    for lib in (tf, ff):
+        with lib.Graph().as_default() as g:
+            x, out, r, inside = _branch_and_loop(lib)
+            fetchable = {op.name for op in g.get_operations() if g.is_fetchable(op)}
+            with lib.Session() as sess:
+                assert sess.run(out, {x: 1.0}) == 3.0
+                with pytest.raises(ValueError, match="has been marked as not fetchable"):
+                    sess.run(out.op.inputs[1], {x: 1.0})
+                with pytest.raises(ValueError, match="has been marked as not fetchable"):
+                    sess.run(inside)
+                with pytest.raises(ValueError, match="may not be fed"):
+                    sess.run(r, {inside: 3})
+                assert not g.is_feedable(inside) and g.is_feedable(x)
+        assert {"Placeholder", "Const", "cond/Merge"} <= fetchable
+        assert not fetchable & {"cond/Switch", "cond/switch_t", "cond/pred_id", "cond/add"}
+
+
+def test_ref_identity_passes_the_reference_on(tf):
+    from tensorflow.python.ops import control_flow_ops as tf_control_flow_ops
+
+    def build(lib):
+        v = lib.Variable(7)
+        module = control_flow_ops if lib is ff else tf_control_flow_ops
+        r = module._Identity(v)
+        assert r.dtype == lib.int32._as_ref and r.op.type == "RefIdentity"
+        assign = lib.assign(r, 9)
+        with lib.control_dependencies([assign]):
+            return lib.identity(v)
+
+    results = []
+    for lib in (tf, ff):
+        with lib.Graph().as_default():
+            out = build(lib)
+            with lib.Session() as sess:
+                sess.run(lib.global_variables_initializer())
+                results.append(sess.run(out))
+    assert results == [9, 9]
+
+
+def test_second_order_loop_gradient_raises_as_tf(tf):
+    for lib in (tf, ff):
+        with lib.Graph().as_default():
+            theta = lib.Variable(1.0)
+            r = lib.while_loop(lambda i, p: i < 3, lambda i, p, t=theta: (i + 1, p * t), [0, 1.0])
+            (grad,) = lib.gradients(r[1], theta)
+            with pytest.raises(TypeError, match="Second-order gradient for while loops"):
+                lib.gradients(grad, theta)
+            assert lib.gradients(lib.stop_gradient(grad), theta) == [None]

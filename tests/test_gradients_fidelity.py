@@ -175,3 +175,24 @@ def test_custom_gradient_rejects_reference_variables_as_tf(tf):
                     _custom_dense(lib, False)(x)
             with lib.variable_scope("outer2", use_resource=False):
                 _custom_dense(lib, True)(x)
+
+
+def test_indexed_slices_grad_ys_match_tf(tf1):
+    # An `IndexedSlices` initial gradient goes through as TF's: kept sparse by
+    # `identity` and `gather`'s consumers, densified where an op needs it.
+    def build(lib):
+        params = lib.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+        x = lib.identity(params)
+        dy = lib.IndexedSlices(
+            lib.constant([[1.0, -1.0], [0.5, 2.0]]), lib.constant([2, 0]), lib.constant([3, 2])
+        )
+        (dx,) = lib.gradients(x, params, grad_ys=dy)
+        (dsq,) = lib.gradients(lib.square(params), params, grad_ys=dy)
+        no_shape = lib.IndexedSlices(lib.constant([[2.0, 2.0]]), lib.constant([1]))
+        (dn,) = lib.gradients(x, params, grad_ys=no_shape)
+        assert isinstance(dx, lib.IndexedSlices) and dn.dense_shape is None
+        return [lib.convert_to_tensor(dx), dsq, dn.values, dn.indices]
+
+    got, want = run_ff(build), run_tf(tf1, build)
+    for a, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(a, w)

@@ -97,7 +97,7 @@ class Graph:
         self,
         ys: list[tuple[int, int]],
         xs: list[tuple[int, int]],
-        grad_ys: list[tuple[int, int] | None],
+        grad_ys: list[Any],
         scope: str,
         device: str,
         aggregation: int,
@@ -105,7 +105,10 @@ class Graph:
         stop: list[tuple[int, int]],
         external: list[int],
     ) -> GradientWalk:
-        """Starts `tf.gradients`: a walk that pauses at the `external` nodes."""
+        """Starts `tf.gradients`: a walk that pauses at the `external` nodes.
+
+        `grad_ys`: None, `("dense", t)` or `("sparse", values, indices, shape)` each.
+        """
     def node_info(
         self, id: int
     ) -> tuple[str, str, list[tuple[int, int]], list[int], str, list[_OutputSpec]]:

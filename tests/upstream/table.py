@@ -35,13 +35,13 @@ TF_PASSING: dict[str, list[str]] = json.loads((HERE / "tf_passing.json").read_te
 # Of those, passing on ferroflow when last raised: no file may fall below its floor.
 FLOORS: dict[str, int] = {
     "checkpoint_management_test.py": 12,
-    "control_flow_ops_py_test.py": 168,
+    "control_flow_ops_py_test.py": 178,
     "control_flow_ops_test.py": 63,
     "convolutional_test.py": 95,
     "coordinator_test.py": 18,
     "core_test.py": 37,
     "fifo_queue_test.py": 71,
-    "gradients_test.py": 43,
+    "gradients_test.py": 51,
     "image_ops_test.py": 155,
     "init_ops_test.py": 86,
     "moving_averages_test.py": 21,
@@ -52,7 +52,7 @@ FLOORS: dict[str, int] = {
     "queue_runner_test.py": 16,
     "saver_test.py": 69,
     # Two below the count: its parallel-run tests time threads on a loaded machine.
-    "session_test.py": 79,
+    "session_test.py": 81,
     "sparse_ops_test.py": 47,
     "sparse_tensor_test.py": 23,
     "tensor_array_ops_test.py": 52,

@@ -953,6 +953,7 @@ def _ferroflow_modules() -> dict[str, types.ModuleType]:
     import ferroflow.ops.array_ops
     import ferroflow.ops.control_flow_ops
     import ferroflow.ops.data_flow_ops
+    import ferroflow.ops.function
     import ferroflow.ops.gradients
     import ferroflow.ops.math_ops
     import ferroflow.ops.partitioned_variables
@@ -1055,8 +1056,8 @@ def _ferroflow_modules() -> dict[str, types.ModuleType]:
         "tensorflow.python.framework.dtypes": ferroflow.framework.dtypes,
         "tensorflow.python.framework.errors": ferroflow.errors,
         "tensorflow.python.framework.errors_impl": ferroflow.errors,
-        # `function.Defun`: ferroflow has no function library.
-        "tensorflow.python.framework.function": _shim("tensorflow.python.framework.function"),
+        # `function.Defun`: ferroflow's is in its ops layer (it builds ops).
+        "tensorflow.python.framework.function": ferroflow.ops.function,
         "tensorflow.python.framework.graph_io": _module(
             "tensorflow.python.framework.graph_io", write_graph=ferroflow.train.saver.write_graph
         ),
@@ -1081,7 +1082,14 @@ def _ferroflow_modules() -> dict[str, types.ModuleType]:
             "tensorflow.python.ops.array_ops", ferroflow.ops.array_ops, ff
         ),
         "tensorflow.python.ops.control_flow_ops": _shim(
-            "tensorflow.python.ops.control_flow_ops", ferroflow.ops.control_flow_ops, ff
+            "tensorflow.python.ops.control_flow_ops",
+            ferroflow.ops.control_flow_ops,
+            ff,
+            _SwitchRefOrTensor=ferroflow.ops.control_flow_ops._switch_ref_or_tensor,
+            # TF's generated `RefSwitch` wrapper (a reference switched as a reference).
+            ref_switch=lambda data, pred, name=None: ferroflow.ops.control_flow_ops._switch_op(
+                data, pred, name=name or "RefSwitch"
+            ),
         ),
         "tensorflow.python.ops.data_flow_ops": ferroflow.ops.data_flow_ops,
         "tensorflow.python.ops.gen_lookup_ops": _gen_lookup_ops(),
@@ -1161,6 +1169,7 @@ def _more_ferroflow_modules(test_module) -> dict[str, types.ModuleType]:
     import ferroflow.ops._nest
     import ferroflow.ops.clip_ops
     import ferroflow.ops.custom_gradient
+    import ferroflow.ops.function
     import ferroflow.ops.functional_ops
     import ferroflow.ops.gradients
     import ferroflow.ops.image_ops
@@ -1221,7 +1230,10 @@ def _more_ferroflow_modules(test_module) -> dict[str, types.ModuleType]:
         "tensorflow.python.client.device_lib": ferroflow.client.device_lib,
         "tensorflow.python.eager.wrap_function": empty("tensorflow.python.eager.wrap_function"),
         "tensorflow.python.ops.gen_array_ops": _shim(
-            "tensorflow.python.ops.gen_array_ops", ferroflow.ops.array_ops, ff
+            "tensorflow.python.ops.gen_array_ops",
+            ferroflow.ops.array_ops,
+            ff,
+            ref_identity=ferroflow.ops.control_flow_ops._ref_identity,
         ),
         "tensorflow.python.ops.gen_logging_ops": _shim(
             "tensorflow.python.ops.gen_logging_ops", ferroflow.ops.logging_ops

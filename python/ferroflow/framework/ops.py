@@ -528,6 +528,29 @@ class Graph:
         self._gradient_types: dict[int, str] = {}
         # The `_original_op` of the ops created now (`_original_op()`), as TF's.
         self._default_original_op: Operation | None = None
+        # Node ids of the ops that may not be fetched and the (node id, index) of the
+        # tensors that may not be fed: those made inside cond branches and loop bodies.
+        self._unfetchable_ops: set[int] = set()
+        self._unfeedable_tensors: set[tuple[int, int]] = set()
+        # name -> the graph functions (`Defun`) called in this graph.
+        self._functions: dict[str, object] = {}
+
+    def prevent_fetching(self, op) -> None:
+        """Marks `op` as not fetchable (an op inside a cond branch or a loop body)."""
+        self._unfetchable_ops.add(op._id)
+
+    def is_fetchable(self, tensor_or_op) -> bool:
+        """Whether `tensor_or_op` (a tensor or an operation) may be fetched."""
+        op = tensor_or_op._op if isinstance(tensor_or_op, Tensor) else tensor_or_op
+        return op._id not in self._unfetchable_ops
+
+    def prevent_feeding(self, tensor) -> None:
+        """Marks `tensor` as not feedable (a tensor inside a loop body)."""
+        self._unfeedable_tensors.add((tensor._op._id, tensor._value_index))
+
+    def is_feedable(self, tensor) -> bool:
+        """Whether `tensor` may be fed."""
+        return (tensor._op._id, tensor._value_index) not in self._unfeedable_tensors
 
     # -- per-thread construction state (TF keeps these per thread too) ------------
     @property

@@ -250,6 +250,9 @@ class _FetchCollector:
             raise ValueError(
                 f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. ({e.args[0]})"
             ) from None
+        if not self.graph.is_fetchable(element):
+            op = element if isinstance(element, ops.Operation) else element.op
+            raise ValueError(f"Operation {op.name!r} has been marked as not fetchable.")
         if isinstance(element, ops.Operation):
             self.targets.append(element)
             return lambda r: None
@@ -264,6 +267,8 @@ def _feed_tensor(graph, key) -> ops.Tensor:
         raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e}") from None
     if not isinstance(t, ops.Tensor):
         raise TypeError(f"Cannot interpret feed_dict key as Tensor: {key!r}")
+    if not graph.is_feedable(t):
+        raise ValueError(f"Tensor {t} may not be fed.")
     return t
 
 

@@ -410,6 +410,22 @@ def stop_gradient(input, name=None):
     return unary("StopGradient", input, name)
 
 
+def prevent_gradient(input, message="", name=None):
+    """`input`, through an op whose gradient raises `LookupError` (with `message`)."""
+    with ops.name_scope(name, "PreventGradient", [input]) as scope:
+        input = ops.convert_to_tensor(input, name="input")
+        return make_op("PreventGradient", [input], {"message": message}, scope=scope).outputs[0]
+
+
+@ops.RegisterGradient("PreventGradient")
+def _prevent_gradient_grad(op, _):
+    """TF's: a gradient through `prevent_gradient` is an error."""
+    message = op.get_attr("message")
+    if isinstance(message, bytes):
+        message = message.decode(errors="replace")
+    raise LookupError(f"Gradient explicitly disabled. Reason: {message}")
+
+
 def concat(values, axis, name="concat"):
     """Concatenates tensors along `axis`."""
     values = list(values)

@@ -213,6 +213,30 @@ def _convert_flows_to_tensorarrays(tensors_or_tensorarrays, tensors_or_flows):
 
 
 # -- Switch and Merge --------------------------------------------------------------
+def _Identity(data, name=None):
+    """TF's `_Identity`: an identity of `data` that keeps a variable's reference.
+
+    A reference gets a `RefIdentity`; a composite tensor, one identity per component.
+    """
+    data = data._ref() if hasattr(data, "_ref") else _convert_to_tensor_or_composite(data)
+    if isinstance(data, ops.Tensor):
+        if data.dtype._is_ref_dtype:
+            return _ref_identity(data, name=name)
+        return array_ops.identity(data, name=name)
+    if not isinstance(data, CompositeTensor):
+        raise TypeError(f"Type {type(data)} not supported")
+    return nest.map_structure(_Identity, data, expand_composites=True)
+
+
+def _ref_identity(ref, name=None):
+    """A `RefIdentity` of the variable reference `ref`: the same reference."""
+    return (
+        ops.get_default_graph()
+        ._create_op("RefIdentity", [ref], name=name or "RefIdentity")
+        .outputs[0]
+    )
+
+
 def _switch_op(data, pred, name="Switch"):
     op_type = "RefSwitch" if data.dtype._is_ref_dtype else "Switch"
     op = ops.get_default_graph()._create_op(op_type, [data, pred], name=name)
@@ -295,9 +319,13 @@ def _as_indexed_slices_list(inputs):
     ]
 
 
+# What `merge` returns: TF's generated `Merge` wrapper's named pair.
+_MergeOutput = collections.namedtuple("_MergeOutput", ["output", "value_index"])
+
+
 def _merge_op(inputs, name="Merge"):
     op = ops.get_default_graph()._create_op("Merge", list(inputs), name=name)
-    return op.outputs[0], op.outputs[1]
+    return _MergeOutput(op.outputs[0], op.outputs[1])
 
 
 def merge(inputs, name=None):
@@ -336,7 +364,9 @@ def merge(inputs, name=None):
         merged = [_merge_op(component) for component in zip(*flat_inputs, strict=True)]
         flat_merged = [t for t, _ in merged]
         chosen_index = merged[0][1]
-        return nest.pack_sequence_as(inputs[0], flat_merged, expand_composites=True), chosen_index
+        return _MergeOutput(
+            nest.pack_sequence_as(inputs[0], flat_merged, expand_composites=True), chosen_index
+        )
 
 
 class CondContext:
@@ -419,6 +449,7 @@ class CondContext:
         # already routed for), as TF's.
         with ops.control_dependencies(None):
             result = _switch_ref_or_tensor(result, self._pred)[self._branch]
+        self._graph.prevent_fetching(result.op)
         ctxt = self
         while ctxt is not None:
             ctxt._op_ids.add(result.op._id)
@@ -459,10 +490,25 @@ class CondContext:
             return self._outer_context._process_control_inputs(control)
         return control
 
+    def _add_native_op(self, op):
+        """Records `op`, made by `tf.gradients` in Rust, as made in this branch.
+
+        The loop around the branch (if any) captures what `op` uses from outside.
+        """
+        self._add_op(op)
+        ctxt = self._outer_context
+        while ctxt is not None and not ctxt.IsWhileContext():
+            ctxt = ctxt.outer_context
+        if ctxt is not None:
+            for t in op.inputs:
+                ctxt.AddValue(t)
+
     def _add_op(self, op):
         self._op_ids.add(op._id)
         for t in op.outputs:
             self._values.add(t.name)
+        # As TF: a branch's ops run only when their branch is taken.
+        self._graph.prevent_fetching(op)
         if self._outer_context is not None:
             self._outer_context._add_op(op)
 
@@ -538,6 +584,9 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         pivot_1 = array_ops.identity(p_1, name="switch_t")
         pivot_2 = array_ops.identity(p_2, name="switch_f")
         pred = array_ops.identity(pred, name="pred_id")
+        # As TF: the tensors that exist on one branch only cannot be fetched.
+        for tensor in (p_1, p_2, pivot_1, pivot_2, pred):
+            tensor.op.graph.prevent_fetching(tensor.op)
 
         context_t = CondContext(pred, pivot_1, branch=1)
         try:
@@ -945,9 +994,22 @@ class WhileContext:
                 kept.append(c)
         return kept
 
+    def _add_native_op(self, op):
+        """Records `op`, made by `tf.gradients` in Rust, as made in this loop.
+
+        What `op` uses from outside the loop is captured.
+        """
+        for t in op.inputs:
+            self.AddValue(t)
+        self._add_op(op)
+
     def _add_op(self, op):
         """Records `op` as made inside this loop (and inside the loops around it)."""
         self._op_ids.add(op._id)
+        # As TF: a loop body's tensors exist only while the loop runs.
+        op.graph.prevent_fetching(op)
+        for t in op.outputs:
+            op.graph.prevent_feeding(t)
         if self._outer_context is not None:
             self._outer_context._add_op(op)
 
@@ -1309,6 +1371,12 @@ def _is_differentiable(dtype):
     return dtype.is_floating or dtype.is_complex
 
 
+@ops.RegisterGradient("_WhileGrad")
+def _while_grad_grad(op, *grads):
+    """TF 1.x's error for differentiating a loop's gradient (its `_ExitGrad`'s)."""
+    raise TypeError("Second-order gradient for while loops not supported.")
+
+
 @ops.RegisterGradient("While")
 def _while_grad(op, *grads):
     """The gradient of a `While`: a `_WhileGrad` op over the body's VJP sub-graph.
@@ -1345,6 +1413,9 @@ def _while_grad(op, *grads):
         return [None] * n_inputs
     # The gradient reads the loop's tensors, as TF's gradient loop context does.
     forward_context = feeds[0].op._control_flow_context
+    # The context `tf.gradients` was called in: inside an outer loop's body (a
+    # gradient taken per iteration), the gradient loop is part of that body.
+    caller_context = g._control_flow_context
     with ops.control_dependencies(None), control_flow_util.while_gradient_of(forward_context):
         seeds = [
             array_ops.placeholder(feeds[i].dtype.base_dtype, feeds[i].shape, name="grad_seed")
@@ -1381,6 +1452,7 @@ def _while_grad(op, *grads):
         ]
         vjp_caps = [ops.convert_to_tensor(vjp[len(diff_vars) + k]) for k in connected]
         fetches = vjp_vars + [acc + v for acc, v in zip(accumulators, vjp_caps, strict=True)]
+        g._control_flow_context = caller_context
         incoming = []
         for i in diff:
             gi = grads[i]

@@ -94,7 +94,12 @@ def gradients(
         grad_ys = _as_list(grad_ys)
         if len(grad_ys) != len(ys):
             raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
-        grad_ys = [None if g is None else ops.convert_to_tensor(g, name="grad_y") for g in grad_ys]
+        grad_ys = [
+            g
+            if g is None or isinstance(g, IndexedSlices)
+            else ops.convert_to_tensor(g, name="grad_y")
+            for g in grad_ys
+        ]
     try:
         unconnected = UnconnectedGradients(
             unconnected_gradients.value
@@ -127,16 +132,28 @@ def gradients(
         # A given initial gradient is renamed into this call's scope, as TF does: a
         # TensorArray gradient finds its gradient array by that scope.
         grad_ys = [
-            array_ops.identity(gy, name=f"grad_ys_{i}") if was_given else gy
+            _renamed_grad_y(gy, i) if was_given else gy
             for i, (gy, was_given) in enumerate(zip(grad_ys, given, strict=True))
         ]
+        # The walk's sparse gradients carry a dense shape; one the caller left out is
+        # y's, and None again in the results that pass it on unchanged (as TF's).
+        unknown_shapes = set()
+        for k, gy in enumerate(grad_ys):
+            if isinstance(gy, IndexedSlices) and gy.dense_shape is None:
+                shape = array_ops.shape(ys[k], out_type=gy.indices.dtype)
+                unknown_shapes.add((shape._op._id, shape._value_index))
+                grad_ys[k] = IndexedSlices(gy.values, gy.indices, shape)
         _check_no_grad_wrt_initial_loop_val(g, ys, xs)
         external = [op._id for op in g._ops if ops._python_gradient(op)[0]]
         start = len(g._ops)
+        # The ops the walk makes in Rust join the caller's control-flow context (a
+        # gradient taken inside a loop body is part of that body), as the ops made in
+        # Python do.
+        context = g._control_flow_context
         walk = g._native.gradient_walk(
             [(t._op._id, t._value_index) for t in ys],
             [(t._op._id, t._value_index) for t in xs],
-            [None if t is None else (t._op._id, t._value_index) for t in grad_ys],
+            [_to_native(t) for t in grad_ys],
             scope,
             device,
             1
@@ -147,15 +164,17 @@ def gradients(
             [(t._op._id, t._value_index) for t in stops],
             external,
         )
+        first = start
         step = walk.resume()
-        ops._sync_native_ops(g)
+        _sync_walk_ops(g, first, context)
         while step[0] == "external":
             op = g._ops[step[1]]
             in_grads = _python_op_gradient(
                 g, op, [_from_native(g, r) for r in step[2]], scope, colocate_gradients_with_ops
             )
+            first = len(g._ops)
             step = walk.resume([_to_native(t) for t in in_grads])
-            ops._sync_native_ops(g)
+            _sync_walk_ops(g, first, context)
         _set_original_ops(g, scope, start)
     out: list[ops.Tensor | IndexedSlices | None] = []
     for x, r in zip(xs, step[1], strict=True):
@@ -163,7 +182,11 @@ def gradients(
             with g.as_default():
                 out.append(array_ops.zeros_like(x))
         else:
-            out.append(_from_native(g, r))
+            grad = _from_native(g, r)
+            if isinstance(grad, IndexedSlices) and grad.dense_shape is not None:
+                if (grad.dense_shape._op._id, grad.dense_shape._value_index) in unknown_shapes:
+                    grad = IndexedSlices(grad.values, grad.indices)
+            out.append(grad)
     return out
 
 
@@ -400,6 +423,31 @@ def _python_op_gradient(g, op, out_grads, scope, colocate):
             grad = ops.convert_to_tensor(grad, dtype=inp.dtype.base_dtype, name="grad")
             converted.append(grad)
     return converted
+
+
+def _sync_walk_ops(g, first, context):
+    """Wraps the nodes the walk added from node `first` on; they join `context`."""
+    ops._sync_native_ops(g)
+    if context is not None:
+        for op in g._ops[first:]:
+            op._control_flow_context = context
+            context._add_native_op(op)
+
+
+def _renamed_grad_y(gy, i):
+    """A given initial gradient under this call's scope, as TF names it.
+
+    `grad_ys_<i>`; for `IndexedSlices`, `grad_ys_<i>_values`/`_indices`/`_shape`.
+    """
+    if isinstance(gy, IndexedSlices):
+        return IndexedSlices(
+            array_ops.identity(gy.values, name=f"grad_ys_{i}_values"),
+            array_ops.identity(gy.indices, name=f"grad_ys_{i}_indices"),
+            None
+            if gy.dense_shape is None
+            else array_ops.identity(gy.dense_shape, name=f"grad_ys_{i}_shape"),
+        )
+    return array_ops.identity(gy, name=f"grad_ys_{i}")
 
 
 def _default_grad_ys(y, i, colocate_gradients_with_ops):

@@ -10,13 +10,14 @@ use ferroflow_core::ops::{Gradient, gradient, op_names};
 /// sub-graph), the TensorArray ops' in python/ferroflow/ops/tensor_array_grad.py (TF's:
 /// they build gradient arrays), the fused RNN cells' (`LSTMBlockCell`, `BlockLSTM`,
 /// `GRUBlockCell`) in python/ferroflow/ops/rnn_ops.py and gru_ops.py, TF-1.0's `Select`
-/// in python/ferroflow/ops/array_ops.py.
-const PYTHON_GRADIENTS: [&str; 43] = [
+/// and `PreventGradient` (it raises) in python/ferroflow/ops/array_ops.py.
+const PYTHON_GRADIENTS: [&str; 44] = [
     "BlockLSTM",
     "DeserializeManySparse",
     "GRUBlockCell",
     "GatherNd",
     "LSTMBlockCell",
+    "PreventGradient",
     "RGBToHSV",
     "SegmentSum",
     "Select",

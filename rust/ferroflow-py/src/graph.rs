@@ -192,7 +192,7 @@ impl PyGraph {
         py: Python<'_>,
         ys: Vec<(usize, usize)>,
         xs: Vec<(usize, usize)>,
-        grad_ys: Vec<Option<(usize, usize)>>,
+        grad_ys: Vec<Bound<'_, PyAny>>,
         scope: &str,
         device: &str,
         aggregation: u8,
@@ -203,7 +203,7 @@ impl PyGraph {
         let out = |(node, index): (usize, usize)| Output { node, index };
         let ys: Vec<Output> = ys.into_iter().map(out).collect();
         let xs: Vec<Output> = xs.into_iter().map(out).collect();
-        let grad_ys: Vec<Option<Output>> = grad_ys.into_iter().map(|g| g.map(out)).collect();
+        let grad_ys = grad_ys.iter().map(grad_from_py).collect::<PyResult<Vec<_>>>()?;
         let stop: Vec<Output> = stop.into_iter().map(out).collect();
         let aggregation = if aggregation == 0 { Aggregation::AddN } else { Aggregation::Tree };
         let mut g = self.inner.write();
@@ -212,7 +212,7 @@ impl PyGraph {
                 .colocate_with_ops(colocate_with_ops)
                 .stop_at(&stop)
                 .external(&external)
-                .start(&ys, &xs, &grad_ys)
+                .start_seeded(&ys, &xs, &grad_ys)
         })?;
         Ok(PyGradientWalk { graph: Arc::clone(&self.inner), walk: Mutex::new(walk) })
     }

@@ -359,7 +359,7 @@ impl<'a> Gradients<'a> {
     /// reached (use [`Gradients::start`] for those).
     pub fn compute(self, ys: &[Output], xs: &[Output], grad_ys: &[Option<Output>]) -> Result<Vec<Option<Grad>>> {
         let graph = self.graph;
-        let mut walk = GradientWalk::start(graph, self.config, ys, xs, grad_ys)?;
+        let mut walk = GradientWalk::start(graph, self.config, ys, xs, &dense_seeds(grad_ys))?;
         match walk.resume(graph, None)? {
             WalkStep::Done(grads) => Ok(grads),
             WalkStep::External { node, .. } => {
@@ -373,8 +373,21 @@ impl<'a> Gradients<'a> {
     /// # Errors
     /// A `grad_ys` entry whose dtype differs from its y's (`ValueError`).
     pub fn start(self, ys: &[Output], xs: &[Output], grad_ys: &[Option<Output>]) -> Result<GradientWalk> {
+        GradientWalk::start(self.graph, self.config, ys, xs, &dense_seeds(grad_ys))
+    }
+
+    /// [`Gradients::start`] with initial gradients that may be sparse (TF's
+    /// `IndexedSlices` `grad_ys`).
+    ///
+    /// # Errors
+    /// As [`Gradients::start`] (a sparse seed's values are checked).
+    pub fn start_seeded(self, ys: &[Output], xs: &[Output], grad_ys: &[Option<Grad>]) -> Result<GradientWalk> {
         GradientWalk::start(self.graph, self.config, ys, xs, grad_ys)
     }
+}
+
+fn dense_seeds(grad_ys: &[Option<Output>]) -> Vec<Option<Grad>> {
+    grad_ys.iter().map(|g| g.map(Grad::Dense)).collect()
 }
 
 impl WalkConfig {
@@ -460,7 +473,7 @@ impl GradientWalk {
         config: WalkConfig,
         ys: &[Output],
         xs: &[Output],
-        grad_ys: &[Option<Output>],
+        grad_ys: &[Option<Grad>],
     ) -> Result<GradientWalk> {
         let n = graph.len();
         // Consumers of each node over the edges a gradient can travel (TF's
@@ -505,9 +518,13 @@ impl GradientWalk {
         }
         let mut grads: HashMap<Output, Vec<Grad>> = HashMap::new();
         for (k, y) in ys.iter().enumerate() {
-            let seed = match grad_ys.get(k).copied().flatten() {
+            let seed = match grad_ys.get(k).cloned().flatten() {
                 Some(g) => {
-                    let (gs, ys_spec) = (graph.output_spec(g)?.dtype, graph.output_spec(*y)?.dtype);
+                    let values = match &g {
+                        Grad::Dense(t) => *t,
+                        Grad::Sparse { values, .. } => *values,
+                    };
+                    let (gs, ys_spec) = (graph.output_spec(values)?.dtype, graph.output_spec(*y)?.dtype);
                     if gs != ys_spec {
                         return Err(Error::value(format!(
                             "Gradient type {gs} generated for op {} does not match input type {ys_spec}",
@@ -521,10 +538,10 @@ impl GradientWalk {
                     let dtype = ctx.spec(*y)?.dtype;
                     let shape = ctx.shape_of(*y)?;
                     let one = ctx.scalar(dtype, 1.0)?;
-                    ctx.op("Fill", &[shape, one], vec![])?
+                    Grad::Dense(ctx.op("Fill", &[shape, one], vec![])?)
                 }
             };
-            grads.entry(*y).or_default().push(Grad::Dense(seed));
+            grads.entry(*y).or_default().push(seed);
         }
         let ready: VecDeque<NodeId> = {
             let mut seen = HashSet::new();

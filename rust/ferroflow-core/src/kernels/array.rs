@@ -525,6 +525,15 @@ pub(crate) fn identity_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> 
     stateless(pass_through)
 }
 
+/// `RefIdentity`: the input (a variable's reference, or a value) passed on as it is.
+pub(crate) fn ref_identity_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    stateless(|ctx| {
+        let v = ctx.take_value(0)?;
+        ctx.set_value_output(0, v);
+        Ok(())
+    })
+}
+
 /// `IdentityN`: every input passed on unchanged.
 pub(crate) fn identity_n_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     stateless(|ctx| {

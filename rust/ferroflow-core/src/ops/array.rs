@@ -20,6 +20,12 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("Identity", &["input"], infer_identity, k::identity_kernel).forwards_input().grad(g::identity));
     r.add(OpDef::new("IdentityN", &["input"], infer_identity_n, k::identity_n_kernel).variadic().grad(g::identity_n));
     r.add(OpDef::new("StopGradient", &["input"], infer_identity, k::identity_kernel).no_grad());
+    // TF-1.x's identity of a variable's reference: the output is the same reference.
+    r.add(
+        OpDef::new("RefIdentity", &["input"], infer_ref_identity, k::ref_identity_kernel).refs(&[0]).grad(g::identity),
+    );
+    // Its gradient raises (TF's, registered in Python: python/ferroflow/ops/array_ops.py).
+    r.add(OpDef::new("PreventGradient", &["input"], infer_identity, k::identity_kernel));
     r.add(OpDef::new("NoOp", &[], |_| Ok(vec![]), k::no_op_kernel));
     r.add(OpDef::new("Cast", &["x"], infer_cast, k::cast_kernel).grad(g::cast));
     r.add(OpDef::new("Reshape", &["tensor", "shape"], infer_reshape, k::reshape_kernel).grad(g::reshape_like_input));
@@ -79,6 +85,12 @@ fn infer_placeholder_with_default(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> 
 fn infer_identity(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0])?;
     Ok(vec![OutputSpec::new(t, ctx.input(0).shape.clone())])
+}
+
+fn infer_ref_identity(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.same_type(&[0])?;
+    let input = ctx.input(0);
+    Ok(vec![OutputSpec { dtype: t, shape: input.shape.clone(), is_ref: input.is_ref }])
 }
 
 fn infer_identity_n(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
