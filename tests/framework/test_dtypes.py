@@ -26,6 +26,8 @@ SUPPORTED = {
     "bool": 10,
     "string": 7,
     "variant": 21,
+    "complex64": 8,
+    "complex128": 18,
 }
 # TF has no reference type of variants.
 ALL_NAMES = [*SUPPORTED, *(name + "_ref" for name in SUPPORTED if name != "variant")]
@@ -101,7 +103,7 @@ def test_constructor():
     with pytest.raises(TypeError, match="999 does not correspond to a valid tensorflow::DataType"):
         dtypes.DType(999)
     with pytest.raises(TypeError):
-        dtypes.DType(8)  # complex64: a TensorFlow type ferroflow does not support
+        dtypes.DType(11)  # qint8: a TensorFlow type ferroflow does not support
     with pytest.raises(ValueError):
         dtypes.DType("x")
 
@@ -141,6 +143,8 @@ def test_numpy_types():
         (np.array([1.0]), dtypes.float64),
         (np.array([1], dtype=np.uint8), dtypes.uint8),
         (dtypes.float64_ref, dtypes.float64_ref),
+        (np.complex64, dtypes.complex64),
+        (np.array([1j]), dtypes.complex128),
     ],
 )
 def test_as_dtype_table(value, expected):
@@ -149,7 +153,7 @@ def test_as_dtype_table(value, expected):
 
 @pytest.mark.parametrize(
     "value",
-    [int, str, bytes, complex, 0, 200, "int", "Float32", b"float32", None, [1], np.complex64],
+    [int, str, bytes, complex, 0, 200, "int", "Float32", b"float32", None, [1], np.float128],
 )
 def test_as_dtype_rejects(value):
     with pytest.raises(TypeError, match="to a TensorFlow DType"):

@@ -367,7 +367,7 @@ def test_make_ndarray_of_tf_protos(tf1, fields):
 
 
 def test_make_ndarray_of_an_unknown_dtype_is_a_type_error():
-    proto = ff.protos.TensorProto(dtype=8)  # complex64: ferroflow has no complex dtypes
+    proto = ff.protos.TensorProto(dtype=11)  # qint8: ferroflow has no quantized dtypes
     with pytest.raises(TypeError, match="Unsupported tensor type"):
         ff.make_ndarray(proto)
 

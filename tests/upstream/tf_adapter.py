@@ -1260,6 +1260,7 @@ def _more_ferroflow_modules(test_module) -> dict[str, types.ModuleType]:
         "tensorflow.python.ops.gen_image_ops": _shim(
             "tensorflow.python.ops.gen_image_ops",
             ferroflow.ops.image_ops,
+            scale_and_translate=ferroflow.ops.image_ops._scale_and_translate,
             **{
                 f"non_max_suppression_v{v}": functools.partial(
                     ferroflow.ops.image_ops._gen_nms, f"NonMaxSuppressionV{v}"

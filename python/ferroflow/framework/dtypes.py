@@ -24,6 +24,10 @@ __all__ = [
     "bfloat16_ref",
     "bool",
     "bool_ref",
+    "complex128",
+    "complex128_ref",
+    "complex64",
+    "complex64_ref",
     "double",
     "float16",
     "float16_ref",
@@ -63,10 +67,12 @@ _DT_UINT8 = 4
 _DT_INT16 = 5
 _DT_INT8 = 6
 _DT_STRING = 7
+_DT_COMPLEX64 = 8
 _DT_INT64 = 9
 _DT_BOOL = 10
 _DT_BFLOAT16 = 14
 _DT_UINT16 = 17
+_DT_COMPLEX128 = 18
 _DT_HALF = 19
 _DT_RESOURCE = 20
 _DT_VARIANT = 21
@@ -91,6 +97,8 @@ _BASE_NAMES = {
     _DT_UINT16: "uint16",
     _DT_UINT32: "uint32",
     _DT_UINT64: "uint64",
+    _DT_COMPLEX64: "complex64",
+    _DT_COMPLEX128: "complex128",
 }
 _TYPE_TO_STRING = {
     **_BASE_NAMES,
@@ -115,6 +123,8 @@ _BASE_TO_NP = {
     _DT_UINT16: np.uint16,
     _DT_UINT32: np.uint32,
     _DT_UINT64: np.uint64,
+    _DT_COMPLEX64: np.complex64,
+    _DT_COMPLEX128: np.complex128,
 }
 _TF_TO_NP = {
     **_BASE_TO_NP,
@@ -127,6 +137,9 @@ _INTEGER = frozenset(
     {_DT_INT32, _DT_INT64, _DT_UINT8, _DT_INT8, _DT_INT16, _DT_UINT16, _DT_UINT32, _DT_UINT64}
 )
 _UNSIGNED = frozenset({_DT_UINT8, _DT_UINT16, _DT_UINT32, _DT_UINT64})
+_COMPLEX = frozenset({_DT_COMPLEX64, _DT_COMPLEX128})
+# A complex type's real part.
+_REAL_OF = {_DT_COMPLEX64: _DT_FLOAT, _DT_COMPLEX128: _DT_DOUBLE}
 _SIZES = {
     _DT_HALF: 2,
     _DT_BFLOAT16: 2,
@@ -144,6 +157,8 @@ _SIZES = {
     _DT_UINT16: 2,
     _DT_UINT32: 4,
     _DT_UINT64: 8,
+    _DT_COMPLEX64: 8,
+    _DT_COMPLEX128: 16,
 }
 
 # `DType.limits` looks the numpy type up here, as TensorFlow does (float16,
@@ -212,8 +227,12 @@ class DType:
 
     @property
     def real_dtype(self) -> DType:
-        """The `DType` of this type's real part (itself: no complex types are supported)."""
-        return self
+        """The `DType` of this type's real part.
+
+        `float32` for `complex64`, `float64` for `complex128`; a real type's own.
+        """
+        real = _REAL_OF.get(self._base_enum)
+        return _INTERN_TABLE[real] if real is not None else self
 
     @property
     def name(self) -> str:
@@ -251,8 +270,8 @@ class DType:
 
     @property
     def is_complex(self) -> builtins.bool:
-        """Whether this is a complex type (never, in ferroflow)."""
-        return False
+        """Whether this is a complex type (`complex64`, `complex128`)."""
+        return self._base_enum in _COMPLEX
 
     @property
     def is_quantized(self) -> builtins.bool:
@@ -286,7 +305,7 @@ class DType:
         Raises:
             TypeError: If this is a non-numeric or unordered type.
         """
-        if self.base_dtype in (bool, string):
+        if self.base_dtype in (bool, string, complex64, complex128):
             raise TypeError(f"Cannot find minimum value of {self} with type {self.base_dtype}.")
         if self._base_enum in (_DT_RESOURCE, _DT_VARIANT):
             raise TypeError(f"Cannot find minimum value of {self}.")
@@ -302,7 +321,7 @@ class DType:
         Raises:
             TypeError: If this is a non-numeric or unordered type.
         """
-        if self.base_dtype in (bool, string):
+        if self.base_dtype in (bool, string, complex64, complex128):
             raise TypeError(f"Cannot find maximum value of {self} with type {self.base_dtype}.")
         if self._base_enum in (_DT_RESOURCE, _DT_VARIANT):
             raise TypeError(f"Cannot find maximum value of {self}.")
@@ -408,6 +427,10 @@ uint64_ref = DType(_DT_UINT64 + _REF_OFFSET)
 bool_ref = DType(_DT_BOOL + _REF_OFFSET)
 string_ref = DType(_DT_STRING + _REF_OFFSET)
 resource_ref = DType(_DT_RESOURCE + _REF_OFFSET)
+complex64 = DType(_DT_COMPLEX64)
+complex128 = DType(_DT_COMPLEX128)
+complex64_ref = DType(_DT_COMPLEX64 + _REF_OFFSET)
+complex128_ref = DType(_DT_COMPLEX128 + _REF_OFFSET)
 
 _INTERN_TABLE: dict[int, DType] = {
     d.as_datatype_enum: d
@@ -418,6 +441,7 @@ _INTERN_TABLE: dict[int, DType] = {
         *(int8, int16, uint16, uint32, uint64),
         *(int8_ref, int16_ref, uint16_ref, uint32_ref, uint64_ref),
         *(bfloat16, bfloat16_ref),
+        *(complex64, complex128, complex64_ref, complex128_ref),
     )
 }
 
@@ -451,6 +475,8 @@ _NP_TO_TF: dict = {
     np.bytes_: string,
     np.str_: string,
     np.bool_: bool,
+    np.complex64: complex64,
+    np.complex128: complex128,
 }
 # Platform integer aliases that are distinct types on some platforms.
 for _pdt in (np.intc, np.uintc, np.int_, np.uint, np.longlong, np.ulonglong):

@@ -116,8 +116,9 @@ def constant_value_as_shape(tensor):
 # same decisions as TF 1.15's): the dtype inferred by numpy with float64 taken to float32
 # and int64 to int32 when no value is lost, `tensor_content` for the numeric types of
 # more than one element given in full, the typed `*_val` fields otherwise (float16 and
-# bfloat16 as their bits in `half_val`), strings in `string_val` as bytes. ferroflow has
-# no complex nor quantized dtypes, so those are refused as unknown types.
+# bfloat16 as their bits in `half_val`), complex numbers as (real, imaginary) pairs in
+# `scomplex_val`/`dcomplex_val`, strings in `string_val` as bytes. ferroflow has no
+# quantized dtypes, so those are refused as unknown types.
 
 # TF's `compat.*_types`.
 _INTEGRAL_TYPES = (numbers.Integral, np.integer)
@@ -281,6 +282,12 @@ def _append_values(tensor_proto, proto_values: np.ndarray, name: str) -> None:
         tensor_proto.uint64_val.extend(proto_values.tolist())
     elif kind == np.bool_:
         tensor_proto.bool_val.extend(proto_values.tolist())
+    elif kind in (np.complex64, np.complex128):
+        pairs = np.stack([proto_values.real, proto_values.imag], axis=-1).ravel().tolist()
+        if kind == np.complex64:
+            tensor_proto.scomplex_val.extend(pairs)
+        else:
+            tensor_proto.dcomplex_val.extend(pairs)
     else:
         raise TypeError(f"Element type not supported in TensorProto: {name}.")
 
@@ -456,6 +463,11 @@ def make_ndarray(tensor):
         values = np.fromiter(tensor.uint64_val, dtype=dtype)
     elif tensor_dtype == dtypes.bool:
         values = np.fromiter(tensor.bool_val, dtype=dtype)
+    elif tensor_dtype in (dtypes.complex64, dtypes.complex128):
+        pairs = tensor.scomplex_val if tensor_dtype == dtypes.complex64 else tensor.dcomplex_val
+        parts: np.ndarray = np.fromiter(pairs, dtype=tensor_dtype.real_dtype.as_numpy_dtype)
+        values = parts[0::2] + 1j * parts[1::2] if parts.size else parts
+        values = values.astype(dtype)
     else:
         raise TypeError(
             f"Unsupported tensor type: {tensor.dtype}. See "

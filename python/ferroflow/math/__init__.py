@@ -4,11 +4,16 @@ The ones also at the top level of `tf` are exported there; this namespace holds 
 natively kerneled ones TF files under `tf.math`.
 """
 
-from ..ops.math_ops import squared_difference
+from ..ops.math_ops import abs, angle, conj, imag, real, squared_difference
 from ..ops.nn_ops import in_top_k, top_k
 
 __all__ = [
+    "abs",
+    "angle",
+    "conj",
+    "imag",
     "in_top_k",
+    "real",
     "squared_difference",
     "top_k",
 ]

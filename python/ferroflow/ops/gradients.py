@@ -402,9 +402,11 @@ def _python_op_gradient(g, op, out_grads, scope, colocate):
         return [None] * len(op.inputs)
     with g.name_scope(f"{scope}{op.name}_grad/"), _colocation_flag(colocate):
         with g.colocate_with(op) if colocate else contextlib.nullcontext():
-            # TF passes zeros for float outputs that no gradient reached.
+            # TF passes zeros for float (and complex) outputs that no gradient reached.
             out_grads = [
-                array_ops.zeros_like(t) if grad is None and t.dtype.is_floating else grad
+                array_ops.zeros_like(t)
+                if grad is None and (t.dtype.is_floating or t.dtype.is_complex)
+                else grad
                 for grad, t in zip(out_grads, op.outputs, strict=True)
             ]
             in_grads = fn(op, *out_grads)

@@ -2080,8 +2080,8 @@ class ResizeMethodV2:
     """TF 2's resize methods (TF's `image_ops.ResizeMethod`), the `method` of `resize_images_v2`.
 
     `LANCZOS3`, `LANCZOS5`, `GAUSSIAN` and `MITCHELLCUBIC` (and `antialias` with
-    `BILINEAR` or `BICUBIC`) are TF's `ScaleAndTranslate` op, which ferroflow does not
-    have yet: building them raises `ValueError` ("Op type not registered").
+    `BILINEAR` or `BICUBIC`) are TF's `ScaleAndTranslate` op (its sampling kernels,
+    with its gradient).
     """
 
     BILINEAR = "bilinear"
@@ -2154,6 +2154,26 @@ def _resize_images_common(
         return images
 
 
+def _scale_and_translate(
+    images, size, scale, translation, kernel_type="lanczos3", antialias=True, name=None
+):
+    """TF's `ScaleAndTranslate` op: `images` resampled to `size` (float32).
+
+    Output pixel `x` samples the input at `(x + 0.5) / scale - translation / scale`
+    with the sampling kernel `kernel_type` (`lanczos1/3/5`, `gaussian`, `box`,
+    `triangle`, `keyscubic`, `mitchellcubic`), widened when shrinking if `antialias`.
+    """
+    with ops.name_scope(name, "ScaleAndTranslate", [images, size, scale, translation]) as scope:
+        inputs = [
+            ops.convert_to_tensor(images, name="images"),
+            ops.convert_to_tensor(size, dtype=dtypes.int32, name="size"),
+            ops.convert_to_tensor(scale, dtype=dtypes.float32, name="scale"),
+            ops.convert_to_tensor(translation, dtype=dtypes.float32, name="translation"),
+        ]
+        attrs = {"kernel_type": kernel_type, "antialias": bool(antialias)}
+        return make_op("ScaleAndTranslate", inputs, attrs, scope=scope).outputs[0]
+
+
 def resize_images_v2(
     images,
     size,
@@ -2174,7 +2194,7 @@ def resize_images_v2(
         method: A `ResizeMethodV2` string (default `"bilinear"`).
         preserve_aspect_ratio: Whether to scale to fit within `size`, keeping the ratio.
         antialias: Whether to anti-alias when downsampling (`bilinear` and `bicubic`
-            then use TF's `ScaleAndTranslate`, not yet in ferroflow).
+            then use TF's `ScaleAndTranslate`, as the other methods do).
         name: A name for the operation.
 
     Returns:
@@ -2198,10 +2218,9 @@ def resize_images_v2(
             scale = array_ops.cast(new_size, dtype=dtypes.float32) / array_ops.cast(
                 array_ops.shape(images_t)[1:3], dtype=dtypes.float32
             )
-            inputs = [images_t, new_size, scale, array_ops.zeros([2])]
-            attrs = {"kernel_type": method, "antialias": bool(antialias)}
-            with ops.name_scope(None, "ScaleAndTranslate") as scope:
-                return make_op("ScaleAndTranslate", inputs, attrs, scope=scope).outputs[0]
+            return _scale_and_translate(
+                images_t, new_size, scale, array_ops.zeros([2]), method, bool(antialias)
+            )
 
         if method == ResizeMethodV2.BILINEAR:
             if antialias:

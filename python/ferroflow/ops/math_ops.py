@@ -313,8 +313,139 @@ def square(x, name=None):
 
 
 def abs(x, name=None):
-    """`|x|`."""
-    return unary("Abs", x, name)
+    """`|x|`: a complex tensor's magnitudes (`ComplexAbs`, of its parts' dtype)."""
+    with ops.name_scope(name, "Abs", [x]) as scope:
+        x = ops.convert_to_tensor(x, name="x")
+        if x.dtype.is_complex:
+            return make_op("ComplexAbs", [x], {"Tout": x.dtype.real_dtype}, scope=scope).outputs[0]
+        return make_op("Abs", [x], scope=scope).outputs[0]
+
+
+def complex(real, imag, name=None):
+    """The complex tensor `real + imag * 1j` (with broadcasting).
+
+    float32 parts make a `complex64` tensor, float64 parts a `complex128` one.
+
+    Raises:
+        TypeError: If the parts are not both float32 or both float64.
+    """
+    real = ops.convert_to_tensor(real, name="real")
+    imag = ops.convert_to_tensor(imag, name="imag")
+    with ops.name_scope(name, "Complex", [real, imag]) as scope:
+        types = (real.dtype.base_dtype, imag.dtype.base_dtype)
+        if types == (dtypes.float64, dtypes.float64):
+            tout = dtypes.complex128
+        elif types == (dtypes.float32, dtypes.float32):
+            tout = dtypes.complex64
+        else:
+            raise TypeError(
+                f"real and imag have incorrect types: {real.dtype.name} {imag.dtype.name}"
+            )
+        return make_op("Complex", [real, imag], {"Tout": tout}, scope=scope).outputs[0]
+
+
+def _complex_to_real(op_type, input, name, of_real):
+    """`op_type` (`Real`, `Imag`, `Angle`) of a complex tensor, or `of_real(input)`."""
+    with ops.name_scope(name, op_type, [input]) as scope:
+        input = ops.convert_to_tensor(input, name="input")
+        if input.dtype.is_complex:
+            attrs = {"Tout": input.dtype.real_dtype}
+            return make_op(op_type, [input], attrs, scope=scope).outputs[0]
+        return of_real(input)
+
+
+def real(input, name=None):
+    """The real parts of a complex tensor (a real tensor itself)."""
+    return _complex_to_real("Real", input, name, lambda x: x)
+
+
+def imag(input, name=None):
+    """The imaginary parts of a complex tensor (zeros for a real one)."""
+    return _complex_to_real("Imag", input, name, array_ops.zeros_like)
+
+
+def angle(input, name=None):
+    """The arguments of a complex tensor (`atan2(imag, real)`; 0 or pi for a real one)."""
+
+    def of_real(x):
+        # TF's: pi where the value is negative, else 0.
+        return array_ops.where(
+            less(x, 0.0), np.pi * array_ops.ones_like(x), array_ops.zeros_like(x)
+        )
+
+    return _complex_to_real("Angle", input, name, of_real)
+
+
+def conj(x, name=None):
+    """The complex conjugates of `x` (a real tensor itself).
+
+    Raises:
+        TypeError: If `x` is not numeric.
+    """
+    if isinstance(x, ops.Tensor):
+        dt = x.dtype
+        if dt.is_floating or dt.is_integer:
+            return x
+    with ops.name_scope(name, "Conj", [x]) as scope:
+        x = ops.convert_to_tensor(x, name="x")
+        if x.dtype.is_complex or x.dtype.base_dtype == dtypes.variant:
+            return make_op("Conj", [x], scope=scope).outputs[0]
+        if x.dtype.is_floating or x.dtype.is_integer:
+            return x
+        raise TypeError(f"Expected numeric or variant tensor, got dtype {x.dtype!r}")
+
+
+@ops.RegisterGradient("Complex")
+def _complex_grad(op, grad):
+    """TF's: the real and imaginary parts of the gradient, summed to each part's shape."""
+    x, y = op.inputs
+    sx, sy = array_ops.shape(x), array_ops.shape(y)
+    args = make_op("BroadcastGradientArgs", [sx, sy], name="BroadcastGradientArgs")
+    rx, ry = args.outputs
+    return (
+        array_ops.reshape(reduce_sum(real(grad), rx), sx),
+        array_ops.reshape(reduce_sum(imag(grad), ry), sy),
+    )
+
+
+@ops.RegisterGradient("Real")
+def _real_grad(_, grad):
+    """TF's: the gradient as the real part of a complex one."""
+    zero = constant_op.constant(0, dtype=grad.dtype)
+    return complex(grad, zero)
+
+
+@ops.RegisterGradient("Imag")
+def _imag_grad(_, grad):
+    """TF's: the gradient as the imaginary part of a complex one."""
+    zero = constant_op.constant(0, dtype=grad.dtype)
+    return complex(zero, grad)
+
+
+@ops.RegisterGradient("Angle")
+def _angle_grad(op, grad):
+    """TF's: `-grad / (imag + real * 1j)`."""
+    x = op.inputs[0]
+    with ops.control_dependencies([grad]):
+        re, im = real(x), imag(x)
+        z = divide(constant_op.constant(1, dtype=x.dtype), complex(im, re))
+        zero = constant_op.constant(0, dtype=grad.dtype)
+        return negative(complex(grad, zero) * z)
+
+
+@ops.RegisterGradient("Conj")
+def _conj_grad(_, grad):
+    """TF's: the gradient's conjugate."""
+    return conj(grad)
+
+
+@ops.RegisterGradient("ComplexAbs")
+def _complex_abs_grad(op, grad):
+    """TF's: `grad * x / |x|` (0 where `x` is 0)."""
+    return div_no_nan(
+        complex(grad, array_ops.zeros_like(grad)) * op.inputs[0],
+        complex(op.outputs[0], array_ops.zeros_like(op.outputs[0])),
+    )
 
 
 def sign(x, name=None):

@@ -19,6 +19,9 @@ pub enum DType {
     Int8 = 6,
     /// Variable-length byte strings.
     String = 7,
+    /// Complex number of two `f32`s (`DT_COMPLEX64`): real part first, as C++'s
+    /// `std::complex<float>` and numpy's `complex64`.
+    Complex64 = 8,
     /// 64-bit signed integer.
     Int64 = 9,
     /// Boolean, one byte per element.
@@ -32,6 +35,8 @@ pub enum DType {
     BFloat16 = 14,
     /// 16-bit unsigned integer.
     UInt16 = 17,
+    /// Complex number of two `f64`s (`DT_COMPLEX128`).
+    Complex128 = 18,
     /// A handle to a session resource (a queue); never the element type of a tensor.
     Resource = 20,
     /// An opaque host value (`DT_VARIANT`): a `tf.data` dataset; like `Resource`,
@@ -45,7 +50,7 @@ pub enum DType {
 
 impl DType {
     /// Every dtype ferroflow knows.
-    pub const ALL: [DType; 16] = [
+    pub const ALL: [DType; 18] = [
         DType::Float32,
         DType::Float64,
         DType::Int32,
@@ -62,6 +67,8 @@ impl DType {
         DType::Variant,
         DType::UInt32,
         DType::UInt64,
+        DType::Complex64,
+        DType::Complex128,
     ];
 
     /// The dtype with TensorFlow `DataType` number `code` (ref types, base + 100, map to their base).
@@ -92,6 +99,8 @@ impl DType {
             DType::UInt16 => "uint16",
             DType::UInt32 => "uint32",
             DType::UInt64 => "uint64",
+            DType::Complex64 => "complex64",
+            DType::Complex128 => "complex128",
         }
     }
 
@@ -115,6 +124,8 @@ impl DType {
             DType::UInt16 => "UINT16",
             DType::UInt32 => "UINT32",
             DType::UInt64 => "UINT64",
+            DType::Complex64 => "COMPLEX64",
+            DType::Complex128 => "COMPLEX128",
         }
     }
 
@@ -132,7 +143,8 @@ impl DType {
     /// Bytes per element in a dense buffer (0 for strings, which are stored apart).
     pub fn size(self) -> usize {
         match self {
-            DType::Float64 | DType::Int64 | DType::UInt64 => 8,
+            DType::Complex128 => 16,
+            DType::Float64 | DType::Int64 | DType::UInt64 | DType::Complex64 => 8,
             DType::Float32 | DType::Int32 | DType::UInt32 => 4,
             DType::Float16 | DType::BFloat16 | DType::Int16 | DType::UInt16 => 2,
             DType::UInt8 | DType::Int8 | DType::Bool => 1,
@@ -160,7 +172,31 @@ impl DType {
         )
     }
 
-    /// Whether arithmetic kernels exist for this type.
+    /// Whether this is a complex type.
+    pub fn is_complex(self) -> bool {
+        matches!(self, DType::Complex64 | DType::Complex128)
+    }
+
+    /// The type of a complex type's parts (`float32` of `complex64`); a real type's own.
+    pub fn real_part(self) -> DType {
+        match self {
+            DType::Complex64 => DType::Float32,
+            DType::Complex128 => DType::Float64,
+            other => other,
+        }
+    }
+
+    /// The complex type of parts of this type (`complex64` of `float32`), if any.
+    pub fn complex_of(self) -> Option<DType> {
+        match self {
+            DType::Float32 => Some(DType::Complex64),
+            DType::Float64 => Some(DType::Complex128),
+            _ => None,
+        }
+    }
+
+    /// Whether arithmetic kernels exist for this (real) type; complex types have their
+    /// own kernels (`dispatch_complex!`).
     pub fn is_numeric(self) -> bool {
         self.is_floating() || self.is_integer()
     }
@@ -182,7 +218,32 @@ macro_rules! element {
     ($($t:ty => $d:ident),*) => { $(impl Element for $t { const DTYPE: DType = DType::$d; })* };
 }
 element!(f32 => Float32, f64 => Float64, i32 => Int32, i64 => Int64, u8 => UInt8, bool => Bool, half::f16 => Float16, half::bf16 => BFloat16,
-    i8 => Int8, i16 => Int16, u16 => UInt16, u32 => UInt32, u64 => UInt64);
+    i8 => Int8, i16 => Int16, u16 => UInt16, u32 => UInt32, u64 => UInt64,
+    num_complex::Complex32 => Complex64, num_complex::Complex64 => Complex128);
+
+/// Runs `$body` with `$C` bound to the Rust type of a complex `$dtype` and `$R` to that
+/// of its parts; other dtypes run `$otherwise`.
+#[macro_export]
+macro_rules! dispatch_complex {
+    ($dtype:expr, $C:ident, $R:ident => $body:expr, _ => $otherwise:expr) => {
+        match $dtype {
+            $crate::dtype::DType::Complex64 => {
+                type $C = $crate::num_complex::Complex32;
+                #[allow(dead_code)]
+                type $R = f32;
+                $body
+            }
+            $crate::dtype::DType::Complex128 => {
+                type $C = $crate::num_complex::Complex64;
+                #[allow(dead_code)]
+                type $R = f64;
+                $body
+            }
+            #[allow(unreachable_patterns)]
+            _ => $otherwise,
+        }
+    };
+}
 
 /// Runs `$body` with `$T` bound to the Rust type of a numeric `$dtype`; other dtypes
 /// run `$otherwise`.
@@ -292,6 +353,8 @@ mod tests {
             assert_eq!(DType::from_code(d as i32).unwrap(), d);
         }
         assert_eq!(DType::from_code(101).unwrap(), DType::Float32);
-        assert!(DType::from_code(8).is_err());
+        assert!(DType::from_code(11).is_err());
+        assert_eq!(DType::from_code(8).unwrap(), DType::Complex64);
+        assert_eq!(DType::Complex128.size(), 16);
     }
 }

@@ -47,6 +47,7 @@ pub use executor::{DirectSession, Plan, RunArgs, RunOutput, SessionOptions};
 pub use ferroflow_proto as proto;
 pub use graph::{AttrValue, Graph, NodeId, NodeSpec, Output};
 pub use half;
+pub use num_complex;
 pub use session::{PreparedRun, SessionBackend};
 pub use shape::PartialShape;
 pub use tensor::Tensor;

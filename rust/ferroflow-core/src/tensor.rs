@@ -484,6 +484,17 @@ impl Tensor {
             DType::UInt32 => fill::<u32, u32>(&shape, &p.uint32_val, |v| v),
             DType::UInt64 => fill::<u64, u64>(&shape, &p.uint64_val, |v| v),
             DType::Bool => fill::<bool, bool>(&shape, &p.bool_val, |v| v),
+            // (real, imaginary) pairs.
+            DType::Complex64 => {
+                let pairs: Vec<num_complex::Complex32> =
+                    p.scomplex_val.chunks_exact(2).map(|c| num_complex::Complex32::new(c[0], c[1])).collect();
+                fill::<num_complex::Complex32, num_complex::Complex32>(&shape, &pairs, |v| v)
+            }
+            DType::Complex128 => {
+                let pairs: Vec<num_complex::Complex64> =
+                    p.dcomplex_val.chunks_exact(2).map(|c| num_complex::Complex64::new(c[0], c[1])).collect();
+                fill::<num_complex::Complex64, num_complex::Complex64>(&shape, &pairs, |v| v)
+            }
             // half and bfloat16 values are their bit patterns in half_val.
             DType::Float16 | DType::BFloat16 => {
                 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]

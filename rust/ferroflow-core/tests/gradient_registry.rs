@@ -10,15 +10,23 @@ use ferroflow_core::ops::{Gradient, gradient, op_names};
 /// sub-graph), the TensorArray ops' in python/ferroflow/ops/tensor_array_grad.py (TF's:
 /// they build gradient arrays), the fused RNN cells' (`LSTMBlockCell`, `BlockLSTM`,
 /// `GRUBlockCell`) in python/ferroflow/ops/rnn_ops.py and gru_ops.py, TF-1.0's `Select`
-/// and `PreventGradient` (it raises) in python/ferroflow/ops/array_ops.py.
-const PYTHON_GRADIENTS: [&str; 44] = [
+/// and `PreventGradient` (it raises) in python/ferroflow/ops/array_ops.py, the complex-number
+/// ops' (`Complex`, `Real`, `Imag`, `Conj`, `ComplexAbs`, `Angle`) in
+/// python/ferroflow/ops/math_ops.py.
+const PYTHON_GRADIENTS: [&str; 50] = [
+    "Angle",
     "BlockLSTM",
+    "Complex",
+    "ComplexAbs",
+    "Conj",
     "DeserializeManySparse",
     "GRUBlockCell",
     "GatherNd",
+    "Imag",
     "LSTMBlockCell",
     "PreventGradient",
     "RGBToHSV",
+    "Real",
     "SegmentSum",
     "Select",
     "SerializeManySparse",
@@ -78,6 +86,7 @@ fn only_the_listed_ops_lack_a_gradient() {
         "CropAndResizeGradBoxes",
         "CropAndResizeGradImage",
         "NonMaxSuppressionV3",
+        "ScaleAndTranslateGrad",
         "NonMaxSuppressionV4",
         "NonMaxSuppressionV5",
         "DecodeJSONExample",

@@ -110,6 +110,11 @@ pub fn tensor_to_py(py: Python<'_>, t: Tensor) -> PyResult<Bound<'_, PyAny>> {
         let bits = t.bitcast(DType::UInt16).map_err(|e| PyTypeError::new_err(e.message))?;
         return typed_to_numpy::<u16>(py, bits)?.call_method1("view", (bfloat16_dtype(py)?,));
     }
+    match t.dtype() {
+        DType::Complex64 => return typed_to_numpy::<ferroflow_core::num_complex::Complex32>(py, t),
+        DType::Complex128 => return typed_to_numpy::<ferroflow_core::num_complex::Complex64>(py, t),
+        _ => {}
+    }
     dispatch_pod!(t.dtype(), T => typed_to_numpy::<T>(py, t),
         _ => Err(PyTypeError::new_err(format!("cannot convert a {} tensor to numpy", t.dtype()))))
 }
@@ -160,7 +165,22 @@ pub fn tensor_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
             }
         )*};
     }
-    try_typed!(f32, f64, i32, i64, u8, bool, ferroflow_core::half::f16, i8, i16, u16, u32, u64);
+    try_typed!(
+        f32,
+        f64,
+        i32,
+        i64,
+        u8,
+        bool,
+        ferroflow_core::half::f16,
+        i8,
+        i16,
+        u16,
+        u32,
+        u64,
+        ferroflow_core::num_complex::Complex32,
+        ferroflow_core::num_complex::Complex64
+    );
     if let Ok(dtype) = obj.getattr("dtype")
         && dtype.getattr("name").and_then(|n| n.extract::<String>()).is_ok_and(|n| n == "bfloat16")
         && dtype.eq(bfloat16_dtype(obj.py())?)?

@@ -18,7 +18,8 @@ pub(crate) fn identity_n(_: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
 pub(crate) fn cast(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     let x = ctx.input(0);
     let (src, dst) = (ctx.spec(x)?.dtype, ctx.spec(ctx.output(0))?.dtype);
-    if !(src.is_floating() && dst.is_floating()) {
+    let trainable = |d: DType| d.is_floating() || d.is_complex();
+    if !(trainable(src) && trainable(dst)) {
         return Ok(vec![None]);
     }
     let to = vec![("DstT", AttrValue::Type(src))];

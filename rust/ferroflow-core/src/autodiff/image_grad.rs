@@ -20,6 +20,17 @@ pub(crate) fn resize_bilinear(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grad
     Ok(vec![Some(Grad::Dense(dx)), None])
 }
 
+/// TF's `_ScaleAndTranslateGrad`: `ScaleAndTranslateGrad(grad, images, scale,
+/// translation)` with the forward op's sampling attrs; none for the other inputs.
+pub(crate) fn scale_and_translate(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
+    let dy = ctx.dy(g)?;
+    let (x, scale, translation) = (ctx.input(0), ctx.input(2), ctx.input(3));
+    let attrs: Vec<(&'static str, AttrValue)> =
+        ["kernel_type", "antialias"].iter().filter_map(|&n| ctx.attr(n).map(|v| (n, v.clone()))).collect();
+    let dx = ctx.op("ScaleAndTranslateGrad", &[dy, x, scale, translation], attrs)?;
+    Ok(vec![Some(Grad::Dense(dx)), None, None, None])
+}
+
 /// TF's `_ResizeBicubicGrad`: `ResizeBicubicGrad(grad, images)` for float32 and
 /// float64 images, none for other types.
 pub(crate) fn resize_bicubic(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {

@@ -22,9 +22,17 @@ pub(crate) fn sub(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     binary(ctx, dy, neg)
 }
 
+/// `x`, conjugated when complex: TF's gradients of the products (`Mul`, `Div`,
+/// `MatMul`, `Square`) use the conjugates of the forward operands (`math_ops.conj`,
+/// the identity on real tensors).
+fn conj(ctx: &mut GradCtx<'_>, x: Output) -> Result<Output> {
+    if ctx.spec(x)?.dtype.is_complex() { ctx.op("Conj", &[x], vec![]) } else { Ok(x) }
+}
+
 pub(crate) fn mul(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     let dy = ctx.dy(g)?;
     let (x, y) = (ctx.input(0), ctx.input(1));
+    let (x, y) = (conj(ctx, x)?, conj(ctx, y)?);
     let gx = ctx.op("Mul", &[dy, y], vec![])?;
     let gy = ctx.op("Mul", &[x, dy], vec![])?;
     binary(ctx, gx, gy)
@@ -33,6 +41,7 @@ pub(crate) fn mul(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
 pub(crate) fn div(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     let dy = ctx.dy(g)?;
     let (x, y) = (ctx.input(0), ctx.input(1));
+    let (x, y) = (conj(ctx, x)?, conj(ctx, y)?);
     let op = ctx.op_type();
     let gx = ctx.op(op, &[dy, y], vec![])?;
     let negx = ctx.op("Neg", &[x], vec![])?;
@@ -125,6 +134,7 @@ pub(crate) fn neg(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
 
 pub(crate) fn square(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     unary_with(ctx, g, |c, dy, x, _| {
+        let x = conj(c, x)?;
         let two = c.scalar(c.spec(x)?.dtype, 2.0)?;
         let x2 = c.op("Mul", &[x, two], vec![])?;
         c.op("Mul", &[dy, x2], vec![])
@@ -204,6 +214,7 @@ pub(crate) fn cos(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
 pub(crate) fn matmul(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     let dy = ctx.dy(g)?;
     let (a, b) = (ctx.input(0), ctx.input(1));
+    let (a, b) = (conj(ctx, a)?, conj(ctx, b)?);
     let (ta, tb) = (ctx.attr_bool("transpose_a"), ctx.attr_bool("transpose_b"));
     let mm = |c: &mut GradCtx<'_>, x: Output, y: Output, t1: bool, t2: bool| {
         c.op("MatMul", &[x, y], vec![("transpose_a", AttrValue::B(t1)), ("transpose_b", AttrValue::B(t2))])

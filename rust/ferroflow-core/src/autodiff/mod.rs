@@ -255,7 +255,7 @@ fn multi_device_add_n(ctx: &mut GradCtx<'_>, dense: &[Output]) -> Result<Output>
 
 /// TF's `_IsBackpropagatable`: a gradient flows through tensors of these types only.
 fn backpropagatable(dtype: DType) -> bool {
-    dtype.is_floating() || matches!(dtype, DType::Resource | DType::Variant)
+    dtype.is_floating() || dtype.is_complex() || matches!(dtype, DType::Resource | DType::Variant)
 }
 
 /// How a gradient computation names, places and sums the nodes it adds.

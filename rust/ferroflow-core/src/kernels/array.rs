@@ -129,9 +129,41 @@ pub fn cast(x: &Tensor, to: DType) -> Result<Tensor> {
     if x.dtype() == to {
         return Ok(x.clone());
     }
+    if x.dtype().is_complex() || to.is_complex() {
+        return cast_complex(x, to);
+    }
     crate::dispatch_pod!(x.dtype(), S => crate::dispatch_pod!(to, D => cast_typed::<S, D>(x),
         _ => ff_bail!(Unimplemented, "Cast {} to {to} is not supported", x.dtype())),
         _ => ff_bail!(Unimplemented, "Cast {} to {to} is not supported", x.dtype()))
+}
+
+/// A cast from or to a complex type, as TF's: a real value becomes `(value, 0)`, a
+/// complex one keeps its real part when cast to a real type.
+fn cast_complex(x: &Tensor, to: DType) -> Result<Tensor> {
+    use num_complex::{Complex32, Complex64};
+    let n = x.num_elements();
+    let mut parts: Vec<(f64, f64)> = Vec::new();
+    parts.try_reserve_exact(n).map_err(|_| crate::tensor::oom_error(x.dtype(), x.shape()))?;
+    match x.dtype() {
+        DType::Complex64 => parts.extend(x.as_slice::<Complex32>()?.iter().map(|c| (f64::from(c.re), f64::from(c.im)))),
+        DType::Complex128 => parts.extend(x.as_slice::<Complex64>()?.iter().map(|c| (c.re, c.im))),
+        _ => parts.extend(cast(x, DType::Float64)?.as_slice::<f64>()?.iter().map(|&v| (v, 0.0))),
+    }
+    #[allow(clippy::cast_possible_truncation)]
+    match to {
+        DType::Complex64 => {
+            let v: Vec<Complex32> = parts.iter().map(|&(r, i)| Complex32::new(r as f32, i as f32)).collect();
+            Tensor::from_slice(x.shape(), &v)
+        }
+        DType::Complex128 => {
+            let v: Vec<Complex64> = parts.iter().map(|&(r, i)| Complex64::new(r, i)).collect();
+            Tensor::from_slice(x.shape(), &v)
+        }
+        _ => {
+            let re: Vec<f64> = parts.iter().map(|p| p.0).collect();
+            cast(&Tensor::from_slice(x.shape(), &re)?, to)
+        }
+    }
 }
 
 /// A tensor of `shape` with every element equal to the one element of `value`.
@@ -384,8 +416,12 @@ fn zeros_like_compute(ctx: &mut OpContext<'_>) -> Result<()> {
 
 fn ones_like_compute(ctx: &mut OpContext<'_>) -> Result<()> {
     let x = ctx.input(0)?;
-    let one = crate::dispatch_pod!(x.dtype(), T => Tensor::scalar(<T as crate::kernels::array::Castable>::from_i64(1)),
-        _ => ff_bail!(InvalidArgument, "OnesLike does not support {}", x.dtype()));
+    let one = match x.dtype() {
+        DType::Complex64 => Tensor::scalar(num_complex::Complex32::new(1.0, 0.0)),
+        DType::Complex128 => Tensor::scalar(num_complex::Complex64::new(1.0, 0.0)),
+        d => crate::dispatch_pod!(d, T => Tensor::scalar(<T as crate::kernels::array::Castable>::from_i64(1)),
+            _ => ff_bail!(InvalidArgument, "OnesLike does not support {d}")),
+    };
     let out = fill(x.shape(), &one)?;
     ctx.set_output(0, out);
     Ok(())

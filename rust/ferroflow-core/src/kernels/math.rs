@@ -10,7 +10,8 @@ use crate::kernels::elementwise::{binary, unary, unary_chunks};
 use crate::kernels::num::{Float, Num};
 use crate::kernels::{ExecEnv, KernelBuild, OpContext, OpKernel, stateless};
 use crate::tensor::Tensor;
-use crate::{dispatch_float, dispatch_numeric};
+use crate::{dispatch_complex, dispatch_float, dispatch_numeric};
+use num_complex::Complex;
 
 /// A binary elementwise function defined for every numeric type.
 pub trait BinaryFn: Send + Sync + 'static {
@@ -18,7 +19,17 @@ pub trait BinaryFn: Send + Sync + 'static {
     const CHECKS_ZERO_DIVISOR: bool = false;
     /// The function of two elements.
     fn apply<T: Num>(a: T, b: T) -> T;
+    /// The function of two complex elements, for the ops TF has complex kernels of
+    /// (`Add`, `Sub`, `Mul`, `Div`); None for the others.
+    fn apply_complex<R: ComplexPart>(_a: Complex<R>, _b: Complex<R>) -> Option<Complex<R>> {
+        None
+    }
 }
+
+/// The part type of a complex element (`f32`, `f64`).
+pub trait ComplexPart: num_complex::ComplexFloat + Send + Sync + 'static {}
+impl ComplexPart for f32 {}
+impl ComplexPart for f64 {}
 
 macro_rules! binary_fn {
     ($name:ident, |$a:ident, $b:ident| $e:expr $(, $zero:expr)?) => {
@@ -31,11 +42,27 @@ macro_rules! binary_fn {
         }
     };
 }
-binary_fn!(AddFn, |a, b| a.add(b));
-binary_fn!(SubFn, |a, b| a.sub(b));
-binary_fn!(MulFn, |a, b| a.mul(b));
-binary_fn!(DivFn, |a, b| a.div(b), true);
-binary_fn!(DivNoNanFn, |a, b| if b.is_zero() { T::ZERO } else { a.div(b) });
+/// A binary function that is also one of complex numbers (the same expression).
+macro_rules! binary_fn_complex {
+    ($name:ident, |$a:ident, $b:ident| $e:expr, |$ca:ident, $cb:ident| $ce:expr $(, $zero:expr)?) => {
+        #[allow(missing_docs)]
+        pub struct $name;
+        impl BinaryFn for $name {
+            $(const CHECKS_ZERO_DIVISOR: bool = $zero;)?
+            #[inline]
+            fn apply<T: Num>($a: T, $b: T) -> T { $e }
+            #[inline]
+            fn apply_complex<R: ComplexPart>($ca: Complex<R>, $cb: Complex<R>) -> Option<Complex<R>> { Some($ce) }
+        }
+    };
+}
+binary_fn_complex!(AddFn, |a, b| a.add(b), |a, b| a + b);
+binary_fn_complex!(SubFn, |a, b| a.sub(b), |a, b| a - b);
+binary_fn_complex!(MulFn, |a, b| a.mul(b), |a, b| a * b);
+binary_fn_complex!(DivFn, |a, b| a.div(b), |a, b| a / b, true);
+binary_fn_complex!(DivNoNanFn, |a, b| if b.is_zero() { T::ZERO } else { a.div(b) }, |a, b| {
+    if b == Complex::new(R::zero(), R::zero()) { Complex::new(R::zero(), R::zero()) } else { a / b }
+});
 binary_fn!(MaxFn, |a, b| a.max(b));
 binary_fn!(MinFn, |a, b| a.min(b));
 binary_fn!(SquaredDifferenceFn, |a, b| {
@@ -56,9 +83,24 @@ pub(crate) fn binary_kernel<F: BinaryFn>(_: &KernelBuild<'_>) -> Result<Box<dyn 
     Ok(Box::new(BinaryKernel::<F>(PhantomData)))
 }
 
+/// A binary op's complex kernel: `F::apply_complex` elementwise, with broadcasting.
+fn binary_complex<F: BinaryFn>(a: Tensor, b: Tensor, env: &ExecEnv) -> Result<Tensor> {
+    let dtype = a.dtype();
+    if F::apply_complex(Complex::<f32>::default(), Complex::default()).is_none() {
+        ff_bail!(InvalidArgument, "no kernel for {dtype}");
+    }
+    Ok(dispatch_complex!(dtype, C, R => binary::<C>(a, b, env, |x, y| F::apply_complex::<R>(x, y).unwrap_or(x))?,
+        _ => ff_bail!(InvalidArgument, "no kernel for {dtype}")))
+}
+
 impl<F: BinaryFn> OpKernel for BinaryKernel<F> {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let (a, b) = (ctx.take_input(0)?, ctx.take_input(1)?);
+        if a.dtype().is_complex() {
+            let out = binary_complex::<F>(a, b, ctx.env)?;
+            ctx.set_output(0, out);
+            return Ok(());
+        }
         let out = dispatch_numeric!(a.dtype(), T => {
             // As TF: only a division that happens fails (an empty result divides nothing).
             if F::CHECKS_ZERO_DIVISOR
@@ -79,6 +121,10 @@ impl<F: BinaryFn> OpKernel for BinaryKernel<F> {
 pub trait UnaryFn: Send + Sync + 'static {
     /// The function of an element.
     fn apply<T: Num>(x: T) -> T;
+    /// The function of a complex element (`Neg`, `Square`); None for the others.
+    fn apply_complex<R: ComplexPart>(_x: Complex<R>) -> Option<Complex<R>> {
+        None
+    }
 }
 /// A unary function defined for floating types.
 pub trait FloatFn: Send + Sync + 'static {
@@ -98,8 +144,25 @@ macro_rules! unary_fn {
         }
     };
 }
-unary_fn!(UnaryFn, Num, NegFn, |x| x.neg());
-unary_fn!(UnaryFn, Num, SquareFn, |x| x.mul(x));
+/// `Neg` and `Square`, which TF also has complex kernels of.
+macro_rules! unary_fn_complex {
+    ($name:ident, |$x:ident| $e:expr, |$cx:ident| $ce:expr) => {
+        #[allow(missing_docs)]
+        pub struct $name;
+        impl UnaryFn for $name {
+            #[inline]
+            fn apply<T: Num>($x: T) -> T {
+                $e
+            }
+            #[inline]
+            fn apply_complex<R: ComplexPart>($cx: Complex<R>) -> Option<Complex<R>> {
+                Some($ce)
+            }
+        }
+    };
+}
+unary_fn_complex!(NegFn, |x| x.neg(), |x| -x);
+unary_fn_complex!(SquareFn, |x| x.mul(x), |x| x * x);
 unary_fn!(UnaryFn, Num, AbsFn, |x| x.abs_val());
 unary_fn!(UnaryFn, Num, SignFn, |x| x.sign());
 unary_fn!(FloatFn, Float, SqrtFn, |x| x.sqrt());
@@ -131,6 +194,17 @@ pub(crate) fn float_kernel<F: FloatFn>(_: &KernelBuild<'_>) -> Result<Box<dyn Op
 impl<F: UnaryFn> OpKernel for UnaryKernel<F> {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let x = ctx.take_input(0)?;
+        let dtype = x.dtype();
+        if dtype.is_complex() {
+            let out = dispatch_complex!(dtype, C, R => {
+                if F::apply_complex::<R>(C::default()).is_none() {
+                    ff_bail!(InvalidArgument, "no kernel for {dtype}");
+                }
+                unary::<C>(x, ctx.env, |v| F::apply_complex::<R>(v).unwrap_or(v))?
+            }, _ => unreachable!("a complex type"));
+            ctx.set_output(0, out);
+            return Ok(());
+        }
         let out = dispatch_numeric!(x.dtype(), T => unary::<T>(x, ctx.env, F::apply::<T>)?,
             _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
         ctx.set_output(0, out);
@@ -209,6 +283,9 @@ fn add_n(ctx: &mut OpContext<'_>) -> Result<()> {
 /// `a + b` for numeric tensors (numpy broadcasting), into a unique operand's buffer
 /// when the shapes agree.
 pub(crate) fn add(a: Tensor, b: Tensor, env: &ExecEnv) -> Result<Tensor> {
+    if a.dtype().is_complex() {
+        return binary_complex::<AddFn>(a, b, env);
+    }
     Ok(
         dispatch_numeric!(a.dtype(), T => binary::<T>(a, b, env, T::add)?, _ => ff_bail!(InvalidArgument, "no AddN kernel for {}", a.dtype())),
     )

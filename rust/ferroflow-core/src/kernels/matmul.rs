@@ -43,6 +43,8 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool, env:
         DType::Float64 => gemm_float::<f64>(out.as_mut_slice()?, a, b, dims, false, env)?,
         DType::Int32 => loop_matmul::<i32>(&mut out, a, b, dims)?,
         DType::Int64 => loop_matmul::<i64>(&mut out, a, b, dims)?,
+        DType::Complex64 => loop_matmul_complex::<f32>(&mut out, a, b, dims)?,
+        DType::Complex128 => loop_matmul_complex::<f64>(&mut out, a, b, dims)?,
         d => ff_bail!(InvalidArgument, "MatMul does not support {d}"),
     }
     Ok(out)
@@ -571,6 +573,27 @@ fn loop_matmul<T: Element + Num>(out: &mut Tensor, a: &Tensor, b: &Tensor, d: Di
             let av = x[i * d.a_rs + p * d.a_cs];
             for (j, o) in row.iter_mut().enumerate() {
                 *o = o.add(av.mul(y[p * d.b_rs + j * d.b_cs]));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The complex product, as [`loop_matmul`]: complex matrices are rare in the models
+/// ferroflow runs, so the plain loop (exact products, summed in `k` order) serves.
+fn loop_matmul_complex<R>(out: &mut Tensor, a: &Tensor, b: &Tensor, d: Dims) -> Result<()>
+where
+    R: crate::kernels::math::ComplexPart,
+    num_complex::Complex<R>: Element,
+{
+    let (x, y) = (a.as_slice::<num_complex::Complex<R>>()?, b.as_slice::<num_complex::Complex<R>>()?);
+    let dst = out.as_mut_slice::<num_complex::Complex<R>>()?;
+    for i in 0..d.m {
+        let row = &mut dst[i * d.n..(i + 1) * d.n];
+        for p in 0..d.k {
+            let av = x[i * d.a_rs + p * d.a_cs];
+            for (j, o) in row.iter_mut().enumerate() {
+                *o = *o + av * y[p * d.b_rs + j * d.b_cs];
             }
         }
     }

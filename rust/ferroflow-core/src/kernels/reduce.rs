@@ -252,6 +252,22 @@ impl OpKernel for ReduceKernel {
             ctx.set_output(0, crate::kernels::array::cast(&r, DType::Bool)?);
             return Ok(());
         }
+        if x.dtype().is_complex() && matches!(self.reduction, Reduction::Sum | Reduction::Mean) {
+            // A sum (mean) of complex numbers is that of their real and imaginary parts.
+            let part = |imag: bool| -> Result<Tensor> {
+                let p = crate::dispatch_complex!(x.dtype(), C, R => {
+                    crate::kernels::elementwise::map_into::<C, R>(x, ctx.env, |c| if imag { c.im } else { c.re })?
+                }, _ => unreachable!("a complex type"));
+                crate::dispatch_float!(p.dtype(), T => reduce::<T>(&p, &axes, self.keep_dims, self.reduction, ctx.env),
+                    _ => unreachable!("complex parts are float"))
+            };
+            let (re, im) = (part(false)?, part(true)?);
+            let out = crate::dispatch_complex!(x.dtype(), C, R => {
+                crate::kernels::elementwise::binary_to::<R, C>(&re, &im, ctx.env, C::new)?
+            }, _ => unreachable!("a complex type"));
+            ctx.set_output(0, out);
+            return Ok(());
+        }
         let out = dispatch_numeric!(x.dtype(), T => reduce::<T>(x, &axes, self.keep_dims, self.reduction, ctx.env)?,
             _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
         ctx.set_output(0, out);

@@ -80,6 +80,13 @@ fn format_elements(t: &Tensor, limit: usize) -> Vec<String> {
         DType::UInt32 => each(t, limit, |v: u32| v.to_string()),
         DType::UInt64 => each(t, limit, |v: u64| v.to_string()),
         DType::Bool => each(t, limit, |v: bool| if v { "1" } else { "0" }.to_string()),
+        // TF's `PrintOneElement` of a `std::complex`: `(re,im)`.
+        DType::Complex64 => {
+            each(t, limit, |v: num_complex::Complex32| format!("({},{})", format_f32(v.re), format_f32(v.im)))
+        }
+        DType::Complex128 => {
+            each(t, limit, |v: num_complex::Complex64| format!("({},{})", format_f64(v.re), format_f64(v.im)))
+        }
         DType::String => t.as_strings().map(|s| s[..limit].iter().map(|b| c_escape(b)).collect()).unwrap_or_default(),
         DType::Resource | DType::Variant => vec![format!("<{}>", t.dtype().name()); limit],
     }

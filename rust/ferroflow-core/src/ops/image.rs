@@ -45,6 +45,22 @@ pub(crate) fn register(r: &mut Registry) {
     );
     r.add(OpDef::new("ResizeBilinear", &["images", "size"], infer_resize, k::resize_kernel).grad(g::resize_bilinear));
     r.add(
+        OpDef::new(
+            "ScaleAndTranslate",
+            &["images", "size", "scale", "translation"],
+            infer_scale_and_translate,
+            crate::kernels::image_scale_translate::scale_and_translate_kernel,
+        )
+        .grad(g::scale_and_translate),
+    );
+    // TF registers no gradient for it.
+    r.add(OpDef::new(
+        "ScaleAndTranslateGrad",
+        &["grads", "original_image", "scale", "translation"],
+        infer_scale_and_translate_grad,
+        crate::kernels::image_scale_translate::scale_and_translate_grad_kernel,
+    ));
+    r.add(
         OpDef::new("ResizeNearestNeighbor", &["images", "size"], infer_resize, k::resize_kernel)
             .grad(g::resize_nearest_neighbor),
     );
@@ -135,6 +151,40 @@ fn resized(images: &PartialShape, size: [Option<usize>; 2]) -> PartialShape {
         None => (None, None),
     };
     PartialShape::from_dims([n, size[0], size[1], c])
+}
+
+/// `ScaleAndTranslate`'s and its gradient's sampling attrs (TF's defaults) and their
+/// `scale` and `translation` inputs (two floats each).
+fn scale_translate_attrs(ctx: &mut InferCtx<'_>) -> Result<()> {
+    let kernel: String = ctx.attr("kernel_type")?.unwrap_or_else(|| "lanczos3".to_string());
+    let antialias = ctx.attr_bool("antialias", true)?;
+    ctx.attrs.insert("kernel_type".into(), AttrValue::S(kernel.into_bytes()));
+    ctx.attrs.insert("antialias".into(), AttrValue::B(antialias));
+    for i in [2, 3] {
+        ctx.check_type(i, &[DType::Float32])?;
+        ctx.check_rank(i, 1)?;
+    }
+    Ok(())
+}
+
+fn infer_scale_and_translate(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.input(0).dtype;
+    ctx.check_type(0, REAL)?;
+    ctx.attrs.insert("T".into(), AttrValue::Type(t));
+    ctx.check_rank(0, 4)?;
+    let size = size_dims(&ctx, 1)?;
+    scale_translate_attrs(&mut ctx)?;
+    Ok(vec![OutputSpec::new(DType::Float32, resized(&ctx.input(0).shape, size))])
+}
+
+fn infer_scale_and_translate_grad(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(0, &[DType::Float32])?;
+    ctx.check_type(1, &[DType::Float32])?;
+    ctx.attrs.insert("T".into(), AttrValue::Type(DType::Float32));
+    ctx.check_rank(0, 4)?;
+    ctx.check_rank(1, 4)?;
+    scale_translate_attrs(&mut ctx)?;
+    Ok(vec![OutputSpec::new(DType::Float32, ctx.input(1).shape.clone())])
 }
 
 fn infer_resize(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {

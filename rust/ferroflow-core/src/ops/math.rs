@@ -9,7 +9,9 @@ use crate::kernels::math as k;
 use crate::kernels::matmul::matmul_kernel;
 use crate::shape::{PartialShape, broadcast_partial};
 
-pub(crate) const NUMERIC: &[DType] = &[
+/// The numeric types, then the complex ones (TF's `Add`, `Sub`, `Mul`, `Div`, `AddN`,
+/// `Square`, ... OpDefs and kernels).
+const NUMERIC_AND_COMPLEX: &[DType] = &[
     DType::Float16,
     DType::BFloat16,
     DType::Float32,
@@ -22,31 +24,43 @@ pub(crate) const NUMERIC: &[DType] = &[
     DType::UInt16,
     DType::UInt32,
     DType::UInt64,
+    DType::Complex64,
+    DType::Complex128,
 ];
+pub(crate) const NUMERIC: &[DType] = NUMERIC_AND_COMPLEX.split_at(NUMERIC_AND_COMPLEX.len() - 2).0;
 /// The numeric types less the wide unsigned ones, `NUMERIC`'s last three (TF's OpDefs
 /// of `Add`, `Pow` and the sign-related unary ops).
 pub(crate) const SIGNED_NUMERIC: &[DType] = NUMERIC.split_at(NUMERIC.len() - 3).0;
 /// The types of TF's CPU `MatMul` kernels (its OpDef also allows the wide unsigned
 /// integers, which have none).
-const WITHOUT_NARROW_INTS: &[DType] =
-    &[DType::Float16, DType::BFloat16, DType::Float32, DType::Float64, DType::Int32, DType::Int64, DType::UInt8];
+const WITHOUT_NARROW_INTS: &[DType] = &[
+    DType::Float16,
+    DType::BFloat16,
+    DType::Float32,
+    DType::Float64,
+    DType::Int32,
+    DType::Int64,
+    DType::UInt8,
+    DType::Complex64,
+    DType::Complex128,
+];
 pub(crate) const FLOATS: &[DType] = &[DType::Float16, DType::BFloat16, DType::Float32, DType::Float64];
+/// The floating types and the complex ones (`RealDiv`'s kernels).
+const FLOATS_AND_COMPLEX: &[DType] =
+    &[DType::Float16, DType::BFloat16, DType::Float32, DType::Float64, DType::Complex64, DType::Complex128];
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add(OpDef::new("Add", &["x", "y"], infer_binary_signed, k::binary_kernel::<k::AddFn>).grad(g::add));
-    r.add(OpDef::new("AddV2", &["x", "y"], infer_binary, k::binary_kernel::<k::AddFn>).grad(g::add));
-    r.add(OpDef::new("Sub", &["x", "y"], infer_binary, k::binary_kernel::<k::SubFn>).grad(g::sub));
-    r.add(OpDef::new("Mul", &["x", "y"], infer_binary, k::binary_kernel::<k::MulFn>).grad(g::mul));
-    r.add(OpDef::new("Div", &["x", "y"], infer_binary, k::binary_kernel::<k::DivFn>).grad(g::div));
+    r.add(OpDef::new("Add", &["x", "y"], infer_binary_signed_c, k::binary_kernel::<k::AddFn>).grad(g::add));
+    r.add(OpDef::new("AddV2", &["x", "y"], infer_binary_c, k::binary_kernel::<k::AddFn>).grad(g::add));
+    r.add(OpDef::new("Sub", &["x", "y"], infer_binary_c, k::binary_kernel::<k::SubFn>).grad(g::sub));
+    r.add(OpDef::new("Mul", &["x", "y"], infer_binary_c, k::binary_kernel::<k::MulFn>).grad(g::mul));
+    r.add(OpDef::new("Div", &["x", "y"], infer_binary_c, k::binary_kernel::<k::DivFn>).grad(g::div));
     r.add(
-        OpDef::new("RealDiv", &["x", "y"], infer_binary, k::binary_kernel::<k::DivFn>)
-            .kernel_types("T", FLOATS)
+        OpDef::new("RealDiv", &["x", "y"], infer_binary_c, k::binary_kernel::<k::DivFn>)
+            .kernel_types("T", FLOATS_AND_COMPLEX)
             .grad(g::div),
     );
-    r.add(
-        OpDef::new("DivNoNan", &["x", "y"], infer_binary_float_broadcast, k::binary_kernel::<k::DivNoNanFn>)
-            .grad(g::div),
-    );
+    r.add(OpDef::new("DivNoNan", &["x", "y"], infer_div_no_nan, k::binary_kernel::<k::DivNoNanFn>).grad(g::div));
     r.add(OpDef::new("Maximum", &["x", "y"], infer_binary, k::binary_kernel::<k::MaxFn>).grad(g::maximum));
     r.add(OpDef::new("Minimum", &["x", "y"], infer_binary, k::binary_kernel::<k::MinFn>).grad(g::minimum));
     r.add(
@@ -62,8 +76,8 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("FloorMod", &["x", "y"], infer_binary, k::floor_kernel).grad(g::floor_mod));
     r.add(OpDef::new("Pow", &["x", "y"], infer_binary_signed, k::pow_kernel).grad(g::pow));
     r.add(OpDef::new("AddN", &["inputs"], infer_add_n, k::add_n_kernel).variadic().grad(g::add_n));
-    r.add(OpDef::new("Neg", &["x"], infer_unary_signed, k::unary_kernel::<k::NegFn>).grad(g::neg));
-    r.add(OpDef::new("Square", &["x"], infer_unary_numeric, k::unary_kernel::<k::SquareFn>).grad(g::square));
+    r.add(OpDef::new("Neg", &["x"], infer_unary_signed_c, k::unary_kernel::<k::NegFn>).grad(g::neg));
+    r.add(OpDef::new("Square", &["x"], infer_unary_numeric_c, k::unary_kernel::<k::SquareFn>).grad(g::square));
     r.add(OpDef::new("Abs", &["x"], infer_unary_signed, k::unary_kernel::<k::AbsFn>).grad(g::abs));
     r.add(OpDef::new("Sign", &["x"], infer_unary_signed, k::unary_kernel::<k::SignFn>).grad(g::sign));
     r.add(OpDef::new("Sqrt", &["x"], infer_unary_float, k::float_kernel::<k::SqrtFn>).grad(g::sqrt));
@@ -117,9 +131,26 @@ pub(crate) fn register(r: &mut Registry) {
 /// The types the fused contractions run in.
 pub(crate) const FUSED_TYPES: &[DType] = &[DType::Float32, DType::Float64];
 
-fn infer_binary(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+fn infer_binary(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    infer_binary_of(ctx, NUMERIC)
+}
+
+/// A binary op with complex kernels too (`AddV2`, `Sub`, `Mul`, `Div`, `RealDiv`).
+fn infer_binary_c(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    infer_binary_of(ctx, NUMERIC_AND_COMPLEX)
+}
+
+/// `Add`: TF's OpDef has no wide unsigned integers; complex kernels.
+fn infer_binary_signed_c(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    if !ctx.input(0).dtype.is_complex() {
+        ctx.check_type(0, SIGNED_NUMERIC)?;
+    }
+    infer_binary_of(ctx, NUMERIC_AND_COMPLEX)
+}
+
+fn infer_binary_of(mut ctx: InferCtx<'_>, allowed: &[DType]) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0, 1])?;
-    ctx.check_type(0, NUMERIC)?;
+    ctx.check_type(0, allowed)?;
     let shape = broadcast_partial(&ctx.input(0).shape, &ctx.input(1).shape)
         .map_err(|e| Error::value(format!("{} for '{}' (op: '{}')", e.message, ctx.name, ctx.def.name)))?;
     Ok(vec![OutputSpec::new(t, shape)])
@@ -154,6 +185,18 @@ fn infer_unary_signed(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     infer_unary_numeric(ctx)
 }
 
+/// `Neg`: the signed types and the complex ones.
+fn infer_unary_signed_c(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    if ctx.input(0).dtype.is_complex() { infer_unary_numeric_c(ctx) } else { infer_unary_signed(ctx) }
+}
+
+/// `Square`: the numeric types and the complex ones.
+fn infer_unary_numeric_c(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let t = ctx.same_type(&[0])?;
+    ctx.check_type(0, NUMERIC_AND_COMPLEX)?;
+    Ok(vec![OutputSpec::new(t, ctx.input(0).shape.clone())])
+}
+
 fn infer_unary_numeric(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0])?;
     ctx.check_type(0, NUMERIC)?;
@@ -180,6 +223,8 @@ fn infer_matmul(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
             DType::UInt16,
             DType::UInt32,
             DType::UInt64,
+            DType::Complex64,
+            DType::Complex128,
         ],
     )?;
     let ta = ctx.attr_bool("transpose_a", false)?;
@@ -212,9 +257,9 @@ fn infer_matmul(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 }
 
 /// A float binary op with broadcasting (`DivNoNan`).
-fn infer_binary_float_broadcast(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
-    ctx.check_type(0, FLOATS)?;
-    infer_binary(ctx)
+/// `DivNoNan`: the floating types and the complex ones.
+fn infer_div_no_nan(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    infer_binary_of(ctx, FLOATS_AND_COMPLEX)
 }
 
 fn infer_binary_float(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
@@ -227,7 +272,7 @@ fn infer_binary_float(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 fn infer_add_n(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let all: Vec<usize> = (0..ctx.inputs.len()).collect();
     let t = ctx.same_type(&all)?;
-    ctx.check_type(0, NUMERIC)?;
+    ctx.check_type(0, NUMERIC_AND_COMPLEX)?;
     ctx.attrs.insert("N".into(), AttrValue::I(i64::try_from(all.len()).unwrap_or(i64::MAX)));
     let mut shape = PartialShape::unknown();
     for s in ctx.inputs {

@@ -7,6 +7,7 @@ mod array;
 pub use array::DEVICE_COPY;
 mod candidate_sampling;
 mod compare;
+mod complex;
 pub(crate) mod control_flow;
 mod conv;
 mod data;
@@ -254,6 +255,7 @@ fn registry() -> &'static Registry {
         lookup::register(&mut r);
         summary::register(&mut r);
         math::register(&mut r);
+        complex::register(&mut r);
         nn::register(&mut r);
         partition::register(&mut r);
         random::register(&mut r);

@@ -10,8 +10,8 @@ use crate::kernels::reduce::{self as k, reduction_axes};
 use crate::shape::{PartialShape, normalize_axis};
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add(OpDef::new("Sum", &["input", "reduction_indices"], infer_reduce, k::reduce_kernel).grad(g::sum));
-    r.add(OpDef::new("Mean", &["input", "reduction_indices"], infer_reduce, k::reduce_kernel).grad(g::mean));
+    r.add(OpDef::new("Sum", &["input", "reduction_indices"], infer_reduce_c, k::reduce_kernel).grad(g::sum));
+    r.add(OpDef::new("Mean", &["input", "reduction_indices"], infer_reduce_c, k::reduce_kernel).grad(g::mean));
     r.add(OpDef::new("Max", &["input", "reduction_indices"], infer_reduce, k::reduce_kernel).grad(g::min_max));
     r.add(OpDef::new("Min", &["input", "reduction_indices"], infer_reduce, k::reduce_kernel).grad(g::min_max));
     r.add(OpDef::new("Prod", &["input", "reduction_indices"], infer_reduce, k::reduce_kernel).grad(g::prod));
@@ -38,6 +38,12 @@ pub(crate) fn register(r: &mut Registry) {
 
 fn infer_reduce(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     infer_reduction(ctx, NUMERIC)
+}
+
+/// `Sum` and `Mean`, which also reduce complex tensors.
+fn infer_reduce_c(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    let allowed: Vec<DType> = NUMERIC.iter().copied().chain([DType::Complex64, DType::Complex128]).collect();
+    infer_reduction(ctx, &allowed)
 }
 
 /// `All`/`Any` reduce booleans (TF records no `T` attr for them).
