@@ -257,12 +257,9 @@ def _inline_call(fn: _DefinedFunction, g, args: list, name):
         controls = []
         body = g.get_operations()[first_op:]
         used = {id(t.op) for t in results}
+        used.update(id(c) for op in body for c in op.control_inputs)
         for op in body:
-            if id(op) in used:
-                continue
-            if all(not c for c in (t.consumers() for t in op.outputs)) and not _consumed_as_control(
-                op, body
-            ):
+            if id(op) not in used and not any(t.consumers() for t in op.outputs):
                 controls.append(op)
         custom = fn._grad_func is not None or fn._python_grad_func is not None
         passed = results + (args if custom else [])
@@ -284,10 +281,6 @@ def _inline_call(fn: _DefinedFunction, g, args: list, name):
     if len(call_results) == 1:
         return call_results[0]
     return tuple(call_results)
-
-
-def _consumed_as_control(op, body) -> bool:
-    return any(op in other.control_inputs for other in body)
 
 
 def _call_gradient(fn: _DefinedFunction, results: list, args: list):

@@ -203,14 +203,6 @@ def _unread_to_tensor(v, dtype=None, name=None, as_ref=False):
 ops.register_tensor_conversion_function(_UnreadVariable, _unread_to_tensor)
 
 
-def _delegate_operator(dunder):
-    def method(self, *args):
-        return getattr(self.value(), dunder)(*args)
-
-    method.__name__ = dunder
-    return method
-
-
 for _dunder in (
     "__add__",
     "__radd__",
@@ -227,7 +219,7 @@ for _dunder in (
     "__gt__",
     "__ge__",
 ):
-    setattr(_UnreadVariable, _dunder, _delegate_operator(_dunder))
+    setattr(_UnreadVariable, _dunder, variables._delegate_operator(_dunder))
 
 
 def is_resource_variable(var) -> bool:

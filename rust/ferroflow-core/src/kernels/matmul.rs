@@ -43,8 +43,8 @@ pub fn matmul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool, env:
         DType::Float64 => gemm_float::<f64>(out.as_mut_slice()?, a, b, dims, false, env)?,
         DType::Int32 => loop_matmul::<i32>(&mut out, a, b, dims)?,
         DType::Int64 => loop_matmul::<i64>(&mut out, a, b, dims)?,
-        DType::Complex64 => loop_matmul_complex::<f32>(&mut out, a, b, dims)?,
-        DType::Complex128 => loop_matmul_complex::<f64>(&mut out, a, b, dims)?,
+        DType::Complex64 => gemm_complex::<f32>(&mut out, a, b, dims)?,
+        DType::Complex128 => gemm_complex::<f64>(&mut out, a, b, dims)?,
         d => ff_bail!(InvalidArgument, "MatMul does not support {d}"),
     }
     Ok(out)
@@ -579,23 +579,42 @@ fn loop_matmul<T: Element + Num>(out: &mut Tensor, a: &Tensor, b: &Tensor, d: Di
     Ok(())
 }
 
-/// The complex product, as [`loop_matmul`]: complex matrices are rare in the models
-/// ferroflow runs, so the plain loop (exact products, summed in `k` order) serves.
-fn loop_matmul_complex<R>(out: &mut Tensor, a: &Tensor, b: &Tensor, d: Dims) -> Result<()>
+/// The complex product by gemm's complex kernels (`c32`/`c64` are num-complex's
+/// types), on one thread: complex matrices are rare in the models ferroflow runs.
+fn gemm_complex<R>(out: &mut Tensor, a: &Tensor, b: &Tensor, d: Dims) -> Result<()>
 where
     R: crate::kernels::math::ComplexPart,
     num_complex::Complex<R>: Element,
 {
     let (x, y) = (a.as_slice::<num_complex::Complex<R>>()?, b.as_slice::<num_complex::Complex<R>>()?);
     let dst = out.as_mut_slice::<num_complex::Complex<R>>()?;
-    for i in 0..d.m {
-        let row = &mut dst[i * d.n..(i + 1) * d.n];
-        for p in 0..d.k {
-            let av = x[i * d.a_rs + p * d.a_cs];
-            for (j, o) in row.iter_mut().enumerate() {
-                *o = *o + av * y[p * d.b_rs + j * d.b_cs];
-            }
-        }
+    let one = num_complex::Complex::new(R::one(), R::zero());
+    // SAFETY: as `gemm_cols` over every column: `x` holds m*k elements with strides
+    // (a_rs, a_cs), `y` k*n with (b_rs, b_cs), `dst` m*n row-major and exclusively
+    // borrowed; the element type is `Complex<f32>` or `Complex<f64>` (the caller's
+    // dtype match), gemm's `c32`/`c64`.
+    unsafe {
+        gemm::gemm(
+            d.m,
+            d.n,
+            d.k,
+            dst.as_mut_ptr(),
+            1,
+            d.n as isize,
+            false,
+            x.as_ptr(),
+            d.a_cs as isize,
+            d.a_rs as isize,
+            y.as_ptr(),
+            d.b_cs as isize,
+            d.b_rs as isize,
+            one,
+            one,
+            false,
+            false,
+            false,
+            Parallelism::None,
+        );
     }
     Ok(())
 }
