@@ -23,7 +23,7 @@ fn filled(shape: &[usize]) -> Tensor {
 fn bench_matmul(c: &mut Criterion) {
     let mut group = c.benchmark_group("matmul_f32");
     let single = ExecEnv { intra_pool: None };
-    let pooled = ExecEnv { intra_pool: ferroflow_core::executor::pool::shared_pool(2) };
+    let pooled = ExecEnv { intra_pool: ferroflow_core::framework::pool::shared_pool(2) };
     for n in [64usize, 256, 1024] {
         let (a, b) = (filled(&[n, n]), filled(&[n, n]));
         group.throughput(Throughput::Elements((2 * n * n * n) as u64));

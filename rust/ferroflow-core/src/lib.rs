@@ -18,25 +18,20 @@
 //! - [`tensor`], [`shape`], [`dtype`], [`error`]: the value types underneath.
 #[macro_use]
 pub mod error;
-pub mod accumulator;
 pub mod autodiff;
 pub mod buffer;
-pub mod cancel;
 pub mod conformance;
 pub mod coord;
 pub mod device;
 pub mod dtype;
 pub mod executor;
+pub mod framework;
 pub mod graph;
 pub mod host;
 pub mod kernels;
 pub mod ops;
-pub mod queue;
-pub mod queue_runner;
 pub mod random;
-pub mod reader;
-pub mod rendezvous;
-pub mod resource;
+pub mod runtime;
 pub mod session;
 pub mod shape;
 pub mod tensor;

@@ -10,13 +10,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::Builder;
-use ferroflow_core::cancel::RunCancellation;
 use ferroflow_core::device::TaskName;
 use ferroflow_core::executor::{ClusterOptions, ClusterPartition, GraphLock, partition_for_cluster};
+use ferroflow_core::framework::cancel::RunCancellation;
+use ferroflow_core::framework::resource::ResourceMgr;
+use ferroflow_core::framework::step::Wait;
 use ferroflow_core::proto as pb;
-use ferroflow_core::queue::Wait;
-use ferroflow_core::rendezvous::{LocalRendezvous, Rendezvous, parse_key};
-use ferroflow_core::resource::ResourceMgr;
+use ferroflow_core::runtime::rendezvous::{LocalRendezvous, Rendezvous, parse_key};
 use ferroflow_core::{
     AttrValue, Code, DType, DirectSession, Error, Graph, Output, PartialShape, RunArgs, SessionOptions, Tensor,
 };

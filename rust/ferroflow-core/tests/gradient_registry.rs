@@ -1,7 +1,8 @@
 //! Which ops have no gradient registered: a `tf.gradients` through them is a
 //! `LookupError`. The list is explicit so that a new op cannot silently join it; it is
 //! TF's (tests/test_gradient_registry.py compares it with TF's registry).
-use ferroflow_core::ops::{Gradient, gradient, op_names};
+use ferroflow_core::autodiff::registry::{Gradient, gradient, registered};
+use ferroflow_core::ops::op_names;
 
 /// The sparse ops and `RGBToHSV`: their gradients are TF's Python functions (registered
 /// from python/ferroflow/ops/sparse_ops.py and image_ops.py; tests/test_gradient_registry.py
@@ -273,4 +274,21 @@ fn only_the_listed_ops_lack_a_gradient() {
     .collect();
     expected.sort_unstable();
     assert_eq!(missing, expected);
+}
+
+/// The three registrations of an op (schema, CPU kernel, gradient) live in three
+/// layers; each must name an op that exists, and every op must have a CPU kernel.
+#[test]
+fn every_registration_names_an_op_and_every_op_has_a_cpu_kernel() {
+    let ops: std::collections::HashSet<_> = op_names().into_iter().collect();
+    let stray: Vec<_> = registered().into_iter().filter(|n| !ops.contains(n)).collect();
+    assert!(stray.is_empty(), "gradients registered for no op: {stray:?}");
+    let without_kernel: Vec<_> = op_names()
+        .into_iter()
+        .filter(|n| ferroflow_core::kernels::registry::kernels_of(n, ferroflow_core::device::CPU).is_empty())
+        .collect();
+    assert!(without_kernel.is_empty(), "ops without a CPU kernel: {without_kernel:?}");
+    let stray_kernels: Vec<_> =
+        ferroflow_core::kernels::registry::registered_ops().into_iter().filter(|n| !ops.contains(n)).collect();
+    assert!(stray_kernels.is_empty(), "kernels registered for no op: {stray_kernels:?}");
 }

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use common::Builder;
-use ferroflow_core::resource::ResourceMgr;
+use ferroflow_core::framework::resource::ResourceMgr;
 use ferroflow_core::{AttrValue, Code, DType, DirectSession, Error, Output, PartialShape, RunArgs, Tensor};
 
 fn fifo(b: &Builder, name: &str) -> Output {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::Builder;
-use ferroflow_core::rendezvous::{LocalRendezvous, Rendezvous, create_key, parse_key};
+use ferroflow_core::runtime::rendezvous::{LocalRendezvous, Rendezvous, create_key, parse_key};
 use ferroflow_core::{AttrValue, Code, DType, Output, RunArgs, Tensor};
 
 const CPU: &str = "/job:localhost/replica:0/task:0/device:CPU:0";
@@ -33,7 +33,7 @@ fn recv(b: &Builder, name: &str) -> Output {
     b.op("_Recv", "recv", &[], attrs)
 }
 
-fn key(name: &str) -> ferroflow_core::rendezvous::ParsedKey {
+fn key(name: &str) -> ferroflow_core::runtime::rendezvous::ParsedKey {
     parse_key(&create_key(CPU, INCARNATION, CPU, name, 0, 0)).unwrap()
 }
 
@@ -187,9 +187,9 @@ fn recv_as(b: &Builder, node: &str, name: &str) -> Output {
 /// The value under `name` in `table`, as another task's `RecvTensor` takes it
 /// (waiting for it unless `nonblocking`).
 fn take(table: &LocalRendezvous, name: &str, nonblocking: bool) -> (Tensor, bool) {
-    let run = ferroflow_core::cancel::RunCancellation::new(None);
+    let run = ferroflow_core::framework::cancel::RunCancellation::new(None);
     let closed = std::sync::atomic::AtomicBool::new(false);
-    let wait = ferroflow_core::queue::Wait {
+    let wait = ferroflow_core::framework::step::Wait {
         deadline: None,
         closed: &closed,
         run: &run,

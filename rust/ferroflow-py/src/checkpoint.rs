@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use ferroflow_core::error::{Code, Error};
-use ferroflow_core::ops::Checkpoint;
+use ferroflow_core::kernels::io::Checkpoint;
 use pyo3::prelude::*;
 
 use crate::errors::run_detached;

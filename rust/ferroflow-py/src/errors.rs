@@ -10,8 +10,8 @@ use std::sync::OnceLock;
 
 use parking_lot::Mutex;
 
-use ferroflow_core::cancel::InterruptCheck;
 use ferroflow_core::error::{Code, Error, Kind};
+use ferroflow_core::framework::cancel::InterruptCheck;
 
 /// Converts a core error to the matching Python exception.
 pub fn to_pyerr(py: Python<'_>, e: Error) -> PyErr {

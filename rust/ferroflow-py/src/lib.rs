@@ -48,10 +48,10 @@ fn op_names() -> Vec<&'static str> {
 /// gradient), `"none"` (not differentiable) or `"missing"` (no registration).
 #[pyfunction]
 fn gradient_status(name: &str) -> &'static str {
-    match ferroflow_core::ops::gradient(name) {
-        ferroflow_core::ops::Gradient::Fn(_) => "function",
-        ferroflow_core::ops::Gradient::NotDifferentiable => "none",
-        ferroflow_core::ops::Gradient::Missing => "missing",
+    match ferroflow_core::autodiff::registry::gradient(name) {
+        ferroflow_core::autodiff::registry::Gradient::Fn(_) => "function",
+        ferroflow_core::autodiff::registry::Gradient::NotDifferentiable => "none",
+        ferroflow_core::autodiff::registry::Gradient::Missing => "missing",
     }
 }
 

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 
 use ferroflow_core::Code;
 use ferroflow_core::coord::{Coordinator, StopError};
-use ferroflow_core::queue_runner::RunnerJob;
+use ferroflow_core::session::queue_runner::RunnerJob;
 
 use crate::errors::{run_detached, to_pyerr};
 use crate::session::PyPlan;

@@ -10,7 +10,7 @@ use parking_lot::Mutex;
 use tokio::sync::watch;
 
 use ferroflow_core::error::{Code, Error, Result};
-use ferroflow_core::resource::ResourceMgr;
+use ferroflow_core::framework::resource::ResourceMgr;
 use ferroflow_proto as pb;
 
 use crate::limits::{BoundRequests, Limits};

@@ -18,14 +18,14 @@ use parking_lot::{Mutex, RwLock};
 use tokio::task::AbortHandle;
 use tonic::{Request, Response, Status};
 
-use ferroflow_core::cancel::RunCancellation;
 use ferroflow_core::device::TaskName;
 use ferroflow_core::error::{Code, Error, Result};
 use ferroflow_core::executor::{DirectSession, RunArgs, SessionOptions};
+use ferroflow_core::framework::cancel::RunCancellation;
+use ferroflow_core::framework::step::Wait;
 use ferroflow_core::graph::Graph;
 use ferroflow_core::kernels::sendrecv::node_key;
-use ferroflow_core::queue::Wait;
-use ferroflow_core::rendezvous::{
+use ferroflow_core::runtime::rendezvous::{
     LocalRendezvous, ParsedKey, ReadyCallback, Received, RecvSlot, Rendezvous, parse_key,
 };
 use ferroflow_core::session::{PreparedRun, SessionBackend};
@@ -619,7 +619,7 @@ impl WorkerService for Worker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ferroflow_core::resource::ResourceMgr;
+    use ferroflow_core::framework::resource::ResourceMgr;
 
     #[test]
     fn abandoned_recv_tensors_leave_no_step_behind() {

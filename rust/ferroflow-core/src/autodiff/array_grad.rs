@@ -91,8 +91,11 @@ pub(crate) fn unpack(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
 pub(crate) fn gather(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     let dy = ctx.dy(g)?;
     let (params, indices, axis) = (ctx.input(0), ctx.input(1), ctx.input(2));
-    let axis_value =
-        ctx.constant_value(axis).map(|t| crate::ops::int_values(&t)).transpose()?.and_then(|v| v.first().copied());
+    let axis_value = ctx
+        .constant_value(axis)
+        .map(|t| crate::framework::tensor_util::int_values(&t))
+        .transpose()?
+        .and_then(|v| v.first().copied());
     if axis_value != Some(0) {
         return Err(Error::new(Code::Unimplemented, "the gradient of gather is implemented for a constant axis 0"));
     }
@@ -133,8 +136,11 @@ pub(crate) fn concat(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     let dy = ctx.dy(g)?;
     let n = ctx.num_inputs() - 1;
     let axis_t = ctx.input(n);
-    let axis =
-        ctx.constant_value(axis_t).map(|t| crate::ops::int_values(&t)).transpose()?.and_then(|v| v.first().copied());
+    let axis = ctx
+        .constant_value(axis_t)
+        .map(|t| crate::framework::tensor_util::int_values(&t))
+        .transpose()?
+        .and_then(|v| v.first().copied());
     let known = (0..n).map(|i| ctx.spec(ctx.input(i)).map(|s| s.shape.to_shape())).collect::<Result<Vec<_>>>()?;
     let shapes: Option<Vec<_>> = known.into_iter().collect();
     let mut out = Vec::with_capacity(n + 1);
@@ -177,7 +183,7 @@ pub(crate) fn slice(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     let (x, begin) = (ctx.input(0), ctx.input(1));
     let statics = (ctx.spec(x)?.shape.to_shape(), ctx.constant_value(begin), ctx.spec(ctx.output(0))?.shape.to_shape());
     let paddings = if let (Some(shape), Some(b), Some(size)) = statics {
-        let b = crate::ops::int_values(&b)?;
+        let b = crate::framework::tensor_util::int_values(&b)?;
         let mut p = Vec::with_capacity(2 * shape.len());
         for i in 0..shape.len() {
             let before = i32::try_from(b[i]).unwrap_or(0);
@@ -211,7 +217,7 @@ pub(crate) fn tile(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
     let (x, multiples) = (ctx.input(0), ctx.input(1));
     let (split_shape, axes) = match (ctx.spec(x)?.shape.to_shape(), ctx.constant_value(multiples)) {
         (Some(shape), Some(m)) => {
-            let m = crate::ops::int_values(&m)?;
+            let m = crate::framework::tensor_util::int_values(&m)?;
             let split: Vec<usize> =
                 m.iter().zip(&shape).flat_map(|(&m, &d)| [usize::try_from(m).unwrap_or(0), d]).collect();
             let axes: Vec<usize> = (0..shape.len()).map(|i| 2 * i).collect();

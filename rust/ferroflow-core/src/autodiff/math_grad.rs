@@ -319,7 +319,7 @@ pub(crate) fn prod(ctx: &mut GradCtx<'_>, g: &[Option<Grad>]) -> Grads {
 fn reduced_and_other_axes(ctx: &mut GradCtx<'_>, x: Output, axes: Output) -> Result<(Output, Output)> {
     if let (Some(rank), Some(ax)) = (ctx.spec(x)?.shape.rank(), ctx.constant_value(axes)) {
         let mut reduced: Vec<usize> = Vec::new();
-        for a in crate::ops::int_values(&ax)? {
+        for a in crate::framework::tensor_util::int_values(&ax)? {
             if let Some(i) = crate::shape::normalize_axis(a, rank)
                 && !reduced.contains(&i)
             {

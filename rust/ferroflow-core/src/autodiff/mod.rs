@@ -7,14 +7,15 @@ pub(crate) mod control_flow_grad;
 pub(crate) mod image_grad;
 pub(crate) mod math_grad;
 pub(crate) mod nn_grad;
+pub mod registry;
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, Graph, NodeId, NodeSpec, Output, OutputSpec};
-use crate::ops::Gradient;
 use crate::tensor::Tensor;
+use registry::{Gradient, gradient};
 
 /// A gradient flowing backwards: dense, or sparse rows of a dense tensor
 /// (`tf.IndexedSlices`, produced by `gather`/`embedding_lookup`).
@@ -461,9 +462,9 @@ fn gradient_of(graph: &Graph, node: NodeId) -> Result<(Gradient, String)> {
     match n.attrs.get("_gradient_op_type") {
         Some(AttrValue::S(t)) => {
             let t = String::from_utf8_lossy(t).into_owned();
-            Ok((crate::ops::gradient(&t), t))
+            Ok((gradient(&t), t))
         }
-        _ => Ok((crate::ops::gradient(n.def.name), n.def.name.to_string())),
+        _ => Ok((gradient(n.def.name), n.def.name.to_string())),
     }
 }
 
@@ -661,7 +662,7 @@ impl GradientWalk {
 pub(crate) fn kept_dims_shape(ctx: &mut GradCtx<'_>, x: Output, axes: Output) -> Result<Output> {
     let xs = ctx.spec(x)?.shape;
     if let (Some(shape), Some(ax)) = (xs.to_shape(), ctx.constant_value(axes)) {
-        let axes = crate::ops::int_values(&ax)?;
+        let axes = crate::framework::tensor_util::int_values(&ax)?;
         let mut kept = shape.to_vec();
         for a in axes {
             if let Some(i) = crate::shape::normalize_axis(a, kept.len()) {

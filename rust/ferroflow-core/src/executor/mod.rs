@@ -5,7 +5,6 @@ mod fuse;
 mod partition;
 mod place;
 mod plan;
-pub mod pool;
 mod trace;
 
 use std::collections::{HashMap, HashSet};
@@ -25,14 +24,15 @@ pub use trace::StepTrace;
 /// The lock that guards a graph shared by Python handles and sessions.
 pub type GraphLock<T> = RwLock<T>;
 
-use crate::cancel::{CancelHandle, InterruptCheck, RunCancellation, Wake};
 use crate::device::{DeviceSet, TaskName};
 use crate::error::{Code, Error, Result};
+use crate::framework::cancel::{CancelHandle, InterruptCheck, RunCancellation, Wake};
+use crate::framework::pool;
+use crate::framework::resource::ResourceMgr;
+use crate::framework::step::Wait;
 use crate::graph::{Graph, NodeId, Output};
-use crate::kernels::{ExecEnv, OpContext, Value};
-use crate::queue::Wait;
-use crate::rendezvous::{LocalRendezvous, ReadyCallback, Rendezvous};
-use crate::resource::ResourceMgr;
+use crate::kernels::{ExecEnv, OpContext, SubPlan, SubPlanCompiler, Value};
+use crate::runtime::rendezvous::{LocalRendezvous, ReadyCallback, Rendezvous};
 use crate::shape::PartialShape;
 use crate::tensor::Tensor;
 
@@ -347,14 +347,14 @@ impl DirectSession {
             None => None,
         };
         // What the step's loops keep for their gradients; dropped with the step.
-        let tapes = crate::kernels::functional::Tapes::default();
+        let tapes = crate::framework::step::Tapes::default();
         let wait = Wait {
             deadline,
             closed: &self.closed,
             run: &cancellation,
             nonblocking: false,
             rendezvous: rendezvous.as_deref(),
-            loops: crate::kernels::functional::LoopFrame { tapes: Some(&tapes), path: &[], record: false },
+            loops: crate::framework::step::LoopFrame { tapes: Some(&tapes), path: &[], record: false },
         };
         let trace = args.trace.then(StepTrace::new);
         let result = self.execute(plan, values, wait, trace.as_ref());
@@ -465,22 +465,40 @@ impl Drop for ActiveRun<'_> {
     }
 }
 
-/// Runs a sub-plan (a loop's cond or body, see `kernels::functional`) on the calling
+/// The executor's [`SubPlanCompiler`]: loop and dataset kernels' sub-graphs become
+/// [`Plan`]s run on the calling thread.
+pub(crate) struct PlanCompiler;
+
+impl SubPlanCompiler for PlanCompiler {
+    fn compile(
+        &self,
+        graph: &Graph,
+        resources: &ResourceMgr,
+        devices: DeviceSet,
+        feeds: &[Output],
+        fetches: &[Output],
+    ) -> Result<Box<dyn SubPlan>> {
+        let placement = Placement { devices, soft: true };
+        let options = CompileOptions { pool_threads: 1, remap: true };
+        Ok(Box::new(Plan::compile(graph, resources, &placement, feeds, fetches, &[], options)?))
+    }
+}
+
+/// A sub-plan (a loop's cond or body, see `kernels::functional`) runs on the calling
 /// thread within the run of the kernel that owns it: `feeds` fill the plan's feed
 /// slots in order, and the fetched values come back (a variable reference read).
 /// A fed tensor must have its feed's dtype and a shape compatible with its static
 /// shape (for a loop variable, its shape invariant). Its queue operations may wait.
-pub(crate) fn run_subplan(plan: &Plan, feeds: Vec<Value>, env: &ExecEnv, wait: Wait<'_>) -> Result<Vec<Value>> {
-    run_subplan_partial(plan, feeds.into_iter().map(Some).collect(), env, wait)?
-        .into_iter()
-        .enumerate()
-        .map(|(i, v)| v.ok_or_else(|| Error::invalid_argument(format!("Retval[{i}] does not have value"))))
-        .collect()
+impl SubPlan for Plan {
+    fn has_blocking_steps(&self) -> bool {
+        Plan::has_blocking_steps(self)
+    }
+    fn run_partial(&self, feeds: Vec<Option<Value>>, env: &ExecEnv, wait: Wait<'_>) -> Result<Vec<Option<Value>>> {
+        run_subplan_partial(self, feeds, env, wait)
+    }
 }
 
-/// [`run_subplan`] where feeds and fetches may be dead (`None`): the untaken side of
-/// a cond, as a loop's gradient records and replays it.
-pub(crate) fn run_subplan_partial(
+fn run_subplan_partial(
     plan: &Plan,
     feeds: Vec<Option<Value>>,
     env: &ExecEnv,

@@ -35,7 +35,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::graph::{AttrValue, GRAPH_DEF_VERSION, Graph, Node, NodeId, Output};
 use crate::kernels::functional::{LoopSubgraph, is_loop, loop_subgraph, loop_tensor_names, parse_tensor};
-use crate::rendezvous::create_key;
+use crate::runtime::rendezvous::create_key;
 use crate::tensor::Tensor;
 
 /// Where to place a graph and what the client talks to.

@@ -15,11 +15,11 @@ use super::fuse::{Fusion, fuse};
 use super::place::{Placement, place};
 use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
+use crate::framework::resource::ResourceMgr;
 use crate::graph::{AttrValue, Graph, Node, NodeId, Output};
 use crate::kernels::registry::{KernelDef, find_kernel};
 use crate::kernels::{KernelBuild, OpKernel};
 use crate::ops::{control_flow, sendrecv};
-use crate::resource::ResourceMgr;
 use crate::shape::PartialShape;
 
 /// Independent work (in element-ops) a plan must have before it is run on the pool:
@@ -238,6 +238,7 @@ impl Plan {
                 devices: &placement.devices,
                 device,
                 plan_nodes: &needed,
+                subplans: &super::PlanCompiler,
             })
             .map_err(|e| e.with_node(&node.name))?;
             kernels.insert(n, kernel);
@@ -470,6 +471,7 @@ impl Plan {
                         devices: &placement.devices,
                         device: copier,
                         plan_nodes: &needed,
+                        subplans: &super::PlanCompiler,
                     })?;
                     let (slot, pred) = produced(&src);
                     let step = Step {

@@ -1,50 +1,19 @@
 //! The dataflow graph: nodes with typed, shape-inferred outputs, added through the op
 //! registry, which validates inputs and raises TF's construction-time errors.
-mod attr;
 mod import;
 
 use std::collections::{BTreeMap, HashMap};
 
 use ferroflow_proto as pb;
 
-pub(crate) use attr::read_attr;
-pub use attr::{AttrValue, FromAttr};
+pub(crate) use crate::framework::attr::read_attr;
+pub use crate::framework::attr::{AttrValue, FromAttr};
+pub use crate::framework::output::{NodeId, Output, OutputSpec};
 
-use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::ops::{self, InferCtx, OpDef};
 use crate::shape::PartialShape;
 use crate::tensor::Tensor;
-
-/// Index of a node in its graph.
-pub type NodeId = usize;
-
-/// The `index`-th output of node `node` (a tensor of the graph).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Output {
-    /// The producing node.
-    pub node: NodeId,
-    /// Which of its outputs.
-    pub index: usize,
-}
-
-/// Static type of one node output.
-#[derive(Clone, Debug, PartialEq)]
-pub struct OutputSpec {
-    /// Element type.
-    pub dtype: DType,
-    /// Static shape.
-    pub shape: PartialShape,
-    /// Whether the output is a reference to a variable (TF-1.x `float32_ref`).
-    pub is_ref: bool,
-}
-
-impl OutputSpec {
-    /// A non-reference output.
-    pub fn new(dtype: DType, shape: PartialShape) -> Self {
-        OutputSpec { dtype, shape, is_ref: false }
-    }
-}
 
 /// One operation in the graph.
 pub struct Node {
@@ -72,7 +41,7 @@ impl Node {
     /// Attr `name` as a `T`: `None` when absent, a `ValueError` naming the node when it
     /// holds another kind of value.
     pub fn attr<T: FromAttr>(&self, name: &str) -> Result<Option<T>> {
-        attr::read_attr(&self.attrs, &self.name, self.def.name, name)
+        read_attr(&self.attrs, &self.name, self.def.name, name)
     }
     /// Attr `name` as a `T`, or `default` when absent.
     pub fn attr_or<T: FromAttr>(&self, name: &str, default: T) -> Result<T> {
@@ -262,7 +231,7 @@ impl Graph {
                 if t.shape().len() != 1 {
                     return None;
                 }
-                let v = crate::ops::int_values(t).ok()?;
+                let v = crate::framework::tensor_util::int_values(t).ok()?;
                 Some(PartialShape::from_dims(v.into_iter().map(|d| usize::try_from(d).ok())))
             }
             // A stack of scalars (what a list holding tensors packs to): the constant
@@ -274,7 +243,9 @@ impl Graph {
                         return None;
                     }
                     let known = self.const_value(i.node).filter(|_| i.index == 0);
-                    dims.push(known.and_then(|t| usize::try_from(*crate::ops::int_values(t).ok()?.first()?).ok()));
+                    dims.push(known.and_then(|t| {
+                        usize::try_from(*crate::framework::tensor_util::int_values(t).ok()?.first()?).ok()
+                    }));
                 }
                 Some(PartialShape::from_dims(dims))
             }

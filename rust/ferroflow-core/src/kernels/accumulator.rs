@@ -4,9 +4,9 @@
 use std::sync::Arc;
 
 use super::{KernelBuild, OpContext, OpKernel};
-use crate::accumulator::{Accumulator, AccumulatorSpec, Reduction, SparseGrad};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::runtime::accumulator::{Accumulator, AccumulatorSpec, Reduction, SparseGrad};
 use crate::shape::{PartialShape, fmt_shape};
 use crate::tensor::Tensor;
 

@@ -4,118 +4,14 @@
 //! Also the kernels of the array ops (shapes and registration in `ops/array.rs`).
 use super::{KernelBuild, OpContext, OpKernel, stateless};
 use crate::buffer::try_vec;
-use crate::dtype::{DType, Element};
+use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
-use crate::ops::{int_values, shape_from_values};
+pub(crate) use crate::framework::shape_util::resolve_shape;
+use crate::framework::tensor_util::{int_values, shape_from_values};
 use crate::shape::{checked_num_elements, fmt_shape, normalize_axis};
 use crate::tensor::{Tensor, oom_error};
 
-/// Conversion between element types with the results TF's CPU kernels give: C++
-/// `static_cast` as x86 executes it. Integer-to-integer wraps (Rust `as`); a float
-/// that is NaN or out of an integer type's range becomes that type's minimum (the x86
-/// "integer indefinite" value, where Rust `as` would saturate), and a float to `uint8`
-/// goes through int32 (`-2.5` is 254, NaN is 0).
-pub trait Castable: Element {
-    /// As f64.
-    fn to_f64(self) -> f64;
-    /// As i64.
-    fn to_i64(self) -> i64;
-    /// From f64.
-    fn from_f64(v: f64) -> Self;
-    /// From i64.
-    fn from_i64(v: i64) -> Self;
-}
-
-macro_rules! castable {
-    ($($t:ty),*) => {$(
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss,
-                clippy::cast_possible_wrap, clippy::cast_lossless)]
-        impl Castable for $t {
-            fn to_f64(self) -> f64 { self as f64 }
-            fn to_i64(self) -> i64 { self as i64 }
-            fn from_f64(v: f64) -> Self { v as $t }
-            fn from_i64(v: i64) -> Self { v as $t }
-        }
-    )*};
-}
-castable!(f32, f64);
-
-macro_rules! castable_half {
-    ($($t:ty),*) => {$(
-        #[allow(clippy::cast_possible_truncation)]
-        impl Castable for $t {
-            fn to_f64(self) -> f64 {
-                f64::from(self.to_f32())
-            }
-            fn to_i64(self) -> i64 {
-                f64_to_i64(self.to_f64())
-            }
-            fn from_f64(v: f64) -> Self {
-                // Eigen's `half(double)` and `bfloat16(double)` round to `float` first.
-                <$t>::from_f32(v as f32)
-            }
-            #[allow(clippy::cast_precision_loss)]
-            fn from_i64(v: i64) -> Self {
-                <$t>::from_f32(v as f32)
-            }
-        }
-    )*};
-}
-castable_half!(half::f16, half::bf16);
-
-macro_rules! castable_int {
-    ($($t:ty => $from_f64:expr),*) => {$(
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss,
-                clippy::cast_possible_wrap, clippy::cast_lossless)]
-        impl Castable for $t {
-            fn to_f64(self) -> f64 { self as f64 }
-            fn to_i64(self) -> i64 { self as i64 }
-            fn from_f64(v: f64) -> Self { $from_f64(v) }
-            fn from_i64(v: i64) -> Self { v as $t }
-        }
-    )*};
-}
-castable_int!(i32 => f64_to_i32, i64 => f64_to_i64, u8 => |v| f64_to_i32(v) as u8,
-    i8 => |v| f64_to_i32(v) as i8, i16 => |v| f64_to_i32(v) as i16, u16 => |v| f64_to_i32(v) as u16,
-    u32 => |v| f64_to_i64(v) as u32, u64 => f64_to_u64);
-
-/// x86-64's float-to-uint64 conversion as compilers emit it: below 2^63 the signed
-/// conversion, above it the signed conversion of `v - 2^63` with the top bit set;
-/// NaN and values out of range give `2^63`.
-#[allow(clippy::cast_sign_loss, clippy::cast_possible_truncation)]
-fn f64_to_u64(v: f64) -> u64 {
-    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
-    if v < TWO_63 { f64_to_i64(v) as u64 } else { (f64_to_i64(v - TWO_63) as u64) ^ (1 << 63) }
-}
-
-/// x86's truncating float-to-int32 conversion (`cvttsd2si`): NaN and values outside
-/// int32's range give `i32::MIN`.
-#[allow(clippy::cast_possible_truncation)]
-fn f64_to_i32(v: f64) -> i32 {
-    if v > -2_147_483_649.0 && v < 2_147_483_648.0 { v as i32 } else { i32::MIN }
-}
-
-/// x86's truncating float-to-int64 conversion: NaN and values outside int64's range
-/// give `i64::MIN`.
-#[allow(clippy::cast_possible_truncation)]
-fn f64_to_i64(v: f64) -> i64 {
-    if v > -9_223_372_036_854_777_856.0 && v < 9_223_372_036_854_775_808.0 { v as i64 } else { i64::MIN }
-}
-
-impl Castable for bool {
-    fn to_f64(self) -> f64 {
-        f64::from(u8::from(self))
-    }
-    fn to_i64(self) -> i64 {
-        i64::from(self)
-    }
-    fn from_f64(v: f64) -> Self {
-        v != 0.0
-    }
-    fn from_i64(v: i64) -> Self {
-        v != 0
-    }
-}
+pub use crate::dtype::Castable;
 
 fn cast_typed<S: Castable, D: Castable>(x: &Tensor) -> Result<Tensor> {
     let via_float = S::DTYPE.is_floating();
@@ -352,43 +248,6 @@ impl OpKernel for CastKernel {
 /// `Cast`.
 pub(crate) fn cast_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     Ok(Box::new(CastKernel(b.node.outputs[0].dtype)))
-}
-
-/// Resolves a requested shape with at most one `-1` against `n` elements.
-pub(crate) fn resolve_shape(requested: &[i64], n: Option<usize>) -> Result<Vec<Option<usize>>> {
-    let mut unknown = None;
-    let mut known = 1usize;
-    let mut dims = Vec::with_capacity(requested.len());
-    for (i, &d) in requested.iter().enumerate() {
-        if d == -1 {
-            if unknown.replace(i).is_some() {
-                ff_bail!(InvalidArgument, "only one input size may be -1, not both {} and {i}", unknown.unwrap_or(0));
-            }
-            dims.push(None);
-        } else {
-            let d = usize::try_from(d)
-                .map_err(|_| Error::invalid_argument(format!("size {i} must be non-negative, not {d}")))?;
-            known = known.checked_mul(d).filter(|&k| k <= crate::shape::MAX_ELEMENTS).ok_or_else(|| {
-                let list: Vec<String> = requested.iter().map(ToString::to_string).collect();
-                Error::invalid_argument(format!("Shape [{}] has too many elements", list.join(", ")))
-            })?;
-            dims.push(Some(d));
-        }
-    }
-    if let Some(n) = n {
-        match unknown {
-            Some(i) if known > 0 && n % known == 0 => dims[i] = Some(n / known),
-            Some(_) if n == 0 => {}
-            None if n == known => {}
-            _ => ff_bail!(
-                InvalidArgument,
-                "Input to reshape is a tensor with {n} values, but the requested shape {} {}",
-                if unknown.is_some() { "requires a multiple of" } else { "has" },
-                known
-            ),
-        }
-    }
-    Ok(dims)
 }
 
 fn reshape_compute(ctx: &mut OpContext<'_>) -> Result<()> {

@@ -7,7 +7,7 @@
 //! neighbouring row blocks scatter into overlapping input rows). Also the kernel of
 //! the convolution and pooling ops, and their window attrs (shapes and registration
 //! in `ops/conv.rs`).
-use std::collections::BTreeMap;
+pub use crate::framework::shape_util::{Padding, WindowAttrs, window_attrs, windowed_output};
 
 use parking_lot::Mutex;
 
@@ -17,59 +17,8 @@ use super::pool::{PoolGeometry, avg_pool, avg_pool_grad, max_pool, max_pool_grad
 use super::{ExecEnv, KernelBuild, OpContext, OpKernel};
 use crate::dispatch_float;
 use crate::error::{Error, Result};
-use crate::graph::AttrValue;
 use crate::shape::fmt_shape;
 use crate::tensor::Tensor;
-
-/// TF's `padding` attr.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Padding {
-    /// No padding: windows stay inside the input.
-    Valid,
-    /// Zero padding so that `out = ceil(in / stride)`, split evenly with the extra
-    /// element after.
-    Same,
-}
-
-impl Padding {
-    /// Parses the attr value.
-    pub fn parse(s: &str) -> Option<Padding> {
-        match s {
-            "VALID" => Some(Padding::Valid),
-            "SAME" => Some(Padding::Same),
-            _ => None,
-        }
-    }
-}
-
-/// Output size and leading padding of one spatial dimension (TF's
-/// `GetWindowedOutputSizeVerbose`), or an error naming the sizes when the window
-/// does not fit.
-pub fn windowed_output(
-    input: usize,
-    window: usize,
-    dilation: usize,
-    stride: usize,
-    padding: Padding,
-) -> std::result::Result<(usize, usize), String> {
-    let effective = (window - 1) * dilation + 1;
-    match padding {
-        Padding::Valid => {
-            if input < effective {
-                return Err(format!(
-                    "Computed output size would be negative: {} [input_size: {input}, effective_filter_size: {effective}, stride: {stride}]",
-                    input as i64 - effective as i64 + 1
-                ));
-            }
-            Ok(((input - effective) / stride + 1, 0))
-        }
-        Padding::Same => {
-            let out = input.div_ceil(stride);
-            let needed = ((out.max(1) - 1) * stride + effective).saturating_sub(input);
-            Ok((out, needed / 2))
-        }
-    }
-}
 
 /// Everything about one convolution's shapes: input `n x h x w x c`, filter
 /// `kh x kw x c x o`, output `n x oh x ow x o`.
@@ -453,69 +402,6 @@ pub(super) fn sum_over_units<T: Float>(
     }
 }
 
-/// The window attrs of a conv or pool node, validated as TF's shape functions do.
-#[derive(Clone, Copy, Debug)]
-pub struct WindowAttrs {
-    /// `[rows, cols]` window of a pool (`ksize`); unused by convolutions.
-    pub window: [usize; 2],
-    /// `[rows, cols]` strides.
-    pub strides: [usize; 2],
-    /// `[rows, cols]` dilations (1 for pools).
-    pub dilations: [usize; 2],
-    /// `padding`.
-    pub padding: Padding,
-}
-
-fn spatial(attrs: &BTreeMap<String, AttrValue>, op: &str, name: &str, default: Option<i64>) -> Result<[usize; 2]> {
-    let values = match (attrs.get(name), default) {
-        (Some(AttrValue::ListI(v)), _) => v.clone(),
-        (None, Some(d)) => vec![d; 4],
-        _ => return Err(Error::value(format!("{op} requires the '{name}' attribute (a list of 4 ints)"))),
-    };
-    if values.len() != 4 {
-        return Err(Error::value(format!(
-            "{op} requires the {name} attribute to contain 4 values, but got: {}",
-            values.len()
-        )));
-    }
-    if values[0] != 1 || values[3] != 1 {
-        return Err(Error::value(format!(
-            "{op}: {name} in the batch and depth dimensions must be 1 (this implementation does not yet support others), got {values:?}"
-        )));
-    }
-    let as_size = |v: i64| {
-        usize::try_from(v)
-            .ok()
-            .filter(|&v| v > 0)
-            .ok_or_else(|| Error::value(format!("{op}: {name} must be positive, got {values:?}")))
-    };
-    Ok([as_size(values[1])?, as_size(values[2])?])
-}
-
-/// The window attrs of a node of op `op` (a pool when `pooling`), validated.
-pub fn window_attrs(attrs: &BTreeMap<String, AttrValue>, op: &str, pooling: bool) -> Result<WindowAttrs> {
-    let padding = match attrs.get("padding") {
-        Some(AttrValue::S(s)) => Padding::parse(&String::from_utf8_lossy(s)),
-        _ => None,
-    }
-    .ok_or_else(|| Error::value(format!("{op}: padding must be 'SAME' or 'VALID'")))?;
-    match attrs.get("data_format") {
-        None => {}
-        Some(AttrValue::S(s)) if s == b"NHWC" => {}
-        Some(other) => {
-            return Err(Error::value(format!(
-                "{op}: only the NHWC data format is supported on the CPU, got {other:?}"
-            )));
-        }
-    }
-    Ok(WindowAttrs {
-        window: if pooling { spatial(attrs, op, "ksize", None)? } else { [1, 1] },
-        strides: spatial(attrs, op, "strides", None)?,
-        dilations: if pooling { [1, 1] } else { spatial(attrs, op, "dilations", Some(1))? },
-        padding,
-    })
-}
-
 /// The kernel of every op here: the validated attrs and which op it is.
 struct WindowKernel {
     op: &'static str,
@@ -534,11 +420,11 @@ pub(crate) fn pool_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
 
 /// A 4-element int vector input (`input_sizes`, `filter_sizes`) as dimensions.
 pub fn sizes(ctx: &OpContext<'_>, i: usize, what: &str) -> Result<Vec<usize>> {
-    let v = crate::ops::int_values(ctx.input(i)?)?;
+    let v = crate::framework::tensor_util::int_values(ctx.input(i)?)?;
     if v.len() != 4 {
         ff_bail!(InvalidArgument, "{what} must be a 4-element vector, got {} elements", v.len());
     }
-    crate::ops::dims_from(&v, what)
+    crate::framework::tensor_util::dims_from(&v, what)
 }
 
 fn invalid(op: &str) -> impl Fn(String) -> Error + '_ {

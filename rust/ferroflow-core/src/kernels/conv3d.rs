@@ -6,7 +6,7 @@
 //! pass and the filter gradient (partial sums per thread); the input gradient
 //! scatters into overlapping input planes, so it splits by image. Shapes and
 //! registration in `ops/conv.rs`.
-use std::collections::BTreeMap;
+pub use crate::framework::shape_util::{Window3dAttrs, window3d_attrs};
 
 use super::conv::{Padding, sum_over_units, windowed_output};
 use super::matmul::{MatRef, gemm_into};
@@ -219,63 +219,6 @@ pub fn conv3d_backprop_filter<T: Float>(x: &Tensor, dy: &Tensor, g: &Conv3dGeome
     Ok(dw)
 }
 
-/// The window attrs of a 3-D conv or pool node, validated as TF's shape functions do.
-#[derive(Clone, Copy, Debug)]
-pub struct Window3dAttrs {
-    /// `[planes, rows, cols]` window of a pool (`ksize`); unused by convolutions.
-    pub window: [usize; 3],
-    /// Strides per spatial dimension.
-    pub strides: [usize; 3],
-    /// Dilations per spatial dimension (1 for pools).
-    pub dilations: [usize; 3],
-    /// `padding`.
-    pub padding: Padding,
-}
-
-fn spatial3(attrs: &BTreeMap<String, AttrValue>, op: &str, name: &str, default: Option<i64>) -> Result<[usize; 3]> {
-    let values = match (attrs.get(name), default) {
-        (Some(AttrValue::ListI(v)), _) => v.clone(),
-        (None, Some(d)) => vec![d; 5],
-        _ => return Err(Error::value(format!("{op} requires the '{name}' attribute (a list of 5 ints)"))),
-    };
-    if values.len() != 5 {
-        return Err(Error::value(format!("{op}: {name} attribute must contain 5 values, but got: {}", values.len())));
-    }
-    if values[0] != 1 || values[4] != 1 {
-        return Err(Error::value(format!(
-            "{op}: {name} in the batch and depth dimensions must be 1 (this implementation does not yet support others), got {values:?}"
-        )));
-    }
-    let as_size = |v: i64| {
-        usize::try_from(v)
-            .ok()
-            .filter(|&v| v > 0)
-            .ok_or_else(|| Error::value(format!("{op}: {name} must be positive, got {values:?}")))
-    };
-    Ok([as_size(values[1])?, as_size(values[2])?, as_size(values[3])?])
-}
-
-/// The window attrs of a 3-D node of op `op` (a pool when `pooling`), validated.
-pub fn window3d_attrs(attrs: &BTreeMap<String, AttrValue>, op: &str, pooling: bool) -> Result<Window3dAttrs> {
-    let padding = match attrs.get("padding") {
-        Some(AttrValue::S(s)) => Padding::parse(&String::from_utf8_lossy(s)),
-        _ => None,
-    }
-    .ok_or_else(|| Error::value(format!("{op}: padding must be 'SAME' or 'VALID'")))?;
-    match attrs.get("data_format") {
-        None => {}
-        Some(AttrValue::S(s)) if s == b"NDHWC" => {}
-        Some(AttrValue::S(s)) if s == b"NCDHW" => {}
-        Some(other) => return Err(Error::value(format!("{op}: invalid data format {other:?}"))),
-    }
-    Ok(Window3dAttrs {
-        window: if pooling { spatial3(attrs, op, "ksize", None)? } else { [1, 1, 1] },
-        strides: spatial3(attrs, op, "strides", None)?,
-        dilations: if pooling { [1, 1, 1] } else { spatial3(attrs, op, "dilations", Some(1))? },
-        padding,
-    })
-}
-
 /// The kernel of every 3-D op: the validated attrs and which op it is.
 struct Window3dKernel {
     op: &'static str,
@@ -295,11 +238,11 @@ pub(crate) fn window3d_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> 
 
 /// A 5-element int vector input (`input_sizes`, `filter_sizes`) as dimensions.
 fn sizes5(ctx: &OpContext<'_>, i: usize, what: &str) -> Result<Vec<usize>> {
-    let v = crate::ops::int_values(ctx.input(i)?)?;
+    let v = crate::framework::tensor_util::int_values(ctx.input(i)?)?;
     if v.len() != 5 {
         ff_bail!(InvalidArgument, "{what} must be a 5-element vector, got {} elements", v.len());
     }
-    crate::ops::dims_from(&v, what)
+    crate::framework::tensor_util::dims_from(&v, what)
 }
 
 impl Window3dKernel {

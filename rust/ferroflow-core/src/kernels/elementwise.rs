@@ -14,9 +14,7 @@ use crate::error::Result;
 use crate::shape::{broadcast_shapes, strides};
 use crate::tensor::Tensor;
 
-/// Elements per piece below which an elementwise pass stays on one thread: a pass over
-/// 64 K floats takes ~10 us, the cost of waking a worker is a few us.
-pub const PARALLEL_MIN: usize = 1 << 16;
+pub use crate::framework::kernel::PARALLEL_MIN;
 
 /// `out[i] = f(xs[i], ys[i])`.
 #[multiversion(targets("x86_64+avx512f+avx512bw+avx512cd+avx512dq+avx512vl", "x86_64+avx2+fma", "aarch64+neon"))]

@@ -8,16 +8,15 @@
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use super::{ExecEnv, KernelBuild, OpContext, OpKernel, Value};
-use crate::cancel::INTERRUPT_POLL;
+use super::{ExecEnv, KernelBuild, OpContext, OpKernel, SubPlan, Value};
 use crate::error::{Code, Error, Result};
-use crate::executor::{Placement, Plan, run_subplan, run_subplan_partial};
+use crate::framework::cancel::INTERRUPT_POLL;
 use parking_lot::Mutex;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use crate::framework::step::{LoopFrame, Wait};
 use crate::graph::{AttrValue, Graph, Node, NodeId, Output};
-use crate::queue::Wait;
 
 /// The tensor a name such as `while/x:0` (or `while/x`, output 0) stands for.
 pub(crate) fn parse_tensor(graph: &Graph, name: &[u8]) -> Result<Output> {
@@ -116,7 +115,7 @@ fn tensors(graph: &Graph, names: &[Vec<u8>]) -> Result<Vec<Output>> {
 
 /// A sub-plan over the session's local devices (placed as the outer plan would be
 /// with soft placement), run on the calling thread.
-pub(crate) fn compile(b: &KernelBuild<'_>, feeds: &[Output], fetches: &[Output]) -> Result<Plan> {
+pub(crate) fn compile(b: &KernelBuild<'_>, feeds: &[Output], fetches: &[Output]) -> Result<Box<dyn SubPlan>> {
     compile_on(b, b.devices.clone(), feeds, fetches)
 }
 
@@ -126,17 +125,8 @@ pub(crate) fn compile_on(
     devices: crate::device::DeviceSet,
     feeds: &[Output],
     fetches: &[Output],
-) -> Result<Plan> {
-    let placement = Placement { devices, soft: true };
-    Plan::compile(
-        b.graph,
-        b.resources,
-        &placement,
-        feeds,
-        fetches,
-        &[],
-        crate::executor::CompileOptions { pool_threads: 1, remap: true },
-    )
+) -> Result<Box<dyn SubPlan>> {
+    b.subplans.compile(b.graph, b.resources, devices, feeds, fetches)
 }
 
 /// Checks, once per iteration, whether the loop must stop: the session closed, the
@@ -154,7 +144,7 @@ impl Guard {
             return Err(Error::new(Code::Cancelled, "Session has been closed."));
         }
         if wait.run.is_cancelled() {
-            return Err(crate::cancel::cancelled("While"));
+            return Err(crate::framework::cancel::cancelled("While"));
         }
         if wait.deadline.is_some_and(|d| Instant::now() >= d) {
             return Err(Error::new(Code::DeadlineExceeded, "Timed out waiting for notification"));
@@ -165,37 +155,6 @@ impl Guard {
         }
         Ok(())
     }
-}
-
-/// A step's loop tapes, by forward `While` node and the iterations of the loops
-/// around it ([`LoopFrame::path`]); dropped with the step.
-#[derive(Default)]
-pub struct Tapes(Mutex<HashMap<TapeKey, Arc<Tape>>>);
-
-/// A forward loop node and the iterations of the loops around it.
-type TapeKey = (NodeId, Vec<u32>);
-
-impl Tapes {
-    fn put(&self, node: NodeId, path: &[u32], tape: Tape) {
-        self.0.lock().insert((node, path.to_vec()), Arc::new(tape));
-    }
-    fn get(&self, node: NodeId, path: &[u32]) -> Option<Arc<Tape>> {
-        self.0.lock().get(&(node, path.to_vec())).cloned()
-    }
-}
-
-/// Where a step is in its loops: what a `While` kernel passes down to the sub-plans
-/// it runs.
-#[derive(Clone, Copy, Default)]
-pub struct LoopFrame<'a> {
-    /// The step's tapes (none where the step keeps none: gradients then re-run the
-    /// forward loop).
-    pub tapes: Option<&'a Tapes>,
-    /// The iteration of each enclosing loop, outermost first.
-    pub path: &'a [u32],
-    /// Whether an enclosing loop records its tape, so loops inside it record theirs
-    /// (their gradients run inside its gradient).
-    pub record: bool,
 }
 
 /// What one run of a forward loop kept for its gradient.
@@ -267,8 +226,8 @@ fn tape_tensors(graph: &Graph, grad: &Node) -> Result<Vec<Output>> {
 
 /// The compiled cond and body of one loop.
 struct Loop {
-    cond: Plan,
-    body: Plan,
+    cond: Box<dyn SubPlan>,
+    body: Box<dyn SubPlan>,
     /// Loop variables (the first inputs); the rest are captured tensors.
     n_vars: usize,
     /// All sub-graph feeds (loop variables' placeholders, then captures).
@@ -293,7 +252,7 @@ struct Independent {
     /// The counters' positions among the loop variables.
     counters: Vec<usize>,
     /// A sub-plan computing the counters' next values (their body outputs).
-    step: Plan,
+    step: Box<dyn SubPlan>,
 }
 
 /// The stateful ops a body whose iterations run at once may hold.
@@ -410,7 +369,7 @@ fn independent_counters(
 
 /// A body sub-plan that also fetches the tensors a tape records.
 struct Recorder {
-    body: Plan,
+    body: Box<dyn SubPlan>,
     tensors: Vec<Output>,
 }
 
@@ -462,7 +421,7 @@ impl Loop {
 
     /// Whether the cond holds for `vars`.
     fn holds(&self, vars: &[Value], caps: &[Value], env: &ExecEnv, wait: Wait<'_>) -> Result<bool> {
-        let out = run_subplan(&self.cond, Self::feeds(vars, caps), env, wait)?;
+        let out = self.cond.run(Self::feeds(vars, caps), env, wait)?;
         let t = match out.into_iter().next() {
             Some(v) => v.into_tensor()?,
             None => return Err(Error::new(Code::Internal, "the loop cond returned nothing")),
@@ -518,10 +477,10 @@ impl Loop {
                 break;
             }
             match recorder {
-                None => vars = run_subplan(&self.body, Self::feeds(&vars, caps), env, inner)?,
+                None => vars = self.body.run(Self::feeds(&vars, caps), env, inner)?,
                 Some(r) => {
                     let feeds = Self::feeds(&vars, caps).into_iter().map(Some).collect();
-                    let mut out = run_subplan_partial(&r.body, feeds, env, inner)?;
+                    let mut out = r.body.run_partial(feeds, env, inner)?;
                     let recorded = out.split_off(self.n_vars);
                     let next = out
                         .into_iter()
@@ -588,7 +547,7 @@ impl Loop {
             return Ok(Parallel::Done(vars));
         }
         let started = Instant::now();
-        vars = run_subplan(&self.body, Self::feeds(&vars, caps), env, inner)?;
+        vars = self.body.run(Self::feeds(&vars, caps), env, inner)?;
         if started.elapsed() < PARALLEL_MIN_ITERATION {
             return Ok(Parallel::Sequential(vars, 1));
         }
@@ -604,7 +563,7 @@ impl Loop {
                     done = true;
                     break;
                 }
-                let next = run_subplan(&p.step, Self::feeds(&vars, caps), env, inner)?;
+                let next = p.step.run(Self::feeds(&vars, caps), env, inner)?;
                 let here = vars.clone();
                 for (&j, v) in p.counters.iter().zip(next) {
                     vars[j] = v;
@@ -617,7 +576,7 @@ impl Loop {
                 let (k, here) = &batch[i];
                 let path = frame(*k);
                 let inner = Wait { loops: LoopFrame { path: &path, ..wait.loops }, ..wait };
-                *results[i].lock() = Some(run_subplan(&self.body, Self::feeds(here, caps), env, inner));
+                *results[i].lock() = Some(self.body.run(Self::feeds(here, caps), env, inner));
             });
             for r in results {
                 let out = r
@@ -648,7 +607,7 @@ struct WhileKernel {
     /// Captured reads of variables the loop updates, by input position: fed to the
     /// sub-plans as the variable itself, so every op reads the value it has when the
     /// op runs (TF-1.x's `v/read` aliases the variable's buffer).
-    live: Vec<(usize, Arc<crate::resource::Var>)>,
+    live: Vec<(usize, Arc<crate::framework::resource::Var>)>,
     /// Set when a `_WhileGrad` of this loop exists: what to record.
     recorder: Option<Recorder>,
     /// Whether one of those gradients is in this plan (else the loop records only
@@ -683,7 +642,7 @@ pub(crate) fn while_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
 /// The captures the `_live_captures` attr names that are a variable's read
 /// (`Identity` of a `VariableV2` of this graph), with the variable. A capture whose
 /// variable is elsewhere (received from another task) stays a value.
-fn live_captures(b: &KernelBuild<'_>, n_vars: usize) -> Result<Vec<(usize, Arc<crate::resource::Var>)>> {
+fn live_captures(b: &KernelBuild<'_>, n_vars: usize) -> Result<Vec<(usize, Arc<crate::framework::resource::Var>)>> {
     let mut live = Vec::new();
     for p in b.node.attr_or::<Vec<i64>>("_live_captures", Vec::new())? {
         let Some(input) = usize::try_from(p).ok().filter(|&p| p >= n_vars).and_then(|p| b.node.inputs.get(p)) else {
@@ -743,7 +702,7 @@ struct WhileGradKernel {
     lp: Loop,
     /// This gradient's own recording of the forward loop (when there is no tape).
     recorder: Recorder,
-    vjp: Plan,
+    vjp: Box<dyn SubPlan>,
     n_fwd: usize,
     forward: Option<NodeId>,
 }
@@ -779,7 +738,7 @@ impl OpKernel for WhileGradKernel {
         let (vars, caps) = self.lp.inputs(ctx, self.n_fwd)?;
         let mut grads = (self.n_fwd..n).map(|i| ctx.take_value(i)).collect::<Result<Vec<_>>>()?;
         let stored = match (self.forward, wait.loops.tapes) {
-            (Some(f), Some(tapes)) => tapes.get(f, wait.loops.path),
+            (Some(f), Some(tapes)) => tapes.get::<Tape>(f, wait.loops.path),
             _ => None,
         };
         // The columns of the tape this gradient reads (a stored tape records what
@@ -818,7 +777,9 @@ impl OpKernel for WhileGradKernel {
             feeds.extend(caps.iter().cloned().map(Some));
             feeds.extend(grads.drain(..).map(Some));
             feeds.extend(columns.iter().map(|&c| row[c].clone()));
-            grads = run_subplan_partial(&self.vjp, feeds, env, inner)?
+            grads = self
+                .vjp
+                .run_partial(feeds, env, inner)?
                 .into_iter()
                 .enumerate()
                 .map(|(i, v)| v.ok_or_else(|| Error::invalid_argument(format!("Retval[{i}] does not have value"))))

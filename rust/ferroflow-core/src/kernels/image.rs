@@ -851,7 +851,7 @@ pub(crate) fn reverse_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
         let dims = input.shape().to_vec();
         let rank = dims.len() as i64;
         let mut flip = vec![false; dims.len()];
-        for (i, &a) in crate::ops::int_values(axis)?.iter().enumerate() {
+        for (i, &a) in crate::framework::tensor_util::int_values(axis)?.iter().enumerate() {
             let canonical = if a < 0 { a + rank } else { a };
             if !(0..rank).contains(&canonical) {
                 ff_bail!(InvalidArgument, "'axis'[{i}] = {a} is out of valid range [0, {}", rank - 1);

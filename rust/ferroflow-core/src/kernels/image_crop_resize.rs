@@ -120,7 +120,7 @@ impl CropAndResize {
         if h == 0 || w == 0 {
             ff_bail!(InvalidArgument, "image dimensions must be positive");
         }
-        let size = crate::ops::int_values(ctx.input(3)?)?;
+        let size = crate::framework::tensor_util::int_values(ctx.input(3)?)?;
         if ctx.input(3)?.shape() != [2] {
             ff_bail!(InvalidArgument, "crop_size must have two elements{}", fmt_shape(ctx.input(3)?.shape()));
         }
@@ -176,7 +176,10 @@ impl CropAndResize {
         if size_t.shape() != [4] {
             ff_bail!(InvalidArgument, "image_size must have 4 elements{}", fmt_shape(size_t.shape()));
         }
-        let dims = crate::ops::dims_from(&crate::ops::int_values(size_t)?, "image_size")?;
+        let dims = crate::framework::tensor_util::dims_from(
+            &crate::framework::tensor_util::int_values(size_t)?,
+            "image_size",
+        )?;
         let [batch, h, w, d] = [dims[0], dims[1], dims[2], dims[3]];
         if h == 0 || w == 0 {
             ff_bail!(InvalidArgument, "image dimensions must be positive");

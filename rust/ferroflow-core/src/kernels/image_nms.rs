@@ -194,7 +194,7 @@ impl OpKernel for Nms {
         if !max_t.shape().is_empty() {
             ff_bail!(InvalidArgument, "max_output_size must be 0-D, got shape {}", fmt_shape(max_t.shape()));
         }
-        let max_output = crate::ops::int_values(max_t)?[0];
+        let max_output = crate::framework::tensor_util::int_values(max_t)?[0];
         let max_output =
             usize::try_from(max_output).map_err(|_| Error::invalid_argument("output size must be non-negative"))?;
         let threshold = if self.version == Version::V1 { self.iou_attr } else { scalar_f32(ctx, 3, "iou_threshold")? };

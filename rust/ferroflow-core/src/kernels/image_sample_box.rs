@@ -173,7 +173,7 @@ impl OpKernel for SampleBox {
             let what = if size_t.shape().len() == 1 { "contain 3 elements" } else { "be 1-dimensional" };
             ff_bail!(InvalidArgument, "image_size must {what}{}", fmt_shape(size_t.shape()));
         }
-        let dims = crate::ops::int_values(size_t)?;
+        let dims = crate::framework::tensor_util::int_values(size_t)?;
         let bound = |v: i64, what: &str| {
             if (0..i64::from(i32::MAX)).contains(&v) {
                 Ok(v)

@@ -6,8 +6,8 @@ use super::layout::{MirrorMode, mirror_pad, mirror_pad_grad, pad, slice, strided
 use super::{KernelBuild, OpContext, OpKernel, stateless};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::framework::tensor_util::{dims_from, int_values, scalar_int};
 use crate::ops::indexing::{Masks, SplitInputs, mirror_mode, pad_pairs, resolve, split_inputs, split_sizes};
-use crate::ops::{dims_from, int_values, scalar_int};
 use crate::shape::{Dim, fmt_shape, normalize_axis};
 use crate::tensor::Tensor;
 

@@ -6,7 +6,9 @@ use super::{KernelBuild, OpContext, OpKernel, stateless};
 use crate::buffer::{AlignedBuf, try_vec};
 use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
-use crate::ops::{int_values, scalar_int, shape_from_values};
+pub use crate::framework::shape_util::MirrorMode;
+pub(crate) use crate::framework::shape_util::perm_of;
+use crate::framework::tensor_util::{int_values, scalar_int, shape_from_values};
 use crate::shape::{checked_num_elements, fmt_shape, normalize_axis, strides};
 use crate::tensor::{Tensor, oom_error};
 
@@ -399,16 +401,6 @@ pub fn strided_scatter(values: &Tensor, shape: &[usize], begin: &[usize], step: 
     Ok(out)
 }
 
-/// How `MirrorPad` reflects: `Reflect` leaves out the edge element (`[1 2 3]` padded by
-/// 2 is `3 2 [1 2 3] 2 1`), `Symmetric` repeats it (`2 1 [1 2 3] 3 2`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MirrorMode {
-    /// TF's `REFLECT`.
-    Reflect,
-    /// TF's `SYMMETRIC`.
-    Symmetric,
-}
-
 /// For each element of the mirror-padded output, in row-major order, the flat index of
 /// the input element it copies. Paddings must be valid for the mode (checked by the op).
 fn mirror_sources(shape: &[usize], pads: &[(usize, usize)], mode: MirrorMode) -> Vec<usize> {
@@ -508,7 +500,7 @@ fn join(v: &[i64]) -> String {
 
 /// Non-negative sizes from an int tensor.
 fn sizes(t: &Tensor, what: &str) -> Result<Vec<usize>> {
-    crate::ops::dims_from(&int_values(t)?, what)
+    crate::framework::tensor_util::dims_from(&int_values(t)?, what)
 }
 
 fn broadcast_compute(ctx: &mut OpContext<'_>) -> Result<()> {
@@ -552,19 +544,6 @@ fn slice_compute(ctx: &mut OpContext<'_>) -> Result<()> {
     let out = slice(x, &begin, &size)?;
     ctx.set_output(0, out);
     Ok(())
-}
-
-/// A permutation of `rank` axes from an int tensor (`Transpose`'s `perm`), checked.
-pub(crate) fn perm_of(t: &Tensor, rank: usize) -> Result<Vec<usize>> {
-    let p = sizes(t, "perm")?;
-    if p.len() != rank {
-        ff_bail!(
-            InvalidArgument,
-            "transpose expects a vector of size {rank}. But input(1) is a vector of size {}",
-            p.len()
-        );
-    }
-    Ok(p)
 }
 
 fn transpose_compute(ctx: &mut OpContext<'_>) -> Result<()> {

@@ -357,7 +357,7 @@ pub fn l2_loss<T: Float>(x: &Tensor) -> Result<Tensor> {
 /// Labels of any integer dtype as i64.
 pub fn labels_i64(t: &Tensor) -> Result<Vec<i64>> {
     match t.dtype() {
-        DType::Int32 | DType::Int64 => crate::ops::int_values(t),
+        DType::Int32 | DType::Int64 => crate::framework::tensor_util::int_values(t),
         d => ff_bail!(InvalidArgument, "labels must be int32 or int64, got {d}"),
     }
 }
@@ -577,7 +577,7 @@ fn l2_loss_compute(ctx: &mut OpContext<'_>) -> Result<()> {
 
 fn in_top_k_compute(ctx: &mut OpContext<'_>) -> Result<()> {
     let targets = labels_i64(ctx.input(1)?)?;
-    let k = crate::ops::scalar_int(ctx.input(2)?, "k")?;
+    let k = crate::framework::tensor_util::scalar_int(ctx.input(2)?, "k")?;
     let out = in_top_k(ctx.input(0)?, &targets, k)?;
     ctx.set_output(0, out);
     Ok(())
@@ -691,7 +691,7 @@ pub(crate) fn top_k_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
 
 impl OpKernel for TopKKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let k = crate::ops::scalar_int(ctx.input(1)?, "k")?;
+        let k = crate::framework::tensor_util::scalar_int(ctx.input(1)?, "k")?;
         let Ok(k) = usize::try_from(k) else { ff_bail!(InvalidArgument, "Need k >= 0, got {k}") };
         let x = ctx.input(0)?;
         if x.shape().is_empty() {

@@ -8,7 +8,7 @@ use super::layout::{concat, pad, unstack};
 use super::{KernelBuild, OpContext, OpKernel};
 use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
-use crate::queue::{Element, Queue, QueueKind, QueueSpec};
+use crate::runtime::queue::{Element, Queue, QueueKind, QueueSpec};
 use crate::shape::fmt_shape;
 use crate::tensor::Tensor;
 
@@ -47,7 +47,8 @@ struct QueueOpKernel(Arc<Queue>);
 pub(crate) fn queue_op_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     let shared = b.node.attr_or::<String>("shared_name", String::new())?;
     let name = if shared.is_empty() { b.node.name.clone() } else { shared };
-    let queue = b.resources.queue(&b.node.attr_or::<String>("container", String::new())?, &name, queue_spec(b)?)?;
+    let queue =
+        Queue::shared(b.resources, &b.node.attr_or::<String>("container", String::new())?, &name, queue_spec(b)?)?;
     Ok(Box::new(QueueOpKernel(queue)))
 }
 

@@ -7,7 +7,7 @@ use super::array::gather;
 use super::{KernelBuild, OpContext, OpKernel};
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::ops::{int_values, scalar_int, shape_from_values};
+use crate::framework::tensor_util::{int_values, scalar_int, shape_from_values};
 use crate::random::{
     BlockDistribution, GuardedPhilox, NormalF32, NormalF64, Philox, SingleSample, Uniform16, UniformF32, UniformF64,
     UniformI32, UniformI64, box_muller_f32, box_muller_f64, fill_blocks, fill_truncated, shuffle_permutation,

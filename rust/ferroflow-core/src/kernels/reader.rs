@@ -8,8 +8,8 @@ use ferroflow_io::record::Compression;
 
 use super::{KernelBuild, OpContext, OpKernel};
 use crate::error::{Error, Result};
-use crate::queue::Queue;
-use crate::reader::{Reader, ReaderKind};
+use crate::runtime::queue::Queue;
+use crate::runtime::reader::{Reader, ReaderKind};
 use crate::tensor::Tensor;
 
 pub(crate) fn compression(s: &str, what: &str) -> Result<Compression> {

@@ -2,6 +2,7 @@
 //! merged so each pass is a `(outer, reduced, inner)` sweep over contiguous memory.
 //! Also the kernels of the reduction, scan, arg-reduction and segment-sum ops and of
 //! the gradient shape helpers (shapes and registration in `ops/reduce.rs`).
+pub use crate::framework::shape_util::reduction_axes;
 use multiversion::multiversion;
 
 use super::elementwise::PARALLEL_MIN;
@@ -10,7 +11,7 @@ use super::{ExecEnv, KernelBuild, OpContext, OpKernel, stateless};
 use crate::dispatch_numeric;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::ops::int_values;
+use crate::framework::tensor_util::int_values;
 use crate::shape::normalize_axis;
 use crate::tensor::Tensor;
 
@@ -208,20 +209,6 @@ pub fn scan<T: Num>(x: &Tensor, axis: usize, exclusive: bool, reverse: bool, pro
     Tensor::from_slice(shape, &out)
 }
 
-/// Normalises, sorts and de-duplicates reduction axes for a tensor of rank `rank`.
-pub fn reduction_axes(axes: &[i64], rank: usize) -> Result<Vec<usize>> {
-    let mut out = Vec::with_capacity(axes.len());
-    for &a in axes {
-        match normalize_axis(a, rank) {
-            Some(x) => out.push(x),
-            None => ff_bail!(InvalidArgument, "Invalid reduction dimension ({a} for input with {rank} dimension(s)"),
-        }
-    }
-    out.sort_unstable();
-    out.dedup();
-    Ok(out)
-}
-
 struct ReduceKernel {
     reduction: Reduction,
     keep_dims: bool,
@@ -294,7 +281,7 @@ impl OpKernel for ScanKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let x = ctx.input(0)?;
         let rank = x.shape().len();
-        let a = crate::ops::scalar_int(ctx.input(1)?, "axis")?;
+        let a = crate::framework::tensor_util::scalar_int(ctx.input(1)?, "axis")?;
         let Some(axis) = normalize_axis(a, rank) else {
             ff_bail!(
                 InvalidArgument,

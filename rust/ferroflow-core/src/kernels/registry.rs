@@ -1,14 +1,13 @@
 //! The kernel registry: for each op type, the kernels that implement it, keyed by
 //! device type and an optional dtype constraint (TF's `REGISTER_KERNEL_BUILDER` with
-//! `TypeConstraint` and `HostMemory`). The op rows register their CPU kernel here;
-//! a backend crate registers its own with [`register_kernel`] without touching the op
-//! rows. The planner asks it which device types can run a node, and for the factory.
+//! `TypeConstraint` and `HostMemory`). It starts from the CPU kernels
+//! ([`super::cpu`]); a backend crate registers its own with [`register_kernel`]. The planner asks it which device types can run a node, and for the factory.
 use std::collections::HashMap;
 use std::sync::{OnceLock, RwLock};
 
+use super::KernelFn;
 use crate::dtype::DType;
 use crate::graph::{AttrValue, Node};
-use crate::ops::KernelFn;
 
 /// One kernel of one op on one device type.
 #[derive(Clone, Copy)]
@@ -103,9 +102,11 @@ type Kernels = HashMap<&'static str, Vec<KernelDef>>;
 fn kernels() -> &'static RwLock<Kernels> {
     static KERNELS: OnceLock<RwLock<Kernels>> = OnceLock::new();
     KERNELS.get_or_init(|| {
-        // The op rows' CPU kernels, registered with their schemas.
-        let cpu = crate::ops::cpu_kernels().iter().map(|k| (k.op, vec![*k])).collect();
-        RwLock::new(cpu)
+        let mut all = Kernels::new();
+        for k in super::cpu::kernels() {
+            all.entry(k.op).or_default().push(k);
+        }
+        RwLock::new(all)
     })
 }
 
@@ -172,4 +173,12 @@ pub fn find_kernel(node: &Node, device_type: &str) -> Option<KernelDef> {
 pub fn kernels_of(op: &str, device_type: &str) -> Vec<KernelDef> {
     let all = kernels().read().unwrap_or_else(std::sync::PoisonError::into_inner);
     all.get(op).map(|defs| defs.iter().filter(|k| k.device_type == device_type).copied().collect()).unwrap_or_default()
+}
+
+/// Every op type with a registered kernel on any device type, sorted.
+pub fn registered_ops() -> Vec<&'static str> {
+    let all = kernels().read().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut v: Vec<_> = all.keys().copied().collect();
+    v.sort_unstable();
+    v
 }

@@ -73,7 +73,7 @@ impl OpKernel for ReverseSequence {
         if lengths_t.shape().len() != 1 {
             return Err(Error::invalid_argument(format!("seq_lengths must be 1-dim, not {}", lengths_t.shape().len())));
         }
-        let lengths = crate::ops::int_values(lengths_t)?;
+        let lengths = crate::framework::tensor_util::int_values(lengths_t)?;
         let (sources, run) = self.source_runs(input, &lengths)?;
         let out = if input.dtype() == crate::dtype::DType::String {
             let src = input.as_strings()?;

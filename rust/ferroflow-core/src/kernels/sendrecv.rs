@@ -7,7 +7,7 @@ use super::{KernelBuild, OpContext, OpKernel};
 use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
 use crate::graph::Node;
-use crate::rendezvous::{ParsedKey, ReadyCallback, Rendezvous, create_key, parse_key};
+use crate::runtime::rendezvous::{ParsedKey, ReadyCallback, Rendezvous, create_key, parse_key};
 use crate::tensor::Tensor;
 
 /// The key a `_Send`/`_Recv` node's attrs spell (TF's `GetRendezvousKey` at frame 0,

@@ -1,9 +1,9 @@
 //! Kernels that build vectors element by element: `Range`, `LinSpace`, `Unique` and
 //! `ListDiff` (shapes and registration in `ops/array.rs`).
-use std::cmp::Ordering;
+pub(crate) use crate::framework::shape_util::{check_range_bounds, range_len};
 
-use super::array::{Castable, cast, gather};
-use super::num::{Float, Num};
+use super::array::{cast, gather};
+use super::num::Num;
 use super::{KernelBuild, OpContext, OpKernel, stateless};
 use crate::dtype::{DType, Element};
 use crate::error::{Error, Result};
@@ -116,47 +116,6 @@ impl OpKernel for ListDiffKernel {
     }
 }
 
-/// The number of elements of `Range(start, limit, delta)` computed in floating point
-/// (TF's rule for float ranges; the shape function uses it for every type), with
-/// TF's checks: a NaN or infinite bound or step is an `InvalidArgument`, never a
-/// saturated or empty size.
-/// The size is computed in the range's own type, as TF's kernel and shape function
-/// do (a float32 span can round to another count than in f64).
-#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss)]
-pub(crate) fn range_len<T: Float + Castable>(start: T, limit: T, delta: T) -> Result<usize> {
-    check_range_bounds(start.to_f64(), limit.to_f64(), delta.to_f64())?;
-    let size = Float::ceil(Num::div(Num::sub(limit, start), delta).abs_val()).to_f64();
-    // NaN bounds fail the comparisons above; an infinite span lands here.
-    if !matches!(size.partial_cmp(&(i64::MAX as f64)), Some(Ordering::Less | Ordering::Equal)) {
-        ff_bail!(InvalidArgument, "Requires ((limit - start) / delta) <= {}", i64::MAX);
-    }
-    Ok(size as usize)
-}
-
-/// TF's `RangeOp` checks on the bounds, branch for branch: a NaN bound fails the
-/// comparison, and a NaN step takes the `delta < 0` branch, as in TF.
-fn check_range_bounds<T: PartialOrd + Default + std::fmt::Display + Copy>(start: T, limit: T, delta: T) -> Result<()> {
-    use Ordering::{Equal, Greater, Less};
-    let zero = T::default();
-    if delta == zero {
-        ff_bail!(InvalidArgument, "Requires delta != 0: {}", show(delta));
-    }
-    if delta > zero {
-        if !matches!(start.partial_cmp(&limit), Some(Less | Equal)) {
-            ff_bail!(InvalidArgument, "Requires start <= limit when delta > 0: {}/{}", show(start), show(limit));
-        }
-    } else if !matches!(start.partial_cmp(&limit), Some(Greater | Equal)) {
-        ff_bail!(InvalidArgument, "Requires start >= limit when delta < 0: {}/{}", show(start), show(limit));
-    }
-    Ok(())
-}
-
-/// A bound as TF prints it (`nan`, not Rust's `NaN`).
-fn show<T: std::fmt::Display>(v: T) -> String {
-    let s = v.to_string();
-    if s == "NaN" { "nan".into() } else { s }
-}
-
 /// An integer range, counted exactly (`divup(|limit - start|, |delta|)` in 128 bits,
 /// where the float computation would lose int64 precision).
 fn int_range<T: Element + Into<i64> + TryFrom<i64>>(start: T, limit: T, delta: T) -> Result<Tensor> {
@@ -213,7 +172,7 @@ fn lin_space_compute(ctx: &mut OpContext<'_>) -> Result<()> {
             ff_bail!(InvalidArgument, "{what} must be a scalar, not shape {}", fmt_shape(s));
         }
     }
-    let num = crate::ops::int_values(ctx.input(2)?)?[0];
+    let num = crate::framework::tensor_util::int_values(ctx.input(2)?)?[0];
     if num <= 0 {
         ff_bail!(InvalidArgument, "Requires num > 0: {num}");
     }

@@ -253,7 +253,7 @@ mod tests {
             let env = if threads == 1 {
                 ExecEnv::SINGLE_THREADED
             } else {
-                ExecEnv { intra_pool: crate::executor::pool::shared_pool(threads) }
+                ExecEnv { intra_pool: crate::framework::pool::shared_pool(threads) }
             };
             let mut ys = vec![f64::NAN; want_y.len()];
             conv2d(&xs, &fs, &g, &env, &mut ys);

@@ -12,7 +12,7 @@ use super::num::{Float, Num};
 use super::{KernelBuild, OpContext, OpKernel, stateless};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::ops::int_values;
+use crate::framework::tensor_util::int_values;
 use crate::shape::{checked_num_elements, fmt_shape};
 use crate::tensor::Tensor;
 use crate::{dispatch_float, dispatch_numeric};

@@ -108,7 +108,7 @@ impl SparseCross {
         let input = |i: usize| ctx.input(i);
         let mut batch = None;
         for i in 0..n {
-            let shape = crate::ops::int_values(input(2 * n + i)?)?;
+            let shape = crate::framework::tensor_util::int_values(input(2 * n + i)?)?;
             let [rows, _] = shape[..] else {
                 ff_bail!(InvalidArgument, "shape should imply a 2D tensor, but got [{}] at position {i}", shape.len());
             };

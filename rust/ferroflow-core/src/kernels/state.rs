@@ -6,7 +6,7 @@ use super::num::Num;
 use super::{KernelBuild, OpContext, OpKernel};
 use crate::dispatch_numeric;
 use crate::error::Result;
-use crate::resource::Var;
+use crate::framework::resource::Var;
 use crate::shape::fmt_shape;
 use crate::tensor::Tensor;
 
@@ -18,7 +18,10 @@ pub(crate) fn variable_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> 
 }
 
 /// The session's variable that `VariableV2` node `node` stands for.
-pub(crate) fn variable_of(resources: &crate::resource::ResourceMgr, node: &crate::graph::Node) -> Result<Arc<Var>> {
+pub(crate) fn variable_of(
+    resources: &crate::framework::resource::ResourceMgr,
+    node: &crate::graph::Node,
+) -> Result<Arc<Var>> {
     let shared = node.attr_or::<String>("shared_name", String::new())?;
     let name = if shared.is_empty() { node.name.clone() } else { shared };
     let spec = &node.outputs[0];
@@ -140,7 +143,7 @@ fn scatter_rows<T: Num>(t: &mut Tensor, indices: &[i64], updates: &Tensor, mode:
 impl OpKernel for ScatterKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
         let var = Arc::clone(ctx.ref_input(0)?);
-        let indices = crate::ops::int_values(ctx.input(1)?)?;
+        let indices = crate::framework::tensor_util::int_values(ctx.input(1)?)?;
         let ishape = ctx.input(1)?.shape().to_vec();
         let updates = ctx.input(2)?;
         var.update(|t| {

@@ -30,7 +30,7 @@ impl DecodeRaw {
     fn length(&self, ctx: &OpContext<'_>, strings: &[Vec<u8>], width: usize) -> Result<usize> {
         if self.padded {
             let t = ctx.input(1)?;
-            let fixed = crate::ops::int_values(t)?;
+            let fixed = crate::framework::tensor_util::int_values(t)?;
             let len = match fixed.as_slice() {
                 [v] if t.shape().is_empty() => *v,
                 _ => ff_bail!(InvalidArgument, "k must be scalar, got shape {}", fmt_shape(t.shape())),
@@ -280,7 +280,7 @@ impl OpKernel for StringJoin {
 }
 
 fn int_values(t: &Tensor) -> Result<Vec<i64>> {
-    crate::ops::int_values(t)
+    crate::framework::tensor_util::int_values(t)
 }
 
 /// `Substr` (unit `BYTE`): `len` bytes from `pos` (negative: from the end). `pos` and

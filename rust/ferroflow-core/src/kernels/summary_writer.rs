@@ -28,7 +28,7 @@ pub(crate) struct SummaryWriterResource {
     file: Mutex<Option<EventFileWriter>>,
 }
 
-impl crate::resource::Resource for SummaryWriterResource {}
+impl crate::framework::resource::Resource for SummaryWriterResource {}
 
 impl SummaryWriterResource {
     /// Runs `f` on the open event file; TF's `NotFound` when the writer was never
@@ -119,7 +119,10 @@ fn string_scalar(ctx: &OpContext<'_>, i: usize, what: &str, op: &str) -> Result<
 
 fn int_scalar(ctx: &OpContext<'_>, i: usize, what: &str, op: &str) -> Result<i64> {
     let t = scalar_input(ctx, i, what, op)?;
-    crate::ops::int_values(t)?.first().copied().ok_or_else(|| Error::invalid_argument(format!("{op}: {what} is empty")))
+    crate::framework::tensor_util::int_values(t)?
+        .first()
+        .copied()
+        .ok_or_else(|| Error::invalid_argument(format!("{op}: {what} is empty")))
 }
 
 fn utf8(bytes: Vec<u8>, what: &str, op: &str) -> Result<String> {

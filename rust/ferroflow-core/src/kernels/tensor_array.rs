@@ -341,7 +341,7 @@ fn int_vector(t: &Tensor, what: &str) -> Result<Vec<i64>> {
             fmt_shape(t.shape())
         )));
     }
-    crate::ops::int_values(t)
+    crate::framework::tensor_util::int_values(t)
 }
 
 fn at_least_vector(t: &Tensor) -> Result<usize> {
@@ -505,7 +505,7 @@ impl TensorArrayKernel {
                 fmt_shape(lengths.shape())
             )));
         }
-        let lengths = crate::ops::int_values(lengths)?;
+        let lengths = crate::framework::tensor_util::int_values(lengths)?;
         ta.check_write_dtype(value.dtype())?;
         let rows_total = at_least_vector(value)?;
         let mut sum: u64 = 0;

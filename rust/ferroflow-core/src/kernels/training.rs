@@ -22,8 +22,8 @@ use super::{ExecEnv, KernelBuild, OpContext, OpKernel};
 use crate::dispatch_float;
 use crate::dtype::Element;
 use crate::error::{Code, Error, Result};
+use crate::framework::resource::Var;
 use crate::ops::training::{Family, MAX_HYPER, Spec, spec_of};
-use crate::resource::Var;
 use crate::shape::fmt_shape;
 
 /// Elements per piece below which an update stays on one thread (it reads and writes
@@ -477,7 +477,7 @@ fn sparse_rows(
     if let Some(d) = (1..var_shape.len()).find(|&d| var_shape[d] != grad_shape[d]) {
         ff_bail!(InvalidArgument, "var and grad must match in dimension {d}");
     }
-    let indices = crate::ops::int_values(indices)?;
+    let indices = crate::framework::tensor_util::int_values(indices)?;
     if grad_shape[0] != indices.len() {
         ff_bail!(InvalidArgument, "grad must be the same size as indices in the first dimension.");
     }

@@ -315,7 +315,7 @@ mod tests {
             let env = if threads == 1 {
                 ExecEnv::SINGLE_THREADED
             } else {
-                ExecEnv { intra_pool: crate::executor::pool::shared_pool(threads) }
+                ExecEnv { intra_pool: crate::framework::pool::shared_pool(threads) }
             };
             let mut got = vec![0.0; 9 * c * o];
             backprop_filter(&xs, &dys, &g, &env, &mut got);

@@ -1,57 +1,52 @@
 //! Array ops: constants, placeholders, identity, casts, reshapes, fills, shapes,
 //! stacking, gathering and masks.
-use super::{InferCtx, OpDef, Registry, int_values, shape_from_values};
-use crate::autodiff::array_grad as g;
+use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::array::{self as k, cast, resolve_shape};
-use crate::kernels::sequence::{self as ks, range_len};
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
+use crate::framework::shape_util::{range_len, resolve_shape};
+use crate::framework::tensor_util::{int_values, shape_from_values};
 use crate::shape::{PartialShape, normalize_axis};
 use crate::tensor::Tensor;
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add(OpDef::new("Const", &[], infer_const, k::const_kernel).no_grad());
-    r.add(OpDef::new("Placeholder", &[], infer_placeholder, k::placeholder_kernel).feed_satisfies_control());
-    r.add(
-        OpDef::new("PlaceholderWithDefault", &["input"], infer_placeholder_with_default, k::identity_kernel)
-            .grad(g::identity),
-    );
-    r.add(OpDef::new("Identity", &["input"], infer_identity, k::identity_kernel).forwards_input().grad(g::identity));
-    r.add(OpDef::new("IdentityN", &["input"], infer_identity_n, k::identity_n_kernel).variadic().grad(g::identity_n));
-    r.add(OpDef::new("StopGradient", &["input"], infer_identity, k::identity_kernel).no_grad());
+    r.add(OpDef::new("Const", &[], infer_const));
+    r.add(OpDef::new("Placeholder", &[], infer_placeholder).feed_satisfies_control());
+    r.add(OpDef::new("PlaceholderWithDefault", &["input"], infer_placeholder_with_default));
+    r.add(OpDef::new("Identity", &["input"], infer_identity).forwards_input());
+    r.add(OpDef::new("IdentityN", &["input"], infer_identity_n).variadic());
+    r.add(OpDef::new("StopGradient", &["input"], infer_identity));
     // TF-1.x's identity of a variable's reference: the output is the same reference.
-    r.add(
-        OpDef::new("RefIdentity", &["input"], infer_ref_identity, k::ref_identity_kernel).refs(&[0]).grad(g::identity),
-    );
+    r.add(OpDef::new("RefIdentity", &["input"], infer_ref_identity).refs(&[0]));
     // Its gradient raises (TF's, registered in Python: python/ferroflow/ops/array_ops.py).
-    r.add(OpDef::new("PreventGradient", &["input"], infer_identity, k::identity_kernel));
-    r.add(OpDef::new("NoOp", &[], |_| Ok(vec![]), k::no_op_kernel));
-    r.add(OpDef::new("Cast", &["x"], infer_cast, k::cast_kernel).grad(g::cast));
-    r.add(OpDef::new("Reshape", &["tensor", "shape"], infer_reshape, k::reshape_kernel).grad(g::reshape_like_input));
-    r.add(OpDef::new("Fill", &["dims", "value"], infer_fill, k::fill_kernel).grad(g::fill));
-    r.add(OpDef::new("ZerosLike", &["x"], infer_identity, k::zeros_like_kernel).no_grad());
-    r.add(OpDef::new("OnesLike", &["x"], infer_identity, k::ones_like_kernel).no_grad());
-    r.add(OpDef::new("Unique", &["x"], infer_unique, ks::unique_kernel));
-    r.add(OpDef::new("ListDiff", &["x", "y"], infer_list_diff, ks::list_diff_kernel));
-    r.add(OpDef::new("Shape", &["input"], infer_shape_op, k::shape_kernel).no_grad());
-    r.add(OpDef::new("ShapeN", &["input"], infer_shape_n, k::shape_n_kernel).variadic().no_grad());
-    r.add(OpDef::new("Size", &["input"], infer_scalar_int, k::size_kernel).no_grad());
-    r.add(OpDef::new("Rank", &["input"], infer_scalar_int, k::rank_kernel).no_grad());
-    r.add(OpDef::new("Range", &["start", "limit", "delta"], infer_range, ks::range_kernel).no_grad());
-    r.add(OpDef::new("LinSpace", &["start", "stop", "num"], infer_lin_space, ks::lin_space_kernel).no_grad());
-    r.add(OpDef::new("Pack", &["values"], infer_pack, k::pack_kernel).variadic().grad(g::pack));
-    r.add(OpDef::new("LogicalNot", &["x"], infer_logical_not, k::logical_not_kernel).no_grad());
-    r.add(OpDef::new("Where", &["input"], infer_where, k::where_kernel));
-    r.add(OpDef::new("GatherV2", &["params", "indices", "axis"], infer_gather, k::gather_kernel).grad(g::gather));
-    r.add(OpDef::new("Squeeze", &["input"], infer_squeeze, k::squeeze_kernel).grad(g::reshape_like_input));
+    r.add(OpDef::new("PreventGradient", &["input"], infer_identity));
+    r.add(OpDef::new("NoOp", &[], |_| Ok(vec![])));
+    r.add(OpDef::new("Cast", &["x"], infer_cast));
+    r.add(OpDef::new("Reshape", &["tensor", "shape"], infer_reshape));
+    r.add(OpDef::new("Fill", &["dims", "value"], infer_fill));
+    r.add(OpDef::new("ZerosLike", &["x"], infer_identity));
+    r.add(OpDef::new("OnesLike", &["x"], infer_identity));
+    r.add(OpDef::new("Unique", &["x"], infer_unique));
+    r.add(OpDef::new("ListDiff", &["x", "y"], infer_list_diff));
+    r.add(OpDef::new("Shape", &["input"], infer_shape_op));
+    r.add(OpDef::new("ShapeN", &["input"], infer_shape_n).variadic());
+    r.add(OpDef::new("Size", &["input"], infer_scalar_int));
+    r.add(OpDef::new("Rank", &["input"], infer_scalar_int));
+    r.add(OpDef::new("Range", &["start", "limit", "delta"], infer_range));
+    r.add(OpDef::new("LinSpace", &["start", "stop", "num"], infer_lin_space));
+    r.add(OpDef::new("Pack", &["values"], infer_pack).variadic());
+    r.add(OpDef::new("LogicalNot", &["x"], infer_logical_not));
+    r.add(OpDef::new("Where", &["input"], infer_where));
+    r.add(OpDef::new("GatherV2", &["params", "indices", "axis"], infer_gather));
+    r.add(OpDef::new("Squeeze", &["input"], infer_squeeze));
     // The copy the planner inserts where a value crosses from one device to another
     // (never a graph node). Between host-memory devices it passes the value on; a
     // device with its own memory registers a `_DeviceCopy` kernel that moves it.
-    r.add(OpDef::new(DEVICE_COPY, &["input"], |c| Ok(vec![c.input(0).clone()]), k::device_copy_kernel).no_grad());
+    r.add(OpDef::new(DEVICE_COPY, &["input"], |c| Ok(vec![c.input(0).clone()])));
     // Panics in its kernel: lets tests prove a Rust panic surfaces as InternalError,
     // and, having no gradient, that differentiating through such an op is a LookupError.
-    r.add(OpDef::new("_PanicForTesting", &["input"], |c| Ok(vec![c.input(0).clone()]), k::panic_kernel).stateful());
+    r.add(OpDef::new("_PanicForTesting", &["input"], |c| Ok(vec![c.input(0).clone()])).stateful());
 }
 
 /// The op type of the copies the planner inserts at device boundaries.
@@ -265,7 +260,10 @@ fn infer_range(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
             // their own type, as the kernel.
             let d = if t.is_floating() { t } else { DType::Float64 };
             let n = crate::dispatch_float!(d, T => {
-                let f = |t: &Tensor| cast(t, d).and_then(|x| x.scalar_value::<T>());
+                // As `Cast` would: integers through i64, floats as they are.
+                let f = |x: &Tensor| -> Result<T> {
+                    if t.is_floating() { x.scalar_value::<T>() } else { Ok(<T as crate::dtype::Castable>::from_i64(int_values(x)?[0])) }
+                };
                 range_len(f(a)?, f(b)?, f(c)?)
             }, _ => Err(Error::value(format!("Range of {d}"))));
             Some(n.map_err(|e| Error::value(e.message))?)

@@ -4,27 +4,25 @@
 use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::candidate_sampling::{accidental_hits_kernel, sampler_kernel};
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
 use crate::shape::PartialShape;
 
+/// The candidate sampler ops (one schema, one kernel).
+pub(crate) const CANDIDATE_SAMPLERS: [&str; 5] = [
+    "UniformCandidateSampler",
+    "LogUniformCandidateSampler",
+    "LearnedUnigramCandidateSampler",
+    "FixedUnigramCandidateSampler",
+    "AllCandidateSampler",
+];
+
 pub(crate) fn register(r: &mut Registry) {
-    for name in [
-        "UniformCandidateSampler",
-        "LogUniformCandidateSampler",
-        "LearnedUnigramCandidateSampler",
-        "FixedUnigramCandidateSampler",
-        "AllCandidateSampler",
-    ] {
+    for name in CANDIDATE_SAMPLERS {
         // No gradients registered, as TF (the sampled losses stop gradients at them).
-        r.add(OpDef::new(name, &["true_classes"], infer_sampler, sampler_kernel).stateful());
+        r.add(OpDef::new(name, &["true_classes"], infer_sampler).stateful());
     }
-    r.add(OpDef::new(
-        "ComputeAccidentalHits",
-        &["true_classes", "sampled_candidates"],
-        infer_hits,
-        accidental_hits_kernel,
-    ));
+    r.add(OpDef::new("ComputeAccidentalHits", &["true_classes", "sampled_candidates"], infer_hits));
 }
 
 /// An `int >= min` attr, with TF's message for a smaller value.

@@ -1,32 +1,27 @@
 //! Comparisons, logical ops and `SelectV2` (`tf.where(cond, x, y)`), all with numpy
 //! broadcasting, plus the float classification ops `IsFinite`/`IsNan`.
 use super::{InferCtx, OpDef, Registry};
-use crate::autodiff::math_grad as g;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::OutputSpec;
-use crate::kernels::compare as k;
+use crate::framework::output::OutputSpec;
 use crate::shape::broadcast_partial;
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add(OpDef::new("Equal", &["x", "y"], infer_compare, k::compare_kernel::<k::EqFn>).no_grad());
-    r.add(OpDef::new("NotEqual", &["x", "y"], infer_compare, k::compare_kernel::<k::NeFn>).no_grad());
-    r.add(OpDef::new("Less", &["x", "y"], infer_compare, k::compare_kernel::<k::LtFn>).no_grad());
-    r.add(OpDef::new("LessEqual", &["x", "y"], infer_compare, k::compare_kernel::<k::LeFn>).no_grad());
-    r.add(OpDef::new("Greater", &["x", "y"], infer_compare, k::compare_kernel::<k::GtFn>).no_grad());
-    r.add(OpDef::new("GreaterEqual", &["x", "y"], infer_compare, k::compare_kernel::<k::GeFn>).no_grad());
-    r.add(OpDef::new("LogicalAnd", &["x", "y"], infer_logical, k::logical_and_kernel).no_grad());
-    r.add(OpDef::new("LogicalOr", &["x", "y"], infer_logical, k::logical_or_kernel).no_grad());
-    r.add(OpDef::new("SelectV2", &["condition", "t", "e"], infer_select, k::select_kernel).grad(g::select));
+    r.add(OpDef::new("Equal", &["x", "y"], infer_compare));
+    r.add(OpDef::new("NotEqual", &["x", "y"], infer_compare));
+    r.add(OpDef::new("Less", &["x", "y"], infer_compare));
+    r.add(OpDef::new("LessEqual", &["x", "y"], infer_compare));
+    r.add(OpDef::new("Greater", &["x", "y"], infer_compare));
+    r.add(OpDef::new("GreaterEqual", &["x", "y"], infer_compare));
+    r.add(OpDef::new("LogicalAnd", &["x", "y"], infer_logical));
+    r.add(OpDef::new("LogicalOr", &["x", "y"], infer_logical));
+    r.add(OpDef::new("SelectV2", &["condition", "t", "e"], infer_select));
     // TF-1.0's `Select` (row selection by a vector condition), as graphs TF wrote use it;
     // no gradient registered here.
-    r.add(OpDef::new("Select", &["condition", "t", "e"], infer_select_v1, k::select_v1_kernel));
-    r.add(OpDef::new("IsFinite", &["x"], infer_classify, k::is_finite_kernel));
-    r.add(
-        OpDef::new("CheckNumerics", &["tensor"], infer_check_numerics, k::check_numerics_kernel)
-            .grad(g::check_numerics),
-    );
-    r.add(OpDef::new("IsNan", &["x"], infer_classify, k::is_nan_kernel));
+    r.add(OpDef::new("Select", &["condition", "t", "e"], infer_select_v1));
+    r.add(OpDef::new("IsFinite", &["x"], infer_classify));
+    r.add(OpDef::new("CheckNumerics", &["tensor"], infer_check_numerics));
+    r.add(OpDef::new("IsNan", &["x"], infer_classify));
 }
 
 fn broadcast_shape_of(ctx: &InferCtx<'_>, a: usize, b: usize) -> Result<crate::shape::PartialShape> {
@@ -77,6 +72,6 @@ fn infer_classify(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 fn infer_check_numerics(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.same_type(&[0])?;
     ctx.check_type(0, super::math::FLOATS)?;
-    ctx.attrs.entry("message".into()).or_insert_with(|| crate::graph::AttrValue::S(Vec::new()));
+    ctx.attrs.entry("message".into()).or_insert_with(|| crate::framework::attr::AttrValue::S(Vec::new()));
     Ok(vec![OutputSpec::new(t, ctx.input(0).shape.clone())])
 }

@@ -4,19 +4,19 @@
 use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::complex as k;
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
 use crate::shape::broadcast_partial;
 
 const COMPLEX: &[DType] = &[DType::Complex64, DType::Complex128];
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add(OpDef::new("Complex", &["real", "imag"], infer_complex, k::complex_kernel));
-    r.add(OpDef::new("Real", &["input"], infer_to_real, k::real_kernel));
-    r.add(OpDef::new("Imag", &["input"], infer_to_real, k::imag_kernel));
-    r.add(OpDef::new("ComplexAbs", &["x"], infer_to_real, k::complex_abs_kernel));
-    r.add(OpDef::new("Angle", &["input"], infer_to_real, k::angle_kernel));
-    r.add(OpDef::new("Conj", &["input"], infer_conj, k::conj_kernel));
+    r.add(OpDef::new("Complex", &["real", "imag"], infer_complex));
+    r.add(OpDef::new("Real", &["input"], infer_to_real));
+    r.add(OpDef::new("Imag", &["input"], infer_to_real));
+    r.add(OpDef::new("ComplexAbs", &["x"], infer_to_real));
+    r.add(OpDef::new("Angle", &["input"], infer_to_real));
+    r.add(OpDef::new("Conj", &["input"], infer_conj));
 }
 
 /// `Complex`: float parts give `complex64`, double parts `complex128` (`Tout`, which

@@ -3,11 +3,10 @@
 //! executor propagates deadness (see `executor::run_inline_cf`), so only the ops of
 //! the taken branch of a `tf.cond` run.
 use super::{InferCtx, OpDef, Registry};
-use crate::autodiff::control_flow_grad as g;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::control_flow as k;
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
 use crate::shape::PartialShape;
 
 /// Op types the executor treats as routing values (`Switch`, `RefSwitch`).
@@ -16,9 +15,9 @@ pub(crate) const SWITCH_OPS: &[&str] = &["Switch", "RefSwitch"];
 pub(crate) const MERGE_OPS: &[&str] = &["Merge"];
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add(OpDef::new("Switch", &["data", "pred"], infer_switch, k::switch_kernel).grad(g::switch));
-    r.add(OpDef::new("RefSwitch", &["data", "pred"], infer_switch, k::switch_kernel).refs(&[0]).grad(g::switch));
-    r.add(OpDef::new("Merge", &["inputs"], infer_merge, k::merge_kernel).variadic().grad(g::merge));
+    r.add(OpDef::new("Switch", &["data", "pred"], infer_switch));
+    r.add(OpDef::new("RefSwitch", &["data", "pred"], infer_switch).refs(&[0]));
+    r.add(OpDef::new("Merge", &["inputs"], infer_merge).variadic());
 }
 
 fn infer_switch(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {

@@ -2,116 +2,51 @@
 //! `AvgPool` and their gradient ops, and their 3-D forms (NDHWC: `Conv3D`,
 //! `MaxPool3D`, ...), with TF's attrs, shape functions and errors.
 use super::array::shape_input;
-use super::math::{FLOATS, FUSED_TYPES};
+use super::math::FLOATS;
 use super::{InferCtx, OpDef, Registry};
-use crate::autodiff::nn_grad as g;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::conv::{self as k, Padding, WindowAttrs, window_attrs, windowed_output};
-use crate::kernels::conv3d::{Window3dAttrs, window3d_attrs, window3d_kernel};
-use crate::kernels::depthwise as kd;
-use crate::kernels::fused::fused_kernel;
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
+use crate::framework::shape_util::{
+    Padding, Window3dAttrs, WindowAttrs, window_attrs, window3d_attrs, windowed_output,
+};
 use crate::shape::{Dim, PartialShape};
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add(OpDef::new("Conv2D", &["input", "filter"], infer_conv2d, k::conv_kernel).grad(g::conv2d));
-    r.add(
-        OpDef::new("Conv2DBackpropInput", &["input_sizes", "filter", "out_backprop"], infer_conv_input, k::conv_kernel)
-            .grad(g::conv2d_backprop_input),
-    );
-    r.add(
-        OpDef::new(
-            "Conv2DBackpropFilter",
-            &["input", "filter_sizes", "out_backprop"],
-            infer_conv_filter,
-            k::conv_kernel,
-        )
-        .grad(g::conv2d_backprop_filter),
-    );
-    r.add(
-        OpDef::new("DepthwiseConv2dNative", &["input", "filter"], infer_depthwise, kd::depthwise_kernel)
-            .grad(g::depthwise_conv2d),
-    );
+    r.add(OpDef::new("Conv2D", &["input", "filter"], infer_conv2d));
+    r.add(OpDef::new("Conv2DBackpropInput", &["input_sizes", "filter", "out_backprop"], infer_conv_input));
+    r.add(OpDef::new("Conv2DBackpropFilter", &["input", "filter_sizes", "out_backprop"], infer_conv_filter));
+    r.add(OpDef::new("DepthwiseConv2dNative", &["input", "filter"], infer_depthwise));
     // TF's remapper ops (the plan forms them from a convolution -> BiasAdd [-> activation]).
-    r.add(
-        OpDef::new("_FusedConv2D", &["input", "filter", "args"], infer_conv2d, fused_kernel)
-            .variadic()
-            .kernel_types("T", FUSED_TYPES),
-    );
-    r.add(
-        OpDef::new("_FusedDepthwiseConv2dNative", &["input", "filter", "args"], infer_depthwise, fused_kernel)
-            .variadic()
-            .kernel_types("T", FUSED_TYPES),
-    );
-    r.add(
-        OpDef::new(
-            "DepthwiseConv2dNativeBackpropInput",
-            &["input_sizes", "filter", "out_backprop"],
-            infer_conv_input,
-            kd::depthwise_kernel,
-        )
-        .grad(g::depthwise_backprop_input),
-    );
-    r.add(
-        OpDef::new(
-            "DepthwiseConv2dNativeBackpropFilter",
-            &["input", "filter_sizes", "out_backprop"],
-            infer_conv_filter,
-            kd::depthwise_kernel,
-        )
-        .grad(g::depthwise_backprop_filter),
-    );
-    r.add(OpDef::new("MaxPool", &["input"], infer_pool, k::pool_kernel).grad(g::max_pool));
-    r.add(
-        OpDef::new("MaxPoolGrad", &["orig_input", "orig_output", "grad"], infer_max_pool_grad, k::pool_kernel)
-            .grad(g::max_pool_grad),
-    );
-    r.add(
-        OpDef::new("MaxPoolGradGrad", &["orig_input", "orig_output", "grad"], infer_max_pool_grad_grad, k::pool_kernel)
-            .grad(g::max_pool_grad_grad),
-    );
-    r.add(OpDef::new("AvgPool", &["value"], infer_pool, k::pool_kernel).grad(g::avg_pool));
-    r.add(
-        OpDef::new("AvgPoolGrad", &["orig_input_shape", "grad"], infer_avg_pool_grad, k::pool_kernel)
-            .grad(g::avg_pool_grad),
-    );
+    r.add(OpDef::new("_FusedConv2D", &["input", "filter", "args"], infer_conv2d).variadic());
+    r.add(OpDef::new("_FusedDepthwiseConv2dNative", &["input", "filter", "args"], infer_depthwise).variadic());
+    r.add(OpDef::new(
+        "DepthwiseConv2dNativeBackpropInput",
+        &["input_sizes", "filter", "out_backprop"],
+        infer_conv_input,
+    ));
+    r.add(OpDef::new(
+        "DepthwiseConv2dNativeBackpropFilter",
+        &["input", "filter_sizes", "out_backprop"],
+        infer_conv_filter,
+    ));
+    r.add(OpDef::new("MaxPool", &["input"], infer_pool));
+    r.add(OpDef::new("MaxPoolGrad", &["orig_input", "orig_output", "grad"], infer_max_pool_grad));
+    r.add(OpDef::new("MaxPoolGradGrad", &["orig_input", "orig_output", "grad"], infer_max_pool_grad_grad));
+    r.add(OpDef::new("AvgPool", &["value"], infer_pool));
+    r.add(OpDef::new("AvgPoolGrad", &["orig_input_shape", "grad"], infer_avg_pool_grad));
     register_3d(r);
 }
 
 fn register_3d(r: &mut Registry) {
-    r.add(OpDef::new("Conv3D", &["input", "filter"], infer_conv3d, window3d_kernel).grad(g::conv3d));
-    r.add(
-        OpDef::new(
-            "Conv3DBackpropInputV2",
-            &["input_sizes", "filter", "out_backprop"],
-            infer_conv3d_sized,
-            window3d_kernel,
-        )
-        .grad(g::conv3d_backprop_input),
-    );
-    r.add(
-        OpDef::new(
-            "Conv3DBackpropFilterV2",
-            &["input", "filter_sizes", "out_backprop"],
-            infer_conv3d_sized,
-            window3d_kernel,
-        )
-        .grad(g::conv3d_backprop_filter),
-    );
-    r.add(OpDef::new("MaxPool3D", &["input"], infer_pool3d, window3d_kernel).grad(g::max_pool3d));
-    r.add(OpDef::new("AvgPool3D", &["input"], infer_pool3d, window3d_kernel).grad(g::avg_pool3d));
-    r.add(
-        OpDef::new("MaxPool3DGrad", &["orig_input", "orig_output", "grad"], infer_pool3d_grad, window3d_kernel)
-            .grad(g::max_pool3d_grad),
-    );
-    r.add(
-        OpDef::new("MaxPool3DGradGrad", &["orig_input", "orig_output", "grad"], infer_pool3d_grad, window3d_kernel)
-            .grad(g::max_pool3d_grad_grad),
-    );
-    r.add(
-        OpDef::new("AvgPool3DGrad", &["orig_input_shape", "grad"], infer_pool3d_grad, window3d_kernel)
-            .grad(g::avg_pool3d_grad),
-    );
+    r.add(OpDef::new("Conv3D", &["input", "filter"], infer_conv3d));
+    r.add(OpDef::new("Conv3DBackpropInputV2", &["input_sizes", "filter", "out_backprop"], infer_conv3d_sized));
+    r.add(OpDef::new("Conv3DBackpropFilterV2", &["input", "filter_sizes", "out_backprop"], infer_conv3d_sized));
+    r.add(OpDef::new("MaxPool3D", &["input"], infer_pool3d));
+    r.add(OpDef::new("AvgPool3D", &["input"], infer_pool3d));
+    r.add(OpDef::new("MaxPool3DGrad", &["orig_input", "orig_output", "grad"], infer_pool3d_grad));
+    r.add(OpDef::new("MaxPool3DGradGrad", &["orig_input", "orig_output", "grad"], infer_pool3d_grad));
+    r.add(OpDef::new("AvgPool3DGrad", &["orig_input_shape", "grad"], infer_pool3d_grad));
 }
 
 /// Records the defaulted attrs of a 3-D node as TF does, and returns the validated set.

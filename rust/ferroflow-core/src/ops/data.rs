@@ -5,82 +5,75 @@
 use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::OutputSpec;
-use crate::kernels::data::{iterator as it, parallel as p, readers as rd, sources as src, transforms as tr};
+use crate::framework::output::OutputSpec;
 use crate::shape::PartialShape;
 
 pub(crate) fn register(r: &mut Registry) {
-    let ds = |name, inputs, kernel| OpDef::new(name, inputs, infer_dataset, kernel).stateful();
-    r.add(ds("TensorDataset", &["components"], src::tensor_dataset).variadic());
-    r.add(ds("TensorSliceDataset", &["components"], src::tensor_slice_dataset).variadic());
-    r.add(ds("RangeDataset", &["start", "stop", "step"], src::range_dataset));
-    r.add(ds("ZipDataset", &["input_datasets"], src::zip_dataset).variadic());
-    r.add(ds("ConcatenateDataset", &["input_dataset", "another_dataset"], src::concatenate_dataset));
+    let ds = |name, inputs| OpDef::new(name, inputs, infer_dataset).stateful();
+    r.add(ds("TensorDataset", &["components"]).variadic());
+    r.add(ds("TensorSliceDataset", &["components"]).variadic());
+    r.add(ds("RangeDataset", &["start", "stop", "step"]));
+    r.add(ds("ZipDataset", &["input_datasets"]).variadic());
+    r.add(ds("ConcatenateDataset", &["input_dataset", "another_dataset"]));
     let gen_inputs = &["init_func_other_args"];
-    r.add(ds("GeneratorDataset", gen_inputs, src::generator_dataset).variadic_or_empty());
-    r.add(ds("RepeatDataset", &["input_dataset", "count"], tr::repeat_dataset));
-    r.add(ds("TakeDataset", &["input_dataset", "count"], tr::take_dataset));
-    r.add(ds("SkipDataset", &["input_dataset", "count"], tr::skip_dataset));
-    r.add(ds("ShardDataset", &["input_dataset", "num_shards", "index"], tr::shard_dataset));
-    r.add(ds("BatchDataset", &["input_dataset", "batch_size"], tr::batch_dataset));
-    r.add(ds("BatchDatasetV2", &["input_dataset", "batch_size", "drop_remainder"], tr::batch_dataset));
+    r.add(ds("GeneratorDataset", gen_inputs).variadic_or_empty());
+    r.add(ds("RepeatDataset", &["input_dataset", "count"]));
+    r.add(ds("TakeDataset", &["input_dataset", "count"]));
+    r.add(ds("SkipDataset", &["input_dataset", "count"]));
+    r.add(ds("ShardDataset", &["input_dataset", "num_shards", "index"]));
+    r.add(ds("BatchDataset", &["input_dataset", "batch_size"]));
+    r.add(ds("BatchDatasetV2", &["input_dataset", "batch_size", "drop_remainder"]));
     let padded = &["input_dataset", "batch_size", "padded_shapes"];
-    r.add(ds("PaddedBatchDatasetV2", padded, tr::padded_batch_dataset).variadic());
-    r.add(ds("UnbatchDataset", &["input_dataset"], tr::unbatch_dataset));
+    r.add(ds("PaddedBatchDatasetV2", padded).variadic());
+    r.add(ds("UnbatchDataset", &["input_dataset"]));
     let window = &["input_dataset", "size", "shift", "stride", "drop_remainder"];
-    r.add(ds("WindowDataset", window, tr::window_dataset));
-    r.add(ds("ExperimentalUnbatchDataset", &["input_dataset"], tr::unbatch_dataset));
+    r.add(ds("WindowDataset", window));
+    r.add(ds("ExperimentalUnbatchDataset", &["input_dataset"]));
     let shuffle = &["input_dataset", "buffer_size", "seed", "seed2"];
-    r.add(ds("ShuffleDataset", shuffle, tr::shuffle_dataset));
+    r.add(ds("ShuffleDataset", shuffle));
     let shuffle_repeat = &["input_dataset", "buffer_size", "seed", "seed2", "count"];
-    r.add(ds("ShuffleAndRepeatDataset", shuffle_repeat, tr::shuffle_and_repeat_dataset));
-    r.add(ds("CacheDataset", &["input_dataset", "filename"], tr::cache_dataset));
-    r.add(ds("PrefetchDataset", &["input_dataset", "buffer_size"], p::prefetch_dataset));
-    r.add(ds("IgnoreErrorsDataset", &["input_dataset"], tr::ignore_errors_dataset));
-    r.add(ds("ExperimentalIgnoreErrorsDataset", &["input_dataset"], tr::ignore_errors_dataset));
+    r.add(ds("ShuffleAndRepeatDataset", shuffle_repeat));
+    r.add(ds("CacheDataset", &["input_dataset", "filename"]));
+    r.add(ds("PrefetchDataset", &["input_dataset", "buffer_size"]));
+    r.add(ds("IgnoreErrorsDataset", &["input_dataset"]));
+    r.add(ds("ExperimentalIgnoreErrorsDataset", &["input_dataset"]));
     // Function ops: `other_arguments` (the captures, `Targuments` long) follow the
     // input dataset; scalar arguments come after them.
     let with_args = &["input_dataset", "other_arguments"];
-    r.add(ds("MapDataset", with_args, tr::map_dataset).variadic_or_empty());
-    r.add(ds("ParallelMapDataset", with_args, p::parallel_map_dataset).variadic_or_empty());
-    r.add(ds("ParallelMapDatasetV2", with_args, p::parallel_map_dataset).variadic_or_empty());
-    r.add(ds("MapAndBatchDataset", with_args, p::map_and_batch_dataset).variadic_or_empty());
-    r.add(ds("ExperimentalMapAndBatchDataset", with_args, p::map_and_batch_dataset).variadic_or_empty());
-    r.add(ds("FilterDataset", with_args, tr::filter_dataset).variadic_or_empty());
-    r.add(ds("FlatMapDataset", with_args, tr::flat_map_dataset).variadic_or_empty());
-    r.add(ds("InterleaveDataset", with_args, tr::interleave_dataset).variadic_or_empty());
-    r.add(ds("ParallelInterleaveDatasetV2", with_args, tr::interleave_dataset).variadic_or_empty());
-    r.add(ds("ParallelInterleaveDataset", with_args, tr::interleave_dataset).variadic_or_empty());
-    r.add(ds("ExperimentalParallelInterleaveDataset", with_args, tr::interleave_dataset).variadic_or_empty());
+    r.add(ds("MapDataset", with_args).variadic_or_empty());
+    r.add(ds("ParallelMapDataset", with_args).variadic_or_empty());
+    r.add(ds("ParallelMapDatasetV2", with_args).variadic_or_empty());
+    r.add(ds("MapAndBatchDataset", with_args).variadic_or_empty());
+    r.add(ds("ExperimentalMapAndBatchDataset", with_args).variadic_or_empty());
+    r.add(ds("FilterDataset", with_args).variadic_or_empty());
+    r.add(ds("FlatMapDataset", with_args).variadic_or_empty());
+    r.add(ds("InterleaveDataset", with_args).variadic_or_empty());
+    r.add(ds("ParallelInterleaveDatasetV2", with_args).variadic_or_empty());
+    r.add(ds("ParallelInterleaveDataset", with_args).variadic_or_empty());
+    r.add(ds("ExperimentalParallelInterleaveDataset", with_args).variadic_or_empty());
     let files = &["filenames", "compression_type", "buffer_size"];
-    r.add(ds("TFRecordDataset", files, rd::tf_record_dataset));
-    r.add(ds("TextLineDataset", files, rd::text_line_dataset));
+    r.add(ds("TFRecordDataset", files));
+    r.add(ds("TextLineDataset", files));
     let fixed = &["filenames", "header_bytes", "record_bytes", "footer_bytes", "buffer_size"];
-    r.add(ds("FixedLengthRecordDataset", fixed, rd::fixed_length_record_dataset));
+    r.add(ds("FixedLengthRecordDataset", fixed));
     let fixed2 = &["filenames", "header_bytes", "record_bytes", "footer_bytes", "buffer_size", "compression_type"];
-    r.add(ds("FixedLengthRecordDatasetV2", fixed2, rd::fixed_length_record_dataset));
+    r.add(ds("FixedLengthRecordDatasetV2", fixed2));
 
-    let handle = |name, inputs, kernel| OpDef::new(name, inputs, infer_handle, kernel).stateful();
-    r.add(handle("IteratorV2", &[], it::iterator_kernel));
-    r.add(handle("Iterator", &[], it::iterator_kernel));
-    r.add(handle("OneShotIterator", &[], it::one_shot_iterator_kernel));
-    r.add(handle("IteratorFromStringHandleV2", &["string_handle"], it::from_string_handle_kernel));
-    r.add(handle("IteratorFromStringHandle", &["string_handle"], it::from_string_handle_kernel));
-    let make = OpDef::new("MakeIterator", &["dataset", "iterator"], infer_make_iterator, it::make_iterator_kernel);
+    let handle = |name, inputs| OpDef::new(name, inputs, infer_handle).stateful();
+    r.add(handle("IteratorV2", &[]));
+    r.add(handle("Iterator", &[]));
+    r.add(handle("OneShotIterator", &[]));
+    r.add(handle("IteratorFromStringHandleV2", &["string_handle"]));
+    r.add(handle("IteratorFromStringHandle", &["string_handle"]));
+    let make = OpDef::new("MakeIterator", &["dataset", "iterator"], infer_make_iterator);
     r.add(make.stateful());
-    r.add(OpDef::new("IteratorGetNext", &["iterator"], infer_get_next, it::get_next_kernel).stateful());
-    r.add(OpDef::new("IteratorGetNextSync", &["iterator"], infer_get_next, it::get_next_kernel).stateful());
-    let to_handle =
-        OpDef::new("IteratorToStringHandle", &["resource_handle"], infer_to_handle, it::to_string_handle_kernel);
+    r.add(OpDef::new("IteratorGetNext", &["iterator"], infer_get_next).stateful());
+    r.add(OpDef::new("IteratorGetNextSync", &["iterator"], infer_get_next).stateful());
+    let to_handle = OpDef::new("IteratorToStringHandle", &["resource_handle"], infer_to_handle);
     r.add(to_handle.stateful());
-    let save = OpDef::new("SerializeIterator", &["resource_handle"], infer_to_handle, it::serialize_iterator_kernel);
+    let save = OpDef::new("SerializeIterator", &["resource_handle"], infer_to_handle);
     r.add(save.stateful());
-    let restore = OpDef::new(
-        "DeserializeIterator",
-        &["resource_handle", "serialized"],
-        infer_deserialize,
-        it::deserialize_iterator_kernel,
-    );
+    let restore = OpDef::new("DeserializeIterator", &["resource_handle", "serialized"], infer_deserialize);
     r.add(restore.stateful());
 }
 

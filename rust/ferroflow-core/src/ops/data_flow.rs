@@ -6,57 +6,48 @@
 use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::accumulator::{accumulator_access_kernel, accumulator_op_kernel};
-use crate::kernels::queue::{queue_access_kernel, queue_op_kernel};
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
 use crate::shape::PartialShape;
 
 pub(crate) fn register(r: &mut Registry) {
     // No gradients: TF registers none for queue ops (a path through one is TF's
     // LookupError).
     for name in ["FIFOQueueV2", "PaddingFIFOQueueV2", "RandomShuffleQueueV2", "PriorityQueueV2"] {
-        r.add(OpDef::new(name, &[], infer_queue, queue_op_kernel).stateful());
+        r.add(OpDef::new(name, &[], infer_queue).stateful());
     }
     for name in ["QueueEnqueueV2", "QueueEnqueueManyV2"] {
-        r.add(OpDef::new(name, &["handle", "components"], infer_enqueue, queue_access_kernel).variadic().stateful());
+        r.add(OpDef::new(name, &["handle", "components"], infer_enqueue).variadic().stateful());
     }
-    r.add(OpDef::new("QueueDequeueV2", &["handle"], infer_dequeue, queue_access_kernel).stateful());
+    r.add(OpDef::new("QueueDequeueV2", &["handle"], infer_dequeue).stateful());
     for name in ["QueueDequeueManyV2", "QueueDequeueUpToV2"] {
-        r.add(OpDef::new(name, &["handle", "n"], infer_dequeue, queue_access_kernel).stateful());
+        r.add(OpDef::new(name, &["handle", "n"], infer_dequeue).stateful());
     }
-    r.add(OpDef::new("QueueCloseV2", &["handle"], infer_close, queue_access_kernel).stateful());
-    r.add(OpDef::new("QueueSizeV2", &["handle"], infer_size, queue_access_kernel).stateful());
-    r.add(OpDef::new("QueueIsClosedV2", &["handle"], infer_is_closed, queue_access_kernel).stateful());
+    r.add(OpDef::new("QueueCloseV2", &["handle"], infer_close).stateful());
+    r.add(OpDef::new("QueueSizeV2", &["handle"], infer_size).stateful());
+    r.add(OpDef::new("QueueIsClosedV2", &["handle"], infer_is_closed).stateful());
     // Conditional accumulators (TF-1.x ref handles); no gradients, as in TF.
     for name in ["ConditionalAccumulator", "SparseConditionalAccumulator"] {
-        r.add(OpDef::new(name, &[], infer_accumulator, accumulator_op_kernel).stateful());
+        r.add(OpDef::new(name, &[], infer_accumulator).stateful());
     }
     let g = &["handle", "local_step", "gradient"];
-    r.add(OpDef::new("AccumulatorApplyGradient", g, infer_acc_apply, accumulator_access_kernel).refs(&[0]).stateful());
+    r.add(OpDef::new("AccumulatorApplyGradient", g, infer_acc_apply).refs(&[0]).stateful());
     let g = &["handle", "local_step", "gradient_indices", "gradient_values", "gradient_shape"];
-    r.add(
-        OpDef::new("SparseAccumulatorApplyGradient", g, infer_acc_apply, accumulator_access_kernel)
-            .refs(&[0])
-            .stateful(),
-    );
+    r.add(OpDef::new("SparseAccumulatorApplyGradient", g, infer_acc_apply).refs(&[0]).stateful());
     let t = &["handle", "num_required"];
-    r.add(OpDef::new("AccumulatorTakeGradient", t, infer_acc_take, accumulator_access_kernel).refs(&[0]).stateful());
-    r.add(
-        OpDef::new("SparseAccumulatorTakeGradient", t, infer_acc_take, accumulator_access_kernel).refs(&[0]).stateful(),
-    );
+    r.add(OpDef::new("AccumulatorTakeGradient", t, infer_acc_take).refs(&[0]).stateful());
+    r.add(OpDef::new("SparseAccumulatorTakeGradient", t, infer_acc_take).refs(&[0]).stateful());
     let h = &["handle"];
-    r.add(OpDef::new("AccumulatorNumAccumulated", h, infer_acc_num, accumulator_access_kernel).refs(&[0]).stateful());
+    r.add(OpDef::new("AccumulatorNumAccumulated", h, infer_acc_num).refs(&[0]).stateful());
     let s = &["handle", "new_global_step"];
-    r.add(
-        OpDef::new("AccumulatorSetGlobalStep", s, infer_acc_set_step, accumulator_access_kernel).refs(&[0]).stateful(),
-    );
+    r.add(OpDef::new("AccumulatorSetGlobalStep", s, infer_acc_set_step).refs(&[0]).stateful());
     // TF 2.x's resource-handle forms of the dense ops (what `tf.compat.v1` builds).
-    r.add(OpDef::new("ResourceConditionalAccumulator", &[], infer_accumulator, accumulator_op_kernel).stateful());
+    r.add(OpDef::new("ResourceConditionalAccumulator", &[], infer_accumulator).stateful());
     let g = &["handle", "local_step", "gradient"];
-    r.add(OpDef::new("ResourceAccumulatorApplyGradient", g, infer_acc_apply, accumulator_access_kernel).stateful());
-    r.add(OpDef::new("ResourceAccumulatorTakeGradient", t, infer_acc_take, accumulator_access_kernel).stateful());
-    r.add(OpDef::new("ResourceAccumulatorNumAccumulated", h, infer_acc_num, accumulator_access_kernel).stateful());
-    r.add(OpDef::new("ResourceAccumulatorSetGlobalStep", s, infer_acc_set_step, accumulator_access_kernel).stateful());
+    r.add(OpDef::new("ResourceAccumulatorApplyGradient", g, infer_acc_apply).stateful());
+    r.add(OpDef::new("ResourceAccumulatorTakeGradient", t, infer_acc_take).stateful());
+    r.add(OpDef::new("ResourceAccumulatorNumAccumulated", h, infer_acc_num).stateful());
+    r.add(OpDef::new("ResourceAccumulatorSetGlobalStep", s, infer_acc_set_step).stateful());
 }
 
 fn infer_accumulator(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {

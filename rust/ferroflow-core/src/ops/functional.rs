@@ -7,15 +7,15 @@
 use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::functional as k;
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
 use crate::shape::PartialShape;
 
 pub(crate) fn register(r: &mut Registry) {
     // Gradients: `While`'s is registered in Python (it differentiates the body
     // sub-graph with `tf.gradients`); `_WhileGrad` has none (no second order).
-    r.add(OpDef::new("While", &["input"], infer_while, k::while_kernel).variadic().stateful());
-    r.add(OpDef::new("_WhileGrad", &["input"], infer_while_grad, k::while_grad_kernel).variadic().stateful());
+    r.add(OpDef::new("While", &["input"], infer_while).variadic().stateful());
+    r.add(OpDef::new("_WhileGrad", &["input"], infer_while_grad).variadic().stateful());
 }
 
 /// The forward loop's attrs, checked against its inputs.

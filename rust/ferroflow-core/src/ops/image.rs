@@ -5,87 +5,54 @@
 //! the array ops, as TF's `image_ops_impl.py` does.
 use super::array::shape_input;
 use super::{InferCtx, OpDef, Registry};
-use crate::autodiff::image_grad as g;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::image as k;
-use crate::kernels::image_codec as c;
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
 use crate::shape::PartialShape;
 
 pub(crate) fn register(r: &mut Registry) {
     register_nms(r);
-    let crop = crate::kernels::image_crop_resize::crop_and_resize_kernel;
-    r.add(
-        OpDef::new("CropAndResize", &["image", "boxes", "box_ind", "crop_size"], infer_crop_and_resize, crop)
-            .grad(g::crop_and_resize),
-    );
-    r.add(OpDef::new(
-        "CropAndResizeGradImage",
-        &["grads", "boxes", "box_ind", "image_size"],
-        infer_crop_and_resize,
-        crop,
-    ));
-    r.add(OpDef::new("CropAndResizeGradBoxes", &["grads", "image", "boxes", "box_ind"], infer_crop_and_resize, crop));
-    let sample = crate::kernels::image_sample_box::sample_box_kernel;
-    r.add(
-        OpDef::new("SampleDistortedBoundingBox", &["image_size", "bounding_boxes"], infer_sample_box, sample)
-            .stateful()
-            .no_grad(),
-    );
+    r.add(OpDef::new("CropAndResize", &["image", "boxes", "box_ind", "crop_size"], infer_crop_and_resize));
+    r.add(OpDef::new("CropAndResizeGradImage", &["grads", "boxes", "box_ind", "image_size"], infer_crop_and_resize));
+    r.add(OpDef::new("CropAndResizeGradBoxes", &["grads", "image", "boxes", "box_ind"], infer_crop_and_resize));
+    r.add(OpDef::new("SampleDistortedBoundingBox", &["image_size", "bounding_boxes"], infer_sample_box).stateful());
     r.add(
         OpDef::new(
             "SampleDistortedBoundingBoxV2",
             &["image_size", "bounding_boxes", "min_object_covered"],
             infer_sample_box,
-            sample,
         )
-        .stateful()
-        .no_grad(),
+        .stateful(),
     );
-    r.add(OpDef::new("ResizeBilinear", &["images", "size"], infer_resize, k::resize_kernel).grad(g::resize_bilinear));
-    r.add(
-        OpDef::new(
-            "ScaleAndTranslate",
-            &["images", "size", "scale", "translation"],
-            infer_scale_and_translate,
-            crate::kernels::image_scale_translate::scale_and_translate_kernel,
-        )
-        .grad(g::scale_and_translate),
-    );
+    r.add(OpDef::new("ResizeBilinear", &["images", "size"], infer_resize));
+    r.add(OpDef::new("ScaleAndTranslate", &["images", "size", "scale", "translation"], infer_scale_and_translate));
     // TF registers no gradient for it.
     r.add(OpDef::new(
         "ScaleAndTranslateGrad",
         &["grads", "original_image", "scale", "translation"],
         infer_scale_and_translate_grad,
-        crate::kernels::image_scale_translate::scale_and_translate_grad_kernel,
     ));
-    r.add(
-        OpDef::new("ResizeNearestNeighbor", &["images", "size"], infer_resize, k::resize_kernel)
-            .grad(g::resize_nearest_neighbor),
-    );
-    r.add(OpDef::new("ResizeBicubic", &["images", "size"], infer_resize, k::resize_kernel).grad(g::resize_bicubic));
-    r.add(OpDef::new("ResizeArea", &["images", "size"], infer_resize, k::resize_kernel));
+    r.add(OpDef::new("ResizeNearestNeighbor", &["images", "size"], infer_resize));
+    r.add(OpDef::new("ResizeBicubic", &["images", "size"], infer_resize));
+    r.add(OpDef::new("ResizeArea", &["images", "size"], infer_resize));
     // As TF: `ResizeBilinearGrad` is not differentiable, `ResizeBicubicGrad` has nothing.
-    r.add(
-        OpDef::new("ResizeBilinearGrad", &["grads", "original_image"], infer_resize_grad, k::resize_grad_kernel)
-            .no_grad(),
-    );
-    r.add(OpDef::new("ResizeBicubicGrad", &["grads", "original_image"], infer_resize_grad, k::resize_grad_kernel));
-    r.add(OpDef::new("ResizeNearestNeighborGrad", &["grads", "size"], infer_resize_nn_grad, k::resize_grad_kernel));
-    r.add(OpDef::new("RGBToHSV", &["images"], infer_colorspace, k::color_kernel));
-    r.add(OpDef::new("HSVToRGB", &["images"], infer_colorspace, k::color_kernel).no_grad());
-    r.add(OpDef::new("AdjustContrastv2", &["images", "contrast_factor"], infer_adjust, k::color_kernel));
-    r.add(OpDef::new("AdjustHue", &["images", "delta"], infer_adjust, k::color_kernel));
-    r.add(OpDef::new("AdjustSaturation", &["images", "scale"], infer_adjust, k::color_kernel));
-    r.add(OpDef::new("DecodePng", &["contents"], infer_decode, c::decode_kernel));
-    r.add(OpDef::new("DecodeJpeg", &["contents"], infer_decode, c::decode_kernel));
-    r.add(OpDef::new("DecodeImage", &["contents"], infer_decode, c::decode_kernel));
-    r.add(OpDef::new("DecodeGif", &["contents"], infer_decode, c::decode_kernel));
-    r.add(OpDef::new("DecodeBmp", &["contents"], infer_decode, c::decode_kernel));
-    r.add(OpDef::new("EncodePng", &["image"], infer_encode, c::encode_png_kernel));
-    r.add(OpDef::new("EncodeJpeg", &["image"], infer_encode, c::encode_jpeg_kernel));
-    r.add(OpDef::new("ReverseV2", &["tensor", "axis"], infer_reverse, k::reverse_kernel).grad(g::reverse));
+    r.add(OpDef::new("ResizeBilinearGrad", &["grads", "original_image"], infer_resize_grad));
+    r.add(OpDef::new("ResizeBicubicGrad", &["grads", "original_image"], infer_resize_grad));
+    r.add(OpDef::new("ResizeNearestNeighborGrad", &["grads", "size"], infer_resize_nn_grad));
+    r.add(OpDef::new("RGBToHSV", &["images"], infer_colorspace));
+    r.add(OpDef::new("HSVToRGB", &["images"], infer_colorspace));
+    r.add(OpDef::new("AdjustContrastv2", &["images", "contrast_factor"], infer_adjust));
+    r.add(OpDef::new("AdjustHue", &["images", "delta"], infer_adjust));
+    r.add(OpDef::new("AdjustSaturation", &["images", "scale"], infer_adjust));
+    r.add(OpDef::new("DecodePng", &["contents"], infer_decode));
+    r.add(OpDef::new("DecodeJpeg", &["contents"], infer_decode));
+    r.add(OpDef::new("DecodeImage", &["contents"], infer_decode));
+    r.add(OpDef::new("DecodeGif", &["contents"], infer_decode));
+    r.add(OpDef::new("DecodeBmp", &["contents"], infer_decode));
+    r.add(OpDef::new("EncodePng", &["image"], infer_encode));
+    r.add(OpDef::new("EncodeJpeg", &["image"], infer_encode));
+    r.add(OpDef::new("ReverseV2", &["tensor", "axis"], infer_reverse));
 }
 
 /// The element types TF's resizes take.
@@ -130,7 +97,7 @@ fn size_dims(ctx: &InferCtx<'_>, i: usize) -> Result<[Option<usize>; 2]> {
         )));
     }
     if let Some(t) = ctx.constant_input(i) {
-        let v = super::int_values(t)?;
+        let v = crate::framework::tensor_util::int_values(t)?;
         if v.len() == 2 {
             let dim = |x: i64| usize::try_from(x).ok();
             return Ok([dim(v[0]), dim(v[1])]);
@@ -330,7 +297,7 @@ fn infer_reverse(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     if let (Some(rank), Some(axes)) = (ctx.input(0).shape.rank(), ctx.constant_input(1)) {
         let rank = rank as i64;
         let mut seen = vec![false; rank as usize];
-        for (i, &a) in super::int_values(axes)?.iter().enumerate() {
+        for (i, &a) in crate::framework::tensor_util::int_values(axes)?.iter().enumerate() {
             let canonical = if a < 0 { a + rank } else { a };
             if !(0..rank).contains(&canonical) {
                 return Err(Error::value(format!(
@@ -352,19 +319,18 @@ fn infer_reverse(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 
 /// The non-max-suppression ops.
 fn register_nms(r: &mut Registry) {
-    use crate::kernels::image_nms::nms_kernel;
     const BOXES: [&str; 6] =
         ["boxes", "scores", "max_output_size", "iou_threshold", "score_threshold", "soft_nms_sigma"];
     let boxes: &'static [&'static str] = &BOXES;
     // As TF: V1, V2 and the overlaps form are marked not differentiable, the others
     // register nothing.
-    r.add(OpDef::new("NonMaxSuppression", &boxes[..3], infer_nms, nms_kernel).no_grad());
-    r.add(OpDef::new("NonMaxSuppressionV2", &boxes[..4], infer_nms, nms_kernel).no_grad());
-    r.add(OpDef::new("NonMaxSuppressionV3", &boxes[..5], infer_nms, nms_kernel));
-    r.add(OpDef::new("NonMaxSuppressionV4", &boxes[..5], infer_nms, nms_kernel));
-    r.add(OpDef::new("NonMaxSuppressionV5", boxes, infer_nms, nms_kernel));
+    r.add(OpDef::new("NonMaxSuppression", &boxes[..3], infer_nms));
+    r.add(OpDef::new("NonMaxSuppressionV2", &boxes[..4], infer_nms));
+    r.add(OpDef::new("NonMaxSuppressionV3", &boxes[..5], infer_nms));
+    r.add(OpDef::new("NonMaxSuppressionV4", &boxes[..5], infer_nms));
+    r.add(OpDef::new("NonMaxSuppressionV5", boxes, infer_nms));
     const OVERLAPS: [&str; 5] = ["overlaps", "scores", "max_output_size", "overlap_threshold", "score_threshold"];
-    r.add(OpDef::new("NonMaxSuppressionWithOverlaps", &OVERLAPS, infer_nms, nms_kernel).no_grad());
+    r.add(OpDef::new("NonMaxSuppressionWithOverlaps", &OVERLAPS, infer_nms));
 }
 
 /// TF's `NMSShapeFn` (and its V4/V5/overlaps forms): ranks, then the box count of
@@ -431,7 +397,7 @@ fn infer_nms(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     }
     let padded = matches!(op, "NonMaxSuppressionV4" | "NonMaxSuppressionV5")
         && ctx.attr_bool("pad_to_max_output_size", false)?;
-    let len = match ctx.constant_input(2).map(super::int_values) {
+    let len = match ctx.constant_input(2).map(crate::framework::tensor_util::int_values) {
         Some(Ok(v)) if padded => v.first().and_then(|&m| usize::try_from(m).ok()),
         _ => None,
     };
@@ -517,7 +483,7 @@ fn infer_crop_and_resize(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         }
         ctx.attr_or("extrapolation_value", 0.0f32)?;
         ctx.check_rank(3, 1)?;
-        let crop = match ctx.constant_input(3).map(super::int_values) {
+        let crop = match ctx.constant_input(3).map(crate::framework::tensor_util::int_values) {
             Some(Ok(v)) if v.len() == 2 => [usize::try_from(v[0]).ok(), usize::try_from(v[1]).ok()],
             _ => [None, None],
         };

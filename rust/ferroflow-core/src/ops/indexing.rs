@@ -1,42 +1,28 @@
 //! Ops that select or repeat elements by index: `Tile`, `Pad`/`PadV2`, `Split`/`SplitV`,
 //! `OneHot`, and `StridedSlice` (what `Tensor.__getitem__` builds) with its gradient.
-use super::{InferCtx, OpDef, Registry, dims_from, int_values};
-use crate::autodiff::array_grad as g;
+use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::indexing as k;
-use crate::kernels::layout::MirrorMode;
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
+use crate::framework::shape_util::MirrorMode;
+use crate::framework::tensor_util::{dims_from, int_values};
 use crate::shape::{Dim, PartialShape, fmt_shape, normalize_axis};
 use crate::tensor::Tensor;
 
 const INDEX: &[DType] = &[DType::Int32, DType::Int64];
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add(OpDef::new("Tile", &["input", "multiples"], infer_tile, k::tile_kernel).grad(g::tile));
-    r.add(OpDef::new("Pad", &["input", "paddings"], infer_pad, k::pad_kernel).grad(g::pad));
-    r.add(OpDef::new("PadV2", &["input", "paddings", "constant_values"], infer_pad, k::pad_kernel).grad(g::pad));
-    r.add(OpDef::new("MirrorPad", &["input", "paddings"], infer_pad, k::mirror_kernel).grad(g::mirror_pad));
-    r.add(OpDef::new("MirrorPadGrad", &["input", "paddings"], infer_pad, k::mirror_kernel).grad(g::mirror_pad_grad));
-    r.add(OpDef::new("Split", &["axis", "value"], infer_split, k::split_kernel).grad(g::split));
-    r.add(OpDef::new("SplitV", &["value", "size_splits", "axis"], infer_split, k::split_kernel).grad(g::split));
-    r.add(
-        OpDef::new("OneHot", &["indices", "depth", "on_value", "off_value"], infer_one_hot, k::one_hot_kernel)
-            .no_grad(),
-    );
-    r.add(
-        OpDef::new("StridedSlice", &["input", "begin", "end", "strides"], infer_strided_slice, k::strided_kernel)
-            .grad(g::strided_slice),
-    );
-    r.add(
-        OpDef::new(
-            "StridedSliceGrad",
-            &["shape", "begin", "end", "strides", "dy"],
-            infer_strided_slice_grad,
-            k::strided_kernel,
-        )
-        .grad(g::strided_slice_grad),
-    );
+    r.add(OpDef::new("Tile", &["input", "multiples"], infer_tile));
+    r.add(OpDef::new("Pad", &["input", "paddings"], infer_pad));
+    r.add(OpDef::new("PadV2", &["input", "paddings", "constant_values"], infer_pad));
+    r.add(OpDef::new("MirrorPad", &["input", "paddings"], infer_pad));
+    r.add(OpDef::new("MirrorPadGrad", &["input", "paddings"], infer_pad));
+    r.add(OpDef::new("Split", &["axis", "value"], infer_split));
+    r.add(OpDef::new("SplitV", &["value", "size_splits", "axis"], infer_split));
+    r.add(OpDef::new("OneHot", &["indices", "depth", "on_value", "off_value"], infer_one_hot));
+    r.add(OpDef::new("StridedSlice", &["input", "begin", "end", "strides"], infer_strided_slice));
+    r.add(OpDef::new("StridedSliceGrad", &["shape", "begin", "end", "strides", "dy"], infer_strided_slice_grad));
 }
 
 // ---- Tile ---------------------------------------------------------------------

@@ -7,37 +7,30 @@
 use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::io as k;
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
 use crate::shape::PartialShape;
 
 pub(crate) fn register(r: &mut Registry) {
     r.add(
-        OpDef::new("SaveV2", &["prefix", "tensor_names", "shape_and_slices", "tensors"], infer_save, k::save_kernel)
+        OpDef::new("SaveV2", &["prefix", "tensor_names", "shape_and_slices", "tensors"], infer_save)
             .variadic()
             .stateful(),
     );
-    r.add(
-        OpDef::new("RestoreV2", &["prefix", "tensor_names", "shape_and_slices"], infer_restore, k::restore_kernel)
-            .stateful(),
-    );
+    r.add(OpDef::new("RestoreV2", &["prefix", "tensor_names", "shape_and_slices"], infer_restore).stateful());
     // V1 checkpoints (TF's tensor-slice files): written by `SaveSlices`/`Save`, read by
     // `RestoreV2` (which falls back to V1, as TF's) and TF-1.0's `Restore`/`RestoreSlice`.
     let slices = &["filename", "tensor_names", "shapes_and_slices", "data"];
-    r.add(OpDef::new("SaveSlices", slices, infer_save_v1, k::save_slices_kernel).variadic().stateful());
-    r.add(
-        OpDef::new("Save", &["filename", "tensor_names", "data"], infer_save_v1, k::save_slices_kernel)
-            .variadic()
-            .stateful(),
-    );
-    r.add(OpDef::new("Restore", &["file_pattern", "tensor_name"], infer_restore_one, k::restore_one_kernel).stateful());
+    r.add(OpDef::new("SaveSlices", slices, infer_save_v1).variadic().stateful());
+    r.add(OpDef::new("Save", &["filename", "tensor_names", "data"], infer_save_v1).variadic().stateful());
+    r.add(OpDef::new("Restore", &["file_pattern", "tensor_name"], infer_restore_one).stateful());
     let one = &["file_pattern", "tensor_name", "shape_and_slice"];
-    r.add(OpDef::new("RestoreSlice", one, infer_restore_one, k::restore_one_kernel).stateful());
+    r.add(OpDef::new("RestoreSlice", one, infer_restore_one).stateful());
     // A sharded save's names and its merge (TF's sharded `Saver` graph).
-    r.add(OpDef::new("ShardedFilename", &["basename", "shard", "num_shards"], infer_sharded, k::sharded_name_kernel));
-    r.add(OpDef::new("ShardedFilespec", &["basename", "num_shards"], infer_sharded, k::sharded_name_kernel));
+    r.add(OpDef::new("ShardedFilename", &["basename", "shard", "num_shards"], infer_sharded));
+    r.add(OpDef::new("ShardedFilespec", &["basename", "num_shards"], infer_sharded));
     let merge = &["checkpoint_prefixes", "destination_prefix"];
-    r.add(OpDef::new("MergeV2Checkpoints", merge, infer_merge, k::merge_checkpoints_kernel).stateful());
+    r.add(OpDef::new("MergeV2Checkpoints", merge, infer_merge).stateful());
 }
 
 fn infer_save_v1(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {

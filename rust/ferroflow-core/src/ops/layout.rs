@@ -1,34 +1,25 @@
 //! Layout ops: `BroadcastTo`, `ConcatV2` (and `ConcatOffset` for its gradient), `Slice`, `Transpose`, `InvertPermutation`,
 //! `ExpandDims`, `Unpack`. Kernels are dtype-agnostic (see `kernels::layout`).
-use super::{InferCtx, OpDef, Registry, int_values};
-use crate::autodiff::array_grad as g;
+use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::layout::{self as k, perm_of};
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
+use crate::framework::shape_util::perm_of;
+use crate::framework::tensor_util::int_values;
 use crate::shape::{PartialShape, normalize_axis};
 
 const INDEX: &[DType] = &[DType::Int32, DType::Int64];
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add(
-        OpDef::new("BroadcastTo", &["input", "shape"], infer_broadcast_to, k::broadcast_to_kernel)
-            .grad(g::broadcast_to),
-    );
-    r.add(OpDef::new("ConcatV2", &["values", "axis"], infer_concat, k::concat_kernel).variadic().grad(g::concat));
-    r.add(
-        OpDef::new("ConcatOffset", &["concat_dim", "shape"], infer_concat_offset, k::concat_offset_kernel)
-            .variadic()
-            .no_grad(),
-    );
-    r.add(OpDef::new("Slice", &["input", "begin", "size"], infer_slice, k::slice_kernel).grad(g::slice));
-    r.add(OpDef::new("Transpose", &["x", "perm"], infer_transpose, k::transpose_kernel).grad(g::transpose));
-    r.add(OpDef::new("InvertPermutation", &["x"], infer_invert, k::invert_permutation_kernel).no_grad());
-    r.add(
-        OpDef::new("ExpandDims", &["input", "dim"], infer_expand_dims, k::expand_dims_kernel)
-            .grad(g::reshape_like_input),
-    );
-    r.add(OpDef::new("Unpack", &["value"], infer_unpack, k::unpack_kernel).grad(g::unpack));
+    r.add(OpDef::new("BroadcastTo", &["input", "shape"], infer_broadcast_to));
+    r.add(OpDef::new("ConcatV2", &["values", "axis"], infer_concat).variadic());
+    r.add(OpDef::new("ConcatOffset", &["concat_dim", "shape"], infer_concat_offset).variadic());
+    r.add(OpDef::new("Slice", &["input", "begin", "size"], infer_slice));
+    r.add(OpDef::new("Transpose", &["x", "perm"], infer_transpose));
+    r.add(OpDef::new("InvertPermutation", &["x"], infer_invert));
+    r.add(OpDef::new("ExpandDims", &["input", "dim"], infer_expand_dims));
+    r.add(OpDef::new("Unpack", &["value"], infer_unpack));
 }
 
 fn infer_concat_offset(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
@@ -48,7 +39,8 @@ fn infer_broadcast_to(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.attrs.insert("Tidx".into(), AttrValue::Type(ctx.input(1).dtype));
     let shape = match ctx.constant_input(1) {
         Some(s) => {
-            let target = super::shape_from_values(&int_values(s)?, "shape").map_err(|e| Error::value(e.message))?;
+            let target = crate::framework::tensor_util::shape_from_values(&int_values(s)?, "shape")
+                .map_err(|e| Error::value(e.message))?;
             if let Some(d) = ctx.input(0).shape.dims() {
                 let pad = target.len().checked_sub(d.len());
                 let bad = pad

@@ -4,22 +4,12 @@
 use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::logging as k;
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add(
-        OpDef::new("Assert", &["condition", "data"], infer_assert, k::assert_kernel)
-            .variadic_or_empty()
-            .stateful()
-            .no_grad(),
-    );
-    r.add(
-        OpDef::new("Print", &["input", "data"], infer_print, k::print_kernel)
-            .variadic_or_empty()
-            .stateful()
-            .grad(crate::autodiff::array_grad::print),
-    );
+    r.add(OpDef::new("Assert", &["condition", "data"], infer_assert).variadic_or_empty().stateful());
+    r.add(OpDef::new("Print", &["input", "data"], infer_print).variadic_or_empty().stateful());
 }
 
 /// Records the `data` inputs' types as the list attr `attr`.

@@ -7,48 +7,44 @@
 use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::hash::hash_bucket_kernel;
-use crate::kernels::lookup::{table_access_kernel, table_op_kernel};
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
 use crate::shape::PartialShape;
+
+/// The table access ops: (TF-1.0 form with a reference handle, V2 form with a
+/// resource handle, inputs).
+pub(crate) const TABLE_ACCESS_OPS: [(&str, &str, &[&str]); 8] = [
+    ("LookupTableFind", "LookupTableFindV2", &["table_handle", "keys", "default_value"]),
+    ("LookupTableInsert", "LookupTableInsertV2", &["table_handle", "keys", "values"]),
+    ("", "LookupTableRemoveV2", &["table_handle", "keys"]),
+    ("LookupTableSize", "LookupTableSizeV2", &["table_handle"]),
+    ("LookupTableExport", "LookupTableExportV2", &["table_handle"]),
+    ("LookupTableImport", "LookupTableImportV2", &["table_handle", "keys", "values"]),
+    ("InitializeTable", "InitializeTableV2", &["table_handle", "keys", "values"]),
+    ("InitializeTableFromTextFile", "InitializeTableFromTextFileV2", &["table_handle", "filename"]),
+];
 
 pub(crate) fn register(r: &mut Registry) {
     for name in ["HashTable", "MutableHashTable", "MutableHashTableOfTensors"] {
-        r.add(OpDef::new(name, &[], infer_table, table_op_kernel).stateful().no_grad());
+        r.add(OpDef::new(name, &[], infer_table).stateful());
     }
     for name in ["HashTableV2", "MutableHashTableV2", "MutableHashTableOfTensorsV2"] {
-        r.add(OpDef::new(name, &[], infer_table, table_op_kernel).stateful().no_grad());
+        r.add(OpDef::new(name, &[], infer_table).stateful());
     }
     let dense = &["empty_key", "deleted_key"];
-    r.add(OpDef::new("MutableDenseHashTable", dense, infer_table, table_op_kernel).stateful().no_grad());
-    r.add(OpDef::new("MutableDenseHashTableV2", dense, infer_table, table_op_kernel).stateful().no_grad());
+    r.add(OpDef::new("MutableDenseHashTable", dense, infer_table).stateful());
+    r.add(OpDef::new("MutableDenseHashTableV2", dense, infer_table).stateful());
     // (TF-1.0 form with a reference handle, V2 form with a resource handle, inputs).
-    let access: [(&str, &str, &'static [&'static str]); 8] = [
-        ("LookupTableFind", "LookupTableFindV2", &["table_handle", "keys", "default_value"]),
-        ("LookupTableInsert", "LookupTableInsertV2", &["table_handle", "keys", "values"]),
-        ("", "LookupTableRemoveV2", &["table_handle", "keys"]),
-        ("LookupTableSize", "LookupTableSizeV2", &["table_handle"]),
-        ("LookupTableExport", "LookupTableExportV2", &["table_handle"]),
-        ("LookupTableImport", "LookupTableImportV2", &["table_handle", "keys", "values"]),
-        ("InitializeTable", "InitializeTableV2", &["table_handle", "keys", "values"]),
-        ("InitializeTableFromTextFile", "InitializeTableFromTextFileV2", &["table_handle", "filename"]),
-    ];
-    for (v1, v2, inputs) in access {
-        // As TF: export, import and remove have no gradient registered, the others
-        // are not differentiable.
-        let differentiable = !matches!(v2, "LookupTableExportV2" | "LookupTableImportV2" | "LookupTableRemoveV2");
-        let def = |name| {
-            let d = OpDef::new(name, inputs, infer_access, table_access_kernel).stateful();
-            if differentiable { d.no_grad() } else { d }
-        };
+    for (v1, v2, inputs) in TABLE_ACCESS_OPS {
+        let def = |name| OpDef::new(name, inputs, infer_access).stateful();
         if !v1.is_empty() {
             r.add(def(v1).refs(&[0]));
         }
         r.add(def(v2));
     }
-    r.add(OpDef::new("StringToHashBucket", &["string_tensor"], infer_hash_bucket, hash_bucket_kernel).no_grad());
+    r.add(OpDef::new("StringToHashBucket", &["string_tensor"], infer_hash_bucket));
     for name in ["StringToHashBucketFast", "StringToHashBucketStrong"] {
-        r.add(OpDef::new(name, &["input"], infer_hash_bucket, hash_bucket_kernel).no_grad());
+        r.add(OpDef::new(name, &["input"], infer_hash_bucket));
     }
 }
 

@@ -1,12 +1,10 @@
 //! Math ops: elementwise arithmetic with broadcasting, unary functions, matrix
 //! multiplication and reductions.
 use super::{InferCtx, OpDef, Registry};
-use crate::autodiff::math_grad as g;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::math as k;
-use crate::kernels::matmul::matmul_kernel;
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
 use crate::shape::{PartialShape, broadcast_partial};
 
 /// The numeric types, then the complex ones (TF's `Add`, `Sub`, `Mul`, `Div`, `AddN`,
@@ -33,7 +31,7 @@ pub(crate) const NUMERIC: &[DType] = NUMERIC_AND_COMPLEX.split_at(NUMERIC_AND_CO
 pub(crate) const SIGNED_NUMERIC: &[DType] = NUMERIC.split_at(NUMERIC.len() - 3).0;
 /// The types of TF's CPU `MatMul` kernels (its OpDef also allows the wide unsigned
 /// integers, which have none).
-const WITHOUT_NARROW_INTS: &[DType] = &[
+pub(crate) const WITHOUT_NARROW_INTS: &[DType] = &[
     DType::Float16,
     DType::BFloat16,
     DType::Float32,
@@ -46,86 +44,51 @@ const WITHOUT_NARROW_INTS: &[DType] = &[
 ];
 pub(crate) const FLOATS: &[DType] = &[DType::Float16, DType::BFloat16, DType::Float32, DType::Float64];
 /// The floating types and the complex ones (`RealDiv`'s kernels).
-const FLOATS_AND_COMPLEX: &[DType] =
+pub(crate) const FLOATS_AND_COMPLEX: &[DType] =
     &[DType::Float16, DType::BFloat16, DType::Float32, DType::Float64, DType::Complex64, DType::Complex128];
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add(OpDef::new("Add", &["x", "y"], infer_binary_signed_c, k::binary_kernel::<k::AddFn>).grad(g::add));
-    r.add(OpDef::new("AddV2", &["x", "y"], infer_binary_c, k::binary_kernel::<k::AddFn>).grad(g::add));
-    r.add(OpDef::new("Sub", &["x", "y"], infer_binary_c, k::binary_kernel::<k::SubFn>).grad(g::sub));
-    r.add(OpDef::new("Mul", &["x", "y"], infer_binary_c, k::binary_kernel::<k::MulFn>).grad(g::mul));
-    r.add(OpDef::new("Div", &["x", "y"], infer_binary_c, k::binary_kernel::<k::DivFn>).grad(g::div));
-    r.add(
-        OpDef::new("RealDiv", &["x", "y"], infer_binary_c, k::binary_kernel::<k::DivFn>)
-            .kernel_types("T", FLOATS_AND_COMPLEX)
-            .grad(g::div),
-    );
-    r.add(OpDef::new("DivNoNan", &["x", "y"], infer_div_no_nan, k::binary_kernel::<k::DivNoNanFn>).grad(g::div));
-    r.add(OpDef::new("Maximum", &["x", "y"], infer_binary, k::binary_kernel::<k::MaxFn>).grad(g::maximum));
-    r.add(OpDef::new("Minimum", &["x", "y"], infer_binary, k::binary_kernel::<k::MinFn>).grad(g::minimum));
-    r.add(
-        OpDef::new(
-            "SquaredDifference",
-            &["x", "y"],
-            infer_squared_difference,
-            k::binary_kernel::<k::SquaredDifferenceFn>,
-        )
-        .grad(g::squared_difference),
-    );
-    r.add(OpDef::new("FloorDiv", &["x", "y"], infer_binary, k::floor_kernel).no_grad());
-    r.add(OpDef::new("FloorMod", &["x", "y"], infer_binary, k::floor_kernel).grad(g::floor_mod));
-    r.add(OpDef::new("Pow", &["x", "y"], infer_binary_signed, k::pow_kernel).grad(g::pow));
-    r.add(OpDef::new("AddN", &["inputs"], infer_add_n, k::add_n_kernel).variadic().grad(g::add_n));
-    r.add(OpDef::new("Neg", &["x"], infer_unary_signed_c, k::unary_kernel::<k::NegFn>).grad(g::neg));
-    r.add(OpDef::new("Square", &["x"], infer_unary_numeric_c, k::unary_kernel::<k::SquareFn>).grad(g::square));
-    r.add(OpDef::new("Abs", &["x"], infer_unary_signed, k::unary_kernel::<k::AbsFn>).grad(g::abs));
-    r.add(OpDef::new("Sign", &["x"], infer_unary_signed, k::unary_kernel::<k::SignFn>).grad(g::sign));
-    r.add(OpDef::new("Sqrt", &["x"], infer_unary_float, k::float_kernel::<k::SqrtFn>).grad(g::sqrt));
-    r.add(OpDef::new("Rsqrt", &["x"], infer_unary_float, k::float_kernel::<k::RsqrtFn>).grad(g::rsqrt));
-    r.add(OpDef::new("Reciprocal", &["x"], infer_unary_float, k::float_kernel::<k::ReciprocalFn>).grad(g::reciprocal));
-    r.add(OpDef::new("Exp", &["x"], infer_unary_float, k::float_kernel::<k::ExpFn>).grad(g::exp));
-    r.add(OpDef::new("Log", &["x"], infer_unary_float, k::float_kernel::<k::LogFn>).grad(g::log));
-    r.add(OpDef::new("Log1p", &["x"], infer_unary_float, k::float_kernel::<k::Log1pFn>).grad(g::log1p));
-    r.add(OpDef::new("Tanh", &["x"], infer_unary_float, k::float_kernel::<k::TanhFn>).grad(g::tanh));
-    r.add(OpDef::new("Sigmoid", &["x"], infer_unary_float, k::sigmoid_kernel).grad(g::sigmoid));
-    r.add(OpDef::new("Sin", &["x"], infer_unary_float, k::sin_cos_kernel::<true>).grad(g::sin));
-    r.add(OpDef::new("Cos", &["x"], infer_unary_float, k::sin_cos_kernel::<false>).grad(g::cos));
+    r.add(OpDef::new("Add", &["x", "y"], infer_binary_signed_c));
+    r.add(OpDef::new("AddV2", &["x", "y"], infer_binary_c));
+    r.add(OpDef::new("Sub", &["x", "y"], infer_binary_c));
+    r.add(OpDef::new("Mul", &["x", "y"], infer_binary_c));
+    r.add(OpDef::new("Div", &["x", "y"], infer_binary_c));
+    r.add(OpDef::new("RealDiv", &["x", "y"], infer_binary_c));
+    r.add(OpDef::new("DivNoNan", &["x", "y"], infer_div_no_nan));
+    r.add(OpDef::new("Maximum", &["x", "y"], infer_binary));
+    r.add(OpDef::new("Minimum", &["x", "y"], infer_binary));
+    r.add(OpDef::new("SquaredDifference", &["x", "y"], infer_squared_difference));
+    r.add(OpDef::new("FloorDiv", &["x", "y"], infer_binary));
+    r.add(OpDef::new("FloorMod", &["x", "y"], infer_binary));
+    r.add(OpDef::new("Pow", &["x", "y"], infer_binary_signed));
+    r.add(OpDef::new("AddN", &["inputs"], infer_add_n).variadic());
+    r.add(OpDef::new("Neg", &["x"], infer_unary_signed_c));
+    r.add(OpDef::new("Square", &["x"], infer_unary_numeric_c));
+    r.add(OpDef::new("Abs", &["x"], infer_unary_signed));
+    r.add(OpDef::new("Sign", &["x"], infer_unary_signed));
+    r.add(OpDef::new("Sqrt", &["x"], infer_unary_float));
+    r.add(OpDef::new("Rsqrt", &["x"], infer_unary_float));
+    r.add(OpDef::new("Reciprocal", &["x"], infer_unary_float));
+    r.add(OpDef::new("Exp", &["x"], infer_unary_float));
+    r.add(OpDef::new("Log", &["x"], infer_unary_float));
+    r.add(OpDef::new("Log1p", &["x"], infer_unary_float));
+    r.add(OpDef::new("Tanh", &["x"], infer_unary_float));
+    r.add(OpDef::new("Sigmoid", &["x"], infer_unary_float));
+    r.add(OpDef::new("Sin", &["x"], infer_unary_float));
+    r.add(OpDef::new("Cos", &["x"], infer_unary_float));
     // Piecewise constant: TF registers no gradient flow through them (None).
-    r.add(OpDef::new("Floor", &["x"], infer_unary_float, k::float_kernel::<k::FloorFn>).no_grad());
-    r.add(OpDef::new("Ceil", &["x"], infer_unary_float, k::float_kernel::<k::CeilFn>).no_grad());
-    r.add(OpDef::new("Round", &["x"], infer_unary_float, k::float_kernel::<k::RoundFn>).no_grad());
+    r.add(OpDef::new("Floor", &["x"], infer_unary_float));
+    r.add(OpDef::new("Ceil", &["x"], infer_unary_float));
+    r.add(OpDef::new("Round", &["x"], infer_unary_float));
     // Fused gradient ops (TF's names): first input the forward output y, second dy.
-    r.add(
-        OpDef::new("SqrtGrad", &["y", "dy"], infer_binary_float, k::binary_kernel::<k::SqrtGradFn>).grad(g::sqrt_grad),
-    );
-    r.add(
-        OpDef::new("RsqrtGrad", &["y", "dy"], infer_binary_float, k::binary_kernel::<k::RsqrtGradFn>)
-            .grad(g::rsqrt_grad),
-    );
-    r.add(
-        OpDef::new("ReciprocalGrad", &["y", "dy"], infer_binary_float, k::binary_kernel::<k::ReciprocalGradFn>)
-            .grad(g::reciprocal_grad),
-    );
-    r.add(
-        OpDef::new("TanhGrad", &["y", "dy"], infer_binary_float, k::binary_kernel::<k::TanhGradFn>).grad(g::tanh_grad),
-    );
-    r.add(
-        OpDef::new("SigmoidGrad", &["y", "dy"], infer_binary_float, k::binary_kernel::<k::SigmoidGradFn>)
-            .grad(g::sigmoid_grad),
-    );
-    r.add(
-        OpDef::new("MatMul", &["a", "b"], infer_matmul, matmul_kernel)
-            .cost(super::Cost::Contraction)
-            .kernel_types("T", WITHOUT_NARROW_INTS)
-            .grad(g::matmul),
-    );
+    r.add(OpDef::new("SqrtGrad", &["y", "dy"], infer_binary_float));
+    r.add(OpDef::new("RsqrtGrad", &["y", "dy"], infer_binary_float));
+    r.add(OpDef::new("ReciprocalGrad", &["y", "dy"], infer_binary_float));
+    r.add(OpDef::new("TanhGrad", &["y", "dy"], infer_binary_float));
+    r.add(OpDef::new("SigmoidGrad", &["y", "dy"], infer_binary_float));
+    r.add(OpDef::new("MatMul", &["a", "b"], infer_matmul).cost(super::Cost::Contraction));
     // TF's remapper op (the plan forms it from MatMul -> BiasAdd [-> activation]).
-    r.add(
-        OpDef::new("_FusedMatMul", &["a", "b", "args"], infer_matmul, crate::kernels::fused::fused_kernel)
-            .variadic()
-            .cost(super::Cost::Contraction)
-            .kernel_types("T", FUSED_TYPES),
-    );
+    r.add(OpDef::new("_FusedMatMul", &["a", "b", "args"], infer_matmul).variadic().cost(super::Cost::Contraction));
 }
 
 /// The types the fused contractions run in.

@@ -1,26 +1,26 @@
-//! The op registry. Adding an op is one `r.add(OpDef::new(...))` line in the module
-//! of its family plus its shape function, and its CPU kernel in `kernels/<family>.rs`.
-//! The row is split into three registries: the op's schema ([`OpDef`]: inputs,
-//! statefulness, shape function), its CPU kernel (into [`crate::kernels::registry`],
-//! where backends add theirs) and its gradient (looked up with [`gradient`]).
+//! The op registry: each op's schema ([`OpDef`]: inputs, statefulness, shape function),
+//! as TF's `REGISTER_OP`. Adding an op is one `r.add(OpDef::new(...))` line in the
+//! module of its family with its shape function, its CPU kernel registered in
+//! `kernels/cpu.rs` (backends add theirs through `kernels::registry`) and its gradient
+//! in `autodiff/registry.rs`. Ops sit under the graph and the kernels: they name
+//! neither.
 mod array;
 pub use array::DEVICE_COPY;
-mod candidate_sampling;
+pub(crate) mod candidate_sampling;
 mod compare;
 mod complex;
 pub(crate) mod control_flow;
-mod conv;
+pub(crate) mod conv;
 mod data;
 mod data_flow;
 mod functional;
 mod image;
 pub(crate) mod indexing;
 pub(crate) mod io;
-pub use crate::kernels::io::{Checkpoint, restore_tensor};
 mod layout;
 mod logging;
-mod lookup;
-mod math;
+pub(crate) mod lookup;
+pub(crate) mod math;
 mod nn;
 mod partition;
 mod random;
@@ -32,39 +32,22 @@ pub mod sendrecv;
 mod sparse;
 mod state;
 mod strings;
-mod summary;
+pub(crate) mod summary;
 mod tensor_array;
 pub mod training;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
 
-use crate::autodiff::GradFn;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, FromAttr, OutputSpec, read_attr};
-use crate::kernels::registry::KernelDef;
-use crate::kernels::{KernelBuild, OpKernel};
+use crate::framework::attr::{AttrValue, FromAttr, read_attr};
+use crate::framework::output::OutputSpec;
 use crate::shape::PartialShape;
 use crate::tensor::Tensor;
 
 /// Shape-inference function: the output types of a node from its inputs and attrs.
 pub type InferFn = fn(InferCtx<'_>) -> Result<Vec<OutputSpec>>;
-/// Kernel factory: builds the kernel of one node once per plan.
-pub type KernelFn = fn(&KernelBuild<'_>) -> Result<Box<dyn OpKernel>>;
-
-/// How an op takes part in `tf.gradients`.
-#[derive(Clone, Copy)]
-pub enum Gradient {
-    /// No gradient registered: differentiating through the op is a `LookupError`.
-    Missing,
-    /// The op has no gradient by definition (shapes, comparisons, `StopGradient`):
-    /// its inputs receive none.
-    NotDifferentiable,
-    /// The function that adds the op's gradient to the graph.
-    Fn(GradFn),
-}
-
 /// The schema of one op type.
 pub struct OpDef {
     /// Type name, as in a GraphDef (`MatMul`).
@@ -103,20 +86,11 @@ pub enum Cost {
     Contraction,
 }
 
-/// One registration row: an op's schema, its CPU kernel and its gradient, which
-/// [`Registry::add`] files into their three registries.
-pub struct OpRow {
-    schema: OpDef,
-    kernel: KernelFn,
-    kernel_types: Option<(&'static str, &'static [DType])>,
-    grad: Gradient,
-}
-
 impl OpDef {
-    /// The row of a stateless op with fixed inputs, its shape function and CPU kernel.
-    #[allow(clippy::new_ret_no_self)] // the row's face: `OpDef::new(...).grad(...)`
-    pub fn new(name: &'static str, inputs: &'static [&'static str], infer: InferFn, kernel: KernelFn) -> OpRow {
-        let schema = OpDef {
+    /// The schema of a stateless op with fixed inputs and its shape function (the
+    /// builder methods below declare the rest).
+    pub fn new(name: &'static str, inputs: &'static [&'static str], infer: InferFn) -> OpDef {
+        OpDef {
             name,
             inputs,
             variadic: false,
@@ -127,8 +101,7 @@ impl OpDef {
             feed_satisfies_control: false,
             cost: Cost::Elementwise,
             infer,
-        };
-        OpRow { schema, kernel, kernel_types: None, grad: Gradient::Missing }
+        }
     }
     /// The name of input `i`.
     pub fn input_name(&self, i: usize) -> &'static str {
@@ -141,93 +114,65 @@ impl OpDef {
     }
 }
 
-impl OpRow {
-    /// Restricts the CPU kernel to nodes whose type attr `attr` is one of `dtypes` (TF
-    /// registers fewer kernels than its OpDef allows: a node of another type builds,
-    /// and running it is TF's "No OpKernel was registered" error).
-    #[must_use]
-    pub fn kernel_types(mut self, attr: &'static str, dtypes: &'static [DType]) -> Self {
-        self.kernel_types = Some((attr, dtypes));
-        self
-    }
-    /// Registers the op's gradient function.
-    #[must_use]
-    pub fn grad(mut self, f: GradFn) -> Self {
-        self.grad = Gradient::Fn(f);
-        self
-    }
-    /// Declares the op not differentiable (its inputs get no gradient).
-    #[must_use]
-    pub fn no_grad(mut self) -> Self {
-        self.grad = Gradient::NotDifferentiable;
-        self
-    }
+impl OpDef {
     /// Marks inputs that must be variable references.
     #[must_use]
     pub fn refs(mut self, ref_inputs: &'static [usize]) -> Self {
-        self.schema.ref_inputs = ref_inputs;
+        self.ref_inputs = ref_inputs;
         self
     }
     /// Marks the op stateful.
     #[must_use]
     pub fn stateful(mut self) -> Self {
-        self.schema.stateful = true;
+        self.stateful = true;
         self
     }
     /// Declares that the output is the first input unchanged (see
     /// [`OpDef::forwards_input`]).
     #[must_use]
     pub fn forwards_input(mut self) -> Self {
-        self.schema.forwards_input = true;
+        self.forwards_input = true;
         self
     }
     /// Declares that feeding the op's output satisfies the control edges out of it
     /// (see [`OpDef::feed_satisfies_control`]).
     #[must_use]
     pub fn feed_satisfies_control(mut self) -> Self {
-        self.schema.feed_satisfies_control = true;
+        self.feed_satisfies_control = true;
         self
     }
     /// Sets how the planner estimates the op's work.
     #[must_use]
     pub fn cost(mut self, cost: Cost) -> Self {
-        self.schema.cost = cost;
+        self.cost = cost;
         self
     }
     /// Lets the last input repeat (at least once).
     #[must_use]
     pub fn variadic(mut self) -> Self {
-        self.schema.variadic = true;
+        self.variadic = true;
         self
     }
     /// Lets the last input repeat any number of times, none included.
     #[must_use]
     pub fn variadic_or_empty(mut self) -> Self {
-        self.schema.variadic = true;
-        self.schema.variadic_min = 0;
+        self.variadic = true;
+        self.variadic_min = 0;
         self
     }
 }
 
-/// The three registries under construction (see each family's `register`).
+/// The schemas under construction (see each family's `register`).
 #[derive(Default)]
 pub(crate) struct Registry {
     schemas: HashMap<&'static str, &'static OpDef>,
-    cpu_kernels: Vec<KernelDef>,
-    gradients: HashMap<&'static str, Gradient>,
 }
 
 impl Registry {
-    pub(crate) fn add(&mut self, row: OpRow) {
-        let def: &'static OpDef = Box::leak(Box::new(row.schema));
+    pub(crate) fn add(&mut self, def: OpDef) {
+        let def: &'static OpDef = Box::leak(Box::new(def));
         let previous = self.schemas.insert(def.name, def);
         debug_assert!(previous.is_none(), "op {} registered twice", def.name);
-        let mut kernel = KernelDef::new(def.name, crate::device::CPU, row.kernel);
-        if let Some((attr, dtypes)) = row.kernel_types {
-            kernel = kernel.type_constraint(attr, dtypes);
-        }
-        self.cpu_kernels.push(kernel);
-        self.gradients.insert(def.name, row.grad);
     }
 }
 
@@ -272,16 +217,6 @@ fn registry() -> &'static Registry {
 /// The definition of op type `name`.
 pub fn lookup(name: &str) -> Result<&'static OpDef> {
     registry().schemas.get(name).copied().ok_or_else(|| Error::value(format!("Op type not registered '{name}'")))
-}
-
-/// How op type `name` takes part in `tf.gradients` (`Missing` for an unknown op).
-pub fn gradient(name: &str) -> Gradient {
-    registry().gradients.get(name).copied().unwrap_or(Gradient::Missing)
-}
-
-/// The op rows' CPU kernels (the kernel registry starts from them).
-pub(crate) fn cpu_kernels() -> &'static [KernelDef] {
-    &registry().cpu_kernels
 }
 
 /// Every registered op type name, sorted.
@@ -402,48 +337,4 @@ impl InferCtx<'_> {
     pub fn shape_value(&self, i: usize) -> Option<&PartialShape> {
         self.shape_values.get(i)?.as_ref()
     }
-}
-
-/// Reads an int vector from a constant int32/int64 tensor.
-pub fn int_values(t: &Tensor) -> Result<Vec<i64>> {
-    match t.dtype() {
-        DType::Int32 => Ok(t.as_slice::<i32>()?.iter().map(|&v| i64::from(v)).collect()),
-        DType::Int64 => Ok(t.as_slice::<i64>()?.to_vec()),
-        d => Err(Error::type_error(format!("expected an int32 or int64 tensor, got {d}"))),
-    }
-}
-
-/// Element counts from an int vector that must be non-negative.
-pub(crate) fn dims_from(values: &[i64], what: &str) -> Result<Vec<usize>> {
-    values
-        .iter()
-        .map(|&d| {
-            usize::try_from(d).map_err(|_| Error::invalid_argument(format!("{what} must be non-negative, got {d}")))
-        })
-        .collect()
-}
-
-/// A shape from the values of a shape argument (`Fill`'s dims, `BroadcastTo`'s shape,
-/// the random ops' shape), with the errors of TF's `TensorShapeUtils::MakeShape`.
-pub(crate) fn shape_from_values(values: &[i64], what: &str) -> Result<Vec<usize>> {
-    let dims = dims_from(values, what)?;
-    crate::shape::checked_num_elements(&dims).map_err(|_| {
-        Error::invalid_argument(format!(
-            "Shape {} would have more than 2**63 - 1 elements",
-            crate::shape::fmt_shape(&dims)
-        ))
-    })?;
-    Ok(dims)
-}
-
-/// The value of a 0-D int32/int64 tensor (an axis, a depth, a bound); `what` names it
-/// in the `InvalidArgumentError` for any other shape.
-pub(crate) fn scalar_int(t: &Tensor, what: &str) -> Result<i64> {
-    if !t.shape().is_empty() {
-        return Err(Error::invalid_argument(format!(
-            "{what} must be 0-D, got shape {}",
-            crate::shape::fmt_shape(t.shape())
-        )));
-    }
-    Ok(int_values(t)?[0])
 }

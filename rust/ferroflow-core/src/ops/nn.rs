@@ -2,77 +2,37 @@
 //! `BiasAdd` and `L2Loss` (TF's op names, inputs and outputs).
 use super::math::FLOATS;
 use super::{InferCtx, OpDef, Registry};
-use crate::autodiff::nn_grad as g;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::nn as k;
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
 use crate::shape::PartialShape;
 
 pub(crate) fn register(r: &mut Registry) {
     // Relu and Relu6 also take integers, as in TF.
-    r.add(OpDef::new("Relu", &["features"], infer_numeric_unary, k::clamp_kernel::<false>).grad(g::relu));
-    r.add(OpDef::new("Relu6", &["features"], infer_numeric_unary, k::clamp_kernel::<true>).grad(g::relu6));
-    r.add(OpDef::new("Elu", &["features"], infer_float_unary, k::activation::<k::EluFn>).grad(g::elu));
-    r.add(OpDef::new("Softplus", &["features"], infer_float_unary, k::softplus_kernel).grad(g::softplus));
-    r.add(OpDef::new("Selu", &["features"], infer_float_unary, k::activation::<k::SeluFn>).grad(g::selu));
-    r.add(OpDef::new("Softsign", &["features"], infer_float_unary, k::activation::<k::SoftsignFn>).grad(g::softsign));
-    r.add(
-        OpDef::new("SeluGrad", &["gradients", "outputs"], infer_float_binary, k::activation_grad::<k::SeluGradFn>)
-            .grad(g::selu_grad),
-    );
-    r.add(OpDef::new(
-        "SoftsignGrad",
-        &["gradients", "features"],
-        infer_float_binary,
-        k::activation_grad::<k::SoftsignGradFn>,
-    ));
-    r.add(
-        OpDef::new("ReluGrad", &["gradients", "features"], infer_float_binary, k::activation_grad::<k::ReluGradFn>)
-            .grad(g::relu_grad),
-    );
-    r.add(
-        OpDef::new("Relu6Grad", &["gradients", "features"], infer_float_binary, k::activation_grad::<k::Relu6GradFn>)
-            .grad(g::relu6_grad),
-    );
-    r.add(
-        OpDef::new("EluGrad", &["gradients", "outputs"], infer_float_binary, k::activation_grad::<k::EluGradFn>)
-            .grad(g::elu_grad),
-    );
-    r.add(
-        OpDef::new(
-            "SoftplusGrad",
-            &["gradients", "features"],
-            infer_float_binary,
-            k::activation_grad::<k::SoftplusGradFn>,
-        )
-        .grad(g::softplus_grad),
-    );
-    r.add(OpDef::new("Softmax", &["logits"], infer_float_unary, k::softmax_kernel).grad(g::softmax));
-    r.add(OpDef::new("LogSoftmax", &["logits"], infer_float_unary, k::log_softmax_kernel).grad(g::log_softmax));
-    r.add(
-        OpDef::new("SoftmaxCrossEntropyWithLogits", &["features", "labels"], infer_xent, k::softmax_xent_kernel)
-            .grad(g::softmax_xent),
-    );
-    r.add(
-        OpDef::new(
-            "SparseSoftmaxCrossEntropyWithLogits",
-            &["features", "labels"],
-            infer_sparse_xent,
-            k::sparse_softmax_xent_kernel,
-        )
-        .grad(g::sparse_softmax_xent),
-    );
-    r.add(OpDef::new("BiasAdd", &["value", "bias"], infer_bias_add, k::bias_add_kernel).grad(g::bias_add));
-    r.add(
-        OpDef::new("BiasAddGrad", &["out_backprop"], infer_bias_add_grad, k::bias_add_grad_kernel)
-            .grad(g::bias_add_grad),
-    );
-    r.add(OpDef::new("L2Loss", &["t"], infer_l2_loss, k::l2_loss_kernel).grad(g::l2_loss));
-    r.add(OpDef::new("InTopKV2", &["predictions", "targets", "k"], infer_in_top_k, k::in_top_k_kernel));
-    r.add(OpDef::new("TopKV2", &["input", "k"], infer_top_k, k::top_k_kernel).grad(g::top_k));
-    r.add(OpDef::new("LRN", &["input"], infer_lrn, k::lrn_kernel).grad(g::lrn));
-    r.add(OpDef::new("LRNGrad", &["input_grads", "input_image", "output_image"], infer_lrn, k::lrn_kernel));
+    r.add(OpDef::new("Relu", &["features"], infer_numeric_unary));
+    r.add(OpDef::new("Relu6", &["features"], infer_numeric_unary));
+    r.add(OpDef::new("Elu", &["features"], infer_float_unary));
+    r.add(OpDef::new("Softplus", &["features"], infer_float_unary));
+    r.add(OpDef::new("Selu", &["features"], infer_float_unary));
+    r.add(OpDef::new("Softsign", &["features"], infer_float_unary));
+    r.add(OpDef::new("SeluGrad", &["gradients", "outputs"], infer_float_binary));
+    r.add(OpDef::new("SoftsignGrad", &["gradients", "features"], infer_float_binary));
+    r.add(OpDef::new("ReluGrad", &["gradients", "features"], infer_float_binary));
+    r.add(OpDef::new("Relu6Grad", &["gradients", "features"], infer_float_binary));
+    r.add(OpDef::new("EluGrad", &["gradients", "outputs"], infer_float_binary));
+    r.add(OpDef::new("SoftplusGrad", &["gradients", "features"], infer_float_binary));
+    r.add(OpDef::new("Softmax", &["logits"], infer_float_unary));
+    r.add(OpDef::new("LogSoftmax", &["logits"], infer_float_unary));
+    r.add(OpDef::new("SoftmaxCrossEntropyWithLogits", &["features", "labels"], infer_xent));
+    r.add(OpDef::new("SparseSoftmaxCrossEntropyWithLogits", &["features", "labels"], infer_sparse_xent));
+    r.add(OpDef::new("BiasAdd", &["value", "bias"], infer_bias_add));
+    r.add(OpDef::new("BiasAddGrad", &["out_backprop"], infer_bias_add_grad));
+    r.add(OpDef::new("L2Loss", &["t"], infer_l2_loss));
+    r.add(OpDef::new("InTopKV2", &["predictions", "targets", "k"], infer_in_top_k));
+    r.add(OpDef::new("TopKV2", &["input", "k"], infer_top_k));
+    r.add(OpDef::new("LRN", &["input"], infer_lrn));
+    r.add(OpDef::new("LRNGrad", &["input_grads", "input_image", "output_image"], infer_lrn));
 }
 
 /// `TopKV2`: `input`'s shape with the last dimension `k` (when `k` is a constant).
@@ -91,7 +51,7 @@ fn infer_top_k(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     }
     ctx.check_rank(1, 0)?;
     let k = match ctx.constant_input(1) {
-        Some(v) => Some(super::scalar_int(v, "k").map_err(|e| Error::value(e.message))?),
+        Some(v) => Some(crate::framework::tensor_util::scalar_int(v, "k").map_err(|e| Error::value(e.message))?),
         None => None,
     };
     if let Some(k) = k

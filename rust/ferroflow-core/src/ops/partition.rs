@@ -2,24 +2,16 @@
 //! tensor split by a partition id, and rows of several tensors merged by index. They
 //! carry `embedding_lookup` over partitioned params and TF's `reduced_shape`.
 use super::{InferCtx, OpDef, Registry};
-use crate::autodiff::array_grad as g;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::partition as k;
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
 use crate::shape::PartialShape;
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add(
-        OpDef::new("DynamicPartition", &["data", "partitions"], infer_dynamic_partition, k::dynamic_partition_kernel)
-            .grad(g::dynamic_partition),
-    );
+    r.add(OpDef::new("DynamicPartition", &["data", "partitions"], infer_dynamic_partition));
     for name in ["DynamicStitch", "ParallelDynamicStitch"] {
-        r.add(
-            OpDef::new(name, &["indices", "data"], infer_dynamic_stitch, k::dynamic_stitch_kernel)
-                .variadic()
-                .grad(g::dynamic_stitch),
-        );
+        r.add(OpDef::new(name, &["indices", "data"], infer_dynamic_stitch).variadic());
     }
 }
 
@@ -92,7 +84,7 @@ fn infer_dynamic_stitch(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     }
     let mut rows = Some(0usize);
     for i in 0..n {
-        rows = match (rows, ctx.constant_input(i).map(super::int_values)) {
+        rows = match (rows, ctx.constant_input(i).map(crate::framework::tensor_util::int_values)) {
             (Some(r), Some(Ok(v))) => Some(v.iter().filter_map(|x| usize::try_from(*x + 1).ok()).fold(r, usize::max)),
             _ => None,
         };

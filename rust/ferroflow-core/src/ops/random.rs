@@ -5,25 +5,19 @@ use super::math::FLOATS;
 use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::random::{float_random_kernel, multinomial_kernel, random_int_kernel, random_shuffle_kernel};
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
 use crate::shape::PartialShape;
 
 const INDEX_TYPES: &[DType] = &[DType::Int32, DType::Int64];
 
 pub(crate) fn register(r: &mut Registry) {
     for name in ["RandomUniform", "RandomStandardNormal", "TruncatedNormal"] {
-        r.add(OpDef::new(name, &["shape"], infer_float_random, float_random_kernel).stateful().no_grad());
+        r.add(OpDef::new(name, &["shape"], infer_float_random).stateful());
     }
-    r.add(
-        OpDef::new("RandomUniformInt", &["shape", "minval", "maxval"], infer_random_int, random_int_kernel).stateful(),
-    );
-    r.add(OpDef::new("RandomShuffle", &["value"], infer_shuffle, random_shuffle_kernel).stateful().no_grad());
-    r.add(
-        OpDef::new("Multinomial", &["logits", "num_samples"], infer_multinomial, multinomial_kernel)
-            .stateful()
-            .no_grad(),
-    );
+    r.add(OpDef::new("RandomUniformInt", &["shape", "minval", "maxval"], infer_random_int).stateful());
+    r.add(OpDef::new("RandomShuffle", &["value"], infer_shuffle).stateful());
+    r.add(OpDef::new("Multinomial", &["logits", "num_samples"], infer_multinomial).stateful());
 }
 
 /// Records the seed attrs with TF's defaults.

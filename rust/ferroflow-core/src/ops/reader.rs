@@ -6,34 +6,24 @@
 use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::reader::{reader_access_kernel, reader_op_kernel};
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
 use crate::shape::PartialShape;
 
 pub(crate) fn register(r: &mut Registry) {
     for name in
         ["TFRecordReaderV2", "FixedLengthRecordReaderV2", "TextLineReaderV2", "WholeFileReaderV2", "IdentityReaderV2"]
     {
-        r.add(OpDef::new(name, &[], infer_reader, reader_op_kernel).stateful());
+        r.add(OpDef::new(name, &[], infer_reader).stateful());
     }
-    r.add(OpDef::new("ReaderReadV2", &["reader_handle", "queue_handle"], infer_read, reader_access_kernel).stateful());
-    r.add(
-        OpDef::new(
-            "ReaderReadUpToV2",
-            &["reader_handle", "queue_handle", "num_records"],
-            infer_read,
-            reader_access_kernel,
-        )
-        .stateful(),
-    );
+    r.add(OpDef::new("ReaderReadV2", &["reader_handle", "queue_handle"], infer_read).stateful());
+    r.add(OpDef::new("ReaderReadUpToV2", &["reader_handle", "queue_handle", "num_records"], infer_read).stateful());
     for name in ["ReaderNumRecordsProducedV2", "ReaderNumWorkUnitsCompletedV2"] {
-        r.add(OpDef::new(name, &["reader_handle"], infer_count, reader_access_kernel).stateful());
+        r.add(OpDef::new(name, &["reader_handle"], infer_count).stateful());
     }
-    r.add(OpDef::new("ReaderResetV2", &["reader_handle"], infer_none, reader_access_kernel).stateful());
-    r.add(OpDef::new("ReaderSerializeStateV2", &["reader_handle"], infer_serialize, reader_access_kernel).stateful());
-    r.add(
-        OpDef::new("ReaderRestoreStateV2", &["reader_handle", "state"], infer_restore, reader_access_kernel).stateful(),
-    );
+    r.add(OpDef::new("ReaderResetV2", &["reader_handle"], infer_none).stateful());
+    r.add(OpDef::new("ReaderSerializeStateV2", &["reader_handle"], infer_serialize).stateful());
+    r.add(OpDef::new("ReaderRestoreStateV2", &["reader_handle", "state"], infer_restore).stateful());
 }
 
 fn infer_reader(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {

@@ -1,39 +1,29 @@
 //! Reductions (sum, mean, max, min, prod, all, any), scans (cumsum, cumprod), arg-reductions, segment sums and the
 //! shape helper that reduction gradients need (`BroadcastGradientArgs`).
 use super::math::NUMERIC;
-use super::{InferCtx, OpDef, Registry, int_values};
-use crate::autodiff::math_grad as g;
+use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::reduce::{self as k, reduction_axes};
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
+use crate::framework::shape_util::reduction_axes;
+use crate::framework::tensor_util::int_values;
 use crate::shape::{PartialShape, normalize_axis};
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add(OpDef::new("Sum", &["input", "reduction_indices"], infer_reduce_c, k::reduce_kernel).grad(g::sum));
-    r.add(OpDef::new("Mean", &["input", "reduction_indices"], infer_reduce_c, k::reduce_kernel).grad(g::mean));
-    r.add(OpDef::new("Max", &["input", "reduction_indices"], infer_reduce, k::reduce_kernel).grad(g::min_max));
-    r.add(OpDef::new("Min", &["input", "reduction_indices"], infer_reduce, k::reduce_kernel).grad(g::min_max));
-    r.add(OpDef::new("Prod", &["input", "reduction_indices"], infer_reduce, k::reduce_kernel).grad(g::prod));
-    r.add(OpDef::new("Cumsum", &["x", "axis"], infer_scan, k::scan_kernel).grad(g::cumsum));
-    r.add(OpDef::new("Cumprod", &["x", "axis"], infer_scan, k::scan_kernel).grad(g::cumprod));
-    r.add(OpDef::new("All", &["input", "reduction_indices"], infer_logical_reduce, k::reduce_kernel));
-    r.add(OpDef::new("Any", &["input", "reduction_indices"], infer_logical_reduce, k::reduce_kernel));
-    r.add(OpDef::new("ArgMax", &["input", "dimension"], infer_arg, k::arg_kernel).no_grad());
-    r.add(OpDef::new("ArgMin", &["input", "dimension"], infer_arg, k::arg_kernel).no_grad());
-    r.add(
-        OpDef::new(
-            "UnsortedSegmentSum",
-            &["data", "segment_ids", "num_segments"],
-            infer_segment_sum,
-            k::segment_sum_kernel,
-        )
-        .grad(g::unsorted_segment_sum),
-    );
-    r.add(
-        OpDef::new("BroadcastGradientArgs", &["s0", "s1"], infer_bcast_args, k::broadcast_gradient_args_kernel)
-            .no_grad(),
-    );
+    r.add(OpDef::new("Sum", &["input", "reduction_indices"], infer_reduce_c));
+    r.add(OpDef::new("Mean", &["input", "reduction_indices"], infer_reduce_c));
+    r.add(OpDef::new("Max", &["input", "reduction_indices"], infer_reduce));
+    r.add(OpDef::new("Min", &["input", "reduction_indices"], infer_reduce));
+    r.add(OpDef::new("Prod", &["input", "reduction_indices"], infer_reduce));
+    r.add(OpDef::new("Cumsum", &["x", "axis"], infer_scan));
+    r.add(OpDef::new("Cumprod", &["x", "axis"], infer_scan));
+    r.add(OpDef::new("All", &["input", "reduction_indices"], infer_logical_reduce));
+    r.add(OpDef::new("Any", &["input", "reduction_indices"], infer_logical_reduce));
+    r.add(OpDef::new("ArgMax", &["input", "dimension"], infer_arg));
+    r.add(OpDef::new("ArgMin", &["input", "dimension"], infer_arg));
+    r.add(OpDef::new("UnsortedSegmentSum", &["data", "segment_ids", "num_segments"], infer_segment_sum));
+    r.add(OpDef::new("BroadcastGradientArgs", &["s0", "s1"], infer_bcast_args));
 }
 
 fn infer_reduce(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {

@@ -8,24 +8,19 @@
 use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::OutputSpec;
-use crate::kernels::gru::{gru_block_cell_grad_kernel, gru_block_cell_kernel};
-use crate::kernels::lstm::{
-    block_lstm_grad_kernel, block_lstm_kernel, lstm_block_cell_grad_kernel, lstm_block_cell_kernel,
-};
-use crate::kernels::rnn::reverse_sequence_kernel;
+use crate::framework::output::OutputSpec;
 use crate::shape::PartialShape;
 
 pub(crate) fn register(r: &mut Registry) {
     let cell = &["x", "cs_prev", "h_prev", "w", "wci", "wcf", "wco", "b"];
-    r.add(OpDef::new("LSTMBlockCell", cell, infer_cell, lstm_block_cell_kernel));
+    r.add(OpDef::new("LSTMBlockCell", cell, infer_cell));
     let grad = &[
         "x", "cs_prev", "h_prev", "w", "wci", "wcf", "wco", "b", "i", "cs", "f", "o", "ci", "co", "cs_grad", "h_grad",
     ];
     // No gradient (as TF: a path through it is a `LookupError`).
-    r.add(OpDef::new("LSTMBlockCellGrad", grad, infer_grad, lstm_block_cell_grad_kernel));
+    r.add(OpDef::new("LSTMBlockCellGrad", grad, infer_grad));
     let block = &["seq_len_max", "x", "cs_prev", "h_prev", "w", "wci", "wcf", "wco", "b"];
-    r.add(OpDef::new("BlockLSTM", block, infer_block, block_lstm_kernel));
+    r.add(OpDef::new("BlockLSTM", block, infer_block));
     let block_grad = &[
         "seq_len_max",
         "x",
@@ -46,25 +41,22 @@ pub(crate) fn register(r: &mut Registry) {
         "cs_grad",
         "h_grad",
     ];
-    r.add(OpDef::new("BlockLSTMGrad", block_grad, infer_block_grad, block_lstm_grad_kernel));
+    r.add(OpDef::new("BlockLSTMGrad", block_grad, infer_block_grad));
     let gru = &["x", "h_prev", "w_ru", "w_c", "b_ru", "b_c"];
-    r.add(OpDef::new("GRUBlockCell", gru, infer_gru, gru_block_cell_kernel));
+    r.add(OpDef::new("GRUBlockCell", gru, infer_gru));
     let gru_grad = &["x", "h_prev", "w_ru", "w_c", "b_ru", "b_c", "r", "u", "c", "d_h"];
-    r.add(OpDef::new("GRUBlockCellGrad", gru_grad, infer_gru_grad, gru_block_cell_grad_kernel));
-    r.add(
-        OpDef::new("ReverseSequence", &["input", "seq_lengths"], infer_reverse_sequence, reverse_sequence_kernel)
-            .grad(crate::autodiff::array_grad::reverse_sequence),
-    );
+    r.add(OpDef::new("GRUBlockCellGrad", gru_grad, infer_gru_grad));
+    r.add(OpDef::new("ReverseSequence", &["input", "seq_lengths"], infer_reverse_sequence));
 }
 
 /// TF's shape function: the input's shape with the batch dimension merged with
 /// `seq_lengths`' length; the axes checked against a known rank.
 fn infer_reverse_sequence(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let t = ctx.input(0).dtype;
-    ctx.attrs.insert("T".into(), crate::graph::AttrValue::Type(t));
+    ctx.attrs.insert("T".into(), crate::framework::attr::AttrValue::Type(t));
     ctx.check_type(1, &[DType::Int32, DType::Int64])?;
     let tlen = ctx.input(1).dtype;
-    ctx.attrs.insert("Tlen".into(), crate::graph::AttrValue::Type(tlen));
+    ctx.attrs.insert("Tlen".into(), crate::framework::attr::AttrValue::Type(tlen));
     let seq_dim: i64 = ctx.required_attr("seq_dim")?;
     let batch_dim = ctx.attr_int("batch_dim", 0)?;
     ctx.check_rank(1, 1)?;

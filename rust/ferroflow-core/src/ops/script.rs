@@ -4,13 +4,13 @@
 use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::script as k;
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
 use crate::shape::PartialShape;
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add(OpDef::new("PyFunc", &["input"], infer_py_func, k::py_func_kernel).variadic_or_empty().stateful().no_grad());
-    r.add(OpDef::new("PyFuncStateless", &["input"], infer_py_func, k::py_func_kernel).variadic_or_empty().no_grad());
+    r.add(OpDef::new("PyFunc", &["input"], infer_py_func).variadic_or_empty().stateful());
+    r.add(OpDef::new("PyFuncStateless", &["input"], infer_py_func).variadic_or_empty());
 }
 
 /// Records `Tin` from the inputs; one output of unknown shape per `Tout` entry.

@@ -1,11 +1,11 @@
 //! TF's `_Send`, `_Recv`, `_HostSend` and `_HostRecv` (`ops/sendrecv_ops.cc`): the
 //! ends of an edge cut by graph partitioning, or of a fed/fetched tensor
 //! (`client_terminated`). They meet in the step's rendezvous under the key their
-//! attrs spell (see [`crate::rendezvous`]). Stateful, without gradients (as TF's).
+//! attrs spell (see [`crate::runtime::rendezvous`]). Stateful, without gradients (as TF's).
 use super::{InferCtx, OpDef, Registry};
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::sendrecv as k;
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
 use crate::shape::PartialShape;
 
 /// Op types that deposit their input in the step's rendezvous.
@@ -14,10 +14,10 @@ pub const SEND_OPS: [&str; 2] = ["_Send", "_HostSend"];
 pub const RECV_OPS: [&str; 2] = ["_Recv", "_HostRecv"];
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add(OpDef::new("_Send", &["tensor"], infer_send, k::send_kernel).stateful());
-    r.add(OpDef::new("_Recv", &[], infer_recv, k::recv_kernel).stateful());
-    r.add(OpDef::new("_HostSend", &["tensor"], infer_send, k::send_kernel).stateful());
-    r.add(OpDef::new("_HostRecv", &[], infer_recv, k::recv_kernel).stateful());
+    r.add(OpDef::new("_Send", &["tensor"], infer_send).stateful());
+    r.add(OpDef::new("_Recv", &[], infer_recv).stateful());
+    r.add(OpDef::new("_HostSend", &["tensor"], infer_send).stateful());
+    r.add(OpDef::new("_HostRecv", &[], infer_recv).stateful());
 }
 
 /// The attrs both ends carry after their type attr, in TF's order.

@@ -5,9 +5,8 @@
 use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::sparse as k;
-use crate::kernels::sparse_math as km;
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
 use crate::shape::PartialShape;
 
 const INDEX: &[DType] = &[DType::Int32, DType::Int64];
@@ -20,181 +19,91 @@ pub(crate) fn register(r: &mut Registry) {
             // them empty: one variadic run, split by the attrs.
             &["inputs"],
             infer_sparse_cross,
-            crate::kernels::sparse_cross::sparse_cross_kernel,
         )
-        .variadic(), // no gradient registered in TF
+        .variadic(),
     );
     r.add(OpDef::new(
         "SparseToDense",
         &["sparse_indices", "output_shape", "sparse_values", "default_value"],
         infer_to_dense,
-        k::sparse_to_dense_kernel,
     ));
-    r.add(OpDef::new(
-        "SparseReorder",
-        &["input_indices", "input_values", "input_shape"],
-        infer_reorder,
-        k::sparse_reorder_kernel,
-    ));
-    r.add(OpDef::new(
-        "SparseReshape",
-        &["input_indices", "input_shape", "new_shape"],
-        infer_reshape,
-        k::sparse_reshape_kernel,
-    ));
-    r.add(
-        OpDef::new("SparseConcat", &["indices", "values", "shapes"], infer_concat, k::sparse_concat_kernel)
-            .variadic()
-            .no_grad(),
-    );
+    r.add(OpDef::new("SparseReorder", &["input_indices", "input_values", "input_shape"], infer_reorder));
+    r.add(OpDef::new("SparseReshape", &["input_indices", "input_shape", "new_shape"], infer_reshape));
+    r.add(OpDef::new("SparseConcat", &["indices", "values", "shapes"], infer_concat).variadic());
     r.add(OpDef::new(
         "SparseAdd",
         &["a_indices", "a_values", "a_shape", "b_indices", "b_values", "b_shape", "thresh"],
         infer_add,
-        k::sparse_add_kernel,
     ));
-    r.add(
-        OpDef::new(
-            "SparseAddGrad",
-            &["backprop_val_grad", "a_indices", "b_indices", "sum_indices"],
-            infer_add_grad,
-            k::sparse_add_grad_kernel,
-        )
-        .no_grad(),
-    );
+    r.add(OpDef::new("SparseAddGrad", &["backprop_val_grad", "a_indices", "b_indices", "sum_indices"], infer_add_grad));
     r.add(OpDef::new(
         "SparseReduceSum",
         &["input_indices", "input_values", "input_shape", "reduction_axes"],
         infer_reduce_sum,
-        k::sparse_reduce_sum_kernel,
     ));
     r.add(OpDef::new(
         "SparseReduceSumSparse",
         &["input_indices", "input_values", "input_shape", "reduction_axes"],
         infer_reduce_sum_sparse,
-        k::sparse_reduce_sum_sparse_kernel,
     ));
     r.add(OpDef::new(
         "SparseReduceMax",
         &["input_indices", "input_values", "input_shape", "reduction_axes"],
         infer_reduce_sum,
-        k::sparse_reduce_max_kernel,
     ));
     r.add(OpDef::new(
         "SparseReduceMaxSparse",
         &["input_indices", "input_values", "input_shape", "reduction_axes"],
         infer_reduce_sum_sparse,
-        k::sparse_reduce_max_sparse_kernel,
     ));
-    r.add(OpDef::new(
-        "SparseTensorDenseAdd",
-        &["a_indices", "a_values", "a_shape", "b"],
-        infer_tensor_dense_add,
-        km::sparse_tensor_dense_add_kernel,
-    ));
-    for (name, kernel) in [
-        ("SparseDenseCwiseAdd", km::sparse_dense_cwise_add_kernel as super::KernelFn),
-        ("SparseDenseCwiseMul", km::sparse_dense_cwise_mul_kernel),
-        ("SparseDenseCwiseDiv", km::sparse_dense_cwise_div_kernel),
-    ] {
-        r.add(OpDef::new(name, &["sp_indices", "sp_values", "sp_shape", "dense"], infer_dense_cwise, kernel));
+    r.add(OpDef::new("SparseTensorDenseAdd", &["a_indices", "a_values", "a_shape", "b"], infer_tensor_dense_add));
+    for name in ["SparseDenseCwiseAdd", "SparseDenseCwiseMul", "SparseDenseCwiseDiv"] {
+        r.add(OpDef::new(name, &["sp_indices", "sp_values", "sp_shape", "dense"], infer_dense_cwise));
     }
-    for (name, kernel) in [
-        ("SparseSparseMaximum", km::sparse_sparse_maximum_kernel as super::KernelFn),
-        ("SparseSparseMinimum", km::sparse_sparse_minimum_kernel),
-    ] {
+    for name in ["SparseSparseMaximum", "SparseSparseMinimum"] {
         r.add(OpDef::new(
             name,
             &["a_indices", "a_values", "a_shape", "b_indices", "b_values", "b_shape"],
             infer_sparse_sparse,
-            kernel,
         ));
     }
-    r.add(OpDef::new(
-        "SparseSoftmax",
-        &["sp_indices", "sp_values", "sp_shape"],
-        infer_softmax,
-        km::sparse_softmax_kernel,
-    ));
-    r.add(OpDef::new(
-        "SparseSlice",
-        &["indices", "values", "shape", "start", "size"],
-        infer_slice,
-        km::sparse_slice_kernel,
-    ));
+    r.add(OpDef::new("SparseSoftmax", &["sp_indices", "sp_values", "sp_shape"], infer_softmax));
+    r.add(OpDef::new("SparseSlice", &["indices", "values", "shape", "start", "size"], infer_slice));
     r.add(OpDef::new(
         "SparseSliceGrad",
         &["backprop_val_grad", "input_indices", "input_start", "output_indices"],
         infer_slice_grad,
-        km::sparse_slice_grad_kernel,
     ));
-    r.add(OpDef::new(
-        "SparseSplit",
-        &["split_dim", "indices", "values", "shape"],
-        infer_split,
-        km::sparse_split_kernel,
-    ));
+    r.add(OpDef::new("SparseSplit", &["split_dim", "indices", "values", "shape"], infer_split));
     r.add(
-        OpDef::new(
-            "SparseTensorDenseMatMul",
-            &["a_indices", "a_values", "a_shape", "b"],
-            infer_matmul,
-            k::sparse_dense_matmul_kernel,
-        )
-        .cost(super::Cost::Contraction),
+        OpDef::new("SparseTensorDenseMatMul", &["a_indices", "a_values", "a_shape", "b"], infer_matmul)
+            .cost(super::Cost::Contraction),
     );
     r.add(OpDef::new(
         "SparseFillEmptyRows",
         &["indices", "values", "dense_shape", "default_value"],
         infer_fill_empty_rows,
-        k::sparse_fill_empty_rows_kernel,
     ));
-    r.add(OpDef::new(
-        "SparseFillEmptyRowsGrad",
-        &["reverse_index_map", "grad_values"],
-        infer_fill_empty_rows_grad,
-        k::sparse_fill_empty_rows_grad_kernel,
-    ));
-    r.add(OpDef::new(
-        "SerializeSparse",
-        &["sparse_indices", "sparse_values", "sparse_shape"],
-        infer_serialize,
-        k::serialize_sparse_kernel,
-    ));
+    r.add(OpDef::new("SparseFillEmptyRowsGrad", &["reverse_index_map", "grad_values"], infer_fill_empty_rows_grad));
+    r.add(OpDef::new("SerializeSparse", &["sparse_indices", "sparse_values", "sparse_shape"], infer_serialize));
     r.add(OpDef::new(
         "SerializeManySparse",
         &["sparse_indices", "sparse_values", "sparse_shape"],
         infer_serialize_many,
-        k::serialize_many_sparse_kernel,
     ));
-    r.add(OpDef::new(
-        "DeserializeManySparse",
-        &["serialized_sparse"],
-        infer_deserialize_many,
-        k::deserialize_many_sparse_kernel,
-    ));
-    r.add(OpDef::new("SegmentSum", &["data", "segment_ids"], infer_segment_sum, k::segment_sum_kernel));
-    r.add(OpDef::new("GatherNd", &["params", "indices"], infer_gather_nd, k::gather_nd_kernel));
-    for (name, kernel) in [
-        ("SparseSegmentSum", k::sparse_segment_sum_kernel as super::KernelFn),
-        ("SparseSegmentMean", k::sparse_segment_mean_kernel),
-        ("SparseSegmentSqrtN", k::sparse_segment_sqrt_n_kernel),
-    ] {
-        r.add(OpDef::new(name, &["data", "indices", "segment_ids"], infer_segment, kernel));
+    r.add(OpDef::new("DeserializeManySparse", &["serialized_sparse"], infer_deserialize_many));
+    r.add(OpDef::new("SegmentSum", &["data", "segment_ids"], infer_segment_sum));
+    r.add(OpDef::new("GatherNd", &["params", "indices"], infer_gather_nd));
+    for name in ["SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN"] {
+        r.add(OpDef::new(name, &["data", "indices", "segment_ids"], infer_segment));
     }
-    for (name, kernel) in [
-        ("SparseSegmentSumWithNumSegments", k::sparse_segment_sum_n_kernel as super::KernelFn),
-        ("SparseSegmentMeanWithNumSegments", k::sparse_segment_mean_n_kernel),
-        ("SparseSegmentSqrtNWithNumSegments", k::sparse_segment_sqrt_n_n_kernel),
-    ] {
-        r.add(OpDef::new(name, &["data", "indices", "segment_ids", "num_segments"], infer_segment, kernel));
+    for name in
+        ["SparseSegmentSumWithNumSegments", "SparseSegmentMeanWithNumSegments", "SparseSegmentSqrtNWithNumSegments"]
+    {
+        r.add(OpDef::new(name, &["data", "indices", "segment_ids", "num_segments"], infer_segment));
     }
-    for (name, kernel) in [
-        ("SparseSegmentSumGrad", k::sparse_segment_sum_grad_kernel as super::KernelFn),
-        ("SparseSegmentMeanGrad", k::sparse_segment_mean_grad_kernel),
-        ("SparseSegmentSqrtNGrad", k::sparse_segment_sqrt_n_grad_kernel),
-    ] {
-        r.add(OpDef::new(name, &["grad", "indices", "segment_ids", "output_dim0"], infer_segment_grad, kernel));
+    for name in ["SparseSegmentSumGrad", "SparseSegmentMeanGrad", "SparseSegmentSqrtNGrad"] {
+        r.add(OpDef::new(name, &["grad", "indices", "segment_ids", "output_dim0"], infer_segment_grad));
     }
 }
 
@@ -309,7 +218,7 @@ fn infer_add_grad(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
 /// The reduced dense shape when the axes and the input's dense shape are constants.
 fn reduced(ctx: &InferCtx<'_>, keep_dims: bool) -> Option<Vec<usize>> {
     let shape = ctx.shape_value(2)?.dims()?.iter().copied().collect::<Option<Vec<usize>>>()?;
-    let axes = super::int_values(ctx.constant_input(3)?).ok()?;
+    let axes = crate::framework::tensor_util::int_values(ctx.constant_input(3)?).ok()?;
     let r = i64::try_from(shape.len()).ok()?;
     let mut keep = vec![true; shape.len()];
     for a in axes {
@@ -503,7 +412,7 @@ fn infer_segment(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         ctx.check_type(3, INDEX)?;
         set_type(&mut ctx, "Tnumsegments", 3);
         ctx.constant_input(3)
-            .and_then(|c| super::int_values(c).ok())
+            .and_then(|c| crate::framework::tensor_util::int_values(c).ok())
             .and_then(|v| v.first().and_then(|n| usize::try_from(*n).ok()))
     } else {
         None
@@ -524,7 +433,7 @@ fn infer_segment_grad(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     set_type(&mut ctx, "Tsegmentids", 2);
     let dim0 = ctx
         .constant_input(3)
-        .and_then(|c| super::int_values(c).ok())
+        .and_then(|c| crate::framework::tensor_util::int_values(c).ok())
         .and_then(|v| v.first().and_then(|n| usize::try_from(*n).ok()));
     let shape = match ctx.input(0).shape.dims() {
         Some(d) if !d.is_empty() => PartialShape::from_dims(std::iter::once(dim0).chain(d[1..].iter().copied())),

@@ -3,33 +3,22 @@
 use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::state::{
-    assign_kernel, assign_update_kernel, count_up_to_kernel, is_initialized_kernel, scatter_kernel, variable_kernel,
-};
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
 use crate::shape::PartialShape;
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add(OpDef::new("VariableV2", &[], infer_variable, variable_kernel).stateful());
-    r.add(OpDef::new("Assign", &["ref", "value"], infer_assign, assign_kernel).refs(&[0]).stateful().no_grad());
-    r.add(
-        OpDef::new("AssignAdd", &["ref", "value"], infer_assign, assign_update_kernel).refs(&[0]).stateful().no_grad(),
-    );
-    r.add(
-        OpDef::new("AssignSub", &["ref", "value"], infer_assign, assign_update_kernel).refs(&[0]).stateful().no_grad(),
-    );
+    r.add(OpDef::new("VariableV2", &[], infer_variable).stateful());
+    r.add(OpDef::new("Assign", &["ref", "value"], infer_assign).refs(&[0]).stateful());
+    r.add(OpDef::new("AssignAdd", &["ref", "value"], infer_assign).refs(&[0]).stateful());
+    r.add(OpDef::new("AssignSub", &["ref", "value"], infer_assign).refs(&[0]).stateful());
     // As TF's registry: ScatterAdd/ScatterSub are not differentiable, ScatterUpdate
     // has no gradient at all (a path through it is a LookupError).
     for name in ["ScatterUpdate", "ScatterAdd", "ScatterSub"] {
-        let def = OpDef::new(name, &["ref", "indices", "updates"], infer_scatter, scatter_kernel).refs(&[0]).stateful();
-        r.add(if name == "ScatterUpdate" { def } else { def.no_grad() });
+        r.add(OpDef::new(name, &["ref", "indices", "updates"], infer_scatter).refs(&[0]).stateful());
     }
-    r.add(OpDef::new("CountUpTo", &["ref"], infer_count_up_to, count_up_to_kernel).refs(&[0]).stateful());
-    r.add(
-        OpDef::new("IsVariableInitialized", &["ref"], infer_is_initialized, is_initialized_kernel)
-            .refs(&[0])
-            .stateful(),
-    );
+    r.add(OpDef::new("CountUpTo", &["ref"], infer_count_up_to).refs(&[0]).stateful());
+    r.add(OpDef::new("IsVariableInitialized", &["ref"], infer_is_initialized).refs(&[0]).stateful());
 }
 
 fn infer_variable(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {

@@ -7,43 +7,28 @@
 use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::strings as k;
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
 use crate::shape::PartialShape;
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add(OpDef::new("DecodeRaw", &["bytes"], infer_decode_raw, k::decode_raw_kernel).no_grad());
-    r.add(
-        OpDef::new("DecodePaddedRaw", &["input_bytes", "fixed_length"], infer_decode_raw, k::decode_raw_kernel)
-            .no_grad(),
-    );
-    r.add(OpDef::new("ParseTensor", &["serialized"], infer_parse_tensor, k::parse_tensor_kernel).no_grad());
-    r.add(OpDef::new("SerializeTensor", &["tensor"], infer_serialize_tensor, k::serialize_tensor_kernel).no_grad());
-    r.add(
-        OpDef::new(
-            "DecodeJSONExample",
-            &["json_examples"],
-            infer_decode_json_example,
-            crate::kernels::example::decode_json_example_kernel,
-        ), // no gradient registered in TF
-    );
-    r.add(
-        OpDef::new("StringToNumber", &["string_tensor"], infer_string_to_number, k::string_to_number_kernel).no_grad(),
-    );
-    r.add(OpDef::new("StringJoin", &["inputs"], infer_string_join, k::string_join_kernel).variadic().no_grad());
-    r.add(OpDef::new("Substr", &["input", "pos", "len"], infer_substr, k::substr_kernel));
-    r.add(OpDef::new("StringSplit", &["input", "delimiter"], infer_string_split, k::string_split_kernel).no_grad());
-    r.add(OpDef::new("StringSplitV2", &["input", "sep"], infer_string_split_v2, k::string_split_v2_kernel));
-    r.add(
-        OpDef::new("ReduceJoin", &["inputs", "reduction_indices"], infer_reduce_join, k::reduce_join_kernel).no_grad(),
-    );
-    r.add(OpDef::new("DecodeCSV", &["records", "record_defaults"], infer_decode_csv, k::decode_csv_kernel).variadic());
+    r.add(OpDef::new("DecodeRaw", &["bytes"], infer_decode_raw));
+    r.add(OpDef::new("DecodePaddedRaw", &["input_bytes", "fixed_length"], infer_decode_raw));
+    r.add(OpDef::new("ParseTensor", &["serialized"], infer_parse_tensor));
+    r.add(OpDef::new("SerializeTensor", &["tensor"], infer_serialize_tensor));
+    r.add(OpDef::new("DecodeJSONExample", &["json_examples"], infer_decode_json_example));
+    r.add(OpDef::new("StringToNumber", &["string_tensor"], infer_string_to_number));
+    r.add(OpDef::new("StringJoin", &["inputs"], infer_string_join).variadic());
+    r.add(OpDef::new("Substr", &["input", "pos", "len"], infer_substr));
+    r.add(OpDef::new("StringSplit", &["input", "delimiter"], infer_string_split));
+    r.add(OpDef::new("StringSplitV2", &["input", "sep"], infer_string_split_v2));
+    r.add(OpDef::new("ReduceJoin", &["inputs", "reduction_indices"], infer_reduce_join));
+    r.add(OpDef::new("DecodeCSV", &["records", "record_defaults"], infer_decode_csv).variadic());
     r.add(
         OpDef::new(
             "ParseExampleV2",
             &["serialized", "names", "sparse_keys", "dense_keys", "ragged_keys", "dense_defaults"],
             infer_parse_example,
-            crate::kernels::example::parse_example_kernel,
         )
         .variadic_or_empty(),
     );
@@ -63,16 +48,15 @@ pub(crate) fn register(r: &mut Registry) {
                 "context_dense_defaults",
             ],
             infer_parse_sequence_example,
-            crate::kernels::example::parse_sequence_example_kernel,
         )
         .variadic_or_empty(),
     );
-    r.add(OpDef::new("RegexFullMatch", &["input", "pattern"], infer_regex, k::regex_full_match_kernel));
-    r.add(OpDef::new("StaticRegexFullMatch", &["input"], infer_regex, k::regex_full_match_kernel));
-    r.add(OpDef::new("AsString", &["input"], infer_as_string, k::as_string_kernel).no_grad());
-    r.add(OpDef::new("MatchingFiles", &["pattern"], infer_matching_files, k::matching_files_kernel).stateful());
-    r.add(OpDef::new("ReadFile", &["filename"], infer_read_file, k::read_file_kernel).stateful());
-    r.add(OpDef::new("WriteFile", &["filename", "contents"], infer_write_file, k::write_file_kernel).stateful());
+    r.add(OpDef::new("RegexFullMatch", &["input", "pattern"], infer_regex));
+    r.add(OpDef::new("StaticRegexFullMatch", &["input"], infer_regex));
+    r.add(OpDef::new("AsString", &["input"], infer_as_string));
+    r.add(OpDef::new("MatchingFiles", &["pattern"], infer_matching_files).stateful());
+    r.add(OpDef::new("ReadFile", &["filename"], infer_read_file).stateful());
+    r.add(OpDef::new("WriteFile", &["filename", "contents"], infer_write_file).stateful());
 }
 
 fn strings_in(ctx: &InferCtx<'_>, i: usize) -> Result<()> {
@@ -112,7 +96,7 @@ fn infer_decode_raw(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         ctx.check_type(1, &[DType::Int32])?;
         ctx.consts[1]
             .as_ref()
-            .and_then(|c| crate::ops::int_values(c).ok())
+            .and_then(|c| crate::framework::tensor_util::int_values(c).ok())
             .and_then(|v| v.first().copied())
             .and_then(|n| usize::try_from(n).ok())
             .map(|n| n / t.size().max(1))
@@ -209,7 +193,8 @@ fn infer_reduce_join(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.check_type(1, &[DType::Int32])?;
     let keep = ctx.attr_bool("keep_dims", false)?;
     ctx.attr_or("separator", String::new())?;
-    let shape = match (ctx.input(0).shape.dims(), ctx.constant_input(1).map(super::int_values)) {
+    let shape = match (ctx.input(0).shape.dims(), ctx.constant_input(1).map(crate::framework::tensor_util::int_values))
+    {
         (Some(d), Some(Ok(axes))) => {
             let rank = d.len() as i64;
             let axes: Vec<i64> = axes.iter().map(|&a| if a < 0 { a + rank } else { a }).collect();

@@ -7,39 +7,37 @@
 use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::OutputSpec;
-use crate::kernels::summary as k;
-use crate::kernels::summary_writer as w;
+use crate::framework::output::OutputSpec;
 use crate::shape::PartialShape;
 
+/// The summary writer ops and their inputs (one kernel serves them all).
+pub(crate) const WRITER_OPS: [(&str, &[&str]); 8] = [
+    ("CreateSummaryFileWriter", &["writer", "logdir", "max_queue", "flush_millis", "filename_suffix"]),
+    ("FlushSummaryWriter", &["writer"]),
+    ("CloseSummaryWriter", &["writer"]),
+    ("ImportEvent", &["writer", "event"]),
+    ("WriteScalarSummary", &["writer", "step", "tag", "value"]),
+    ("WriteSummary", &["writer", "step", "tensor", "tag", "summary_metadata"]),
+    ("WriteRawProtoSummary", &["writer", "step", "tensor"]),
+    ("WriteGraphSummary", &["writer", "step", "tensor"]),
+];
+
 pub(crate) fn register(r: &mut Registry) {
-    r.add(OpDef::new("ScalarSummary", &["tags", "values"], infer_scalar, k::scalar_summary_kernel).no_grad());
-    r.add(OpDef::new("HistogramSummary", &["tag", "values"], infer_histogram, k::histogram_summary_kernel).no_grad());
-    r.add(OpDef::new("ImageSummary", &["tag", "tensor"], infer_image, k::image_summary_kernel).no_grad());
-    r.add(
-        OpDef::new("AudioSummaryV2", &["tag", "tensor", "sample_rate"], infer_audio, k::audio_summary_kernel).no_grad(),
-    );
-    r.add(OpDef::new("MergeSummary", &["inputs"], infer_merge, k::merge_summary_kernel).variadic().no_grad());
+    r.add(OpDef::new("ScalarSummary", &["tags", "values"], infer_scalar));
+    r.add(OpDef::new("HistogramSummary", &["tag", "values"], infer_histogram));
+    r.add(OpDef::new("ImageSummary", &["tag", "tensor"], infer_image));
+    r.add(OpDef::new("AudioSummaryV2", &["tag", "tensor", "sample_rate"], infer_audio));
+    r.add(OpDef::new("MergeSummary", &["inputs"], infer_merge).variadic());
     // As TF, the writer ops register no gradient.
-    r.add(OpDef::new("SummaryWriter", &[], infer_summary_writer, w::summary_writer_kernel).stateful());
-    let writer_ops: [(&str, &'static [&'static str]); 8] = [
-        ("CreateSummaryFileWriter", &["writer", "logdir", "max_queue", "flush_millis", "filename_suffix"]),
-        ("FlushSummaryWriter", &["writer"]),
-        ("CloseSummaryWriter", &["writer"]),
-        ("ImportEvent", &["writer", "event"]),
-        ("WriteScalarSummary", &["writer", "step", "tag", "value"]),
-        ("WriteSummary", &["writer", "step", "tensor", "tag", "summary_metadata"]),
-        ("WriteRawProtoSummary", &["writer", "step", "tensor"]),
-        ("WriteGraphSummary", &["writer", "step", "tensor"]),
-    ];
-    for (name, inputs) in writer_ops {
-        r.add(OpDef::new(name, inputs, infer_writer_op, w::summary_writer_op_kernel).stateful());
+    r.add(OpDef::new("SummaryWriter", &[], infer_summary_writer).stateful());
+    for (name, inputs) in WRITER_OPS {
+        r.add(OpDef::new(name, inputs, infer_writer_op).stateful());
     }
 }
 
 fn infer_summary_writer(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     for k in ["container", "shared_name"] {
-        ctx.attrs.entry(k.into()).or_insert_with(|| crate::graph::AttrValue::S(Vec::new()));
+        ctx.attrs.entry(k.into()).or_insert_with(|| crate::framework::attr::AttrValue::S(Vec::new()));
     }
     Ok(vec![OutputSpec::new(DType::Resource, PartialShape::scalar())])
 }
@@ -65,7 +63,7 @@ fn infer_writer_op(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         _ => None,
     };
     if let Some(t) = t {
-        ctx.attrs.insert("T".into(), crate::graph::AttrValue::Type(t));
+        ctx.attrs.insert("T".into(), crate::framework::attr::AttrValue::Type(t));
     }
     Ok(vec![])
 }
@@ -82,7 +80,7 @@ fn infer_scalar(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     check_string(&ctx, 0)?;
     ctx.check_type(1, super::math::NUMERIC)?;
     let t = ctx.input(1).dtype;
-    ctx.attrs.insert("T".into(), crate::graph::AttrValue::Type(t));
+    ctx.attrs.insert("T".into(), crate::framework::attr::AttrValue::Type(t));
     Ok(string_scalar())
 }
 
@@ -91,7 +89,7 @@ fn infer_histogram(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.check_rank(0, 0)?;
     ctx.check_type(1, super::math::NUMERIC)?;
     let t = ctx.input(1).dtype;
-    ctx.attrs.insert("T".into(), crate::graph::AttrValue::Type(t));
+    ctx.attrs.insert("T".into(), crate::framework::attr::AttrValue::Type(t));
     Ok(string_scalar())
 }
 
@@ -101,7 +99,7 @@ fn infer_image(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     ctx.check_type(1, &[DType::UInt8, DType::Float32, DType::Float64])?;
     ctx.check_rank(1, 4)?;
     let t = ctx.input(1).dtype;
-    ctx.attrs.insert("T".into(), crate::graph::AttrValue::Type(t));
+    ctx.attrs.insert("T".into(), crate::framework::attr::AttrValue::Type(t));
     if ctx.attr_int("max_images", 3)? < 1 {
         return Err(Error::value(format!("Attr 'max_images' of 'ImageSummary' Op must be >= 1 ({})", ctx.name)));
     }
@@ -133,6 +131,6 @@ fn infer_merge(ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         check_string(&ctx, i)?;
     }
     let n = ctx.inputs.len() as i64;
-    ctx.attrs.insert("N".into(), crate::graph::AttrValue::I(n));
+    ctx.attrs.insert("N".into(), crate::framework::attr::AttrValue::I(n));
     Ok(string_scalar())
 }

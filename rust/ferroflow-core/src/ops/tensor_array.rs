@@ -6,24 +6,24 @@
 use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::tensor_array::tensor_array_kernel as k;
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
 use crate::shape::PartialShape;
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add(OpDef::new("TensorArrayV3", &["size"], infer_create, k).stateful().no_grad());
+    r.add(OpDef::new("TensorArrayV3", &["size"], infer_create).stateful());
     let w = &["handle", "index", "value", "flow_in"];
-    r.add(OpDef::new("TensorArrayWriteV3", w, infer_write, k).stateful());
-    r.add(OpDef::new("TensorArrayReadV3", &["handle", "index", "flow_in"], infer_read, k).stateful());
-    r.add(OpDef::new("TensorArrayGatherV3", &["handle", "indices", "flow_in"], infer_gather, k).stateful());
+    r.add(OpDef::new("TensorArrayWriteV3", w, infer_write).stateful());
+    r.add(OpDef::new("TensorArrayReadV3", &["handle", "index", "flow_in"], infer_read).stateful());
+    r.add(OpDef::new("TensorArrayGatherV3", &["handle", "indices", "flow_in"], infer_gather).stateful());
     let s = &["handle", "indices", "value", "flow_in"];
-    r.add(OpDef::new("TensorArrayScatterV3", s, infer_scatter, k).stateful());
-    r.add(OpDef::new("TensorArrayConcatV3", &["handle", "flow_in"], infer_concat, k).stateful());
+    r.add(OpDef::new("TensorArrayScatterV3", s, infer_scatter).stateful());
+    r.add(OpDef::new("TensorArrayConcatV3", &["handle", "flow_in"], infer_concat).stateful());
     let s = &["handle", "value", "lengths", "flow_in"];
-    r.add(OpDef::new("TensorArraySplitV3", s, infer_split, k).stateful());
-    r.add(OpDef::new("TensorArraySizeV3", &["handle", "flow_in"], infer_size, k).stateful().no_grad());
-    r.add(OpDef::new("TensorArrayCloseV3", &["handle"], infer_close, k).stateful().no_grad());
-    r.add(OpDef::new("TensorArrayGradV3", &["handle", "flow_in"], infer_grad, k).stateful().no_grad());
+    r.add(OpDef::new("TensorArraySplitV3", s, infer_split).stateful());
+    r.add(OpDef::new("TensorArraySizeV3", &["handle", "flow_in"], infer_size).stateful());
+    r.add(OpDef::new("TensorArrayCloseV3", &["handle"], infer_close).stateful());
+    r.add(OpDef::new("TensorArrayGradV3", &["handle", "flow_in"], infer_grad).stateful());
 }
 
 fn flow() -> OutputSpec {

@@ -8,8 +8,8 @@
 use super::{InferCtx, OpDef, Registry};
 use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
-use crate::graph::{AttrValue, OutputSpec};
-use crate::kernels::training::apply_kernel;
+use crate::framework::attr::AttrValue;
+use crate::framework::output::OutputSpec;
 
 /// Which update rule an op runs.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -243,20 +243,9 @@ pub fn spec_of(op: &str) -> Result<&'static Spec> {
     SPECS.iter().find(|s| s.op == op).ok_or_else(|| Error::new(Code::Internal, format!("no optimizer spec for {op}")))
 }
 
-/// The float types of the updates TF has no half or bfloat16 kernel for.
-const WIDE_FLOATS: &[DType] = &[DType::Float32, DType::Float64];
-/// The float types of the sparse RMSProp updates (TF has no bfloat16 kernel).
-const FLOATS_WITHOUT_BFLOAT16: &[DType] = &[DType::Float16, DType::Float32, DType::Float64];
-
 pub(crate) fn register(r: &mut Registry) {
     for s in SPECS {
-        // TF registers no 16-bit kernels for the proximal and dual-averaging updates.
-        let types = match s.family {
-            Family::ProximalGradientDescent | Family::ProximalAdagrad | Family::AdagradDa => WIDE_FLOATS,
-            Family::RmsProp | Family::CenteredRmsProp if s.op.starts_with("Sparse") => FLOATS_WITHOUT_BFLOAT16,
-            _ => super::math::FLOATS,
-        };
-        r.add(OpDef::new(s.op, s.inputs, infer_apply, apply_kernel).refs(s.refs).stateful().kernel_types("T", types));
+        r.add(OpDef::new(s.op, s.inputs, infer_apply).refs(s.refs).stateful());
     }
 }
 

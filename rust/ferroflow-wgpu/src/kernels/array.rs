@@ -4,9 +4,9 @@
 use std::sync::{Arc, OnceLock};
 
 use ferroflow_core::error::{Error, Result};
+use ferroflow_core::framework::tensor_util::int_values;
 use ferroflow_core::kernels::registry::{KernelDef, register_kernel};
 use ferroflow_core::kernels::{KernelBuild, OpContext, OpKernel};
-use ferroflow_core::ops::int_values;
 use ferroflow_core::shape::{broadcast_shapes, fmt_shape};
 use ferroflow_core::tensor::Tensor;
 use ferroflow_core::{AttrValue, DType};

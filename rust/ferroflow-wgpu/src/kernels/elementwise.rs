@@ -5,11 +5,11 @@ use std::sync::Arc;
 
 use ferroflow_core::DType;
 use ferroflow_core::error::Result;
+use ferroflow_core::kernels::KernelFn;
 use ferroflow_core::kernels::math::{self as m, BinaryFn, FloatFn, UnaryFn};
 use ferroflow_core::kernels::num::Num;
 use ferroflow_core::kernels::registry::{KernelDef, register_kernel};
 use ferroflow_core::kernels::{KernelBuild, OpContext, OpKernel};
-use ferroflow_core::ops::KernelFn;
 use ferroflow_core::shape::broadcast_shapes;
 use ferroflow_core::tensor::Tensor;
 

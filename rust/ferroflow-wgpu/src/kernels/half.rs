@@ -15,9 +15,9 @@ use std::sync::Arc;
 
 use ferroflow_core::DType;
 use ferroflow_core::error::{Code, Error, Result};
+use ferroflow_core::framework::resource::Var;
 use ferroflow_core::kernels::registry::{KernelDef, kernels_of, register_kernel};
 use ferroflow_core::kernels::{KernelBuild, OpContext, OpKernel, Value};
-use ferroflow_core::resource::Var;
 use ferroflow_core::shape::PartialShape;
 use ferroflow_core::tensor::Tensor;
 use smallvec::SmallVec;

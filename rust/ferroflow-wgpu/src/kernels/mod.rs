@@ -25,9 +25,9 @@ use std::sync::Arc;
 
 use ferroflow_core::DType;
 use ferroflow_core::error::{Code, Error, Result};
+use ferroflow_core::kernels::KernelFn;
 use ferroflow_core::kernels::registry::{KernelDef, kernels_of, register_kernel};
 use ferroflow_core::kernels::{KernelBuild, OpContext};
-use ferroflow_core::ops::KernelFn;
 use ferroflow_core::tensor::Tensor;
 
 use crate::DEVICE_TYPE;

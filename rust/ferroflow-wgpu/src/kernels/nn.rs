@@ -4,11 +4,11 @@
 use std::sync::Arc;
 
 use ferroflow_core::error::{Error, Result};
+use ferroflow_core::framework::tensor_util::int_values;
 use ferroflow_core::kernels::nn::channel_axis;
 use ferroflow_core::kernels::reduce::Reduction;
 use ferroflow_core::kernels::registry::{KernelDef, register_kernel};
 use ferroflow_core::kernels::{KernelBuild, OpContext, OpKernel};
-use ferroflow_core::ops::int_values;
 use ferroflow_core::shape::fmt_shape;
 use ferroflow_core::tensor::Tensor;
 

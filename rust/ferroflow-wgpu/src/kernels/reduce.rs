@@ -4,11 +4,11 @@
 use std::sync::Arc;
 
 use ferroflow_core::error::Result;
+use ferroflow_core::framework::tensor_util::int_values;
 use ferroflow_core::kernels::num::Num;
 use ferroflow_core::kernels::reduce::{Reduction, reduction_axes};
 use ferroflow_core::kernels::registry::{KernelDef, register_kernel};
 use ferroflow_core::kernels::{KernelBuild, OpContext, OpKernel};
-use ferroflow_core::ops::int_values;
 use ferroflow_core::tensor::Tensor;
 
 use super::{Binding, F32, buf, count_u32, device_input, gpu_of, output, shader, words};

@@ -10,14 +10,13 @@ use std::sync::Arc;
 
 use super::{Element, IterCtx};
 use crate::error::{Code, Error, Result};
-use crate::executor::{Plan, run_subplan};
 use crate::graph::Output;
 use crate::kernels::functional::{compile_on, loop_tensor_names, parse_tensor};
-use crate::kernels::{KernelBuild, OpContext, Value};
+use crate::kernels::{KernelBuild, OpContext, SubPlan, Value};
 
 /// A function's compiled sub-plan, made when the dataset op's kernel is built.
 pub(crate) struct FunctionPlan {
-    plan: Arc<Plan>,
+    plan: Arc<dyn SubPlan>,
     /// Feeds for the argument's components (the rest are captures).
     n_args: usize,
     /// Captured tensors the sub-graph is fed (they are inputs of the op).
@@ -42,7 +41,7 @@ impl FunctionPlan {
             Error::invalid_argument(format!("{} '{}': more captures than feeds", b.node.op_type(), b.node.name))
         })?;
         let plan = compile_on(b, b.devices.host_only(), &feeds, &outputs)?;
-        Ok(FunctionPlan { plan: Arc::new(plan), n_args, n_captures, name: format!("{}/{name}", b.node.name) })
+        Ok(FunctionPlan { plan: Arc::from(plan), n_args, n_captures, name: format!("{}/{name}", b.node.name) })
     }
 
     /// How many of the op's inputs it captures.
@@ -63,7 +62,7 @@ impl FunctionPlan {
 
 /// A function with its captured values: what a dataset holds and calls.
 pub(crate) struct Function {
-    plan: Arc<Plan>,
+    plan: Arc<dyn SubPlan>,
     n_args: usize,
     captures: Vec<Value>,
     name: String,
@@ -84,7 +83,7 @@ impl Function {
         }
         let mut feeds: Vec<Value> = args.into_iter().map(Value::Tensor).collect();
         feeds.extend(self.captures.iter().cloned());
-        run_subplan(&self.plan, feeds, ctx.env, ctx.wait)
+        self.plan.run(feeds, ctx.env, ctx.wait)
     }
 
     /// The function's results on `args`, as tensors.

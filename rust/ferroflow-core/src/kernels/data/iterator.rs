@@ -13,10 +13,9 @@ use parking_lot::Mutex;
 use super::{DatasetIter, IterCtx, POLL, Pipeline, dataset_input, dataset_of, end_of_sequence, is_cancellation};
 use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
-use crate::executor::{Plan, run_subplan};
+use crate::framework::resource::Resource;
 use crate::kernels::functional::{compile_on, parse_tensor};
-use crate::kernels::{KernelBuild, OpContext, OpKernel, stateless};
-use crate::resource::Resource;
+use crate::kernels::{KernelBuild, OpContext, OpKernel, SubPlan, stateless};
 use crate::shape::PartialShape;
 use crate::tensor::Tensor;
 
@@ -384,7 +383,7 @@ impl OpKernel for FromStringHandleKernel {
 /// the tensor its `_dataset` attr names, run once) the first time it runs.
 struct OneShotKernel {
     resource: Arc<IteratorResource>,
-    dataset: Plan,
+    dataset: Box<dyn SubPlan>,
 }
 
 pub(crate) fn one_shot_iterator_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
@@ -400,7 +399,7 @@ impl OpKernel for OneShotKernel {
             // One run starts it; others racing here wait for it, then find it started.
             let _starting = self.resource.starting.lock();
             if self.resource.lock_state(ctx)?.is_none() {
-                let out = run_subplan(&self.dataset, Vec::new(), ctx.env, ctx.wait)?;
+                let out = self.dataset.run(Vec::new(), ctx.env, ctx.wait)?;
                 let [value] = out.as_slice() else {
                     ff_bail!(Internal, "a one-shot iterator's dataset sub-plan gives one value");
                 };

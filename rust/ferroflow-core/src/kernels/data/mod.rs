@@ -14,9 +14,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::cancel::RunCancellation;
 use crate::error::{Code, Error, Result};
-use crate::queue::Wait;
+use crate::framework::cancel::RunCancellation;
+use crate::framework::step::Wait;
 use crate::tensor::Tensor;
 
 use super::{ExecEnv, OpContext, Value};
@@ -109,7 +109,7 @@ impl Pipeline {
     /// A pipeline running parallel work on `pool` (the session's intra-op pool, or a
     /// shared one).
     pub(crate) fn new(pool: Option<Arc<rayon::ThreadPool>>) -> Arc<Self> {
-        let pool = pool.or_else(|| crate::executor::pool::shared_pool(crate::executor::pool::default_threads()));
+        let pool = pool.or_else(|| crate::framework::pool::shared_pool(crate::framework::pool::default_threads()));
         Arc::new(Pipeline {
             closed: AtomicBool::new(false),
             run: RunCancellation::new(None),

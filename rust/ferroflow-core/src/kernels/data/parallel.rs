@@ -19,7 +19,7 @@ use crate::kernels::{KernelBuild, OpContext, OpKernel, stateless};
 /// What AUTOTUNE (`-1`) picks where TF would tune: one call per core, a prefetch
 /// buffer of a few elements.
 fn autotune_width() -> usize {
-    crate::executor::pool::default_threads().max(2)
+    crate::framework::pool::default_threads().max(2)
 }
 const AUTOTUNE_BUFFER: usize = 8;
 

@@ -14,7 +14,7 @@ use crate::error::{Code, Error, Result};
 use crate::kernels::io::path_from_bytes;
 use crate::kernels::reader::compression;
 use crate::kernels::{KernelBuild, OpKernel, stateless};
-use crate::reader::{read_error, read_n};
+use crate::runtime::reader::{read_error, read_n};
 use crate::tensor::Tensor;
 
 /// How one file turns into records.

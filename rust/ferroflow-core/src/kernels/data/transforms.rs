@@ -968,7 +968,7 @@ pub(crate) fn interleave_dataset(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel
             ff_bail!(InvalidArgument, "block_length must be greater than zero.");
         }
         // AUTOTUNE (`-1`): one per core, as TF's default.
-        let cycle_length = usize::try_from(cycle).unwrap_or_else(|_| crate::executor::pool::default_threads());
+        let cycle_length = usize::try_from(cycle).unwrap_or_else(|_| crate::framework::pool::default_threads());
         let block_length = usize::try_from(block).unwrap_or(1);
         let prefetch = if ctx.num_inputs() > at + 2 { block_length.max(2) } else { 0 };
         set_dataset_output(ctx, InterleaveDataset { input, f, cycle_length, block_length, prefetch });

@@ -28,7 +28,7 @@ pub(crate) struct Table {
     inner: OnceLock<Box<dyn LookupTable>>,
 }
 
-impl crate::resource::Resource for Table {}
+impl crate::framework::resource::Resource for Table {}
 
 impl Table {
     fn get(&self) -> Result<&dyn LookupTable> {

@@ -49,7 +49,7 @@ fn open(name: &str) -> Result<File> {
 /// TF's `ReadLine`: a line without its `\n` and one trailing `\r`; `None` at the end.
 fn read_line(input: &mut BufReader<File>, line: &mut Vec<u8>) -> Result<Option<usize>> {
     line.clear();
-    let n = input.read_until(b'\n', line).map_err(|e| crate::reader::read_error(&e))?;
+    let n = input.read_until(b'\n', line).map_err(|e| crate::runtime::reader::read_error(&e))?;
     if n == 0 {
         return Ok(None);
     }

@@ -12,9 +12,9 @@ use parking_lot::Mutex;
 use prost::Message;
 
 use crate::error::{Code, Error, Result};
-use crate::kernels::io::path_from_bytes;
-use crate::queue::{Queue, Wait};
-use crate::resource::Resource;
+use crate::framework::resource::Resource;
+use crate::framework::step::Wait;
+use crate::runtime::queue::Queue;
 
 /// What one reader does with a work unit.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -201,7 +201,7 @@ impl Reader {
     }
 
     fn start_work(&self, st: &mut State) -> Result<()> {
-        let path = || path_from_bytes(&st.work);
+        let path = || Ok::<_, Error>(ferroflow_io::glob::path_from_bytes(&st.work)?);
         st.open = match &self.kind {
             ReaderKind::TfRecord(c) => {
                 Open::Records(open_record_file(&path()?, *c).map_err(|e| open_error(&st.work, &e.into()))?)
@@ -245,7 +245,7 @@ impl Reader {
         match (&self.kind, &mut st.open) {
             (ReaderKind::Identity, _) => Ok((Some((work.clone(), work.clone())), true)),
             (ReaderKind::WholeFile, _) => {
-                let data = std::fs::read(path_from_bytes(work)?).map_err(|e| {
+                let data = std::fs::read(ferroflow_io::glob::path_from_bytes(work)?).map_err(|e| {
                     let reason = e.to_string();
                     let reason = reason.split(" (os error").next().unwrap_or(&reason).to_string();
                     Error::new(crate::error::io_code(&e), format!("{}; {reason}", String::from_utf8_lossy(work)))

@@ -11,15 +11,16 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
 use smallvec::SmallVec;
 
-use crate::cancel::{RunCancellation, Wake, cancelled};
 use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
+use crate::framework::cancel::{Wake, cancelled};
+use crate::framework::resource::{Resource, ResourceMgr};
+use crate::framework::step::Wait;
 use crate::random::Philox;
 use crate::shape::{PartialShape, fmt_shape};
 use crate::tensor::Tensor;
@@ -74,34 +75,6 @@ pub struct QueueSpec {
     pub shapes: Vec<PartialShape>,
     /// The most elements held at once; `None` for unbounded.
     pub capacity: Option<usize>,
-}
-
-/// How long a blocked operation may wait, and what cancels it.
-#[derive(Clone, Copy)]
-pub struct Wait<'a> {
-    /// When the run's deadline (`RunOptions.timeout_in_ms`) expires.
-    pub deadline: Option<Instant>,
-    /// Set when the session closes; blocked operations then fail with `Cancelled`.
-    pub closed: &'a AtomicBool,
-    /// The run's cancellation: set when another step of the same run failed (the run is
-    /// over, so blocked operations fail with `Cancelled` and the run reports the first
-    /// error) or the caller was interrupted. A blocked operation registers with it.
-    pub run: &'a RunCancellation<'a>,
-    /// Fail with [`Error::would_block`] instead of waiting, before changing anything
-    /// (the executor then finishes the operation where its wait delays no other step).
-    pub nonblocking: bool,
-    /// The step's rendezvous, where `_Send`/`_Recv` kernels exchange tensors (set by
-    /// the executor for runs whose plan has such nodes).
-    pub rendezvous: Option<&'a dyn crate::rendezvous::Rendezvous>,
-    /// Where the step is in its loops (see [`crate::kernels::functional::LoopFrame`]).
-    pub loops: crate::kernels::functional::LoopFrame<'a>,
-}
-
-impl Wait<'_> {
-    /// Whether a blocked operation must give up now.
-    pub fn is_cancelled(&self) -> bool {
-        self.closed.load(Ordering::Acquire) || self.run.is_cancelled()
-    }
 }
 
 /// The elements in their leaving order.
@@ -312,7 +285,7 @@ impl Queue {
 
     /// Waits on `cv` once (the caller re-checks its condition), registered with the
     /// run's cancellation so that a failing step of the same run wakes it; a run that
-    /// may be interrupted wakes every [`INTERRUPT_POLL`](crate::cancel::INTERRUPT_POLL)
+    /// may be interrupted wakes every [`INTERRUPT_POLL`](crate::framework::cancel::INTERRUPT_POLL)
     /// to check, with the queue unlocked.
     fn block(
         self: &Arc<Self>,
@@ -559,11 +532,68 @@ fn entropy_seeds() -> (u64, u64) {
     (draw(), draw())
 }
 
+impl Resource for Queue {
+    fn wake_blocked(&self) {
+        self.wake_all();
+    }
+}
+
+impl Queue {
+    /// The queue `container/name`, created from `spec` on first use. A queue shared
+    /// under that name must have the same component types, shapes and capacity.
+    pub fn shared(resources: &ResourceMgr, container: &str, name: &str, spec: QueueSpec) -> Result<Arc<Queue>> {
+        let q = resources.lookup_or_create(container, name, || Queue::new(spec.clone()))?;
+        let have = q.spec();
+        // TF's `QueueBase::MatchesNodeDef*` checks, in its order and words.
+        if have.kind.class_name() != spec.kind.class_name() {
+            ff_bail!(
+                InvalidArgument,
+                "Shared queue '{name}' has type '{}' that does not match type of Node '{}': {}",
+                have.kind.class_name(),
+                spec.name,
+                spec.kind.class_name()
+            );
+        }
+        let capacity = |c: Option<usize>| c.map_or(-1, |c| i64::try_from(c).unwrap_or(i64::MAX));
+        if have.capacity != spec.capacity {
+            ff_bail!(
+                InvalidArgument,
+                "Shared queue '{name}' has capacity {} but requested capacity was {}",
+                capacity(have.capacity),
+                capacity(spec.capacity)
+            );
+        }
+        let types = |d: &[DType]| d.iter().map(|t| t.cpp_name()).collect::<Vec<_>>().join(", ");
+        if have.dtypes != spec.dtypes {
+            ff_bail!(
+                InvalidArgument,
+                "Shared queue '{name}' has component types {} but requested component types were {}",
+                types(&have.dtypes),
+                types(&spec.dtypes)
+            );
+        }
+        let shapes =
+            |s: &[PartialShape]| format!("[{}]", s.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "));
+        if have.shapes != spec.shapes {
+            ff_bail!(
+                InvalidArgument,
+                "Shared queue '{name}' has component shapes {} but requested component shapes were {}",
+                shapes(&have.shapes),
+                shapes(&spec.shapes)
+            );
+        }
+        Ok(q)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
 
+    use std::sync::atomic::{AtomicBool, Ordering};
+
     use super::*;
+    use crate::framework::cancel::RunCancellation;
 
     static NEVER: AtomicBool = AtomicBool::new(false);
     static NO_RUN: std::sync::LazyLock<RunCancellation<'static>> =

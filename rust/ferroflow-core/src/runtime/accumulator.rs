@@ -10,11 +10,11 @@ use std::time::Instant;
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
 
-use crate::cancel::{Wake, cancelled};
 use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
-use crate::queue::Wait;
-use crate::resource::Resource;
+use crate::framework::cancel::{Wake, cancelled};
+use crate::framework::resource::Resource;
+use crate::framework::step::Wait;
 use crate::shape::{PartialShape, fmt_shape};
 use crate::tensor::Tensor;
 
@@ -454,7 +454,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::cancel::RunCancellation;
+    use crate::framework::cancel::RunCancellation;
 
     static NEVER: AtomicBool = AtomicBool::new(false);
     static NO_RUN: std::sync::LazyLock<RunCancellation<'static>> =

@@ -10,7 +10,6 @@ use parking_lot::{MappedRwLockWriteGuard, Mutex, RwLock, RwLockWriteGuard};
 
 use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
-use crate::queue::{Queue, QueueSpec};
 use crate::shape::{PartialShape, fmt_shape};
 use crate::tensor::Tensor;
 
@@ -99,12 +98,6 @@ pub trait Resource: Any + Send + Sync {
 
 impl Resource for Var {}
 
-impl Resource for Queue {
-    fn wake_blocked(&self) {
-        self.wake_all();
-    }
-}
-
 /// One stored resource, as its own type (to hand out) and as a [`Resource`].
 struct Entry {
     any: Arc<dyn Any + Send + Sync>,
@@ -173,52 +166,6 @@ impl ResourceMgr {
             ff_bail!(InvalidArgument, "Variable {name} exists with dtype {} but was requested as {dtype}", v.dtype);
         }
         Ok(v)
-    }
-
-    /// The queue `container/name`, created from `spec` on first use. A queue shared
-    /// under that name must have the same component types, shapes and capacity.
-    pub fn queue(&self, container: &str, name: &str, spec: QueueSpec) -> Result<Arc<Queue>> {
-        let q = self.lookup_or_create(container, name, || Queue::new(spec.clone()))?;
-        let have = q.spec();
-        // TF's `QueueBase::MatchesNodeDef*` checks, in its order and words.
-        if have.kind.class_name() != spec.kind.class_name() {
-            ff_bail!(
-                InvalidArgument,
-                "Shared queue '{name}' has type '{}' that does not match type of Node '{}': {}",
-                have.kind.class_name(),
-                spec.name,
-                spec.kind.class_name()
-            );
-        }
-        let capacity = |c: Option<usize>| c.map_or(-1, |c| i64::try_from(c).unwrap_or(i64::MAX));
-        if have.capacity != spec.capacity {
-            ff_bail!(
-                InvalidArgument,
-                "Shared queue '{name}' has capacity {} but requested capacity was {}",
-                capacity(have.capacity),
-                capacity(spec.capacity)
-            );
-        }
-        let types = |d: &[DType]| d.iter().map(|t| t.cpp_name()).collect::<Vec<_>>().join(", ");
-        if have.dtypes != spec.dtypes {
-            ff_bail!(
-                InvalidArgument,
-                "Shared queue '{name}' has component types {} but requested component types were {}",
-                types(&have.dtypes),
-                types(&spec.dtypes)
-            );
-        }
-        let shapes =
-            |s: &[PartialShape]| format!("[{}]", s.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "));
-        if have.shapes != spec.shapes {
-            ff_bail!(
-                InvalidArgument,
-                "Shared queue '{name}' has component shapes {} but requested component shapes were {}",
-                shapes(&have.shapes),
-                shapes(&spec.shapes)
-            );
-        }
-        Ok(q)
     }
 
     /// Wakes every caller blocked on a resource, so it sees its run cancelled.

@@ -8,6 +8,8 @@
 //! and a crate that serves other targets registers its own factory at start-up, so the
 //! core never depends on the network. `Session.reset(target, containers)` goes to the
 //! same factory.
+pub mod queue_runner;
+
 use std::sync::{Arc, Weak};
 
 use parking_lot::{Mutex, RwLock};
