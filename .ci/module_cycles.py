@@ -51,10 +51,30 @@ def _grouped_heads(text: str, start: int) -> list[str]:
     return names
 
 
+def _root_reexports(src: Path, modules: set[str]) -> dict[str, str]:
+    """Submodules the crate root re-exports, mapped to the module that holds them.
+
+    With `pub use tensor::{dtype, shape};` in the root, `crate::dtype` counts as `tensor`.
+    """
+    root = next((src / n for n in ("lib.rs", "main.rs") if (src / n).exists()), None)
+    if root is None:
+        return {}
+    aliases = {}
+    for m in re.finditer(r"pub use (\w+)::(\{[^}]*\}|\w+);", _strip_comments(root.read_text())):
+        parent = m.group(1)
+        if parent not in modules:
+            continue
+        for name in re.findall(r"\w+", m.group(2)):
+            if (src / parent / f"{name}.rs").exists() or (src / parent / name).is_dir():
+                aliases[name] = parent
+    return aliases
+
+
 def module_graph(src: Path) -> dict[str, set[str]]:
     """Edges between the crate's top-level modules (self-edges dropped)."""
     modules = {p.stem for p in src.glob("*.rs") if p.stem not in ("lib", "main")}
     modules |= {p.name for p in src.iterdir() if p.is_dir()}
+    aliases = _root_reexports(src, modules)
     edges: dict[str, set[str]] = defaultdict(set)
     for path in src.rglob("*.rs"):
         rel = path.relative_to(src)
@@ -65,6 +85,7 @@ def module_graph(src: Path) -> dict[str, set[str]]:
         for m in _CRATE_PATH.finditer(text):
             names = _grouped_heads(text, m.start(1)) if m.group(1) == "{" else [m.group(1)]
             for name in names:
+                name = aliases.get(name, name)
                 if name in modules and name != owner:
                     edges[owner].add(name)
     for name in modules:

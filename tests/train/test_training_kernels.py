@@ -243,3 +243,13 @@ def test_wrappers_derived_from_the_registry_have_tensorflows_signatures(tf1):
     for op_type, *_ in ff._ferroflow.training_op_signatures():
         doc = getattr(training_ops, training_ops._snake_case(op_type)).__doc__
         assert f"Adds TF's `{op_type}` op" in doc, doc
+
+
+def test_the_typing_stub_is_the_generated_one():
+    """`training_ops.pyi` lists every wrapper the table makes, with its signature."""
+    from pathlib import Path
+
+    stub = Path(training_ops.__file__).with_suffix(".pyi")
+    assert stub.read_text() == training_ops._stub_text(), (
+        "regenerate python/ferroflow/ops/training_ops.pyi (see training_ops._stub_text)"
+    )

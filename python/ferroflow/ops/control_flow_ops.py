@@ -369,7 +369,72 @@ def merge(inputs, name=None):
         )
 
 
-class CondContext:
+class ControlFlowContext:
+    """The base of the cond and while contexts (TF's `ControlFlowContext`).
+
+    A context is current while the ops of a branch or a loop body are built
+    (`Enter`/`Exit`); ops made then record themselves in it, and every tensor from
+    outside that they use goes through `AddValue`, which each kind of context
+    routes its own way. Contexts nest: `outer_context` is the one current when this
+    one was made.
+    """
+
+    def __init__(self, graph):
+        self._graph = graph
+        self._outer_context = graph._control_flow_context
+        # The ops made inside, and the names of the tensors known inside.
+        self._op_ids: set[int] = set()
+        self._values: set[str] = set()
+
+    @property
+    def outer_context(self):
+        """The context this one is nested in, or None."""
+        return self._outer_context
+
+    def IsWhileContext(self):
+        """Whether this is a while loop's context."""
+        return False
+
+    def IsCondContext(self):
+        """Whether this is a cond branch's context."""
+        return False
+
+    def IsXLAContext(self):
+        """Whether this is an XLA compilation context (never, in ferroflow)."""
+        return False
+
+    def GetWhileContext(self):
+        """The innermost while context this one is (or is nested in), or None."""
+        if self.IsWhileContext():
+            return self
+        return self._outer_context.GetWhileContext() if self._outer_context is not None else None
+
+    def Enter(self):
+        """Makes this the graph's current control-flow context."""
+        self._saved = self._graph._control_flow_context
+        self._graph._control_flow_context = self
+
+    def Exit(self):
+        """Restores the context that was current before `Enter`."""
+        self._graph._control_flow_context = self._saved
+
+    def AddValue(self, val):
+        """`val` as seen inside this context (each kind routes outside tensors)."""
+        raise NotImplementedError
+
+    def _check_inputs_from_valid_context(self, op_name, op_type, op_ctxt, inputs):
+        """TF's `CheckInputFromValidContext` for an op about to use `inputs`.
+
+        Raises:
+            ValueError: If an input is in a while loop that does not contain the op.
+        """
+        control_flow_util.check_inputs_from_valid_context(op_name, op_type, op_ctxt, inputs)
+
+    def _process_inputs(self, inputs):
+        return [self.AddValue(t) for t in inputs]
+
+
+class CondContext(ControlFlowContext):
     """The context a branch of a `cond` is built in (TF's `CondContext`).
 
     Every tensor from outside the branch that an op inside uses goes through a
@@ -378,14 +443,12 @@ class CondContext:
     """
 
     def __init__(self, pred, pivot, branch):
+        super().__init__(pred.graph)
         self._pred = pred
         self._pivot = pivot
         self._branch = branch
-        self._graph = pred.graph
-        self._outer_context = self._graph._control_flow_context
-        self._values: set[str] = {pred.name, pivot.name}
+        self._values.update((pred.name, pivot.name))
         self._external_values: dict[str, ops.Tensor] = {}
-        self._op_ids: set[int] = set()
 
     @property
     def pred(self):
@@ -402,35 +465,9 @@ class CondContext:
         """1 for the true branch, 0 for the false one."""
         return self._branch
 
-    def IsWhileContext(self):
-        """False: a cond branch's context."""
-        return False
-
-    def _check_inputs_from_valid_context(self, op_name, op_type, op_ctxt, inputs):
-        """TF's `CheckInputFromValidContext` for an op about to use `inputs`.
-
-        Raises:
-            ValueError: If an input is in a while loop that does not contain the op.
-        """
-        control_flow_util.check_inputs_from_valid_context(op_name, op_type, op_ctxt, inputs)
-
     def IsCondContext(self):
         """True: a cond branch's context."""
         return True
-
-    @property
-    def outer_context(self):
-        """The context this one is nested in, or None."""
-        return self._outer_context
-
-    def Enter(self):
-        """Makes this the graph's current control-flow context."""
-        self._saved = self._graph._control_flow_context
-        self._graph._control_flow_context = self
-
-    def Exit(self):
-        """Restores the context that was current before `Enter`."""
-        self._graph._control_flow_context = self._saved
 
     def AddValue(self, val):
         """`val` as seen inside the branch: a `Switch` of it for an outside tensor.
@@ -477,9 +514,6 @@ class CondContext:
             real_val = self._external_values.get(val.name, val)
         return real_val
 
-    def _process_inputs(self, inputs):
-        return [self.AddValue(t) for t in inputs]
-
     def _control_inputs_of_source(self, control):
         if any(c._id in self._op_ids for c in control):
             return control
@@ -496,9 +530,7 @@ class CondContext:
         The loop around the branch (if any) captures what `op` uses from outside.
         """
         self._add_op(op)
-        ctxt = self._outer_context
-        while ctxt is not None and not ctxt.IsWhileContext():
-            ctxt = ctxt.outer_context
+        ctxt = self._outer_context.GetWhileContext() if self._outer_context is not None else None
         if ctxt is not None:
             for t in op.inputs:
                 ctxt.AddValue(t)
@@ -905,7 +937,7 @@ def _check_same_case_outputs(out0, out, b):
 
 
 # -- while_loop ----------------------------------------------------------------------
-class WhileContext:
+class WhileContext(ControlFlowContext):
     """The context the cond and body of a `while_loop` are built in.
 
     ferroflow's loop is TF-2's functional `While` op: cond and body are sub-graphs of
@@ -917,46 +949,16 @@ class WhileContext:
     """
 
     def __init__(self, graph):
-        self._graph = graph
-        self._outer_context = graph._control_flow_context
+        super().__init__(graph)
         self._start = len(graph._ops)
         self._captures: dict[str, ops.Tensor] = {}
         self._external_controls: list[ops.Operation] = []
         # Each loop-variable placeholder's op id -> the tensor the loop starts it with.
         self._loop_inits: dict[int, ops.Tensor] = {}
-        # What a cond nested inside records in its enclosing contexts.
-        self._op_ids: set[int] = set()
-        self._values: set[str] = set()
-
-    @property
-    def outer_context(self):
-        """The context this one is nested in, or None."""
-        return self._outer_context
 
     def IsWhileContext(self):
         """True: a while loop's context."""
         return True
-
-    def _check_inputs_from_valid_context(self, op_name, op_type, op_ctxt, inputs):
-        """TF's `CheckInputFromValidContext` for an op about to use `inputs`.
-
-        Raises:
-            ValueError: If an input is in a while loop that does not contain the op.
-        """
-        control_flow_util.check_inputs_from_valid_context(op_name, op_type, op_ctxt, inputs)
-
-    def IsCondContext(self):
-        """False: a while loop's context."""
-        return False
-
-    def Enter(self):
-        """Makes this the graph's current control-flow context."""
-        self._saved = self._graph._control_flow_context
-        self._graph._control_flow_context = self
-
-    def Exit(self):
-        """Restores the context that was current before `Enter`."""
-        self._graph._control_flow_context = self._saved
 
     def _is_outside(self, op):
         # Ops made while building the loop but outside its context (a variable and its
@@ -977,9 +979,6 @@ class WhileContext:
         ):
             self._captures.setdefault(val.name, val)
         return val
-
-    def _process_inputs(self, inputs):
-        return [self.AddValue(t) for t in inputs]
 
     def _control_inputs_of_source(self, control):
         return control

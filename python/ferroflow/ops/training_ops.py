@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import inspect
 import re
-from typing import Any
 
 from .. import _ferroflow
 from ..framework import dtypes, ops
@@ -86,7 +85,29 @@ for _op, _inputs, _flag, _doc in _ferroflow.training_op_signatures():
 del _op, _inputs, _flag, _doc, _name, _fn
 
 
-def __getattr__(name: str) -> Any:
-    # Only reached for names the table does not define; present so that type
-    # checkers accept the functions made above.
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+def _stub_text() -> str:
+    """The module's `.pyi`: each generated wrapper's signature, from the same table.
+
+    `training_ops.pyi` is this text (a test checks it); regenerate it with
+    `python -c "from ferroflow.ops import training_ops as t; print(t._stub_text(), end='')"
+    > python/ferroflow/ops/training_ops.pyi`.
+    """
+    lines = [
+        '"""Typing stub of the optimizer-op wrappers (generated from the core\'s table by',
+        '`training_ops._stub_text`; do not edit)."""',
+        "",
+        "from typing import Any",
+        "",
+        "from ..framework.ops import Tensor",
+        "",
+        "__all__: list[str]",
+        "",
+        "def _stub_text() -> str: ...",
+    ]
+    for op_type, inputs, flag, _ in _ferroflow.training_op_signatures():
+        params = [f"{n}: Any" for n, _ in inputs] + ["use_locking: bool = False"]
+        if flag:
+            params.append(f"{flag[0]}: bool = {flag[1]}")
+        params.append("name: str | None = None")
+        lines.append(f"def {_snake_case(op_type)}({', '.join(params)}) -> Tensor: ...")
+    return "\n".join(lines) + "\n"

@@ -214,28 +214,67 @@ impl Device {
     }
 }
 
-/// A device type a backend provides: how many devices, and its priority when a node
-/// could run on several types (TF's device priorities: a GPU before the CPU).
+/// What a device says about itself (TF's `DeviceAttributes`): what
+/// `device_lib.list_local_devices` and a session's device list report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceDescription {
+    /// Bytes the device may allocate (`memory_limit`).
+    pub memory_limit: u64,
+    /// The hardware behind it (`physical_device_desc`); empty for the CPU.
+    pub physical_device_desc: String,
+}
+
+impl DeviceDescription {
+    /// TF's description of a CPU device: 256 MiB, no hardware named.
+    pub fn cpu() -> Self {
+        DeviceDescription { memory_limit: 256 << 20, physical_device_desc: String::new() }
+    }
+}
+
+/// A device type a backend provides: its devices, and its priority when a node could
+/// run on several types (TF's device priorities: a GPU before the CPU).
 #[derive(Clone, Debug)]
 struct DeviceType {
     name: String,
     priority: i32,
-    count: u32,
+    devices: Vec<DeviceDescription>,
 }
 
 fn device_types() -> &'static RwLock<Vec<DeviceType>> {
     static TYPES: OnceLock<RwLock<Vec<DeviceType>>> = OnceLock::new();
-    TYPES.get_or_init(|| RwLock::new(vec![DeviceType { name: CPU.to_string(), priority: 50, count: 1 }]))
+    TYPES.get_or_init(|| {
+        RwLock::new(vec![DeviceType { name: CPU.to_string(), priority: 50, devices: vec![DeviceDescription::cpu()] }])
+    })
 }
 
-/// Makes `count` devices of `device_type` available to sessions created from now on
-/// (a backend crate calls this once, with the kernels it registers). A node that could
-/// run on several types goes to the highest `priority` (the CPU has 50; TF gives GPUs
-/// more). Registering a type again replaces it.
-pub fn register_device_type(device_type: &str, priority: i32, count: u32) {
+/// Makes the devices of `device_type` (one per description) available to sessions
+/// created from now on (a backend crate calls this once, with the kernels it
+/// registers). A node that could run on several types goes to the highest `priority`
+/// (the CPU has 50; TF gives GPUs more). Registering a type again replaces it.
+pub fn register_device_type(device_type: &str, priority: i32, devices: Vec<DeviceDescription>) {
     let mut types = device_types().write().unwrap_or_else(std::sync::PoisonError::into_inner);
     types.retain(|t| t.name != device_type);
-    types.push(DeviceType { name: device_type.to_string(), priority, count });
+    types.push(DeviceType { name: device_type.to_string(), priority, devices });
+}
+
+/// How device `index` of `device_type` describes itself; the CPU's description for a
+/// CPU device, or for a type this process has no such device of (a remote task's).
+pub fn describe(device_type: &str, index: u32) -> DeviceDescription {
+    let types = device_types().read().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let found = types.iter().find(|t| t.name == device_type && t.name != CPU);
+    found.and_then(|t| t.devices.get(index as usize).cloned()).unwrap_or_else(DeviceDescription::cpu)
+}
+
+/// `(name, device_type, description)` of each device of this process, as
+/// `device_lib.list_local_devices` lists them: the CPU, then each registered type's.
+pub fn local_devices() -> Vec<(String, String, DeviceDescription)> {
+    let types = device_types().read().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let cpu_first = types.iter().filter(|t| t.name == CPU).chain(types.iter().filter(|t| t.name != CPU));
+    cpu_first
+        .flat_map(|t| {
+            t.devices.iter().enumerate().map(|(i, d)| (format!("/device:{}:{i}", t.name), t.name.clone(), d.clone()))
+        })
+        .collect()
 }
 
 /// The devices a session places nodes on, in priority order.
@@ -266,7 +305,7 @@ impl DeviceSet {
             let count = if t.name == CPU {
                 device_count.get(CPU).map_or(1, |&n| n.clamp(1, MAX_CPU_DEVICES))
             } else {
-                t.count.min(limit)
+                (t.devices.len() as u32).min(limit)
             };
             priority.insert(t.name.clone(), t.priority);
             devices.extend((0..count).map(|i| Device::on_task(task, &t.name, i)));

@@ -2,7 +2,7 @@
 //! kernel is slightly wrong is caught. (A process of its own: the device registered
 //! here would otherwise show in other tests' device lists.)
 
-use ferroflow_core::device::register_device_type;
+use ferroflow_core::device::{DeviceDescription, register_device_type};
 use ferroflow_core::kernels::registry::{KernelDef, register_kernel};
 use ferroflow_core::kernels::{KernelBuild, OpContext, OpKernel};
 use ferroflow_core::{DType, Result, Tensor};
@@ -36,7 +36,7 @@ impl OpKernel for Copy {
 
 #[test]
 fn a_subtly_wrong_kernel_is_caught() {
-    register_device_type(BADDEV, 5, 1);
+    register_device_type(BADDEV, 5, vec![DeviceDescription::cpu()]);
     register_kernel(
         KernelDef::new("Mul", BADDEV, |_: &KernelBuild<'_>| Ok(Box::new(BadMul) as Box<dyn OpKernel>))
             .type_constraint("T", &[DType::Float32]),

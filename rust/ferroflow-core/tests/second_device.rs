@@ -10,7 +10,7 @@ use std::sync::Once;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::Builder;
-use ferroflow_core::device::register_device_type;
+use ferroflow_core::device::{DeviceDescription, register_device_type};
 use ferroflow_core::kernels::registry::{KernelDef, register_kernel};
 use ferroflow_core::kernels::{KernelBuild, OpContext, OpKernel};
 use ferroflow_core::{AttrValue, Code, DType, Result, SessionOptions, Tensor};
@@ -65,7 +65,7 @@ fn copy_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
 fn register_test_device() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        register_device_type(TESTDEV, 10, 1);
+        register_device_type(TESTDEV, 10, vec![DeviceDescription::cpu()]);
         register_kernel(KernelDef::new("AddV2", TESTDEV, add_kernel).type_constraint("T", &[DType::Float32]));
         register_kernel(KernelDef::new("Mul", TESTDEV, mul_kernel).type_constraint("T", &[DType::Float32]));
         register_kernel(KernelDef::new(ferroflow_core::ops::DEVICE_COPY, TESTDEV, copy_kernel));

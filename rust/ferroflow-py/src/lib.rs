@@ -93,15 +93,13 @@ fn write_file_atomically(py: Python<'_>, path: std::path::PathBuf, data: &[u8]) 
 }
 
 /// `(name, device_type, memory_limit, physical_device_desc)` of each local device
-/// (`device_lib.list_local_devices`): the CPU, then every GPU adapter.
+/// (`device_lib.list_local_devices`), as each device type describes itself.
 #[pyfunction]
 fn local_devices() -> Vec<(String, String, u64, String)> {
-    // TF reports 256 MiB for a CPU device.
-    let mut out = vec![("/device:CPU:0".to_string(), "CPU".to_string(), 268_435_456, String::new())];
-    for (i, (desc, memory)) in ferroflow_wgpu::describe().into_iter().enumerate() {
-        out.push((format!("/device:GPU:{i}"), ferroflow_wgpu::DEVICE_TYPE.to_string(), memory, desc));
-    }
-    out
+    ferroflow_core::device::local_devices()
+        .into_iter()
+        .map(|(name, device_type, d)| (name, device_type, d.memory_limit, d.physical_device_desc))
+        .collect()
 }
 
 /// The native module.

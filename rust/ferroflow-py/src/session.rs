@@ -69,10 +69,12 @@ impl PySession {
         Ok(names
             .into_iter()
             .map(|name| {
-                let device_type =
-                    name.rsplit_once("/device:").and_then(|(_, d)| d.split(':').next()).unwrap_or("CPU").to_string();
-                // TF reports 256 MiB for a CPU device.
-                (name, device_type, 268_435_456, 0)
+                let (device_type, index) = name
+                    .rsplit_once("/device:")
+                    .and_then(|(_, d)| d.split_once(':'))
+                    .map_or(("CPU", 0), |(t, i)| (t, i.parse().unwrap_or(0)));
+                let memory = ferroflow_core::device::describe(device_type, index).memory_limit;
+                (name.clone(), device_type.to_string(), i64::try_from(memory).unwrap_or(i64::MAX), 0)
             })
             .collect())
     }

@@ -303,7 +303,7 @@ impl PreparedRun for GrpcRun {
             target: self.targets.clone(),
             options: Some(options),
             store_errors_in_response_body: true,
-            request_id: i64::try_from(crate::server::random_u64() >> 1).unwrap_or(1).max(1),
+            request_id: i64::try_from(crate::state::random_u64() >> 1).unwrap_or(1).max(1),
             ..Default::default()
         };
         let feeds = self.feeds.iter().cloned().zip(feeds).collect();

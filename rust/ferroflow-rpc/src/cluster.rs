@@ -22,7 +22,7 @@ use ferroflow_core::graph::{Graph, NodeId, Output};
 use ferroflow_core::tensor::Tensor;
 use ferroflow_proto as pb;
 
-use crate::server::{ServerState, random_u64};
+use crate::state::{ServerState, random_u64};
 use crate::status::{from_body, from_status};
 use crate::worker::{Worker, WorkerClient, worker_client};
 

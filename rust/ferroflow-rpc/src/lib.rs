@@ -20,6 +20,7 @@ pub mod limits;
 pub mod master;
 pub mod runtime;
 pub mod server;
+pub mod state;
 pub mod status;
 pub mod transport;
 pub mod worker;

@@ -24,8 +24,8 @@ use ferroflow_proto as pb;
 
 use crate::cluster::{ClusterSession, num_tasks};
 use crate::convert::{find_node, find_output, named, tensor_of};
-use crate::server::{ServerState, random_u64};
 use crate::services::master::master_service_server::MasterService;
+use crate::state::{ServerState, random_u64};
 use crate::status::to_status;
 use crate::worker::Worker;
 

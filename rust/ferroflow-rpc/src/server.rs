@@ -1,16 +1,12 @@
 //! `tf.train.Server`: one gRPC server serving TF's MasterService and WorkerService
 //! for one task of a cluster.
-use std::collections::hash_map::RandomState;
-use std::hash::{BuildHasher, Hasher};
 use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::Mutex;
 use tokio::sync::watch;
 
 use ferroflow_core::error::{Code, Error, Result};
-use ferroflow_core::framework::resource::ResourceMgr;
 use ferroflow_proto as pb;
 
 use crate::limits::{BoundRequests, Limits};
@@ -18,36 +14,8 @@ use crate::master::Master;
 use crate::runtime::runtime;
 use crate::services::master::master_service_server::MasterServiceServer;
 use crate::services::worker::worker_service_server::WorkerServiceServer;
+use crate::state::ServerState;
 use crate::worker::Worker;
-
-/// A random non-zero 64-bit number (session handles, incarnations, step ids).
-pub fn random_u64() -> u64 {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    loop {
-        let mut h = RandomState::new().build_hasher();
-        h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
-        h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
-        let v = h.finish();
-        if v != 0 {
-            return v;
-        }
-    }
-}
-
-/// What every service of one server shares: the task's identity, its devices and
-/// the resource containers of all sessions on it.
-pub struct ServerState {
-    /// The definition it was made from (cluster, job, task, default session config).
-    pub server_def: pb::ServerDef,
-    /// `/job:<job>/replica:<r>/task:<t>`.
-    pub task_name: String,
-    /// This task's devices, as GetStatus reports them.
-    pub devices: Vec<pb::DeviceAttributes>,
-    /// Variables, queues and other resources shared by every session on this server.
-    pub resources: Arc<ResourceMgr>,
-    /// `grpc://localhost:<port>`.
-    pub target: String,
-}
 
 /// The port and bind address of a task's cluster entry: TF binds every interface,
 /// ferroflow only loopback when the entry names this machine by a loopback name.
@@ -101,24 +69,7 @@ impl GrpcServer {
         let listener = TcpListener::bind(addr)
             .map_err(|e| Error::new(Code::Unavailable, format!("Could not start gRPC server on {addr}: {e}")))?;
         let port = listener.local_addr().map_err(|e| Error::new(Code::Internal, e.to_string()))?.port();
-        let replica = server_def.replica;
-        let task_name = format!("/job:{}/replica:{replica}/task:{}", server_def.job_name, server_def.task_index);
-        let devices = vec![pb::DeviceAttributes {
-            name: format!("{task_name}/device:CPU:0"),
-            device_type: "CPU".into(),
-            memory_limit: 268_435_456,
-            locality: Some(pb::DeviceLocality::default()),
-            incarnation: random_u64(),
-            physical_device_desc: String::new(),
-            xla_global_id: -1,
-        }];
-        let state = Arc::new(ServerState {
-            server_def,
-            task_name,
-            devices,
-            resources: Arc::new(ResourceMgr::new()),
-            target: format!("grpc://localhost:{port}"),
-        });
+        let state = Arc::new(ServerState::new(server_def, port));
         let (stop, _) = watch::channel(false);
         let (done, _) = watch::channel(false);
         let worker = Worker::new(Arc::clone(&state));

@@ -35,9 +35,9 @@ use ferroflow_proto as pb;
 use crate::codec::TensorResponse;
 use crate::limits::Limits;
 use crate::runtime::runtime;
-use crate::server::ServerState;
 use crate::services::worker::worker_service_client::WorkerServiceClient;
 use crate::services::worker::worker_service_server::WorkerService;
+use crate::state::ServerState;
 use crate::status::{from_status, to_status};
 use crate::transport::BoundedChannel;
 
@@ -145,7 +145,7 @@ impl StepRendezvous {
         let req = pb::RecvTensorRequest {
             step_id: self.step_id,
             rendezvous_key: key.full().to_string(),
-            request_id: i64::try_from(crate::server::random_u64() >> 1).unwrap_or(1).max(1),
+            request_id: i64::try_from(crate::state::random_u64() >> 1).unwrap_or(1).max(1),
             ..Default::default()
         };
         Ok(async move {

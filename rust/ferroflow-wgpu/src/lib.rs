@@ -26,7 +26,6 @@
 pub mod expr;
 pub mod gpu;
 pub mod kernels;
-pub mod memory;
 
 use std::sync::{Arc, OnceLock};
 
@@ -110,7 +109,7 @@ pub fn register() -> usize {
         let hardware = slots.iter().any(|s| s.adapter.get_info().device_type != wgpu::DeviceType::Cpu);
         let priority = if hardware { HARDWARE_PRIORITY } else { SOFTWARE_PRIORITY };
         kernels::register_kernels();
-        ferroflow_core::device::register_device_type(DEVICE_TYPE, priority, slots.len() as u32);
+        ferroflow_core::device::register_device_type(DEVICE_TYPE, priority, describe());
         slots.len()
     })
 }
@@ -128,16 +127,19 @@ pub fn device(index: u32) -> Result<Arc<Gpu>> {
 
 /// Each device's description (adapter name, backend, type) and the largest buffer it
 /// allocates, by device index: what `device_lib.list_local_devices` shows.
-pub fn describe() -> Vec<(String, u64)> {
+fn describe() -> Vec<ferroflow_core::device::DeviceDescription> {
     adapters()
         .iter()
         .map(|s| {
             let info = s.adapter.get_info();
-            let desc = format!(
+            let physical_device_desc = format!(
                 "device: {}, name: {}, backend: {:?}, type: {:?}",
                 info.device, info.name, info.backend, info.device_type
             );
-            (desc, s.adapter.limits().max_buffer_size)
+            ferroflow_core::device::DeviceDescription {
+                memory_limit: s.adapter.limits().max_buffer_size,
+                physical_device_desc,
+            }
         })
         .collect()
 }

@@ -30,6 +30,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use ferroflow_proto as pb;
 
 use super::place::{Placement, place};
+use super::prune::{binding_controls, index_feeds, prune};
 use crate::device::{Device, DeviceSet, DeviceSpec, TaskName};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -273,40 +274,9 @@ pub fn partition_for_cluster<F: Fn(&str) -> u64>(
     }
     let set = DeviceSet::from_names(&names)?;
     let client = set.lookup(options.client_device)?.clone();
-    let mut fed: HashMap<Output, usize> = HashMap::new();
-    for (i, f) in feeds.iter().enumerate() {
-        graph.output_spec(*f)?;
-        if fed.insert(*f, i).is_some() {
-            let name = input_name(&graph.node(f.node)?.name, f.index);
-            return Err(Error::value(format!("Tensor {name} is fed more than once")));
-        }
-    }
-    for f in fetches {
-        graph.output_spec(*f)?;
-    }
-    // The control inputs that still bind (a fed placeholder's are satisfied by the feed).
-    let controls = |node: &Node| -> Vec<NodeId> {
-        node.control_inputs
-            .iter()
-            .copied()
-            .filter(|&c| {
-                let is_fed = fed.contains_key(&Output { node: c, index: 0 });
-                !(is_fed && graph.node(c).is_ok_and(|n| n.def.feed_satisfies_control))
-            })
-            .collect()
-    };
-    // Prune: what the fetches and targets need, not crossing fed edges.
-    let mut needed = vec![false; graph.len()];
-    let mut stack: Vec<NodeId> =
-        fetches.iter().filter(|f| !fed.contains_key(f)).map(|f| f.node).chain(targets.iter().copied()).collect();
-    while let Some(n) = stack.pop() {
-        if std::mem::replace(&mut needed[n], true) {
-            continue;
-        }
-        let node = graph.node(n)?;
-        stack.extend(node.inputs.iter().filter(|i| !fed.contains_key(i)).map(|i| i.node));
-        stack.extend(controls(node));
-    }
+    let fed = index_feeds(graph, feeds, fetches, input_name)?;
+    let controls = |node: &Node| binding_controls(graph, &fed, node);
+    let needed = prune(graph, &fed, fetches, targets)?;
     let nodes: Vec<NodeId> = (0..graph.len()).filter(|&n| needed[n]).collect();
     let placement = Placement { devices: set.clone(), soft: options.allow_soft_placement };
     let device_of: HashMap<NodeId, Device> =

@@ -1,18 +1,23 @@
-//! Compiling a run signature (feeds, fetches, targets) into a plan, as passes: prune
-//! (the nodes the fetches and targets need), place (a device per node, `place.rs`),
-//! remap (contraction + bias + activation chains into fused steps, `fuse.rs`), select
-//! each node's kernel for its device, partition (a copy step wherever a value
-//! crosses devices), and schedule: a topological order, value slots, which input
-//! occurrence is a value's last use (so it is moved, not cloned, and its buffer can be
-//! reused in place), and whether the plan has enough independent work to be worth
-//! spreading over the thread pool.
-use std::collections::{BTreeSet, HashMap, HashSet};
-use std::sync::Arc;
+//! A plan and its compilation from a run signature (feeds, fetches, targets), as
+//! passes, each in its file: prune (the nodes the fetches and targets need,
+//! `prune.rs`), place (a device per node, `place.rs`), remap (contraction + bias +
+//! activation chains into fused steps, `fuse.rs`), select each node's kernel for its
+//! device (here), resolve variable reads (`var_reads.rs`), partition (a copy step
+//! wherever a value crosses memories, `copies.rs`), and schedule (`schedule.rs`: a
+//! topological order, value slots, which input occurrence is a value's last use, so
+//! it is moved, not cloned, and its buffer can be reused in place, and whether the
+//! plan has enough independent work to be worth spreading over the thread pool).
+//! This file builds the steps from what the passes decide.
+use std::collections::{HashMap, HashSet};
 
 use smallvec::SmallVec;
 
+use super::copies::{Entry, Memories, insert_copies};
 use super::fuse::{Fusion, fuse};
 use super::place::{Placement, place};
+use super::prune::{binding_controls, index_feeds, prune};
+use super::schedule::{assign_slots, blocking_last_order, is_parallel, mark_last_uses};
+use super::var_reads::input_sources;
 use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
 use crate::framework::resource::ResourceMgr;
@@ -21,12 +26,6 @@ use crate::kernels::registry::{KernelDef, find_kernel};
 use crate::kernels::{KernelBuild, OpKernel};
 use crate::ops::{control_flow, sendrecv};
 use crate::shape::PartialShape;
-
-/// Independent work (in element-ops) a plan must have before it is run on the pool:
-/// waking a parked thread costs ~25 µs here, so smaller plans run inline.
-const PARALLEL_MIN_WORK: f64 = (1u64 << 18) as f64;
-/// Assumed size of a dimension unknown at compile time, for cost estimates only.
-const UNKNOWN_DIM_GUESS: f64 = 64.0;
 
 /// Where a step reads one input from.
 #[derive(Clone, Copy, Debug)]
@@ -79,13 +78,6 @@ pub(crate) enum Flow {
     Send,
     /// A `_Recv`: its output is dead when a dead value arrives.
     Recv,
-}
-
-/// One step of the plan before slots are assigned: a node, or a copy of a value to
-/// another device.
-enum Entry {
-    Node(NodeId),
-    Copy { src: Output, device: usize },
 }
 
 /// How a plan is compiled.
@@ -157,7 +149,8 @@ impl Plan {
     }
 
     /// Compiles a plan: prune, place (on `placement`'s devices), remap, select
-    /// kernels, partition (copies at device boundaries), schedule.
+    /// kernels, resolve variable reads, partition (copies at device boundaries),
+    /// schedule; then the steps.
     pub fn compile(
         graph: &Graph,
         resources: &ResourceMgr,
@@ -167,50 +160,17 @@ impl Plan {
         targets: &[NodeId],
         options: CompileOptions,
     ) -> Result<Plan> {
-        let mut feed_slot: HashMap<Output, usize> = HashMap::new();
-        let mut feed_slots = Vec::with_capacity(feeds.len());
-        for (i, f) in feeds.iter().enumerate() {
-            let spec = graph.output_spec(*f)?;
-            let name = format!("{}:{}", graph.node(f.node)?.name, f.index);
-            if feed_slot.insert(*f, i).is_some() {
-                return Err(Error::value(format!("Tensor {name} is fed more than once")));
-            }
-            feed_slots.push(FeedSlot { name, dtype: spec.dtype, shape: spec.shape.clone() });
-        }
-        for f in fetches {
-            graph.output_spec(*f)?;
-        }
-        // The control inputs that still bind: a fed placeholder's are satisfied by the
-        // feed (TF redirects them to the feed node), so it is neither run nor waited for.
-        let controls = |node: &Node| -> Vec<NodeId> {
-            node.control_inputs
-                .iter()
-                .copied()
-                .filter(|&c| {
-                    let fed = feed_slot.contains_key(&Output { node: c, index: 0 });
-                    !(fed && graph.node(c).is_ok_and(|n| n.def.feed_satisfies_control))
-                })
-                .collect()
-        };
-
-        // Prune: every node reachable backwards from the fetches and targets, not
-        // crossing fed edges. Nodes are appended after their inputs, so id order is a
-        // topological order.
-        let mut needed = vec![false; graph.len()];
-        let mut stack: Vec<NodeId> = fetches
+        let feed_slot = index_feeds(graph, feeds, fetches, |name, index| format!("{name}:{index}"))?;
+        let feed_slots = feeds
             .iter()
-            .filter(|f| !feed_slot.contains_key(f))
-            .map(|f| f.node)
-            .chain(targets.iter().copied())
-            .collect();
-        while let Some(n) = stack.pop() {
-            if std::mem::replace(&mut needed[n], true) {
-                continue;
-            }
-            let node = graph.node(n)?;
-            stack.extend(node.inputs.iter().filter(|i| !feed_slot.contains_key(i)).map(|i| i.node));
-            stack.extend(controls(node));
-        }
+            .map(|f| {
+                let spec = graph.output_spec(*f)?;
+                let name = format!("{}:{}", graph.node(f.node)?.name, f.index);
+                Ok(FeedSlot { name, dtype: spec.dtype, shape: spec.shape.clone() })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let controls = |node: &Node| binding_controls(graph, &feed_slot, node);
+        let needed = prune(graph, &feed_slot, fetches, targets)?;
         let needed_nodes: Vec<NodeId> = (0..graph.len()).filter(|&n| needed[n]).collect();
 
         // Place, remap, then select each node's kernel for its device.
@@ -246,114 +206,14 @@ impl Plan {
         }
         let order = blocking_last_order(graph, &fusion, &needed_nodes, &feed_slot, |n| kernels[&n].is_blocking())?;
 
-        // Where each input really comes from. A node that runs after an update of a
-        // variable through a control dependency (one of its own, or downstream of one:
-        // TF's ops created in a `control_dependencies` block drop control inputs that
-        // an input already implies) reads that variable through its reference
-        // (`variable_behind_read`), so it sees the update as TF's aliasing read does.
-        // Reads of variables no such update writes keep their snapshots: a step's
-        // gradients made after a control edge on, say, loss averages never see the
-        // step's own weight updates.
-        let mut written: Vec<VarSet> = vec![None; graph.len()];
-        let mut updated_before: Vec<VarSet> = vec![None; graph.len()];
-        let mut sources: HashMap<NodeId, Vec<Output>> = HashMap::with_capacity(order.len());
-        for &n in &order {
-            let node = fusion.node(graph, n)?;
-            let ctl = controls(node);
-            let computed_inputs = || node.inputs.iter().filter(|o| !feed_slot.contains_key(o));
-            updated_before[n] =
-                union(ctl.iter().map(|c| &written[*c]).chain(computed_inputs().map(|o| &updated_before[o.node])));
-            let mut own = union(ctl.iter().map(|c| &written[*c]).chain(computed_inputs().map(|o| &written[o.node])));
-            if node.def.stateful {
-                for &i in node.def.ref_inputs {
-                    if let Some(r) = node.inputs.get(i) {
-                        let root = variable_root(graph, *r)?;
-                        Arc::make_mut(own.get_or_insert_with(Default::default)).insert(root);
-                    }
-                }
-                // A loop writes the variables its body updates (`_updates`: their refs).
-                if crate::kernels::functional::is_loop(node) {
-                    // (A variable not in this graph, another task's, is that task's concern.)
-                    for name in crate::kernels::functional::loop_tensor_names(node, "_updates") {
-                        let Ok(r) = crate::kernels::functional::parse_tensor(graph, &name) else {
-                            continue;
-                        };
-                        let root = variable_root(graph, r)?;
-                        Arc::make_mut(own.get_or_insert_with(Default::default)).insert(root);
-                    }
-                }
-            }
-            written[n] = own;
-            let src = node
-                .inputs
-                .iter()
-                .map(|o| match &updated_before[n] {
-                    Some(vars) => variable_behind_read(graph, *o, &feed_slot, vars),
-                    None => Ok(*o),
-                })
-                .collect::<Result<Vec<_>>>()?;
-            sources.insert(n, src);
-        }
+        let sources = input_sources(graph, &fusion, &order, &feed_slot, controls)?;
 
-        // Partition: a value consumed in another memory than its producer leaves it in
-        // goes through one copy per destination, run just before its first consumer
-        // there. Memories are devices by index, the CPU's being host memory: fed values
-        // are there, and so are the inputs and outputs a device's kernel keeps on the
-        // host (`KernelDef::host_memory`). Fetched values come back to the host. (Send/
-        // Recv pairs for remote tasks are the partition of `partition.rs`.)
+        // Partition: a copy step wherever a value crosses memories (`copies.rs`).
         let cpu = devices.iter().position(|d| d == placement.devices.cpu()).unwrap_or(0);
-        let memory_of_value = |o: &Output| {
-            if feed_slot.contains_key(o) || kernel_defs[&o.node].host_outputs { cpu } else { device_of[&o.node] }
-        };
-        // The memory input `i` (from `src`) of node `n` is read from.
-        let input_memory = |n: NodeId, node: &Node, i: usize, src: &Output| {
-            let def = &kernel_defs[&n];
-            if def.shape_only {
-                memory_of_value(src)
-            } else if def.input_on_host(node, i) {
-                cpu
-            } else {
-                device_of[&n]
-            }
-        };
-        let mut entries: Vec<Entry> = Vec::with_capacity(order.len());
-        let mut copy_entry: HashMap<(Output, usize), usize> = HashMap::new();
-        for &n in &order {
-            let node = fusion.node(graph, n)?;
-            for (i, src) in sources[&n].iter().enumerate() {
-                let dst = input_memory(n, node, i, src);
-                if node.def.ref_inputs.contains(&i) || memory_of_value(src) == dst {
-                    continue;
-                }
-                copy_entry.entry((*src, dst)).or_insert_with(|| {
-                    entries.push(Entry::Copy { src: *src, device: dst });
-                    entries.len() - 1
-                });
-            }
-            entries.push(Entry::Node(n));
-        }
-        for f in fetches {
-            if !feed_slot.contains_key(f) && memory_of_value(f) != cpu {
-                copy_entry.entry((*f, cpu)).or_insert_with(|| {
-                    entries.push(Entry::Copy { src: *f, device: cpu });
-                    entries.len() - 1
-                });
-            }
-        }
+        let memories = Memories { cpu, device_of: &device_of, kernel_defs: &kernel_defs, feeds: &feed_slot };
+        let (entries, copy_entry) = insert_copies(graph, &fusion, &order, &sources, fetches, &memories)?;
 
-        let mut step_of = vec![usize::MAX; graph.len()];
-        let mut out_base = vec![0usize; entries.len()];
-        let mut next_slot = feeds.len();
-        for (s, e) in entries.iter().enumerate() {
-            out_base[s] = next_slot;
-            next_slot += match e {
-                Entry::Node(n) => {
-                    step_of[*n] = s;
-                    fusion.node(graph, *n)?.outputs.len()
-                }
-                Entry::Copy { .. } => 1,
-            };
-        }
+        let (step_of, out_base, next_slot) = assign_slots(graph, &fusion, &entries, feeds.len())?;
         let slot_of = |o: &Output| feed_slot.get(o).copied().unwrap_or_else(|| out_base[step_of[o.node]] + o.index);
         // The slot a value is in and the step that produces it (none for a feed).
         let produced = |o: &Output| (slot_of(o), (!feed_slot.contains_key(o)).then(|| step_of[o.node]));
@@ -397,7 +257,7 @@ impl Plan {
                     );
                     let mut inputs = SmallVec::new();
                     for (i, src) in sources[&n].iter().enumerate() {
-                        let (slot, pred) = read(src, input_memory(n, node, i, src));
+                        let (slot, pred) = read(src, memories.of_input(n, node, i, src));
                         preds.extend(pred);
                         inputs.push(InputRef { slot, take: false, deref: !node.def.ref_inputs.contains(&i) });
                     }
@@ -459,7 +319,7 @@ impl Plan {
                     };
                     // The device whose memory is not the host's copies (a GPU both
                     // uploads and downloads, as TF's device contexts do).
-                    let source = &devices[memory_of_value(&src)];
+                    let source = &devices[memories.of_value(&src)];
                     let copier = if target.device_type == crate::device::CPU { source } else { target };
                     let def = find_kernel(&node, &copier.device_type)
                         .or_else(|| find_kernel(&node, crate::device::CPU))
@@ -502,45 +362,9 @@ impl Plan {
         }
 
         let fetch_slots: Vec<usize> = fetches.iter().map(|f| read(f, cpu).0).collect();
-        let mut uses = vec![0usize; next_slot];
-        for st in &steps {
-            for i in &st.inputs {
-                uses[i.slot] += 1;
-            }
-        }
-        let mut fetched = vec![false; next_slot];
-        for &f in &fetch_slots {
-            uses[f] += 1;
-            fetched[f] = true;
-        }
-        // The last input occurrence of an unfetched value moves it.
-        let mut remaining = uses.clone();
-        for st in &mut steps {
-            for i in &mut st.inputs {
-                remaining[i.slot] -= 1;
-                i.take = remaining[i.slot] == 0 && !fetched[i.slot];
-            }
-        }
+        let uses = mark_last_uses(&mut steps, &fetch_slots, next_slot);
 
-        // Blocking steps (queues) do not prevent a parallel run: it starts them on the
-        // calling thread (see `executor::ParallelRun::serve_lane`). A plan with more than
-        // one runs in parallel whatever its cost, so that one step waiting (a dequeue)
-        // never holds up another that would release it (an enqueue in the same run),
-        // unless each waits for the one before it (a reader's read feeding an enqueue):
-        // then no order but the straight one exists and no step can release an earlier.
-        let costs: Vec<f64> = entries
-            .iter()
-            .map(|e| match e {
-                Entry::Node(n) => {
-                    fusion.absorbed.get(n).into_iter().flatten().chain([n]).map(|&m| node_cost(graph, m)).sum()
-                }
-                Entry::Copy { .. } => 0.0,
-            })
-            .collect();
-        let blocking: Vec<usize> = (0..steps.len()).filter(|&i| steps[i].blocking).collect();
-        let chained = blocking.windows(2).all(|w| reaches(&steps, w[0], w[1]));
-        let parallel = (blocking.len() > 1 && !chained)
-            || (options.pool_threads > 1 && overlappable_work(&costs, &steps) >= PARALLEL_MIN_WORK);
+        let parallel = is_parallel(graph, &fusion, &entries, &steps, options.pool_threads);
         let device_names = devices.iter().map(|d| d.name.clone()).collect();
         Ok(Plan {
             steps,
@@ -554,170 +378,4 @@ impl Plan {
             uses_rendezvous,
         })
     }
-}
-
-/// Whether step `to` waits, directly or through others, for step `from`.
-fn reaches(steps: &[Step], from: usize, to: usize) -> bool {
-    let mut seen = vec![false; steps.len()];
-    let mut stack = vec![from];
-    while let Some(s) = stack.pop() {
-        if s == to {
-            return true;
-        }
-        // Steps are in a topological order: nothing after `to` leads back to it.
-        for &n in &steps[s].successors {
-            if n <= to && !std::mem::replace(&mut seen[n], true) {
-                stack.push(n);
-            }
-        }
-    }
-    false
-}
-
-/// A topological order of `nodes` (ids in `needed`, inputs before consumers) that
-/// runs every non-blocking node that is ready before any blocking one (a queue
-/// operation). A straight-line run executes steps in this order, so an op that fails
-/// (a `tf.Assert`) ends the run before a dequeue in the same run can wait for ever.
-fn blocking_last_order(
-    graph: &Graph,
-    fusion: &Fusion,
-    nodes: &[NodeId],
-    feeds: &HashMap<Output, usize>,
-    blocking: impl Fn(NodeId) -> bool,
-) -> Result<Vec<NodeId>> {
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
-    let index: HashMap<NodeId, usize> = nodes.iter().enumerate().map(|(i, &n)| (n, i)).collect();
-    let mut waiting = vec![0usize; nodes.len()];
-    let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
-    for (i, &n) in nodes.iter().enumerate() {
-        let node = fusion.node(graph, n)?;
-        let mut preds: Vec<usize> = node
-            .inputs
-            .iter()
-            .filter(|o| !feeds.contains_key(o))
-            .map(|o| o.node)
-            .chain(node.control_inputs.iter().copied())
-            .filter_map(|p| index.get(&p).copied())
-            .collect();
-        preds.sort_unstable();
-        preds.dedup();
-        waiting[i] = preds.len();
-        for p in preds {
-            consumers[p].push(i);
-        }
-    }
-    // Ready nodes by (blocking, id): non-blocking first, then graph order.
-    let mut ready: BinaryHeap<Reverse<(bool, NodeId, usize)>> = BinaryHeap::new();
-    for (i, &n) in nodes.iter().enumerate() {
-        if waiting[i] == 0 {
-            ready.push(Reverse((blocking(n), n, i)));
-        }
-    }
-    let mut order = Vec::with_capacity(nodes.len());
-    while let Some(Reverse((_, n, i))) = ready.pop() {
-        order.push(n);
-        for &c in &consumers[i] {
-            waiting[c] -= 1;
-            if waiting[c] == 0 {
-                ready.push(Reverse((blocking(nodes[c]), nodes[c], c)));
-            }
-        }
-    }
-    if order.len() != nodes.len() {
-        return Err(Error::value("the graph has a cycle"));
-    }
-    Ok(order)
-}
-
-/// Variables (their `VariableV2` nodes) written by a node or what it runs after; None
-/// for none (most nodes), shared between nodes until one adds to it.
-type VarSet = Option<Arc<BTreeSet<NodeId>>>;
-
-fn union<'a>(sets: impl Iterator<Item = &'a VarSet>) -> VarSet {
-    let mut acc: VarSet = None;
-    for set in sets.flatten() {
-        match &mut acc {
-            None => acc = Some(Arc::clone(set)),
-            Some(a) if Arc::ptr_eq(a, set) || set.is_subset(a) => {}
-            Some(a) => Arc::make_mut(a).extend(set.iter().copied()),
-        }
-    }
-    acc
-}
-
-/// The variable a reference comes from: through reads and ops that pass on their ref
-/// input (`Assign` outputs its variable's reference).
-fn variable_root(graph: &Graph, mut o: Output) -> Result<NodeId> {
-    loop {
-        let producer = graph.node(o.node)?;
-        let passes_ref = producer.def.forwards_input || producer.def.ref_inputs.contains(&0);
-        if graph.output_spec(o)?.is_ref && passes_ref && !producer.inputs.is_empty() {
-            o = producer.inputs[0];
-        } else {
-            return Ok(o.node);
-        }
-    }
-}
-
-/// For an input of an op that runs after updates of `updated`: the variable reference
-/// behind a read (`Identity` of a ref, such as `v/read`) of one of them, so the op
-/// reads the variable when it runs, after its control dependencies. TF's read aliases
-/// the variable's buffer, so `with tf.control_dependencies([train_op]): y = v * 2`
-/// sees the trained `v`; the read's snapshot may be older. Other consumers keep the
-/// snapshot, so reads within one step are consistent (an update never leaks into the
-/// same step's gradients).
-fn variable_behind_read(
-    graph: &Graph,
-    o: Output,
-    feeds: &HashMap<Output, usize>,
-    updated: &BTreeSet<NodeId>,
-) -> Result<Output> {
-    let producer = graph.node(o.node)?;
-    if feeds.contains_key(&o) || !producer.def.forwards_input {
-        return Ok(o);
-    }
-    let source = producer.inputs[0];
-    let is_ref = graph.output_spec(source)?.is_ref;
-    Ok(if is_ref && !feeds.contains_key(&source) && updated.contains(&variable_root(graph, source)?) {
-        source
-    } else {
-        o
-    })
-}
-
-/// Estimated element-ops of a node from its static shapes.
-fn node_cost(graph: &Graph, n: NodeId) -> f64 {
-    let Ok(node) = graph.node(n) else { return 0.0 };
-    if node.inputs.is_empty() {
-        // Sources (constants, placeholders, variables) only hand out a buffer.
-        return 0.0;
-    }
-    let elems = |s: &PartialShape| -> f64 {
-        s.dims().map_or(UNKNOWN_DIM_GUESS, |d| d.iter().map(|x| x.map_or(UNKNOWN_DIM_GUESS, |v| v as f64)).product())
-    };
-    let out: f64 = node.outputs.iter().map(|o| elems(&o.shape)).sum();
-    let inp: f64 = node.inputs.iter().filter_map(|o| graph.output_spec(*o).ok()).map(|s| elems(&s.shape)).sum();
-    if node.def.cost == crate::ops::Cost::Contraction {
-        // m*n outputs, each a k-long dot product.
-        let k =
-            node.inputs.first().and_then(|o| graph.output_spec(*o).ok()).and_then(|s| s.shape.dims().map(|d| d.len()));
-        return out * k.map_or(UNKNOWN_DIM_GUESS, |_| inp.sqrt().max(1.0));
-    }
-    out.max(inp)
-}
-
-/// Total work minus the critical path: what threads could overlap.
-fn overlappable_work(costs: &[f64], steps: &[Step]) -> f64 {
-    let total: f64 = costs.iter().sum();
-    let mut finish = vec![0.0f64; steps.len()];
-    let mut start = vec![0.0f64; steps.len()];
-    for (i, st) in steps.iter().enumerate() {
-        finish[i] = start[i] + costs[i];
-        for &s in &st.successors {
-            start[s] = start[s].max(finish[i]);
-        }
-    }
-    let critical = finish.iter().copied().fold(0.0, f64::max);
-    total - critical
 }

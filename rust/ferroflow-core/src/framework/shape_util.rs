@@ -76,13 +76,18 @@ pub struct WindowAttrs {
     pub padding: Padding,
 }
 
-/// The window attrs of a node of op `op` (a pool when `pooling`), validated.
-pub fn window_attrs(attrs: &BTreeMap<String, AttrValue>, op: &str, pooling: bool) -> Result<WindowAttrs> {
-    let padding = match attrs.get("padding") {
+/// The `padding` attr of a node of op `op`: `SAME` or `VALID`.
+fn padding_attr(attrs: &BTreeMap<String, AttrValue>, op: &str) -> Result<Padding> {
+    match attrs.get("padding") {
         Some(AttrValue::S(s)) => Padding::parse(&String::from_utf8_lossy(s)),
         _ => None,
     }
-    .ok_or_else(|| Error::value(format!("{op}: padding must be 'SAME' or 'VALID'")))?;
+    .ok_or_else(|| Error::value(format!("{op}: padding must be 'SAME' or 'VALID'")))
+}
+
+/// The window attrs of a node of op `op` (a pool when `pooling`), validated.
+pub fn window_attrs(attrs: &BTreeMap<String, AttrValue>, op: &str, pooling: bool) -> Result<WindowAttrs> {
+    let padding = padding_attr(attrs, op)?;
     match attrs.get("data_format") {
         None => {}
         Some(AttrValue::S(s)) if s == b"NHWC" => {}
@@ -115,11 +120,7 @@ pub struct Window3dAttrs {
 
 /// The window attrs of a 3-D node of op `op` (a pool when `pooling`), validated.
 pub fn window3d_attrs(attrs: &BTreeMap<String, AttrValue>, op: &str, pooling: bool) -> Result<Window3dAttrs> {
-    let padding = match attrs.get("padding") {
-        Some(AttrValue::S(s)) => Padding::parse(&String::from_utf8_lossy(s)),
-        _ => None,
-    }
-    .ok_or_else(|| Error::value(format!("{op}: padding must be 'SAME' or 'VALID'")))?;
+    let padding = padding_attr(attrs, op)?;
     match attrs.get("data_format") {
         None => {}
         Some(AttrValue::S(s)) if s == b"NDHWC" => {}

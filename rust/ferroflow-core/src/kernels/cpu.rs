@@ -2,7 +2,9 @@
 //! .Device(DEVICE_CPU))`. The op schemas are registered in [`crate::ops`], the
 //! gradients in [`crate::autodiff::registry`]; a backend crate registers its kernels
 //! the same way ([`super::registry::register_kernel`]). A test checks that every op
-//! has a CPU kernel here and every kernel an op.
+//! has a CPU kernel here and every kernel an op. A `type_constraint` restricts a kernel
+//! to the dtypes TF registers kernels for (fewer than its OpDef allows: a node of another
+//! type builds, and running it is TF's "No OpKernel was registered" error).
 use super::registry::KernelDef;
 use crate::device::CPU;
 use crate::dtype::DType;

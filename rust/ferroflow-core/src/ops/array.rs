@@ -262,7 +262,7 @@ fn infer_range(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
             let n = crate::dispatch_float!(d, T => {
                 // As `Cast` would: integers through i64, floats as they are.
                 let f = |x: &Tensor| -> Result<T> {
-                    if t.is_floating() { x.scalar_value::<T>() } else { Ok(<T as crate::dtype::Castable>::from_i64(int_values(x)?[0])) }
+                    if t.is_floating() { x.scalar_value::<T>() } else { Ok(<T as crate::dtype::Castable>::from_i64(crate::framework::tensor_util::scalar_int(x, "Range bound")?)) }
                 };
                 range_len(f(a)?, f(b)?, f(c)?)
             }, _ => Err(Error::value(format!("Range of {d}"))));

@@ -32,7 +32,7 @@ use ferroflow_core::tensor::Tensor;
 
 use crate::DEVICE_TYPE;
 use crate::gpu::Gpu;
-use crate::memory::GpuBuffer;
+use crate::gpu::GpuBuffer;
 
 /// The dtype GPU kernels compute in.
 pub const F32: &[DType] = &[DType::Float32];

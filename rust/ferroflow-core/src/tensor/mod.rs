@@ -2,6 +2,14 @@
 //! buffer. Clones share the buffer; writers copy only when it is shared. A tensor may
 //! instead live in a device's memory ([`DeviceMemory`], a GPU buffer), where only that
 //! device's kernels read it: the planner copies it to the host at every boundary.
+//!
+//! The value types under it: [`dtype`] (element types and their traits), [`shape`]
+//! (static and concrete shapes, broadcasting) and [`buffer`] (aligned, recycled
+//! buffers). The crate root re-exports them (`crate::dtype`, ...).
+pub mod buffer;
+pub mod dtype;
+pub mod shape;
+
 use std::any::Any;
 use std::sync::Arc;
 

@@ -9,6 +9,8 @@
 //! host read waits only for the commands recorded before it. Uploads go through fresh
 //! staging buffers copied inside the encoder, never `Queue::write_buffer` (whose
 //! writes would run before commands already recorded but not yet submitted).
+pub mod memory;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::mpsc;
@@ -18,7 +20,7 @@ use ferroflow_core::error::{Code, Error, Result};
 use parking_lot::Mutex;
 use wgpu::util::DeviceExt;
 
-use crate::memory::GpuBuffer;
+pub use memory::GpuBuffer;
 
 /// Threads per workgroup of the one-dimensional kernels.
 pub const WORKGROUP: u32 = 256;

@@ -6,7 +6,7 @@ use ferroflow_core::buffer::AlignedBuf;
 use ferroflow_core::error::Result;
 use ferroflow_core::tensor::DeviceMemory;
 
-use crate::gpu::Gpu;
+use super::Gpu;
 
 /// A pooled buffer of one device holding `len` bytes of elements (the buffer may be
 /// larger: sizes are rounded to classes). It goes back to the pool when dropped.
