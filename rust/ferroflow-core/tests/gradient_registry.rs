@@ -288,6 +288,13 @@ fn every_registration_names_an_op_and_every_op_has_a_cpu_kernel() {
         .filter(|n| ferroflow_core::kernels::registry::kernels_of(n, ferroflow_core::device::CPU).is_empty())
         .collect();
     assert!(without_kernel.is_empty(), "ops without a CPU kernel: {without_kernel:?}");
+    // A second CPU registration would silently shadow the first (the registry picks the
+    // latest that accepts a node).
+    let twice: Vec<_> = op_names()
+        .into_iter()
+        .filter(|n| ferroflow_core::kernels::registry::kernels_of(n, ferroflow_core::device::CPU).len() > 1)
+        .collect();
+    assert!(twice.is_empty(), "ops with more than one CPU kernel: {twice:?}");
     let stray_kernels: Vec<_> =
         ferroflow_core::kernels::registry::registered_ops().into_iter().filter(|n| !ops.contains(n)).collect();
     assert!(stray_kernels.is_empty(), "kernels registered for no op: {stray_kernels:?}");
