@@ -48,8 +48,8 @@ class CheckpointReader:
 def op_names() -> list[str]:
     """Names of every registered op type."""
 
-def local_devices() -> list[tuple[str, str, int, str]]:
-    """`(name, device_type, memory_limit, physical_device_desc)` of each local device."""
+def local_devices() -> list[tuple[str, str, int, str, tuple[int, int]]]:
+    """Each local device: `(name, type, memory, description, (bus_id, numa_node))`."""
 
 def gradient_status(name: str) -> str:
     """How op type `name` takes part in `tf.gradients`: "function", "none" or "missing"."""

@@ -236,3 +236,42 @@ def test_constructor_matches_tf(tfdev, job, replica, task, device_type, device_i
     _, tf_spec_v1 = tfdev
     args = (job, replica, task, device_type, device_index)
     assert outcome(DeviceSpec, *args) == outcome(tf_spec_v1, *args)
+
+
+def test_list_local_devices_cpu_matches_tf():
+    """The CPU device's attributes, locality included, as TF's `device_lib` lists them."""
+    tf_device_lib = pytest.importorskip("tensorflow.python.client.device_lib")
+    from ferroflow.client import device_lib
+
+    ours = device_lib.list_local_devices()
+    theirs = [d for d in tf_device_lib.list_local_devices() if d.device_type == "CPU"]
+    assert ours[0].device_type == "CPU"
+    for field in ("name", "device_type", "memory_limit", "physical_device_desc", "xla_global_id"):
+        assert getattr(ours[0], field) == getattr(theirs[0], field), field
+    # TF prints the locality message even when empty.
+    assert ours[0].HasField("locality") and theirs[0].HasField("locality")
+    assert ours[0].locality.SerializeToString() == theirs[0].locality.SerializeToString()
+    # A fresh random incarnation for each listing, as TF makes the devices anew.
+    assert ours[0].incarnation != device_lib.list_local_devices()[0].incarnation
+
+
+def test_list_local_devices_locality_of_accelerators():
+    """Each accelerator is on a bus numbered from its NUMA node (node + 1), as TF's GPUs."""
+    from ferroflow.client import device_lib
+
+    for d in device_lib.list_local_devices():
+        if d.device_type != "CPU":
+            assert d.locality.numa_node >= 0
+            assert d.locality.bus_id == d.locality.numa_node + 1
+    hidden = device_lib.list_local_devices(session_config=pydev_config(GPU=0))
+    assert hidden[0].device_type == "CPU" and all(d.device_type != "GPU" for d in hidden)
+
+
+def pydev_config(**counts):
+    """A `ConfigProto` with `device_count` set."""
+    from ferroflow.protos import ConfigProto
+
+    config = ConfigProto()
+    for k, v in counts.items():
+        config.device_count[k] = v
+    return config

@@ -221,6 +221,9 @@ def test_gpu_devices_are_reported():
     local = device_lib.list_local_devices()
     gpus = [d for d in local if d.device_type == "GPU"]
     assert gpus and gpus[0].name == "/device:GPU:0" and "backend" in gpus[0].physical_device_desc
+    # TF's GPU locality: the NUMA node sysfs gives the adapter's PCI address (0 for a
+    # software adapter), on bus node + 1.
+    assert gpus[0].locality.bus_id == gpus[0].locality.numa_node + 1 >= 1
 
 
 def _seeded_fills(device):

@@ -462,7 +462,7 @@ def _log_device_mapping(config):
     counts = {k.upper(): v for k, v in config.device_count.items()}
     seen: dict = {}
     lines = []
-    for name, device_type, _memory, desc in _ferroflow.local_devices():
+    for name, device_type, _memory, desc, _locality in _ferroflow.local_devices():
         index = seen.get(device_type, 0)
         seen[device_type] = index + 1
         if desc and index < counts.get(device_type, index + 1):

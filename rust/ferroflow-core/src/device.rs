@@ -222,13 +222,56 @@ pub struct DeviceDescription {
     pub memory_limit: u64,
     /// The hardware behind it (`physical_device_desc`); empty for the CPU.
     pub physical_device_desc: String,
+    /// Where it sits in the machine (`locality`).
+    pub locality: DeviceLocality,
 }
 
 impl DeviceDescription {
-    /// TF's description of a CPU device: 256 MiB, no hardware named.
+    /// TF's description of a CPU device: 256 MiB, no hardware named, no locality.
     pub fn cpu() -> Self {
-        DeviceDescription { memory_limit: 256 << 20, physical_device_desc: String::new() }
+        DeviceDescription {
+            memory_limit: 256 << 20,
+            physical_device_desc: String::new(),
+            locality: DeviceLocality::default(),
+        }
     }
+}
+
+/// Where a device sits in the machine (TF's `DeviceLocality`), for placing work near
+/// the memory it uses. The default (bus 0) means no particular place: TF's CPU device.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeviceLocality {
+    /// The bus the device is on, counted from 1 (`bus_id`); 0 for none.
+    pub bus_id: i32,
+    /// The NUMA node its memory is closest to (`numa_node`).
+    pub numa_node: i32,
+}
+
+impl DeviceLocality {
+    /// The locality of the PCI device `pci_bus_id` (`0000:01:00.0`), as TF gives a GPU:
+    /// the NUMA node Linux reports in `/sys/bus/pci/devices/<id>/numa_node` (node 0
+    /// when the id is empty, unknown or not a PCI address, or the node is -1: a machine
+    /// with one node) and bus `node + 1`.
+    pub fn of_pci_device(pci_bus_id: &str) -> DeviceLocality {
+        let numa_node = pci_numa_node(pci_bus_id).unwrap_or(0).max(0);
+        DeviceLocality { bus_id: numa_node + 1, numa_node }
+    }
+}
+
+fn pci_numa_node(pci_bus_id: &str) -> Option<i32> {
+    use std::io::Read;
+    // A driver-given string names a file: only a PCI address's characters may reach
+    // the path, so it cannot leave the sysfs directory.
+    let is_address = !pci_bus_id.is_empty()
+        && pci_bus_id.len() <= 32
+        && pci_bus_id.bytes().all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.');
+    if !is_address {
+        return None;
+    }
+    let path = format!("/sys/bus/pci/devices/{}/numa_node", pci_bus_id.to_ascii_lowercase());
+    let mut text = String::new();
+    std::fs::File::open(path).ok()?.take(32).read_to_string(&mut text).ok()?;
+    text.trim().parse().ok()
 }
 
 /// A device type a backend provides: its devices, and its priority when a node could
@@ -375,6 +418,24 @@ impl DeviceSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pci_locality_reads_the_node_linux_reports() {
+        // Each PCI device of this machine: the node sysfs gives (-1, one node: 0).
+        let devices = std::fs::read_dir("/sys/bus/pci/devices").into_iter().flatten().flatten();
+        for entry in devices.take(8) {
+            let id = entry.file_name().to_string_lossy().into_owned();
+            let Ok(text) = std::fs::read_to_string(entry.path().join("numa_node")) else { continue };
+            let node = text.trim().parse::<i32>().unwrap().max(0);
+            assert_eq!(DeviceLocality::of_pci_device(&id), DeviceLocality { bus_id: node + 1, numa_node: node });
+            assert_eq!(DeviceLocality::of_pci_device(&id.to_ascii_uppercase()).numa_node, node);
+        }
+        // No id (a software adapter), an unknown one, or one that is not an address.
+        for id in ["", "ffff:ff:1f.7", "../../../../proc/self/stat", "0000:00:00.0/../x", &"0".repeat(40)] {
+            assert_eq!(DeviceLocality::of_pci_device(id), DeviceLocality { bus_id: 1, numa_node: 0 });
+        }
+        assert_eq!(DeviceDescription::cpu().locality, DeviceLocality::default());
+    }
 
     #[test]
     fn parses_canonical_legacy_and_partial_names() {

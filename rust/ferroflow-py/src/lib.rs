@@ -92,13 +92,19 @@ fn write_file_atomically(py: Python<'_>, path: std::path::PathBuf, data: &[u8]) 
     errors::run_detached(py, || Ok(ferroflow_io::durable::write_atomically(&path, data)?))
 }
 
-/// `(name, device_type, memory_limit, physical_device_desc)` of each local device
-/// (`device_lib.list_local_devices`), as each device type describes itself.
+/// What Python gets of one local device:
+/// `(name, device_type, memory_limit, physical_device_desc, (bus_id, numa_node))`.
+type LocalDevice = (String, String, u64, String, (i32, i32));
+
+/// Each local device (`device_lib.list_local_devices`), as its device type describes it.
 #[pyfunction]
-fn local_devices() -> Vec<(String, String, u64, String)> {
+fn local_devices() -> Vec<LocalDevice> {
     ferroflow_core::device::local_devices()
         .into_iter()
-        .map(|(name, device_type, d)| (name, device_type, d.memory_limit, d.physical_device_desc))
+        .map(|(name, device_type, d)| {
+            let locality = (d.locality.bus_id, d.locality.numa_node);
+            (name, device_type, d.memory_limit, d.physical_device_desc, locality)
+        })
         .collect()
 }
 

@@ -49,7 +49,11 @@ impl ServerState {
             name: format!("{task_name}/device:CPU:0"),
             device_type: ferroflow_core::device::CPU.into(),
             memory_limit: i64::try_from(cpu.memory_limit).unwrap_or(i64::MAX),
-            locality: Some(pb::DeviceLocality::default()),
+            locality: Some(pb::DeviceLocality {
+                bus_id: cpu.locality.bus_id,
+                numa_node: cpu.locality.numa_node,
+                links: None,
+            }),
             incarnation: random_u64(),
             physical_device_desc: cpu.physical_device_desc,
             xla_global_id: -1,

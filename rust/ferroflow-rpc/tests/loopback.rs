@@ -1,8 +1,8 @@
 //! The rpc crate on its own: real `tf.train.Server`s on loopback, driven through the
 //! `grpc://` session backend it registers with the core (TF's client -> master ->
-//! worker path): a session's create, run and close; a step partitioned over two
-//! tasks (a cross-task `RecvTensor`); a step that fails on a worker; a peer that dies
-//! between steps.
+//! worker path): a session's create, run and close; the devices a task reports; a
+//! step partitioned over two tasks (a cross-task `RecvTensor`); a step that fails on a
+//! worker; a peer that dies between steps.
 use std::net::TcpListener;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -102,6 +102,24 @@ fn a_session_is_created_run_and_closed_on_its_server() {
     s.close();
     assert!(s.is_closed());
     assert!(run.run(Vec::new(), &args(Duration::from_secs(30))).is_err(), "a closed session still ran");
+    servers[0].stop();
+}
+
+#[test]
+fn get_status_reports_the_task_devices_as_the_core_describes_them() {
+    let ports = free_ports(1);
+    let servers = cluster(&ports);
+    let mut client = ferroflow_rpc::worker::worker_client(&format!("localhost:{}", ports[0])).unwrap();
+    let rt = ferroflow_rpc::runtime::runtime().unwrap();
+    let status = rt.block_on(client.get_status(pb::GetStatusRequest {})).unwrap().into_inner();
+    let cpu = ferroflow_core::device::describe(ferroflow_core::device::CPU, 0);
+    let [device] = status.device_attributes.as_slice() else { panic!("{status:?}") };
+    assert_eq!(device.name, "/job:worker/replica:0/task:0/device:CPU:0");
+    assert_eq!(device.memory_limit, cpu.memory_limit as i64);
+    // TF's CPU device: a locality message, with no bus or node in it.
+    let locality = device.locality.clone().expect("no locality");
+    assert_eq!((locality.bus_id, locality.numa_node), (cpu.locality.bus_id, cpu.locality.numa_node));
+    assert_eq!((locality.bus_id, locality.numa_node, locality.links), (0, 0, None));
     servers[0].stop();
 }
 

@@ -125,8 +125,8 @@ pub fn device(index: u32) -> Result<Arc<Gpu>> {
         .map_err(|e| Error::new(Code::Internal, e))
 }
 
-/// Each device's description (adapter name, backend, type) and the largest buffer it
-/// allocates, by device index: what `device_lib.list_local_devices` shows.
+/// Each device's description (adapter name, backend, type), the largest buffer it
+/// allocates and its PCI locality, by device index: what `device_lib.list_local_devices` shows.
 fn describe() -> Vec<ferroflow_core::device::DeviceDescription> {
     adapters()
         .iter()
@@ -139,6 +139,7 @@ fn describe() -> Vec<ferroflow_core::device::DeviceDescription> {
             ferroflow_core::device::DeviceDescription {
                 memory_limit: s.adapter.limits().max_buffer_size,
                 physical_device_desc,
+                locality: ferroflow_core::device::DeviceLocality::of_pci_device(&info.device_pci_bus_id),
             }
         })
         .collect()
