@@ -2,7 +2,8 @@
 
 The same graphs in both libraries, fed the same bytes: decode a 512x512 RGB PNG and
 JPEG (written by TensorFlow), encode a 512x512 RGB image held in a variable, and
-resize a 4x256x256x3 float batch held in a variable to 512x384 (bilinear, bicubic)
+resize a 4x256x256x3 float batch held in a variable to 512x384 (bilinear, bicubic,
+nearest)
 or 128x96 (area). Prints ms per `sess.run` (best of --repeat rounds)
 and ferroflow's speed ratio. Both libraries use 2 intra-op threads.
 
@@ -32,6 +33,7 @@ def cases(tf, data, img, x):
         "resize_bilinear 4x256^2 -> 512x384": tf.image.resize_bilinear(x, [512, 384]),
         "resize_bicubic 4x256^2 -> 512x384": tf.image.resize_bicubic(x, [512, 384]),
         "resize_area 4x256^2 -> 128x96": tf.image.resize_area(x, [128, 96]),
+        "resize_nearest 4x256^2 -> 512x384": tf.image.resize_nearest_neighbor(x, [512, 384]),
     }
 
 

@@ -4,6 +4,8 @@
 //! `AdjustSaturation`, `AdjustContrastv2`) and `ReverseV2` (the flips). Where TF
 //! computes in `float` whatever the input type (the resizes, the adjustments), so do
 //! these kernels; TF's messages are kept.
+use multiversion::multiversion;
+
 use super::array::cast;
 use super::{ExecEnv, KernelBuild, OpContext, OpKernel};
 use crate::dtype::DType;
@@ -120,7 +122,7 @@ impl OpKernel for Resize {
         let hs = resize_scale(g.ih, g.oh, self.align_corners);
         let ws = resize_scale(g.iw, g.ow, self.align_corners);
         let out = match self.method {
-            Method::Nearest => nearest(input, &g, hs, ws, self.align_corners, self.half_pixel_centers)?,
+            Method::Nearest => nearest(input, &g, hs, ws, self.align_corners, self.half_pixel_centers, ctx.env)?,
             Method::Bilinear => bilinear(&as_f32(input)?, &g, hs, ws, self.half_pixel_centers, ctx.env)?,
             Method::Bicubic => bicubic(&as_f32(input)?, &g, hs, ws, self.half_pixel_centers, ctx.env)?,
             Method::Area => area(&as_f32(input)?, &g, hs, ws, ctx.env)?,
@@ -140,25 +142,61 @@ fn nearest_index(i: usize, scale: f32, limit: usize, align_corners: bool, half: 
 }
 
 /// `ResizeNearestNeighbor`: copies elements, so any element type works unchanged.
-fn nearest(input: &Tensor, g: &Geometry, hs: f32, ws: f32, align: bool, half: bool) -> Result<Tensor> {
+/// Rows split over the intra-op pool; an output row with the same source row as the
+/// one before it is a copy of that row.
+fn nearest(input: &Tensor, g: &Geometry, hs: f32, ws: f32, align: bool, half: bool, env: &ExecEnv) -> Result<Tensor> {
     let mut out = Tensor::for_overwrite(input.dtype(), &[g.n, g.oh, g.ow, g.c])?;
-    let es = input.dtype().size();
+    let pixel = g.c * input.dtype().size();
     let src = input.as_bytes()?;
     let ys = table(g.oh, |y| nearest_index(y, hs, g.ih, align, half))?;
-    let xs = table(g.ow, |x| nearest_index(x, ws, g.iw, align, half))?;
-    let pixel = g.c * es;
+    // Byte offsets of each output pixel's source within a row.
+    let xs = table(g.ow, |x| nearest_index(x, ws, g.iw, align, half) * pixel)?;
+    let (in_row, out_row) = (g.iw * pixel, g.ow * pixel);
+    if out_row == 0 || g.oh == 0 {
+        return Ok(out);
+    }
     let dst = out.as_mut_bytes()?;
-    let mut o = 0;
-    for b in 0..g.n {
-        for &y in &ys {
-            let row = ((b * g.ih + y) * g.iw) * pixel;
-            for &x in &xs {
-                dst[o..o + pixel].copy_from_slice(&src[row + x * pixel..][..pixel]);
-                o += pixel;
+    let min = out_row * (1usize << 15).div_ceil(out_row);
+    let source_of = |r: usize| (r / g.oh * g.ih + ys[r % g.oh]) * in_row;
+    env.for_each_chunk(dst, min, out_row, |offset, chunk| {
+        let mut rows = chunk.chunks_exact_mut(out_row);
+        let mut r = offset / out_row;
+        while let Some(row) = rows.next() {
+            let source = source_of(r);
+            gather_pixels(&src[source..][..in_row], &xs, pixel, row);
+            r += 1;
+            // The following rows of the chunk with the same source are copies.
+            let mut filled: &mut [u8] = row;
+            while source_of(r) == source {
+                let Some(next) = rows.next() else { break };
+                next.copy_from_slice(filled);
+                filled = next;
+                r += 1;
+            }
+        }
+    });
+    Ok(out)
+}
+
+/// `dst`'s pixels of `pixel` bytes, each from `src` at its offset in `xs`.
+fn gather_pixels(src: &[u8], xs: &[usize], pixel: usize, dst: &mut [u8]) {
+    fn fixed<const P: usize>(src: &[u8], xs: &[usize], dst: &mut [u8]) {
+        for (&x, d) in xs.iter().zip(dst.chunks_exact_mut(P)) {
+            d.copy_from_slice(&src[x..x + P]);
+        }
+    }
+    match pixel {
+        1 => fixed::<1>(src, xs, dst),
+        3 => fixed::<3>(src, xs, dst),
+        4 => fixed::<4>(src, xs, dst),
+        12 => fixed::<12>(src, xs, dst),
+        16 => fixed::<16>(src, xs, dst),
+        _ => {
+            for (&x, d) in xs.iter().zip(dst.chunks_exact_mut(pixel)) {
+                d.copy_from_slice(&src[x..x + pixel]);
             }
         }
     }
-    Ok(out)
 }
 
 /// One interpolation step of bilinear resizing (TF's `CachedInterpolation`).
@@ -179,30 +217,91 @@ fn bilinear_weights(out_size: usize, in_size: usize, scale: f32, half: bool) -> 
     })
 }
 
-/// `ResizeBilinear` on `f32` values.
+/// `ResizeBilinear` on `f32` values, with TF's arithmetic: each source row is first
+/// interpolated across (`top = tl + (tr - tl) * x_lerp`), once for all the output rows
+/// that use it, then each output row between its two such rows
+/// (`top + (bottom - top) * y_lerp`, vectorised).
 fn bilinear(input: &Tensor, g: &Geometry, hs: f32, ws: f32, half: bool, env: &ExecEnv) -> Result<Tensor> {
     let x = input.as_slice::<f32>()?;
     let mut out = Tensor::for_overwrite(DType::Float32, &[g.n, g.oh, g.ow, g.c])?;
     let ys = bilinear_weights(g.oh, g.ih, hs, half)?;
     let xs = bilinear_weights(g.ow, g.iw, ws, half)?;
     let (c, row) = (g.c, g.iw * g.c);
-    output_rows(env, out.as_mut_slice::<f32>()?, g, |b, y, dst| {
-        let img = &x[b * g.ih * row..][..g.ih * row];
+    let across = |key: usize, dst: &mut [f32]| lerp_across(&x[key * row..][..row], &xs, c, dst);
+    output_rows(env, out.as_mut_slice::<f32>()?, g, LerpedRows::new, |held, b, y, dst| {
         let yl = ys[y];
-        let top = &img[yl.lower * row..][..row];
-        let bottom = &img[yl.upper * row..][..row];
-        for (xl, px) in xs.iter().zip(dst.chunks_exact_mut(c)) {
-            let (l, r) = (xl.lower * c, xl.upper * c);
-            for (ch, d) in px.iter_mut().enumerate() {
-                let (tl, tr) = (top[l + ch], top[r + ch]);
-                let (bl, br) = (bottom[l + ch], bottom[r + ch]);
-                let t = tl + (tr - tl) * xl.lerp;
-                let bt = bl + (br - bl) * xl.lerp;
-                *d = t + (bt - t) * yl.lerp;
-            }
-        }
+        let (top, bottom) = held.pair(b * g.ih + yl.lower, b * g.ih + yl.upper, dst.len(), across);
+        lerp_down(top, bottom, yl.lerp, dst);
     });
     Ok(out)
+}
+
+/// Two source rows interpolated across, by the index of their row in the batch
+/// (consecutive output rows mostly share theirs).
+struct LerpedRows {
+    keys: [usize; 2],
+    rows: [Vec<f32>; 2],
+}
+
+impl LerpedRows {
+    fn new() -> Self {
+        LerpedRows { keys: [usize::MAX; 2], rows: [Vec::new(), Vec::new()] }
+    }
+
+    /// Rows `upper` and `lower`, each made by `fill(key, values)` unless held already.
+    fn pair(&mut self, lower: usize, upper: usize, len: usize, fill: impl Fn(usize, &mut [f32])) -> (&[f32], &[f32]) {
+        let mut slot = |key: usize, keep: Option<usize>| {
+            if let Some(i) = self.keys.iter().position(|&k| k == key) {
+                return i;
+            }
+            let i = if keep == Some(0) { 1 } else { 0 };
+            // At most two output rows long: the output itself was allocated fallibly.
+            self.rows[i].resize(len, 0.0);
+            fill(key, &mut self.rows[i]);
+            self.keys[i] = key;
+            i
+        };
+        let l = slot(lower, None);
+        let u = slot(upper, Some(l));
+        (&self.rows[l], &self.rows[u])
+    }
+}
+
+/// One source row interpolated across to the output's columns (TF's
+/// `top_left + (top_right - top_left) * x_lerp`), channels known at compile time for
+/// the common counts.
+fn lerp_across(src: &[f32], xs: &[Lerp], c: usize, dst: &mut [f32]) {
+    fn fixed<const C: usize>(src: &[f32], xs: &[Lerp], dst: &mut [f32]) {
+        for (xl, px) in xs.iter().zip(dst.chunks_exact_mut(C)) {
+            let l: &[f32; C] = src[xl.lower * C..][..C].try_into().expect("C values");
+            let r: &[f32; C] = src[xl.upper * C..][..C].try_into().expect("C values");
+            for ch in 0..C {
+                px[ch] = l[ch] + (r[ch] - l[ch]) * xl.lerp;
+            }
+        }
+    }
+    match c {
+        1 => fixed::<1>(src, xs, dst),
+        3 => fixed::<3>(src, xs, dst),
+        4 => fixed::<4>(src, xs, dst),
+        _ => {
+            for (xl, px) in xs.iter().zip(dst.chunks_exact_mut(c)) {
+                let (l, r) = (&src[xl.lower * c..][..c], &src[xl.upper * c..][..c]);
+                for ch in 0..c {
+                    px[ch] = l[ch] + (r[ch] - l[ch]) * xl.lerp;
+                }
+            }
+        }
+    }
+}
+
+/// `top + (bottom - top) * w`, element by element (no fused multiply-add: TF's
+/// rounding).
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512cd+avx512dq+avx512vl", "x86_64+avx2+fma", "aarch64+neon"))]
+fn lerp_down(top: &[f32], bottom: &[f32], w: f32, dst: &mut [f32]) {
+    for ((d, &t), &b) in dst.iter_mut().zip(top).zip(bottom) {
+        *d = t + (b - t) * w;
+    }
 }
 
 /// Entries of TF's bicubic coefficient table.
@@ -270,8 +369,9 @@ fn interpolate_1d(w: &[f32; 4], v: [f32; 4]) -> f32 {
     w[0] * v[0] + w[1] * v[1] + w[2] * v[2] + w[3] * v[3]
 }
 
-/// `ResizeBicubic` on `f32` values: per output pixel, four vertical interpolations
-/// (one per horizontal tap) then one horizontal, as TF's kernel.
+/// `ResizeBicubic` on `f32` values, with TF's arithmetic: per output row, the four
+/// source rows interpolated down at every column (vectorised), then each output pixel
+/// interpolated across four of those columns.
 fn bicubic(input: &Tensor, g: &Geometry, hs: f32, ws: f32, half: bool, env: &ExecEnv) -> Result<Tensor> {
     let x = input.as_slice::<f32>()?;
     // The output first: its size is the user's, and its error names its shape.
@@ -280,21 +380,51 @@ fn bicubic(input: &Tensor, g: &Geometry, hs: f32, ws: f32, half: bool, env: &Exe
     let ys = cubic_weights(g.oh, g.ih, hs, half, &coeffs)?;
     let xs = cubic_weights(g.ow, g.iw, ws, half, &coeffs)?;
     let (c, row) = (g.c, g.iw * g.c);
-    output_rows(env, out.as_mut_slice::<f32>()?, g, |b, y, dst| {
+    output_rows(env, out.as_mut_slice::<f32>()?, g, Vec::new, |down, b, y, dst| {
         let img = &x[b * g.ih * row..][..g.ih * row];
         let yw = &ys[y];
         let rows = yw.index.map(|i| &img[i * row..][..row]);
-        for (xw, px) in xs.iter().zip(dst.chunks_exact_mut(c)) {
-            for (ch, d) in px.iter_mut().enumerate() {
-                let cols = xw.index.map(|i| {
-                    let p = i * c + ch;
-                    interpolate_1d(&yw.weight, [rows[0][p], rows[1][p], rows[2][p], rows[3][p]])
-                });
-                *d = interpolate_1d(&xw.weight, cols);
-            }
-        }
+        // One source row long (no longer than the input, which exists).
+        down.resize(row, 0.0);
+        cubic_down(rows, &yw.weight, down);
+        cubic_across(down, &xs, c, dst);
     });
     Ok(out)
+}
+
+/// `w0 * r0 + w1 * r1 + w2 * r2 + w3 * r3` at each column, in TF's order.
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512cd+avx512dq+avx512vl", "x86_64+avx2+fma", "aarch64+neon"))]
+fn cubic_down(rows: [&[f32]; 4], w: &[f32; 4], dst: &mut [f32]) {
+    let [r0, r1, r2, r3] = rows;
+    let n = dst.len();
+    let (r0, r1, r2, r3) = (&r0[..n], &r1[..n], &r2[..n], &r3[..n]);
+    for i in 0..n {
+        dst[i] = w[0] * r0[i] + w[1] * r1[i] + w[2] * r2[i] + w[3] * r3[i];
+    }
+}
+
+/// Each output pixel from four columns of a row interpolated down.
+fn cubic_across(down: &[f32], xs: &[Cubic], c: usize, dst: &mut [f32]) {
+    fn fixed<const C: usize>(down: &[f32], xs: &[Cubic], dst: &mut [f32]) {
+        for (xw, px) in xs.iter().zip(dst.chunks_exact_mut(C)) {
+            let taps: [&[f32; C]; 4] = xw.index.map(|i| down[i * C..][..C].try_into().expect("C values"));
+            for ch in 0..C {
+                px[ch] = interpolate_1d(&xw.weight, [taps[0][ch], taps[1][ch], taps[2][ch], taps[3][ch]]);
+            }
+        }
+    }
+    match c {
+        1 => fixed::<1>(down, xs, dst),
+        3 => fixed::<3>(down, xs, dst),
+        4 => fixed::<4>(down, xs, dst),
+        _ => {
+            for (xw, px) in xs.iter().zip(dst.chunks_exact_mut(c)) {
+                for (ch, d) in px.iter_mut().enumerate() {
+                    *d = interpolate_1d(&xw.weight, xw.index.map(|i| down[i * c + ch]));
+                }
+            }
+        }
+    }
 }
 
 /// One output column of area resizing (TF's `CachedInterpolation` of `ResizeArea`).
@@ -326,7 +456,9 @@ fn area_spans(out_size: usize, scale: f32) -> Result<Vec<AreaSpan>> {
     })
 }
 
-/// `ResizeArea` on `f32` values (TF's `ComputePatchSum`, indices bounded to the image).
+/// `ResizeArea` on `f32` values (TF's `ComputePatchSum`, indices bounded to the image),
+/// in TF's order of sums: for each source row of an output row, every output pixel's
+/// sum across that row, then those sums weighted and added down (vectorised).
 fn area(input: &Tensor, g: &Geometry, hs: f32, ws: f32, env: &ExecEnv) -> Result<Tensor> {
     let x = input.as_slice::<f32>()?;
     let mut out = Tensor::for_overwrite(DType::Float32, &[g.n, g.oh, g.ow, g.c])?;
@@ -334,57 +466,116 @@ fn area(input: &Tensor, g: &Geometry, hs: f32, ws: f32, env: &ExecEnv) -> Result
     let scale = 1.0 / (hs * ws);
     let (c, row) = (g.c, g.iw * g.c);
     let bound = |v: i64, limit: usize| v.clamp(0, limit as i64 - 1) as usize;
-    output_rows(env, out.as_mut_slice::<f32>()?, g, |b, y, dst| {
+    output_rows(env, out.as_mut_slice::<f32>()?, g, Vec::new, |across: &mut Vec<f32>, b, y, dst| {
         let img = &x[b * g.ih * row..][..g.ih * row];
         let in_y = y as f32 * hs;
         let in_y1 = (y + 1) as f32 * hs;
         let (y_start, y_end) = (in_y.floor() as i64, in_y1.ceil() as i64);
-        let y_rows: Vec<(usize, f32)> = (y_start..y_end)
-            .map(|i| {
-                let fi = i as f32;
-                let scale_y = if fi < in_y {
-                    if fi + 1.0 > in_y1 { hs } else { fi + 1.0 - in_y }
-                } else if fi + 1.0 > in_y1 {
-                    in_y1 - fi
-                } else {
-                    1.0
-                };
-                (bound(i, g.ih) * row, scale_y)
-            })
-            .collect();
-        for (span, px) in xs.iter().zip(dst.chunks_exact_mut(c)) {
-            for (ch, d) in px.iter_mut().enumerate() {
-                let mut sum = 0.0f32;
-                for &(r, scale_y) in &y_rows {
-                    let at = |xi: i64| img[r + bound(xi, g.iw) * c + ch];
-                    let mut sum_y = at(span.start) * span.start_scale;
-                    if span.start + 1 != span.end {
-                        for xi in span.start + 1..span.end - 1 {
-                            sum_y += at(xi);
-                        }
-                        sum_y += at(span.end - 1) * span.end_minus_one_scale;
-                    }
-                    sum += sum_y * scale_y;
-                }
-                *d = sum * scale;
-            }
+        // One output row long (the output was allocated fallibly).
+        across.resize(dst.len(), 0.0);
+        dst.fill(0.0);
+        for i in y_start..y_end {
+            let fi = i as f32;
+            let scale_y = if fi < in_y {
+                if fi + 1.0 > in_y1 { hs } else { fi + 1.0 - in_y }
+            } else if fi + 1.0 > in_y1 {
+                in_y1 - fi
+            } else {
+                1.0
+            };
+            let src = &img[bound(i, g.ih) * row..][..row];
+            area_across(src, &xs, c, g.iw, across);
+            add_scaled(across, scale_y, dst);
         }
+        scale_in_place(dst, scale);
     });
     Ok(out)
 }
 
-/// Fills the output of a resize row by row (`f(image, row, values)` for each of the
-/// `n x oh` rows of `ow x c` values), rows split over the intra-op pool.
-fn output_rows(env: &ExecEnv, dst: &mut [f32], g: &Geometry, f: impl Fn(usize, usize, &mut [f32]) + Sync) {
+/// Each output pixel's sum across one source row (TF's `sum_y`: the first and last
+/// columns weighted by how much of them the pixel covers).
+fn area_across(src: &[f32], xs: &[AreaSpan], c: usize, iw: usize, dst: &mut [f32]) {
+    fn fixed<const C: usize>(src: &[f32], xs: &[AreaSpan], iw: usize, dst: &mut [f32]) {
+        let at = |xi: i64| -> &[f32; C] {
+            let xi = xi.clamp(0, iw as i64 - 1) as usize;
+            src[xi * C..][..C].try_into().expect("C values")
+        };
+        for (span, px) in xs.iter().zip(dst.chunks_exact_mut(C)) {
+            let first = at(span.start);
+            let mut sum: [f32; C] = std::array::from_fn(|ch| first[ch] * span.start_scale);
+            if span.start + 1 != span.end {
+                for xi in span.start + 1..span.end - 1 {
+                    let v = at(xi);
+                    for ch in 0..C {
+                        sum[ch] += v[ch];
+                    }
+                }
+                let last = at(span.end - 1);
+                for ch in 0..C {
+                    sum[ch] += last[ch] * span.end_minus_one_scale;
+                }
+            }
+            px.copy_from_slice(&sum);
+        }
+    }
+    match c {
+        1 => fixed::<1>(src, xs, iw, dst),
+        3 => fixed::<3>(src, xs, iw, dst),
+        4 => fixed::<4>(src, xs, iw, dst),
+        _ => {
+            let at = |xi: i64, ch: usize| src[xi.clamp(0, iw as i64 - 1) as usize * c + ch];
+            for (span, px) in xs.iter().zip(dst.chunks_exact_mut(c)) {
+                for (ch, d) in px.iter_mut().enumerate() {
+                    let mut sum = at(span.start, ch) * span.start_scale;
+                    if span.start + 1 != span.end {
+                        for xi in span.start + 1..span.end - 1 {
+                            sum += at(xi, ch);
+                        }
+                        sum += at(span.end - 1, ch) * span.end_minus_one_scale;
+                    }
+                    *d = sum;
+                }
+            }
+        }
+    }
+}
+
+/// `dst += v * w`, element by element (no fused multiply-add).
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512cd+avx512dq+avx512vl", "x86_64+avx2+fma", "aarch64+neon"))]
+fn add_scaled(v: &[f32], w: f32, dst: &mut [f32]) {
+    for (d, &x) in dst.iter_mut().zip(v) {
+        *d += x * w;
+    }
+}
+
+/// `dst *= w`.
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512cd+avx512dq+avx512vl", "x86_64+avx2+fma", "aarch64+neon"))]
+fn scale_in_place(dst: &mut [f32], w: f32) {
+    for d in dst {
+        *d *= w;
+    }
+}
+
+/// Fills the output of a resize row by row, rows split over the intra-op pool: each
+/// piece makes its scratch state with `scratch()` once, then calls
+/// `f(state, image, row, values)` for each of its rows of `ow x c` values.
+fn output_rows<S>(
+    env: &ExecEnv,
+    dst: &mut [f32],
+    g: &Geometry,
+    scratch: impl Fn() -> S + Sync,
+    f: impl Fn(&mut S, usize, usize, &mut [f32]) + Sync,
+) {
     let row = g.ow * g.c;
     if row == 0 || g.oh == 0 {
         return;
     }
     let min = row * (1usize << 14).div_ceil(row);
     env.for_each_chunk(dst, min, row, |offset, chunk| {
+        let mut state = scratch();
         for (j, values) in chunk.chunks_exact_mut(row).enumerate() {
             let r = offset / row + j;
-            f(r / g.oh, r % g.oh, values);
+            f(&mut state, r / g.oh, r % g.oh, values);
         }
     });
 }

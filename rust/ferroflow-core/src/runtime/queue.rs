@@ -8,6 +8,11 @@
 //! one `enqueue_many` stay together), and `close` joins the end of the enqueue line,
 //! so enqueues already waiting complete before the queue counts as closed. Closing
 //! with `cancel_pending_enqueues` fails the waiting enqueues instead.
+//!
+//! Each waiting attempt sleeps on a condition variable of its own, and a change wakes
+//! only the attempt that can act on it: the head of a line (the dequeuer at the head
+//! only once its whole request can be met, or the queue is full). Cancellation and
+//! closing with `cancel_pending_enqueues` wake every waiter.
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
@@ -157,12 +162,56 @@ impl Store {
     }
 }
 
+/// An attempt waiting in a line, and what wakes it.
+struct Waiter {
+    ticket: u64,
+    wake: Arc<Condvar>,
+}
+
+/// A line of waiting attempts, served in arrival order.
+#[derive(Default)]
+struct Line(VecDeque<Waiter>);
+
+impl Line {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    fn is_head(&self, ticket: u64) -> bool {
+        self.0.front().is_some_and(|w| w.ticket == ticket)
+    }
+    /// Joins the end of the line; what wakes the new waiter.
+    fn join(&mut self, ticket: u64) -> Arc<Condvar> {
+        let wake = Arc::new(Condvar::new());
+        self.0.push_back(Waiter { ticket, wake: Arc::clone(&wake) });
+        wake
+    }
+    /// Takes `ticket` out of the line and wakes whoever is at its head now.
+    fn leave(&mut self, ticket: u64) {
+        if let Some(i) = self.0.iter().position(|w| w.ticket == ticket) {
+            self.0.remove(i);
+        }
+        self.wake_head();
+    }
+    /// Wakes the attempt at the head of the line (the only one that can progress).
+    fn wake_head(&self) {
+        if let Some(w) = self.0.front() {
+            w.wake.notify_one();
+        }
+    }
+    /// Wakes every waiting attempt (to see a cancellation).
+    fn wake_all(&self) {
+        for w in &self.0 {
+            w.wake.notify_one();
+        }
+    }
+}
+
 struct State {
     store: Store,
     closed: bool,
     next_ticket: u64,
-    enqueuers: VecDeque<u64>,
-    dequeuers: VecDeque<u64>,
+    enqueuers: Line,
+    dequeuers: Line,
     /// Enqueue attempts with a smaller ticket were cancelled by `close(cancel_pending_enqueues)`.
     cancel_below: u64,
     /// The size at which the sleeping head of the dequeue line can make progress
@@ -177,20 +226,10 @@ impl State {
     }
 }
 
-fn leave(line: &mut VecDeque<u64>, ticket: u64) {
-    if let Some(i) = line.iter().position(|&t| t == ticket) {
-        line.remove(i);
-    }
-}
-
 /// A queue resource.
 pub struct Queue {
     spec: QueueSpec,
     state: Mutex<State>,
-    // Enqueue attempts (and close) wait here for room or their turn.
-    enqueue_cv: Condvar,
-    // Dequeue attempts wait here for elements or their turn.
-    dequeue_cv: Condvar,
 }
 
 impl Queue {
@@ -225,12 +264,12 @@ impl Queue {
             store,
             closed: false,
             next_ticket: 0,
-            enqueuers: VecDeque::new(),
-            dequeuers: VecDeque::new(),
+            enqueuers: Line::default(),
+            dequeuers: Line::default(),
             cancel_below: 0,
             wake_dequeuer_at: 0,
         };
-        Ok(Queue { spec, state: Mutex::new(state), enqueue_cv: Condvar::new(), dequeue_cv: Condvar::new() })
+        Ok(Queue { spec, state: Mutex::new(state) })
     }
 
     /// What the queue holds.
@@ -334,16 +373,15 @@ impl Queue {
             return Err(Error::would_block());
         }
         let ticket = st.ticket();
-        st.enqueuers.push_back(ticket);
+        let wake = st.enqueuers.join(ticket);
         let mut pending = elements.into_iter().peekable();
         loop {
             if ticket < st.cancel_below {
                 return Err(self.leave_enqueue_line(&mut st, ticket, cancelled_enqueue()));
             }
-            if st.enqueuers.front() == Some(&ticket) {
+            if st.enqueuers.is_head(ticket) {
                 if st.closed {
-                    st.enqueuers.pop_front();
-                    self.enqueue_cv.notify_all();
+                    st.enqueuers.leave(ticket);
                     return Err(Error::new(Code::Cancelled, format!("{} is closed.", self.name())));
                 }
                 let mut added = false;
@@ -356,20 +394,20 @@ impl Queue {
                     self.wake_dequeuers(&st);
                 }
                 if pending.peek().is_none() {
-                    st.enqueuers.pop_front();
-                    self.enqueue_cv.notify_all();
+                    st.enqueuers.leave(ticket);
                     return Ok(());
                 }
             }
-            if let Err(e) = self.block(&self.enqueue_cv, &mut st, wait, "Enqueue") {
+            if let Err(e) = self.block(&wake, &mut st, wait, "Enqueue") {
                 return Err(self.leave_enqueue_line(&mut st, ticket, e));
             }
         }
     }
 
+    /// Wakes the head of the dequeue line if what it waits for is there now.
     fn wake_dequeuers(&self, st: &State) {
         if st.store.len() >= st.wake_dequeuer_at {
-            self.dequeue_cv.notify_all();
+            st.dequeuers.wake_head();
         }
     }
 
@@ -393,8 +431,7 @@ impl Queue {
     /// Takes `ticket` out of the enqueue line (an attempt that failed with `error`)
     /// and lets the next attempt go; returns `error`.
     fn leave_enqueue_line(&self, st: &mut State, ticket: u64, error: Error) -> Error {
-        leave(&mut st.enqueuers, ticket);
-        self.enqueue_cv.notify_all();
+        st.enqueuers.leave(ticket);
         error
     }
 
@@ -409,34 +446,32 @@ impl Queue {
         // The common case, uncontended: all `n` are there; take them and leave at once.
         if st.dequeuers.is_empty() && st.store.len().saturating_sub(self.held_back(&st)) >= n {
             let taken: Vec<Element> = (0..n).filter_map(|_| st.store.pop()).collect();
-            self.enqueue_cv.notify_all();
+            st.enqueuers.wake_head();
             return Ok(taken);
         }
         if wait.nonblocking {
             return Err(Error::would_block());
         }
         let ticket = st.ticket();
-        st.dequeuers.push_back(ticket);
+        let wake = st.dequeuers.join(ticket);
         let mut taken: Vec<Element> = Vec::with_capacity(n.min(1024));
         loop {
-            if st.dequeuers.front() == Some(&ticket) {
+            if st.dequeuers.is_head(ticket) {
                 let before = taken.len();
                 while taken.len() < n && self.can_take(&st) {
                     taken.extend(st.store.pop());
                 }
                 if taken.len() > before {
-                    self.enqueue_cv.notify_all();
+                    st.enqueuers.wake_head();
                 }
                 if taken.len() == n {
-                    st.dequeuers.pop_front();
                     st.wake_dequeuer_at = 0;
-                    self.dequeue_cv.notify_all();
+                    st.dequeuers.leave(ticket);
                     return Ok(taken);
                 }
                 if st.closed {
-                    st.dequeuers.pop_front();
                     st.wake_dequeuer_at = 0;
-                    self.dequeue_cv.notify_all();
+                    st.dequeuers.leave(ticket);
                     if allow_smaller && !taken.is_empty() {
                         return Ok(taken);
                     }
@@ -455,15 +490,14 @@ impl Queue {
                 let capacity = self.spec.capacity.unwrap_or(usize::MAX);
                 st.wake_dequeuer_at = (self.reserve() + n - taken.len()).min(capacity);
             }
-            let blocked = self.block(&self.dequeue_cv, &mut st, wait, "Dequeue");
-            if st.dequeuers.front() == Some(&ticket) {
+            let blocked = self.block(&wake, &mut st, wait, "Dequeue");
+            if st.dequeuers.is_head(ticket) {
                 st.wake_dequeuer_at = 0;
             }
             if let Err(e) = blocked {
-                leave(&mut st.dequeuers, ticket);
                 st.store.restore(std::mem::take(&mut taken));
-                self.dequeue_cv.notify_all();
-                self.enqueue_cv.notify_all();
+                // The next dequeuer (now the head) sees what was put back.
+                st.dequeuers.leave(ticket);
                 return Err(e);
             }
         }
@@ -478,29 +512,29 @@ impl Queue {
         if cancel_pending_enqueues {
             st.cancel_below = st.next_ticket + 1;
             st.closed = true;
-            self.enqueue_cv.notify_all();
-            self.dequeue_cv.notify_all();
+            st.enqueuers.wake_all();
+            st.dequeuers.wake_head();
             return Ok(());
         }
         if wait.nonblocking && !st.enqueuers.is_empty() {
             return Err(Error::would_block());
         }
         let ticket = st.ticket();
-        st.enqueuers.push_back(ticket);
+        let wake = st.enqueuers.join(ticket);
         loop {
             if ticket < st.cancel_below {
                 return Err(self.leave_enqueue_line(&mut st, ticket, cancelled_enqueue()));
             }
-            if st.enqueuers.front() == Some(&ticket) {
-                st.enqueuers.pop_front();
-                self.enqueue_cv.notify_all();
+            if st.enqueuers.is_head(ticket) {
+                st.enqueuers.leave(ticket);
                 if std::mem::replace(&mut st.closed, true) {
                     return Err(Error::new(Code::Cancelled, format!("Queue '{}' is already closed.", self.spec.name)));
                 }
-                self.dequeue_cv.notify_all();
+                // The dequeuers learn it one after another, each from the one before.
+                st.dequeuers.wake_head();
                 return Ok(());
             }
-            if let Err(e) = self.block(&self.enqueue_cv, &mut st, wait, "Close") {
+            if let Err(e) = self.block(&wake, &mut st, wait, "Close") {
                 return Err(self.leave_enqueue_line(&mut st, ticket, e));
             }
         }
@@ -508,9 +542,9 @@ impl Queue {
 
     /// Wakes every blocked caller to re-check its cancellation flag (session close).
     pub fn wake_all(&self) {
-        let _st = self.state.lock();
-        self.enqueue_cv.notify_all();
-        self.dequeue_cv.notify_all();
+        let st = self.state.lock();
+        st.enqueuers.wake_all();
+        st.dequeuers.wake_all();
     }
 }
 
@@ -695,6 +729,64 @@ mod tests {
         flag.store(true, Ordering::Release);
         q.wake_all();
         assert_eq!(t.join().unwrap().unwrap_err().code, Code::Cancelled);
+    }
+
+    #[test]
+    fn only_heads_are_woken_yet_no_wake_up_is_lost() {
+        // Producers and consumers of many request sizes on a small queue, some with
+        // deadlines that expire (their elements go back, the next in line takes over):
+        // every element arrives once, each producer's in order, and nobody hangs.
+        let q = queue(QueueKind::Fifo, Some(5));
+        let producers: Vec<_> = (0..4i64)
+            .map(|p| {
+                let q = Arc::clone(&q);
+                std::thread::spawn(move || {
+                    let mut next = 0i64;
+                    while next < 600 {
+                        let n = 1 + (next % 7);
+                        q.enqueue((next..next + n).map(|i| el(p * 1_000_000 + i)).collect(), forever()).unwrap();
+                        next += n;
+                    }
+                    next
+                })
+            })
+            .collect();
+        let consumers: Vec<_> = (0..3usize)
+            .map(|c| {
+                let q = Arc::clone(&q);
+                std::thread::spawn(move || {
+                    let mut got = Vec::new();
+                    for round in 0usize.. {
+                        let n = 1 + (round + c) % 9;
+                        let wait = if (round + c) % 5 == 0 {
+                            Wait { deadline: Some(Instant::now() + Duration::from_micros(200)), ..forever() }
+                        } else {
+                            forever()
+                        };
+                        match q.dequeue(n, true, wait) {
+                            Ok(es) => got.extend(values(&es)),
+                            Err(e) if e.code == Code::DeadlineExceeded => {}
+                            Err(e) if e.code == Code::OutOfRange => return got,
+                            Err(e) => panic!("{e:?}"),
+                        }
+                    }
+                    got
+                })
+            })
+            .collect();
+        let sent: Vec<i64> = producers.into_iter().map(|t| t.join().unwrap()).collect();
+        q.close(false, forever()).unwrap();
+        let streams: Vec<Vec<i64>> = consumers.into_iter().map(|t| t.join().unwrap()).collect();
+        for stream in &streams {
+            for p in 0..4 {
+                let mine: Vec<i64> = stream.iter().copied().filter(|v| v / 1_000_000 == p).collect();
+                assert!(mine.windows(2).all(|w| w[0] < w[1]), "producer {p} out of order");
+            }
+        }
+        let mut all: Vec<i64> = streams.concat();
+        all.sort_unstable();
+        let want: Vec<i64> = (0..4i64).flat_map(|p| (0..sent[p as usize]).map(move |i| p * 1_000_000 + i)).collect();
+        assert_eq!(all, want);
     }
 
     #[test]
