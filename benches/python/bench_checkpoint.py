@@ -4,10 +4,12 @@ ferroflow's Saver (SaveV2 streaming tensor bytes into the bundle, synced and ren
 into place: crash-safe) against TensorFlow's `tf.compat.v1.train.Saver` (which does
 not fsync), in the same process, into the same directory; plus numpy writing and
 reading the same bytes (`ndarray.tofile` / `np.fromfile`, no fsync) as the plain
-file-I/O baseline. Each save goes to a new prefix (so no save replaces an old one);
-each restore reads the checkpoint just written (from the page cache, as a training
-job resuming right after a save would). Prints GB/s (best of `--repeat`) and the ratio
-to TensorFlow's. Every restore is checked against the saved values.
+file-I/O baseline, and numpy with an fsync per file: what durability costs on this
+disk, the bound of a crash-safe save. Each save goes to a new prefix (so no save
+replaces an old one); each restore reads the checkpoint just written (from the page
+cache, as a training job resuming right after a save would). Prints GB/s (best of
+`--repeat`) and the ratio to TensorFlow's. Every restore is checked against the saved
+values.
 
 Run: python benches/python/bench_checkpoint.py [--variables 8] [--mib 64] [--repeat 3]
 """
@@ -50,13 +52,19 @@ def bench_lib(lib, name, vals, directory, repeat):
     return best_save, best_restore
 
 
-def bench_numpy(vals, directory, repeat):
+def bench_numpy(vals, directory, repeat, sync=False):
+    """(save, restore) seconds of numpy writing each array to its own file (with
+    `sync`, each file fsynced as it is closed: what durability costs on this disk)."""
     best_save = best_restore = float("inf")
     for r in range(repeat):
-        paths = [os.path.join(directory, f"np-{r}-{i}.bin") for i in range(len(vals))]
+        paths = [os.path.join(directory, f"np-{sync}-{r}-{i}.bin") for i in range(len(vals))]
         t0 = time.perf_counter()
         for v, p in zip(vals, paths, strict=True):
-            v.tofile(p)
+            with open(p, "wb") as f:
+                v.tofile(f)
+                if sync:
+                    f.flush()
+                    os.fsync(f.fileno())
         best_save = min(best_save, time.perf_counter() - t0)
         t0 = time.perf_counter()
         back = [np.fromfile(p, dtype=np.float32) for p in paths]
@@ -87,6 +95,7 @@ def main():
         except ImportError:
             print("tensorflow skipped: not installed")
         rows["numpy tofile/fromfile (no fsync)"] = bench_numpy(vals, directory, args.repeat)
+        rows["numpy tofile + fsync (the disk)"] = bench_numpy(vals, directory, args.repeat, True)
     finally:
         shutil.rmtree(directory, ignore_errors=True)
     tf_row = rows.get("TensorFlow Saver (no fsync)")

@@ -34,7 +34,25 @@ def cases(tf, data, img, x):
         "resize_bicubic 4x256^2 -> 512x384": tf.image.resize_bicubic(x, [512, 384]),
         "resize_area 4x256^2 -> 128x96": tf.image.resize_area(x, [128, 96]),
         "resize_nearest 4x256^2 -> 512x384": tf.image.resize_nearest_neighbor(x, [512, 384]),
+        "resize_bilinear grad 4x256^2": tf.gradients(tf.image.resize_bilinear(x, [512, 384]), x)[0],
+        "resize_bicubic grad 4x256^2": tf.gradients(tf.image.resize_bicubic(x, [512, 384]), x)[0],
+        "rgb_to_hsv 4x256^2": tf.image.rgb_to_hsv(x),
+        "hsv_to_rgb 4x256^2": tf.image.hsv_to_rgb(x),
+        "adjust_hue 4x256^2": tf.image.adjust_hue(x, 0.2),
+        "adjust_saturation 4x256^2": tf.image.adjust_saturation(x, 1.5),
+        "adjust_contrast 4x256^2": tf.image.adjust_contrast(x, 1.5),
+        "flip_left_right 4x256^2": tf.image.flip_left_right(x),
+        "crop_and_resize 4x256^2 -> 64x 64^2": tf.image.crop_and_resize(
+            x, boxes(), tf.range(64) % 4, [64, 64]
+        ),
     }
+
+
+def boxes():
+    """64 boxes inside the unit square, the same in both libraries."""
+    rng = np.random.default_rng(2)
+    lo = rng.random((64, 2), dtype=np.float32) * 0.5
+    return np.concatenate([lo, lo + 0.4], 1)
 
 
 def times(tf, png, jpeg, batch, number, repeat):

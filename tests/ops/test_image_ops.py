@@ -112,6 +112,66 @@ def test_resize_large_images_bit_for_bit(tf1, method, channels, size, flags):
             np.testing.assert_array_equal(got, want)
 
 
+LARGE = np.random.default_rng(11).random((3, 61, 77, 3), dtype=np.float32)
+UPSTREAM = np.random.default_rng(12).standard_normal((3, 97, 141, 3)).astype(np.float32)
+
+
+def _crops(tf, images, method):
+    """40 boxes, some reaching outside the image (extrapolated), some flipped."""
+    rng = np.random.default_rng(13)
+    boxes = rng.uniform(-0.3, 1.3, (40, 4)).astype(np.float32)
+    index = rng.integers(0, len(images), 40).astype(np.int32)
+    return tf.image.crop_and_resize(
+        tf.constant(images), boxes, index, [23, 31], method=method, extrapolation_value=-1.0
+    )
+
+
+def _resize_grad(tf, method):
+    """The gradient a resize of LARGE passes back for fixed upstream gradients."""
+    x = tf.constant(LARGE)
+    y = getattr(tf.image, f"resize_{method}")(x, [97, 141])
+    return tf.gradients(y, x, grad_ys=tf.constant(UPSTREAM))[0]
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda tf: tf.image.adjust_contrast(tf.constant(LARGE), 1.7),
+        lambda tf: tf.image.adjust_hue(tf.constant(LARGE), 0.3),
+        lambda tf: tf.image.adjust_saturation(tf.constant(LARGE), 1.4),
+        lambda tf: tf.image.flip_left_right(tf.constant(LARGE)),
+        lambda tf: tf.image.flip_up_down(tf.constant(LARGE)),
+        lambda tf: tf.reverse(tf.constant(LARGE), [0, 2]),
+        lambda tf: tf.reverse(tf.constant(LARGE.astype(np.uint8)), [1, 3]),
+        lambda tf: _resize_grad(tf, "bilinear"),
+        lambda tf: _resize_grad(tf, "bicubic"),
+        lambda tf: _crops(tf, LARGE, "bilinear"),
+        lambda tf: _crops(tf, LARGE[..., :2], "bilinear"),
+        lambda tf: _crops(tf, LARGE, "nearest"),
+    ],
+    ids=[
+        "contrast",
+        "hue",
+        "saturation",
+        "flip_lr",
+        "flip_ud",
+        "reverse02",
+        "reverse13_u8",
+        "bilinear_grad",
+        "bicubic_grad",
+        "crop_bilinear",
+        "crop_bilinear_2ch",
+        "crop_nearest",
+    ],
+)
+def test_image_ops_on_large_batches_bit_for_bit(tf1, build):
+    """Batches of several images, split over the intra-op threads: TF's values to the
+    bit, on 1 and 2 threads."""
+    want = _run_threads(tf1, build, 2)
+    for threads in (1, 2):
+        np.testing.assert_array_equal(_run_threads(ff, build, threads), want)
+
+
 @pytest.mark.parametrize("method", [0, 1, 2, 3])
 @pytest.mark.parametrize(
     "img,size,preserve",

@@ -5,6 +5,7 @@
 //! computes in `float` whatever the input type (the resizes, the adjustments), so do
 //! these kernels; TF's messages are kept.
 use multiversion::multiversion;
+use smallvec::SmallVec;
 
 use super::array::cast;
 use super::{ExecEnv, KernelBuild, OpContext, OpKernel};
@@ -626,10 +627,10 @@ impl OpKernel for ResizeGrad {
             let (align, half) = (self.align_corners, self.half_pixel_centers);
             let grads = grads.as_slice::<f32>()?;
             let acc = match (self.method, t == DType::Float64) {
-                (Method::Bicubic, true) => bicubic_grad::<f64>(grads, &g, align, half)?,
-                (Method::Bicubic, false) => bicubic_grad::<f32>(grads, &g, align, half)?,
-                (_, true) => bilinear_grad::<f64>(grads, &g, align, half)?,
-                (_, false) => bilinear_grad::<f32>(grads, &g, align, half)?,
+                (Method::Bicubic, true) => bicubic_grad::<f64>(grads, &g, align, half, ctx.env)?,
+                (Method::Bicubic, false) => bicubic_grad::<f32>(grads, &g, align, half, ctx.env)?,
+                (_, true) => bilinear_grad::<f64>(grads, &g, align, half, ctx.env)?,
+                (_, false) => bilinear_grad::<f32>(grads, &g, align, half, ctx.env)?,
             };
             cast(&acc, t)?
         } else {
@@ -654,41 +655,71 @@ impl OpKernel for ResizeGrad {
 
 /// The bilinear gradient: each resized pixel's gradient spread over its four sources
 /// (`g.ih x g.iw` is the original image, `g.oh x g.ow` the resized one).
-fn bilinear_grad<A: Acc>(grads: &[f32], g: &Geometry, align: bool, half: bool) -> Result<Tensor> {
+fn bilinear_grad<A: Acc>(grads: &[f32], g: &Geometry, align: bool, half: bool, env: &ExecEnv) -> Result<Tensor> {
     let mut out = Tensor::zeros(A::DTYPE, &[g.n, g.ih, g.iw, g.c])?;
     if g.ih == 0 || g.iw == 0 || g.c == 0 {
         return Ok(out);
     }
     let ys = bilinear_weights(g.oh, g.ih, resize_scale(g.ih, g.oh, align), half)?;
     let xs = bilinear_weights(g.ow, g.iw, resize_scale(g.iw, g.ow, align), half)?;
-    let dst = out.as_mut_slice::<A>()?;
-    let c = g.c;
-    let mut i = 0;
-    for b in 0..g.n {
-        let base = b * g.ih * g.iw * c;
-        for yl in &ys {
-            let (top, bottom) = (base + yl.lower * g.iw * c, base + yl.upper * g.iw * c);
-            let inv_y = 1.0 - yl.lerp;
-            for xl in &xs {
-                let (l, r) = (xl.lower * c, xl.upper * c);
-                let inv_x = 1.0 - xl.lerp;
-                for ch in 0..c {
-                    let grad = grads[i];
-                    i += 1;
-                    dst[top + l + ch] += A::from(grad * inv_y * inv_x);
-                    dst[top + r + ch] += A::from(grad * inv_y * xl.lerp);
-                    dst[bottom + l + ch] += A::from(grad * yl.lerp * inv_x);
-                    dst[bottom + r + ch] += A::from(grad * yl.lerp * xl.lerp);
-                }
+    per_image(env, out.as_mut_slice::<A>()?, g, grads, |img, grads| match g.c {
+        1 => bilinear_grad_image::<A, 1>(img, grads, &ys, &xs, g.iw, 1),
+        3 => bilinear_grad_image::<A, 3>(img, grads, &ys, &xs, g.iw, 3),
+        4 => bilinear_grad_image::<A, 4>(img, grads, &ys, &xs, g.iw, 4),
+        c => bilinear_grad_image::<A, 0>(img, grads, &ys, &xs, g.iw, c),
+    });
+    Ok(out)
+}
+
+/// One image of the bilinear gradient, in TF's order of sums. `C` is the channel
+/// count when known at compile time (0: `c` at run time).
+#[inline(always)]
+fn bilinear_grad_image<A: Acc, const C: usize>(
+    img: &mut [A],
+    grads: &[f32],
+    ys: &[Lerp],
+    xs: &[Lerp],
+    iw: usize,
+    c: usize,
+) {
+    let c = if C > 0 { C } else { c };
+    let row = iw * c;
+    for (yl, g_row) in ys.iter().zip(grads.chunks_exact(xs.len() * c)) {
+        let inv_y = 1.0 - yl.lerp;
+        // The two source rows (the same one when the sample lies on a row).
+        let (top, bottom) = (yl.lower * row, yl.upper * row);
+        for (xl, px) in xs.iter().zip(g_row.chunks_exact(c)) {
+            let (l, r) = (xl.lower * c, xl.upper * c);
+            let inv_x = 1.0 - xl.lerp;
+            for (ch, &grad) in px.iter().enumerate() {
+                img[top + l + ch] += A::from(grad * inv_y * inv_x);
+                img[top + r + ch] += A::from(grad * inv_y * xl.lerp);
+                img[bottom + l + ch] += A::from(grad * yl.lerp * inv_x);
+                img[bottom + r + ch] += A::from(grad * yl.lerp * xl.lerp);
             }
         }
     }
-    Ok(out)
+}
+
+/// Runs `f(image, its gradients)` for each image of a resize gradient's output
+/// (`n x ih x iw x c`, from `n x oh x ow x c` gradients), images split over the
+/// intra-op pool: each image's sums stay in TF's order.
+fn per_image<A: Send>(env: &ExecEnv, dst: &mut [A], g: &Geometry, grads: &[f32], f: impl Fn(&mut [A], &[f32]) + Sync) {
+    let (image, resized) = (g.ih * g.iw * g.c, g.oh * g.ow * g.c);
+    if image == 0 {
+        return;
+    }
+    env.for_each_chunk(dst, image, image, |offset, chunk| {
+        for (j, img) in chunk.chunks_exact_mut(image).enumerate() {
+            let b = offset / image + j;
+            f(img, &grads[b * resized..][..resized]);
+        }
+    });
 }
 
 /// The bicubic gradient: each resized pixel's gradient spread over its 16 taps with
 /// the forward weights (TF's `ResizeBicubicGrad`).
-fn bicubic_grad<A: Acc>(grads: &[f32], g: &Geometry, align: bool, half: bool) -> Result<Tensor> {
+fn bicubic_grad<A: Acc>(grads: &[f32], g: &Geometry, align: bool, half: bool, env: &ExecEnv) -> Result<Tensor> {
     let mut out = Tensor::zeros(A::DTYPE, &[g.n, g.ih, g.iw, g.c])?;
     if g.ih == 0 || g.iw == 0 || g.c == 0 {
         return Ok(out);
@@ -696,25 +727,21 @@ fn bicubic_grad<A: Acc>(grads: &[f32], g: &Geometry, align: bool, half: bool) ->
     let coeffs = coeffs_table(if half { -0.5 } else { -0.75 });
     let ys = cubic_weights(g.oh, g.ih, resize_scale(g.ih, g.oh, align), half, &coeffs)?;
     let xs = cubic_weights(g.ow, g.iw, resize_scale(g.iw, g.ow, align), half, &coeffs)?;
-    let dst = out.as_mut_slice::<A>()?;
     let c = g.c;
-    let mut i = 0;
-    for b in 0..g.n {
-        let base = b * g.ih * g.iw * c;
-        for yw in &ys {
-            for xw in &xs {
-                for ch in 0..c {
-                    let grad = grads[i];
-                    i += 1;
+    per_image(env, out.as_mut_slice::<A>()?, g, grads, |img, grads| {
+        for (yw, row) in ys.iter().zip(grads.chunks_exact(g.ow * c)) {
+            for (xw, px) in xs.iter().zip(row.chunks_exact(c)) {
+                for (ch, &grad) in px.iter().enumerate() {
                     for (&yi, &wy) in yw.index.iter().zip(&yw.weight) {
+                        let taps = &mut img[yi * g.iw * c..][..g.iw * c];
                         for (&xi, &wx) in xw.index.iter().zip(&xw.weight) {
-                            dst[base + (yi * g.iw + xi) * c + ch] += A::from(grad * wy * wx);
+                            taps[xi * c + ch] += A::from(grad * wy * wx);
                         }
                     }
                 }
             }
         }
-    }
+    });
     Ok(out)
 }
 
@@ -816,12 +843,29 @@ impl OpKernel for ColorKernel {
                 if op != Color::Contrast && c != 3 {
                     ff_bail!(InvalidArgument, "input must have 3 channels but instead has {c} channels.");
                 }
-                let mut out = as_f32(input)?;
-                let v = out.as_mut_slice::<f32>()?;
+                // Read from the input, written to a new buffer (the input is shared).
+                let x = as_f32(input)?;
+                let src = x.as_slice::<f32>()?;
+                let mut out = Tensor::for_overwrite(DType::Float32, d)?;
+                let plane = h * w * c;
+                let per_pixel = |f: fn(&mut [f32], f32)| {
+                    move |offset: usize, chunk: &mut [f32]| {
+                        chunk.copy_from_slice(&src[offset..][..chunk.len()]);
+                        chunk.chunks_exact_mut(3).for_each(|p| f(p, factor));
+                    }
+                };
+                let dst = out.as_mut_slice::<f32>()?;
                 match op {
-                    Color::Hue => v.chunks_exact_mut(3).for_each(|p| adjust_hue(p, factor)),
-                    Color::Saturation => v.chunks_exact_mut(3).for_each(|p| adjust_saturation(p, factor)),
-                    _ => adjust_contrast(v, h * w, c, factor),
+                    Color::Hue => ctx.env.for_each_chunk(dst, 1 << 14, 3, per_pixel(adjust_hue)),
+                    Color::Saturation => ctx.env.for_each_chunk(dst, 1 << 14, 3, per_pixel(adjust_saturation)),
+                    _ if plane > 0 => ctx.env.for_each_chunk(dst, plane, plane, |offset, chunk| {
+                        let mut sums = Vec::new();
+                        for (j, img) in chunk.chunks_exact_mut(plane).enumerate() {
+                            let src = &src[offset + j * plane..][..plane];
+                            adjust_contrast(src, img, h * w, c, factor, &mut sums);
+                        }
+                    }),
+                    _ => {}
                 }
                 cast(&out, t)?
             }
@@ -942,12 +986,14 @@ fn adjust_saturation(p: &mut [f32], scale: f32) {
     let range = vv - r.min(g.min(b));
     let mut s = if vv > 0.0 { range / vv } else { 0.0 };
     let norm = 1.0 / (6.0 * range);
+    // TF adds the double `2.0 / 6.0` to the float product: the sum is a double,
+    // rounded once to float.
     let mut h = if r == vv {
         norm * (g - b)
     } else if g == vv {
-        norm * (b - r) + (2.0f64 / 6.0) as f32
+        (f64::from(norm * (b - r)) + 2.0 / 6.0) as f32
     } else {
-        norm * (r - g) + (4.0f64 / 6.0) as f32
+        (f64::from(norm * (r - g)) + 4.0 / 6.0) as f32
     };
     if range <= 0.0 {
         h = 0.0;
@@ -984,49 +1030,35 @@ fn adjust_saturation(p: &mut [f32], scale: f32) {
     p.copy_from_slice(&[rr + m, gg + m, bb + m]);
 }
 
-/// `AdjustContrastv2` on `f32` images of `pixels x channels` values each: the per-channel
-/// mean (TF's halving fold summation) plus `factor` times the distance to it.
-fn adjust_contrast(v: &mut [f32], pixels: usize, c: usize, factor: f32) {
-    let plane = pixels * c;
-    if plane == 0 {
-        return;
+/// `AdjustContrastv2` on one `f32` image of `pixels x channels` values: the
+/// per-channel mean (TF's halving fold summation) plus `factor` times the distance to
+/// it, from `img` into `dst`. `sums` is scratch space, reused from image to image.
+fn adjust_contrast(img: &[f32], dst: &mut [f32], pixels: usize, c: usize, factor: f32, sums: &mut Vec<f32>) {
+    // The first fold writes half an image (at most the output, allocated fallibly);
+    // the later ones fold that half in place.
+    let right = pixels / 2;
+    let left = pixels - right;
+    let (head, tail) = img.split_at(left * c);
+    sums.clear();
+    sums.extend(tail[..right * c].iter().zip(head).map(|(&a, &b)| a + b));
+    if left > right {
+        sums.extend_from_slice(&img[right * c..(right + 1) * c]);
     }
-    let mut scratch = vec![0.0f32; plane];
-    let mut mean = vec![0.0f32; c];
-    for img in v.chunks_exact_mut(plane) {
-        let mut remaining = pixels;
-        let mut first = true;
-        loop {
-            let right = remaining / 2;
-            let left = remaining - right;
-            if first {
-                let (head, tail) = img.split_at(left * c);
-                for ((d, &a), &b) in scratch[..right * c].iter_mut().zip(&tail[..right * c]).zip(head) {
-                    *d = a + b;
-                }
-                if left > right {
-                    scratch[right * c..(right + 1) * c].copy_from_slice(&img[right * c..(right + 1) * c]);
-                }
-                first = false;
-            } else {
-                let (head, tail) = scratch.split_at_mut(left * c);
-                for (d, &a) in head[..right * c].iter_mut().zip(&tail[..right * c]) {
-                    *d += a;
-                }
-            }
-            remaining = left;
-            if remaining <= 1 {
-                break;
-            }
+    let mut remaining = left;
+    while remaining > 1 {
+        let right = remaining / 2;
+        let left = remaining - right;
+        let (head, tail) = sums.split_at_mut(left * c);
+        for (d, &a) in head[..right * c].iter_mut().zip(&tail[..right * c]) {
+            *d += a;
         }
-        let scaling = 1.0 / pixels as f32;
-        for (m, s) in mean.iter_mut().zip(&scratch[..c]) {
-            *m = s * scaling;
-        }
-        for px in img.chunks_exact_mut(c) {
-            for (p, &m) in px.iter_mut().zip(&mean) {
-                *p = m + factor * (*p - m);
-            }
+        remaining = left;
+    }
+    let scaling = 1.0 / pixels as f32;
+    let mean: SmallVec<[f32; 4]> = sums[..c].iter().map(|s| s * scaling).collect();
+    for (d, px) in dst.chunks_exact_mut(c).zip(img.chunks_exact(c)) {
+        for ((o, &p), &m) in d.iter_mut().zip(px).zip(&mean) {
+            *o = m + factor * (p - m);
         }
     }
 }
@@ -1052,69 +1084,150 @@ pub(crate) fn reverse_kernel(_: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
             }
             flip[canonical as usize] = true;
         }
-        let out = reverse(input, &dims, &flip)?;
+        let out = reverse(input, &dims, &flip, ctx.env)?;
         ctx.set_output(0, out);
         Ok(())
     })
 }
 
-/// `x` with the flagged axes reversed: the innermost run of unflipped axes is copied
-/// as one block.
-fn reverse(x: &Tensor, dims: &[usize], flip: &[bool]) -> Result<Tensor> {
+/// `x` with the flagged axes reversed. The axes after the last flipped one form
+/// contiguous blocks; each row of blocks along the last flipped axis is written as its
+/// source row's blocks in reverse (rows split over the intra-op pool, blocks of 4 to
+/// 16 bytes copied at a size known at compile time).
+fn reverse(x: &Tensor, dims: &[usize], flip: &[bool], env: &ExecEnv) -> Result<Tensor> {
     if !flip.iter().any(|&f| f) || x.num_elements() == 0 {
         return Ok(x.clone());
     }
-    // Axes after the last flipped one form contiguous blocks.
     let last = flip.iter().rposition(|&f| f).unwrap_or(0);
     let block: usize = dims[last + 1..].iter().product();
-    let outer = &dims[..=last];
-    let count: usize = outer.iter().product();
-    // Source block index of each destination block.
-    let mut sources = Vec::with_capacity(count);
-    let mut idx = vec![0usize; outer.len()];
-    for _ in 0..count {
-        let mut s = 0;
-        for (k, &i) in idx.iter().enumerate() {
-            let i = if flip[k] { outer[k] - 1 - i } else { i };
-            s = s * outer[k] + i;
+    let (outer, n) = (&dims[..last], dims[last]);
+    // The source row of destination row `r` (rows: every index of the axes before
+    // the last flipped one).
+    let source_row = |mut r: usize| {
+        let (mut s, mut stride) = (0, 1);
+        for (k, &d) in outer.iter().enumerate().rev() {
+            let i = r % d;
+            r /= d;
+            s += if flip[k] { d - 1 - i } else { i } * stride;
+            stride *= d;
         }
-        sources.push(s);
-        for k in (0..outer.len()).rev() {
-            idx[k] += 1;
-            if idx[k] < outer[k] {
-                break;
-            }
-            idx[k] = 0;
-        }
-    }
+        s
+    };
     if x.dtype() == DType::String {
         let v = x.as_strings()?;
-        let out: Vec<Vec<u8>> = sources.iter().flat_map(|&s| v[s * block..(s + 1) * block].iter().cloned()).collect();
+        let rows: usize = outer.iter().product();
+        let mut out = Vec::with_capacity(v.len());
+        for r in 0..rows {
+            let row = &v[source_row(r) * n * block..][..n * block];
+            for j in (0..n).rev() {
+                out.extend(row[j * block..][..block].iter().cloned());
+            }
+        }
         return Tensor::from_strings(dims, out);
     }
     let es = x.dtype().size() * block;
+    let row_bytes = es * n;
     let src = x.as_bytes()?;
     let mut out = Tensor::for_overwrite(x.dtype(), dims)?;
-    let dst = out.as_mut_bytes()?;
-    for (d, &s) in dst.chunks_exact_mut(es).zip(&sources) {
-        d.copy_from_slice(&src[s * es..(s + 1) * es]);
-    }
+    let min = row_bytes * (1usize << 16).div_ceil(row_bytes);
+    env.for_each_chunk(out.as_mut_bytes()?, min, row_bytes, |offset, chunk| {
+        for (j, row) in chunk.chunks_exact_mut(row_bytes).enumerate() {
+            let from = &src[source_row(offset / row_bytes + j) * row_bytes..][..row_bytes];
+            reverse_blocks(from, es, row);
+        }
+    });
     Ok(out)
+}
+
+/// `dst` as the blocks of `es` bytes of `src` in reverse order.
+fn reverse_blocks(src: &[u8], es: usize, dst: &mut [u8]) {
+    fn fixed<const B: usize>(src: &[u8], dst: &mut [u8]) {
+        for (d, s) in dst.chunks_exact_mut(B).zip(src.chunks_exact(B).rev()) {
+            d.copy_from_slice(s);
+        }
+    }
+    match es {
+        1 => dst.iter_mut().zip(src.iter().rev()).for_each(|(d, &s)| *d = s),
+        2 => fixed::<2>(src, dst),
+        4 => fixed::<4>(src, dst),
+        8 => fixed::<8>(src, dst),
+        12 => fixed::<12>(src, dst),
+        16 => fixed::<16>(src, dst),
+        _ => {
+            for (d, s) in dst.chunks_exact_mut(es).zip(src.chunks_exact(es).rev()) {
+                d.copy_from_slice(s);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
 
     #[test]
     fn reverse_axes() {
         let x = Tensor::from_slice(&[2, 3], &[1i32, 2, 3, 4, 5, 6]).unwrap();
-        let r = reverse(&x, &[2, 3], &[false, true]).unwrap();
+        let one = ExecEnv::SINGLE_THREADED;
+        let r = reverse(&x, &[2, 3], &[false, true], &one).unwrap();
         assert_eq!(r.as_slice::<i32>().unwrap(), &[3, 2, 1, 6, 5, 4]);
-        let r = reverse(&x, &[2, 3], &[true, false]).unwrap();
+        let r = reverse(&x, &[2, 3], &[true, false], &one).unwrap();
         assert_eq!(r.as_slice::<i32>().unwrap(), &[4, 5, 6, 1, 2, 3]);
-        let r = reverse(&x, &[2, 3], &[true, true]).unwrap();
+        let r = reverse(&x, &[2, 3], &[true, true], &one).unwrap();
         assert_eq!(r.as_slice::<i32>().unwrap(), &[6, 5, 4, 3, 2, 1]);
+    }
+
+    #[test]
+    fn reverse_matches_index_arithmetic_for_every_axis_set() {
+        // Every subset of axes of a 4-D tensor, element sizes with and without a
+        // fixed-size copy, strings, on one thread and on a pool.
+        let dims = [3usize, 40, 33, 3];
+        let n: usize = dims.iter().product();
+        let pool =
+            ExecEnv { intra_pool: Some(Arc::new(rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap())) };
+        let values: Vec<i32> = (0..n as i32).collect();
+        let tensors = [
+            Tensor::from_slice(&dims, &values).unwrap(),
+            Tensor::from_slice(&dims, &values.iter().map(|&v| v as i16).collect::<Vec<_>>()).unwrap(),
+            Tensor::from_slice(&dims, &values.iter().map(|&v| v as u8).collect::<Vec<_>>()).unwrap(),
+            Tensor::from_strings(&dims, values.iter().map(|v| v.to_string().into_bytes()).collect()).unwrap(),
+        ];
+        for mask in 0..16u32 {
+            let flip: Vec<bool> = (0..4).map(|k| mask & (1 << k) != 0).collect();
+            let want: Vec<usize> = (0..n)
+                .map(|mut i| {
+                    let mut idx = [0usize; 4];
+                    for k in (0..4).rev() {
+                        idx[k] = i % dims[k];
+                        i /= dims[k];
+                    }
+                    (0..4).fold(0, |s, k| s * dims[k] + if flip[k] { dims[k] - 1 - idx[k] } else { idx[k] })
+                })
+                .collect();
+            for env in [&ExecEnv::SINGLE_THREADED, &pool] {
+                for t in &tensors {
+                    let r = reverse(t, &dims, &flip, env).unwrap();
+                    let ok = match t.dtype() {
+                        DType::Int32 => {
+                            want.iter().map(|&w| values[w]).eq(r.as_slice::<i32>().unwrap().iter().copied())
+                        }
+                        DType::Int16 => {
+                            want.iter().map(|&w| values[w] as i16).eq(r.as_slice::<i16>().unwrap().iter().copied())
+                        }
+                        DType::UInt8 => {
+                            want.iter().map(|&w| values[w] as u8).eq(r.as_slice::<u8>().unwrap().iter().copied())
+                        }
+                        _ => want
+                            .iter()
+                            .map(|&w| values[w].to_string().into_bytes())
+                            .eq(r.as_strings().unwrap().to_vec()),
+                    };
+                    assert!(ok, "{:?} reversed along {flip:?}", t.dtype());
+                }
+            }
+        }
     }
 
     #[test]

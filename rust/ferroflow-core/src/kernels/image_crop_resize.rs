@@ -73,6 +73,43 @@ fn axis(lo: f32, hi: f32, size: usize, crop: usize, ratio_first: bool) -> Vec<Op
         .collect()
 }
 
+/// One output row of bilinear sampling between source rows `top` and `bottom`, `C`
+/// channels per pixel.
+fn lerp_row<const C: usize>(top: &[f32], bottom: &[f32], yl: f32, xs: &[Option<f32>], fill: f32, dst: &mut [f32]) {
+    for (in_x, px) in xs.iter().zip(dst.chunks_exact_mut(C)) {
+        let Some(in_x) = *in_x else {
+            px.fill(fill);
+            continue;
+        };
+        let (left, right, xl) = (in_x.floor() as usize * C, in_x.ceil() as usize * C, in_x - in_x.floor());
+        let at = |row: &[f32], i: usize| -> [f32; C] { row[i..i + C].try_into().expect("C values") };
+        let (tl, tr, bl, br) = (at(top, left), at(top, right), at(bottom, left), at(bottom, right));
+        for d in 0..C {
+            let t = tl[d] + (tr[d] - tl[d]) * xl;
+            let b = bl[d] + (br[d] - bl[d]) * xl;
+            px[d] = t + (b - t) * yl;
+        }
+    }
+}
+
+/// [`lerp_row`] for any channel count.
+fn lerp_row_any(top: &[f32], bottom: &[f32], yl: f32, xs: &[Option<f32>], fill: f32, depth: usize, dst: &mut [f32]) {
+    for (in_x, px) in xs.iter().zip(dst.chunks_exact_mut(depth)) {
+        let Some(in_x) = *in_x else {
+            px.fill(fill);
+            continue;
+        };
+        let (left, right, xl) = (in_x.floor() as usize * depth, in_x.ceil() as usize * depth, in_x - in_x.floor());
+        for (d, o) in px.iter_mut().enumerate() {
+            let (tl, tr) = (top[left + d], top[right + d]);
+            let (bl, br) = (bottom[left + d], bottom[right + d]);
+            let t = tl + (tr - tl) * xl;
+            let b = bl + (br - bl) * xl;
+            *o = t + (b - t) * yl;
+        }
+    }
+}
+
 /// The geometry every op here checks: boxes `[n, 4]`, `box_ind` `[n]` in range.
 fn boxes_of(ctx: &OpContext<'_>, boxes_i: usize, batch: usize) -> Result<(Vec<f32>, Vec<usize>)> {
     let boxes = ctx.input(boxes_i)?;
@@ -134,36 +171,56 @@ impl CropAndResize {
         let n = idx.len();
         let len = n.checked_mul(ch).and_then(|v| v.checked_mul(cw)).and_then(|v| v.checked_mul(depth));
         let len = len.ok_or_else(|| Error::new(Code::ResourceExhausted, "CropAndResize: output too large"))?;
-        let mut out = crate::buffer::try_vec(len)?;
-        out.resize(len, self.extrapolation);
-        let at = |b: usize, y: usize, x: usize| ((b * h + y) * w + x) * depth;
-        for (k, &b_in) in idx.iter().enumerate() {
-            let bx = &boxes[k * 4..k * 4 + 4];
-            let (ys, xs) = (axis(bx[0], bx[2], h, ch, false), axis(bx[1], bx[3], w, cw, false));
-            for (y, in_y) in ys.iter().enumerate() {
-                let Some(in_y) = *in_y else { continue };
-                for (x, in_x) in xs.iter().enumerate() {
-                    let Some(in_x) = *in_x else { continue };
-                    let dst = &mut out[((k * ch + y) * cw + x) * depth..][..depth];
-                    if self.bilinear {
-                        let (top, bottom, yl) = (in_y.floor() as usize, in_y.ceil() as usize, in_y - in_y.floor());
-                        let (left, right, xl) = (in_x.floor() as usize, in_x.ceil() as usize, in_x - in_x.floor());
-                        for (d, o) in dst.iter_mut().enumerate() {
-                            let (tl, tr) = (img[at(b_in, top, left) + d], img[at(b_in, top, right) + d]);
-                            let (bl, br) = (img[at(b_in, bottom, left) + d], img[at(b_in, bottom, right) + d]);
-                            let t = tl + (tr - tl) * xl;
-                            let bo = bl + (br - bl) * xl;
-                            *o = t + (bo - t) * yl;
-                        }
-                    } else {
-                        let src = at(b_in, in_y.round() as usize, in_x.round() as usize);
-                        dst.copy_from_slice(&img[src..src + depth]);
+        let mut out = Tensor::for_overwrite(DType::Float32, &[n, ch, cw, depth])?;
+        let per_box = len.checked_div(n).unwrap_or(0);
+        if per_box > 0 {
+            let image_len = h * w * depth;
+            // Boxes split over the intra-op pool, each written row by row.
+            ctx.env.for_each_chunk(out.as_mut_slice::<f32>()?, per_box, per_box, |offset, chunk| {
+                for (j, dst) in chunk.chunks_exact_mut(per_box).enumerate() {
+                    let k = offset / per_box + j;
+                    let source = &img[idx[k] * image_len..][..image_len];
+                    self.crop_one(source, [h, w, depth], &boxes[k * 4..k * 4 + 4], cw, dst);
+                }
+            });
+        }
+        ctx.set_output(0, out);
+        Ok(())
+    }
+
+    /// One box of an image `h x w x depth` sampled into `dst` (`crop_height` rows of
+    /// `cw x depth`), with TF's arithmetic: `top + (bottom - top) * y_lerp` of the
+    /// rows' `left + (right - left) * x_lerp`.
+    fn crop_one(&self, image: &[f32], [h, w, depth]: [usize; 3], bx: &[f32], cw: usize, dst: &mut [f32]) {
+        let ch = dst.len() / (cw * depth);
+        let (ys, xs) = (axis(bx[0], bx[2], h, ch, false), axis(bx[1], bx[3], w, cw, false));
+        let row_len = w * depth;
+        let fill = self.extrapolation;
+        for (in_y, out_row) in ys.iter().zip(dst.chunks_exact_mut(cw * depth)) {
+            let Some(in_y) = *in_y else {
+                out_row.fill(fill);
+                continue;
+            };
+            if self.bilinear {
+                let top = &image[in_y.floor() as usize * row_len..][..row_len];
+                let bottom = &image[in_y.ceil() as usize * row_len..][..row_len];
+                let yl = in_y - in_y.floor();
+                match depth {
+                    1 => lerp_row::<1>(top, bottom, yl, &xs, fill, out_row),
+                    3 => lerp_row::<3>(top, bottom, yl, &xs, fill, out_row),
+                    4 => lerp_row::<4>(top, bottom, yl, &xs, fill, out_row),
+                    _ => lerp_row_any(top, bottom, yl, &xs, fill, depth, out_row),
+                }
+            } else {
+                let row = &image[in_y.round() as usize * row_len..][..row_len];
+                for (in_x, px) in xs.iter().zip(out_row.chunks_exact_mut(depth)) {
+                    match in_x {
+                        Some(x) => px.copy_from_slice(&row[x.round() as usize * depth..][..depth]),
+                        None => px.fill(fill),
                     }
                 }
             }
         }
-        ctx.set_output(0, Tensor::from_slice(&[n, ch, cw, depth], &out)?);
-        Ok(())
     }
 
     fn grad_image(&self, ctx: &mut OpContext<'_>) -> Result<()> {
