@@ -3,7 +3,10 @@
 (a) RecvTensor throughput: a 64 MiB float32 variable lives on a ps task in its own
     process; each step the worker reads it (the tensor crosses the process boundary
     with one RecvTensor) and reduces it there. Prints MiB/s.
-(b) Between-graph replication: 1 ps + 2 worker processes, each worker training a
+(b) RunStep's tensors: a client feeds a 16 MiB float32 tensor to a server in another
+    process and fetches it back (the feed and the fetched value each cross once, inside
+    `RunStep`'s request and response). Prints MiB/s, both directions counted.
+(c) Between-graph replication: 1 ps + 2 worker processes, each worker training a
     784-256-256-10 MLP (batch 128, SGD) placed with `replica_device_setter`; prints
     the steps/s of both workers together.
 
@@ -24,6 +27,7 @@ import time
 import numpy as np
 
 MIB = 1 << 20
+FEED_MIB = 16
 
 
 def library(name):
@@ -78,6 +82,24 @@ def recv_bench(lib, cluster, steps):
                 sess.run(total)
             best = min(best, (time.perf_counter() - t0) / steps)
     print(f"result {64 / best:.1f}", flush=True)
+
+
+def feed_bench(lib, cluster, steps):
+    tf = library(lib)
+    x = tf.placeholder(tf.float32, [FEED_MIB * MIB // 4])
+    with tf.device("/job:ps/task:0"):
+        y = tf.identity(x)
+    value = np.random.default_rng(0).random(FEED_MIB * MIB // 4, dtype=np.float32)
+    with tf.Session(f"grpc://{cluster['ps'][0]}") as sess:
+        got = sess.run(y, {x: value})
+        assert np.array_equal(got, value)
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.perf_counter()
+            for _ in range(steps):
+                sess.run(y, {x: value})
+            best = min(best, (time.perf_counter() - t0) / steps)
+    print(f"result {2 * FEED_MIB / best:.1f}", flush=True)
 
 
 def mlp_worker(lib, cluster, index, steps):
@@ -146,6 +168,18 @@ def run_recv(lib, steps):
     return float(mib_s)
 
 
+def run_feed(lib, steps):
+    # One task: its master runs the step itself, the tensors cross only in RunStep.
+    cluster = {"ps": [f"localhost:{free_ports(1)[0]}"]}
+    ps = spawn(lib, "serve", json.dumps(cluster), "ps", 0)
+    wait_for(ps, "ready")
+    client = spawn(lib, "feed", json.dumps(cluster), 0, steps)
+    (mib_s,) = wait_for(client, "result")
+    client.wait()
+    ps.kill()
+    return float(mib_s)
+
+
 def run_mlp(lib, steps):
     ports = free_ports(3)
     cluster = cluster_of(ports, 2)
@@ -172,12 +206,15 @@ def main():
             serve(lib, cluster, *rest)
         elif what == "recv":
             recv_bench(lib, cluster, rest[1])
+        elif what == "feed":
+            feed_bench(lib, cluster, rest[1])
         else:
             mlp_worker(lib, cluster, *rest)
         return
     p = argparse.ArgumentParser()
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--repeats", type=int, default=3, help="runs per library, alternating")
+    p.add_argument("--only", choices=["recv", "feed", "mlp"], help="run one of the benchmarks")
     args = p.parse_args()
 
     def compare(name, run, steps):
@@ -192,8 +229,12 @@ def main():
         print(f"{name:48} {ff:10.1f} {tf:10.1f} {ff / tf:6.2f}   ({spread})", flush=True)
 
     print(f"{'benchmark (median of runs)':48} {'ferroflow':>10} {'tensorflow':>10} {'ratio':>6}")
-    compare("RecvTensor 64 MiB ps->worker (MiB/s)", run_recv, args.steps)
-    compare("1 ps + 2 workers MLP 784-256-256-10 (steps/s)", run_mlp, args.steps * 10)
+    if args.only in (None, "recv"):
+        compare("RecvTensor 64 MiB ps->worker (MiB/s)", run_recv, args.steps)
+    if args.only in (None, "feed"):
+        compare(f"RunStep feed + fetch {FEED_MIB} MiB (MiB/s)", run_feed, args.steps)
+    if args.only in (None, "mlp"):
+        compare("1 ps + 2 workers MLP 784-256-256-10 (steps/s)", run_mlp, args.steps * 10)
 
 
 if __name__ == "__main__":

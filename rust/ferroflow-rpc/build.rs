@@ -10,18 +10,28 @@ use tonic_build::manual::{Builder, Method, Service};
 fn service(name: &str, methods: &[&str]) -> Service {
     let mut b = Service::builder().name(name).package("tensorflow");
     for m in methods {
-        // RecvTensor's response carries tensors of any size: its codec writes and reads
-        // their bytes without a TensorProto in between (src/codec.rs).
-        let (output, codec) = if *m == "RecvTensor" {
-            ("crate::codec::TensorResponse".to_string(), "crate::codec::WireCodec")
-        } else {
-            (format!("::ferroflow_proto::{m}Response"), "::tonic_prost::ProstCodec")
+        // The messages that carry tensors of any size have their own codec, which writes
+        // and reads the tensors' bytes without a TensorProto in between (src/codec.rs).
+        let (input, output, codec) = match *m {
+            "RecvTensor" => (
+                "::ferroflow_proto::RecvTensorRequest".to_string(),
+                "crate::codec::TensorResponse".to_string(),
+                "crate::codec::WireCodec",
+            ),
+            "RunStep" | "RunGraph" => {
+                (format!("crate::codec::{m}Request"), format!("crate::codec::{m}Response"), "crate::codec::WireCodec")
+            }
+            _ => (
+                format!("::ferroflow_proto::{m}Request"),
+                format!("::ferroflow_proto::{m}Response"),
+                "::tonic_prost::ProstCodec",
+            ),
         };
         b = b.method(
             Method::builder()
                 .name(snake(m))
                 .route_name(*m)
-                .input_type(format!("::ferroflow_proto::{m}Request"))
+                .input_type(input)
                 .output_type(output)
                 .codec_path(codec)
                 .build(),

@@ -335,3 +335,35 @@ def test_a_loop_body_updating_state_on_another_task_is_unimplemented():
     finally:
         for s in servers:
             s._stop()
+
+
+def test_isolated_sessions_of_a_cluster_keep_their_variables_apart():
+    """`isolate_session_state` reaches every task (`CreateWorkerSession`): a variable
+    on the ps made by one worker's isolated session is not another's, while sessions
+    that share state see one variable."""
+    cluster = make_cluster()
+    servers = start_cluster(cluster)
+    try:
+
+        def session_value(task, isolate, value):
+            g = ff.Graph()
+            with g.as_default(), ff.device("/job:ps/task:0"):
+                v = ff.Variable(0.0, name="iso_w")
+                assign = ff.assign(v, value)
+            config = ff.ConfigProto(isolate_session_state=isolate)
+            sess = ff.Session(servers[1 + task].target, graph=g, config=config)
+            sess.run(assign)
+            return sess, v
+
+        a, va = session_value(0, True, 1.0)
+        b, vb = session_value(1, True, 2.0)
+        assert (a.run(va), b.run(vb)) == (1.0, 2.0)
+        c, vc = session_value(0, False, 3.0)
+        d, vd = session_value(1, False, 4.0)
+        assert (c.run(vc), d.run(vd)) == (4.0, 4.0)
+        assert (a.run(va), b.run(vb)) == (1.0, 2.0)
+        for s in (a, b, c, d):
+            s.close()
+    finally:
+        for s in servers:
+            s._stop()

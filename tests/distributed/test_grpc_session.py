@@ -224,3 +224,32 @@ def test_join_returns_when_the_server_stops():
     s._stop()
     t.join(5)
     assert not t.is_alive()
+
+
+def variable_seen_by_a_second_session(lib, target, isolate):
+    """The value a second session (another graph) reads of a variable the first one,
+    still open, initialized to 5 on the same server; None if it is uninitialized."""
+    config = lib.ConfigProto(isolate_session_state=isolate)
+    g1, g2 = lib.Graph(), lib.Graph()
+    with g1.as_default():
+        v1 = lib.Variable(5.0, name="iso_v")
+        s1 = lib.Session(target, config=config)
+    try:
+        s1.run(v1.initializer)
+        with g2.as_default():
+            v2 = lib.Variable(0.0, name="iso_v")
+            with lib.Session(target, config=config) as s2:
+                try:
+                    return float(s2.run(v2))
+                except lib.errors.FailedPreconditionError:
+                    return None
+    finally:
+        s1.close()
+
+
+@pytest.mark.parametrize("isolate", [False, True])
+def test_isolate_session_state_keeps_variables_to_their_session(server, tf1, isolate):
+    ours = variable_seen_by_a_second_session(ff, server.target, isolate)
+    tf_server = tf1.train.Server.create_local_server()
+    theirs = variable_seen_by_a_second_session(tf1, tf_server.target, isolate)
+    assert ours == theirs == (None if isolate else 5.0)

@@ -20,7 +20,7 @@ use ferroflow_core::session::{PreparedRun, SessionBackend, SessionFactory};
 use ferroflow_core::tensor::Tensor;
 use ferroflow_proto as pb;
 
-use crate::convert::{named, output_name, tensor_of};
+use crate::convert::output_name;
 use crate::limits::Limits;
 use crate::master::Master;
 use crate::runtime::runtime;
@@ -88,7 +88,7 @@ impl MasterHandle {
     /// remote master); the fetched values by name, and the step's stats if traced.
     async fn run_step(
         self,
-        mut req: pb::RunStepRequest,
+        req: pb::RunStepRequest,
         feeds: Vec<(String, Tensor)>,
         timeout: Option<Duration>,
     ) -> Result<(Vec<(String, Tensor)>, Option<pb::StepStats>)> {
@@ -100,19 +100,17 @@ impl MasterHandle {
                 Ok((req.fetch.into_iter().zip(out.values).collect(), out.step_stats))
             }
             MasterHandle::Remote(mut c) => {
-                req.feed = feeds.iter().map(|(n, t)| named(n.clone(), t)).collect();
-                let mut request = tonic::Request::new(req);
+                let mut request = tonic::Request::new(crate::codec::RunStepRequest::new(req, feeds));
                 if let Some(t) = timeout {
                     // A little beyond the run's own deadline, so that the master's
                     // DeadlineExceeded (naming the op that waited) arrives first.
                     request.set_timeout(t + Duration::from_secs(1));
                 }
                 let resp = c.run_step(request).await.map_err(|s| from_status(&s))?.into_inner();
-                if let Some(e) = from_body(resp.status_code, &resp.status_error_message) {
+                if let Some(e) = from_body(resp.message.status_code, &resp.message.status_error_message) {
                     return Err(e);
                 }
-                let values = resp.tensor.iter().map(|t| Ok((t.name.clone(), tensor_of(t)?))).collect::<Result<_>>()?;
-                Ok((values, resp.metadata.and_then(|m| m.step_stats)))
+                Ok((resp.tensors, resp.message.metadata.and_then(|m| m.step_stats)))
             }
         }
     }
@@ -303,7 +301,7 @@ impl PreparedRun for GrpcRun {
             target: self.targets.clone(),
             options: Some(options),
             store_errors_in_response_body: true,
-            request_id: i64::try_from(crate::state::random_u64() >> 1).unwrap_or(1).max(1),
+            request_id: crate::request_ids::unique_request_id(),
             ..Default::default()
         };
         let feeds = self.feeds.iter().cloned().zip(feeds).collect();

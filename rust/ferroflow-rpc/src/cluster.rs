@@ -83,20 +83,16 @@ impl WorkerHandle {
 
     /// `RunGraph` with `send` put under its keys; the `recv_key` values by key. The
     /// master's own task gets the tensors as they are.
-    async fn run_graph(
-        &self,
-        mut req: pb::RunGraphRequest,
-        send: Vec<(String, Tensor)>,
-    ) -> Result<Vec<(String, Tensor)>> {
+    async fn run_graph(&self, req: pb::RunGraphRequest, send: Vec<(String, Tensor)>) -> Result<Vec<(String, Tensor)>> {
         match self {
             WorkerHandle::Local(w) => w.run_graph_tensors(&req, send).await,
             WorkerHandle::Remote(c) => {
-                req.send = send.iter().map(|(key, t)| crate::convert::named(key.clone(), t)).collect();
+                let req = crate::codec::RunGraphRequest::new(req, send);
                 let resp = c.clone().run_graph(req).await.map_err(|s| from_status(&s))?.into_inner();
-                if let Some(e) = from_body(resp.status_code, &resp.status_error_message) {
+                if let Some(e) = from_body(resp.message.status_code, &resp.message.status_error_message) {
                     return Err(e);
                 }
-                resp.recv.iter().map(|n| Ok((n.name.clone(), crate::convert::tensor_of(n)?))).collect()
+                Ok(resp.tensors)
             }
         }
     }
@@ -245,7 +241,7 @@ impl ClusterSession {
                     protocol: "grpc".into(),
                     ..Default::default()
                 }),
-                isolate_session_state: false,
+                isolate_session_state: config.isolate_session_state,
                 ..Default::default()
             };
             t.worker.create_worker_session(req).await?;
@@ -327,7 +323,7 @@ impl ClusterSession {
                 step_id,
                 recv_key,
                 store_errors_in_response_body: true,
-                request_id: i64::try_from(random_u64() >> 1).unwrap_or(1).max(1),
+                request_id: crate::request_ids::unique_request_id(),
                 ..Default::default()
             };
             let send = p.feeds.iter().map(|f| (f.key.clone(), feeds[f.index].clone())).collect();

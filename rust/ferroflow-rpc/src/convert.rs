@@ -1,8 +1,6 @@
-//! Tensor names and values as TF's messages carry them.
+//! Tensor and node names as TF's messages carry them.
 use ferroflow_core::error::{Error, Result};
 use ferroflow_core::graph::{Graph, NodeId, Output};
-use ferroflow_core::tensor::Tensor;
-use ferroflow_proto as pb;
 
 /// `"name:k"` (or `"name"`, output 0) to the output of `graph` it names.
 pub fn find_output(graph: &Graph, name: &str) -> Result<Output> {
@@ -35,14 +33,4 @@ pub fn find_node(graph: &Graph, name: &str) -> Result<NodeId> {
 /// `"name:k"` as TF's clients write a fetch.
 pub fn output_name(graph: &Graph, o: Output) -> String {
     format!("{}:{}", graph.nodes()[o.node].name, o.index)
-}
-
-/// A named tensor in TF's `tensor_content` form.
-pub fn named(name: impl Into<String>, t: &Tensor) -> pb::NamedTensorProto {
-    pb::NamedTensorProto { name: name.into(), tensor: Some(t.to_proto()) }
-}
-
-/// The value of a named tensor (a missing tensor is an empty proto: TF's default).
-pub fn tensor_of(n: &pb::NamedTensorProto) -> Result<Tensor> {
-    Tensor::from_proto(n.tensor.as_ref().unwrap_or(&pb::TensorProto::default()))
 }

@@ -18,6 +18,7 @@ pub mod codec;
 pub mod convert;
 pub mod limits;
 pub mod master;
+pub mod request_ids;
 pub mod runtime;
 pub mod server;
 pub mod state;

@@ -17,13 +17,16 @@ use tonic::{Request, Response, Status};
 use ferroflow_core::device::TaskName;
 use ferroflow_core::error::{Code, Error, Result};
 use ferroflow_core::executor::{DirectSession, RunArgs, RunOutput, SessionOptions};
+use ferroflow_core::framework::resource::ResourceMgr;
 use ferroflow_core::graph::{Graph, NodeId, Output};
 use ferroflow_core::session::PreparedRun;
 use ferroflow_core::tensor::Tensor;
 use ferroflow_proto as pb;
 
 use crate::cluster::{ClusterSession, num_tasks};
-use crate::convert::{find_node, find_output, named, tensor_of};
+use crate::codec::{RunStepRequest, RunStepResponse, WithTensors};
+use crate::convert::{find_node, find_output};
+use crate::request_ids::{MASTER_TRACKED, RecentRequestIds};
 use crate::services::master::master_service_server::MasterService;
 use crate::state::{ServerState, random_u64};
 use crate::status::to_status;
@@ -121,6 +124,9 @@ pub struct Master {
     state: Arc<ServerState>,
     worker: Arc<Worker>,
     sessions: Mutex<HashMap<String, Arc<MasterSession>>>,
+    /// Recent `RunStep`, `PartialRunSetup`, `MakeCallable` and `RunCallable` request
+    /// ids: a repeat is refused (before the session is looked up, as TF).
+    request_ids: RecentRequestIds,
 }
 
 /// Set when the RPC that started a run goes away before it finishes (the client's
@@ -169,7 +175,12 @@ async fn run_blocking(
 impl Master {
     /// A master over a server's shared state.
     pub fn new(state: Arc<ServerState>, worker: Arc<Worker>) -> Arc<Master> {
-        Arc::new(Master { state, worker, sessions: Mutex::new(HashMap::new()) })
+        Arc::new(Master {
+            state,
+            worker,
+            sessions: Mutex::new(HashMap::new()),
+            request_ids: RecentRequestIds::new(MASTER_TRACKED),
+        })
     }
 
     fn session(&self, handle: &str) -> Result<Arc<MasterSession>> {
@@ -215,11 +226,14 @@ impl Master {
         } else {
             let mut options = SessionOptions::from_config(&config);
             options.task = TaskName::parse(&self.state.task_name)?;
-            Backend::Direct(DirectSession::with_resources(
-                Arc::clone(&graph),
-                options,
-                Arc::clone(&self.state.resources),
-            ))
+            // Isolated: the session's variables are its own and go with it (TF's
+            // `isolate_session_state`); otherwise every session shares the server's.
+            let resources = if config.isolate_session_state {
+                Arc::new(ResourceMgr::new())
+            } else {
+                Arc::clone(&self.state.resources)
+            };
+            Backend::Direct(DirectSession::with_resources(Arc::clone(&graph), options, resources))
         };
         let s = MasterSession {
             graph,
@@ -252,16 +266,24 @@ impl Master {
 
     /// `RunStep`: runs the fetches and targets with the feeds; each fetched value is
     /// named by its fetch string.
-    pub async fn run_step(&self, req: pb::RunStepRequest) -> Result<pb::RunStepResponse> {
+    pub async fn run_step(&self, req: RunStepRequest) -> Result<RunStepResponse> {
+        let WithTensors { message: req, tensors: feeds } = req;
+        self.request_ids.track_unique(req.request_id, "RunStep (Master)", || {
+            format!(
+                "session_handle: {:?} fetch: {:?} target: {:?} request_id: {}",
+                req.session_handle, req.fetch, req.target, req.request_id
+            )
+        })?;
         if !req.partial_run_handle.is_empty() {
             return Err(Error::new(Code::Unimplemented, "Partial runs are not supported by this master"));
         }
-        let feeds = req.feed.iter().map(|f| Ok((f.name.clone(), tensor_of(f)?))).collect::<Result<Vec<_>>>()?;
         let options = req.options.unwrap_or_default();
         let out = self.run_tensors(&req.session_handle, feeds, &req.fetch, &req.target, options).await?;
-        let tensor = req.fetch.iter().zip(&out.values).map(|(name, t)| named(name.clone(), t)).collect();
         let metadata = out.step_stats.map(|st| pb::RunMetadata { step_stats: Some(st), ..Default::default() });
-        Ok(pb::RunStepResponse { tensor, metadata, ..Default::default() })
+        Ok(RunStepResponse::new(
+            pb::RunStepResponse { metadata, ..Default::default() },
+            req.fetch.into_iter().zip(out.values).collect(),
+        ))
     }
 
     /// `RunStep` with its tensors as they are: `feeds` by `name:k`, the values of
@@ -323,6 +345,9 @@ impl Master {
 
     /// `MakeCallable`.
     pub fn make_callable(&self, req: pb::MakeCallableRequest) -> Result<pb::MakeCallableResponse> {
+        self.request_ids.track_unique(req.request_id, "MakeCallable (Master)", || {
+            format!("session_handle: {:?} request_id: {}", req.session_handle, req.request_id)
+        })?;
         let s = self.session(&req.session_handle)?;
         let options = req.options.unwrap_or_default();
         if !options.tensor_connection.is_empty() {
@@ -341,6 +366,9 @@ impl Master {
 
     /// `RunCallable`: feeds in the callable's feed order, fetches in its fetch order.
     pub async fn run_callable(&self, req: pb::RunCallableRequest) -> Result<pb::RunCallableResponse> {
+        self.request_ids.track_unique(req.request_id, "RunCallable (Master)", || {
+            format!("session_handle: {:?} handle: {} request_id: {}", req.session_handle, req.handle, req.request_id)
+        })?;
         let s = self.session(&req.session_handle)?;
         let (run, num_feeds, options) = {
             let c = s.callables.lock();
@@ -407,19 +435,19 @@ impl MasterService for Master {
         Err(Status::unimplemented("Partial runs are not supported by this master"))
     }
 
-    async fn run_step(
-        &self,
-        req: Request<pb::RunStepRequest>,
-    ) -> std::result::Result<Response<pb::RunStepResponse>, Status> {
+    async fn run_step(&self, req: Request<RunStepRequest>) -> std::result::Result<Response<RunStepResponse>, Status> {
         let req = req.into_inner();
-        let in_body = req.store_errors_in_response_body;
+        let in_body = req.message.store_errors_in_response_body;
         match Master::run_step(self, req).await {
             Ok(r) => Ok(Response::new(r)),
-            Err(e) if in_body => Ok(Response::new(pb::RunStepResponse {
-                status_code: e.code as i32,
-                status_error_message: e.message,
-                ..Default::default()
-            })),
+            Err(e) if in_body => Ok(Response::new(RunStepResponse::new(
+                pb::RunStepResponse {
+                    status_code: e.code as i32,
+                    status_error_message: e.message,
+                    ..Default::default()
+                },
+                Vec::new(),
+            ))),
             Err(e) => Err(to_status(&e)),
         }
     }

@@ -22,6 +22,7 @@ use ferroflow_core::device::TaskName;
 use ferroflow_core::error::{Code, Error, Result};
 use ferroflow_core::executor::{DirectSession, RunArgs, SessionOptions};
 use ferroflow_core::framework::cancel::RunCancellation;
+use ferroflow_core::framework::resource::ResourceMgr;
 use ferroflow_core::framework::step::Wait;
 use ferroflow_core::graph::Graph;
 use ferroflow_core::kernels::sendrecv::node_key;
@@ -32,8 +33,9 @@ use ferroflow_core::session::{PreparedRun, SessionBackend};
 use ferroflow_core::tensor::Tensor;
 use ferroflow_proto as pb;
 
-use crate::codec::TensorResponse;
+use crate::codec::{RunGraphRequest, RunGraphResponse, TensorResponse};
 use crate::limits::Limits;
+use crate::request_ids::{RecentRequestIds, WORKER_TRACKED};
 use crate::runtime::runtime;
 use crate::services::worker::worker_service_client::WorkerServiceClient;
 use crate::services::worker::worker_service_server::WorkerService;
@@ -145,7 +147,7 @@ impl StepRendezvous {
         let req = pb::RecvTensorRequest {
             step_id: self.step_id,
             rendezvous_key: key.full().to_string(),
-            request_id: i64::try_from(crate::state::random_u64() >> 1).unwrap_or(1).max(1),
+            request_id: crate::request_ids::unique_request_id(),
             ..Default::default()
         };
         Ok(async move {
@@ -214,6 +216,9 @@ struct RegisteredGraph {
 struct WorkerSession {
     graphs: Mutex<HashMap<String, Arc<RegisteredGraph>>>,
     peers: Arc<Peers>,
+    /// The resource containers its graphs run over: the server's, or the session's own
+    /// (`isolate_session_state`: its variables and queues go when the session does).
+    resources: Arc<ResourceMgr>,
 }
 
 /// The worker of one server.
@@ -223,6 +228,8 @@ pub struct Worker {
     steps: Mutex<HashMap<i64, Arc<StepRendezvous>>>,
     next_graph: AtomicU64,
     peers: Arc<Peers>,
+    /// Recent `RunGraph` and `RecvTensor` request ids: a repeat is refused.
+    request_ids: RecentRequestIds,
 }
 
 /// Set when the RPC that started a run goes away (the master gave up on the step).
@@ -246,6 +253,7 @@ impl Worker {
             steps: Mutex::new(HashMap::new()),
             next_graph: AtomicU64::new(1),
             peers,
+            request_ids: RecentRequestIds::new(WORKER_TRACKED),
         })
     }
 
@@ -253,7 +261,11 @@ impl Worker {
         if handle.is_empty() || !create_worker_session_called {
             let mut all = self.sessions.write();
             let legacy = all.entry(String::new()).or_insert_with(|| {
-                Arc::new(WorkerSession { graphs: Mutex::new(HashMap::new()), peers: Arc::clone(&self.peers) })
+                Arc::new(WorkerSession {
+                    graphs: Mutex::new(HashMap::new()),
+                    peers: Arc::clone(&self.peers),
+                    resources: Arc::clone(&self.state.resources),
+                })
             });
             return Ok(Arc::clone(legacy));
         }
@@ -318,16 +330,21 @@ impl Worker {
         self.state.resources.clear_containers(containers);
     }
 
-    /// `CreateWorkerSession`: a session of a master (re-creating one is a no-op).
+    /// `CreateWorkerSession`: a session of a master (re-creating one is a no-op), over
+    /// the server's resources or, with `isolate_session_state`, its own.
     pub fn create_worker_session(&self, req: &pb::CreateWorkerSessionRequest) {
         let peers = match req.server_def.as_ref().and_then(|d| d.cluster.as_ref()) {
             Some(c) if !c.job.is_empty() => Arc::new(Peers::new(Some(c))),
             _ => Arc::clone(&self.peers),
         };
-        self.sessions
-            .write()
-            .entry(req.session_handle.clone())
-            .or_insert_with(|| Arc::new(WorkerSession { graphs: Mutex::new(HashMap::new()), peers }));
+        self.sessions.write().entry(req.session_handle.clone()).or_insert_with(|| {
+            let resources = if req.isolate_session_state {
+                Arc::new(ResourceMgr::new())
+            } else {
+                Arc::clone(&self.state.resources)
+            };
+            Arc::new(WorkerSession { graphs: Mutex::new(HashMap::new()), peers, resources })
+        });
     }
 
     /// `DeleteWorkerSession`.
@@ -360,7 +377,7 @@ impl Worker {
         let mut options = SessionOptions::from_config(&config);
         options.task = self.task()?;
         let direct =
-            DirectSession::with_resources(Arc::new(RwLock::new(graph)), options, Arc::clone(&self.state.resources));
+            DirectSession::with_resources(Arc::new(RwLock::new(graph)), options, Arc::clone(&session.resources));
         let run = SessionBackend::prepare(&*direct, &[], &[], &targets)?;
         let handle = format!("{:016x}", self.next_graph.fetch_add(1, Ordering::Relaxed));
         session.graphs.lock().insert(handle.clone(), Arc::new(RegisteredGraph { run, session: direct, remote_recvs }));
@@ -380,27 +397,27 @@ impl Worker {
         Ok(())
     }
 
-    /// `RunGraph`: one step of a registered partition.
-    pub async fn run_graph(&self, mut req: pb::RunGraphRequest) -> Result<pb::RunGraphResponse> {
-        let send = std::mem::take(&mut req.send)
-            .iter()
-            .map(|s| Ok((s.name.clone(), crate::convert::tensor_of(s)?)))
-            .collect::<Result<Vec<_>>>()?;
-        let recv = self.run_graph_tensors(&req, send).await?;
-        Ok(pb::RunGraphResponse {
-            recv: recv.iter().map(|(key, t)| crate::convert::named(key.clone(), t)).collect(),
-            ..Default::default()
-        })
+    /// `RunGraph`: one step of a registered partition, its `send` and `recv` tensors
+    /// as they are (the codec reads and writes them without `TensorProto`s).
+    pub async fn run_graph(&self, req: RunGraphRequest) -> Result<RunGraphResponse> {
+        let recv = self.run_graph_tensors(&req.message, req.tensors).await?;
+        Ok(RunGraphResponse::new(pb::RunGraphResponse::default(), recv))
     }
 
     /// `RunGraph` with its tensors as they are (`req.send` is ignored): `send` goes into
     /// the step's table under its keys, and the `recv_key` values come back by key. The
-    /// master of this task calls it directly, without copies through `TensorProto`s.
+    /// master of this task calls it directly.
     pub async fn run_graph_tensors(
         &self,
         req: &pb::RunGraphRequest,
         send: Vec<(String, Tensor)>,
     ) -> Result<Vec<(String, Tensor)>> {
+        self.request_ids.track_unique(req.request_id, "RunGraph (Worker)", || {
+            format!(
+                "graph_handle: {:?} step_id: {} session_handle: {:?} request_id: {}",
+                req.graph_handle, req.step_id, req.session_handle, req.request_id
+            )
+        })?;
         let session = self.session(&req.session_handle, req.create_worker_session_called)?;
         let graph = session
             .graphs
@@ -468,6 +485,9 @@ impl Worker {
 
     /// `RecvTensor`: the value this task produced under a key, once it exists.
     pub async fn recv_tensor(&self, req: pb::RecvTensorRequest) -> Result<TensorResponse> {
+        self.request_ids.track_unique(req.request_id, "RecvTensor (GrpcWorker)", || {
+            format!("step_id: {} rendezvous_key: {:?} request_id: {}", req.step_id, req.rendezvous_key, req.request_id)
+        })?;
         let key = parse_key(&req.rendezvous_key)?;
         if !on_task(&key.src_device, &self.state.task_name) {
             return Err(Error::invalid_argument(format!(
@@ -569,16 +589,19 @@ impl WorkerService for Worker {
         reply(Worker::deregister_graph(self, &req.into_inner()).map(|()| pb::DeregisterGraphResponse {}))
     }
 
-    async fn run_graph(&self, req: Request<pb::RunGraphRequest>) -> Reply<pb::RunGraphResponse> {
+    async fn run_graph(&self, req: Request<RunGraphRequest>) -> Reply<RunGraphResponse> {
         let req = req.into_inner();
-        let in_body = req.store_errors_in_response_body;
+        let in_body = req.message.store_errors_in_response_body;
         match Worker::run_graph(self, req).await {
             Ok(r) => Ok(Response::new(r)),
-            Err(e) if in_body => Ok(Response::new(pb::RunGraphResponse {
-                status_code: e.code as i32,
-                status_error_message: e.message,
-                ..Default::default()
-            })),
+            Err(e) if in_body => Ok(Response::new(RunGraphResponse::new(
+                pb::RunGraphResponse {
+                    status_code: e.code as i32,
+                    status_error_message: e.message,
+                    ..Default::default()
+                },
+                Vec::new(),
+            ))),
             Err(e) => Err(to_status(&e)),
         }
     }
@@ -619,7 +642,6 @@ impl WorkerService for Worker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ferroflow_core::framework::resource::ResourceMgr;
 
     #[test]
     fn abandoned_recv_tensors_leave_no_step_behind() {
