@@ -253,3 +253,52 @@ def test_isolate_session_state_keeps_variables_to_their_session(server, tf1, iso
     tf_server = tf1.train.Server.create_local_server()
     theirs = variable_seen_by_a_second_session(tf1, tf_server.target, isolate)
     assert ours == theirs == (None if isolate else 5.0)
+
+
+def run_with_propagated_cluster(lib, targets):
+    """A session on the first server with a `ClusterSpec` of its own naming both
+    servers `/job:worker`: a step placed across them, a variable on the second seen by
+    its session only (propagated sessions are isolated), and a cluster that leaves the
+    master out (refused)."""
+    addresses = [t.removeprefix("grpc://") for t in targets]
+    cluster_def = lib.train.ClusterSpec({"worker": addresses}).as_cluster_def()
+    config = lib.ConfigProto(cluster_def=cluster_def)
+    out = {}
+    g = lib.Graph()
+    with g.as_default():
+        x = lib.placeholder(lib.float32, [3], name="x")
+        with lib.device("/job:worker/task:1"):
+            v = lib.Variable([1.0, 2.0, 3.0], name="pv")
+            y = x * 2.0 + v
+        with lib.device("/job:worker/task:0"):
+            z = lib.reduce_sum(y)
+        with lib.Session(targets[0], config=config) as s1:
+            s1.run(v.initializer)
+            out["z"] = float(s1.run(z, {x: [1.0, 1.0, 1.0]}))
+            with lib.Session(targets[0], config=config) as s2:
+                try:
+                    s2.run(v)
+                    out["second"] = "initialized"
+                except lib.errors.FailedPreconditionError:
+                    out["second"] = "uninitialized"
+        outside = lib.train.ClusterSpec({"worker": ["localhost:1"]}).as_cluster_def()
+        with lib.Session(targets[0], config=lib.ConfigProto(cluster_def=outside)) as s3:
+            try:
+                s3.run(lib.constant(1.0))
+            except lib.errors.InvalidArgumentError as e:
+                # TF 2.x's Python layer puts "Graph execution error:" in front.
+                out["outside"] = e.message.split("\n\n")[-1].split(". ")[0]
+    return out
+
+
+def test_a_client_propagates_its_own_cluster_spec(tf1):
+    ours = [ff.train.Server.create_local_server() for _ in range(2)]
+    theirs = [tf1.train.Server.create_local_server() for _ in range(2)]
+    try:
+        got = run_with_propagated_cluster(ff, [s.target for s in ours])
+    finally:
+        for s in ours:
+            s._stop()
+    want = run_with_propagated_cluster(tf1, [s.target for s in theirs])
+    outside = "The master (current machine) is not included in the provided cluster_def"
+    assert got == want == {"z": 12.0, "second": "uninitialized", "outside": outside}

@@ -47,10 +47,7 @@ impl WorkerHandle {
 
     async fn create_worker_session(&self, req: pb::CreateWorkerSessionRequest) -> Result<()> {
         match self {
-            WorkerHandle::Local(w) => {
-                w.create_worker_session(&req);
-                Ok(())
-            }
+            WorkerHandle::Local(w) => w.create_worker_session(&req),
             WorkerHandle::Remote(c) => {
                 c.clone().create_worker_session(req).await.map(|_| ()).map_err(|s| from_status(&s))
             }
@@ -139,8 +136,79 @@ struct RegisteredPartition {
 
 type Signature = (Vec<Output>, Vec<Output>, Vec<NodeId>);
 
+/// The cluster a master session runs over, as the master sees it.
+pub struct ClusterView {
+    /// The tasks and their addresses.
+    pub cluster: pb::ClusterDef,
+    /// The master's own task's name in it (`/job:J/replica:0/task:T`).
+    pub own_task: String,
+    /// Whether each task keeps the session's state apart (`isolate_session_state`).
+    pub isolate: bool,
+}
+
+impl ClusterView {
+    /// The server's own cluster, as the server was started.
+    pub fn of_server(state: &ServerState, config: &pb::ConfigProto) -> ClusterView {
+        ClusterView {
+            cluster: state.server_def.cluster.clone().unwrap_or_default(),
+            own_task: state.task_name.clone(),
+            isolate: config.isolate_session_state,
+        }
+    }
+
+    /// The cluster a client propagated in `ConfigProto.cluster_def` (TF's "ClusterSpec
+    /// propagation"): the master's task is the one at the address the client called
+    /// (`target`), and sessions are always isolated unless the config's experimental
+    /// `share_session_state_in_clusterspec_propagation` says otherwise (TF's rules and
+    /// messages).
+    pub fn propagated(
+        state: &ServerState,
+        cluster: &pb::ClusterDef,
+        target: &str,
+        config: &pb::ConfigProto,
+    ) -> Result<ClusterView> {
+        let address = target.strip_prefix("grpc://").unwrap_or(target);
+        let mut matches = Vec::new();
+        for job in &cluster.job {
+            for (task, a) in &job.tasks {
+                if a == address {
+                    matches.push((job.name.clone(), *task));
+                }
+            }
+        }
+        let (job, task) = match matches.as_slice() {
+            [one] => one.clone(),
+            [] => {
+                return Err(Error::invalid_argument(format!(
+                    "The master (current machine) is not included in the provided cluster_def. {cluster:?}"
+                )));
+            }
+            _ => {
+                return Err(Error::invalid_argument(format!(
+                    "Found multiple matching tasks that correspond to to the master. Master target: '{target}'. \
+                     ClusterDef: {cluster:?}"
+                )));
+            }
+        };
+        if job == state.server_def.job_name && task == state.server_def.task_index {
+            return Err(Error::invalid_argument(format!(
+                "The ClusterSpec names the job and task index to be the same names that were provided when the \
+                 server booted. This is currently not allowed. Job: {job}, task index: {task}"
+            )));
+        }
+        let share = config.experimental.as_ref().is_some_and(|e| e.share_session_state_in_clusterspec_propagation);
+        Ok(ClusterView {
+            cluster: cluster.clone(),
+            own_task: format!("/job:{job}/replica:0/task:{task}"),
+            isolate: !share,
+        })
+    }
+}
+
 /// A master session whose graph runs across the tasks of a cluster.
 pub struct ClusterSession {
+    /// The master's own task in the cluster.
+    own_task: String,
     handle: String,
     graph: Arc<RwLock<Graph>>,
     tasks: Vec<Task>,
@@ -176,30 +244,30 @@ fn filter_admits(filter: &str, task: &str) -> bool {
 }
 
 impl ClusterSession {
-    /// Opens a session over the server's cluster: waits for every task's
-    /// `GetStatus` (or `deadline`), then creates a worker session on each.
+    /// Opens a session over `view`'s cluster: waits for every task's `GetStatus`
+    /// (or the session's operation timeout), then creates a worker session on each.
     pub async fn create(
-        state: &Arc<ServerState>,
+        view: ClusterView,
         own: Arc<Worker>,
         handle: String,
         graph: Arc<RwLock<Graph>>,
         config: &pb::ConfigProto,
     ) -> Result<ClusterSession> {
-        let cluster = state.server_def.cluster.clone().unwrap_or_default();
+        let ClusterView { cluster, own_task, isolate } = view;
         let deadline = u64::try_from(config.operation_timeout_in_ms)
             .ok()
             .filter(|&ms| ms > 0)
             .map(|ms| Instant::now() + Duration::from_millis(ms));
         let mut tasks = Vec::new();
         for (name, address) in cluster_tasks(&cluster) {
-            let own_task = name == state.task_name;
-            if !own_task
+            let is_own = name == own_task;
+            if !is_own
                 && !config.device_filters.is_empty()
                 && !config.device_filters.iter().any(|f| filter_admits(f, &name))
             {
                 continue;
             }
-            let worker = if own_task {
+            let worker = if is_own {
                 WorkerHandle::Local(Arc::clone(&own))
             } else {
                 WorkerHandle::Remote(worker_client(&address)?)
@@ -241,13 +309,14 @@ impl ClusterSession {
                     protocol: "grpc".into(),
                     ..Default::default()
                 }),
-                isolate_session_state: config.isolate_session_state,
+                isolate_session_state: isolate,
                 ..Default::default()
             };
             t.worker.create_worker_session(req).await?;
         }
-        let client_device = format!("{}/device:CPU:0", state.task_name);
+        let client_device = format!("{own_task}/device:CPU:0");
         Ok(ClusterSession {
+            own_task,
             handle,
             graph,
             tasks,
@@ -257,11 +326,11 @@ impl ClusterSession {
         })
     }
 
-    /// Every device of the cluster: this task's first.
-    pub fn devices(&self, own_task: &str) -> (Vec<pb::DeviceAttributes>, Vec<pb::DeviceAttributes>) {
+    /// Every device of the cluster: the master's own task's, and the others'.
+    pub fn devices(&self) -> (Vec<pb::DeviceAttributes>, Vec<pb::DeviceAttributes>) {
         let (mut local, mut remote) = (Vec::new(), Vec::new());
         for t in &self.tasks {
-            if t.name == own_task { local.extend(t.devices.clone()) } else { remote.extend(t.devices.clone()) }
+            if t.name == self.own_task { local.extend(t.devices.clone()) } else { remote.extend(t.devices.clone()) }
         }
         (local, remote)
     }

@@ -23,7 +23,7 @@ use ferroflow_core::session::PreparedRun;
 use ferroflow_core::tensor::Tensor;
 use ferroflow_proto as pb;
 
-use crate::cluster::{ClusterSession, num_tasks};
+use crate::cluster::{ClusterSession, ClusterView, num_tasks};
 use crate::codec::{RunStepRequest, RunStepResponse, WithTensors};
 use crate::convert::{find_node, find_output};
 use crate::request_ids::{MASTER_TRACKED, RecentRequestIds};
@@ -203,6 +203,8 @@ impl Master {
     /// default session config merged under the client's.
     pub async fn create_session(&self, req: pb::CreateSessionRequest) -> Result<pb::CreateSessionResponse> {
         let mut config = self.state.server_def.default_session_config.clone().unwrap_or_default();
+        // A cluster the client propagates (its own config's, not the server's default).
+        let propagated = req.config.as_ref().and_then(|c| c.cluster_def.clone()).filter(|c| !c.job.is_empty());
         if let Some(c) = req.config {
             merge_config(&mut config, c);
         }
@@ -212,16 +214,17 @@ impl Master {
         }
         let graph = Arc::new(RwLock::new(graph));
         let handle = format!("{:016x}", random_u64());
-        let backend = if num_tasks(self.state.server_def.cluster.as_ref()) > 1 {
+        let view = match propagated {
+            Some(cluster) => Some(ClusterView::propagated(&self.state, &cluster, &req.target, &config)?),
+            None if num_tasks(self.state.server_def.cluster.as_ref()) > 1 => {
+                Some(ClusterView::of_server(&self.state, &config))
+            }
+            None => None,
+        };
+        let backend = if let Some(view) = view {
             Backend::Cluster(
-                ClusterSession::create(
-                    &self.state,
-                    Arc::clone(&self.worker),
-                    handle.clone(),
-                    Arc::clone(&graph),
-                    &config,
-                )
-                .await?,
+                ClusterSession::create(view, Arc::clone(&self.worker), handle.clone(), Arc::clone(&graph), &config)
+                    .await?,
             )
         } else {
             let mut options = SessionOptions::from_config(&config);
@@ -322,7 +325,7 @@ impl Master {
             let s =
                 self.session(handle).map_err(|_| Error::invalid_argument(format!("Session {handle} is not found.")))?;
             if let Backend::Cluster(c) = &s.backend {
-                let (local_device, remote_device) = c.devices(&self.state.task_name);
+                let (local_device, remote_device) = c.devices();
                 return Ok(pb::ListDevicesResponse { local_device, remote_device });
             }
         }

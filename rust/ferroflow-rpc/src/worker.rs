@@ -10,8 +10,8 @@
 //! table and may arrive before this task's `RunGraph` for the step. A step's state
 //! lives until `CleanupGraph`.
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use parking_lot::{Mutex, RwLock};
@@ -95,7 +95,9 @@ impl Peers {
 /// the tasks that produce what this task's `_Recv`s wait for.
 pub struct StepRendezvous {
     step_id: i64,
-    task: String,
+    /// The task the step's `RunGraph` runs as (its worker session's name for this
+    /// task); set by the `RunGraph`, which may come after a `RecvTensor` made the step.
+    task: OnceLock<String>,
     local: Arc<LocalRendezvous>,
     peers: Arc<Peers>,
     /// Remote keys whose `RecvTensor` was started with the step (their values arrive in
@@ -141,6 +143,13 @@ impl StepRendezvous {
         Ok(())
     }
 
+    /// Whether `key`'s value arrives in the local table: made by this task, or
+    /// prefetched.
+    fn is_local(&self, key: &ParsedKey) -> bool {
+        self.task.get().is_some_and(|task| on_task(&key.src_device, task))
+            || self.prefetched.lock().0.contains(key.full())
+    }
+
     /// The `RecvTensor` call for `key` to the task that produces it.
     fn call(&self, key: &ParsedKey) -> Result<impl std::future::Future<Output = Result<Received>> + use<>> {
         let mut client = self.peers.client_for_device(&key.src_device)?;
@@ -168,7 +177,7 @@ impl Rendezvous for StepRendezvous {
     }
 
     fn recv(&self, key: &ParsedKey, wait: &Wait<'_>) -> Result<Received> {
-        if on_task(&key.src_device, &self.task) || self.prefetched.lock().0.contains(key.full()) {
+        if self.is_local(key) {
             return self.local.recv(key, wait);
         }
         if wait.nonblocking {
@@ -192,8 +201,7 @@ impl Rendezvous for StepRendezvous {
 
     fn notify_when_ready(&self, key: &ParsedKey, ready: ReadyCallback) -> bool {
         // Values of this task and prefetched ones arrive in the local table.
-        (on_task(&key.src_device, &self.task) || self.prefetched.lock().0.contains(key.full()))
-            && self.local.notify_when_ready(key, ready)
+        self.is_local(key) && self.local.notify_when_ready(key, ready)
     }
 
     fn start_abort(&self, status: Error) {
@@ -214,6 +222,9 @@ struct RegisteredGraph {
 
 /// A worker session (`CreateWorkerSession`), or the legacy one of an empty handle.
 struct WorkerSession {
+    /// The name this task has in the session's cluster: the server's own, or the one a
+    /// master gave it by propagating its own `ClusterSpec` (`ConfigProto.cluster_def`).
+    task: String,
     graphs: Mutex<HashMap<String, Arc<RegisteredGraph>>>,
     peers: Arc<Peers>,
     /// The resource containers its graphs run over: the server's, or the session's own
@@ -262,6 +273,7 @@ impl Worker {
             let mut all = self.sessions.write();
             let legacy = all.entry(String::new()).or_insert_with(|| {
                 Arc::new(WorkerSession {
+                    task: self.state.task_name.clone(),
                     graphs: Mutex::new(HashMap::new()),
                     peers: Arc::clone(&self.peers),
                     resources: Arc::clone(&self.state.resources),
@@ -281,13 +293,13 @@ impl Worker {
     }
 
     /// The step's rendezvous, made by whichever of `RunGraph` and `RecvTensor` comes
-    /// first; `run` says which this is.
-    fn step(&self, step_id: i64, peers: &Arc<Peers>, run: bool) -> Arc<StepRendezvous> {
+    /// first; `run` is the task name a `RunGraph` runs as, `None` for a `RecvTensor`.
+    fn step(&self, step_id: i64, peers: &Arc<Peers>, run: Option<&str>) -> Arc<StepRendezvous> {
         let mut steps = self.steps.lock();
         let step = steps.entry(step_id).or_insert_with(|| {
             Arc::new(StepRendezvous {
                 step_id,
-                task: self.state.task_name.clone(),
+                task: OnceLock::new(),
                 local: LocalRendezvous::new(),
                 peers: Arc::clone(peers),
                 prefetched: Mutex::new((HashSet::new(), Vec::new())),
@@ -295,7 +307,8 @@ impl Worker {
                 waiting: AtomicUsize::new(0),
             })
         });
-        if run {
+        if let Some(task) = run {
+            step.task.get_or_init(|| task.to_string());
             step.ran.store(true, Ordering::Relaxed);
         } else {
             step.waiting.fetch_add(1, Ordering::Relaxed);
@@ -332,19 +345,31 @@ impl Worker {
 
     /// `CreateWorkerSession`: a session of a master (re-creating one is a no-op), over
     /// the server's resources or, with `isolate_session_state`, its own.
-    pub fn create_worker_session(&self, req: &pb::CreateWorkerSessionRequest) {
-        let peers = match req.server_def.as_ref().and_then(|d| d.cluster.as_ref()) {
-            Some(c) if !c.job.is_empty() => Arc::new(Peers::new(Some(c))),
-            _ => Arc::clone(&self.peers),
+    ///
+    /// A session whose `server_def` has a cluster runs as the task that names (TF's
+    /// renamed devices: a master may propagate a `ClusterSpec` of its own, in which this
+    /// server is, say, `/job:worker/task:1`), and reaches that cluster's tasks.
+    pub fn create_worker_session(&self, req: &pb::CreateWorkerSessionRequest) -> Result<()> {
+        if req.session_handle.is_empty() {
+            return Err(Error::invalid_argument("Session must be non-empty."));
+        }
+        let (peers, task) = match req.server_def.as_ref() {
+            Some(d) if d.cluster.as_ref().is_some_and(|c| !c.job.is_empty()) && !d.job_name.is_empty() => (
+                Arc::new(Peers::new(d.cluster.as_ref())),
+                format!("/job:{}/replica:0/task:{}", d.job_name, d.task_index),
+            ),
+            _ => (Arc::clone(&self.peers), self.state.task_name.clone()),
         };
+        TaskName::parse(&task)?;
         self.sessions.write().entry(req.session_handle.clone()).or_insert_with(|| {
             let resources = if req.isolate_session_state {
                 Arc::new(ResourceMgr::new())
             } else {
                 Arc::clone(&self.state.resources)
             };
-            Arc::new(WorkerSession { graphs: Mutex::new(HashMap::new()), peers, resources })
+            Arc::new(WorkerSession { task, graphs: Mutex::new(HashMap::new()), peers, resources })
         });
+        Ok(())
     }
 
     /// `DeleteWorkerSession`.
@@ -365,7 +390,7 @@ impl Worker {
         // Every node runs, except the sub-graphs a loop runs itself (shipped with it).
         let inside = ferroflow_core::kernels::functional::loop_only_nodes(&graph)?;
         let targets: Vec<usize> = (0..graph.len()).filter(|&n| !inside[n]).collect();
-        let task = &self.state.task_name;
+        let task = &session.task;
         let mut remote_recvs = Vec::new();
         for node in graph.nodes().iter().filter(|n| matches!(n.op_type(), "_Recv" | "_HostRecv")) {
             let key = node_key(node)?;
@@ -375,17 +400,13 @@ impl Worker {
         }
         let config = req.config_proto.clone().unwrap_or_default();
         let mut options = SessionOptions::from_config(&config);
-        options.task = self.task()?;
+        options.task = TaskName::parse(&session.task)?;
         let direct =
             DirectSession::with_resources(Arc::new(RwLock::new(graph)), options, Arc::clone(&session.resources));
         let run = SessionBackend::prepare(&*direct, &[], &[], &targets)?;
         let handle = format!("{:016x}", self.next_graph.fetch_add(1, Ordering::Relaxed));
         session.graphs.lock().insert(handle.clone(), Arc::new(RegisteredGraph { run, session: direct, remote_recvs }));
         Ok(pb::RegisterGraphResponse { graph_handle: handle })
-    }
-
-    fn task(&self) -> Result<TaskName> {
-        TaskName::parse(&self.state.task_name)
     }
 
     /// `DeregisterGraph`.
@@ -425,13 +446,13 @@ impl Worker {
             .get(&req.graph_handle)
             .cloned()
             .ok_or_else(|| Error::new(Code::Aborted, format!("Graph handle is not found: {}", req.graph_handle)))?;
-        let step = self.step(req.step_id, &session.peers, true);
+        let step = self.step(req.step_id, &session.peers, Some(&session.task));
         for (name, t) in send {
             let key = parse_key(&name)?;
-            if !on_task(&key.src_device, &self.state.task_name) {
+            if !on_task(&key.src_device, &session.task) {
                 return Err(Error::invalid_argument(format!(
                     "Invalid rendezvous key (src): {name} @ {}",
-                    self.state.task_name
+                    session.task
                 )));
             }
             step.send(&key, t, false)?;
@@ -476,6 +497,20 @@ impl Worker {
         joined.map_err(|e| Error::new(Code::Internal, format!("run thread failed: {e}")))?
     }
 
+    /// The server's own name of `device` when it is on this task: named as the server
+    /// was started, or as a worker session names this task.
+    fn own_device_name(&self, device: &str) -> Option<String> {
+        let task = &self.state.task_name;
+        if on_task(device, task) {
+            return Some(device.to_string());
+        }
+        let sessions = self.sessions.read();
+        let rest = sessions
+            .values()
+            .find_map(|s| device.strip_prefix(&s.task).filter(|r| r.is_empty() || r.starts_with('/')))?;
+        Some(format!("{task}{rest}"))
+    }
+
     /// `CleanupGraph`: drops the step's state.
     pub fn cleanup_graph(&self, step_id: i64) {
         if let Some(s) = self.steps.lock().remove(&step_id) {
@@ -489,13 +524,13 @@ impl Worker {
             format!("step_id: {} rendezvous_key: {:?} request_id: {}", req.step_id, req.rendezvous_key, req.request_id)
         })?;
         let key = parse_key(&req.rendezvous_key)?;
-        if !on_task(&key.src_device, &self.state.task_name) {
+        let Some(device) = self.own_device_name(&key.src_device) else {
             return Err(Error::invalid_argument(format!(
                 "Invalid rendezvous key (src): {} @ {}",
                 req.rendezvous_key, self.state.task_name
             )));
-        }
-        if let Some(d) = self.state.devices.iter().find(|d| d.name == key.src_device)
+        };
+        if let Some(d) = self.state.devices.iter().find(|d| d.name == device)
             && d.incarnation != key.src_incarnation
         {
             return Err(Error::new(
@@ -507,7 +542,7 @@ impl Worker {
                 ),
             ));
         }
-        let step = self.step(req.step_id, &self.peers, false);
+        let step = self.step(req.step_id, &self.peers, None);
         // Runs when this call ends however it ends, its future dropped included.
         struct Done<'a>(&'a Worker, Arc<StepRendezvous>);
         impl Drop for Done<'_> {
@@ -569,8 +604,7 @@ impl WorkerService for Worker {
         &self,
         req: Request<pb::CreateWorkerSessionRequest>,
     ) -> Reply<pb::CreateWorkerSessionResponse> {
-        Worker::create_worker_session(self, &req.into_inner());
-        Ok(Response::new(pb::CreateWorkerSessionResponse {}))
+        reply(Worker::create_worker_session(self, &req.into_inner()).map(|()| pb::CreateWorkerSessionResponse {}))
     }
 
     async fn delete_worker_session(
@@ -664,7 +698,7 @@ mod tests {
         }
         assert_eq!(worker.live_steps(), 0);
         // A step a RunGraph joined stays until CleanupGraph, whatever its receivers do.
-        let step = worker.step(7, &Arc::clone(&worker.peers), true);
+        let step = worker.step(7, &Arc::clone(&worker.peers), Some(task));
         drop(step);
         assert_eq!(worker.live_steps(), 1);
         worker.cleanup_graph(7);
