@@ -113,6 +113,12 @@ def test_resize_large_images_bit_for_bit(tf1, method, channels, size, flags):
 
 
 LARGE = np.random.default_rng(11).random((3, 61, 77, 3), dtype=np.float32)
+# Every ordering of channel values with ties, zeros, negatives and values past 1
+# (the branches of TF's hue and saturation code), as 2 images of 33x40 pixels.
+_TIES = np.array([0.0, 0.25, 0.5, 1.0, -0.5, 2.0, 1e-8, 0.75, 255.0, 1 / 3, 2 / 3], np.float32)
+TIES = np.stack(np.meshgrid(_TIES, _TIES, _TIES, indexing="ij"), -1).reshape(-1, 3)
+TIES = np.concatenate([TIES, np.random.default_rng(14).random((2 * 33 * 40 - len(TIES), 3))])
+TIES = TIES.astype(np.float32).reshape(2, 33, 40, 3)
 UPSTREAM = np.random.default_rng(12).standard_normal((3, 97, 141, 3)).astype(np.float32)
 
 
@@ -139,6 +145,9 @@ def _resize_grad(tf, method):
         lambda tf: tf.image.adjust_contrast(tf.constant(LARGE), 1.7),
         lambda tf: tf.image.adjust_hue(tf.constant(LARGE), 0.3),
         lambda tf: tf.image.adjust_saturation(tf.constant(LARGE), 1.4),
+        lambda tf: tf.image.adjust_hue(tf.constant(TIES), -0.9),
+        lambda tf: tf.image.adjust_hue(tf.constant(TIES), 1.0),
+        lambda tf: tf.image.adjust_saturation(tf.constant(TIES), 0.6),
         lambda tf: tf.image.flip_left_right(tf.constant(LARGE)),
         lambda tf: tf.image.flip_up_down(tf.constant(LARGE)),
         lambda tf: tf.reverse(tf.constant(LARGE), [0, 2]),
@@ -153,6 +162,9 @@ def _resize_grad(tf, method):
         "contrast",
         "hue",
         "saturation",
+        "hue_ties",
+        "hue_full_turn",
+        "saturation_ties",
         "flip_lr",
         "flip_ud",
         "reverse02",

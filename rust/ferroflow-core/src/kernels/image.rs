@@ -7,6 +7,29 @@
 use multiversion::multiversion;
 use smallvec::SmallVec;
 
+/// `$body` with the const `$C` set to the channel count `$c` when it is 1, 3 or 4 (grey,
+/// RGB, RGBA: the per-pixel loops are then unrolled for them), else `$any`.
+macro_rules! by_channels {
+    ($c:expr, |$C:ident| $body:expr, _ => $any:expr) => {
+        match $c {
+            1 => {
+                const $C: usize = 1;
+                $body
+            }
+            3 => {
+                const $C: usize = 3;
+                $body
+            }
+            4 => {
+                const $C: usize = 4;
+                $body
+            }
+            _ => $any,
+        }
+    };
+}
+pub(crate) use by_channels;
+
 use super::array::cast;
 use super::{ExecEnv, KernelBuild, OpContext, OpKernel};
 use crate::dtype::DType;
@@ -281,19 +304,14 @@ fn lerp_across(src: &[f32], xs: &[Lerp], c: usize, dst: &mut [f32]) {
             }
         }
     }
-    match c {
-        1 => fixed::<1>(src, xs, dst),
-        3 => fixed::<3>(src, xs, dst),
-        4 => fixed::<4>(src, xs, dst),
-        _ => {
-            for (xl, px) in xs.iter().zip(dst.chunks_exact_mut(c)) {
-                let (l, r) = (&src[xl.lower * c..][..c], &src[xl.upper * c..][..c]);
-                for ch in 0..c {
-                    px[ch] = l[ch] + (r[ch] - l[ch]) * xl.lerp;
-                }
+    by_channels!(c, |C| fixed::<C>(src, xs, dst), _ => {
+        for (xl, px) in xs.iter().zip(dst.chunks_exact_mut(c)) {
+            let (l, r) = (&src[xl.lower * c..][..c], &src[xl.upper * c..][..c]);
+            for ch in 0..c {
+                px[ch] = l[ch] + (r[ch] - l[ch]) * xl.lerp;
             }
         }
-    }
+    })
 }
 
 /// `top + (bottom - top) * w`, element by element (no fused multiply-add: TF's
@@ -414,18 +432,13 @@ fn cubic_across(down: &[f32], xs: &[Cubic], c: usize, dst: &mut [f32]) {
             }
         }
     }
-    match c {
-        1 => fixed::<1>(down, xs, dst),
-        3 => fixed::<3>(down, xs, dst),
-        4 => fixed::<4>(down, xs, dst),
-        _ => {
-            for (xw, px) in xs.iter().zip(dst.chunks_exact_mut(c)) {
-                for (ch, d) in px.iter_mut().enumerate() {
-                    *d = interpolate_1d(&xw.weight, xw.index.map(|i| down[i * c + ch]));
-                }
+    by_channels!(c, |C| fixed::<C>(down, xs, dst), _ => {
+        for (xw, px) in xs.iter().zip(dst.chunks_exact_mut(c)) {
+            for (ch, d) in px.iter_mut().enumerate() {
+                *d = interpolate_1d(&xw.weight, xw.index.map(|i| down[i * c + ch]));
             }
         }
-    }
+    })
 }
 
 /// One output column of area resizing (TF's `CachedInterpolation` of `ResizeArea`).
@@ -519,26 +532,21 @@ fn area_across(src: &[f32], xs: &[AreaSpan], c: usize, iw: usize, dst: &mut [f32
             px.copy_from_slice(&sum);
         }
     }
-    match c {
-        1 => fixed::<1>(src, xs, iw, dst),
-        3 => fixed::<3>(src, xs, iw, dst),
-        4 => fixed::<4>(src, xs, iw, dst),
-        _ => {
-            let at = |xi: i64, ch: usize| src[xi.clamp(0, iw as i64 - 1) as usize * c + ch];
-            for (span, px) in xs.iter().zip(dst.chunks_exact_mut(c)) {
-                for (ch, d) in px.iter_mut().enumerate() {
-                    let mut sum = at(span.start, ch) * span.start_scale;
-                    if span.start + 1 != span.end {
-                        for xi in span.start + 1..span.end - 1 {
-                            sum += at(xi, ch);
-                        }
-                        sum += at(span.end - 1, ch) * span.end_minus_one_scale;
+    by_channels!(c, |C| fixed::<C>(src, xs, iw, dst), _ => {
+        let at = |xi: i64, ch: usize| src[xi.clamp(0, iw as i64 - 1) as usize * c + ch];
+        for (span, px) in xs.iter().zip(dst.chunks_exact_mut(c)) {
+            for (ch, d) in px.iter_mut().enumerate() {
+                let mut sum = at(span.start, ch) * span.start_scale;
+                if span.start + 1 != span.end {
+                    for xi in span.start + 1..span.end - 1 {
+                        sum += at(xi, ch);
                     }
-                    *d = sum;
+                    sum += at(span.end - 1, ch) * span.end_minus_one_scale;
                 }
+                *d = sum;
             }
         }
-    }
+    })
 }
 
 /// `dst += v * w`, element by element (no fused multiply-add).
@@ -662,11 +670,9 @@ fn bilinear_grad<A: Acc>(grads: &[f32], g: &Geometry, align: bool, half: bool, e
     }
     let ys = bilinear_weights(g.oh, g.ih, resize_scale(g.ih, g.oh, align), half)?;
     let xs = bilinear_weights(g.ow, g.iw, resize_scale(g.iw, g.ow, align), half)?;
-    per_image(env, out.as_mut_slice::<A>()?, g, grads, |img, grads| match g.c {
-        1 => bilinear_grad_image::<A, 1>(img, grads, &ys, &xs, g.iw, 1),
-        3 => bilinear_grad_image::<A, 3>(img, grads, &ys, &xs, g.iw, 3),
-        4 => bilinear_grad_image::<A, 4>(img, grads, &ys, &xs, g.iw, 4),
-        c => bilinear_grad_image::<A, 0>(img, grads, &ys, &xs, g.iw, c),
+    per_image(env, out.as_mut_slice::<A>()?, g, grads, |img, grads| {
+        by_channels!(g.c, |C| bilinear_grad_image::<A, C>(img, grads, &ys, &xs, g.iw, C),
+            _ => bilinear_grad_image::<A, 0>(img, grads, &ys, &xs, g.iw, g.c))
     });
     Ok(out)
 }
@@ -848,16 +854,18 @@ impl OpKernel for ColorKernel {
                 let src = x.as_slice::<f32>()?;
                 let mut out = Tensor::for_overwrite(DType::Float32, d)?;
                 let plane = h * w * c;
-                let per_pixel = |f: fn(&mut [f32], f32)| {
+                let per_block = |f: fn(&[f32], &mut [f32], f32)| {
                     move |offset: usize, chunk: &mut [f32]| {
-                        chunk.copy_from_slice(&src[offset..][..chunk.len()]);
-                        chunk.chunks_exact_mut(3).for_each(|p| f(p, factor));
+                        let src = &src[offset..][..chunk.len()];
+                        for (s, d) in src.chunks(3 * COLOR_BLOCK).zip(chunk.chunks_mut(3 * COLOR_BLOCK)) {
+                            f(s, d, factor);
+                        }
                     }
                 };
                 let dst = out.as_mut_slice::<f32>()?;
                 match op {
-                    Color::Hue => ctx.env.for_each_chunk(dst, 1 << 14, 3, per_pixel(adjust_hue)),
-                    Color::Saturation => ctx.env.for_each_chunk(dst, 1 << 14, 3, per_pixel(adjust_saturation)),
+                    Color::Hue => ctx.env.for_each_chunk(dst, 1 << 14, 3, per_block(adjust_hue_block)),
+                    Color::Saturation => ctx.env.for_each_chunk(dst, 1 << 14, 3, per_block(adjust_saturation_block)),
                     _ if plane > 0 => ctx.env.for_each_chunk(dst, plane, plane, |offset, chunk| {
                         let mut sums = Vec::new();
                         for (j, img) in chunk.chunks_exact_mut(plane).enumerate() {
@@ -1028,6 +1036,133 @@ fn adjust_saturation(p: &mut [f32], scale: f32) {
         _ => (0.0, 0.0, 0.0),
     };
     p.copy_from_slice(&[rr + m, gg + m, bb + m]);
+}
+
+/// Pixels per block of the hue and saturation adjustments: a block is split into
+/// its R, G and B planes, adjusted lane by lane with selects instead of branches (so
+/// that it vectorises: the per-pixel branches of TF's code mispredict on real images),
+/// and interleaved back. Each lane does the scalar functions' arithmetic, in their
+/// order, so the values are theirs to the bit.
+const COLOR_BLOCK: usize = 64;
+
+/// `a` where `c`, else `b` (a select, not a branch).
+#[inline(always)]
+fn pick(c: bool, a: f32, b: f32) -> f32 {
+    if c { a } else { b }
+}
+
+/// The R, G and B planes of up to `COLOR_BLOCK` interleaved pixels (zeros beyond).
+#[inline(always)]
+fn planes(src: &[f32]) -> [[f32; COLOR_BLOCK]; 3] {
+    let mut out = [[0.0; COLOR_BLOCK]; 3];
+    for (i, p) in src.chunks_exact(3).enumerate() {
+        out[0][i] = p[0];
+        out[1][i] = p[1];
+        out[2][i] = p[2];
+    }
+    out
+}
+
+/// Interleaves the first `dst.len() / 3` pixels of `rgb` into `dst`.
+#[inline(always)]
+fn interleave(rgb: &[[f32; COLOR_BLOCK]; 3], dst: &mut [f32]) {
+    for (i, p) in dst.chunks_exact_mut(3).enumerate() {
+        p.copy_from_slice(&[rgb[0][i], rgb[1][i], rgb[2][i]]);
+    }
+}
+
+/// `AdjustHue` of up to `COLOR_BLOCK` pixels of `src` into `dst` (`adjust_hue`'s
+/// values). A block with a hue that TF's wrap-around loops would take more than two
+/// steps over (possible only for a `delta` near a full turn) takes the scalar way.
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512cd+avx512dq+avx512vl", "x86_64+avx2+fma", "aarch64+neon"))]
+fn adjust_hue_block(src: &[f32], dst: &mut [f32], delta: f32) {
+    let [r, g, b] = planes(src);
+    let mut out = [[0.0; COLOR_BLOCK]; 3];
+    let mut far = false;
+    for i in 0..COLOR_BLOCK {
+        let (r, g, b) = (r[i], g[i], b[i]);
+        // `rgb_to_hv_range`'s six orders, as selects.
+        let (c1, c2, c3, c4, c5) = (r < g, b < r, b > g, b < g, b > r);
+        let v_max = pick(c1, pick(c2, g, pick(c3, b, g)), pick(c4, r, pick(c5, b, r)));
+        let v_mid = pick(c1, pick(c2, r, pick(c3, g, b)), pick(c4, g, pick(c5, r, b)));
+        let v_min = pick(c1, pick(c2, b, r), pick(c4, b, g));
+        let category = pick(c1, pick(c2, 1.0, pick(c3, 3.0, 2.0)), pick(c4, 0.0, pick(c5, 4.0, 5.0)));
+        let odd = if c1 { c2 || c3 } else { !c4 && !c5 };
+        let ratio = (v_mid - v_min) / (v_max - v_min);
+        let mut h = pick(v_max == v_min, 0.0, category + pick(odd, 1.0 - ratio, ratio));
+        h += delta * 6.0;
+        far |= h.is_finite() && !(-12.0..12.0).contains(&h);
+        // TF's loops, unrolled: from [-12, 12) two steps each way at most.
+        h = pick(h < 0.0, h + 6.0, h);
+        h = pick(h < 0.0, h + 6.0, h);
+        h = pick(h >= 6.0, h - 6.0, h);
+        h = pick(h >= 6.0, h - 6.0, h);
+        // `hv_range_to_rgb`.
+        let category = h as i32;
+        let mut ratio = h - category as f32;
+        ratio = pick(category & 1 != 0, 1.0 - ratio, ratio);
+        let v_mid = v_min + ratio * (v_max - v_min);
+        let (k0, k1, k2, k3, k4) = (category == 0, category == 1, category == 2, category == 3, category == 4);
+        out[0][i] = pick(k0, v_max, pick(k1 || k4, v_mid, pick(k2 || k3, v_min, v_max)));
+        out[1][i] = pick(k0 || k3, v_mid, pick(k1 || k2, v_max, v_min));
+        out[2][i] = pick(k0 || k1, v_min, pick(k2, v_mid, pick(k3 || k4, v_max, v_mid)));
+    }
+    if far {
+        dst.copy_from_slice(src);
+        dst.chunks_exact_mut(3).for_each(|p| adjust_hue(p, delta));
+    } else {
+        interleave(&out, dst);
+    }
+}
+
+/// `AdjustSaturation` of up to `COLOR_BLOCK` pixels of `src` into `dst`
+/// (`adjust_saturation`'s values). A block with a hue outside the range TF's
+/// wrap-around loops take at most four steps over (none from finite pixels) takes the
+/// scalar way.
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512cd+avx512dq+avx512vl", "x86_64+avx2+fma", "aarch64+neon"))]
+fn adjust_saturation_block(src: &[f32], dst: &mut [f32], scale: f32) {
+    let [r, g, b] = planes(src);
+    let mut out = [[0.0; COLOR_BLOCK]; 3];
+    let mut far = false;
+    for i in 0..COLOR_BLOCK {
+        let (r, g, b) = (r[i], g[i], b[i]);
+        let vv = r.max(g.max(b));
+        let range = vv - r.min(g.min(b));
+        let s = pick(vv > 0.0, range / vv, 0.0);
+        let norm = 1.0 / (6.0 * range);
+        let from_g = (f64::from(norm * (b - r)) + 2.0 / 6.0) as f32;
+        let from_b = (f64::from(norm * (r - g)) + 4.0 / 6.0) as f32;
+        let mut h = pick(r == vv, norm * (g - b), pick(g == vv, from_g, from_b));
+        h = pick(range <= 0.0, 0.0, h);
+        h = pick(h < 0.0, h + 1.0, h);
+        let scaled = s * scale;
+        let s = pick(scaled > 0.0, scaled.min(1.0), 0.0);
+        let c = s * vv;
+        let m = vv - c;
+        let dh = h * 6.0;
+        let category = dh as i32;
+        far |= dh.is_finite() && !(dh > -2.0 && dh < 8.0);
+        // TF's loops, unrolled: from (-2, 8) one step up and three down at most.
+        let mut fmodu = pick(dh <= 0.0, dh + 2.0, dh);
+        fmodu = pick(fmodu >= 2.0, fmodu - 2.0, fmodu);
+        fmodu = pick(fmodu >= 2.0, fmodu - 2.0, fmodu);
+        fmodu = pick(fmodu >= 2.0, fmodu - 2.0, fmodu);
+        let x = c * (1.0 - (fmodu - 1.0).abs());
+        let (k0, k1, k2, k3, k4, k5) =
+            (category == 0, category == 1, category == 2, category == 3, category == 4, category == 5);
+        let rr = pick(k0 || k5, c, pick(k1 || k4, x, 0.0));
+        let gg = pick(k1 || k2, c, pick(k0 || k3, x, 0.0));
+        let bb = pick(k3 || k4, c, pick(k2 || k5, x, 0.0));
+        out[0][i] = rr + m;
+        out[1][i] = gg + m;
+        out[2][i] = bb + m;
+    }
+    if far {
+        dst.copy_from_slice(src);
+        dst.chunks_exact_mut(3).for_each(|p| adjust_saturation(p, scale));
+    } else {
+        interleave(&out, dst);
+    }
 }
 
 /// `AdjustContrastv2` on one `f32` image of `pixels x channels` values: the
@@ -1251,5 +1386,70 @@ mod tests {
         let g = Geometry { n: 1, ih: 2, iw: 2, c: 1, oh: 1, ow: 1 };
         let y = area(&x, &g, 2.0, 2.0, &ExecEnv::SINGLE_THREADED).unwrap();
         assert_eq!(y.as_slice::<f32>().unwrap(), &[2.5]);
+    }
+
+    /// Pixels whose channels come from values with ties, signs, zeros, extremes,
+    /// infinities and NaN, every ordering of them, then pseudo-random ones.
+    fn awkward_pixels() -> Vec<f32> {
+        let values = [
+            0.0,
+            -0.0,
+            0.25,
+            0.5,
+            1.0,
+            1e-8,
+            -0.5,
+            2.0,
+            255.0,
+            1e30,
+            -1e30,
+            f32::MIN_POSITIVE,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            0.333_333_34,
+            0.666_666_7,
+        ];
+        let mut out = Vec::new();
+        for &r in &values {
+            for &g in &values {
+                for &b in &values {
+                    out.extend_from_slice(&[r, g, b]);
+                }
+            }
+        }
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        for _ in 0..30_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            #[allow(clippy::cast_precision_loss)]
+            out.push((state >> 40) as f32 / (1u64 << 24) as f32 * 1.5 - 0.25);
+        }
+        out.truncate(out.len() / 3 * 3);
+        out
+    }
+
+    fn same_bits(a: &[f32], b: &[f32]) -> bool {
+        a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
+    }
+
+    #[test]
+    fn hue_and_saturation_blocks_give_the_scalar_values_to_the_bit() {
+        let src = awkward_pixels();
+        for factor in [0.0, 0.2, -0.7, 0.5, -1.0, 1.0, 0.999_999, 3.5, -40.0, 1e-7, f32::NAN] {
+            for (block, scalar) in [
+                (adjust_hue_block as fn(&[f32], &mut [f32], f32), adjust_hue as fn(&mut [f32], f32)),
+                (adjust_saturation_block, adjust_saturation),
+            ] {
+                let mut want = src.clone();
+                want.chunks_exact_mut(3).for_each(|p| scalar(p, factor));
+                let mut got = vec![0.0; src.len()];
+                for (s, d) in src.chunks(3 * COLOR_BLOCK).zip(got.chunks_mut(3 * COLOR_BLOCK)) {
+                    block(s, d, factor);
+                }
+                assert!(same_bits(&got, &want), "factor {factor}");
+            }
+        }
     }
 }

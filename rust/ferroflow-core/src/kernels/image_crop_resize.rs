@@ -4,6 +4,7 @@
 //! the image taking `extrapolation_value`; computed in f32 as TF's CPU kernels, the
 //! boxes' gradient the bilinear one whatever the method (as TF). Shapes and
 //! registration in `ops/image.rs`.
+use super::image::by_channels;
 use super::{KernelBuild, OpContext, OpKernel};
 use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
@@ -205,12 +206,8 @@ impl CropAndResize {
                 let top = &image[in_y.floor() as usize * row_len..][..row_len];
                 let bottom = &image[in_y.ceil() as usize * row_len..][..row_len];
                 let yl = in_y - in_y.floor();
-                match depth {
-                    1 => lerp_row::<1>(top, bottom, yl, &xs, fill, out_row),
-                    3 => lerp_row::<3>(top, bottom, yl, &xs, fill, out_row),
-                    4 => lerp_row::<4>(top, bottom, yl, &xs, fill, out_row),
-                    _ => lerp_row_any(top, bottom, yl, &xs, fill, depth, out_row),
-                }
+                by_channels!(depth, |C| lerp_row::<C>(top, bottom, yl, &xs, fill, out_row),
+                    _ => lerp_row_any(top, bottom, yl, &xs, fill, depth, out_row));
             } else {
                 let row = &image[in_y.round() as usize * row_len..][..row_len];
                 for (in_x, px) in xs.iter().zip(out_row.chunks_exact_mut(depth)) {
