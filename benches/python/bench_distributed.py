@@ -156,28 +156,25 @@ def wait_for(proc, word):
     raise RuntimeError(f"task exited before '{word}'")
 
 
-def run_recv(lib, steps):
-    ports = free_ports(2)
-    cluster = cluster_of(ports, 1)
+def one_client_of_a_ps(lib, what, cluster, steps):
+    """Serves the ps task of `cluster`, runs the `what` client task against it, and
+    returns the figure it prints."""
     ps = spawn(lib, "serve", json.dumps(cluster), "ps", 0)
     wait_for(ps, "ready")
-    worker = spawn(lib, "recv", json.dumps(cluster), 0, steps)
-    (mib_s,) = wait_for(worker, "result")
-    worker.wait()
+    client = spawn(lib, what, json.dumps(cluster), 0, steps)
+    (figure,) = wait_for(client, "result")
+    client.wait()
     ps.kill()
-    return float(mib_s)
+    return float(figure)
+
+
+def run_recv(lib, steps):
+    return one_client_of_a_ps(lib, "recv", cluster_of(free_ports(2), 1), steps)
 
 
 def run_feed(lib, steps):
     # One task: its master runs the step itself, the tensors cross only in RunStep.
-    cluster = {"ps": [f"localhost:{free_ports(1)[0]}"]}
-    ps = spawn(lib, "serve", json.dumps(cluster), "ps", 0)
-    wait_for(ps, "ready")
-    client = spawn(lib, "feed", json.dumps(cluster), 0, steps)
-    (mib_s,) = wait_for(client, "result")
-    client.wait()
-    ps.kill()
-    return float(mib_s)
+    return one_client_of_a_ps(lib, "feed", {"ps": [f"localhost:{free_ports(1)[0]}"]}, steps)
 
 
 def run_mlp(lib, steps):
