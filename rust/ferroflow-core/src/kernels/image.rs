@@ -829,9 +829,17 @@ impl OpKernel for ColorKernel {
                     v.chunks_exact_mut(3).for_each(|p| if forward { rgb_to_hsv64(p) } else { hsv_to_rgb64(p) });
                     out
                 } else {
-                    let mut out = as_f32(input)?;
-                    let v = out.as_mut_slice::<f32>()?;
-                    v.chunks_exact_mut(3).for_each(|p| if forward { rgb_to_hsv32(p) } else { hsv_to_rgb32(p) });
+                    // Read from the input, written to a new buffer, in parallel blocks.
+                    let x = as_f32(input)?;
+                    let src = x.as_slice::<f32>()?;
+                    let mut out = Tensor::for_overwrite(DType::Float32, d)?;
+                    let block: fn(&[f32], &mut [f32]) = if forward { rgb_to_hsv_block } else { hsv_to_rgb_block };
+                    ctx.env.for_each_chunk(out.as_mut_slice::<f32>()?, 1 << 14, 3, |offset, chunk| {
+                        let src = &src[offset..][..chunk.len()];
+                        for (s, d) in src.chunks(3 * COLOR_BLOCK).zip(chunk.chunks_mut(3 * COLOR_BLOCK)) {
+                            block(s, d);
+                        }
+                    });
                     cast(&out, t)?
                 }
             }
@@ -885,7 +893,9 @@ impl OpKernel for ColorKernel {
 
 macro_rules! colorspace {
     ($to_hsv:ident, $to_rgb:ident, $T:ty) => {
-        /// TF's `RGBToHSV` (Eigen expressions of `colorspace_op.h`) on one pixel.
+        /// TF's `RGBToHSV` (Eigen expressions of `colorspace_op.h`) on one pixel. The
+        /// `f32` one is what `rgb_to_hsv_block` is tested against.
+        #[cfg_attr(not(test), allow(dead_code))]
         fn $to_hsv(p: &mut [$T]) {
             let (r, g, b) = (p[0], p[1], p[2]);
             let v = r.max(g).max(b);
@@ -1069,6 +1079,42 @@ fn interleave(rgb: &[[f32; COLOR_BLOCK]; 3], dst: &mut [f32]) {
     for (i, p) in dst.chunks_exact_mut(3).enumerate() {
         p.copy_from_slice(&[rgb[0][i], rgb[1][i], rgb[2][i]]);
     }
+}
+
+/// `RGBToHSV` of up to `COLOR_BLOCK` pixels of `src` into `dst` (`rgb_to_hsv32`'s
+/// values, its branches as selects).
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512cd+avx512dq+avx512vl", "x86_64+avx2+fma", "aarch64+neon"))]
+fn rgb_to_hsv_block(src: &[f32], dst: &mut [f32]) {
+    let [r, g, b] = planes(src);
+    let mut out = [[0.0; COLOR_BLOCK]; 3];
+    for i in 0..COLOR_BLOCK {
+        let (r, g, b) = (r[i], g[i], b[i]);
+        let v = r.max(g).max(b);
+        let range = v - r.min(g).min(b);
+        let s = pick(v > 0.0, range / v, 0.0);
+        let norm = (1.0 / range) * (1.0 / 6.0);
+        let h = pick(r == v, norm * (g - b), pick(g == v, norm * (b - r) + 2.0 / 6.0, norm * (r - g) + 4.0 / 6.0));
+        // Eigen's `(range > 0).select(h, 0)`: NaN ranges give 0 too.
+        let h = pick(range > 0.0, h, 0.0);
+        out[0][i] = pick(h < 0.0, h + 1.0, h);
+        out[1][i] = s;
+        out[2][i] = v;
+    }
+    interleave(&out, dst);
+}
+
+/// `HSVToRGB` of up to `COLOR_BLOCK` pixels of `src` into `dst` (`hsv_to_rgb32` on
+/// each lane of the planes: it has no branches, so this vectorises).
+#[multiversion(targets("x86_64+avx512f+avx512bw+avx512cd+avx512dq+avx512vl", "x86_64+avx2+fma", "aarch64+neon"))]
+fn hsv_to_rgb_block(src: &[f32], dst: &mut [f32]) {
+    let [h, s, v] = planes(src);
+    let mut out = [[0.0; COLOR_BLOCK]; 3];
+    for i in 0..COLOR_BLOCK {
+        let mut p = [h[i], s[i], v[i]];
+        hsv_to_rgb32(&mut p);
+        (out[0][i], out[1][i], out[2][i]) = (p[0], p[1], p[2]);
+    }
+    interleave(&out, dst);
 }
 
 /// `AdjustHue` of up to `COLOR_BLOCK` pixels of `src` into `dst` (`adjust_hue`'s
@@ -1435,7 +1481,7 @@ mod tests {
     }
 
     #[test]
-    fn hue_and_saturation_blocks_give_the_scalar_values_to_the_bit() {
+    fn colour_blocks_give_the_scalar_values_to_the_bit() {
         let src = awkward_pixels();
         for factor in [0.0, 0.2, -0.7, 0.5, -1.0, 1.0, 0.999_999, 3.5, -40.0, 1e-7, f32::NAN] {
             for (block, scalar) in [
@@ -1450,6 +1496,18 @@ mod tests {
                 }
                 assert!(same_bits(&got, &want), "factor {factor}");
             }
+        }
+        for (block, scalar) in [
+            (rgb_to_hsv_block as fn(&[f32], &mut [f32]), rgb_to_hsv32 as fn(&mut [f32])),
+            (hsv_to_rgb_block, hsv_to_rgb32),
+        ] {
+            let mut want = src.clone();
+            want.chunks_exact_mut(3).for_each(scalar);
+            let mut got = vec![0.0; src.len()];
+            for (s, d) in src.chunks(3 * COLOR_BLOCK).zip(got.chunks_mut(3 * COLOR_BLOCK)) {
+                block(s, d);
+            }
+            assert!(same_bits(&got, &want));
         }
     }
 }
