@@ -21,12 +21,16 @@ pub fn to_status(e: &Error) -> tonic::Status {
 }
 
 /// The core error of a gRPC status. Transport failures (a peer that is gone, a
-/// connection refused) are TF's `Unavailable`, as gRPC's "Stream removed" is.
+/// connection refused) are TF's `Unavailable`, as gRPC's "Stream removed" is; so is
+/// hyper's "operation was canceled", which tonic reports as `Cancelled` when the
+/// connection under a request in flight goes away (a dead peer, not a cancelled step:
+/// a step we cancel drops its call and reads no status).
 pub fn from_status(s: &tonic::Status) -> Error {
     let code = match s.code() {
         tonic::Code::Unknown if s.message().contains("Stream removed") || s.message().contains("transport") => {
             Code::Unavailable
         }
+        tonic::Code::Cancelled if s.message().contains("operation was canceled") => Code::Unavailable,
         // The client's own gRPC deadline (tonic reports it as cancelled).
         tonic::Code::Cancelled if s.message().contains("Timeout expired") => Code::DeadlineExceeded,
         c => Code::from_i32(c as i32).unwrap_or(Code::Unknown),
@@ -65,6 +69,10 @@ mod tests {
     fn transport_failures_are_unavailable_and_long_messages_are_cut() {
         let s = tonic::Status::new(tonic::Code::Unknown, "Stream removed");
         assert_eq!(from_status(&s).code, Code::Unavailable);
+        let gone = tonic::Status::new(tonic::Code::Cancelled, "operation was canceled");
+        assert_eq!(from_status(&gone).code, Code::Unavailable);
+        let cancelled = tonic::Status::new(tonic::Code::Cancelled, "Step was cancelled");
+        assert_eq!(from_status(&cancelled).code, Code::Cancelled);
         let long = Error::new(Code::Internal, "é".repeat(2000));
         let cut = to_status(&long);
         assert!(cut.message().len() <= 3072 && cut.message().chars().all(|c| c == 'é'));
