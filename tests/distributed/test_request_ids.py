@@ -107,3 +107,20 @@ def test_a_repeated_recv_tensor_is_aborted(target):
     assert e.value.code() == grpc.StatusCode.ABORTED
     twice = "The same RecvTensor (GrpcWorker) request was received twice. "
     assert e.value.details().startswith(twice)
+
+
+def test_a_call_past_its_deadline_is_deadline_exceeded_every_time(target):
+    # tonic's server ends such a call with CANCELLED "Timeout expired"; TF's (gRPC C++)
+    # with DEADLINE_EXCEEDED. Which one a client saw was a race, so it is run many times
+    # with short deadlines (about one in seven was CANCELLED before).
+    get_status = msg("GetStatusRequest")
+    status = call(target, WORKER + "GetStatus", get_status, _message("GetStatusResponse"))
+    cpu = next(d for d in status.device_attributes if d.device_type == "CPU")
+    codes = []
+    for i in range(40):
+        key = f"{cpu.name};{cpu.incarnation:016x};{cpu.name};never_sent_{i};0:0"
+        req = msg("RecvTensorRequest", step_id=7, rendezvous_key=key, request_id=500 + i)
+        with pytest.raises(grpc.RpcError) as e:
+            call(target, WORKER + "RecvTensor", req, _message("RecvTensorResponse"), timeout=0.02)
+        codes.append(e.value.code())
+    assert set(codes) == {grpc.StatusCode.DEADLINE_EXCEEDED}

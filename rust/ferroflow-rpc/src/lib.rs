@@ -16,6 +16,7 @@ pub mod client;
 pub mod cluster;
 pub mod codec;
 pub mod convert;
+pub mod deadline;
 pub mod limits;
 pub mod master;
 pub mod request_ids;

@@ -9,6 +9,7 @@ use tokio::sync::watch;
 use ferroflow_core::error::{Code, Error, Result};
 use ferroflow_proto as pb;
 
+use crate::deadline::AnswerDeadlines;
 use crate::limits::{BoundRequests, Limits};
 use crate::master::Master;
 use crate::runtime::runtime;
@@ -133,6 +134,7 @@ impl GrpcServer {
                 }
             };
             let _ = crate::transport::server()
+                .layer(AnswerDeadlines)
                 .layer(BoundRequests(limits))
                 .add_service(master)
                 .add_service(worker)
