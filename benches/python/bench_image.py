@@ -30,6 +30,8 @@ def cases(tf, data, img, x):
         "decode_jpeg 512x512": tf.image.decode_jpeg(data["jpeg"]),
         "encode_png 512x512": tf.image.encode_png(img),
         "encode_jpeg 512x512 q95": tf.image.encode_jpeg(img),
+        "encode_jpeg 512x512 optimize_size": tf.image.encode_jpeg(img, optimize_size=True),
+        "encode_jpeg 512x512 4:4:4": tf.image.encode_jpeg(img, chroma_downsampling=False),
         "resize_bilinear 4x256^2 -> 512x384": tf.image.resize_bilinear(x, [512, 384]),
         "resize_bicubic 4x256^2 -> 512x384": tf.image.resize_bicubic(x, [512, 384]),
         "resize_area 4x256^2 -> 128x96": tf.image.resize_area(x, [128, 96]),

@@ -5,6 +5,8 @@ by TF decoded by ferroflow and the reverse), round trips and corrupt input."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tests.conftest import run_ff, run_tf
 
 import ferroflow as ff
@@ -680,6 +682,92 @@ def test_jpeg_gray_and_ratio(tf1):
 
         # Block averages of the full decode against libjpeg's scaled IDCT.
         _jpeg_close(run_tf(tf1, build), run_ff(build), max_diff=24, mean_diff=4)
+
+
+def _jpeg_content(shape, kind, seed):
+    rng = np.random.default_rng(seed)
+    h, w, c = shape
+    if kind == "noise":
+        return rng.integers(0, 256, shape, dtype=np.uint8)
+    if kind == "checker":  # the largest AC coefficients an 8-bit block can make
+        board = (np.add.outer(np.arange(h), np.arange(w)) % 2 * 255).astype(np.uint8)
+        return np.repeat(board[..., None], c, axis=-1)
+    if kind == "flat":
+        return np.full(shape, rng.integers(0, 256), np.uint8)
+    y, x = np.mgrid[0:h, 0:w]
+    smooth = np.stack([x * 7 + y * 3, 255 - x * 5, y * 9 + 40], -1)[..., :c] % 256
+    return (smooth + rng.integers(0, 12, shape)).clip(0, 255).astype(np.uint8)
+
+
+def _encode_both(tf1, img, kwargs):
+    def enc(tf):
+        return tf.image.encode_jpeg(tf.constant(img), **kwargs)
+
+    return run_tf(tf1, enc), run_ff(enc)
+
+
+@pytest.mark.parametrize(
+    ("shape", "kind", "kwargs"),
+    [
+        ((1, 1, 3), "smooth", {}),
+        ((7, 5, 3), "smooth", {}),
+        ((16, 16, 3), "noise", {}),
+        ((17, 33, 3), "smooth", {}),
+        ((31, 9, 3), "noise", {"quality": 1}),
+        ((24, 40, 3), "smooth", {"quality": 50}),
+        ((9, 13, 3), "checker", {"quality": 100}),
+        ((12, 20, 3), "checker", {"quality": 100, "chroma_downsampling": False}),
+        ((13, 29, 3), "noise", {"chroma_downsampling": False}),
+        ((19, 23, 1), "smooth", {}),
+        ((19, 23, 1), "noise", {"quality": 30}),
+        ((8, 8, 1), "checker", {"quality": 100}),
+        ((33, 47, 3), "smooth", {"optimize_size": True}),
+        ((21, 11, 1), "noise", {"optimize_size": True}),
+        ((40, 56, 3), "noise", {"optimize_size": True, "quality": 100}),
+        ((5, 6, 3), "flat", {"optimize_size": True}),
+        ((8, 8, 3), "flat", {"density_unit": "cm", "x_density": 72, "y_density": 1}),
+        ((10, 10, 3), "smooth", {"xmp_metadata": "<x:xmpmeta>ferroflow</x:xmpmeta>"}),
+        ((10, 10, 3), "smooth", {"format": "rgb", "quality": 0}),
+        ((130, 250, 3), "smooth", {}),
+    ],
+)
+def test_jpeg_bytes_are_tensorflows(tf1, shape, kind, kwargs):
+    # TF writes JPEGs with libjpeg-turbo's baseline encoder; ours does its arithmetic
+    # step by step (colour conversion, edges, downsampling, DCT, quantisation, Huffman
+    # codes, markers), so the files must be the same bytes.
+    img = _jpeg_content(shape, kind, seed=sum(shape))
+    want, got = _encode_both(tf1, img, kwargs)
+    assert got == want
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    h=st.integers(1, 40),
+    w=st.integers(1, 40),
+    channels=st.sampled_from([1, 3]),
+    kind=st.sampled_from(["noise", "smooth", "checker"]),
+    quality=st.integers(0, 100),
+    chroma=st.booleans(),
+    optimize=st.booleans(),
+)
+def test_jpeg_bytes_are_tensorflows_for_any_shape(
+    tf1, h, w, channels, kind, quality, chroma, optimize
+):
+    img = _jpeg_content((h, w, channels), kind, seed=h * 41 + w)
+    kwargs = {"quality": quality, "chroma_downsampling": chroma, "optimize_size": optimize}
+    want, got = _encode_both(tf1, img, kwargs)
+    assert got == want
+
+
+def test_jpeg_encode_limits_match_tensorflow(tf1):
+    # Both refuse what libjpeg refuses, as Internal "JPEG encoding failed".
+    too_long_xmp = {"xmp_metadata": "x" * 70000}
+    for shape, kwargs in [((0, 5, 3), {}), ((1, 65501, 1), {}), ((2, 2, 3), too_long_xmp)]:
+        img = np.zeros(shape, np.uint8)
+        for run in (lambda b: run_tf(tf1, b), run_ff):
+            with pytest.raises(Exception, match="JPEG encoding failed") as e:
+                run(lambda tf, img=img, kw=kwargs: tf.image.encode_jpeg(tf.constant(img), **kw))
+            assert type(e.value).__name__ == "InternalError"
 
 
 def test_is_jpeg(tf1):

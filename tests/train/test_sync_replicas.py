@@ -34,14 +34,18 @@ def _linear(lib):
     return step, w, b, loss
 
 
-def _plain_gd(steps):
-    """`steps` steps of gradient descent on the linear model (float64 reference)."""
+def _plain_gd(steps, stale=False):
+    """`steps` steps of gradient descent on the linear model (float64 reference); with
+    `stale`, every step takes the gradient at the weights one step before."""
     w = np.zeros([3, 1])
     b = 0.0
     x, y = DATA_X.astype(np.float64), DATA_Y.astype(np.float64)
     n = len(x)
+    before = (w, b)
     for _ in range(steps):
-        r = x @ w + b - y
+        at_w, at_b = before if stale else (w, b)
+        r = x @ at_w + at_b - y
+        before = (w, b)
         w = w - LR * (2.0 / n) * x.T @ r
         b = b - LR * (2.0 / n) * r.sum()
     return w, b
@@ -113,10 +117,15 @@ def test_one_process_two_replicas_match_tensorflow(tf1):
         assert step >= STEPS, lib
         # Each update is one gradient-descent step on the same data, except when a
         # replica read w at step k while the other already set the shared local step
-        # to k+1 (a race TF's graph has too): that gradient is one step old.
-        want_w, want_b = _plain_gd(int(step))
-        np.testing.assert_allclose(w, want_w, rtol=2e-3, atol=2e-3, err_msg=lib)
-        np.testing.assert_allclose(b, want_b, rtol=2e-3, atol=2e-3, err_msg=lib)
+        # to k+1 (a race TF's graph has too, more often on a loaded machine): that
+        # gradient is one step old. On this convex model every stale gradient only
+        # slows the descent along each eigen-direction, so the weights lie no further
+        # from plain descent than descent with every gradient one step old does.
+        want = np.append(*_plain_gd(int(step)))
+        stale = np.append(*_plain_gd(int(step), stale=True))
+        got = np.append(w, b)
+        bound = np.linalg.norm(stale - want) + 2e-3
+        assert np.linalg.norm(got - want) <= bound, (lib, got, want, stale)
 
 
 def test_graph_names_match_tensorflow(tf1):

@@ -13,6 +13,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use multiversion::multiversion;
 
 use super::image_gif_bmp::{decode_bmp, decode_gif};
+use super::jpeg_encode::{self, JpegSettings};
 use super::{KernelBuild, OpContext, OpKernel};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -636,10 +637,15 @@ impl OpKernel for EncodeJpeg {
         if image.num_elements() >= i32::MAX as usize {
             ff_bail!(InvalidArgument, "Cannot encode images with >= max int32 elements");
         }
-        let (wu, hu) = match (u16::try_from(w), u16::try_from(h)) {
-            (Ok(a), Ok(b)) if a > 0 && b > 0 => (a, b),
-            _ => ff_bail!(InvalidArgument, "JPEG images must have width and height in [1, 65535], got {h}x{w}"),
-        };
+        // libjpeg's limits, which TF reports as `Internal`.
+        if !(1..=jpeg_encode::MAX_DIMENSION).contains(&w) || !(1..=jpeg_encode::MAX_DIMENSION).contains(&h) {
+            ff_bail!(
+                Internal,
+                "JPEG encoding failed: width and height must be in [1, {}], got {h}x{w}",
+                jpeg_encode::MAX_DIMENSION
+            );
+        }
+        let (wu, hu) = (w as u16, h as u16);
         let channels = match self.format.as_str() {
             "grayscale" => 1,
             "rgb" => 3,
@@ -655,14 +661,28 @@ impl OpKernel for EncodeJpeg {
             );
         }
         let pixels = image.as_slice::<u8>()?;
+        if !self.progressive {
+            let settings = JpegSettings {
+                quality: self.quality,
+                chroma_downsampling: self.chroma_downsampling,
+                optimize_coding: self.optimize_size,
+                density_unit: match self.density.unit {
+                    jpeg_encoder::PixelDensityUnit::Centimeters => 2,
+                    _ => 1,
+                },
+                x_density: self.density.density.0,
+                y_density: self.density.density.1,
+                xmp: self.xmp.as_bytes().to_vec(),
+            };
+            let out = jpeg_encode::encode(ctx.env, pixels, h, w, c, &settings)?;
+            ctx.set_output(0, Tensor::from_strings(&[], vec![out])?);
+            return Ok(());
+        }
+        // Progressive files come from jpeg-encoder (its own scans, not TF's bytes).
         let err = |e: jpeg_encoder::EncodingError| Error::invalid_argument(format!("JPEG encoding failed: {e}"));
         let mut out = Vec::new();
         let mut encoder = jpeg_encoder::Encoder::new(&mut out, self.quality);
-        encoder.set_progressive(self.progressive);
-        // `optimize_size` is accepted but the standard Huffman tables are kept:
-        // zune-jpeg misreads jpeg-encoder's optimized tables (libjpeg reads them), and
-        // our own files must round-trip.
-        let _ = self.optimize_size;
+        encoder.set_progressive(true);
         encoder.set_sampling_factor(if self.chroma_downsampling {
             jpeg_encoder::SamplingFactor::F_2_2
         } else {

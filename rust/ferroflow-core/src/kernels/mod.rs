@@ -28,6 +28,7 @@ pub(crate) mod image_sample_box;
 pub(crate) mod image_scale_translate;
 pub(crate) mod indexing;
 pub mod io;
+pub(crate) mod jpeg_encode;
 pub mod layout;
 pub(crate) mod logging;
 pub(crate) mod lookup;
