@@ -342,6 +342,21 @@ fn ycc(r: i32, g: i32, b: i32) -> [u8; 3] {
 /// runs on vectors.
 const CONVERT_BLOCK: usize = 16;
 
+/// `ycc` on a block of pixels, split into planes of bytes first (so the stride-3
+/// reads become vector shuffles) and converted lane by lane.
+#[inline(always)]
+fn ycc_block(rgb: &[u8], y: &mut [u8], cb: &mut [u8], cr: &mut [u8]) {
+    let mut planes = [[0u8; CONVERT_BLOCK]; 3];
+    for (p, px) in rgb.chunks_exact(3).enumerate() {
+        planes[0][p] = px[0];
+        planes[1][p] = px[1];
+        planes[2][p] = px[2];
+    }
+    for p in 0..CONVERT_BLOCK {
+        [y[p], cb[p], cr[p]] = ycc(i32::from(planes[0][p]), i32::from(planes[1][p]), i32::from(planes[2][p]));
+    }
+}
+
 /// One row of RGB pixels into Y, Cb and Cr rows, each then extended to its full
 /// length by repeating the last pixel.
 #[inline(always)]
@@ -350,16 +365,8 @@ fn rgb_row_to_ycc(rgb: &[u8], y: &mut [u8], cb: &mut [u8], cr: &mut [u8]) {
     let mut blocks = rgb.chunks_exact(3 * CONVERT_BLOCK);
     let mut i = 0;
     for block in &mut blocks {
-        let mut planes = [[0i32; CONVERT_BLOCK]; 3];
-        for (p, px) in block.chunks_exact(3).enumerate() {
-            planes[0][p] = i32::from(px[0]);
-            planes[1][p] = i32::from(px[1]);
-            planes[2][p] = i32::from(px[2]);
-        }
         let (y, cb, cr) = (&mut y[i..][..CONVERT_BLOCK], &mut cb[i..][..CONVERT_BLOCK], &mut cr[i..][..CONVERT_BLOCK]);
-        for p in 0..CONVERT_BLOCK {
-            [y[p], cb[p], cr[p]] = ycc(planes[0][p], planes[1][p], planes[2][p]);
-        }
+        ycc_block(block, y, cb, cr);
         i += CONVERT_BLOCK;
     }
     for px in blocks.remainder().chunks_exact(3) {
@@ -373,13 +380,25 @@ fn rgb_row_to_ycc(rgb: &[u8], y: &mut [u8], cb: &mut [u8], cr: &mut [u8]) {
 }
 
 /// `h2v2_downsample`: each output sample the mean of a 2x2 square, with a bias of 1
-/// and 2 alternating along the row (`out` has an even length).
+/// and 2 alternating along the row (`out` has an even length). Sixteen outputs at a
+/// time, so the pairs are split apart with vector shuffles.
 #[inline(always)]
 fn downsample_2x2(top: &[u8], bottom: &[u8], out: &mut [u8]) {
-    let sum = |t: &[u8], b: &[u8]| u16::from(t[0]) + u16::from(t[1]) + u16::from(b[0]) + u16::from(b[1]);
-    for ((o, t), b) in out.chunks_exact_mut(2).zip(top.chunks_exact(4)).zip(bottom.chunks_exact(4)) {
-        o[0] = ((sum(&t[..2], &b[..2]) + 1) >> 2) as u8;
-        o[1] = ((sum(&t[2..], &b[2..]) + 2) >> 2) as u8;
+    #[inline(always)]
+    fn one(t: &[u8], b: &[u8], j: usize) -> u8 {
+        let sum = u16::from(t[2 * j]) + u16::from(t[2 * j + 1]) + u16::from(b[2 * j]) + u16::from(b[2 * j + 1]);
+        ((sum + 1 + (j as u16 & 1)) >> 2) as u8
+    }
+    let mut groups = out.chunks_exact_mut(16);
+    let mut done = 0;
+    for (o, (t, b)) in (&mut groups).zip(top.chunks_exact(32).zip(bottom.chunks_exact(32))) {
+        for (j, o) in o.iter_mut().enumerate() {
+            *o = one(t, b, j);
+        }
+        done += 16;
+    }
+    for (j, o) in groups.into_remainder().iter_mut().enumerate() {
+        *o = one(&top[2 * done..], &bottom[2 * done..], j);
     }
 }
 
@@ -457,26 +476,48 @@ fn fdct_pass(d: &mut [[i32; 8]; 8], rows: bool) {
     }
 }
 
+/// Transposes an 8x8 matrix of bytes held as eight words (byte k of word r is
+/// element (r, k)), by swapping ever larger blocks across the diagonal: 24 word
+/// operations instead of 64 byte moves through memory.
+#[inline(always)]
+fn transpose_bytes(m: &mut [u64; 8]) {
+    for (shift, mask, rows) in [
+        (8, 0x00FF_00FF_00FF_00FFu64, [0usize, 2, 4, 6]),
+        (16, 0x0000_FFFF_0000_FFFF, [0, 1, 4, 5]),
+        (32, 0x0000_0000_FFFF_FFFF, [0, 1, 2, 3]),
+    ] {
+        let step = (shift / 8) as usize;
+        for i in rows {
+            let t = ((m[i] >> shift) ^ m[i + step]) & mask;
+            m[i + step] ^= t;
+            m[i] ^= t << shift;
+        }
+    }
+}
+
+/// An 8x8 transpose (whole rows in, so it is done in registers).
+#[inline(always)]
+fn transpose(m: &[[i32; 8]; 8]) -> [[i32; 8]; 8] {
+    std::array::from_fn(|c| std::array::from_fn(|r| m[r][c]))
+}
+
 /// The quantised coefficients (natural order) of the 8x8 block of `plane` (rows of
 /// `stride` samples) at `x`: `convsamp`, `jpeg_fdct_islow`, `quantize`.
 #[inline(always)]
 fn block_coefficients(plane: &[u8], stride: usize, x: usize, q: &Divisors) -> [i16; 64] {
     // Loaded transposed: d[k][r] is the k-th sample of row r, so the row pass works
     // on all eight rows at once; transposed again for the column pass.
-    let mut d = [[0i32; 8]; 8];
-    for r in 0..8 {
+    let mut rows: [u64; 8] = std::array::from_fn(|r| {
         let row = &plane[r * stride + x..][..8];
-        for k in 0..8 {
-            d[k][r] = i32::from(row[k]) - 128;
-        }
-    }
+        u64::from_le_bytes(std::array::from_fn(|k| row[k]))
+    });
+    transpose_bytes(&mut rows);
+    let mut d: [[i32; 8]; 8] = std::array::from_fn(|k| {
+        let column = rows[k].to_le_bytes();
+        std::array::from_fn(|r| i32::from(column[r]) - 128)
+    });
     fdct_pass(&mut d, true);
-    let mut t = [[0i32; 8]; 8];
-    for r in 0..8 {
-        for c in 0..8 {
-            t[r][c] = d[c][r];
-        }
-    }
+    let mut t = transpose(&d);
     fdct_pass(&mut t, false);
     let mut out = [0i16; 64];
     for i in 0..64 {
@@ -1020,6 +1061,47 @@ mod tests {
                 let want = (v.abs() + divisor / 2) / divisor * v.signum();
                 assert_eq!(got, want, "{v} / {divisor}");
             }
+        }
+    }
+
+    #[test]
+    fn block_colour_conversion_is_libjpegs_for_every_pixel() {
+        // All 2^24 colours, through the block path (and a tail through the scalar one).
+        let n = (1usize << 24) + 5;
+        let rgb: Vec<u8> = (0..n).flat_map(|p| [(p >> 16) as u8, (p >> 8) as u8, p as u8]).collect();
+        let (mut y, mut cb, mut cr) = (vec![0u8; n + 3], vec![0u8; n + 3], vec![0u8; n + 3]);
+        rgb_row_to_ycc(&rgb, &mut y, &mut cb, &mut cr);
+        for (p, px) in rgb.chunks_exact(3).enumerate() {
+            let want = ycc(i32::from(px[0]), i32::from(px[1]), i32::from(px[2]));
+            assert_eq!([y[p], cb[p], cr[p]], want, "pixel {px:?}");
+        }
+        assert_eq!(&y[n..], &[y[n - 1]; 3]);
+    }
+
+    #[test]
+    fn downsampling_is_libjpegs_at_every_length() {
+        for half in [2usize, 8, 16, 24, 40, 64, 72] {
+            let top: Vec<u8> = (0..2 * half).map(|i| (i * 37 % 256) as u8).collect();
+            let bottom: Vec<u8> = (0..2 * half).map(|i| (255 - i * 11 % 256) as u8).collect();
+            let mut out = vec![0u8; half];
+            downsample_2x2(&top, &bottom, &mut out);
+            let mut bias = 1u32;
+            for (j, &o) in out.iter().enumerate() {
+                let sum: u32 =
+                    [top[2 * j], top[2 * j + 1], bottom[2 * j], bottom[2 * j + 1]].map(u32::from).iter().sum();
+                assert_eq!(u32::from(o), (sum + bias) >> 2, "{half} {j}");
+                bias ^= 3;
+            }
+        }
+    }
+
+    #[test]
+    fn bytes_transpose() {
+        let m: [[u8; 8]; 8] = std::array::from_fn(|r| std::array::from_fn(|k| (r * 8 + k) as u8));
+        let mut words = m.map(u64::from_le_bytes);
+        transpose_bytes(&mut words);
+        for (k, w) in words.iter().enumerate() {
+            assert_eq!(w.to_le_bytes(), std::array::from_fn(|r| m[r][k]));
         }
     }
 
