@@ -6,13 +6,13 @@
 //! fires first; which one a client saw was a race (about one call in seven on
 //! loopback). This layer, outside tonic's router, answers `DeadlineExceeded` a little
 //! before tonic's timer can fire, so a call past its deadline always ends as TF's do.
-use std::future::Future;
-use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use tonic::Status;
 use tonic::body::Body;
+
+use crate::limits::BoxFuture;
 
 /// How much earlier than tonic's timer this layer's fires: both start within
 /// microseconds of each other, and tokio's timers tick in milliseconds.
@@ -34,8 +34,6 @@ impl<S> tower_layer::Layer<S> for AnswerDeadlines {
 pub struct DeadlineAnswering<S> {
     inner: S,
 }
-
-type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
 impl<S> tower_service::Service<http::Request<Body>> for DeadlineAnswering<S>
 where

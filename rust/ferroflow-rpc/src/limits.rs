@@ -428,7 +428,8 @@ impl<S> BoundedResponses<S> {
     }
 }
 
-type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+/// A boxed response future of the bounding and deadline layers.
+pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
 impl<S> tower_service::Service<http::Request<Body>> for BoundedResponses<S>
 where

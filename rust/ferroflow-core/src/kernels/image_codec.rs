@@ -473,7 +473,8 @@ fn jpeg_pixels(data: &[u8], channels: usize, ratio: usize) -> Result<Tensor> {
 
 /// libjpeg's YCbCr -> RGB constants (`jdcolor.c`, 16-bit fixed point).
 const ONE_HALF: i32 = 1 << 15;
-const fn fix(x: f64) -> i32 {
+/// libjpeg's `FIX` with 16 fractional bits (`SCALEBITS`).
+pub(crate) const fn fix(x: f64) -> i32 {
     (x * 65536.0 + 0.5) as i32
 }
 const CR_R: i32 = fix(1.40200);

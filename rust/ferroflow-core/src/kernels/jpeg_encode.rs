@@ -22,6 +22,7 @@
 use multiversion::multiversion;
 use parking_lot::Mutex;
 
+use super::image_codec::fix;
 use crate::error::{Code, Error, Result};
 use crate::framework::kernel::ExecEnv;
 
@@ -313,18 +314,15 @@ impl Frame {
     }
 }
 
-/// libjpeg's RGB -> YCbCr constants (`jccolor.c`, 16-bit fixed point).
-const fn fix16(x: f64) -> i32 {
-    (x * 65536.0 + 0.5) as i32
-}
-const Y_R: i32 = fix16(0.29900);
-const Y_G: i32 = fix16(0.58700);
-const Y_B: i32 = fix16(0.11400);
-const CB_R: i32 = fix16(0.16874);
-const CB_G: i32 = fix16(0.33126);
-const HALF: i32 = fix16(0.50000);
-const CR_G: i32 = fix16(0.41869);
-const CR_B: i32 = fix16(0.08131);
+/// libjpeg's RGB -> YCbCr constants (`jccolor.c`, 16-bit fixed point as the decoder's).
+const Y_R: i32 = fix(0.29900);
+const Y_G: i32 = fix(0.58700);
+const Y_B: i32 = fix(0.11400);
+const CB_R: i32 = fix(0.16874);
+const CB_G: i32 = fix(0.33126);
+const HALF: i32 = fix(0.50000);
+const CR_G: i32 = fix(0.41869);
+const CR_B: i32 = fix(0.08131);
 /// Cb and Cr: centred at 128 and rounded at 1/2 - 2^-16 (so 255 cannot round up).
 const CBCR_OFFSET: i32 = (128 << 16) + (1 << 15) - 1;
 
