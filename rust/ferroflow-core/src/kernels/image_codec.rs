@@ -592,12 +592,8 @@ impl OpKernel for EncodePng {
 /// `EncodeJpeg`.
 struct EncodeJpeg {
     format: String,
-    quality: u8,
     progressive: bool,
-    optimize_size: bool,
-    chroma_downsampling: bool,
-    density: jpeg_encoder::PixelDensity,
-    xmp: String,
+    settings: JpegSettings,
 }
 
 pub(crate) fn encode_jpeg_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
@@ -611,9 +607,9 @@ pub(crate) fn encode_jpeg_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel
         ff_bail!(InvalidArgument, "quality must be in [0,100], got {quality}");
     }
     let unit: String = n.attr_or("density_unit", "in".to_string())?;
-    let unit = match unit.as_str() {
-        "in" => jpeg_encoder::PixelDensityUnit::Inches,
-        "cm" => jpeg_encoder::PixelDensityUnit::Centimeters,
+    let density_unit = match unit.as_str() {
+        "in" => 1,
+        "cm" => 2,
         u => ff_bail!(InvalidArgument, "density_unit must be 'in' or 'cm', got {u}"),
     };
     let density = |name: &str| -> Result<u16> {
@@ -622,12 +618,16 @@ pub(crate) fn encode_jpeg_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel
     };
     Ok(Box::new(EncodeJpeg {
         format,
-        quality: quality.max(1) as u8,
         progressive: n.attr_or("progressive", false)?,
-        optimize_size: n.attr_or("optimize_size", false)?,
-        chroma_downsampling: n.attr_or("chroma_downsampling", true)?,
-        density: jpeg_encoder::PixelDensity { density: (density("x_density")?, density("y_density")?), unit },
-        xmp: n.attr_or("xmp_metadata", String::new())?,
+        settings: JpegSettings {
+            quality: quality.max(1) as u8,
+            chroma_downsampling: n.attr_or("chroma_downsampling", true)?,
+            optimize_coding: n.attr_or("optimize_size", false)?,
+            density_unit,
+            x_density: density("x_density")?,
+            y_density: density("y_density")?,
+            xmp: n.attr_or::<String>("xmp_metadata", String::new())?.into_bytes(),
+        },
     }))
 }
 
@@ -638,15 +638,7 @@ impl OpKernel for EncodeJpeg {
         if image.num_elements() >= i32::MAX as usize {
             ff_bail!(InvalidArgument, "Cannot encode images with >= max int32 elements");
         }
-        // libjpeg's limits, which TF reports as `Internal`.
-        if !(1..=jpeg_encode::MAX_DIMENSION).contains(&w) || !(1..=jpeg_encode::MAX_DIMENSION).contains(&h) {
-            ff_bail!(
-                Internal,
-                "JPEG encoding failed: width and height must be in [1, {}], got {h}x{w}",
-                jpeg_encode::MAX_DIMENSION
-            );
-        }
-        let (wu, hu) = (w as u16, h as u16);
+        jpeg_encode::check_size(h, w)?;
         let channels = match self.format.as_str() {
             "grayscale" => 1,
             "rgb" => 3,
@@ -662,41 +654,33 @@ impl OpKernel for EncodeJpeg {
             );
         }
         let pixels = image.as_slice::<u8>()?;
+        let s = &self.settings;
         if !self.progressive {
-            let settings = JpegSettings {
-                quality: self.quality,
-                chroma_downsampling: self.chroma_downsampling,
-                optimize_coding: self.optimize_size,
-                density_unit: match self.density.unit {
-                    jpeg_encoder::PixelDensityUnit::Centimeters => 2,
-                    _ => 1,
-                },
-                x_density: self.density.density.0,
-                y_density: self.density.density.1,
-                xmp: self.xmp.as_bytes().to_vec(),
-            };
-            let out = jpeg_encode::encode(ctx.env, pixels, h, w, c, &settings)?;
+            let out = jpeg_encode::encode(ctx.env, pixels, h, w, c, s)?;
             ctx.set_output(0, Tensor::from_strings(&[], vec![out])?);
             return Ok(());
         }
         // Progressive files come from jpeg-encoder (its own scans, not TF's bytes).
         let err = |e: jpeg_encoder::EncodingError| Error::invalid_argument(format!("JPEG encoding failed: {e}"));
         let mut out = Vec::new();
-        let mut encoder = jpeg_encoder::Encoder::new(&mut out, self.quality);
+        let mut encoder = jpeg_encoder::Encoder::new(&mut out, s.quality);
         encoder.set_progressive(true);
-        encoder.set_sampling_factor(if self.chroma_downsampling {
+        encoder.set_sampling_factor(if s.chroma_downsampling {
             jpeg_encoder::SamplingFactor::F_2_2
         } else {
             jpeg_encoder::SamplingFactor::F_1_1
         });
-        encoder.set_density(self.density);
-        if !self.xmp.is_empty() {
-            let mut seg = b"http://ns.adobe.com/xap/1.0/\0".to_vec();
-            seg.extend_from_slice(self.xmp.as_bytes());
-            encoder.add_app_segment(1, seg).map_err(err)?;
+        let unit = if s.density_unit == 2 {
+            jpeg_encoder::PixelDensityUnit::Centimeters
+        } else {
+            jpeg_encoder::PixelDensityUnit::Inches
+        };
+        encoder.set_density(jpeg_encoder::PixelDensity { density: (s.x_density, s.y_density), unit });
+        if !s.xmp.is_empty() {
+            encoder.add_app_segment(1, jpeg_encode::xmp_segment(&s.xmp)).map_err(err)?;
         }
         let color = if c == 1 { jpeg_encoder::ColorType::Luma } else { jpeg_encoder::ColorType::Rgb };
-        encoder.encode(pixels, wu, hu, color).map_err(err)?;
+        encoder.encode(pixels, w as u16, h as u16, color).map_err(err)?;
         ctx.set_output(0, Tensor::from_strings(&[], vec![out])?);
         Ok(())
     }

@@ -169,9 +169,11 @@ impl HuffTable {
 
     /// `jpeg_gen_optimal_table`: Huffman's algorithm over the counts (ties to the
     /// larger symbol), a pseudo-symbol 256 keeping any code from being all ones,
-    /// lengths over 16 folded as in JPEG's Annex K.2.
+    /// lengths over 16 folded as in JPEG's Annex K.2. libjpeg sizes its arrays for
+    /// initial lengths up to 32 and fails past them (counts in the billions); these
+    /// hold any length 257 symbols can reach, the folding is the same.
     fn optimal(counts: &[u64; 257]) -> HuffTable {
-        const MAX_CLEN: usize = 32;
+        const MAX_CLEN: usize = 256;
         let mut freq = *counts;
         freq[256] = 1;
         let mut codesize = [0usize; 257];
@@ -208,13 +210,8 @@ impl HuffTable {
             }
         }
         let mut bits = [0u32; MAX_CLEN + 1];
-        for (i, &size) in codesize.iter().enumerate() {
-            if size > 0 {
-                // 257 symbols cannot make a code longer than 256 bits, and in
-                // practice never past 32 (libjpeg's own limit, which it checks).
-                bits[size.min(MAX_CLEN)] += 1;
-                debug_assert!(size <= MAX_CLEN, "symbol {i}");
-            }
+        for &size in codesize.iter().filter(|&&size| size > 0) {
+            bits[size] += 1;
         }
         let mut i = MAX_CLEN;
         while i > 16 {
@@ -234,10 +231,9 @@ impl HuffTable {
             i -= 1;
         }
         bits[i] -= 1;
-        let mut values = Vec::new();
-        for len in 1..=MAX_CLEN {
-            values.extend((0..256).filter(|&s| codesize[s] == len).map(|s| s as u8));
-        }
+        // The symbols by code length, then by value (a stable sort of them in order).
+        let mut values: Vec<u8> = (0..=255u8).filter(|&s| codesize[usize::from(s)] > 0).collect();
+        values.sort_by_key(|&s| codesize[usize::from(s)]);
         let mut table_bits = [0u8; 16];
         for (t, &b) in table_bits.iter_mut().zip(&bits[1..=16]) {
             *t = b as u8;
@@ -741,7 +737,48 @@ fn zigzag(block: &[i16; 64]) -> ([i16; 64], u64) {
     (zz, nonzero)
 }
 
-/// `encode_one_block`.
+/// Walks the symbols of a block as `encode_one_block` codes them, calling
+/// `f(table, symbol, size, bits)` for each (`table` 0 for DC, 1 for AC; `bits` are the
+/// `size` value bits that follow the symbol's code): the DC difference's category,
+/// then per nonzero AC coefficient its runs of 16 zeros and its run/category symbol,
+/// then end-of-block if the block ends in zeros. Coding and counting
+/// (`htest_one_block`) both walk this way, so they agree on every symbol. A
+/// coefficient too large for 8-bit JPEG (libjpeg's `JERR_BAD_DCT_COEF`) is an error.
+#[inline(always)]
+fn for_each_symbol(
+    block: &[i16; 64],
+    last_dc: i32,
+    mut f: impl FnMut(usize, usize, u32, u32) -> Result<()>,
+) -> Result<()> {
+    let (nbits, bits) = category(i32::from(block[0]) - last_dc);
+    if nbits > 11 {
+        return Err(bad_coefficient());
+    }
+    f(0, nbits as usize, nbits, bits)?;
+    let (zz, mut nonzero) = zigzag(block);
+    let mut last = 0u32;
+    while nonzero != 0 {
+        let k = nonzero.trailing_zeros();
+        nonzero &= nonzero - 1;
+        let mut run = k - last - 1;
+        last = k;
+        while run > 15 {
+            f(1, 0xF0, 0, 0)?;
+            run -= 16;
+        }
+        let (nbits, bits) = category(i32::from(zz[k as usize]));
+        if nbits > 10 {
+            return Err(bad_coefficient());
+        }
+        f(1, ((run << 4) + nbits) as usize, nbits, bits)?;
+    }
+    if last != 63 {
+        f(1, 0, 0, 0)?;
+    }
+    Ok(())
+}
+
+/// `encode_one_block`: each symbol's code followed by its value bits.
 #[inline(always)]
 fn encode_block(
     w: &mut BitWriter<false>,
@@ -750,35 +787,16 @@ fn encode_block(
     dc: &HuffTable,
     ac: &HuffTable,
 ) -> Result<()> {
-    let (nbits, bits) = category(i32::from(block[0]) - last_dc);
-    if nbits > 11 {
-        return Err(bad_coefficient());
-    }
-    let n = nbits as usize;
-    w.put((u32::from(dc.code[n]) << nbits) | bits, u32::from(dc.size[n]) + nbits);
-    let (zz, mut nonzero) = zigzag(block);
-    let mut last = 0u32;
-    while nonzero != 0 {
-        let k = nonzero.trailing_zeros();
-        nonzero &= nonzero - 1;
-        let mut run = k - last - 1;
-        last = k;
-        while run > 15 {
-            w.put(u32::from(ac.code[0xF0]), u32::from(ac.size[0xF0]));
-            run -= 16;
-        }
-        let (nbits, bits) = category(i32::from(zz[k as usize]));
-        let symbol = ((run << 4) + nbits) as usize;
-        if nbits > 10 || ac.size[symbol] == 0 {
+    for_each_symbol(block, last_dc, |table, symbol, nbits, bits| {
+        let table = if table == 0 { dc } else { ac };
+        let size = u32::from(table.size[symbol]);
+        // Only an optimal table lacks symbols, and only ones it never counted.
+        if size == 0 {
             return Err(bad_coefficient());
         }
-        w.put((u32::from(ac.code[symbol]) << nbits) | bits, u32::from(ac.size[symbol]) + nbits);
-    }
-    // The block ends in zeros: end-of-block.
-    if last != 63 {
-        w.put(u32::from(ac.code[0]), u32::from(ac.size[0]));
-    }
-    Ok(())
+        w.put((u32::from(table.code[symbol]) << nbits) | bits, size + nbits);
+        Ok(())
+    })
 }
 
 fn bad_coefficient() -> Error {
@@ -786,42 +804,30 @@ fn bad_coefficient() -> Error {
 }
 
 /// `htest_one_block`: the symbols `encode_block` would code, counted.
-fn count_block(block: &[i16; 64], last_dc: i32, dc: &mut [u64; 257], ac: &mut [u64; 257]) {
-    dc[category(i32::from(block[0]) - last_dc).0 as usize] += 1;
-    let (zz, mut nonzero) = zigzag(block);
-    let mut last = 0u32;
-    while nonzero != 0 {
-        let k = nonzero.trailing_zeros();
-        nonzero &= nonzero - 1;
-        let mut run = k - last - 1;
-        last = k;
-        while run > 15 {
-            ac[0xF0] += 1;
-            run -= 16;
-        }
-        // At most 255 for a coefficient that fits; `encode_block` refuses larger.
-        ac[(((run << 4) + category(i32::from(zz[k as usize])).0) as usize).min(255)] += 1;
-    }
-    if last != 63 {
-        ac[0] += 1;
-    }
+fn count_block(block: &[i16; 64], last_dc: i32, counts: &mut [[u64; 257]; 2]) -> Result<()> {
+    for_each_symbol(block, last_dc, |table, symbol, _, _| {
+        counts[table][symbol] += 1;
+        Ok(())
+    })
 }
 
 /// Walks `blocks` (whole MCUs) in coding order with each block's component and the
-/// DC coded before it, starting from the DCs `last_dc`.
+/// DC coded before it, starting from the DCs `last_dc`; stops at the first error.
+#[inline(always)]
 fn for_each_block(
     frame: &Frame,
     blocks: &[[i16; 64]],
     mut last_dc: [i32; 3],
-    mut f: impl FnMut(&[i16; 64], usize, i32),
-) {
+    mut f: impl FnMut(&[i16; 64], usize, i32) -> Result<()>,
+) -> Result<()> {
     let membership = frame.membership();
     for mcu in blocks.chunks_exact(frame.mcu_blocks) {
         for (block, &c) in mcu.iter().zip(&membership) {
-            f(block, c, last_dc[c]);
+            f(block, c, last_dc[c])?;
             last_dc[c] = i32::from(block[0]);
         }
     }
+    Ok(())
 }
 
 /// The DC of each component's last block before block `start` (an MCU boundary):
@@ -843,30 +849,16 @@ fn encode_run(
     w: &mut BitWriter<false>,
     frame: &Frame,
     run: &[[i16; 64]],
-    mut last_dc: [i32; 3],
+    last_dc: [i32; 3],
     dc: &[HuffTable],
     ac: &[HuffTable],
 ) -> Result<()> {
-    let membership = frame.membership();
-    let tables: Vec<(&HuffTable, &HuffTable)> = membership
-        .iter()
-        .map(|&c| {
-            let t = frame.components[c].table;
-            (&dc[t], &ac[t])
-        })
-        .collect();
     // A local writer, so its buffer's bits stay in registers.
     let mut local = BitWriter::<false> { out: std::mem::take(&mut w.out), acc: w.acc, free: w.free };
-    let mut coded = Ok(());
-    'mcus: for mcu in run.chunks_exact(frame.mcu_blocks) {
-        for ((block, &c), &(dc, ac)) in mcu.iter().zip(&membership).zip(&tables) {
-            coded = encode_block(&mut local, block, last_dc[c], dc, ac);
-            if coded.is_err() {
-                break 'mcus;
-            }
-            last_dc[c] = i32::from(block[0]);
-        }
-    }
+    let coded = for_each_block(frame, run, last_dc, |block, c, last| {
+        let t = frame.components[c].table;
+        encode_block(&mut local, block, last, &dc[t], &ac[t])
+    });
     *w = local;
     coded
 }
@@ -880,10 +872,10 @@ fn by_runs<T: Send>(
     frame: &Frame,
     blocks: &[[i16; 64]],
     f: impl Fn(&[[i16; 64]], [i32; 3]) -> T + Sync,
-) -> Vec<T> {
+) -> Result<Vec<T>> {
     let pieces = if blocks.len() >= 1024 { (env.intra_threads() * 2).min(frame.mcus_y) } else { 1 };
     if pieces <= 1 {
-        return vec![f(blocks, [0; 3])];
+        return Ok(vec![f(blocks, [0; 3])]);
     }
     let run_blocks = frame.mcus_y.div_ceil(pieces) * frame.row_blocks();
     let results: Vec<Mutex<Option<T>>> = blocks.chunks(run_blocks).map(|_| Mutex::new(None)).collect();
@@ -892,7 +884,8 @@ fn by_runs<T: Send>(
         let run = &blocks[start..(start + run_blocks).min(blocks.len())];
         *results[i].lock() = Some(f(run, dc_before(frame, blocks, start)));
     });
-    results.into_iter().filter_map(Mutex::into_inner).collect()
+    // Every piece runs; a missing run would be a corrupt file, so it is an error.
+    results.into_iter().map(|r| r.into_inner().ok_or_else(|| Error::new(Code::Internal, "JPEG run lost"))).collect()
 }
 
 /// Entropy-codes the scan after the headers in `out`: runs of MCU rows coded unstuffed
@@ -908,7 +901,7 @@ fn entropy_code(
     let runs = by_runs(env, frame, blocks, |run, last_dc| {
         let mut w = BitWriter::<false>::new(Vec::with_capacity(run.len() * 16));
         encode_run(&mut w, frame, run, last_dc, dc, ac).map(|()| w)
-    });
+    })?;
     let mut w = BitWriter::<true>::new(out);
     for run in runs {
         w.append(&run?);
@@ -917,24 +910,22 @@ fn entropy_code(
 }
 
 /// The symbols each Huffman table codes, counted over the image (`optimize_coding`'s
-/// first pass).
-fn symbol_counts(env: &ExecEnv, frame: &Frame, blocks: &[[i16; 64]]) -> [[[u64; 257]; 2]; 2] {
+/// first pass): `[table number][DC or AC][symbol]`.
+fn symbol_counts(env: &ExecEnv, frame: &Frame, blocks: &[[i16; 64]]) -> Result<[[[u64; 257]; 2]; 2]> {
     let runs = by_runs(env, frame, blocks, |run, last_dc| {
         let mut counts = [[[0u64; 257]; 2]; 2];
         for_each_block(frame, run, last_dc, |block, c, last| {
-            let t = frame.components[c].table;
-            let [dc, ac] = &mut counts;
-            count_block(block, last, &mut dc[t], &mut ac[t]);
-        });
-        counts
-    });
+            count_block(block, last, &mut counts[frame.components[c].table])
+        })
+        .map(|()| counts)
+    })?;
     let mut total = [[[0u64; 257]; 2]; 2];
     for counts in runs {
-        for (t, c) in total.iter_mut().flatten().flatten().zip(counts.iter().flatten().flatten()) {
+        for (t, c) in total.iter_mut().flatten().flatten().zip(counts?.iter().flatten().flatten()) {
             *t += c;
         }
     }
-    total
+    Ok(total)
 }
 
 fn marker(out: &mut Vec<u8>, code: u8, payload: &[u8]) -> Result<()> {
@@ -946,6 +937,25 @@ fn marker(out: &mut Vec<u8>, code: u8, payload: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// libjpeg's limits on a side, which TF reports as `Internal`.
+pub(crate) fn check_size(height: usize, width: usize) -> Result<()> {
+    if (1..=MAX_DIMENSION).contains(&width) && (1..=MAX_DIMENSION).contains(&height) {
+        return Ok(());
+    }
+    Err(Error::new(
+        Code::Internal,
+        format!("JPEG encoding failed: width and height must be in [1, {MAX_DIMENSION}], got {height}x{width}"),
+    ))
+}
+
+/// The APP1 payload TF writes for XMP metadata: Adobe's namespace, NUL-terminated,
+/// then the metadata.
+pub(crate) fn xmp_segment(xmp: &[u8]) -> Vec<u8> {
+    let mut app1 = b"http://ns.adobe.com/xap/1.0/\0".to_vec();
+    app1.extend_from_slice(xmp);
+    app1
+}
+
 /// Encodes `pixels` (`height` x `width` x `channels`, 1 or 3) as TF's `EncodeJpeg`.
 pub(crate) fn encode(
     env: &ExecEnv,
@@ -955,12 +965,7 @@ pub(crate) fn encode(
     channels: usize,
     s: &JpegSettings,
 ) -> Result<Vec<u8>> {
-    if width == 0 || height == 0 || width > MAX_DIMENSION || height > MAX_DIMENSION {
-        return Err(Error::new(
-            Code::Internal,
-            format!("JPEG encoding failed: width and height must be in [1, {MAX_DIMENSION}], got {height}x{width}"),
-        ));
-    }
+    check_size(height, width)?;
     debug_assert_eq!(pixels.len(), height * width * channels);
     let frame = Frame::new(height, width, channels, s.chroma_downsampling);
     let tables = [quant_table(&STD_LUMINANCE_QUANT, s.quality), quant_table(&STD_CHROMINANCE_QUANT, s.quality)];
@@ -988,10 +993,11 @@ pub(crate) fn encode(
         HuffTable::new(&AC_CHROMINANCE_BITS, &AC_CHROMINANCE_VALUES),
     ];
     if s.optimize_coding {
-        let [dc_counts, ac_counts] = symbol_counts(env, &frame, &blocks);
+        let counts = symbol_counts(env, &frame, &blocks)?;
         for t in 0..tables_used {
-            dc[t] = HuffTable::optimal(&dc_counts[t]);
-            ac[t] = HuffTable::optimal(&ac_counts[t]);
+            let [dc_counts, ac_counts] = &counts[t];
+            dc[t] = HuffTable::optimal(dc_counts);
+            ac[t] = HuffTable::optimal(ac_counts);
         }
     }
 
@@ -1006,9 +1012,7 @@ pub(crate) fn encode(
     jfif.extend_from_slice(&[0, 0]);
     marker(&mut out, 0xE0, &jfif)?;
     if !s.xmp.is_empty() {
-        let mut app1 = b"http://ns.adobe.com/xap/1.0/\0".to_vec();
-        app1.extend_from_slice(&s.xmp);
-        marker(&mut out, 0xE1, &app1)?;
+        marker(&mut out, 0xE1, &xmp_segment(&s.xmp))?;
     }
     for (t, table) in tables.iter().enumerate().take(tables_used) {
         let mut dqt = vec![t as u8];
@@ -1116,7 +1120,8 @@ mod tests {
 
     #[test]
     fn optimal_tables_never_pass_16_bits_or_use_an_all_ones_code() {
-        // Fibonacci counts make the deepest unconstrained tree.
+        // Fibonacci counts make the deepest unconstrained tree (39 levels, past libjpeg's
+        // 32 and JPEG's 16).
         let mut counts = [0u64; 257];
         let (mut a, mut b) = (1u64, 1u64);
         for c in counts.iter_mut().take(40) {
@@ -1129,6 +1134,11 @@ mod tests {
             let size = u32::from(t.size[s]);
             assert!((1..=16).contains(&size));
             assert_ne!(u32::from(t.code[s]), (1 << size) - 1, "symbol {s} has an all-ones code");
+            // A prefix code: no symbol's code starts another's.
+            for o in (0..40).filter(|&o| o != s && t.size[o] >= t.size[s]) {
+                let prefix = u32::from(t.code[o]) >> (u32::from(t.size[o]) - size);
+                assert_ne!(prefix, u32::from(t.code[s]), "{s} is a prefix of {o}");
+            }
         }
     }
 }
