@@ -1,7 +1,9 @@
 //! Image codecs of `tf.image`: `DecodePng`, `EncodePng`, `DecodeJpeg`, `EncodeJpeg`,
 //! `DecodeGif`, `DecodeBmp` and `DecodeImage` (any of the four by signature), TF's
 //! attrs and messages (GIF and BMP in `image_gif_bmp.rs`).
-//! The codecs are well-kept pure-Rust crates (`png`, `zune-jpeg`, `jpeg-encoder`);
+//! PNG is the well-kept `png` crate; JPEG is decoded by `jpeg_decode` and encoded by
+//! `jpeg_encode` (libjpeg-turbo's arithmetic, so TF's values), progressive JPEG by
+//! `jpeg-encoder`;
 //! the header's dimensions are checked with TF's limits before anything is allocated,
 //! the pixel buffer is allocated fallibly, and a panic inside a codec (never expected)
 //! is caught and reported as `InvalidArgument`, so corrupt or hostile input can never
@@ -10,9 +12,8 @@ use std::borrow::Cow;
 use std::io::Cursor;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use multiversion::multiversion;
-
 use super::image_gif_bmp::{decode_bmp, decode_gif};
+use super::jpeg_decode::{self, DecodeSettings};
 use super::jpeg_encode::{self, JpegSettings};
 use super::{KernelBuild, OpContext, OpKernel};
 use crate::dtype::DType;
@@ -68,7 +69,8 @@ struct Decode {
     format: Format,
     channels: usize,
     dtype: DType,
-    ratio: usize,
+    /// `DecodeJpeg`'s attributes (`DecodeImage` decodes a JPEG with TF's defaults).
+    jpeg: DecodeSettings,
     /// `DecodeImage`: a GIF's every frame (4-D) or only its first (3-D).
     expand_animations: bool,
 }
@@ -85,6 +87,7 @@ pub(crate) fn decode_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     let channels = check_channels(n.attr_or("channels", 0i64)?, &[0, 1, 3, 4])?;
     let dtype = n.attr_or("dtype", DType::UInt8)?;
     let ratio = n.attr_or("ratio", 1i64)?;
+    let mut jpeg = DecodeSettings { channels: channels.min(3), ..DecodeSettings::default() };
     let expand_animations: bool = n.attr_or("expand_animations", true)?;
     if ![1, 2, 4, 8].contains(&ratio) {
         ff_bail!(InvalidArgument, "ratio must be 1, 2, 4, or 8, got {ratio}");
@@ -101,8 +104,16 @@ pub(crate) fn decode_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
         if !["", "INTEGER_FAST", "INTEGER_ACCURATE"].contains(&method.as_str()) {
             ff_bail!(InvalidArgument, "dct_method must be one of INTEGER_FAST or INTEGER_ACCURATE, got {method}");
         }
+        jpeg = DecodeSettings {
+            channels,
+            ratio: ratio as usize,
+            // TF's default is libjpeg's fast integer IDCT.
+            fast_idct: method != "INTEGER_ACCURATE",
+            fancy_upscaling: n.attr_or("fancy_upscaling", true)?,
+            try_recover_truncated: n.attr_or("try_recover_truncated", false)?,
+        };
     }
-    Ok(Box::new(Decode { format, channels, dtype, ratio: ratio as usize, expand_animations }))
+    Ok(Box::new(Decode { format, channels, dtype, jpeg, expand_animations }))
 }
 
 impl OpKernel for Decode {
@@ -121,7 +132,7 @@ impl OpKernel for Decode {
                 if !is_jpeg {
                     ff_bail!(InvalidArgument, "Invalid JPEG data or crop window, data size {}", data.len());
                 }
-                decode_jpeg(data, self.channels, self.ratio)?
+                guarded("Invalid JPEG data or crop window", || jpeg_decode::decode(ctx.env, data, &self.jpeg))?
             }
             Format::Gif => guarded("DecodeGif", || decode_gif(data, true))?,
             Format::Bmp => guarded("DecodeBmp", || decode_bmp(data, self.channels))?,
@@ -136,7 +147,7 @@ impl OpKernel for Decode {
                     if self.channels == 4 {
                         ff_bail!(InvalidArgument, "channels must be 0, 1, or 3 for JPEG, got 4");
                     }
-                    decode_jpeg(data, self.channels, 1)?
+                    guarded("Invalid JPEG data or crop window", || jpeg_decode::decode(ctx.env, data, &self.jpeg))?
                 } else if data.starts_with(b"GIF8") {
                     if self.channels != 0 && self.channels != 3 {
                         ff_bail!(InvalidArgument, "channels must be 0 or 3 for GIF, got {}", self.channels);
@@ -393,130 +404,9 @@ fn rgb_to_gray(c: [u16; 3], sixteen: bool) -> u16 {
     ((sum + if sixteen { 16384 } else { 0 }) >> 15) as u16
 }
 
-/// TF's JPEG limit: the decoded bytes below 2^29.
-fn check_jpeg_size(width: usize, height: usize, channels: usize) -> Result<()> {
-    let total = width.checked_mul(height).and_then(|p| p.checked_mul(channels));
-    if width == 0 || height == 0 || total.is_none_or(|t| t >= 1 << 29) {
-        ff_bail!(InvalidArgument, "Invalid JPEG data or crop window: image too large ({width} by {height})");
-    }
-    Ok(())
-}
-
-/// Decodes a JPEG to `height x width x channels` uint8 (`0`: 1 for gray files, else 3);
-/// gray output is the luma channel (libjpeg's), `ratio` > 1 averages `ratio x ratio`
-/// blocks (libjpeg's scaled IDCT produces close, not identical, values).
-fn decode_jpeg(data: &[u8], channels: usize, ratio: usize) -> Result<Tensor> {
-    guarded("Invalid JPEG data or crop window", || jpeg_pixels(data, channels, ratio))
-}
-
-/// [`decode_jpeg`]'s work, unguarded (the fuzz tests call it to see panics).
-fn jpeg_pixels(data: &[u8], channels: usize, ratio: usize) -> Result<Tensor> {
-    use zune_core::colorspace::ColorSpace;
-    use zune_core::options::DecoderOptions;
-    let bad = |e: zune_jpeg::errors::DecodeErrors| {
-        Error::invalid_argument(format!("Invalid JPEG data or crop window, data size {}: {e:?}", data.len()))
-    };
-    let options = DecoderOptions::default().set_max_width(65535).set_max_height(65535);
-    let mut probe = zune_jpeg::JpegDecoder::new_with_options(Cursor::new(data), options);
-    probe.decode_headers().map_err(bad)?;
-    let (w, h) = probe.dimensions().ok_or_else(|| Error::invalid_argument("Invalid JPEG data: no frame header"))?;
-    let components = probe.info().map_or(3, |i| usize::from(i.components));
-    let channels = match channels {
-        0 if components == 1 => 1,
-        0 => 3,
-        c => c,
-    };
-    check_jpeg_size(w, h, channels)?;
-    // Colour files are decoded to YCbCr and converted with libjpeg's fixed-point
-    // tables (the decoder's own conversion rounds differently).
-    let ycc = channels == 3 && probe.input_colorspace() == Some(ColorSpace::YCbCr);
-    let space = match channels {
-        1 => ColorSpace::Luma,
-        _ if ycc => ColorSpace::YCbCr,
-        _ => ColorSpace::RGB,
-    };
-    let mut decoder =
-        zune_jpeg::JpegDecoder::new_with_options(Cursor::new(data), options.jpeg_set_out_colorspace(space));
-    decoder.decode_headers().map_err(bad)?;
-    // Decoded straight into the output tensor (one fallible allocation) unless it is
-    // scaled down afterwards.
-    let mut full = Tensor::for_overwrite(DType::UInt8, &[h, w, channels])?;
-    let buf = full.as_mut_bytes()?;
-    decoder.decode_into(buf).map_err(bad)?;
-    if ycc {
-        ycc_to_rgb(buf);
-    }
-    if ratio == 1 {
-        return Ok(full);
-    }
-    let buf = full.as_bytes()?;
-    let (oh, ow) = (h.div_ceil(ratio), w.div_ceil(ratio));
-    let mut scaled = Tensor::for_overwrite(DType::UInt8, &[oh, ow, channels])?;
-    let out = scaled.as_mut_bytes()?;
-    for y in 0..oh {
-        for x in 0..ow {
-            let (y1, x1) = ((y * ratio + ratio).min(h), (x * ratio + ratio).min(w));
-            let n = ((y1 - y * ratio) * (x1 - x * ratio)) as u32;
-            for c in 0..channels {
-                let mut s = 0u32;
-                for yy in y * ratio..y1 {
-                    for xx in x * ratio..x1 {
-                        s += u32::from(buf[(yy * w + xx) * channels + c]);
-                    }
-                }
-                out[(y * ow + x) * channels + c] = ((s + n / 2) / n) as u8;
-            }
-        }
-    }
-    Ok(scaled)
-}
-
-/// libjpeg's YCbCr -> RGB constants (`jdcolor.c`, 16-bit fixed point).
-const ONE_HALF: i32 = 1 << 15;
 /// libjpeg's `FIX` with 16 fractional bits (`SCALEBITS`).
 pub(crate) const fn fix(x: f64) -> i32 {
     (x * 65536.0 + 0.5) as i32
-}
-const CR_R: i32 = fix(1.40200);
-const CB_B: i32 = fix(1.77200);
-const CR_G: i32 = fix(0.71414);
-const CB_G: i32 = fix(0.34414);
-
-/// libjpeg's `ycc_rgb_convert` of one pixel.
-#[inline(always)]
-fn ycc_pixel(y: i32, cb: i32, cr: i32) -> [u8; 3] {
-    let r = y + ((CR_R * cr + ONE_HALF) >> 16);
-    let g = y + ((-CB_G * cb + ONE_HALF - CR_G * cr) >> 16);
-    let b = y + ((CB_B * cb + ONE_HALF) >> 16);
-    [r.clamp(0, 255) as u8, g.clamp(0, 255) as u8, b.clamp(0, 255) as u8]
-}
-
-/// libjpeg's `ycc_rgb_convert` over interleaved YCbCr pixels, in place: blocks of 64
-/// pixels split into planes, converted, and interleaved again, so that each step runs
-/// on vectors (4.4x faster than pixel by pixel; every one of the 2^24 inputs gives
-/// libjpeg's value, as a test checks).
-#[multiversion(targets("x86_64+avx512f+avx512bw+avx512cd+avx512dq+avx512vl", "x86_64+avx2+fma", "aarch64+neon"))]
-fn ycc_to_rgb(buf: &mut [u8]) {
-    const N: usize = 64;
-    let mut blocks = buf.chunks_exact_mut(3 * N);
-    for block in &mut blocks {
-        let (mut y, mut cb, mut cr) = ([0i32; N], [0i32; N], [0i32; N]);
-        for i in 0..N {
-            y[i] = i32::from(block[3 * i]);
-            cb[i] = i32::from(block[3 * i + 1]) - 128;
-            cr[i] = i32::from(block[3 * i + 2]) - 128;
-        }
-        let (mut r, mut g, mut b) = ([0u8; N], [0u8; N], [0u8; N]);
-        for i in 0..N {
-            [r[i], g[i], b[i]] = ycc_pixel(y[i], cb[i], cr[i]);
-        }
-        for i in 0..N {
-            block[3 * i..3 * i + 3].copy_from_slice(&[r[i], g[i], b[i]]);
-        }
-    }
-    for p in blocks.into_remainder().chunks_exact_mut(3) {
-        p.copy_from_slice(&ycc_pixel(i32::from(p[0]), i32::from(p[1]) - 128, i32::from(p[2]) - 128));
-    }
 }
 
 /// The `height x width x channels` of a 3-D image input, TF's message otherwise.
@@ -691,29 +581,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ycc_to_rgb_is_libjpegs_table_conversion_for_every_input() {
-        // jdcolor.c's `build_ycc_rgb_table` and `ycc_rgb_convert`, written as there.
-        let x = |i: usize| i as i32 - 128;
-        let cr_r: Vec<i32> = (0..256).map(|i| (fix(1.40200) * x(i) + ONE_HALF) >> 16).collect();
-        let cb_b: Vec<i32> = (0..256).map(|i| (fix(1.77200) * x(i) + ONE_HALF) >> 16).collect();
-        let cr_g: Vec<i32> = (0..256).map(|i| -fix(0.71414) * x(i)).collect();
-        let cb_g: Vec<i32> = (0..256).map(|i| -fix(0.34414) * x(i) + ONE_HALF).collect();
-        let limit = |v: i32| v.clamp(0, 255) as u8;
-        // All 2^24 pixels, and a tail shorter than a block.
-        let mut buf: Vec<u8> =
-            (0..(1usize << 24) + 5).flat_map(|p| [(p >> 16) as u8, (p >> 8) as u8, p as u8]).collect();
-        let want: Vec<u8> = buf
-            .chunks_exact(3)
-            .flat_map(|p| {
-                let (y, cb, cr) = (i32::from(p[0]), usize::from(p[1]), usize::from(p[2]));
-                [limit(y + cr_r[cr]), limit(y + ((cb_g[cb] + cr_g[cr]) >> 16)), limit(y + cb_b[cb])]
-            })
-            .collect();
-        ycc_to_rgb(&mut buf);
-        assert!(buf == want, "a pixel differs from libjpeg's conversion");
-    }
-
-    #[test]
     fn png_round_trip_and_corrupt() {
         let pixels: Vec<u8> = (0..2 * 3 * 3).map(|i| (i * 13) as u8).collect();
         let mut out = Vec::new();
@@ -825,8 +692,10 @@ mod tests {
 
     #[test]
     fn jpeg_corrupt_is_an_error() {
-        assert!(decode_jpeg(b"\xff\xd8\xff\xe0garbage", 0, 1).is_err());
-        assert!(decode_jpeg(b"\xff\xd8\xff", 3, 1).is_err());
+        let env = crate::framework::kernel::ExecEnv::SINGLE_THREADED;
+        let s = DecodeSettings::default();
+        assert!(jpeg_decode::decode(&env, b"\xff\xd8\xff\xe0garbage", &s).is_err());
+        assert!(jpeg_decode::decode(&env, b"\xff\xd8\xff", &s).is_err());
     }
 
     /// Damaged and random images: the decoders return values or errors, and never
@@ -871,7 +740,9 @@ mod tests {
             let png =
                 std::panic::catch_unwind(|| sanitize_png(data).and_then(|d| png_pixels(&d, channels, DType::UInt8)));
             assert!(png.is_ok(), "the PNG decoder panicked on {data:?}");
-            let jpeg = std::panic::catch_unwind(|| jpeg_pixels(data, channels.min(3), 1));
+            let env = crate::framework::kernel::ExecEnv::SINGLE_THREADED;
+            let settings = DecodeSettings { channels: channels.min(3), ..DecodeSettings::default() };
+            let jpeg = std::panic::catch_unwind(AssertUnwindSafe(|| jpeg_decode::decode(&env, data, &settings)));
             assert!(jpeg.is_ok(), "the JPEG decoder panicked on {data:?}");
         }
 

@@ -1,0 +1,382 @@
+//! A scan's entropy-coded data into coefficients: `jdhuff.c`'s sequential blocks and
+//! `jdphuff.c`'s progressive DC/AC first and refinement scans, restart markers with
+//! `jpeg_resync_to_restart`'s recovery, and libjpeg's treatment of data that runs out
+//! (the rest of the segment is left as it is: zeros in a sequential file).
+
+use super::huffman::{BitReader, HuffTable, extend};
+use super::{Frame, find_marker};
+use crate::error::Result;
+use crate::kernels::jpeg_tables::NATURAL_ORDER;
+
+/// `jpeg_natural_order` with libjpeg's extra entries, so a corrupt run past 63 lands
+/// on 63 (128 entries: an index masked with 127 needs no bounds check).
+const NATURAL: [usize; 128] = {
+    let mut t = [63usize; 128];
+    let mut i = 0;
+    while i < 64 {
+        t[i] = NATURAL_ORDER[i];
+        i += 1;
+    }
+    t
+};
+
+/// What one scan codes (`SOS`), with its tables resolved.
+pub(super) struct Scan<'t> {
+    /// Frame component indices, in the scan's order.
+    pub comps: Vec<usize>,
+    pub dc: Vec<Option<&'t HuffTable>>,
+    pub ac: Vec<Option<&'t HuffTable>>,
+    pub ss: usize,
+    pub se: usize,
+    pub ah: u32,
+    pub al: u32,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Sequential,
+    DcFirst,
+    DcRefine,
+    AcFirst,
+    AcRefine,
+}
+
+/// The state of one scan's decoding.
+pub(super) struct ScanDecoder<'a, 's> {
+    pub reader: BitReader<'a>,
+    scan: &'s Scan<'s>,
+    kind: Kind,
+    last_dc: [i32; 4],
+    eobrun: u32,
+    insufficient: bool,
+    restart_interval: usize,
+    restarts_to_go: usize,
+    next_restart: u8,
+}
+
+impl<'a, 's> ScanDecoder<'a, 's> {
+    pub(super) fn new(reader: BitReader<'a>, scan: &'s Scan<'s>, progressive: bool, restart_interval: usize) -> Self {
+        let kind = match (progressive, scan.ss == 0, scan.ah != 0) {
+            (false, _, _) => Kind::Sequential,
+            (true, true, false) => Kind::DcFirst,
+            (true, true, true) => Kind::DcRefine,
+            (true, false, false) => Kind::AcFirst,
+            (true, false, true) => Kind::AcRefine,
+        };
+        ScanDecoder {
+            reader,
+            scan,
+            kind,
+            last_dc: [0; 4],
+            eobrun: 0,
+            insufficient: false,
+            restart_interval,
+            restarts_to_go: restart_interval,
+            next_restart: 0,
+        }
+    }
+
+    /// Decodes every MCU of the scan into `coefs` (a component without storage is
+    /// decoded into a scratch block). Returns with the reader where the scan's data
+    /// stopped; the data's end without a marker (and without recovery) is an error.
+    pub(super) fn run(&mut self, frame: &Frame, coefs: &mut [Vec<[i16; 64]>]) -> Result<()> {
+        let mut scratch = [0i16; 64];
+        if self.scan.comps.len() == 1 {
+            let ci = self.scan.comps[0];
+            let c = &frame.comps[ci];
+            for by in 0..c.height_in_blocks {
+                for bx in 0..c.width_in_blocks {
+                    self.start_mcu()?;
+                    if !self.insufficient {
+                        let block = match coefs[ci].get_mut(by * c.blocks_w + bx) {
+                            Some(b) => b,
+                            None => &mut scratch,
+                        };
+                        self.block(0, block);
+                        self.insufficient = self.reader.ran_out();
+                    }
+                    self.check_end()?;
+                }
+            }
+            return Ok(());
+        }
+        for my in 0..frame.mcus_y {
+            for mx in 0..frame.mcus_x {
+                self.start_mcu()?;
+                if !self.insufficient {
+                    for (k, &ci) in self.scan.comps.iter().enumerate() {
+                        let c = &frame.comps[ci];
+                        for by in 0..c.v {
+                            for bx in 0..c.h {
+                                let at = (my * c.v + by) * c.blocks_w + mx * c.h + bx;
+                                let block = match coefs[ci].get_mut(at) {
+                                    Some(b) => b,
+                                    None => &mut scratch,
+                                };
+                                self.block(k, block);
+                            }
+                        }
+                    }
+                    self.insufficient = self.reader.ran_out();
+                }
+                self.check_end()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn check_end(&self) -> Result<()> {
+        if self.reader.hit_end {
+            ff_bail!(InvalidArgument, "Premature end of JPEG data");
+        }
+        Ok(())
+    }
+
+    /// Handles a due restart marker before an MCU (`process_restart`).
+    fn start_mcu(&mut self) -> Result<()> {
+        if self.restart_interval == 0 {
+            return Ok(());
+        }
+        if self.restarts_to_go == 0 {
+            self.restart()?;
+        }
+        self.restarts_to_go -= 1;
+        Ok(())
+    }
+
+    fn restart(&mut self) -> Result<()> {
+        self.reader.reset();
+        if self.reader.marker.is_none() {
+            self.next_marker();
+        }
+        let want = 0xD0 + self.next_restart;
+        if self.reader.marker == Some(want) {
+            self.reader.resume();
+        } else {
+            self.resync(self.next_restart)?;
+        }
+        self.check_end()?;
+        self.next_restart = (self.next_restart + 1) & 7;
+        self.last_dc = [0; 4];
+        self.eobrun = 0;
+        self.restarts_to_go = self.restart_interval;
+        if self.reader.marker.is_none() {
+            self.insufficient = false;
+        }
+        Ok(())
+    }
+
+    /// Moves the reader to the next marker in the data (libjpeg's `next_marker`).
+    fn next_marker(&mut self) {
+        match find_marker(self.reader.data(), self.reader.pos) {
+            Some((m, pos)) => {
+                self.reader.pos = pos;
+                self.reader.marker = Some(m);
+            }
+            None => {
+                self.reader.pos = self.reader.data().len();
+                self.reader.stop_at_end();
+            }
+        }
+    }
+
+    /// `jpeg_resync_to_restart`: the marker found was not the restart expected.
+    fn resync(&mut self, desired: u8) -> Result<()> {
+        loop {
+            self.check_end()?;
+            let Some(m) = self.reader.marker else { return Ok(()) };
+            let action = if m < 0xC0 {
+                2
+            } else if !(0xD0..=0xD7).contains(&m) {
+                3
+            } else {
+                let n = m - 0xD0;
+                if n == (desired + 1) & 7 || n == (desired + 2) & 7 {
+                    3
+                } else if n == desired.wrapping_sub(1) & 7 || n == desired.wrapping_sub(2) & 7 {
+                    2
+                } else {
+                    1
+                }
+            };
+            match action {
+                1 => {
+                    self.reader.resume();
+                    return Ok(());
+                }
+                2 => {
+                    self.reader.marker = None;
+                    self.next_marker();
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    /// One block of scan component `k`.
+    #[inline(always)]
+    fn block(&mut self, k: usize, block: &mut [i16; 64]) {
+        let s = self.scan;
+        match self.kind {
+            Kind::Sequential => {
+                if let (Some(dc), Some(ac)) = (s.dc[k], s.ac[k]) {
+                    sequential(&mut self.reader, dc, ac, &mut self.last_dc[k], block);
+                }
+            }
+            Kind::DcFirst => {
+                if let Some(dc) = s.dc[k] {
+                    let r = &mut self.reader;
+                    let t = u32::from(r.decode(dc));
+                    let diff = extend(r.bits(t), t);
+                    self.last_dc[k] = self.last_dc[k].wrapping_add(diff);
+                    block[0] = self.last_dc[k].wrapping_shl(s.al) as i16;
+                }
+            }
+            Kind::DcRefine => {
+                if self.reader.bits(1) != 0 {
+                    block[0] |= (1i32 << s.al) as i16;
+                }
+            }
+            Kind::AcFirst => {
+                if let Some(ac) = s.ac[k] {
+                    ac_first(&mut self.reader, ac, s.ss, s.se, s.al, &mut self.eobrun, block);
+                }
+            }
+            Kind::AcRefine => {
+                if let Some(ac) = s.ac[k] {
+                    ac_refine(&mut self.reader, ac, s.ss, s.se, s.al, &mut self.eobrun, block);
+                }
+            }
+        }
+    }
+}
+
+/// A sequential (baseline or extended) block: `decode_mcu_slow`'s arithmetic.
+#[inline(always)]
+fn sequential(r: &mut BitReader<'_>, dc: &HuffTable, ac: &HuffTable, last_dc: &mut i32, block: &mut [i16; 64]) {
+    let t = u32::from(r.decode(dc));
+    let diff = extend(r.bits(t), t);
+    *last_dc = last_dc.wrapping_add(diff);
+    block[0] = *last_dc as i16;
+    let mut k = 1usize;
+    while k < 64 {
+        if let Some((run, v)) = r.fast_ac(ac) {
+            k += run;
+            block[NATURAL[k & 127] & 63] = v as i16;
+            k += 1;
+            continue;
+        }
+        let rs = r.decode(ac);
+        let (run, size) = (usize::from(rs >> 4), u32::from(rs & 15));
+        if size != 0 {
+            k += run;
+            let v = extend(r.bits(size), size);
+            block[NATURAL[k & 127] & 63] = v as i16;
+        } else if run != 15 {
+            break;
+        } else {
+            k += 15;
+        }
+        k += 1;
+    }
+}
+
+/// `decode_mcu_AC_first`.
+fn ac_first(
+    r: &mut BitReader<'_>,
+    ac: &HuffTable,
+    ss: usize,
+    se: usize,
+    al: u32,
+    eobrun: &mut u32,
+    block: &mut [i16; 64],
+) {
+    if *eobrun > 0 {
+        *eobrun -= 1;
+        return;
+    }
+    let mut k = ss;
+    while k <= se {
+        let rs = r.decode(ac);
+        let (run, size) = (u32::from(rs >> 4), u32::from(rs & 15));
+        if size != 0 {
+            k += run as usize;
+            let v = extend(r.bits(size), size);
+            block[NATURAL[k & 127] & 63] = v.wrapping_shl(al) as i16;
+        } else if run == 15 {
+            k += 15;
+        } else {
+            *eobrun = 1 << run;
+            if run != 0 {
+                *eobrun += r.bits(run) as u32;
+            }
+            *eobrun -= 1;
+            break;
+        }
+        k += 1;
+    }
+}
+
+/// `decode_mcu_AC_refine`: correction bits for the nonzero coefficients passed over,
+/// and the newly nonzero ones.
+fn ac_refine(
+    r: &mut BitReader<'_>,
+    ac: &HuffTable,
+    ss: usize,
+    se: usize,
+    al: u32,
+    eobrun: &mut u32,
+    block: &mut [i16; 64],
+) {
+    let p1 = (1i32 << al) as i16;
+    let m1 = (-1i32 << al) as i16;
+    let mut k = ss;
+    let correct = |r: &mut BitReader<'_>, c: &mut i16| {
+        if r.bits(1) != 0 && (*c & p1) == 0 {
+            *c = if *c >= 0 { c.wrapping_add(p1) } else { c.wrapping_add(m1) };
+        }
+    };
+    if *eobrun == 0 {
+        while k <= se {
+            let rs = r.decode(ac);
+            let (mut run, size) = (i32::from(rs >> 4), u32::from(rs & 15));
+            let mut s = 0i16;
+            if size != 0 {
+                // A new coefficient's size is always 1 (libjpeg warns otherwise).
+                s = if r.bits(1) != 0 { p1 } else { m1 };
+            } else if run != 15 {
+                *eobrun = 1 << run;
+                if run != 0 {
+                    *eobrun += r.bits(run as u32) as u32;
+                }
+                break;
+            }
+            while k <= se {
+                let c = &mut block[NATURAL[k & 127] & 63];
+                if *c != 0 {
+                    correct(r, c);
+                } else {
+                    run -= 1;
+                    if run < 0 {
+                        break;
+                    }
+                }
+                k += 1;
+            }
+            if s != 0 {
+                block[NATURAL[k & 127] & 63] = s;
+            }
+            k += 1;
+        }
+    }
+    if *eobrun > 0 {
+        while k <= se {
+            let c = &mut block[NATURAL[k & 127] & 63];
+            if *c != 0 {
+                correct(r, c);
+            }
+            k += 1;
+        }
+        *eobrun -= 1;
+    }
+}
