@@ -100,7 +100,23 @@ impl<'a, 's> ScanDecoder<'a, 's> {
             }
             return Ok(());
         }
+        self.run_rows(frame, coefs, |_, _| {})
+    }
+
+    /// An interleaved scan, one MCU row at a time: `done(row, blocks)` after each,
+    /// with that MCU row's blocks of every frame component (empty for a component
+    /// without storage), so they can be used while the next rows are decoded.
+    pub(super) fn run_rows<'c>(
+        &mut self,
+        frame: &Frame,
+        coefs: &'c mut [Vec<[i16; 64]>],
+        mut done: impl FnMut(usize, Vec<&'c [[i16; 64]]>),
+    ) -> Result<()> {
+        let mut scratch = [0i16; 64];
+        let mut rows_of: Vec<_> =
+            coefs.iter_mut().zip(&frame.comps).map(|(v, c)| v.chunks_mut((c.blocks_w * c.v).max(1))).collect();
         for my in 0..frame.mcus_y {
+            let mut rows: Vec<&'c mut [[i16; 64]]> = rows_of.iter_mut().map(|it| it.next().unwrap_or_default()).collect();
             for mx in 0..frame.mcus_x {
                 self.start_mcu()?;
                 if !self.insufficient {
@@ -108,8 +124,8 @@ impl<'a, 's> ScanDecoder<'a, 's> {
                         let c = &frame.comps[ci];
                         for by in 0..c.v {
                             for bx in 0..c.h {
-                                let at = (my * c.v + by) * c.blocks_w + mx * c.h + bx;
-                                let block = match coefs[ci].get_mut(at) {
+                                let at = by * c.blocks_w + mx * c.h + bx;
+                                let block = match rows[ci].get_mut(at) {
                                     Some(b) => b,
                                     None => &mut scratch,
                                 };
@@ -121,6 +137,7 @@ impl<'a, 's> ScanDecoder<'a, 's> {
                 }
                 self.check_end()?;
             }
+            done(my, rows.drain(..).map(|r| &*r).collect());
         }
         Ok(())
     }

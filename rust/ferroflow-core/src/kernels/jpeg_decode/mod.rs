@@ -21,11 +21,13 @@ mod entropy;
 mod huffman;
 mod idct;
 mod output;
+mod render;
 
 use entropy::{Scan, ScanDecoder};
 use huffman::{BitReader, HuffSpec, HuffTable};
 use idct::Idct;
-use output::{Convert, Plane, Upsample};
+use output::{Convert, Upsample};
+use render::Renderer;
 
 use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
@@ -153,6 +155,8 @@ struct Decoder<'a> {
     frame: Option<Frame>,
     setup: Option<Setup>,
     coefs: Vec<Vec<[i16; 64]>>,
+    /// The image, when a sequential scan was rendered while it was decoded.
+    rendered: Option<Tensor>,
 }
 
 fn invalid(msg: &str) -> Error {
@@ -184,6 +188,7 @@ impl<'a> Decoder<'a> {
             frame: None,
             setup: None,
             coefs: Vec::new(),
+            rendered: None,
         }
     }
 
@@ -226,7 +231,7 @@ impl<'a> Decoder<'a> {
                     if scans > 0 && !self.setup.as_ref().is_some_and(|s| s.multiple_scans) {
                         return Err(invalid("Invalid JPEG file structure: missing EOI marker"));
                     }
-                    pending = self.sos()?;
+                    pending = self.sos(env)?;
                     scans += 1;
                 }
                 0xD9 => break,
@@ -235,6 +240,9 @@ impl<'a> Decoder<'a> {
         }
         if scans == 0 {
             return Err(invalid("JPEG datastream contains no image"));
+        }
+        if let Some(image) = self.rendered.take() {
+            return Ok(image);
         }
         self.render(env)
     }
@@ -394,7 +402,7 @@ impl<'a> Decoder<'a> {
 
     /// A scan: its header, the setup at the first, then its data. Returns the marker
     /// the data stopped at, if it stopped at one.
-    fn sos(&mut self) -> Result<Option<u8>> {
+    fn sos(&mut self, env: &ExecEnv) -> Result<Option<u8>> {
         if self.frame.is_none() {
             return Err(invalid("Invalid JPEG file structure: SOS before SOF"));
         }
@@ -469,9 +477,19 @@ impl<'a> Decoder<'a> {
             al: u32::from(al),
         };
         let frame = self.frame.as_ref().ok_or_else(|| invalid("no frame"))?;
+        let setup = self.setup.as_ref().ok_or_else(|| invalid("no setup"))?;
         let reader = BitReader::new(self.data, self.pos, self.recover);
         let mut dec = ScanDecoder::new(reader, &scan, progressive, self.restart_interval);
-        dec.run(frame, &mut self.coefs)?;
+        // The file's only scan, interleaved: rendered MCU row by MCU row on a second
+        // thread while the rest is decoded.
+        let one_scan = !setup.multiple_scans && frame.comps.len() > 1;
+        match env.intra_pool.as_ref().filter(|p| one_scan && p.current_num_threads() > 1) {
+            Some(pool) => {
+                let ratio = self.settings.ratio;
+                self.rendered = Some(decode_rendering(pool, frame, setup, ratio, &mut self.coefs, &mut dec)?);
+            }
+            None => dec.run(frame, &mut self.coefs)?,
+        }
         let reader = dec.reader;
         if reader.fake_eoi() {
             self.recover = false;
@@ -609,45 +627,54 @@ impl<'a> Decoder<'a> {
     fn render(self, env: &ExecEnv) -> Result<Tensor> {
         let frame = self.frame.as_ref().ok_or_else(|| invalid("no frame"))?;
         let setup = self.setup.as_ref().ok_or_else(|| invalid("no setup"))?;
-        let mut planes = Vec::new();
-        for (ci, c) in frame.comps.iter().enumerate() {
-            let Some((idct, upsample, dw, dh)) = setup.comps[ci] else { continue };
-            let s = idct.size();
-            let (bw, bh) = (dw.div_ceil(s).min(c.blocks_w), dh.div_ceil(s).min(c.blocks_h));
-            let stride = bw * s;
-            let mut data: Vec<u8> = try_vec(stride * bh * s)?;
-            data.resize(stride * bh * s, 0);
-            let mult = idct.multipliers(&c.quant.unwrap_or([0; 64]));
-            let blocks = &self.coefs[ci];
-            let band = s * stride;
-            env.for_each_chunk(&mut data, (64 * 64).max(band), band, |offset, chunk| {
-                for (r, rows) in chunk.chunks_mut(band).enumerate() {
-                    let by = offset / band + r;
-                    for bx in 0..bw {
-                        idct.run(&blocks[by * c.blocks_w + bx], &mult, &mut rows[bx * s..], stride);
-                    }
-                }
-            });
-            planes.push(Plane { data, stride, width: dw, height: dh, upsample });
-        }
-        let (w, h, ch) = (setup.out_w, setup.out_h, setup.convert.channels());
-        debug_assert_eq!(ch, setup.channels);
-        let mut out = Tensor::for_overwrite(DType::UInt8, &[h, w, ch])?;
-        let row_bytes = w * ch;
-        let convert = setup.convert;
-        env.for_each_chunk(out.as_mut_bytes()?, (32 * 1024).max(row_bytes), row_bytes, |offset, chunk| {
-            let mut scratch: Vec<Vec<u8>> = planes.iter().map(|_| vec![0u8; w]).collect();
-            for (r, line) in chunk.chunks_mut(row_bytes).enumerate() {
-                let y = offset / row_bytes + r;
-                let mut rows: [&[u8]; 4] = [&[]; 4];
-                for ((slot, p), s) in rows.iter_mut().zip(&planes).zip(scratch.iter_mut()) {
-                    *slot = p.upsampled(y, s);
-                }
-                convert.row(&rows[..planes.len()], line);
-            }
-        });
+        let mut renderer = Renderer::new(frame, setup, self.settings.ratio)?;
+        renderer.idct_all(env, &self.coefs);
+        let mut out = Tensor::for_overwrite(DType::UInt8, &[renderer.height, renderer.width, setup.channels])?;
+        renderer.output_all(env, out.as_mut_bytes()?);
         Ok(out)
     }
+}
+
+/// A sequential scan decoded on this thread while another renders each MCU row once
+/// the next is decoded (the upsampling reaches into it). If the decoder fails, the
+/// renderer finishes on what it was given and the error is returned.
+fn decode_rendering(
+    pool: &rayon::ThreadPool,
+    frame: &Frame,
+    setup: &Setup,
+    ratio: usize,
+    coefs: &mut [Vec<[i16; 64]>],
+    dec: &mut ScanDecoder<'_, '_>,
+) -> Result<Tensor> {
+    let mut renderer = Renderer::new(frame, setup, ratio)?;
+    let mut out = Tensor::for_overwrite(DType::UInt8, &[renderer.height, renderer.width, setup.channels])?;
+    let bytes = out.as_mut_bytes()?;
+    let row_bytes = renderer.row_bytes();
+    let (tx, rx) = std::sync::mpsc::channel();
+    // `join` runs the decoder here and the renderer on an idle worker, or after the
+    // decoder on this thread if none is idle: the renderer only waits on rows the
+    // decoder has sent or will send, so neither order can deadlock.
+    let (decoded, ()) = pool.join(
+        move || {
+            dec.run_rows(frame, coefs, |my, rows| {
+                let _ = tx.send((my, rows));
+            })
+        },
+        || {
+            let mut done = 0;
+            for (my, rows) in rx {
+                renderer.idct_mcu_row(my, &rows);
+                let ready = renderer.rows_ready_after(my);
+                if ready > done {
+                    renderer.output_rows(done..ready, &mut bytes[done * row_bytes..ready * row_bytes]);
+                    done = ready;
+                }
+            }
+            renderer.output_rows(done..renderer.height, &mut bytes[done * row_bytes..]);
+        },
+    );
+    decoded?;
+    Ok(out)
 }
 
 /// The decoding table of a DHT slot, or libjpeg's error for a missing or bad one.
