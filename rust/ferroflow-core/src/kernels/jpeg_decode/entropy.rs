@@ -116,7 +116,8 @@ impl<'a, 's> ScanDecoder<'a, 's> {
         let mut rows_of: Vec<_> =
             coefs.iter_mut().zip(&frame.comps).map(|(v, c)| v.chunks_mut((c.blocks_w * c.v).max(1))).collect();
         for my in 0..frame.mcus_y {
-            let mut rows: Vec<&'c mut [[i16; 64]]> = rows_of.iter_mut().map(|it| it.next().unwrap_or_default()).collect();
+            let mut rows: Vec<&'c mut [[i16; 64]]> =
+                rows_of.iter_mut().map(|it| it.next().unwrap_or_default()).collect();
             for mx in 0..frame.mcus_x {
                 self.start_mcu()?;
                 if !self.insufficient {
@@ -268,27 +269,34 @@ impl<'a, 's> ScanDecoder<'a, 's> {
     }
 }
 
-/// A sequential (baseline or extended) block: `decode_mcu_slow`'s arithmetic.
+/// A sequential (baseline or extended) block: `decode_mcu_slow`'s arithmetic, the
+/// bit buffer held in locals throughout.
 #[inline(always)]
 fn sequential(r: &mut BitReader<'_>, dc: &HuffTable, ac: &HuffTable, last_dc: &mut i32, block: &mut [i16; 64]) {
-    let t = u32::from(r.decode(dc));
-    let diff = extend(r.bits(t), t);
-    *last_dc = last_dc.wrapping_add(diff);
+    let w = r.window();
+    let (w, t) = r.decode_w(w, dc);
+    let t = u32::from(t);
+    let (mut w, bits) = r.bits_w(w, t);
+    *last_dc = last_dc.wrapping_add(extend(bits, t));
     block[0] = *last_dc as i16;
     let mut k = 1usize;
     while k < 64 {
-        if let Some((run, v)) = r.fast_ac(ac) {
+        let fast;
+        (w, fast) = r.fast_ac_w(w, ac);
+        if let Some((run, v)) = fast {
             k += run;
             block[NATURAL[k & 127] & 63] = v as i16;
             k += 1;
             continue;
         }
-        let rs = r.decode(ac);
+        let rs;
+        (w, rs) = r.decode_w(w, ac);
         let (run, size) = (usize::from(rs >> 4), u32::from(rs & 15));
         if size != 0 {
             k += run;
-            let v = extend(r.bits(size), size);
-            block[NATURAL[k & 127] & 63] = v as i16;
+            let bits;
+            (w, bits) = r.bits_w(w, size);
+            block[NATURAL[k & 127] & 63] = extend(bits, size) as i16;
         } else if run != 15 {
             break;
         } else {
@@ -296,6 +304,7 @@ fn sequential(r: &mut BitReader<'_>, dc: &HuffTable, ac: &HuffTable, last_dc: &m
         }
         k += 1;
     }
+    r.set_window(w);
 }
 
 /// `decode_mcu_AC_first`.

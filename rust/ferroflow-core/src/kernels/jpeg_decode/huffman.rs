@@ -104,6 +104,30 @@ impl HuffTable {
     }
 }
 
+/// The bits a reader holds: `bits` of them MSB-aligned in `buf`, zero padding
+/// included. Hot loops keep a copy in locals (`BitReader::window`) and hand it back
+/// (`set_window`), so the buffer stays in registers rather than in the reader.
+#[derive(Clone, Copy)]
+pub(super) struct Window {
+    buf: u64,
+    bits: u32,
+}
+
+impl Window {
+    /// The next `n` bits (1..=32); the buffer holds them (callers refill first).
+    #[inline(always)]
+    fn peek(self, n: u32) -> u32 {
+        (self.buf >> (64 - n)) as u32
+    }
+
+    #[inline(always)]
+    fn consume(&mut self, n: u32) {
+        debug_assert!(n <= self.bits);
+        self.buf <<= n;
+        self.bits -= n;
+    }
+}
+
 /// Entropy-coded data read MSB first: `0xFF 0x00` is a data byte `0xFF`, and any other
 /// `0xFF xx` is a marker, where the reader stops (libjpeg's `unread_marker`) and feeds
 /// zeros from then on.
@@ -111,9 +135,7 @@ pub(super) struct BitReader<'a> {
     data: &'a [u8],
     /// Next unread byte.
     pub pos: usize,
-    buf: u64,
-    /// Bits held in `buf` (MSB-aligned), the zero padding included.
-    bits: u32,
+    w: Window,
     /// Zero bits appended since the data stopped.
     padding: u32,
     /// The marker the data stopped at, not yet handled.
@@ -126,18 +148,30 @@ pub(super) struct BitReader<'a> {
 
 impl<'a> BitReader<'a> {
     pub(super) fn new(data: &'a [u8], pos: usize, recover: bool) -> Self {
-        BitReader { data, pos, buf: 0, bits: 0, padding: 0, marker: None, hit_end: false, recover }
+        BitReader { data, pos, w: Window { buf: 0, bits: 0 }, padding: 0, marker: None, hit_end: false, recover }
     }
 
     fn stopped(&self) -> bool {
         self.marker.is_some() || self.hit_end
     }
 
-    /// Fills the buffer to more than 56 bits (zeros once the data has stopped).
+    /// The bit buffer, to work on in locals.
     #[inline(always)]
-    pub(super) fn refill(&mut self) {
-        if self.bits > 56 {
-            return;
+    pub(super) fn window(&self) -> Window {
+        self.w
+    }
+
+    /// The bit buffer back from a hot loop.
+    #[inline(always)]
+    pub(super) fn set_window(&mut self, w: Window) {
+        self.w = w;
+    }
+
+    /// `w` filled to more than 56 bits (zeros once the data has stopped).
+    #[inline(always)]
+    pub(super) fn fill(&mut self, mut w: Window) -> Window {
+        if w.bits > 56 {
+            return w;
         }
         if !self.stopped()
             && let Some(word) = self.data.get(self.pos..self.pos + 8)
@@ -145,27 +179,34 @@ impl<'a> BitReader<'a> {
             let word = u64::from_be_bytes(word.try_into().unwrap_or_default());
             // No 0xFF byte among the eight: take whole bytes straight.
             if (!word).wrapping_sub(0x0101_0101_0101_0101) & word & 0x8080_8080_8080_8080 == 0 {
-                let take = (64 - self.bits) / 8;
+                let take = (64 - w.bits) / 8;
                 let new = if take == 8 { word } else { word >> (64 - 8 * take) };
-                self.buf |= new << (64 - self.bits - 8 * take);
-                self.bits += 8 * take;
+                w.buf |= new << (64 - w.bits - 8 * take);
+                w.bits += 8 * take;
                 self.pos += take as usize;
-                return;
+                return w;
             }
         }
-        self.refill_bytes();
+        self.fill_bytes(w)
     }
 
     #[cold]
-    fn refill_bytes(&mut self) {
-        while self.bits <= 56 {
+    fn fill_bytes(&mut self, mut w: Window) -> Window {
+        while w.bits <= 56 {
             let byte = if self.stopped() { None } else { self.next_byte() };
             match byte {
-                Some(b) => self.buf |= u64::from(b) << (56 - self.bits),
+                Some(b) => w.buf |= u64::from(b) << (56 - w.bits),
                 None => self.padding += 8,
             }
-            self.bits += 8;
+            w.bits += 8;
         }
+        w
+    }
+
+    /// Fills the buffer to more than 56 bits.
+    #[cfg(test)]
+    fn refill(&mut self) {
+        self.w = self.fill(self.w);
     }
 
     /// The next data byte, or `None` where a marker or the end of the data stops it.
@@ -222,85 +263,71 @@ impl<'a> BitReader<'a> {
     /// Whether zeros past the data's end were consumed (libjpeg's
     /// `insufficient_data`).
     pub(super) fn ran_out(&self) -> bool {
-        self.bits < self.padding
+        self.w.bits < self.padding
     }
 
-    /// The next `n` bits (1..=32); the buffer holds them (callers refill first).
+    /// `n` bits of `w` as a number (`n` <= 16; 0 gives 0).
     #[inline(always)]
-    pub(super) fn peek(&self, n: u32) -> u32 {
-        (self.buf >> (64 - n)) as u32
-    }
-
-    #[inline(always)]
-    pub(super) fn consume(&mut self, n: u32) {
-        debug_assert!(n <= self.bits);
-        self.buf <<= n;
-        self.bits -= n;
+    pub(super) fn bits_w(&mut self, mut w: Window, n: u32) -> (Window, i32) {
+        if n == 0 {
+            return (w, 0);
+        }
+        if w.bits < n {
+            w = self.fill(w);
+        }
+        let v = w.peek(n);
+        w.consume(n);
+        (w, v as i32)
     }
 
     /// `n` bits as a number (`n` <= 16; 0 gives 0).
     #[inline(always)]
     pub(super) fn bits(&mut self, n: u32) -> i32 {
-        if n == 0 {
-            return 0;
-        }
-        if self.bits < n {
-            self.refill();
-        }
-        let v = self.peek(n);
-        self.consume(n);
-        v as i32
+        let (w, v) = self.bits_w(self.w, n);
+        self.w = w;
+        v
     }
 
     /// An AC coefficient with its code in one lookup: `(run, value)`, if the next bits
-    /// hold one short enough (the buffer refilled to at least 32 bits first).
+    /// of `w` hold one short enough.
     #[inline(always)]
-    pub(super) fn fast_ac(&mut self, t: &HuffTable) -> Option<(usize, i32)> {
-        if self.bits < 32 {
-            self.refill();
+    pub(super) fn fast_ac_w(&mut self, mut w: Window, t: &HuffTable) -> (Window, Option<(usize, i32)>) {
+        if w.bits < 32 {
+            w = self.fill(w);
         }
-        let f = t.fast_ac[self.peek(LOOKAHEAD) as usize];
+        let f = t.fast_ac[w.peek(LOOKAHEAD) as usize];
         if f == 0 {
-            return None;
+            return (w, None);
         }
-        self.consume((f & 0xFF) as u32);
-        Some((((f >> 8) & 0xFF) as usize, f >> 16))
+        w.consume((f & 0xFF) as u32);
+        (w, Some((((f >> 8) & 0xFF) as usize, f >> 16)))
     }
 
-    /// One Huffman symbol (the buffer refilled to at least 32 bits first).
+    /// One Huffman symbol from `w`.
+    #[inline(always)]
+    pub(super) fn decode_w(&mut self, mut w: Window, t: &HuffTable) -> (Window, u8) {
+        if w.bits < 32 {
+            w = self.fill(w);
+        }
+        let e = t.lookup[w.peek(LOOKAHEAD) as usize];
+        if e != 0 {
+            w.consume(u32::from(e >> 8));
+            return (w, e as u8);
+        }
+        decode_long(w, t)
+    }
+
+    /// One Huffman symbol.
     #[inline(always)]
     pub(super) fn decode(&mut self, t: &HuffTable) -> u8 {
-        if self.bits < 32 {
-            self.refill();
-        }
-        let e = t.lookup[self.peek(LOOKAHEAD) as usize];
-        if e != 0 {
-            self.consume(u32::from(e >> 8));
-            return e as u8;
-        }
-        self.decode_long(t)
-    }
-
-    #[cold]
-    fn decode_long(&mut self, t: &HuffTable) -> u8 {
-        let mut l = LOOKAHEAD as usize + 1;
-        while l <= 16 && self.peek(l as u32) as i32 > t.maxcode[l] {
-            l += 1;
-        }
-        if l > 16 {
-            // libjpeg: "Corrupt JPEG data: bad Huffman code", 17 bits gone, symbol 0.
-            self.consume(17);
-            return 0;
-        }
-        let code = self.peek(l as u32) as i32;
-        self.consume(l as u32);
-        t.symbols.get((code + t.valoffset[l]) as usize).copied().unwrap_or(0)
+        let (w, s) = self.decode_w(self.w, t);
+        self.w = w;
+        s
     }
 
     /// Drops the buffered bits (at a restart marker).
     pub(super) fn reset(&mut self) {
-        self.buf = 0;
-        self.bits = 0;
+        self.w = Window { buf: 0, bits: 0 };
         self.padding = 0;
     }
 
@@ -309,6 +336,24 @@ impl<'a> BitReader<'a> {
         self.marker = None;
         self.reset();
     }
+}
+
+/// A code longer than the lookahead (`jpeg_huff_decode`), bit by bit; `w` holds at
+/// least 32 bits.
+#[cold]
+fn decode_long(mut w: Window, t: &HuffTable) -> (Window, u8) {
+    let mut l = LOOKAHEAD as usize + 1;
+    while l <= 16 && w.peek(l as u32) as i32 > t.maxcode[l] {
+        l += 1;
+    }
+    if l > 16 {
+        // libjpeg: "Corrupt JPEG data: bad Huffman code", 17 bits gone, symbol 0.
+        w.consume(17);
+        return (w, 0);
+    }
+    let code = w.peek(l as u32) as i32;
+    w.consume(l as u32);
+    (w, t.symbols.get((code + t.valoffset[l]) as usize).copied().unwrap_or(0))
 }
 
 /// libjpeg's `HUFF_EXTEND`: `r` of `s` bits as a signed value.
