@@ -1,7 +1,8 @@
 """Image decode, encode and resize: ferroflow vs TensorFlow (`tensorflow.compat.v1`).
 
 The same graphs in both libraries, fed the same bytes: decode a 512x512 RGB PNG and
-JPEG (written by TensorFlow), encode a 512x512 RGB image held in a variable, and
+JPEG (written by TensorFlow; the JPEG also progressive, with the accurate IDCT and at
+half size), encode a 512x512 RGB image held in a variable, and
 resize a 4x256x256x3 float batch held in a variable to 512x384 (bilinear, bicubic,
 nearest)
 or 128x96 (area). Prints ms per `sess.run` (best of --repeat rounds)
@@ -28,6 +29,11 @@ def cases(tf, data, img, x):
     return {
         "decode_png 512x512": tf.image.decode_png(data["png"]),
         "decode_jpeg 512x512": tf.image.decode_jpeg(data["jpeg"]),
+        "decode_jpeg 512x512 INTEGER_ACCURATE": tf.image.decode_jpeg(
+            data["jpeg"], dct_method="INTEGER_ACCURATE"
+        ),
+        "decode_jpeg 512x512 ratio 2": tf.image.decode_jpeg(data["jpeg"], ratio=2),
+        "decode_jpeg 512x512 progressive": tf.image.decode_jpeg(data["progressive"]),
         "encode_png 512x512": tf.image.encode_png(img),
         "encode_jpeg 512x512 q95": tf.image.encode_jpeg(img),
         "encode_jpeg 512x512 optimize_size": tf.image.encode_jpeg(img, optimize_size=True),
@@ -57,15 +63,15 @@ def boxes():
     return np.concatenate([lo, lo + 0.4], 1)
 
 
-def times(tf, png, jpeg, batch, number, repeat):
+def times(tf, png, jpeg, progressive, batch, number, repeat):
     """Inputs are variables and fed strings, so TensorFlow cannot fold the ops away."""
     g = tf.Graph()
     with g.as_default():
-        data = {"png": tf.placeholder(tf.string, []), "jpeg": tf.placeholder(tf.string, [])}
+        data = {k: tf.placeholder(tf.string, []) for k in ["png", "jpeg", "progressive"]}
         img = tf.Variable(image())
         x = tf.Variable(batch)
         ops = cases(tf, data, img, x)
-        feed = {data["png"]: png, data["jpeg"]: jpeg}
+        feed = {data["png"]: png, data["jpeg"]: jpeg, data["progressive"]: progressive}
         config = tf.ConfigProto(intra_op_parallelism_threads=2, inter_op_parallelism_threads=2)
         with tf.Session(graph=g, config=config) as sess:
             sess.run(tf.global_variables_initializer())
@@ -87,10 +93,16 @@ def main():
 
     tf.disable_v2_behavior()
     with tf.Session() as sess:
-        png, jpeg = sess.run([tf.image.encode_png(image()), tf.image.encode_jpeg(image())])
+        png, jpeg, progressive = sess.run(
+            [
+                tf.image.encode_png(image()),
+                tf.image.encode_jpeg(image()),
+                tf.image.encode_jpeg(image(), progressive=True),
+            ]
+        )
     batch = np.random.default_rng(1).random((4, 256, 256, 3), dtype=np.float32)
-    ours = times(ff, png, jpeg, batch, args.number, args.repeat)
-    theirs = times(tf, png, jpeg, batch, args.number, args.repeat)
+    ours = times(ff, png, jpeg, progressive, batch, args.number, args.repeat)
+    theirs = times(tf, png, jpeg, progressive, batch, args.number, args.repeat)
     print(f"{'case':40s} {'ferroflow ms':>13s} {'TF ms':>9s} {'speed-up':>9s}")
     for k in ours:
         a, b = ours[k] * 1e3, theirs[k] * 1e3

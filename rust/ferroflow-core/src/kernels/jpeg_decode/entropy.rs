@@ -3,7 +3,7 @@
 //! `jpeg_resync_to_restart`'s recovery, and libjpeg's treatment of data that runs out
 //! (the rest of the segment is left as it is: zeros in a sequential file).
 
-use super::huffman::{BitReader, HuffTable, extend};
+use super::huffman::{BitReader, HuffTable, Window, extend};
 use super::{Frame, find_marker};
 use crate::error::Result;
 use crate::kernels::jpeg_tables::NATURAL_ORDER;
@@ -307,7 +307,7 @@ fn sequential(r: &mut BitReader<'_>, dc: &HuffTable, ac: &HuffTable, last_dc: &m
     r.set_window(w);
 }
 
-/// `decode_mcu_AC_first`.
+/// `decode_mcu_AC_first`, the bit buffer in locals as in [`sequential`].
 fn ac_first(
     r: &mut BitReader<'_>,
     ac: &HuffTable,
@@ -321,26 +321,40 @@ fn ac_first(
         *eobrun -= 1;
         return;
     }
+    let mut w = r.window();
     let mut k = ss;
     while k <= se {
-        let rs = r.decode(ac);
+        let fast;
+        (w, fast) = r.fast_ac_w(w, ac);
+        if let Some((run, v)) = fast {
+            k += run;
+            block[NATURAL[k & 127] & 63] = v.wrapping_shl(al) as i16;
+            k += 1;
+            continue;
+        }
+        let rs;
+        (w, rs) = r.decode_w(w, ac);
         let (run, size) = (u32::from(rs >> 4), u32::from(rs & 15));
         if size != 0 {
             k += run as usize;
-            let v = extend(r.bits(size), size);
-            block[NATURAL[k & 127] & 63] = v.wrapping_shl(al) as i16;
+            let bits;
+            (w, bits) = r.bits_w(w, size);
+            block[NATURAL[k & 127] & 63] = extend(bits, size).wrapping_shl(al) as i16;
         } else if run == 15 {
             k += 15;
         } else {
             *eobrun = 1 << run;
             if run != 0 {
-                *eobrun += r.bits(run) as u32;
+                let bits;
+                (w, bits) = r.bits_w(w, run);
+                *eobrun += bits as u32;
             }
             *eobrun -= 1;
             break;
         }
         k += 1;
     }
+    r.set_window(w);
 }
 
 /// `decode_mcu_AC_refine`: correction bits for the nonzero coefficients passed over,
@@ -356,31 +370,40 @@ fn ac_refine(
 ) {
     let p1 = (1i32 << al) as i16;
     let m1 = (-1i32 << al) as i16;
-    let mut k = ss;
-    let correct = |r: &mut BitReader<'_>, c: &mut i16| {
-        if r.bits(1) != 0 && (*c & p1) == 0 {
+    // A correction bit for a nonzero coefficient: 1 adds to its magnitude.
+    let correct = |r: &mut BitReader<'_>, w: Window, c: &mut i16| -> Window {
+        let (w, bit) = r.bits_w(w, 1);
+        if bit != 0 && (*c & p1) == 0 {
             *c = if *c >= 0 { c.wrapping_add(p1) } else { c.wrapping_add(m1) };
         }
+        w
     };
+    let mut w = r.window();
+    let mut k = ss;
     if *eobrun == 0 {
         while k <= se {
-            let rs = r.decode(ac);
+            let rs;
+            (w, rs) = r.decode_w(w, ac);
             let (mut run, size) = (i32::from(rs >> 4), u32::from(rs & 15));
             let mut s = 0i16;
             if size != 0 {
                 // A new coefficient's size is always 1 (libjpeg warns otherwise).
-                s = if r.bits(1) != 0 { p1 } else { m1 };
+                let sign;
+                (w, sign) = r.bits_w(w, 1);
+                s = if sign != 0 { p1 } else { m1 };
             } else if run != 15 {
                 *eobrun = 1 << run;
                 if run != 0 {
-                    *eobrun += r.bits(run as u32) as u32;
+                    let bits;
+                    (w, bits) = r.bits_w(w, run as u32);
+                    *eobrun += bits as u32;
                 }
                 break;
             }
             while k <= se {
                 let c = &mut block[NATURAL[k & 127] & 63];
                 if *c != 0 {
-                    correct(r, c);
+                    w = correct(r, w, c);
                 } else {
                     run -= 1;
                     if run < 0 {
@@ -399,10 +422,11 @@ fn ac_refine(
         while k <= se {
             let c = &mut block[NATURAL[k & 127] & 63];
             if *c != 0 {
-                correct(r, c);
+                w = correct(r, w, c);
             }
             k += 1;
         }
         *eobrun -= 1;
     }
+    r.set_window(w);
 }

@@ -6,6 +6,9 @@ use crate::error::{Error, Result};
 
 /// Bits looked up at once; longer codes take the bit-by-bit path.
 const LOOKAHEAD: u32 = 9;
+/// Bits of the AC table that takes a code and its extra bits at once (8 KiB: larger
+/// coefficients of high-quality files fit as well).
+const FAST_BITS: u32 = 11;
 
 /// A DHT table as defined in the file: code counts per length 1..=16 and the symbols.
 #[derive(Clone)]
@@ -24,9 +27,9 @@ pub(super) struct HuffTable {
     /// Index of a code's symbol: `code + valoffset[length]`.
     valoffset: [i32; 18],
     symbols: [u8; 256],
-    /// For AC tables: where a code and its extra bits fit in `LOOKAHEAD` bits, the
+    /// For AC tables: where a code and its extra bits fit in `FAST_BITS` bits, the
     /// coefficient at once: `value << 16 | run << 8 | bits`; 0 otherwise.
-    pub fast_ac: Box<[i32; 1 << LOOKAHEAD]>,
+    pub fast_ac: Box<[i32; 1 << FAST_BITS]>,
 }
 
 fn bad_table() -> Error {
@@ -88,14 +91,14 @@ impl HuffTable {
                 lookup[first..first + (1 << (LOOKAHEAD - len))].fill(entry);
             }
         }
-        let mut fast_ac = Box::new([0i32; 1 << LOOKAHEAD]);
+        let mut fast_ac = Box::new([0i32; 1 << FAST_BITS]);
         if !is_dc {
             for (i, f) in fast_ac.iter_mut().enumerate() {
-                let e = lookup[i];
+                let e = lookup[i >> (FAST_BITS - LOOKAHEAD)];
                 let (len, sym) = (u32::from(e >> 8), e & 0xFF);
                 let (run, size) = (u32::from(sym >> 4), u32::from(sym & 15));
-                if e != 0 && size != 0 && len + size <= LOOKAHEAD {
-                    let extra = (i as i32 >> (LOOKAHEAD - len - size)) & ((1 << size) - 1);
+                if e != 0 && size != 0 && len + size <= FAST_BITS {
+                    let extra = (i as i32 >> (FAST_BITS - len - size)) & ((1 << size) - 1);
                     *f = extend(extra, size) << 16 | (run << 8 | (len + size)) as i32;
                 }
             }
@@ -295,7 +298,7 @@ impl<'a> BitReader<'a> {
         if w.bits < 32 {
             w = self.fill(w);
         }
-        let f = t.fast_ac[w.peek(LOOKAHEAD) as usize];
+        let f = t.fast_ac[w.peek(FAST_BITS) as usize];
         if f == 0 {
             return (w, None);
         }
