@@ -307,6 +307,14 @@ fn sequential(r: &mut BitReader<'_>, dc: &HuffTable, ac: &HuffTable, last_dc: &m
     r.set_window(w);
 }
 
+/// An EOBr symbol's run of blocks with nothing left in the band: `2^r` plus `r`
+/// appended bits.
+#[inline(always)]
+fn eob_run(r: &mut BitReader<'_>, w: Window, run: u32) -> (Window, u32) {
+    let (w, bits) = r.bits_w(w, run);
+    (w, (1 << run) + bits as u32)
+}
+
 /// `decode_mcu_AC_first`, the bit buffer in locals as in [`sequential`].
 fn ac_first(
     r: &mut BitReader<'_>,
@@ -343,12 +351,7 @@ fn ac_first(
         } else if run == 15 {
             k += 15;
         } else {
-            *eobrun = 1 << run;
-            if run != 0 {
-                let bits;
-                (w, bits) = r.bits_w(w, run);
-                *eobrun += bits as u32;
-            }
+            (w, *eobrun) = eob_run(r, w, run);
             *eobrun -= 1;
             break;
         }
@@ -392,12 +395,7 @@ fn ac_refine(
                 (w, sign) = r.bits_w(w, 1);
                 s = if sign != 0 { p1 } else { m1 };
             } else if run != 15 {
-                *eobrun = 1 << run;
-                if run != 0 {
-                    let bits;
-                    (w, bits) = r.bits_w(w, run as u32);
-                    *eobrun += bits as u32;
-                }
+                (w, *eobrun) = eob_run(r, w, run as u32);
                 break;
             }
             while k <= se {

@@ -15,11 +15,11 @@ type L = [i32; 8];
 // The lane helpers are plain loops over the eight lanes: LLVM turns each into one
 // vector instruction (`std::array::from_fn` closures came out partly scalar).
 macro_rules! lanes {
-    ($(#[$m:meta])* fn $name:ident($($arg:ident: $ty:ty),*) => |$i:ident| $body:expr) => {
+    ($(#[$m:meta])* fn $name:ident($($arg:ident: $ty:ty),*) -> [$t:ty; 8] => |$i:ident| $body:expr) => {
         $(#[$m])*
         #[inline(always)]
-        fn $name($($arg: $ty),*) -> L {
-            let mut r = [0i32; 8];
+        fn $name($($arg: $ty),*) -> [$t; 8] {
+            let mut r = [0; 8];
             for $i in 0..8 {
                 r[$i] = $body;
             }
@@ -27,13 +27,13 @@ macro_rules! lanes {
         }
     };
 }
-lanes!(fn add(a: L, b: L) => |i| a[i].wrapping_add(b[i]));
-lanes!(fn sub(a: L, b: L) => |i| a[i].wrapping_sub(b[i]));
-lanes!(fn mul(a: L, c: i32) => |i| a[i].wrapping_mul(c));
-lanes!(fn shl(a: L, n: u32) => |i| a[i].wrapping_shl(n));
+lanes!(fn add(a: L, b: L) -> [i32; 8] => |i| a[i].wrapping_add(b[i]));
+lanes!(fn sub(a: L, b: L) -> [i32; 8] => |i| a[i].wrapping_sub(b[i]));
+lanes!(fn mul(a: L, c: i32) -> [i32; 8] => |i| a[i].wrapping_mul(c));
+lanes!(fn shl(a: L, n: u32) -> [i32; 8] => |i| a[i].wrapping_shl(n));
 lanes!(
     /// libjpeg's `DESCALE`: a right shift rounding half up.
-    fn descale(a: L, n: u32) => |i| a[i].wrapping_add(1 << (n - 1)) >> n
+    fn descale(a: L, n: u32) -> [i32; 8] => |i| a[i].wrapping_add(1 << (n - 1)) >> n
 );
 
 /// Which IDCT a component's blocks take, by its scaled block size.
@@ -222,23 +222,11 @@ const F_1_613: i32 = 669 - 256;
 /// overflow, which only corrupt data makes them do).
 type W = [i16; 8];
 
-macro_rules! lanes16 {
-    (fn $name:ident($($arg:ident: $ty:ty),*) => |$i:ident| $body:expr) => {
-        #[inline(always)]
-        fn $name($($arg: $ty),*) -> W {
-            let mut r = [0i16; 8];
-            for $i in 0..8 {
-                r[$i] = $body;
-            }
-            r
-        }
-    };
-}
-lanes16!(fn add16(a: W, b: W) => |i| a[i].wrapping_add(b[i]));
-lanes16!(fn sub16(a: W, b: W) => |i| a[i].wrapping_sub(b[i]));
+lanes!(fn add16(a: W, b: W) -> [i16; 8] => |i| a[i].wrapping_add(b[i]));
+lanes!(fn sub16(a: W, b: W) -> [i16; 8] => |i| a[i].wrapping_sub(b[i]));
 // `MULTIPLY(x, c)` as SSE2 does it: `pmulhw(x << 2, c << 6)`, i.e. `(x * c) >> 8`
 // with `x << 2` wrapping at 16 bits.
-lanes16!(fn mulf(a: W, c: i32) => |i| ((i32::from(a[i].wrapping_shl(2)) * (c << 6)) >> 16) as i16);
+lanes!(fn mulf(a: W, c: i32) -> [i16; 8] => |i| ((i32::from(a[i].wrapping_shl(2)) * (c << 6)) >> 16) as i16);
 
 #[inline(always)]
 fn ifast_1d(x: &[W; 8]) -> [W; 8] {

@@ -29,7 +29,6 @@ use idct::Idct;
 use output::{Convert, Upsample};
 use render::Renderer;
 
-use crate::dtype::DType;
 use crate::error::{Code, Error, Result};
 use crate::framework::kernel::ExecEnv;
 use crate::kernels::jpeg_tables::{MAX_DIMENSION, NATURAL_ORDER};
@@ -132,7 +131,6 @@ enum ColorSpace {
 /// What the first scan fixed: the output's shape and how to make it.
 struct Setup {
     convert: Convert,
-    channels: usize,
     out_w: usize,
     out_h: usize,
     /// Per component: `(IDCT, upsampling, downsampled width, height)` if needed.
@@ -618,7 +616,7 @@ impl<'a> Decoder<'a> {
         }
         self.coefs = coefs;
         let multiple_scans = first_scan_comps < n || frame.progressive;
-        self.setup = Some(Setup { convert, channels, out_w, out_h, comps, multiple_scans });
+        self.setup = Some(Setup { convert, out_w, out_h, comps, multiple_scans });
         Ok(())
     }
 
@@ -629,7 +627,7 @@ impl<'a> Decoder<'a> {
         let setup = self.setup.as_ref().ok_or_else(|| invalid("no setup"))?;
         let mut renderer = Renderer::new(frame, setup, self.settings.ratio)?;
         renderer.idct_all(env, &self.coefs);
-        let mut out = Tensor::for_overwrite(DType::UInt8, &[renderer.height, renderer.width, setup.channels])?;
+        let mut out = renderer.image()?;
         renderer.output_all(env, out.as_mut_bytes()?);
         Ok(out)
     }
@@ -647,7 +645,7 @@ fn decode_rendering(
     dec: &mut ScanDecoder<'_, '_>,
 ) -> Result<Tensor> {
     let mut renderer = Renderer::new(frame, setup, ratio)?;
-    let mut out = Tensor::for_overwrite(DType::UInt8, &[renderer.height, renderer.width, setup.channels])?;
+    let mut out = renderer.image()?;
     let bytes = out.as_mut_bytes()?;
     let row_bytes = renderer.row_bytes();
     let (tx, rx) = std::sync::mpsc::channel();

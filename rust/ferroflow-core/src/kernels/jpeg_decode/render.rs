@@ -8,8 +8,10 @@ use std::ops::Range;
 use super::idct::Idct;
 use super::output::{Convert, Plane};
 use super::{Frame, Setup};
+use crate::dtype::DType;
 use crate::error::Result;
 use crate::framework::kernel::ExecEnv;
+use crate::tensor::Tensor;
 use crate::tensor::buffer::try_vec;
 
 /// One needed component: its IDCT and where its blocks go.
@@ -58,6 +60,11 @@ impl Renderer {
             height: setup.out_h,
             mcu_rows: frame.max_v * 8 / ratio,
         })
+    }
+
+    /// The output tensor, `height x width x channels`, to be filled.
+    pub(super) fn image(&self) -> Result<Tensor> {
+        Tensor::for_overwrite(DType::UInt8, &[self.height, self.width, self.convert.channels()])
     }
 
     /// Bytes per output row.
