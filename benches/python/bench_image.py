@@ -1,12 +1,12 @@
 """Image decode, encode and resize: ferroflow vs TensorFlow (`tensorflow.compat.v1`).
 
 The same graphs in both libraries, fed the same bytes: decode a 512x512 RGB PNG and
-JPEG (written by TensorFlow; the JPEG also progressive, with the accurate IDCT and at
-half size), encode a 512x512 RGB image held in a variable, and
-resize a 4x256x256x3 float batch held in a variable to 512x384 (bilinear, bicubic,
-nearest)
-or 128x96 (area). Prints ms per `sess.run` (best of --repeat rounds)
-and ferroflow's speed ratio. Both libraries use 2 intra-op threads.
+JPEG (written by TensorFlow; the JPEG also progressive, with the accurate IDCT, at
+half size, and cropped to a centre 224x224 and a 64x64 window near the top), encode a
+512x512 RGB image held in a variable, and resize a 4x256x256x3 float batch held in a
+variable to 512x384 (bilinear, bicubic, nearest) or 128x96 (area). Prints ms per
+`sess.run` (best of --repeat rounds) and ferroflow's speed ratio. Both libraries use
+2 intra-op threads.
 
 Run: python benches/python/bench_image.py [--number N] [--repeat R]
 """
@@ -34,6 +34,13 @@ def cases(tf, data, img, x):
         ),
         "decode_jpeg 512x512 ratio 2": tf.image.decode_jpeg(data["jpeg"], ratio=2),
         "decode_jpeg 512x512 progressive": tf.image.decode_jpeg(data["progressive"]),
+        # Inception-style crops: the centre, and a window near the top (read no further).
+        "decode_and_crop_jpeg 512x512 -> 224^2": tf.image.decode_and_crop_jpeg(
+            data["jpeg"], [144, 144, 224, 224]
+        ),
+        "decode_and_crop_jpeg 512x512 -> 64^2 top": tf.image.decode_and_crop_jpeg(
+            data["jpeg"], [16, 200, 64, 64]
+        ),
         "encode_png 512x512": tf.image.encode_png(img),
         "encode_jpeg 512x512 q95": tf.image.encode_jpeg(img),
         "encode_jpeg 512x512 optimize_size": tf.image.encode_jpeg(img, optimize_size=True),

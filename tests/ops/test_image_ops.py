@@ -873,6 +873,181 @@ def test_jpeg_decode_is_tensorflows_for_any_shape(
     np.testing.assert_array_equal(run_ff(build), run_tf(tf1, build))
 
 
+def _crop_windows(height, width, ratio, seed):
+    """Windows `[y, x, h, w]` of a `height x width` image decoded at `ratio` that meet
+    each case of libjpeg-turbo's cropped decode: the whole image, whole rows, a left
+    edge on an iMCU column (16 or 8 pixels at ratio 1) and just past one, even and odd
+    widths (the right edge is the filters' image edge), single pixels at the corners,
+    and windows ending above the last MCU row (the data below is not read), plus a few
+    at random."""
+    rows, cols = -(-height // ratio), -(-width // ratio)
+    rng = np.random.default_rng(seed)
+    windows = [[0, 0, rows, cols], [rows // 3, 0, rows - rows // 3, cols], [0, 0, 1, 1]]
+    windows.append([rows - 1, cols - 1, 1, 1])
+    for align in (8 // ratio, 16 // ratio):
+        for x in (align, align + 1, 2 * align - 1):
+            for w in (1, 2, 5, 6, cols):
+                windows.append([rows // 4, x, max(rows // 2, 1), min(w, cols - x)])
+    for _ in range(8):
+        y, x = int(rng.integers(0, rows)), int(rng.integers(0, cols))
+        h, w = int(rng.integers(1, rows - y + 1)), int(rng.integers(1, cols - x + 1))
+        windows.append([y, x, h, w])
+    return [
+        [y, x, h, w]
+        for y, x, h, w in windows
+        if h > 0 and w > 0 and y + h <= rows and x + w <= cols
+    ]
+
+
+def _crops_both(tf1, data, windows, **kwargs):
+    """Every window of `data` decoded by TF and by us, or None where TF refuses the
+    settings (after checking that we refuse them too)."""
+
+    def build(tf):
+        return [tf.image.decode_and_crop_jpeg(data, w, **kwargs) for w in windows]
+
+    want = _tf_decode_or_both_fail(tf1, build)
+    return None if want is None else (want, run_ff(build))
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"dct_method": "INTEGER_ACCURATE", "channels": 1},
+        {"channels": 3, "fancy_upscaling": False},
+        {"ratio": 2},
+        {"ratio": 4, "fancy_upscaling": False},
+        {"ratio": 8, "channels": 1},
+    ],
+)
+def test_jpeg_decode_and_crop_is_tensorflows(tf1, kwargs):
+    """`DecodeAndCropJpeg` gives TF's pixels for every window of TF's and Pillow's
+    files — including the edge columns where libjpeg-turbo's cropped decode differs
+    from a crop of the whole image (a window's right edge, and its left edge on an MCU
+    column, are the chroma filters' image edges)."""
+    files = dict(_pillow_jpegs())
+    for shape, enc in [((77, 93, 3), {}), ((77, 93, 3), {"chroma_downsampling": False})]:
+        img = _jpeg_content(shape, "smooth", 3)
+        files[f"tf {enc}"] = run_tf(tf1, lambda tf, i=img, e=enc: tf.image.encode_jpeg(i, **e))
+    files["tf gray"] = run_tf(tf1, lambda tf: tf.image.encode_jpeg(JPEG_SRC[..., :1]))
+    edge_columns_differ = False
+    for name, data in files.items():
+        h, w, _ = run_tf(tf1, lambda tf, d=data: tf.image.extract_jpeg_shape(d))
+        windows = _crop_windows(h, w, kwargs.get("ratio", 1), seed=h * 7 + w)
+        both = _crops_both(tf1, data, windows, **kwargs)
+        if both is None:
+            continue
+        whole = run_tf(tf1, lambda tf, d=data: tf.image.decode_jpeg(d, **kwargs))
+        for window, want, got in zip(windows, *both, strict=True):
+            np.testing.assert_array_equal(got, want, err_msg=f"{name} {window}")
+            y, x, ch, cw = window
+            edge_columns_differ |= not np.array_equal(want, whole[y : y + ch, x : x + cw])
+    # The windows do reach the columns where a cropped decode is not a crop (with
+    # TF's defaults: the chroma filters upsample).
+    assert edge_columns_differ or kwargs
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    h=st.integers(1, 90),
+    w=st.integers(1, 90),
+    encoding=st.sampled_from(["420", "444", "progressive", "gray"]),
+    ratio=st.sampled_from([1, 2, 4, 8]),
+    fancy=st.booleans(),
+    window=st.tuples(*[st.floats(0, 1)] * 4),
+)
+def test_jpeg_decode_and_crop_is_tensorflows_for_any_window(
+    tf1, h, w, encoding, ratio, fancy, window
+):
+    img = _jpeg_content((h, w, 1 if encoding == "gray" else 3), "smooth", seed=h * 31 + w)
+    enc = {"chroma_downsampling": encoding != "444", "progressive": encoding == "progressive"}
+    data = run_tf(tf1, lambda tf: tf.image.encode_jpeg(img, **enc))
+    rows, cols = -(-h // ratio), -(-w // ratio)
+    fy, fx, fh, fw = window
+    y, x = min(int(fy * rows), rows - 1), min(int(fx * cols), cols - 1)
+    crop = [y, x, 1 + int(fh * (rows - y - 1)), 1 + int(fw * (cols - x - 1))]
+    want, got = _crops_both(tf1, data, [crop], ratio=ratio, fancy_upscaling=fancy)
+    np.testing.assert_array_equal(got[0], want[0])
+
+
+def test_jpeg_decode_and_crop_of_damaged_files_is_tensorflows(tf1):
+    """A single-scan file is read only down to the window (TF skips the rest): a
+    window above a cut or a missing EOI decodes as TF's, one reaching into the damage
+    fails or shows libjpeg's gray as TF's does."""
+    img = _jpeg_content((96, 80, 3), "smooth", 11)
+    clean = run_tf(tf1, lambda tf: tf.image.encode_jpeg(img, quality=90))
+    body = clean.index(b"\xff\xda") + 14
+    damaged = {
+        "cut": clean[: body + (len(clean) - body) // 2],
+        "cut before EOI": clean[: body + (len(clean) - body) // 2] + b"\xff\xd9",
+        "no EOI": clean[:-2],
+        "flipped": clean[: body + 900] + bytes([clean[body + 900] ^ 0x5A]) + clean[body + 901 :],
+    }
+    windows = [[0, 0, 16, 80], [3, 17, 20, 30], [0, 0, 40, 80], [10, 5, 86, 60], [80, 0, 16, 80]]
+    for name, data in damaged.items():
+        for window in windows:
+            for fancy in (True, False):
+                both = _crops_both(tf1, data, [window], fancy_upscaling=fancy)
+                if both is not None:
+                    want, got = both
+                    np.testing.assert_array_equal(got[0], want[0], err_msg=f"{name} {window}")
+
+
+def test_jpeg_decode_and_crop_refuses_what_tensorflow_refuses(tf1):
+    data = run_tf(tf1, lambda tf: tf.image.encode_jpeg(JPEG_SRC))
+    h, w = JPEG_SRC.shape[:2]
+    bad = [[-1, 11, 11, 11], [11, -1, 11, 11], [11, 11, -1, 11], [11, 11, 11, -1], [11, 11, 0, 11]]
+    bad += [[11, 11, 11, 0], [0, 0, h + 1, w], [0, 0, h, w + 1], [h, 0, 1, 1], [0, 2**31 - 1, 1, 5]]
+    for window in bad:
+        for run in (lambda b: run_tf(tf1, b), run_ff):
+            with pytest.raises(Exception, match="Invalid JPEG data or crop window") as e:
+                run(lambda tf, c=window: tf.image.decode_and_crop_jpeg(data, c))
+            assert type(e.value).__name__ == "InvalidArgumentError"
+    # A window that is not 4 elements: a static error, or TF's at run time when fed.
+    for lib in (tf1, ff):
+        with lib.Graph().as_default():
+            with pytest.raises(ValueError, match="must be 4"):
+                lib.image.decode_and_crop_jpeg(data, [0, 0, 1])
+            window = lib.placeholder(lib.int32, [None])
+            out = lib.image.decode_and_crop_jpeg(data, window)
+            with lib.Session() as sess:
+                error = lib.errors.InvalidArgumentError
+                with pytest.raises(error, match="crop_size must have four"):
+                    sess.run(out, {window: [0, 0, 1]})
+    # The static shape is the window's when it is a constant.
+    for channels in (0, 1, 3):
+        for window in ([1, 2, 3, 4], [0, 0, h, w]):
+            _static(
+                tf1,
+                lambda tf, c=window, n=channels: tf.image.decode_and_crop_jpeg(data, c, channels=n),
+            )
+    _static(tf1, lambda tf: tf.image.decode_and_crop_jpeg(data, tf.placeholder(tf.int32, [4])))
+
+
+def test_extract_jpeg_shape_is_tensorflows(tf1):
+    """`[height, width, components]` from the header alone: 4 for CMYK, 1 for gray;
+    a file cut right after its first scan's header still has a shape; what is not a
+    JPEG header fails as in TF."""
+    files = dict(_pillow_jpegs())
+    files["gray"] = run_tf(tf1, lambda tf: tf.image.encode_jpeg(JPEG_SRC[..., :1]))
+    color = run_tf(tf1, lambda tf: tf.image.encode_jpeg(JPEG_SRC))
+    files["header only"] = color[: color.index(b"\xff\xda") + 14]
+    for name, data in files.items():
+        for dtype in ("int32", "int64"):
+            want = run_tf(
+                tf1, lambda tf, d=data, t=dtype: tf.io.extract_jpeg_shape(d, output_type=t)
+            )
+            got = run_ff(lambda tf, d=data, t=dtype: tf.io.extract_jpeg_shape(d, output_type=t))
+            assert got.dtype == want.dtype and got.tolist() == want.tolist(), name
+    for data in [b"", b"\xff\xd8", color[:20], color[: color.index(b"\xff\xda") + 5], b"GIF89a"]:
+        for run in (lambda b: run_tf(tf1, b), run_ff):
+            with pytest.raises(Exception, match="Invalid JPEG data") as e:
+                run(lambda tf, d=data: tf.image.extract_jpeg_shape(d))
+            assert type(e.value).__name__ == "InvalidArgumentError"
+    _static(tf1, lambda tf: tf.image.extract_jpeg_shape(color))
+
+
 def test_jpeg_encode_limits_match_tensorflow(tf1):
     # Both refuse what libjpeg refuses, as Internal "JPEG encoding failed".
     too_long_xmp = {"xmp_metadata": "x" * 70000}

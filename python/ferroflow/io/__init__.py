@@ -1,9 +1,21 @@
-"""`tf.io`: file access (`tf.io.gfile`), TFRecord files, record parsing.
+"""`tf.io`: file access (`tf.io.gfile`), TFRecord files, record parsing, image codecs.
 
 `parse_example`, `parse_single_example`, `parse_sequence_example` and
 `parse_single_sequence_example` read `tf.train.Example` and `SequenceExample` records.
 """
 
+from ..ops.image_ops import (
+    decode_and_crop_jpeg,
+    decode_bmp,
+    decode_gif,
+    decode_image,
+    decode_jpeg,
+    decode_png,
+    encode_jpeg,
+    encode_png,
+    extract_jpeg_shape,
+    is_jpeg,
+)
 from ..ops.parsing_ops import (
     FixedLenFeature,
     FixedLenSequenceFeature,
@@ -32,7 +44,17 @@ __all__ = [
     "TFRecordOptions",
     "TFRecordWriter",
     "VarLenFeature",
+    "decode_and_crop_jpeg",
+    "decode_bmp",
+    "decode_gif",
+    "decode_image",
+    "decode_jpeg",
     "decode_json_example",
+    "decode_png",
+    "encode_jpeg",
+    "encode_png",
+    "extract_jpeg_shape",
+    "is_jpeg",
     "decode_raw",
     "gfile",
     "parse_example",

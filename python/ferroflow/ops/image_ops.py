@@ -1,9 +1,10 @@
 """Image ops: `tf.image` as TF-1.x builds it (`image_ops_impl.py`).
 
 The native ops carry TensorFlow's names and attrs (`DecodePng`, `EncodePng`,
-`DecodeJpeg`, `EncodeJpeg`, `DecodeImage`, `ResizeBilinear`, `ResizeNearestNeighbor`,
-`ResizeBicubic`, `ResizeArea`, `AdjustContrastv2`, `AdjustHue`, `AdjustSaturation`,
-`RGBToHSV`, `HSVToRGB`, `ReverseV2`); their kernels are in `ferroflow-core`'s
+`DecodeJpeg`, `DecodeAndCropJpeg`, `ExtractJpegShape`, `EncodeJpeg`, `DecodeImage`,
+`ResizeBilinear`, `ResizeNearestNeighbor`, `ResizeBicubic`, `ResizeArea`,
+`AdjustContrastv2`, `AdjustHue`, `AdjustSaturation`, `RGBToHSV`, `HSVToRGB`,
+`ReverseV2`); their kernels are in `ferroflow-core`'s
 `kernels/image.rs` and `kernels/image_codec.rs`. Everything else is composed here from
 the same ops as TF's Python builds it (flips from `ReverseV2` under `tf.cond`, crops and
 pads from `Slice` and `Pad`, the random ops from `random_uniform` with TF's seeds), with
@@ -34,12 +35,14 @@ __all__ = [
     "convert_image_dtype",
     "crop_to_bounding_box",
     "decode_bmp",
+    "decode_and_crop_jpeg",
     "decode_gif",
     "decode_image",
     "decode_jpeg",
     "decode_png",
     "encode_jpeg",
     "encode_png",
+    "extract_jpeg_shape",
     "flip_left_right",
     "flip_up_down",
     "grayscale_to_rgb",
@@ -1355,33 +1358,109 @@ def decode_jpeg(
 ):
     """Decodes a JPEG image to a uint8 `[height, width, channels]` tensor (`DecodeJpeg`).
 
-    The IDCT is libjpeg's accurate integer one (TF's `dct_method="INTEGER_ACCURATE"`);
-    TF's default fast IDCT gives pixels about half a level darker.
+    The pixels are TensorFlow's: the decoder follows libjpeg-turbo (TF's JPEG library)
+    step by step, with the IDCT `dct_method` names, TF's chroma upsampling and colour
+    conversions; CMYK files are converted to RGB as TF converts them.
 
     Args:
         contents: Scalar string: the JPEG file's bytes.
-        channels: 0 (the file's), 1 (gray) or 3 (RGB).
-        ratio: Downscaling ratio: 1, 2, 4 or 8.
-        fancy_upscaling: Accepted (chroma is always upsampled smoothly).
-        try_recover_truncated: Accepted; truncated data is an error.
-        acceptable_fraction: Accepted (in `[0, 1]`).
-        dct_method: `""`, `"INTEGER_FAST"` or `"INTEGER_ACCURATE"` (validated; the
-            accurate IDCT is always used).
+        channels: 0 (the file's, at most 3), 1 (gray) or 3 (RGB).
+        ratio: Downscaling ratio: 1, 2, 4 or 8 (libjpeg's scaled IDCTs).
+        fancy_upscaling: Smooth (triangle-filtered) chroma upsampling; False
+            repeats each chroma sample.
+        try_recover_truncated: Decode a file whose data ends without an EOI marker
+            (what is missing is left gray, as libjpeg leaves it).
+        acceptable_fraction: TF's attr, in `[0, 1]` (a partial decode is an error).
+        dct_method: `""` or `"INTEGER_FAST"` (TF's default) or
+            `"INTEGER_ACCURATE"`.
         name: A name for the operation.
 
     Returns:
         The decoded image.
     """
     with ops.name_scope(name, "DecodeJpeg", [contents]) as scope:
-        attrs = {
-            "channels": int(channels),
-            "ratio": int(ratio),
-            "fancy_upscaling": bool(fancy_upscaling),
-            "try_recover_truncated": bool(try_recover_truncated),
-            "acceptable_fraction": float(acceptable_fraction),
-            "dct_method": dct_method,
-        }
+        attrs = _jpeg_decode_attrs(
+            channels, ratio, fancy_upscaling, try_recover_truncated, acceptable_fraction, dct_method
+        )
         return make_op("DecodeJpeg", [_contents(contents)], attrs, scope=scope).outputs[0]
+
+
+def _jpeg_decode_attrs(
+    channels, ratio, fancy_upscaling, try_recover_truncated, acceptable_fraction, dct_method
+):
+    return {
+        "channels": int(channels),
+        "ratio": int(ratio),
+        "fancy_upscaling": bool(fancy_upscaling),
+        "try_recover_truncated": bool(try_recover_truncated),
+        "acceptable_fraction": float(acceptable_fraction),
+        "dct_method": dct_method,
+    }
+
+
+def decode_and_crop_jpeg(
+    contents,
+    crop_window,
+    channels=0,
+    ratio=1,
+    fancy_upscaling=True,
+    try_recover_truncated=False,
+    acceptable_fraction=1,
+    dct_method="",
+    name=None,
+):
+    """Decodes the window of a JPEG image (`DecodeAndCropJpeg`).
+
+    Only the MCU columns and rows the window needs are transformed and converted, and
+    a file with one scan is decoded only down to the window's last row. The pixels are
+    TensorFlow's: libjpeg-turbo's cropped decode treats the window's right edge (and
+    its left edge where that falls on an MCU column) as the image's edge for the
+    chroma upsampling filter, so an edge column can differ from a crop of
+    `decode_jpeg`'s result, exactly as in TF.
+
+    Args:
+        contents: Scalar string: the JPEG file's bytes.
+        crop_window: 1-D int32 `[y, x, height, width]` in output pixels (after
+            `ratio`); a window outside the image is `InvalidArgumentError`.
+        channels: 0 (the file's, at most 3), 1 (gray) or 3 (RGB).
+        ratio: Downscaling ratio: 1, 2, 4 or 8.
+        fancy_upscaling: Smooth chroma upsampling, as in `decode_jpeg`.
+        try_recover_truncated: As in `decode_jpeg`.
+        acceptable_fraction: TF's attr, in `[0, 1]`.
+        dct_method: `""`, `"INTEGER_FAST"` or `"INTEGER_ACCURATE"`.
+        name: A name for the operation.
+
+    Returns:
+        The window's pixels, `[height, width, channels]` (static when `crop_window`
+        is a constant).
+    """
+    with ops.name_scope(name, "DecodeAndCropJpeg", [contents, crop_window]) as scope:
+        window = ops.convert_to_tensor(crop_window, dtype=dtypes.int32, name="crop_window")
+        attrs = _jpeg_decode_attrs(
+            channels, ratio, fancy_upscaling, try_recover_truncated, acceptable_fraction, dct_method
+        )
+        return make_op(
+            "DecodeAndCropJpeg", [_contents(contents), window], attrs, scope=scope
+        ).outputs[0]
+
+
+def extract_jpeg_shape(contents, output_type=dtypes.int32, name=None):
+    """The `[height, width, channels]` of a JPEG image, from its header (`ExtractJpegShape`).
+
+    Nothing is decoded.
+
+    Args:
+        contents: Scalar string: the JPEG file's bytes.
+        output_type: int32 or int64.
+        name: A name for the operation.
+
+    Returns:
+        A 1-D tensor of 3 elements; channels is the file's component count (4 for
+        CMYK), as TF gives it.
+    """
+    with ops.name_scope(name, "ExtractJpegShape", [contents]) as scope:
+        attrs = {"output_type": dtypes.as_dtype(output_type)}
+        return make_op("ExtractJpegShape", [_contents(contents)], attrs, scope=scope).outputs[0]
 
 
 def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None, expand_animations=True):

@@ -267,6 +267,8 @@ fn image(r: &mut Vec<KernelDef>) {
     r.push(cpu("AdjustSaturation", k::color_kernel));
     r.push(cpu("DecodePng", c::decode_kernel));
     r.push(cpu("DecodeJpeg", c::decode_kernel));
+    r.push(cpu("DecodeAndCropJpeg", c::decode_kernel));
+    r.push(cpu("ExtractJpegShape", c::extract_jpeg_shape_kernel));
     r.push(cpu("DecodeImage", c::decode_kernel));
     r.push(cpu("DecodeGif", c::decode_kernel));
     r.push(cpu("DecodeBmp", c::decode_kernel));

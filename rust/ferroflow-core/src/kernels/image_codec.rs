@@ -71,6 +71,8 @@ struct Decode {
     dtype: DType,
     /// `DecodeJpeg`'s attributes (`DecodeImage` decodes a JPEG with TF's defaults).
     jpeg: DecodeSettings,
+    /// `DecodeAndCropJpeg`: the window is the second input.
+    crop: bool,
     /// `DecodeImage`: a GIF's every frame (4-D) or only its first (3-D).
     expand_animations: bool,
 }
@@ -79,7 +81,7 @@ pub(crate) fn decode_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
     let n = b.node;
     let format = match n.op_type() {
         "DecodePng" => Format::Png,
-        "DecodeJpeg" => Format::Jpeg,
+        "DecodeJpeg" | "DecodeAndCropJpeg" => Format::Jpeg,
         "DecodeGif" => Format::Gif,
         "DecodeBmp" => Format::Bmp,
         _ => Format::Any,
@@ -111,9 +113,11 @@ pub(crate) fn decode_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
             fast_idct: method != "INTEGER_ACCURATE",
             fancy_upscaling: n.attr_or("fancy_upscaling", true)?,
             try_recover_truncated: n.attr_or("try_recover_truncated", false)?,
+            crop: None,
         };
     }
-    Ok(Box::new(Decode { format, channels, dtype, jpeg, expand_animations }))
+    let crop = n.op_type() == "DecodeAndCropJpeg";
+    Ok(Box::new(Decode { format, channels, dtype, jpeg, crop, expand_animations }))
 }
 
 impl OpKernel for Decode {
@@ -132,7 +136,11 @@ impl OpKernel for Decode {
                 if !is_jpeg {
                     ff_bail!(InvalidArgument, "Invalid JPEG data or crop window, data size {}", data.len());
                 }
-                guarded("Invalid JPEG data or crop window", || jpeg_decode::decode(ctx.env, data, &self.jpeg))?
+                let mut settings = self.jpeg;
+                if self.crop {
+                    settings.crop = Some(crop_window(ctx)?);
+                }
+                guarded("Invalid JPEG data or crop window", || jpeg_decode::decode(ctx.env, data, &settings))?
             }
             Format::Gif => guarded("DecodeGif", || decode_gif(data, true))?,
             Format::Bmp => guarded("DecodeBmp", || decode_bmp(data, self.channels))?,
@@ -163,6 +171,48 @@ impl OpKernel for Decode {
                 };
                 to_dtype(image, self.dtype)?
             }
+        };
+        ctx.set_output(0, out);
+        Ok(())
+    }
+}
+
+/// `DecodeAndCropJpeg`'s window `[y, x, height, width]`, checked as TF checks it.
+fn crop_window(ctx: &OpContext<'_>) -> Result<[i64; 4]> {
+    let t = ctx.input(1)?;
+    if t.shape().len() != 1 {
+        ff_bail!(InvalidArgument, "crop_window must be 1-D, got shape {}", fmt_shape(t.shape()));
+    }
+    let v = t.as_slice::<i32>()?;
+    match *v {
+        [y, x, h, w] => Ok([y, x, h, w].map(i64::from)),
+        _ => ff_bail!(InvalidArgument, "crop_size must have four elements {}", fmt_shape(t.shape())),
+    }
+}
+
+/// `ExtractJpegShape`: `[height, width, components]` from the file's header, as
+/// `output_type` (int32 or int64).
+struct ExtractJpegShape {
+    dtype: DType,
+}
+
+pub(crate) fn extract_jpeg_shape_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
+    let dtype = b.node.attr_or("output_type", DType::Int32)?;
+    if ![DType::Int32, DType::Int64].contains(&dtype) {
+        ff_bail!(InvalidArgument, "output_type must be int32 or int64, got {dtype}");
+    }
+    Ok(Box::new(ExtractJpegShape { dtype }))
+}
+
+impl OpKernel for ExtractJpegShape {
+    fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
+        let data = contents(ctx)?;
+        let shape = guarded("Invalid JPEG data", || jpeg_decode::header_shape(ctx.env, data))?;
+        let out = if self.dtype == DType::Int64 {
+            Tensor::from_slice(&[3], &shape.map(|d| d as i64))?
+        } else {
+            // Sides are at most 65535 and components at most 10.
+            Tensor::from_slice(&[3], &shape.map(|d| d as i32))?
         };
         ctx.set_output(0, out);
         Ok(())

@@ -47,6 +47,8 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(OpDef::new("AdjustSaturation", &["images", "scale"], infer_adjust));
     r.add(OpDef::new("DecodePng", &["contents"], infer_decode));
     r.add(OpDef::new("DecodeJpeg", &["contents"], infer_decode));
+    r.add(OpDef::new("DecodeAndCropJpeg", &["contents", "crop_window"], infer_decode));
+    r.add(OpDef::new("ExtractJpegShape", &["contents"], infer_extract_jpeg_shape));
     r.add(OpDef::new("DecodeImage", &["contents"], infer_decode));
     r.add(OpDef::new("DecodeGif", &["contents"], infer_decode));
     r.add(OpDef::new("DecodeBmp", &["contents"], infer_decode));
@@ -83,19 +85,25 @@ fn rank_at_least(ctx: &InferCtx<'_>, i: usize, rank: usize) -> Result<()> {
 }
 
 /// The two output sizes of a resize's `size` input, as far as they are known.
-fn size_dims(ctx: &InferCtx<'_>, i: usize) -> Result<[Option<usize>; 2]> {
+/// Input `i` is a 1-D int32 tensor of `len` elements where its length is known.
+fn check_vector(ctx: &InferCtx<'_>, i: usize, len: usize) -> Result<()> {
     ctx.check_type(i, &[DType::Int32])?;
     ctx.check_rank(i, 1)?;
     if let Some(Some(n)) = ctx.input(i).shape.dims().map(|d| d[0])
-        && n != 2
+        && n != len
     {
         return Err(Error::value(format!(
-            "Dimension must be 2 but is {n} for '{}' (op: '{}') input '{}'",
+            "Dimension must be {len} but is {n} for '{}' (op: '{}') input '{}'",
             ctx.name,
             ctx.def.name,
             ctx.def.input_name(i)
         )));
     }
+    Ok(())
+}
+
+fn size_dims(ctx: &InferCtx<'_>, i: usize) -> Result<[Option<usize>; 2]> {
+    check_vector(ctx, i, 2)?;
     if let Some(t) = ctx.constant_input(i) {
         let v = crate::framework::tensor_util::int_values(t)?;
         if v.len() == 2 {
@@ -230,7 +238,7 @@ fn infer_decode(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     let op = ctx.def.name;
     let channels = if op == "DecodeGif" { 3 } else { ctx.attr_int("channels", 0)? };
     let dtype = match op {
-        "DecodeJpeg" => {
+        "DecodeJpeg" | "DecodeAndCropJpeg" => {
             ctx.attr_int("ratio", 1)?;
             ctx.attr_bool("fancy_upscaling", true)?;
             ctx.attr_bool("try_recover_truncated", false)?;
@@ -242,7 +250,7 @@ fn infer_decode(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
         _ => ctx.attr_or("dtype", DType::UInt8)?,
     };
     let allowed: &[DType] = match op {
-        "DecodeJpeg" | "DecodeGif" | "DecodeBmp" => &[DType::UInt8],
+        "DecodeJpeg" | "DecodeAndCropJpeg" | "DecodeGif" | "DecodeBmp" => &[DType::UInt8],
         "DecodePng" => &[DType::UInt8, DType::UInt16],
         _ => &[DType::UInt8, DType::UInt16, DType::Float32],
     };
@@ -259,10 +267,37 @@ fn infer_decode(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
     } else if op == "DecodeImage" && ctx.attr_bool("expand_animations", true)? {
         // TF's: a GIF would be 4-D, so the rank is unknown.
         PartialShape::unknown()
+    } else if op == "DecodeAndCropJpeg" {
+        // TF's: the window's height and width when it is a constant.
+        let [h, w] = crop_size(&ctx)?;
+        PartialShape::from_dims([h, w, c])
     } else {
         PartialShape::from_dims([None, None, c])
     };
     Ok(vec![OutputSpec::new(dtype, shape)])
+}
+
+/// `DecodeAndCropJpeg`'s `crop_window`: 1-D int32 of 4 elements; its height and width
+/// when known.
+fn crop_size(ctx: &InferCtx<'_>) -> Result<[Option<usize>; 2]> {
+    check_vector(ctx, 1, 4)?;
+    let window = ctx.constant_input(1).map(crate::framework::tensor_util::int_values).transpose()?;
+    Ok(match window.as_deref() {
+        Some(&[_, _, h, w]) => [usize::try_from(h).ok(), usize::try_from(w).ok()],
+        _ => [None, None],
+    })
+}
+
+fn infer_extract_jpeg_shape(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {
+    ctx.check_type(0, &[DType::String])?;
+    ctx.check_rank(0, 0)?;
+    let t = ctx.attr_or("output_type", DType::Int32)?;
+    if ![DType::Int32, DType::Int64].contains(&t) {
+        return Err(Error::type_error(format!(
+            "Value for attr 'output_type' of {t} is not in the list of allowed values: int32, int64"
+        )));
+    }
+    Ok(vec![OutputSpec::new(t, PartialShape::from_dims([Some(3)]))])
 }
 
 fn infer_encode(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {

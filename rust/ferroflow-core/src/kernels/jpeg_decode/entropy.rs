@@ -52,6 +52,8 @@ pub(super) struct ScanDecoder<'a, 's> {
     restart_interval: usize,
     restarts_to_go: usize,
     next_restart: u8,
+    /// MCU rows decoded before the scan stops (all unless a crop needs fewer).
+    mcu_rows: usize,
 }
 
 impl<'a, 's> ScanDecoder<'a, 's> {
@@ -73,7 +75,13 @@ impl<'a, 's> ScanDecoder<'a, 's> {
             restart_interval,
             restarts_to_go: restart_interval,
             next_restart: 0,
+            mcu_rows: usize::MAX,
         }
+    }
+
+    /// Stops the scan after `rows` MCU rows (a single-scan file's rows a crop needs).
+    pub(super) fn stop_after(&mut self, rows: usize) {
+        self.mcu_rows = rows;
     }
 
     /// Decodes every MCU of the scan into `coefs` (a component without storage is
@@ -84,7 +92,7 @@ impl<'a, 's> ScanDecoder<'a, 's> {
         if self.scan.comps.len() == 1 {
             let ci = self.scan.comps[0];
             let c = &frame.comps[ci];
-            for by in 0..c.height_in_blocks {
+            for by in 0..c.height_in_blocks.min(self.mcu_rows.saturating_mul(c.v)) {
                 for bx in 0..c.width_in_blocks {
                     self.start_mcu()?;
                     if !self.insufficient {
@@ -115,7 +123,7 @@ impl<'a, 's> ScanDecoder<'a, 's> {
         let mut scratch = [0i16; 64];
         let mut rows_of: Vec<_> =
             coefs.iter_mut().zip(&frame.comps).map(|(v, c)| v.chunks_mut((c.blocks_w * c.v).max(1))).collect();
-        for my in 0..frame.mcus_y {
+        for my in 0..frame.mcus_y.min(self.mcu_rows) {
             let mut rows: Vec<&'c mut [[i16; 64]]> =
                 rows_of.iter_mut().map(|it| it.next().unwrap_or_default()).collect();
             for mx in 0..frame.mcus_x {

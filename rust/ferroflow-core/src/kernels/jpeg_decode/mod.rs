@@ -34,6 +34,7 @@ use crate::framework::kernel::ExecEnv;
 use crate::kernels::jpeg_tables::{MAX_DIMENSION, NATURAL_ORDER};
 use crate::tensor::Tensor;
 use crate::tensor::buffer::try_vec;
+use std::ops::Range;
 
 /// TF's `DecodeJpeg` attributes that change the pixels.
 #[derive(Clone, Copy, Debug)]
@@ -46,11 +47,21 @@ pub(crate) struct DecodeSettings {
     pub fast_idct: bool,
     pub fancy_upscaling: bool,
     pub try_recover_truncated: bool,
+    /// `DecodeAndCropJpeg`'s window `[y, x, height, width]` in output pixels (after
+    /// `ratio`), checked against the image when its size is known.
+    pub crop: Option<[i64; 4]>,
 }
 
 impl Default for DecodeSettings {
     fn default() -> Self {
-        DecodeSettings { channels: 0, ratio: 1, fast_idct: true, fancy_upscaling: true, try_recover_truncated: false }
+        DecodeSettings {
+            channels: 0,
+            ratio: 1,
+            fast_idct: true,
+            fancy_upscaling: true,
+            try_recover_truncated: false,
+            crop: None,
+        }
     }
 }
 
@@ -71,6 +82,24 @@ pub(crate) fn decode(env: &ExecEnv, data: &[u8], settings: &DecodeSettings) -> R
             e
         }
     })
+}
+
+/// `ExtractJpegShape`: `[height, width, components]` from the header, as TF's
+/// `GetImageInfo` reads it (`jpeg_read_header`: the markers up to the first scan's
+/// header, with their errors; libjpeg's default output has one channel per
+/// component). Failures are TF's `InvalidArgument` "Invalid JPEG data, size N".
+pub(crate) fn header_shape(env: &ExecEnv, data: &[u8]) -> Result<[usize; 3]> {
+    let mut decoder = Decoder::new(data, &DecodeSettings::default());
+    decoder.header_only = true;
+    let read = decoder.read_markers(env);
+    match (read, decoder.frame.as_ref()) {
+        (Ok(()), Some(f)) => Ok([f.height, f.width, f.comps.len()]),
+        (Err(e), _) if e.code != Code::InvalidArgument => Err(e),
+        (result, _) => {
+            let reason = result.err().map_or_else(|| "no image".to_string(), |e| e.message);
+            Err(Error::invalid_argument(format!("Invalid JPEG data, size {}: {reason}", data.len())))
+        }
+    }
 }
 
 /// One component of the frame (`jpeg_component_info`).
@@ -128,14 +157,74 @@ enum ColorSpace {
     Unknown,
 }
 
+/// How one needed component's blocks become samples of the output.
+#[derive(Clone, Copy, Debug)]
+struct CompPlan {
+    idct: Idct,
+    upsample: Upsample,
+    /// The samples the upsampling filters see (`downsampled_width` and height; for a
+    /// cropped decode, from the window's first block column on).
+    width: usize,
+    height: usize,
+    /// The first block column rendered.
+    first_block: usize,
+}
+
+/// The part of the image rendered and output: all of it for `DecodeJpeg`; for
+/// `DecodeAndCropJpeg`, what libjpeg-turbo renders after `jpeg_crop_scanline` (the
+/// window's left edge moved left to an iMCU column: the upsampling filters treat that
+/// column and the window's right edge as the image's edges) and `jpeg_skip_scanlines`
+/// (rows as in the whole image).
+#[derive(Clone, Debug)]
+struct Window {
+    /// The first output column rendered, and how many are.
+    x0: usize,
+    width: usize,
+    /// The columns of each rendered row that are output.
+    cols: Range<usize>,
+    /// The rows of the whole output that are output.
+    rows: Range<usize>,
+}
+
+impl Window {
+    fn whole(width: usize, height: usize) -> Self {
+        Window { x0: 0, width, cols: 0..width, rows: 0..height }
+    }
+
+    /// TF's check of the window (`IsCropWindowValid`), then `jpeg_crop_scanline`'s
+    /// alignment of its left edge to a multiple of `align` output columns.
+    fn crop([y, x, h, w]: [i64; 4], out_w: usize, out_h: usize, align: usize) -> Result<Self> {
+        let fits = |start: i64, len: i64, size: usize| {
+            start >= 0 && len > 0 && start.checked_add(len).is_some_and(|end| end <= size as i64)
+        };
+        if !fits(x, w, out_w) || !fits(y, h, out_h) {
+            return Err(invalid(&format!(
+                "Invalid crop window: x={x}, y={y}, w={w}, h={h} for image_width: {out_w} and image_height: {out_h}"
+            )));
+        }
+        let (x, y, w, h) = (x as usize, y as usize, w as usize, h as usize);
+        if w == out_w {
+            return Ok(Window { x0: 0, width: out_w, cols: 0..out_w, rows: y..y + h });
+        }
+        let x0 = x / align * align;
+        Ok(Window { x0, width: w + x - x0, cols: x - x0..x - x0 + w, rows: y..y + h })
+    }
+
+    fn is_cropped_across(&self, out_w: usize) -> bool {
+        self.width != out_w
+    }
+}
+
 /// What the first scan fixed: the output's shape and how to make it.
 struct Setup {
     convert: Convert,
-    out_w: usize,
-    out_h: usize,
-    /// Per component: `(IDCT, upsampling, downsampled width, height)` if needed.
-    comps: Vec<Option<(Idct, Upsample, usize, usize)>>,
+    window: Window,
+    /// Per component, if needed.
+    comps: Vec<Option<CompPlan>>,
     multiple_scans: bool,
+    /// A cropped decode of a single-scan file stops after this many MCU rows (libjpeg
+    /// reads no further: TF skips the rows below the window).
+    mcu_rows_needed: Option<usize>,
 }
 
 struct Decoder<'a> {
@@ -155,6 +244,11 @@ struct Decoder<'a> {
     coefs: Vec<Vec<[i16; 64]>>,
     /// The image, when a sequential scan was rendered while it was decoded.
     rendered: Option<Tensor>,
+    /// A cropped decode has all the rows it needs (or only the header was wanted):
+    /// the rest of the file is not read.
+    window_decoded: bool,
+    /// Read only up to the first scan's header (`jpeg_read_header`).
+    header_only: bool,
 }
 
 fn invalid(msg: &str) -> Error {
@@ -187,10 +281,22 @@ impl<'a> Decoder<'a> {
             setup: None,
             coefs: Vec::new(),
             rendered: None,
+            window_decoded: false,
+            header_only: false,
         }
     }
 
     fn run(mut self, env: &ExecEnv) -> Result<Tensor> {
+        self.read_markers(env)?;
+        if let Some(image) = self.rendered.take() {
+            return Ok(image);
+        }
+        self.render(env)
+    }
+
+    /// The file's markers and scans, to its EOI (or as far as a crop or the header
+    /// needs).
+    fn read_markers(&mut self, env: &ExecEnv) -> Result<()> {
         if self.data.get(..2) != Some(&[0xFF, 0xD8]) {
             return Err(invalid("Not a JPEG file: starts with no SOI marker"));
         }
@@ -231,6 +337,9 @@ impl<'a> Decoder<'a> {
                     }
                     pending = self.sos(env)?;
                     scans += 1;
+                    if self.window_decoded {
+                        break;
+                    }
                 }
                 0xD9 => break,
                 _ => return Err(invalid(&format!("Unsupported marker type 0x{marker:02x}"))),
@@ -239,10 +348,7 @@ impl<'a> Decoder<'a> {
         if scans == 0 {
             return Err(invalid("JPEG datastream contains no image"));
         }
-        if let Some(image) = self.rendered.take() {
-            return Ok(image);
-        }
-        self.render(env)
+        Ok(())
     }
 
     /// The next marker between segments; the end of the data is an error, or (with
@@ -422,6 +528,11 @@ impl<'a> Decoder<'a> {
                 _ => return Err(invalid(&format!("Invalid component ID {} in SOS", c[0]))),
             }
         }
+        if self.header_only {
+            // `jpeg_read_header` stops here; the scan's parameters are checked later.
+            self.window_decoded = true;
+            return Ok(None);
+        }
         let (ss, se, ah, al) =
             (usize::from(s[1 + 2 * n]), usize::from(s[2 + 2 * n]), s[3 + 2 * n] >> 4, s[3 + 2 * n] & 15);
         if n > 1 && comps.iter().map(|&ci| frame.comps[ci].h * frame.comps[ci].v).sum::<usize>() > 10 {
@@ -478,6 +589,10 @@ impl<'a> Decoder<'a> {
         let setup = self.setup.as_ref().ok_or_else(|| invalid("no setup"))?;
         let reader = BitReader::new(self.data, self.pos, self.recover);
         let mut dec = ScanDecoder::new(reader, &scan, progressive, self.restart_interval);
+        if let Some(rows) = setup.mcu_rows_needed {
+            dec.stop_after(rows);
+            self.window_decoded = true;
+        }
         // The file's only scan, interleaved: rendered MCU row by MCU row on a second
         // thread while the rest is decoded.
         let one_scan = !setup.multiple_scans && frame.comps.len() > 1;
@@ -557,6 +672,34 @@ impl<'a> Decoder<'a> {
             return Err(invalid(&format!("Image too large ({out_w} by {out_h})")));
         }
         let do_fancy = self.settings.fancy_upscaling && min_s > 1;
+        // `jpeg_crop_scanline`'s alignment: an iMCU column (one block of a lone
+        // component).
+        let align = if n == 1 { min_s } else { min_s * frame.max_h };
+        let window = match self.settings.crop {
+            Some(c) => Window::crop(c, out_w, out_h, align)?,
+            None => Window::whole(out_w, out_h),
+        };
+        let cropped = window.is_cropped_across(out_w);
+        // Every component's scaled block size and `downsampled_width`, before and
+        // after the crop; `jpeg_crop_scanline` re-chooses the upsampling filters when a
+        // width falls below 2 (a filter across needs 3 samples).
+        let scaled: Vec<(usize, usize, usize)> = frame
+            .comps
+            .iter()
+            .map(|c| {
+                // `jpeg_calc_output_dimensions`: chroma scaled up by the IDCT where it can.
+                let mut s = min_s;
+                while s < 8
+                    && (frame.max_h * min_s).is_multiple_of(c.h * s * 2)
+                    && (frame.max_v * min_s).is_multiple_of(c.v * s * 2)
+                {
+                    s *= 2;
+                }
+                let dw = (frame.width * c.h * s).div_ceil(frame.max_h * 8);
+                (s, dw, (window.width * c.h).div_ceil(frame.max_h))
+            })
+            .collect();
+        let reinit = cropped && scaled.iter().any(|&(_, dw, cropped_dw)| cropped_dw < 2 && dw >= 2);
         let mut comps = Vec::with_capacity(n);
         let mut coef_blocks = 0usize;
         for (ci, c) in frame.comps.iter().enumerate() {
@@ -564,14 +707,7 @@ impl<'a> Decoder<'a> {
                 comps.push(None);
                 continue;
             }
-            // `jpeg_calc_output_dimensions`: chroma scaled up by the IDCT where it can.
-            let mut s = min_s;
-            while s < 8
-                && (frame.max_h * min_s).is_multiple_of(c.h * s * 2)
-                && (frame.max_v * min_s).is_multiple_of(c.v * s * 2)
-            {
-                s *= 2;
-            }
+            let (s, full_dw, cropped_dw) = scaled[ci];
             let idct = match s {
                 8 if self.settings.fast_idct => Idct::Ifast,
                 8 => Idct::Islow,
@@ -579,25 +715,28 @@ impl<'a> Decoder<'a> {
                 2 => Idct::Reduced2,
                 _ => Idct::Reduced1,
             };
-            let dw = (frame.width * c.h * s).div_ceil(frame.max_h * 8);
             let dh = (frame.height * c.v * s).div_ceil(frame.max_v * 8);
             let (h_in, v_in) = (c.h * s / min_s, c.v * s / min_s);
             let (h_out, v_out) = (frame.max_h, frame.max_v);
+            // The samples across the filters see: the file's, or the window's.
+            let dw = if cropped { (window.width * h_in).div_ceil(h_out) } else { full_dw };
+            let fancy_across = do_fancy && if reinit { cropped_dw > 2 } else { full_dw > 2 };
             let up = if h_in == h_out && v_in == v_out {
                 Upsample::Full
             } else if h_in * 2 == h_out && v_in == v_out {
-                if do_fancy && dw > 2 { Upsample::FancyH2V1 } else { Upsample::Box { h: 2, v: 1 } }
+                if fancy_across { Upsample::FancyH2V1 } else { Upsample::Box { h: 2, v: 1 } }
             } else if h_in == h_out && v_in * 2 == v_out && do_fancy {
                 Upsample::FancyH1V2
             } else if h_in * 2 == h_out && v_in * 2 == v_out {
-                if do_fancy && dw > 2 { Upsample::FancyH2V2 } else { Upsample::Box { h: 2, v: 2 } }
+                if fancy_across { Upsample::FancyH2V2 } else { Upsample::Box { h: 2, v: 2 } }
             } else if h_out.is_multiple_of(h_in) && v_out.is_multiple_of(v_in) {
                 Upsample::Box { h: h_out / h_in, v: v_out / v_in }
             } else {
                 return Err(invalid("Fractional sampling not implemented yet"));
             };
             coef_blocks = coef_blocks.saturating_add(c.blocks_w.saturating_mul(c.blocks_h));
-            comps.push(Some((idct, up, dw, dh)));
+            let first_block = window.x0 * c.h / (min_s * frame.max_h);
+            comps.push(Some(CompPlan { idct, upsample: up, width: dw, height: dh, first_block }));
         }
         if coef_blocks.saturating_mul(128) > MAX_COEFFICIENT_BYTES {
             return Err(Error::new(
@@ -616,7 +755,21 @@ impl<'a> Decoder<'a> {
         }
         self.coefs = coefs;
         let multiple_scans = first_scan_comps < n || frame.progressive;
-        self.setup = Some(Setup { convert, out_w, out_h, comps, multiple_scans });
+        // A single scan is decoded only down to the window's last row (and the MCU row
+        // after it where the vertical filters need the row below: libjpeg's context
+        // rows are read one MCU row ahead for a row group's last rows); the data after
+        // it is never read, as TF skips those rows.
+        let mut mcu_rows_needed = None;
+        if self.settings.crop.is_some() && !multiple_scans && window.rows.end < out_h {
+            let rows_per_mcu = frame.max_v * min_s;
+            let last = window.rows.end - 1;
+            let context =
+                comps.iter().flatten().any(|p| matches!(p.upsample, Upsample::FancyH1V2 | Upsample::FancyH2V2));
+            let in_last_group = last % rows_per_mcu >= rows_per_mcu - frame.max_v;
+            let needed = last / rows_per_mcu + 1 + usize::from(context && in_last_group);
+            mcu_rows_needed = Some(needed.min(frame.mcus_y));
+        }
+        self.setup = Some(Setup { convert, window, comps, multiple_scans, mcu_rows_needed });
         Ok(())
     }
 
@@ -659,16 +812,18 @@ fn decode_rendering(
             })
         },
         || {
-            let mut done = 0;
-            for (my, rows) in rx {
-                renderer.idct_mcu_row(my, &rows);
-                let ready = renderer.rows_ready_after(my);
+            let rows = renderer.rows();
+            let at = |row: usize| (row - rows.start) * row_bytes;
+            let mut done = rows.start;
+            for (my, blocks) in rx {
+                renderer.idct_mcu_row(my, &blocks);
+                let ready = renderer.rows_ready_after(my).min(rows.end);
                 if ready > done {
-                    renderer.output_rows(done..ready, &mut bytes[done * row_bytes..ready * row_bytes]);
+                    renderer.output_rows(done..ready, &mut bytes[at(done)..at(ready)]);
                     done = ready;
                 }
             }
-            renderer.output_rows(done..renderer.height, &mut bytes[done * row_bytes..]);
+            renderer.output_rows(done..rows.end, &mut bytes[at(done)..]);
         },
     );
     decoded?;
@@ -682,4 +837,38 @@ fn huff_table(slots: &[Option<HuffSpec>; 4], i: usize, dc: bool) -> Result<HuffT
         .and_then(Option::as_ref)
         .ok_or_else(|| invalid(&format!("Huffman table 0x{:02x} was not defined", i + if dc { 0 } else { 16 })))?;
     HuffTable::new(spec, dc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crop_windows_align_as_jpeg_crop_scanline() {
+        // The left edge moves left to a multiple of the alignment; the right edge stays.
+        let w = Window::crop([3, 37, 10, 20], 93, 77, 16).unwrap();
+        assert_eq!((w.x0, w.width, w.cols, w.rows), (32, 25, 5..25, 3..13));
+        // Already aligned, and the full width (libjpeg leaves it as it is).
+        let w = Window::crop([0, 16, 1, 1], 93, 77, 16).unwrap();
+        assert_eq!((w.x0, w.width, w.cols), (16, 1, 0..1));
+        let w = Window::crop([5, 0, 2, 93], 93, 77, 16).unwrap();
+        assert_eq!((w.x0, w.width, w.cols, w.rows), (0, 93, 0..93, 5..7));
+        // TF's `IsCropWindowValid`: inside the image, positive sizes, no overflow.
+        for bad in [[-1, 0, 1, 1], [0, -1, 1, 1], [0, 0, 0, 1], [0, 0, 1, 0], [0, 0, 78, 1], [0, 80, 1, 14]] {
+            assert!(Window::crop(bad, 93, 77, 16).is_err(), "{bad:?}");
+        }
+        assert!(Window::crop([0, i64::MAX, 1, i64::MAX], 93, 77, 16).is_err());
+    }
+
+    #[test]
+    fn header_shape_stops_at_the_first_scan() {
+        let env = ExecEnv::SINGLE_THREADED;
+        // SOI, SOF0 (2x3, 1 component), SOS header, then nothing.
+        let mut data = vec![0xFF, 0xD8, 0xFF, 0xC0, 0, 11, 8, 0, 2, 0, 3, 1, 1, 0x11, 0];
+        data.extend_from_slice(&[0xFF, 0xDA, 0, 8, 1, 1, 0, 0, 63, 0]);
+        assert_eq!(header_shape(&env, &data).unwrap(), [2, 3, 1]);
+        // No scan: TF's "Invalid JPEG data".
+        let err = header_shape(&env, &data[..15]).unwrap_err();
+        assert!(err.message.starts_with("Invalid JPEG data, size 15"), "{}", err.message);
+    }
 }

@@ -7,7 +7,7 @@ use std::ops::Range;
 
 use super::idct::Idct;
 use super::output::{Convert, Plane};
-use super::{Frame, Setup};
+use super::{CompPlan, Frame, Setup};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::framework::kernel::ExecEnv;
@@ -20,9 +20,12 @@ struct Part {
     ci: usize,
     idct: Idct,
     mult: [i32; 64],
-    /// Columns and rows of blocks the plane holds (the real samples' blocks).
+    /// The first column of blocks rendered, and how many columns the plane holds (the
+    /// real samples' blocks).
+    bx0: usize,
     bw: usize,
-    bh: usize,
+    /// The block rows the output's rows need (with the filters' row above and below).
+    needed: Range<usize>,
     /// Columns of blocks in the coefficient storage, and block rows per MCU row.
     blocks_w: usize,
     v: usize,
@@ -32,8 +35,14 @@ pub(super) struct Renderer {
     parts: Vec<Part>,
     planes: Vec<Plane>,
     convert: Convert,
-    pub width: usize,
-    pub height: usize,
+    /// Samples across a rendered row.
+    width: usize,
+    /// The columns of a rendered row that are output.
+    cols: Range<usize>,
+    /// The rows of the whole image that are output.
+    rows: Range<usize>,
+    /// The whole image's height.
+    height: usize,
     /// Output rows per MCU row.
     mcu_rows: usize,
 }
@@ -41,35 +50,51 @@ pub(super) struct Renderer {
 impl Renderer {
     pub(super) fn new(frame: &Frame, setup: &Setup, ratio: usize) -> Result<Self> {
         let (mut parts, mut planes) = (Vec::new(), Vec::new());
+        let window = &setup.window;
+        let min_s = 8 / ratio;
         for (ci, c) in frame.comps.iter().enumerate() {
-            let Some((idct, upsample, dw, dh)) = setup.comps[ci] else { continue };
+            let Some(plan) = setup.comps[ci] else { continue };
+            let CompPlan { idct, upsample, width: dw, height: dh, first_block: bx0 } = plan;
             let s = idct.size();
-            let (bw, bh) = (dw.div_ceil(s).min(c.blocks_w), dh.div_ceil(s).min(c.blocks_h));
+            let bw = dw.div_ceil(s).min(c.blocks_w.saturating_sub(bx0));
+            let bh = dh.div_ceil(s).min(c.blocks_h);
             let stride = bw * s;
             let mut data: Vec<u8> = try_vec(stride * bh * s)?;
             data.resize(stride * bh * s, 0);
             let mult = idct.multipliers(&c.quant.unwrap_or([0; 64]));
-            parts.push(Part { ci, idct, mult, bw, bh, blocks_w: c.blocks_w, v: c.v });
+            // The component's rows for the output's, one more each way for the filters.
+            let (v_in, v_out) = (c.v * s / min_s, frame.max_v);
+            let first = (window.rows.start * v_in / v_out).saturating_sub(1);
+            let last = ((window.rows.end - 1) * v_in / v_out + 1).min(dh.saturating_sub(1));
+            let needed = (first / s).min(bh)..(last / s + 1).min(bh);
+            parts.push(Part { ci, idct, mult, bx0, bw, needed, blocks_w: c.blocks_w, v: c.v });
             planes.push(Plane { data, stride, width: dw, height: dh, upsample });
         }
         Ok(Renderer {
             parts,
             planes,
             convert: setup.convert,
-            width: setup.out_w,
-            height: setup.out_h,
-            mcu_rows: frame.max_v * 8 / ratio,
+            width: window.width,
+            cols: window.cols.clone(),
+            rows: window.rows.clone(),
+            height: frame.height.div_ceil(ratio),
+            mcu_rows: frame.max_v * min_s,
         })
     }
 
-    /// The output tensor, `height x width x channels`, to be filled.
+    /// The output tensor, `rows x columns x channels`, to be filled.
     pub(super) fn image(&self) -> Result<Tensor> {
-        Tensor::for_overwrite(DType::UInt8, &[self.height, self.width, self.convert.channels()])
+        Tensor::for_overwrite(DType::UInt8, &[self.rows.len(), self.cols.len(), self.convert.channels()])
+    }
+
+    /// The rows of the whole image that are output.
+    pub(super) fn rows(&self) -> Range<usize> {
+        self.rows.clone()
     }
 
     /// Bytes per output row.
     pub(super) fn row_bytes(&self) -> usize {
-        self.width * self.convert.channels()
+        self.cols.len() * self.convert.channels()
     }
 
     /// Block rows `rows` of part `k` from `blocks` (whose first block row is
@@ -78,43 +103,48 @@ impl Renderer {
         let s = part.idct.size();
         for (r, by) in rows.enumerate() {
             let band = &mut plane[r * s * stride..];
-            let row = &blocks[(by - first) * part.blocks_w..];
+            let row = &blocks[(by - first) * part.blocks_w + part.bx0..];
             for bx in 0..part.bw {
                 part.idct.run(&row[bx], &part.mult, &mut band[bx * s..], stride);
             }
         }
     }
 
-    /// Every component's IDCT, block rows in parallel.
+    /// Every component's IDCT of the block rows the output needs, in parallel.
     pub(super) fn idct_all(&mut self, env: &ExecEnv, coefs: &[Vec<[i16; 64]>]) {
         for (part, plane) in self.parts.iter().zip(&mut self.planes) {
             let (s, stride) = (part.idct.size(), plane.stride);
             let band = s * stride;
             let blocks = &coefs[part.ci];
-            env.for_each_chunk(&mut plane.data, (64 * 64).max(band), band, |offset, chunk| {
-                let first = offset / band;
+            let needed = &mut plane.data[part.needed.start * band..part.needed.end * band];
+            env.for_each_chunk(needed, (64 * 64).max(band), band, |offset, chunk| {
+                let first = part.needed.start + offset / band;
                 Self::idct_rows(part, blocks, 0, first..first + chunk.len() / band, chunk, stride);
             });
         }
     }
 
-    /// The IDCT of MCU row `my`, given its blocks of each frame component.
+    /// The IDCT of MCU row `my` (where the output needs it), given its blocks of each
+    /// frame component.
     pub(super) fn idct_mcu_row(&mut self, my: usize, blocks: &[&[[i16; 64]]]) {
         for (part, plane) in self.parts.iter().zip(&mut self.planes) {
             let (s, stride) = (part.idct.size(), plane.stride);
-            let rows = (my * part.v).min(part.bh)..((my + 1) * part.v).min(part.bh);
-            let at = rows.start * s * stride;
-            Self::idct_rows(part, blocks[part.ci], my * part.v, rows, &mut plane.data[at..], stride);
+            let (first, end) = ((my * part.v).max(part.needed.start), ((my + 1) * part.v).min(part.needed.end));
+            if first < end {
+                let at = first * s * stride;
+                Self::idct_rows(part, blocks[part.ci], my * part.v, first..end, &mut plane.data[at..], stride);
+            }
         }
     }
 
-    /// Output rows `rows`, written to `out` (those rows' bytes).
+    /// Output rows `rows` (rows of the whole image, within the window), written to
+    /// `out` (those rows' bytes).
     pub(super) fn output_rows(&self, rows: Range<usize>, out: &mut [u8]) {
         let mut scratch: Vec<Vec<u8>> = self.planes.iter().map(|_| vec![0u8; self.width]).collect();
         for (y, line) in rows.zip(out.chunks_mut(self.row_bytes())) {
             let mut comp_rows: [&[u8]; 4] = [&[]; 4];
             for ((slot, p), s) in comp_rows.iter_mut().zip(&self.planes).zip(scratch.iter_mut()) {
-                *slot = p.upsampled(y, s);
+                *slot = &p.upsampled(y, s)[self.cols.clone()];
             }
             self.convert.row(&comp_rows[..self.planes.len()], line);
         }
@@ -124,13 +154,13 @@ impl Renderer {
     pub(super) fn output_all(&self, env: &ExecEnv, out: &mut [u8]) {
         let row_bytes = self.row_bytes();
         env.for_each_chunk(out, (32 * 1024).max(row_bytes), row_bytes, |offset, chunk| {
-            let first = offset / row_bytes;
+            let first = self.rows.start + offset / row_bytes;
             self.output_rows(first..first + chunk.len() / row_bytes, chunk);
         });
     }
 
-    /// The output rows complete once MCU rows `..=my` are through the IDCT (the
-    /// upsampling filters reach one row into the next MCU row).
+    /// The rows of the whole image complete once MCU rows `..=my` are through the
+    /// IDCT (the upsampling filters reach one row into the next MCU row).
     pub(super) fn rows_ready_after(&self, my: usize) -> usize {
         (my * self.mcu_rows).min(self.height)
     }
