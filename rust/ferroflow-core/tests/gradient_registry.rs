@@ -153,6 +153,8 @@ fn only_the_listed_ops_lack_a_gradient() {
         "DecodeGif",
         "DecodeImage",
         "DecodeJpeg",
+        "DecodeAndCropJpeg",
+        "ExtractJpegShape",
         "DecodePng",
         "EncodeJpeg",
         "EncodePng",

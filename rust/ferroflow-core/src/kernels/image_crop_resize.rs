@@ -74,15 +74,32 @@ fn axis(lo: f32, hi: f32, size: usize, crop: usize, ratio_first: bool) -> Vec<Op
         .collect()
 }
 
+/// An output column's bilinear taps in a source row: the left and right pixels' first
+/// elements and the right one's weight (`in_x - floor(in_x)`, TF's `x_lerp`), or
+/// `None` outside the image.
+type Tap = Option<(usize, usize, f32)>;
+
+/// The taps of a box's columns, computed once for all its rows (`floor` and `ceil`
+/// are library calls on the baseline target).
+fn taps(xs: &[Option<f32>], depth: usize) -> Vec<Tap> {
+    xs.iter()
+        .map(|x| {
+            x.map(|x| {
+                let left = x.floor();
+                (left as usize * depth, x.ceil() as usize * depth, x - left)
+            })
+        })
+        .collect()
+}
+
 /// One output row of bilinear sampling between source rows `top` and `bottom`, `C`
 /// channels per pixel.
-fn lerp_row<const C: usize>(top: &[f32], bottom: &[f32], yl: f32, xs: &[Option<f32>], fill: f32, dst: &mut [f32]) {
-    for (in_x, px) in xs.iter().zip(dst.chunks_exact_mut(C)) {
-        let Some(in_x) = *in_x else {
+fn lerp_row<const C: usize>(top: &[f32], bottom: &[f32], yl: f32, taps: &[Tap], fill: f32, dst: &mut [f32]) {
+    for (tap, px) in taps.iter().zip(dst.chunks_exact_mut(C)) {
+        let Some((left, right, xl)) = *tap else {
             px.fill(fill);
             continue;
         };
-        let (left, right, xl) = (in_x.floor() as usize * C, in_x.ceil() as usize * C, in_x - in_x.floor());
         let at = |row: &[f32], i: usize| -> [f32; C] { row[i..i + C].try_into().expect("C values") };
         let (tl, tr, bl, br) = (at(top, left), at(top, right), at(bottom, left), at(bottom, right));
         for d in 0..C {
@@ -94,13 +111,12 @@ fn lerp_row<const C: usize>(top: &[f32], bottom: &[f32], yl: f32, xs: &[Option<f
 }
 
 /// [`lerp_row`] for any channel count.
-fn lerp_row_any(top: &[f32], bottom: &[f32], yl: f32, xs: &[Option<f32>], fill: f32, depth: usize, dst: &mut [f32]) {
-    for (in_x, px) in xs.iter().zip(dst.chunks_exact_mut(depth)) {
-        let Some(in_x) = *in_x else {
+fn lerp_row_any(top: &[f32], bottom: &[f32], yl: f32, taps: &[Tap], fill: f32, depth: usize, dst: &mut [f32]) {
+    for (tap, px) in taps.iter().zip(dst.chunks_exact_mut(depth)) {
+        let Some((left, right, xl)) = *tap else {
             px.fill(fill);
             continue;
         };
-        let (left, right, xl) = (in_x.floor() as usize * depth, in_x.ceil() as usize * depth, in_x - in_x.floor());
         for (d, o) in px.iter_mut().enumerate() {
             let (tl, tr) = (top[left + d], top[right + d]);
             let (bl, br) = (bottom[left + d], bottom[right + d]);
@@ -197,6 +213,9 @@ impl CropAndResize {
         let (ys, xs) = (axis(bx[0], bx[2], h, ch, false), axis(bx[1], bx[3], w, cw, false));
         let row_len = w * depth;
         let fill = self.extrapolation;
+        let bilinear = if self.bilinear { taps(&xs, depth) } else { Vec::new() };
+        let nearest: Vec<Option<usize>> =
+            if self.bilinear { Vec::new() } else { xs.iter().map(|x| x.map(|x| x.round() as usize * depth)).collect() };
         for (in_y, out_row) in ys.iter().zip(dst.chunks_exact_mut(cw * depth)) {
             let Some(in_y) = *in_y else {
                 out_row.fill(fill);
@@ -206,13 +225,13 @@ impl CropAndResize {
                 let top = &image[in_y.floor() as usize * row_len..][..row_len];
                 let bottom = &image[in_y.ceil() as usize * row_len..][..row_len];
                 let yl = in_y - in_y.floor();
-                by_channels!(depth, |C| lerp_row::<C>(top, bottom, yl, &xs, fill, out_row),
-                    _ => lerp_row_any(top, bottom, yl, &xs, fill, depth, out_row));
+                by_channels!(depth, |C| lerp_row::<C>(top, bottom, yl, &bilinear, fill, out_row),
+                    _ => lerp_row_any(top, bottom, yl, &bilinear, fill, depth, out_row));
             } else {
                 let row = &image[in_y.round() as usize * row_len..][..row_len];
-                for (in_x, px) in xs.iter().zip(out_row.chunks_exact_mut(depth)) {
-                    match in_x {
-                        Some(x) => px.copy_from_slice(&row[x.round() as usize * depth..][..depth]),
+                for (at, px) in nearest.iter().zip(out_row.chunks_exact_mut(depth)) {
+                    match *at {
+                        Some(at) => px.copy_from_slice(&row[at..at + depth]),
                         None => px.fill(fill),
                     }
                 }
@@ -248,28 +267,30 @@ impl CropAndResize {
         let grads = grads_t.as_slice::<f32>()?;
         let mut out = Tensor::zeros(DType::Float32, &[batch, h, w, depth])?;
         let img = out.as_mut_slice::<f32>()?;
-        let at = |b: usize, y: usize, x: usize| ((b * h + y) * w + x) * depth;
+        let row = |b: usize, y: usize| (b * h + y) * w * depth;
         for (k, &b_in) in idx.iter().enumerate() {
             let bx = &boxes[k * 4..k * 4 + 4];
             let (ys, xs) = (axis(bx[0], bx[2], h, ch, false), axis(bx[1], bx[3], w, cw, false));
+            let bilinear = taps(&xs, depth);
             for (y, in_y) in ys.iter().enumerate() {
                 let Some(in_y) = *in_y else { continue };
-                let (top, bottom, yl) = (in_y.floor() as usize, in_y.ceil() as usize, in_y - in_y.floor());
-                for (x, in_x) in xs.iter().enumerate() {
-                    let Some(in_x) = *in_x else { continue };
+                let (top, bottom, yl) =
+                    (row(b_in, in_y.floor() as usize), row(b_in, in_y.ceil() as usize), in_y - in_y.floor());
+                let nearest = row(b_in, in_y.round() as usize);
+                for (x, (tap, in_x)) in bilinear.iter().zip(&xs).enumerate() {
+                    let (Some((left, right, xl)), Some(in_x)) = (*tap, *in_x) else { continue };
                     let g = &grads[((k * ch + y) * cw + x) * depth..][..depth];
                     if self.bilinear {
-                        let (left, right, xl) = (in_x.floor() as usize, in_x.ceil() as usize, in_x - in_x.floor());
                         for (dd, &gv) in g.iter().enumerate() {
                             let dtop = (1.0 - yl) * gv;
-                            img[at(b_in, top, left) + dd] += (1.0 - xl) * dtop;
-                            img[at(b_in, top, right) + dd] += xl * dtop;
+                            img[top + left + dd] += (1.0 - xl) * dtop;
+                            img[top + right + dd] += xl * dtop;
                             let dbottom = yl * gv;
-                            img[at(b_in, bottom, left) + dd] += (1.0 - xl) * dbottom;
-                            img[at(b_in, bottom, right) + dd] += xl * dbottom;
+                            img[bottom + left + dd] += (1.0 - xl) * dbottom;
+                            img[bottom + right + dd] += xl * dbottom;
                         }
                     } else {
-                        let base = at(b_in, in_y.round() as usize, in_x.round() as usize);
+                        let base = nearest + in_x.round() as usize * depth;
                         for (dd, &gv) in g.iter().enumerate() {
                             img[base + dd] += gv;
                         }
