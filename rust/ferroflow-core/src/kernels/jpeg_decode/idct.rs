@@ -126,10 +126,10 @@ fn transpose(m: &[L; 8]) -> [L; 8] {
 }
 
 /// Writes `rows[k][r]` (output column `k` of row `r`) for an `n x n` block, descaled
-/// with rounding.
+/// with rounding by `shift` bits (0: already descaled).
 #[inline(always)]
 fn store(rows: &[L], n: usize, shift: u32, out: &mut [u8], stride: usize) {
-    let bias = 1 << (shift - 1);
+    let bias = if shift == 0 { 0 } else { 1 << (shift - 1) };
     if n == 8 {
         let t = transpose(&[rows[0], rows[1], rows[2], rows[3], rows[4], rows[5], rows[6], rows[7]]);
         for (r, v) in t.iter().enumerate() {
@@ -158,24 +158,38 @@ const fn fix13(x: f64) -> i32 {
     (x * 8192.0 + 0.5) as i32
 }
 
-/// One 1-D pass of `jidctint.c` over eight lanes: `x[k]` is input `k`; returns the
-/// eight outputs before descaling.
+lanes!(
+    /// A sum of two 16-bit values as the SIMD code's `paddw` leaves it: wrapped.
+    fn add_w(a: L, b: L) -> [i32; 8] => |i| a[i].wrapping_add(b[i]) as i16 as i32
+);
+lanes!(fn sub_w(a: L, b: L) -> [i32; 8] => |i| a[i].wrapping_sub(b[i]) as i16 as i32);
+lanes!(
+    /// `DESCALE`, then `packssdw`'s saturation to 16 bits.
+    fn descale_sat(a: L, n: u32) -> [i32; 8] => |i| (a[i].wrapping_add(1 << (n - 1)) >> n).clamp(-32768, 32767)
+);
+
+/// One 1-D pass of `jidctint.c` over eight lanes of 16-bit inputs, as libjpeg-turbo's
+/// SSE2/AVX2 code computes it (TF's build, on any x86-64): the rotations as sums of two
+/// products (`pmaddwd`, the same values as the C code's), but `in0 ± in4`, `in7 + in3`
+/// and `in5 + in1` added in 16 bits (`paddw`, wrapping) and the outputs descaled by `n`
+/// and saturated to 16 bits (`packssdw`). Valid data never wraps or saturates; corrupt
+/// data does, and then gives what TF gives.
 #[inline(always)]
-fn islow_1d(x: &[L; 8]) -> [L; 8] {
+fn islow_1d(x: &[L; 8], n: u32) -> [L; 8] {
     let (z2, z3) = (x[2], x[6]);
     let z1 = mul(add(z2, z3), fix13(0.541196100));
     let tmp2 = add(z1, mul(z3, -fix13(1.847759065)));
     let tmp3 = add(z1, mul(z2, fix13(0.765366865)));
-    let tmp0 = shl(add(x[0], x[4]), CONST_BITS);
-    let tmp1 = shl(sub(x[0], x[4]), CONST_BITS);
+    let tmp0 = shl(add_w(x[0], x[4]), CONST_BITS);
+    let tmp1 = shl(sub_w(x[0], x[4]), CONST_BITS);
     let (tmp10, tmp13) = (add(tmp0, tmp3), sub(tmp0, tmp3));
     let (tmp11, tmp12) = (add(tmp1, tmp2), sub(tmp1, tmp2));
 
     let (t0, t1, t2, t3) = (x[7], x[5], x[3], x[1]);
     let z1 = add(t0, t3);
     let z2 = add(t1, t2);
-    let z3 = add(t0, t2);
-    let z4 = add(t1, t3);
+    let z3 = add_w(t0, t2);
+    let z4 = add_w(t1, t3);
     let z5 = mul(add(z3, z4), fix13(1.175875602));
     let t0 = mul(t0, fix13(0.298631336));
     let t1 = mul(t1, fix13(2.053119869));
@@ -190,25 +204,31 @@ fn islow_1d(x: &[L; 8]) -> [L; 8] {
     let t2 = add(t2, add(z2, z3));
     let t3 = add(t3, add(z1, z4));
     [
-        add(tmp10, t3),
-        add(tmp11, t2),
-        add(tmp12, t1),
-        add(tmp13, t0),
-        sub(tmp13, t0),
-        sub(tmp12, t1),
-        sub(tmp11, t2),
-        sub(tmp10, t3),
+        descale_sat(add(tmp10, t3), n),
+        descale_sat(add(tmp11, t2), n),
+        descale_sat(add(tmp12, t1), n),
+        descale_sat(add(tmp13, t0), n),
+        descale_sat(sub(tmp13, t0), n),
+        descale_sat(sub(tmp12, t1), n),
+        descale_sat(sub(tmp11, t2), n),
+        descale_sat(sub(tmp10, t3), n),
     ]
 }
 
 #[multiversion(targets("x86_64+avx2+fma", "aarch64+neon"))]
 fn islow(coef: &[i16; 64], mult: &[i32; 64], out: &mut [u8], stride: usize) {
     let x = dequantise(coef, mult);
-    // Pass 1 down the columns: ws[k] holds row k of the workspace.
-    let ws = islow_1d(&x).map(|v| descale(v, CONST_BITS - PASS1_BITS));
+    // Pass 1 down the columns: ws[k] holds row k of the workspace. The SIMD code
+    // takes a shortcut when every coefficient below the first row is 0: each column
+    // is its first value shifted left in 16 bits (`psllw`, wrapping).
+    let ws = if coef[8..].iter().all(|&c| c == 0) {
+        [x[0].map(|v| (v << PASS1_BITS) as i16 as i32); 8]
+    } else {
+        islow_1d(&x, CONST_BITS - PASS1_BITS)
+    };
     // Pass 2 along the rows: lane r of input k is workspace (r, k).
-    let y = islow_1d(&transpose(&ws));
-    store(&y, 8, CONST_BITS + PASS1_BITS + 3, out, stride);
+    let y = islow_1d(&transpose(&ws), CONST_BITS + PASS1_BITS + 3);
+    store(&y, 8, 0, out, stride);
 }
 
 /// `jidctfst.c`'s constants at 8 fractional bits.
@@ -342,16 +362,20 @@ fn reduced2(coef: &[i16; 64], mult: &[i32; 64], out: &mut [u8], stride: usize) {
 mod tests {
     use super::*;
 
-    /// `jidctint.c` transcribed literally (per column, then per row, with its
-    /// shortcuts), to check the lane-parallel form against.
+    /// `jidctint.c` transcribed literally (per column, then per row, in 64 bits), with
+    /// what libjpeg-turbo's SIMD code does differently when values leave 16 bits: the
+    /// dequantised inputs, `in0 ± in4`, `in7 + in3`, `in5 + in1` and the first row
+    /// shifted alone wrap, each pass's outputs saturate. To check the lane-parallel form
+    /// against.
     fn islow_reference(coef: &[i16; 64], q: &[i32; 64]) -> [u8; 64] {
-        let d = |v: i64, n: u32| (v + (1 << (n - 1))) >> n;
+        let d = |v: i64, n: u32| ((v + (1 << (n - 1))) >> n).clamp(-32768, 32767);
         let mut ws = [0i64; 64];
+        let dc_only = coef[8..].iter().all(|&c| c == 0);
         for c in 0..8 {
-            let x: Vec<i64> = (0..8).map(|k| i64::from(coef[k * 8 + c]) * i64::from(q[k * 8 + c])).collect();
+            let x: Vec<i64> = (0..8).map(|k| i64::from((i32::from(coef[k * 8 + c]) * q[k * 8 + c]) as i16)).collect();
             let out = reference_1d(&x);
             for k in 0..8 {
-                ws[k * 8 + c] = d(out[k], 11);
+                ws[k * 8 + c] = if dc_only { i64::from((x[0] << 2) as i16) } else { d(out[k], 11) };
             }
         }
         let mut px = [0u8; 64];
@@ -366,14 +390,15 @@ mod tests {
 
     fn reference_1d(x: &[i64]) -> [i64; 8] {
         let f = |v: f64| (v * 8192.0 + 0.5) as i64;
+        let w = |v: i64| i64::from(v as i16);
         let z1 = (x[2] + x[6]) * f(0.541196100);
         let tmp2 = z1 + x[6] * -f(1.847759065);
         let tmp3 = z1 + x[2] * f(0.765366865);
-        let tmp0 = (x[0] + x[4]) << 13;
-        let tmp1 = (x[0] - x[4]) << 13;
+        let tmp0 = w(x[0] + x[4]) << 13;
+        let tmp1 = w(x[0] - x[4]) << 13;
         let (tmp10, tmp13, tmp11, tmp12) = (tmp0 + tmp3, tmp0 - tmp3, tmp1 + tmp2, tmp1 - tmp2);
         let (t0, t1, t2, t3) = (x[7], x[5], x[3], x[1]);
-        let (z1, z2, z3, z4) = (t0 + t3, t1 + t2, t0 + t2, t1 + t3);
+        let (z1, z2, z3, z4) = (t0 + t3, t1 + t2, w(t0 + t2), w(t1 + t3));
         let z5 = (z3 + z4) * f(1.175875602);
         let (t0, t1, t2, t3) = (t0 * f(0.298631336), t1 * f(2.053119869), t2 * f(3.072711026), t3 * f(1.501321110));
         let (z1, z2) = (z1 * -f(0.899976223), z2 * -f(2.562915447));
@@ -397,12 +422,47 @@ mod tests {
             let sparse = round % 3;
             let coef: [i16; 64] = std::array::from_fn(|i| {
                 let r = next();
-                // Within what an 8-bit image's quantised DCT can hold.
-                if sparse > 0 && i > 0 && r % 4 != 0 { 0 } else { ((r >> 8) % 121) as i16 - 60 }
+                // Mostly what an 8-bit image's DCT holds; every fifth block large enough
+                // to wrap and saturate.
+                let span = if round % 5 == 0 { 20001 } else { 121 };
+                if round % 11 == 0 && i >= 8 {
+                    return 0; // the first row alone: the SIMD code's shortcut
+                }
+                if sparse > 0 && (i > 0 || round % 7 == 0) && r % 4 != 0 {
+                    0
+                } else {
+                    ((r >> 8) % span) as i16 - (span / 2) as i16
+                }
             });
             let mut out = [0u8; 64];
             islow(&coef, &q, &mut out, 8);
             assert_eq!(out, islow_reference(&coef, &q), "block {coef:?}");
+        }
+    }
+
+    #[test]
+    fn islow_wraps_and_saturates_as_the_simd_code() {
+        let q = [1i32; 64];
+        // Every coefficient below the first row 0: the shortcut's 16-bit shift wraps
+        // 4 * 9000 to -29536, which pass 2 takes to black (C's 32-bit ints: white).
+        let mut coef = [0i16; 64];
+        coef[0] = 9000;
+        let mut out = [0u8; 64];
+        islow(&coef, &q, &mut out, 8);
+        assert!(out.iter().all(|&v| v == 0), "{out:?}");
+        // With one more coefficient the pass runs and saturates (`packssdw`) instead.
+        coef[9] = 1;
+        islow(&coef, &q, &mut out, 8);
+        assert!(out.iter().all(|&v| v == 255), "{out:?}");
+        // `in0 + in4` wraps in 16 bits: 30000 + 30000 = -5536 (C: 60000, white), in
+        // the rows it reaches; `in0 - in4` is 0 in the others.
+        let mut coef = [0i16; 64];
+        coef[0] = 30000;
+        coef[32] = 30000;
+        islow(&coef, &q, &mut out, 8);
+        for (r, row) in out.chunks(8).enumerate() {
+            let want = if [0, 3, 4, 7].contains(&r) { 0 } else { 128 };
+            assert!(row.iter().all(|&v| v == want), "row {r}: {row:?}");
         }
     }
 
