@@ -985,6 +985,7 @@ def test_jpeg_decode_and_crop_of_damaged_files_is_tensorflows(tf1):
         "flipped": clean[: body + 900] + bytes([clean[body + 900] ^ 0x5A]) + clean[body + 901 :],
     }
     windows = [[0, 0, 16, 80], [3, 17, 20, 30], [0, 0, 40, 80], [10, 5, 86, 60], [80, 0, 16, 80]]
+    decoded = set()
     for name, data in damaged.items():
         for window in windows:
             for fancy in (True, False):
@@ -992,6 +993,12 @@ def test_jpeg_decode_and_crop_of_damaged_files_is_tensorflows(tf1):
                 if both is not None:
                     want, got = both
                     np.testing.assert_array_equal(got[0], want[0], err_msg=f"{name} {window}")
+                    decoded.add((name, tuple(window)))
+    # The whole file fails to decode, but the window above the damage does not.
+    for name in ("cut", "no EOI"):
+        with pytest.raises(ff.errors.InvalidArgumentError):
+            run_ff(lambda tf, d=damaged[name]: tf.image.decode_jpeg(d))
+        assert (name, (0, 0, 16, 80)) in decoded, name
 
 
 def test_jpeg_decode_and_crop_refuses_what_tensorflow_refuses(tf1):

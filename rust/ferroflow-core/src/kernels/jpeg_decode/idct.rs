@@ -3,9 +3,12 @@
 //! `jidctred.c`'s reduced 4x4, 2x2 and 1x1 outputs (TF's `ratio` 2, 4 and 8).
 //!
 //! Each pass works on all eight columns (or rows) at once, one array lane each, so it
-//! vectorises; libjpeg's shortcuts for all-zero columns and rows give the same values
-//! as the full arithmetic and are left out. Results are clamped as libjpeg-turbo's
-//! SIMD code saturates; dequantised values wrap to 16 bits as its `pmullw` does.
+//! vectorises. TF runs libjpeg-turbo's SIMD code, so that is what is followed where it
+//! differs from the C code on values beyond 16 bits (corrupt data only): dequantised
+//! values wrap as `pmullw` does, results saturate as the SIMD code packs them, and
+//! islow adds in 16 bits where the SIMD code does and takes its shortcut for blocks
+//! with only a first row. The C code's per-column and per-row shortcuts give the full
+//! arithmetic's values and are left out.
 
 use multiversion::multiversion;
 
