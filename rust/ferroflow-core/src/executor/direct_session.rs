@@ -13,7 +13,7 @@ use super::parallel::run_parallel;
 use super::{CompileOptions, Placement, Plan, StepTrace, py_shape};
 use crate::device::{DeviceSet, TaskName};
 use crate::error::{Code, Error, Result};
-use crate::framework::cancel::{CancelHandle, InterruptCheck, RunCancellation};
+use crate::framework::cancel::{CancelHandle, CancellationPool, InterruptCheck, RunCancellation};
 use crate::framework::pool;
 use crate::framework::resource::ResourceMgr;
 use crate::framework::step::Wait;
@@ -120,6 +120,8 @@ pub struct DirectSession {
     remap: bool,
     // The runs in progress, cancelled when the session closes.
     active_runs: Mutex<HashMap<u64, CancelHandle>>,
+    // Finished runs' cancellation states, for the next runs.
+    cancellations: CancellationPool,
     next_run: AtomicU64,
     // With `log_device_placement`: the nodes whose placement was printed.
     logged_placements: Option<Mutex<HashSet<String>>>,
@@ -168,6 +170,7 @@ impl DirectSession {
                 soft: options.allow_soft_placement,
             },
             active_runs: Mutex::new(HashMap::new()),
+            cancellations: CancellationPool::default(),
             next_run: AtomicU64::new(0),
             logged_placements: options.log_device_placement.then(|| Mutex::new(HashSet::new())),
             me: Weak::clone(me),
@@ -286,6 +289,22 @@ impl DirectSession {
     /// fails (or the check reports an interrupt) every step of this run that is blocked
     /// is woken to fail with `Cancelled`, and the run returns the first error.
     pub fn run_with(&self, plan: &Plan, feeds: Vec<Tensor>, args: &RunArgs<'_>) -> Result<RunOutput> {
+        let mut values = Vec::with_capacity(plan.fetches.len());
+        let step_stats = self.run_into(plan, feeds, args, &mut values)?;
+        Ok(RunOutput { values, step_stats })
+    }
+
+    /// [`run_with`](Self::run_with), appending the fetched values to `fetched` (as TF's
+    /// `Session::Run` fills its `outputs` vector) and returning the step statistics of
+    /// a traced run. With a `fetched` that has room, a steady-state run of an inline
+    /// plan makes no allocator calls.
+    pub fn run_into(
+        &self,
+        plan: &Plan,
+        feeds: Vec<Tensor>,
+        args: &RunArgs<'_>,
+        fetched: &mut Vec<Tensor>,
+    ) -> Result<Option<ferroflow_proto::StepStats>> {
         self.check_open()?;
         if feeds.len() != plan.feeds.len() {
             ff_bail!(Internal, "plan expects {} feeds, got {}", plan.feeds.len(), feeds.len());
@@ -309,13 +328,13 @@ impl DirectSession {
                 )));
             }
         }
-        let mut values: Vec<Option<Value>> = vec![None; plan.num_slots];
+        let mut values = plan.take_slots();
         for (i, t) in feeds.into_iter().enumerate() {
             values[i] = Some(Value::Tensor(t));
         }
         let deadline = args.timeout.or(self.operation_timeout).and_then(|t| Instant::now().checked_add(t));
-        let cancellation = RunCancellation::new(args.interrupt);
-        let _active = ActiveRun::start(self, &cancellation);
+        let cancellation = self.cancellations.start(args.interrupt);
+        let active = ActiveRun::start(self, &cancellation);
         let rendezvous: Option<Arc<dyn Rendezvous>> = match &args.rendezvous {
             Some(r) => Some(Arc::clone(r)),
             None if plan.uses_rendezvous => Some(LocalRendezvous::new() as Arc<dyn Rendezvous>),
@@ -337,6 +356,7 @@ impl DirectSession {
             Ok(_) if cancellation.is_cancelled() => Err(Error::new(Code::Cancelled, "Session has been closed.")),
             r => r,
         };
+        drop(active);
         let values = match result {
             Ok(v) => v,
             Err(e) => {
@@ -348,18 +368,25 @@ impl DirectSession {
                 return Err(e);
             }
         };
-        let fetched = plan
-            .fetches
-            .iter()
-            .enumerate()
-            .map(|(i, &s)| match &values[s] {
+        self.cancellations.finish(cancellation);
+        let first = fetched.len();
+        for (i, &s) in plan.fetches.iter().enumerate() {
+            let value = match &values[s] {
                 Some(v) => v.clone().into_tensor(),
                 // A dead value: the untaken side of a `Switch` (TF's message).
                 None if plan.control_flow => Err(Error::invalid_argument(format!("Retval[{i}] does not have value"))),
                 None => Err(Error::new(Code::Internal, "fetched value was not produced")),
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(RunOutput { values: fetched, step_stats: trace.map(|t| t.into_proto(plan)) })
+            };
+            match value {
+                Ok(t) => fetched.push(t),
+                Err(e) => {
+                    fetched.truncate(first);
+                    return Err(e);
+                }
+            }
+        }
+        plan.give_back_slots(values);
+        Ok(trace.map(|t| t.into_proto(plan)))
     }
 
     /// Runs the plan's steps the way the plan says (on the pool, or inline).

@@ -107,18 +107,21 @@ fn run_subplan_partial(
             }
         }
     }
-    let mut values: Vec<Option<Value>> = vec![None; plan.num_slots];
+    let mut values = plan.take_slots();
     for (i, v) in feeds.into_iter().enumerate() {
         values[i] = v;
     }
     let values = inline::run_inline(plan, values, env, wait, None)?;
-    plan.fetches
+    let fetched = plan
+        .fetches
         .iter()
         .map(|&s| match &values[s] {
             Some(Value::Ref(var)) => Ok(Some(Value::Tensor(var.read()?))),
             v => Ok(v.clone()),
         })
-        .collect()
+        .collect();
+    plan.give_back_slots(values);
+    fetched
 }
 
 /// TF-1.x Python's rendering of a static shape in feed errors: `(?, 3)`.

@@ -23,7 +23,7 @@ use crate::error::{Code, Error, Result};
 use crate::framework::resource::ResourceMgr;
 use crate::graph::{AttrValue, Graph, Node, NodeId, Output};
 use crate::kernels::registry::{KernelDef, find_kernel};
-use crate::kernels::{KernelBuild, OpKernel};
+use crate::kernels::{KernelBuild, OpKernel, Value};
 use crate::ops::{control_flow, sendrecv};
 use crate::shape::PartialShape;
 
@@ -115,7 +115,13 @@ pub struct Plan {
     pub(crate) device_names: Vec<String>,
     /// Whether it has `_Send`/`_Recv` steps (a run then needs a rendezvous).
     pub(crate) uses_rendezvous: bool,
+    /// Slot vectors of finished runs, emptied, for the next runs (so a steady-state
+    /// run allocates none).
+    idle_slots: parking_lot::Mutex<Vec<Vec<Option<Value>>>>,
 }
+
+/// The most idle slot vectors a plan keeps (one per run in flight at once).
+const MAX_IDLE_SLOT_VECTORS: usize = 8;
 
 impl std::fmt::Debug for Plan {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -124,6 +130,20 @@ impl std::fmt::Debug for Plan {
 }
 
 impl Plan {
+    /// A run's value slots, all empty: a vector an earlier run gave back, or a new one.
+    pub(crate) fn take_slots(&self) -> Vec<Option<Value>> {
+        let mut slots = self.idle_slots.lock().pop().unwrap_or_default();
+        slots.resize(self.num_slots, None);
+        slots
+    }
+    /// Takes back a finished run's slots; the values still in them are dropped here.
+    pub(crate) fn give_back_slots(&self, mut slots: Vec<Option<Value>>) {
+        slots.clear();
+        let mut idle = self.idle_slots.lock();
+        if idle.len() < MAX_IDLE_SLOT_VECTORS {
+            idle.push(slots);
+        }
+    }
     /// Number of nodes the plan runs.
     pub fn num_steps(&self) -> usize {
         self.steps.len()
@@ -376,6 +396,7 @@ impl Plan {
             control_flow: has_control_flow,
             device_names,
             uses_rendezvous,
+            idle_slots: parking_lot::Mutex::new(Vec::new()),
         })
     }
 }

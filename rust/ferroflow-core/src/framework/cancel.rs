@@ -130,6 +130,37 @@ impl<'a> RunCancellation<'a> {
     }
 }
 
+/// The most idle cancellation states a [`CancellationPool`] keeps.
+const MAX_IDLE: usize = 8;
+
+/// Cancellation states of finished runs, reset and handed to the next runs (a
+/// session's), so a steady-state run allocates none.
+#[derive(Default)]
+pub struct CancellationPool(Mutex<Vec<Arc<Shared>>>);
+
+impl CancellationPool {
+    /// A run that is not cancelled, as [`RunCancellation::new`], on a reused state.
+    pub fn start<'a>(&self, interrupt: Option<InterruptCheck<'a>>) -> RunCancellation<'a> {
+        match self.0.lock().pop() {
+            Some(shared) => RunCancellation { shared, interrupt },
+            None => RunCancellation::new(interrupt),
+        }
+    }
+
+    /// Takes back a finished run's state: kept when nothing else holds it (no
+    /// handle of it is left), reset to "not cancelled" with no waiters.
+    pub fn finish(&self, run: RunCancellation<'_>) {
+        let mut shared = run.shared;
+        let Some(state) = Arc::get_mut(&mut shared) else { return };
+        *state.cancelled.get_mut() = false;
+        state.waiters.get_mut().clear();
+        let mut idle = self.0.lock();
+        if idle.len() < MAX_IDLE {
+            idle.push(shared);
+        }
+    }
+}
+
 impl Default for RunCancellation<'_> {
     fn default() -> Self {
         RunCancellation::new(None)

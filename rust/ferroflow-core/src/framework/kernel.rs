@@ -100,18 +100,19 @@ impl ExecEnv {
     /// elements per row): kernels writing several row-major outputs of one batch (a
     /// loss and its backprop, an LSTM step's seven). Fewer than
     /// [`PARALLEL_MIN`] elements in all run as one block on this thread.
-    pub fn for_each_row_block<T: Send>(
+    pub fn for_each_row_block<'a, T: Send + 'a>(
         &self,
-        outs: Vec<&mut [T]>,
+        outs: impl IntoIterator<Item = &'a mut [T]>,
         widths: &[usize],
         rows: usize,
         f: impl Fn(std::ops::Range<usize>, &mut [&mut [T]]) + Sync,
     ) {
         let total = widths.iter().sum::<usize>().saturating_mul(rows);
         let pieces = (total / PARALLEL_MIN).clamp(1, self.intra_threads() * 4).min(rows.max(1));
+        // On the stack for up to 8 outputs: the one-thread path allocates nothing.
+        let mut outs: smallvec::SmallVec<[&mut [T]; 8]> = outs.into_iter().collect();
         if self.intra_pool.is_none() || pieces < 2 {
-            let mut outs = outs;
-            f(0..rows, &mut outs);
+            f(0..rows, &mut outs[..]);
             return;
         }
         let per = rows.div_ceil(pieces);

@@ -155,12 +155,12 @@ pub fn perm_of(t: &Tensor, rank: usize) -> Result<Vec<usize>> {
             p.len()
         );
     }
-    Ok(p)
+    Ok(p.into_vec())
 }
 
 /// Normalises, sorts and de-duplicates reduction axes for a tensor of rank `rank`.
-pub fn reduction_axes(axes: &[i64], rank: usize) -> Result<Vec<usize>> {
-    let mut out = Vec::with_capacity(axes.len());
+pub fn reduction_axes(axes: &[i64], rank: usize) -> Result<crate::shape::Shape> {
+    let mut out = crate::shape::Shape::new();
     for &a in axes {
         match normalize_axis(a, rank) {
             Some(x) => out.push(x),
@@ -216,10 +216,10 @@ pub(crate) fn check_range_bounds<T: PartialOrd + Default + std::fmt::Display + C
 }
 
 /// Resolves a requested shape with at most one `-1` against `n` elements.
-pub fn resolve_shape(requested: &[i64], n: Option<usize>) -> Result<Vec<Option<usize>>> {
+pub fn resolve_shape(requested: &[i64], n: Option<usize>) -> Result<smallvec::SmallVec<[Option<usize>; 4]>> {
     let mut unknown = None;
     let mut known = 1usize;
-    let mut dims = Vec::with_capacity(requested.len());
+    let mut dims = smallvec::SmallVec::with_capacity(requested.len());
     for (i, &d) in requested.iter().enumerate() {
         if d == -1 {
             if unknown.replace(i).is_some() {

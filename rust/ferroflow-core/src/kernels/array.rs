@@ -275,7 +275,7 @@ fn reshape_compute(ctx: &mut OpContext<'_>) -> Result<()> {
     let requested = int_values(ctx.input(1)?)?;
     let x = ctx.take_input(0)?;
     let dims = resolve_shape(&requested, Some(x.num_elements()))?;
-    let shape: Vec<usize> = dims.into_iter().map(|d| d.unwrap_or(0)).collect();
+    let shape: crate::shape::Shape = dims.into_iter().map(|d| d.unwrap_or(0)).collect();
     ctx.set_output(0, x.reshaped(&shape)?);
     Ok(())
 }

@@ -424,7 +424,7 @@ pub fn sizes(ctx: &OpContext<'_>, i: usize, what: &str) -> Result<Vec<usize>> {
     if v.len() != 4 {
         ff_bail!(InvalidArgument, "{what} must be a 4-element vector, got {} elements", v.len());
     }
-    crate::framework::tensor_util::dims_from(&v, what)
+    crate::framework::tensor_util::dims_from(&v, what).map(smallvec::SmallVec::into_vec)
 }
 
 fn invalid(op: &str) -> impl Fn(String) -> Error + '_ {

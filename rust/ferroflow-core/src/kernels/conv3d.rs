@@ -242,7 +242,7 @@ fn sizes5(ctx: &OpContext<'_>, i: usize, what: &str) -> Result<Vec<usize>> {
     if v.len() != 5 {
         ff_bail!(InvalidArgument, "{what} must be a 5-element vector, got {} elements", v.len());
     }
-    crate::framework::tensor_util::dims_from(&v, what)
+    crate::framework::tensor_util::dims_from(&v, what).map(smallvec::SmallVec::into_vec)
 }
 
 impl Window3dKernel {

@@ -11,7 +11,7 @@ use multiversion::multiversion;
 use super::ExecEnv;
 use crate::dtype::Element;
 use crate::error::Result;
-use crate::shape::{broadcast_shapes, strides};
+use crate::shape::{Shape, broadcast_shapes, strides};
 use crate::tensor::Tensor;
 
 pub use crate::framework::kernel::PARALLEL_MIN;
@@ -84,7 +84,7 @@ pub fn binary<T: Element>(a: Tensor, b: Tensor, env: &ExecEnv, f: impl Fn(T, T) 
 }
 
 /// Strides of `shape` viewed at rank `rank` with broadcast dimensions given stride 0.
-fn broadcast_strides(shape: &[usize], out: &[usize]) -> Vec<usize> {
+fn broadcast_strides(shape: &[usize], out: &[usize]) -> Shape {
     let pad = out.len() - shape.len();
     let own = strides(shape);
     (0..out.len()).map(|i| if i < pad || shape[i - pad] == 1 { 0 } else { own[i - pad] }).collect()
@@ -143,7 +143,7 @@ fn broadcast_rows<T: Copy, R: Copy>(
     let rank = shape.len();
     let inner = shape[rank - 1];
     // The odometer's starting position: `first` in mixed radix over dims 0..rank-1.
-    let mut idx = vec![0usize; rank - 1];
+    let mut idx: Shape = smallvec::smallvec![0usize; rank - 1];
     let (mut oa, mut ob) = (0usize, 0usize);
     let mut rest = first;
     for d in (0..rank - 1).rev() {

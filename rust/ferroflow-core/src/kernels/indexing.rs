@@ -140,7 +140,7 @@ fn one_hot_compute(ctx: &mut OpContext<'_>, axis: i64) -> Result<()> {
     let idx = ctx.input(0)?;
     let indices: Vec<i64> = match idx.dtype() {
         DType::UInt8 => idx.as_slice::<u8>()?.iter().map(|&v| i64::from(v)).collect(),
-        _ => int_values(idx)?,
+        _ => int_values(idx)?.into_vec(),
     };
     let depth = scalar_int(ctx.input(1)?, "depth")?;
     let depth = usize::try_from(depth)
@@ -189,9 +189,14 @@ pub(crate) fn strided_kernel(b: &KernelBuild<'_>) -> Result<Box<dyn OpKernel>> {
 
 impl OpKernel for StridedKernel {
     fn compute(&self, ctx: &mut OpContext<'_>) -> Result<()> {
-        let shape: Vec<usize> =
-            if self.grad { dims_from(&int_values(ctx.input(0)?)?, "shape")? } else { ctx.input(0)?.shape().to_vec() };
-        let spec: Vec<Vec<i64>> = (1..4).map(|i| ctx.input(i).and_then(int_values)).collect::<Result<_>>()?;
+        let shape: Vec<usize> = if self.grad {
+            dims_from(&int_values(ctx.input(0)?)?, "shape")?.into_vec()
+        } else {
+            ctx.input(0)?.shape().to_vec()
+        };
+        let spec: Vec<Vec<i64>> = (1..4)
+            .map(|i| ctx.input(i).and_then(int_values).map(smallvec::SmallVec::into_vec))
+            .collect::<Result<_>>()?;
         let dims: Vec<Dim> = shape.iter().map(|&d| Some(d)).collect();
         let r = resolve(&dims, &spec[0], &spec[1], &spec[2], self.masks)?;
         let begin: Vec<usize> = r.dims.iter().map(|d| d.begin.unwrap_or(0)).collect();

@@ -99,7 +99,7 @@ fn for_each_row(out_shape: &[usize], src_strides: &[usize], mut row: impl FnMut(
         row(0);
         return;
     }
-    let mut idx = vec![0usize; rank - 1];
+    let mut idx: crate::shape::Shape = smallvec::smallvec![0usize; rank - 1];
     let mut offset = 0usize;
     loop {
         row(offset);
@@ -133,7 +133,7 @@ pub fn broadcast_to(x: &Tensor, shape: &[usize]) -> Result<Tensor> {
     }
     let pad = shape.len() - xs.len();
     let own = strides(xs);
-    let mut st = vec![0usize; shape.len()];
+    let mut st: crate::shape::Shape = smallvec::smallvec![0usize; shape.len()];
     for i in 0..shape.len() {
         if i >= pad {
             let d = xs[i - pad];
@@ -500,7 +500,7 @@ fn join(v: &[i64]) -> String {
 
 /// Non-negative sizes from an int tensor.
 fn sizes(t: &Tensor, what: &str) -> Result<Vec<usize>> {
-    crate::framework::tensor_util::dims_from(&int_values(t)?, what)
+    crate::framework::tensor_util::dims_from(&int_values(t)?, what).map(smallvec::SmallVec::into_vec)
 }
 
 fn broadcast_compute(ctx: &mut OpContext<'_>) -> Result<()> {
@@ -576,7 +576,7 @@ fn expand_dims_compute(ctx: &mut OpContext<'_>) -> Result<()> {
     let Some(ax) = normalize_axis(a, x.shape().len() + 1) else {
         ff_bail!(InvalidArgument, "Tried to expand dim index {a} for tensor with {} dimensions.", x.shape().len());
     };
-    let mut shape = x.shape().to_vec();
+    let mut shape = crate::shape::Shape::from_slice(x.shape());
     shape.insert(ax, 1);
     ctx.set_output(0, x.reshaped(&shape)?);
     Ok(())

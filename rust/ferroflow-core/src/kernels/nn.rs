@@ -132,7 +132,7 @@ fn for_row_blocks<T: Send>(
     f: impl Fn(usize, &mut [T], &mut [T]) + Sync,
 ) {
     let b = loss.len();
-    env.for_each_row_block(vec![loss, grad], &[1, c], b, |rows, parts| {
+    env.for_each_row_block([loss, grad], &[1, c], b, |rows, parts| {
         if let [l, g] = parts {
             f(rows.start, l, g);
         }
@@ -186,7 +186,8 @@ pub fn softmax_xent<T: Float>(logits: &Tensor, labels: &Tensor, env: &ExecEnv) -
 }
 
 /// `SparseSoftmaxCrossEntropyWithLogits`: integer class labels.
-pub fn sparse_softmax_xent<T: Float>(logits: &Tensor, labels: &[i64], env: &ExecEnv) -> Result<(Tensor, Tensor)> {
+pub fn sparse_softmax_xent<T: Float>(logits: &Tensor, labels: &Tensor, env: &ExecEnv) -> Result<(Tensor, Tensor)> {
+    let labels = Labels::of(labels)?;
     if logits.shape().len() != 2 || labels.len() != logits.shape()[0] {
         ff_bail!(
             InvalidArgument,
@@ -200,23 +201,18 @@ pub fn sparse_softmax_xent<T: Float>(logits: &Tensor, labels: &[i64], env: &Exec
         ff_bail!(InvalidArgument, "Must have at least one class, but got logits shape {}", fmt_shape(logits.shape()));
     }
     // Every label checked first, so a bad one fails before any work (TF's error).
-    let classes = labels
-        .iter()
-        .map(|&label| {
-            usize::try_from(label).ok().filter(|&k| k < c).ok_or_else(|| {
-                crate::error::Error::invalid_argument(format!(
-                    "Received a label value of {label} which is outside the valid range of [0, {c})."
-                ))
-            })
-        })
-        .collect::<Result<Vec<usize>>>()?;
+    if let Some(label) = (0..b).map(|r| labels.get(r)).find(|&l| usize::try_from(l).map_or(true, |k| k >= c)) {
+        ff_bail!(InvalidArgument, "Received a label value of {label} which is outside the valid range of [0, {c}).");
+    }
     let mut loss = Tensor::zeros(logits.dtype(), &[b])?;
     let mut back = Tensor::zeros(logits.dtype(), logits.shape())?;
     let x = logits.as_slice::<T>()?;
     for_row_blocks(env, loss.as_mut_slice::<T>()?, back.as_mut_slice::<T>()?, c, |r0, l, g| {
         for (i, (lv, grad)) in l.iter_mut().zip(g.chunks_exact_mut(c)).enumerate() {
             let r = r0 + i;
-            *lv = sparse_xent_row(&x[r * c..(r + 1) * c], classes[r], grad);
+            // In [0, c): checked above.
+            let class = labels.get(r) as usize;
+            *lv = sparse_xent_row(&x[r * c..(r + 1) * c], class, grad);
         }
     });
     Ok((loss, back))
@@ -354,10 +350,39 @@ pub fn l2_loss<T: Float>(x: &Tensor) -> Result<Tensor> {
     Ok(t)
 }
 
+/// Class labels read in place from an int32 or int64 tensor.
+#[derive(Clone, Copy)]
+enum Labels<'a> {
+    I32(&'a [i32]),
+    I64(&'a [i64]),
+}
+
+impl<'a> Labels<'a> {
+    fn of(t: &'a Tensor) -> Result<Self> {
+        match t.dtype() {
+            DType::Int32 => Ok(Labels::I32(t.as_slice()?)),
+            DType::Int64 => Ok(Labels::I64(t.as_slice()?)),
+            d => ff_bail!(InvalidArgument, "labels must be int32 or int64, got {d}"),
+        }
+    }
+    fn len(self) -> usize {
+        match self {
+            Labels::I32(v) => v.len(),
+            Labels::I64(v) => v.len(),
+        }
+    }
+    fn get(self, i: usize) -> i64 {
+        match self {
+            Labels::I32(v) => i64::from(v[i]),
+            Labels::I64(v) => v[i],
+        }
+    }
+}
+
 /// Labels of any integer dtype as i64.
 pub fn labels_i64(t: &Tensor) -> Result<Vec<i64>> {
     match t.dtype() {
-        DType::Int32 | DType::Int64 => crate::framework::tensor_util::int_values(t),
+        DType::Int32 | DType::Int64 => crate::framework::tensor_util::int_values(t).map(smallvec::SmallVec::into_vec),
         d => ff_bail!(InvalidArgument, "labels must be int32 or int64, got {d}"),
     }
 }
@@ -547,8 +572,7 @@ fn xent_compute(ctx: &mut OpContext<'_>) -> Result<()> {
 
 fn sparse_xent_compute(ctx: &mut OpContext<'_>) -> Result<()> {
     let x = ctx.input(0)?;
-    let labels = labels_i64(ctx.input(1)?)?;
-    let (loss, back) = dispatch_float!(x.dtype(), T => sparse_softmax_xent::<T>(x, &labels, ctx.env)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
+    let (loss, back) = dispatch_float!(x.dtype(), T => sparse_softmax_xent::<T>(x, ctx.input(1)?, ctx.env)?, _ => ff_bail!(InvalidArgument, "no kernel for {}", x.dtype()));
     ctx.set_output(0, loss);
     ctx.set_output(1, back);
     Ok(())
@@ -843,11 +867,16 @@ mod tests {
         let v = s.as_slice::<f64>().unwrap();
         assert!((v[0..3].iter().sum::<f64>() - 1.0).abs() < 1e-12);
         assert!((v[3] - 1.0 / 3.0).abs() < 1e-12);
-        let (loss, back) = sparse_softmax_xent::<f64>(&x, &[2, 0], &ExecEnv::SINGLE_THREADED).unwrap();
+        let (loss, back) =
+            sparse_softmax_xent::<f64>(&x, &Tensor::from_slice(&[2], &[2i64, 0]).unwrap(), &ExecEnv::SINGLE_THREADED)
+                .unwrap();
         let l = loss.as_slice::<f64>().unwrap();
         assert!((l[1] - 3f64.ln()).abs() < 1e-12);
         assert!((back.as_slice::<f64>().unwrap()[3] - (1.0 / 3.0 - 1.0)).abs() < 1e-12);
-        assert!(sparse_softmax_xent::<f64>(&x, &[3, 0], &ExecEnv::SINGLE_THREADED).is_err());
+        assert!(
+            sparse_softmax_xent::<f64>(&x, &Tensor::from_slice(&[2], &[3i32, 0]).unwrap(), &ExecEnv::SINGLE_THREADED)
+                .is_err()
+        );
         let labels = Tensor::from_slice(&[2, 3], &[0.0f64, 0.0, 1.0, 1.0, 0.0, 0.0]).unwrap();
         let (loss2, _) = softmax_xent::<f64>(&x, &labels, &ExecEnv::SINGLE_THREADED).unwrap();
         assert!((loss2.as_slice::<f64>().unwrap()[0] - l[0]).abs() < 1e-12);

@@ -29,7 +29,7 @@ pub fn generator(b: &KernelBuild<'_>) -> Result<Arc<GuardedPhilox>> {
 
 /// The output shape of a random op (its `shape` input).
 pub fn output_dims(ctx: &OpContext<'_>) -> Result<Vec<usize>> {
-    shape_from_values(&int_values(ctx.input(0)?)?, "shape")
+    shape_from_values(&int_values(ctx.input(0)?)?, "shape").map(smallvec::SmallVec::into_vec)
 }
 
 #[derive(Clone, Copy)]

@@ -72,13 +72,15 @@ fn accumulate<T: Copy, F: Fn(T, T) -> T>(dst: &mut [T], src: &[T], f: &F) {
 
 /// Reduces the middle axis of `data` viewed as `outer x r x inner`, split across the
 /// intra-op pool when large.
-fn reduce_run<T: Num>(data: &[T], (outer, r, inner): (usize, usize, usize), red: Reduction, env: &ExecEnv) -> Vec<T> {
+/// Reduces the middle axis of `data` seen as `[outer, r, inner]` into `out`
+/// (`outer * inner` values).
+fn reduce_run<T: Num>(data: &[T], dims: (usize, usize, usize), red: Reduction, env: &ExecEnv, out: &mut [T]) {
     let init = red.init::<T>();
     match red {
-        Reduction::Sum | Reduction::Mean => reduce_run_with(data, (outer, r, inner), init, T::add, env),
-        Reduction::Prod => reduce_run_with(data, (outer, r, inner), init, T::mul, env),
-        Reduction::Max => reduce_run_with(data, (outer, r, inner), init, T::max, env),
-        Reduction::Min => reduce_run_with(data, (outer, r, inner), init, T::min, env),
+        Reduction::Sum | Reduction::Mean => reduce_run_with(data, dims, init, T::add, env, out),
+        Reduction::Prod => reduce_run_with(data, dims, init, T::mul, env, out),
+        Reduction::Max => reduce_run_with(data, dims, init, T::max, env, out),
+        Reduction::Min => reduce_run_with(data, dims, init, T::min, env, out),
     }
 }
 
@@ -88,10 +90,11 @@ fn reduce_run_with<T: Num>(
     init: T,
     f: impl Fn(T, T) -> T + Sync + Copy,
     env: &ExecEnv,
-) -> Vec<T> {
-    let mut out = vec![init; outer * inner];
+    out: &mut [T],
+) {
+    out.fill(init);
     if out.is_empty() || r == 0 {
-        return out;
+        return;
     }
     // Work per output element is `r`; split so each piece reads at least PARALLEL_MIN.
     let min_outputs = PARALLEL_MIN.div_ceil(r).max(1);
@@ -108,17 +111,17 @@ fn reduce_run_with<T: Num>(
             });
             out[0] = fold_lanes(&partials, init, &f);
         } else {
-            env.for_each_chunk(&mut out, min_outputs, 1, |first, dst| {
+            env.for_each_chunk(out, min_outputs, 1, |first, dst| {
                 for (o, d) in dst.iter_mut().enumerate() {
                     let o = first + o;
                     *d = fold_lanes(&data[o * r..(o + 1) * r], init, &f);
                 }
             });
         }
-        return out;
+        return;
     }
     // Rows of `inner` outputs, each accumulating `r` rows of the input.
-    env.for_each_chunk(&mut out, min_outputs.max(LANES), 1, |first, dst| {
+    env.for_each_chunk(out, min_outputs.max(LANES), 1, |first, dst| {
         let mut done = 0;
         while done < dst.len() {
             let (o, j) = ((first + done) / inner, (first + done) % inner);
@@ -131,15 +134,14 @@ fn reduce_run_with<T: Num>(
             done += seg;
         }
     });
-    out
 }
 
 /// Reduces `x` over `axes` (valid, sorted, distinct).
 pub fn reduce<T: Num>(x: &Tensor, axes: &[usize], keep_dims: bool, red: Reduction, env: &ExecEnv) -> Result<Tensor> {
-    let in_shape = x.shape().to_vec();
-    let mut shape = in_shape.clone();
+    let in_shape = x.shape();
+    let mut shape = crate::shape::Shape::from_slice(in_shape);
     // The first pass reads the input in place; later passes read the previous result.
-    let mut data: Option<Vec<T>> = None;
+    let mut data: Option<Tensor> = None;
     let mut count = 1usize;
     // Walk runs of consecutive axes from the last, so earlier axis numbers stay valid.
     let mut i = axes.len();
@@ -154,29 +156,30 @@ pub fn reduce<T: Num>(x: &Tensor, axes: &[usize], keep_dims: bool, red: Reductio
         let outer: usize = shape[..start].iter().product();
         let r: usize = shape[start..=end].iter().product();
         let inner: usize = shape[end + 1..].iter().product();
-        let next = match &data {
-            Some(d) => reduce_run(d, (outer, r, inner), red, env),
-            None => reduce_run(x.as_slice::<T>()?, (outer, r, inner), red, env),
+        let mut next = Tensor::for_overwrite(T::DTYPE, &[outer * inner])?;
+        let src = match &data {
+            Some(d) => d.as_slice::<T>()?,
+            None => x.as_slice::<T>()?,
         };
+        reduce_run(src, (outer, r, inner), red, env, next.as_mut_slice::<T>()?);
         data = Some(next);
         count *= r;
-        shape.splice(start..=end, std::iter::once(1));
+        shape.drain(start..=end);
+        shape.insert(start, 1);
     }
-    let mut data = match data {
-        Some(d) => d,
-        None => x.as_slice::<T>()?.to_vec(),
-    };
-    if red == Reduction::Mean {
+    // No axes: the input's values (shared, never written: the mean divides by 1).
+    let mut data = data.unwrap_or_else(|| x.clone());
+    if red == Reduction::Mean && count != 1 {
         // Mean over nothing is 0/0 (NaN for floats), as in TF.
         let n = if count > 0 { T::from_usize(count) } else { T::ZERO };
-        data.iter_mut().for_each(|v| *v = v.div(n));
+        data.as_mut_slice::<T>()?.iter_mut().for_each(|v| *v = v.div(n));
     }
-    let out_shape: Vec<usize> = if keep_dims {
+    let out_shape: crate::shape::Shape = if keep_dims {
         in_shape.iter().enumerate().map(|(d, &s)| if axes.contains(&d) { 1 } else { s }).collect()
     } else {
         in_shape.iter().enumerate().filter(|(d, _)| !axes.contains(d)).map(|(_, &s)| s).collect()
     };
-    Tensor::from_slice(&out_shape, &data)
+    data.reshaped(&out_shape)
 }
 
 /// `Cumsum`/`Cumprod` along `axis`: `exclusive` leaves each element out of its own

@@ -86,7 +86,7 @@ impl Sp {
 }
 
 pub(super) fn vec_i64(t: &Tensor) -> Result<Vec<i64>> {
-    int_values(t)
+    int_values(t).map(smallvec::SmallVec::into_vec)
 }
 
 /// Checks `indices` is a matrix, `values` a vector of as many rows (when given) and

@@ -280,7 +280,7 @@ impl OpKernel for StringJoin {
 }
 
 fn int_values(t: &Tensor) -> Result<Vec<i64>> {
-    crate::framework::tensor_util::int_values(t)
+    crate::framework::tensor_util::int_values(t).map(smallvec::SmallVec::into_vec)
 }
 
 /// `Substr` (unit `BYTE`): `len` bytes from `pos` (negative: from the end). `pos` and

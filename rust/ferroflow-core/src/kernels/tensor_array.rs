@@ -341,7 +341,7 @@ fn int_vector(t: &Tensor, what: &str) -> Result<Vec<i64>> {
             fmt_shape(t.shape())
         )));
     }
-    crate::framework::tensor_util::int_values(t)
+    crate::framework::tensor_util::int_values(t).map(smallvec::SmallVec::into_vec)
 }
 
 fn at_least_vector(t: &Tensor) -> Result<usize> {

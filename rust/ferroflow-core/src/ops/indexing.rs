@@ -425,7 +425,7 @@ fn resolve_dim(
 }
 
 fn index_input(ctx: &InferCtx<'_>, i: usize) -> Option<Vec<i64>> {
-    ctx.constant_input(i).and_then(|t| int_values(t).ok())
+    ctx.constant_input(i).and_then(|t| int_values(t).ok()).map(smallvec::SmallVec::into_vec)
 }
 
 fn infer_strided_slice(mut ctx: InferCtx<'_>) -> Result<Vec<OutputSpec>> {

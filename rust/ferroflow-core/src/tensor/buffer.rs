@@ -1,11 +1,16 @@
-//! Tensor memory: 64-byte-aligned byte buffers, and a pool that recycles large ones.
+//! Tensor memory: 64-byte-aligned byte buffers, and pools that recycle them.
 //!
-//! A training step allocates the same large tensors every time (activations,
-//! gradients). Handing each back to the system allocator means the next step gets
-//! fresh pages from the kernel and pays a page fault per 4 KiB on first touch — more
-//! than the arithmetic of a memory-bound kernel. Like TF's BFC allocator, we keep
-//! freed large buffers (by exact size, bounded in total) and reuse them.
+//! A training step allocates the same tensors every time (activations, gradients,
+//! bias gradients, scalars). Handing each back to the system allocator means the
+//! next step gets fresh pages from the kernel and pays a page fault per 4 KiB on first
+//! touch — more than the arithmetic of a memory-bound kernel. Like TF's BFC allocator,
+//! we keep freed buffers (by exact size, bounded in total) and reuse them, so a
+//! steady-state step makes no allocator calls: large ones in one pool shared by all
+//! threads (a batch made on a runner thread is freed on the training thread), small
+//! ones in a pool per thread (no lock, and no cross-thread traffic for the many
+//! small tensors of input pipelines).
 use std::alloc::{Layout, alloc_zeroed, dealloc};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ptr::NonNull;
 use std::sync::LazyLock;
@@ -17,9 +22,13 @@ use crate::error::{Code, Error, Result};
 /// Alignment of every dense buffer: a cache line, and enough for AVX-512 loads.
 pub const ALIGN: usize = 64;
 
-/// Buffers at least this large are recycled; smaller ones are left to the allocator's
-/// own bins, which already reuse memory well.
+/// Buffers at least this large are recycled through the shared pool; smaller ones
+/// through their thread's.
 const POOL_MIN_BYTES: usize = 1 << 16;
+/// The most bytes one thread keeps in idle small buffers.
+const LOCAL_MAX_BYTES: usize = 1 << 22;
+/// The most idle small buffers one thread keeps of any one size.
+const LOCAL_MAX_PER_SIZE: usize = 64;
 /// The most bytes the pool keeps idle; buffers freed beyond it go back to the system.
 const POOL_MAX_BYTES: usize = 1 << 30;
 /// The most idle buffers kept of any one size. A loop's tape holds hundreds of
@@ -49,6 +58,61 @@ struct Pool {
 unsafe impl Send for Pool {}
 
 static POOL: LazyLock<Mutex<Pool>> = LazyLock::new(|| Mutex::new(Pool { idle: HashMap::new(), bytes: 0 }));
+
+/// A thread's idle small buffers by byte length (returned to the system when the
+/// thread ends).
+struct LocalPool {
+    idle: HashMap<usize, Vec<NonNull<u8>>, foldhash::fast::FixedState>,
+    bytes: usize,
+}
+
+impl Drop for LocalPool {
+    fn drop(&mut self) {
+        for (&len, ptrs) in &self.idle {
+            for &ptr in ptrs {
+                free(ptr, len);
+            }
+        }
+    }
+}
+
+thread_local! {
+    static LOCAL: RefCell<LocalPool> =
+        RefCell::new(LocalPool { idle: HashMap::with_hasher(Default::default()), bytes: 0 });
+}
+
+/// Keeps the small buffer `ptr` of `len` bytes in this thread's pool; false when the
+/// pool is full (or the thread is ending), and the caller frees it.
+fn keep_local(ptr: NonNull<u8>, len: usize) -> bool {
+    LOCAL
+        .try_with(|local| {
+            let Ok(mut local) = local.try_borrow_mut() else { return false };
+            if local.bytes + len > LOCAL_MAX_BYTES {
+                return false;
+            }
+            let idle = local.idle.entry(len).or_default();
+            if idle.len() >= LOCAL_MAX_PER_SIZE {
+                return false;
+            }
+            idle.push(ptr);
+            local.bytes += len;
+            true
+        })
+        .unwrap_or(false)
+}
+
+/// A small buffer of `len` bytes from this thread's pool.
+fn take_local(len: usize) -> Option<NonNull<u8>> {
+    LOCAL
+        .try_with(|local| {
+            let mut local = local.try_borrow_mut().ok()?;
+            let ptr = local.idle.get_mut(&len)?.pop()?;
+            local.bytes -= len;
+            Some(ptr)
+        })
+        .ok()
+        .flatten()
+}
 
 /// The layout of a buffer of `len` bytes, or `None` when `len` is too large for any
 /// allocation (over `isize::MAX` once rounded up to the alignment).
@@ -94,7 +158,7 @@ impl AlignedBuf {
     fn fresh(len: usize) -> Result<Self> {
         if len == 0 {
             // A dangling but aligned pointer, as Vec does for empty buffers.
-            return Ok(AlignedBuf { ptr: NonNull::<[u8; ALIGN]>::dangling().cast(), len: 0 });
+            return Ok(Self::empty());
         }
         let layout = layout(len).ok_or_else(|| alloc_failed(len))?;
         // SAFETY: layout has non-zero size.
@@ -103,9 +167,17 @@ impl AlignedBuf {
         Ok(AlignedBuf { ptr, len })
     }
 
+    /// An empty buffer (no allocation).
+    pub fn empty() -> Self {
+        AlignedBuf { ptr: NonNull::<[u8; ALIGN]>::dangling().cast(), len: 0 }
+    }
+
     fn recycled(len: usize) -> Option<Self> {
-        if len < POOL_MIN_BYTES {
+        if len == 0 {
             return None;
+        }
+        if len < POOL_MIN_BYTES {
+            return take_local(len).map(|ptr| AlignedBuf { ptr, len });
         }
         let mut pool = POOL.lock();
         let ptr = pool.idle.get_mut(&len)?.pop()?;
@@ -117,7 +189,7 @@ impl AlignedBuf {
     /// fail when the process is out of memory anyway, so this one aborts then.
     pub fn small(len: usize) -> Self {
         debug_assert!(len <= ALIGN);
-        match Self::fresh(len) {
+        match Self::zeroed(len) {
             Ok(b) => b,
             Err(_) => std::alloc::handle_alloc_error(Layout::new::<[u8; ALIGN]>()),
         }
@@ -147,7 +219,11 @@ impl Drop for AlignedBuf {
         if self.len == 0 {
             return;
         }
-        if self.len >= POOL_MIN_BYTES {
+        if self.len < POOL_MIN_BYTES {
+            if keep_local(self.ptr, self.len) {
+                return;
+            }
+        } else {
             let mut pool = POOL.lock();
             if pool.bytes + self.len <= POOL_MAX_BYTES {
                 let idle = pool.idle.entry(self.len).or_default();
@@ -171,8 +247,8 @@ fn free(ptr: NonNull<u8>, len: usize) {
     }
 }
 
-/// Returns every idle pooled buffer to the system (tests, and callers that want the
-/// memory back after a large run).
+/// Returns every idle pooled buffer to the system: the shared pool's and this thread's
+/// (tests, and callers that want the memory back after a large run).
 pub fn release_pooled_buffers() {
     let mut pool = POOL.lock();
     for (len, ptrs) in pool.idle.drain() {
@@ -181,6 +257,16 @@ pub fn release_pooled_buffers() {
         }
     }
     pool.bytes = 0;
+    let _ = LOCAL.try_with(|local| {
+        if let Ok(mut local) = local.try_borrow_mut() {
+            for (len, ptrs) in local.idle.drain() {
+                for ptr in ptrs {
+                    free(ptr, len);
+                }
+            }
+            local.bytes = 0;
+        }
+    });
 }
 
 #[cfg(test)]

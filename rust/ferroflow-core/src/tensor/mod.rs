@@ -11,6 +11,8 @@ pub mod dtype;
 pub mod shape;
 
 use std::any::Any;
+use std::cell::RefCell;
+use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
 use ferroflow_proto as pb;
@@ -74,10 +76,58 @@ impl Storage {
 pub struct Tensor {
     dtype: DType,
     shape: Shape,
-    data: Arc<Storage>,
+    // Dropped by hand (`Drop for Tensor`): the last holder's storage goes back to
+    // its thread's shells.
+    data: ManuallyDrop<Arc<Storage>>,
     /// `(first byte, bytes)` of a dense tensor that is a row range of a shared buffer
     /// (see [`Tensor::row_view`]); `None` for the whole buffer.
     view: Option<(usize, usize)>,
+}
+
+/// The most idle storage shells (a tensor's reference-counted cell, its buffer
+/// returned to the buffer pools) one thread keeps.
+const MAX_IDLE_SHELLS: usize = 1024;
+
+thread_local! {
+    // Storage cells whose tensors were dropped on this thread, each holding an empty
+    // buffer: a new tensor reuses one instead of allocating its `Arc`.
+    static SHELLS: RefCell<Vec<Arc<Storage>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A shared cell holding `storage`: an idle shell of this thread's, or a new one.
+fn shared(storage: Storage) -> ManuallyDrop<Arc<Storage>> {
+    let idle = SHELLS.try_with(|s| s.try_borrow_mut().ok().and_then(|mut s| s.pop())).ok().flatten();
+    ManuallyDrop::new(match idle {
+        Some(mut shell) => match Arc::get_mut(&mut shell) {
+            Some(slot) => {
+                *slot = storage;
+                shell
+            }
+            None => Arc::new(storage),
+        },
+        None => Arc::new(storage),
+    })
+}
+
+/// Lets go of a tensor's cell: the last holder's storage is dropped (its buffer back
+/// to the buffer pools) and the empty cell kept for the next tensor made here.
+fn release(mut data: Arc<Storage>) {
+    let Some(storage) = Arc::get_mut(&mut data) else { return };
+    *storage = Storage::Dense(AlignedBuf::empty());
+    let _ = SHELLS.try_with(|s| {
+        if let Ok(mut s) = s.try_borrow_mut()
+            && s.len() < MAX_IDLE_SHELLS
+        {
+            s.push(data);
+        }
+    });
+}
+
+impl Drop for Tensor {
+    fn drop(&mut self) {
+        // SAFETY: `data` is not used again: this is the tensor's drop.
+        release(unsafe { ManuallyDrop::take(&mut self.data) });
+    }
 }
 
 impl std::fmt::Debug for Tensor {
@@ -140,7 +190,7 @@ impl Tensor {
             let (_, bytes) = dense_size(dtype, shape)?;
             Storage::Dense(AlignedBuf::zeroed(bytes).map_err(|_| oom_error(dtype, shape))?)
         };
-        Ok(Tensor { dtype, shape: shape.into(), data: Arc::new(data), view: None })
+        Ok(Tensor { dtype, shape: shape.into(), data: shared(data), view: None })
     }
     /// A tensor whose elements are unspecified until written (a recycled buffer's old
     /// bytes, or zeros): for kernels that overwrite every element. Strings are empty.
@@ -151,7 +201,7 @@ impl Tensor {
         }
         let (_, bytes) = dense_size(dtype, shape)?;
         let buf = AlignedBuf::for_overwrite(bytes).map_err(|_| oom_error(dtype, shape))?;
-        Ok(Tensor { dtype, shape: shape.into(), data: Arc::new(Storage::Dense(buf)), view: None })
+        Ok(Tensor { dtype, shape: shape.into(), data: shared(Storage::Dense(buf)), view: None })
     }
     /// A tensor holding a copy of `values`.
     pub fn from_slice<T: Element>(shape: &[usize], values: &[T]) -> Result<Self> {
@@ -171,7 +221,7 @@ impl Tensor {
         let mut buf = AlignedBuf::small(std::mem::size_of::<T>());
         // SAFETY: the buffer is aligned for any element type and holds one T.
         unsafe { buf.as_mut_bytes().as_mut_ptr().cast::<T>().write(v) };
-        Tensor { dtype: T::DTYPE, shape: Shape::new(), data: Arc::new(Storage::Dense(buf)), view: None }
+        Tensor { dtype: T::DTYPE, shape: Shape::new(), data: shared(Storage::Dense(buf)), view: None }
     }
     /// A dense tensor over `buf`, which holds exactly its elements' bytes (written by a
     /// kernel from elements of valid tensors of the same dtype).
@@ -183,7 +233,7 @@ impl Tensor {
                 format!("{} bytes cannot hold a {dtype} tensor of shape {}", buf.as_bytes().len(), fmt_shape(shape)),
             ));
         }
-        Ok(Tensor { dtype, shape: shape.into(), data: Arc::new(Storage::Dense(buf)), view: None })
+        Ok(Tensor { dtype, shape: shape.into(), data: shared(Storage::Dense(buf)), view: None })
     }
     /// A tensor over a copy of raw little-endian `bytes`.
     pub fn from_bytes(dtype: DType, shape: &[usize], bytes: &[u8]) -> Result<Self> {
@@ -201,7 +251,7 @@ impl Tensor {
                 *b = u8::from(*b != 0);
             }
         }
-        Ok(Tensor { dtype, shape: shape.into(), data: Arc::new(Storage::Dense(buf)), view: None })
+        Ok(Tensor { dtype, shape: shape.into(), data: shared(Storage::Dense(buf)), view: None })
     }
     /// The same buffer read as `dtype`, whose elements have this dtype's size (a
     /// bfloat16 tensor as its `uint16` bit patterns, and back); no copy. Never to or
@@ -211,7 +261,7 @@ impl Tensor {
         if !plain(self.dtype) || !plain(dtype) || dtype.size() != self.dtype.size() {
             ff_bail!(InvalidArgument, "cannot reinterpret a {} tensor as {dtype}", self.dtype);
         }
-        Ok(Tensor { dtype, shape: self.shape.clone(), data: Arc::clone(&self.data), view: self.view })
+        Ok(Tensor { dtype, shape: self.shape.clone(), data: self.data.clone(), view: self.view })
     }
     /// A string tensor.
     pub fn from_strings(shape: &[usize], values: Vec<Vec<u8>>) -> Result<Self> {
@@ -222,7 +272,7 @@ impl Tensor {
                 format!("{} strings cannot fill a tensor of shape {}", values.len(), fmt_shape(shape)),
             ));
         }
-        Ok(Tensor { dtype: DType::String, shape: shape.into(), data: Arc::new(Storage::Strings(values)), view: None })
+        Ok(Tensor { dtype: DType::String, shape: shape.into(), data: shared(Storage::Strings(values)), view: None })
     }
 
     /// The element type.
@@ -253,14 +303,14 @@ impl Tensor {
                 ),
             ));
         }
-        Ok(Tensor { dtype: self.dtype, shape: shape.into(), data: Arc::clone(&self.data), view: self.view })
+        Ok(Tensor { dtype: self.dtype, shape: shape.into(), data: self.data.clone(), view: self.view })
     }
     /// Row `i` along dimension 0 of a dense tensor in host memory, sharing its buffer
     /// (no copy). The row keeps the whole buffer alive, so this suits consumers that let
     /// a batch's rows go in order (a FIFO queue taking `enqueue_many` batches apart),
     /// not ones that may hold single rows of many batches for long.
     pub fn row_view(&self, i: usize) -> Result<Tensor> {
-        let (Storage::Dense(_), Some(&n)) = (&*self.data, self.shape.first()) else {
+        let (Storage::Dense(_), Some(&n)) = (&**self.data, self.shape.first()) else {
             return Err(Error::new(Code::Internal, "a row view needs a dense tensor of rank >= 1 in host memory"));
         };
         if i >= n {
@@ -271,13 +321,13 @@ impl Tensor {
         Ok(Tensor {
             dtype: self.dtype,
             shape: self.shape[1..].into(),
-            data: Arc::clone(&self.data),
+            data: self.data.clone(),
             view: Some((start, width)),
         })
     }
     /// The raw bytes of a dense tensor.
     pub fn as_bytes(&self) -> Result<&[u8]> {
-        match &*self.data {
+        match &**self.data {
             Storage::Dense(b) => Ok(match self.view {
                 Some((start, len)) => &b.as_bytes()[start..start + len],
                 None => b.as_bytes(),
@@ -289,7 +339,7 @@ impl Tensor {
     /// The storage, exclusively ours: copied first if shared (copy-on-write), with
     /// `ResourceExhausted` instead of an abort when the copy cannot be had.
     fn storage_mut(&mut self) -> Result<&mut Storage> {
-        if let Storage::Device(m) = &*self.data {
+        if let Storage::Device(m) = &**self.data {
             return Err(on_device_error(m.as_ref()));
         }
         self.storage_mut_anywhere()
@@ -300,11 +350,11 @@ impl Tensor {
         if self.view.is_some() {
             // A row range of a shared buffer: its own compact copy.
             let buf = AlignedBuf::from_bytes(self.as_bytes()?).map_err(|_| oom_error(self.dtype, &self.shape))?;
-            self.data = Arc::new(Storage::Dense(buf));
+            *self.data = Arc::new(Storage::Dense(buf));
             self.view = None;
         }
         if Arc::get_mut(&mut self.data).is_none() {
-            self.data = Arc::new(self.data.try_clone().map_err(|_| oom_error(self.dtype, &self.shape))?);
+            *self.data = Arc::new(self.data.try_clone().map_err(|_| oom_error(self.dtype, &self.shape))?);
         }
         Arc::get_mut(&mut self.data).ok_or_else(|| Error::new(Code::Internal, "tensor buffer is still shared"))
     }
@@ -318,7 +368,7 @@ impl Tensor {
     }
     /// The strings of a string tensor.
     pub fn as_strings(&self) -> Result<&[Vec<u8>]> {
-        match &*self.data {
+        match &**self.data {
             Storage::Strings(s) => Ok(s),
             Storage::Dense(_) | Storage::Device(_) => Err(type_mismatch(DType::String, self.dtype)),
         }
@@ -376,7 +426,7 @@ impl Tensor {
             tensor_shape: Some(shape_to_proto(&PartialShape::known(&self.shape))),
             ..Default::default()
         };
-        match &*self.data {
+        match &**self.data {
             Storage::Dense(_) => p.tensor_content = self.as_bytes().map(<[u8]>::to_vec).unwrap_or_default(),
             Storage::Strings(s) => p.string_val.clone_from(s),
             // Unreached: the planner copies device values to the host before anything
@@ -402,11 +452,11 @@ impl Tensor {
                 ),
             ));
         }
-        Ok(Tensor { dtype, shape: shape.into(), data: Arc::new(Storage::Device(memory)), view: None })
+        Ok(Tensor { dtype, shape: shape.into(), data: shared(Storage::Device(memory)), view: None })
     }
     /// The device memory holding the elements, or `None` for a tensor in host memory.
     pub fn device_memory(&self) -> Option<&Arc<dyn DeviceMemory>> {
-        match &*self.data {
+        match &**self.data {
             Storage::Device(m) => Some(m),
             _ => None,
         }
@@ -414,7 +464,7 @@ impl Tensor {
     /// The device memory, exclusively this tensor's (duplicated on the device first
     /// when something else shares it), for an in-place update; `None` in host memory.
     pub fn device_memory_mut(&mut self) -> Result<Option<&Arc<dyn DeviceMemory>>> {
-        if !matches!(&*self.data, Storage::Device(_)) {
+        if !matches!(&**self.data, Storage::Device(_)) {
             return Ok(None);
         }
         match self.storage_mut_anywhere()? {
@@ -424,7 +474,7 @@ impl Tensor {
     }
     /// This tensor in host memory: itself, or a copy of its device memory.
     pub fn to_host(&self) -> Result<Tensor> {
-        match &*self.data {
+        match &**self.data {
             Storage::Device(m) => {
                 let buf = m.to_host()?;
                 Tensor::from_buf(self.dtype, &self.shape, buf)
