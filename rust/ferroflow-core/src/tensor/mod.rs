@@ -112,6 +112,11 @@ fn shared(storage: Storage) -> ManuallyDrop<Arc<Storage>> {
 /// Lets go of a tensor's cell: the last holder's storage is dropped (its buffer back
 /// to the buffer pools) and the empty cell kept for the next tensor made here.
 fn release(mut data: Arc<Storage>) {
+    // A plain load first: `get_mut` locks the weak count (a write to the cell's cache
+    // line), which a tensor shared with other threads should not pay on every drop.
+    if Arc::strong_count(&data) != 1 {
+        return;
+    }
     let Some(storage) = Arc::get_mut(&mut data) else { return };
     *storage = Storage::Dense(AlignedBuf::empty());
     let _ = SHELLS.try_with(|s| {
