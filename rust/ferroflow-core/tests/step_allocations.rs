@@ -187,6 +187,8 @@ fn a_steady_state_inline_mlp_step_makes_no_allocator_calls() {
         losses.push(sess.run(&plan, feeds()).unwrap()[0].scalar_value::<f32>().unwrap());
     }
     assert!(losses[4] < losses[0], "SGD does not lower the loss: {losses:?}");
+    // The counter sees an allocation made in its window (so a 0 below is a count).
+    assert_eq!(allocations(|| drop(std::hint::black_box(Vec::<u8>::with_capacity(1)))), 1);
     // The feeds and the vector of fetched values are the caller's: made outside.
     let (fed, mut fetched) = (feeds(), Vec::with_capacity(1));
     let args = RunArgs::default();
