@@ -101,7 +101,7 @@ def read_data_sets(train_size=5000, validation_size=1000, test_size=1000, seed=0
     total = train_size + validation_size + test_size
     images, labels = synthetic_digits(total, seed=seed)
     cuts = [train_size, train_size + validation_size]
-    splits = zip(np.split(images, cuts), np.split(labels, cuts), strict=True)
+    splits = zip(np.split(images, cuts), np.split(labels, cuts))
     return Datasets(*(DataSet(x, y, seed=seed + i) for i, (x, y) in enumerate(splits)))
 
 

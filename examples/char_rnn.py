@@ -75,9 +75,9 @@ def main(steps=400, cell="gru", hidden=128, batch=32, window=32, seed=0, sample=
         )
     )
     optimizer = tf.train.AdamOptimizer(0.005)
-    grads, variables = zip(*optimizer.compute_gradients(loss), strict=True)
+    grads, variables = zip(*optimizer.compute_gradients(loss))
     clipped, _ = tf.clip_by_global_norm(grads, 5.0)
-    train = optimizer.apply_gradients(zip(clipped, variables, strict=True))
+    train = optimizer.apply_gradients(zip(clipped, variables))
     sampler = language_model(1, 1)
 
     losses = []

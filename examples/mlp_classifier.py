@@ -16,10 +16,11 @@ Training runs under `tf.train.Supervisor` and `sv.managed_session()`, as TF 1.x'
 guide shows: the Supervisor initializes the model or restores it from the latest
 checkpoint in `--logdir`, starts the queue runners, and its services write
 TensorBoard event files there (the graph, the loss and accuracy, histograms of the
-weights and `global_step/sec` every `--save-secs` seconds: `tensorboard --logdir
-<dir>` shows them) and checkpoints (every `--save-secs` seconds; the job also saves
-one when it ends). Run it again with the same `--logdir` and a larger `--steps`, and
-it resumes where it stopped (TensorFlow can restore those checkpoints too).
+weights, an image of the decision regions over the plane and `global_step/sec` every
+`--save-secs` seconds: `tensorboard --logdir <dir>` shows them) and checkpoints (every
+`--save-secs` seconds; the job also saves one when it ends). Run it again with the same
+`--logdir` and a larger `--steps`, and it resumes where it stopped (TensorFlow can
+restore those checkpoints too).
 
 Run: python examples/mlp_classifier.py [--steps N] [--optimizer adam|sgd] [--logdir DIR]
 """
@@ -32,16 +33,33 @@ from _data import spirals
 import ferroflow as tf
 
 
-def dense(x, units, name, activation=None, seed=0):
-    """A fully connected layer with He-initialised weights."""
-    fan_in = int(x.shape[1])
-    rng = np.random.default_rng(seed)
-    init = (rng.normal(size=(fan_in, units)) * np.sqrt(2.0 / fan_in)).astype(np.float32)
-    with tf.name_scope(name):
-        w = tf.Variable(init, name="weights")
-        b = tf.Variable(tf.zeros([units]), name="biases")
-        y = tf.nn.bias_add(tf.matmul(x, w), b)
-    return activation(y) if activation else y
+class Dense:
+    """A fully connected layer with He-initialised weights, applicable to several inputs."""
+
+    def __init__(self, fan_in, units, name, activation=None, seed=0):
+        rng = np.random.default_rng(seed)
+        init = (rng.normal(size=(fan_in, units)) * np.sqrt(2.0 / fan_in)).astype(np.float32)
+        self.activation = activation
+        with tf.name_scope(name) as self.scope:
+            self.weights = tf.Variable(init, name="weights")
+            self.biases = tf.Variable(tf.zeros([units]), name="biases")
+
+    def __call__(self, x):
+        with tf.name_scope(self.scope):  # "name/": the same scope again, not "name_1"
+            y = tf.nn.bias_add(tf.matmul(x, self.weights), self.biases)
+            return self.activation(y) if self.activation else y
+
+
+def decision_regions(model, size=96, extent=1.2):
+    """What the model predicts over the plane, as an image: each class's colour blended by
+    its probability (TensorBoard's Images dashboard shows the regions take shape)."""
+    with tf.name_scope("plane"):
+        ticks = np.linspace(-extent, extent, size, dtype=np.float32)
+        xs, ys = np.meshgrid(ticks, -ticks)  # image rows run top to bottom
+        grid = tf.constant(np.stack([xs.ravel(), ys.ravel()], axis=1))
+        probabilities = tf.nn.softmax(model(grid))
+        palette = tf.constant([[0.89, 0.29, 0.2], [0.2, 0.55, 0.85], [0.3, 0.7, 0.3]])
+        return tf.reshape(tf.matmul(probabilities, palette), [1, size, size, 3])
 
 
 def train_op(loss, optimizer):
@@ -52,7 +70,7 @@ def train_op(loss, optimizer):
         return tf.train.AdamOptimizer(rate).minimize(loss, global_step=step)
     params = tf.trainable_variables()
     grads = tf.gradients(loss, params)
-    updates = [p.assign_sub(0.5 * g) for p, g in zip(params, grads, strict=True)]
+    updates = [p.assign_sub(0.5 * g) for p, g in zip(params, grads)]
     return tf.group(*updates, step.assign_add(1))
 
 
@@ -71,9 +89,18 @@ def main(steps=2000, optimizer="adam", hidden=64, logdir=None, batch_size=128, s
     # Training reads the queue's batches; evaluation feeds the whole dataset instead.
     x = tf.placeholder_with_default(x_batch, [None, 2], name="x")
     y = tf.placeholder_with_default(y_batch, [None], name="y")
-    h1 = dense(x, hidden, "hidden1", tf.nn.relu, seed=1)
-    h2 = dense(h1, hidden, "hidden2", tf.nn.relu, seed=2)
-    logits = dense(h2, 3, "logits", seed=3)
+    layers = [
+        Dense(2, hidden, "hidden1", tf.nn.relu, seed=1),
+        Dense(hidden, hidden, "hidden2", tf.nn.relu, seed=2),
+        Dense(hidden, 3, "logits", seed=3),
+    ]
+
+    def model(inputs):
+        for layer in layers:
+            inputs = layer(inputs)
+        return inputs
+
+    logits = model(x)
     loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
     correct = tf.equal(tf.argmax(logits, 1, output_type=tf.int32), y)
     accuracy = tf.reduce_mean(tf.cast(correct, tf.float32))
@@ -82,6 +109,7 @@ def main(steps=2000, optimizer="adam", hidden=64, logdir=None, batch_size=128, s
     tf.summary.scalar("accuracy", accuracy)
     for v in tf.trainable_variables():
         tf.summary.histogram(v.op.name.replace("/", "_"), v)
+    tf.summary.image("decision_regions", decision_regions(model), max_outputs=1)
     global_step = tf.train.get_global_step()
     everything = {x: features, y: labels}
     sv = tf.train.Supervisor(

@@ -71,7 +71,7 @@ def main(steps=400, batch=32, hidden=128, layers=2, keep_prob=0.9, learning_rate
         tvars = tf.trainable_variables()
         grads, _ = tf.clip_by_global_norm(tf.gradients(loss, tvars), 5.0)
         optimizer = tf.train.AdamOptimizer(learning_rate)
-        train = optimizer.apply_gradients(zip(grads, tvars, strict=True))
+        train = optimizer.apply_gradients(zip(grads, tvars))
 
     losses = []
     rng = np.random.default_rng(seed)

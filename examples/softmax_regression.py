@@ -23,7 +23,7 @@ def main(steps=300, learning_rate=0.5):
         tf.cast(tf.equal(tf.argmax(logits, 1, output_type=tf.int32), y), tf.float32)
     )
     grads = tf.gradients(loss, [w, b])
-    train = tf.group(*[v.assign_sub(learning_rate * g) for v, g in zip([w, b], grads, strict=True)])
+    train = tf.group(*[v.assign_sub(learning_rate * g) for v, g in zip([w, b], grads)])
     feed = {x: features, y: labels}
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())

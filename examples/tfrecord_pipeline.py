@@ -72,7 +72,7 @@ def convert_to(images, labels, path):
     """Writes [n, IMAGE_PIXELS] images in [0, 1] and their labels as `tf.train.Example`s."""
     pixels = (images * 255.0).round().astype("uint8")
     with tf.python_io.TFRecordWriter(path) as writer:
-        for image, label in zip(pixels, labels, strict=True):
+        for image, label in zip(pixels, labels):
             example = tf.train.Example(
                 features=tf.train.Features(
                     feature={

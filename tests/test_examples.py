@@ -135,7 +135,13 @@ def test_mlp_classifier_writes_tensorboard_logs(examples_on_path, tmp_path):
     events = list(ff.train.summary_iterator(str(name)))
     assert events[1].HasField("graph_def") and events[2].HasField("meta_graph_def")
     tags = {v.tag for e in events if e.HasField("summary") for v in e.summary.value}
-    assert {"loss", "accuracy", "hidden1_weights", "global_step/sec"} <= tags
+    assert {
+        "loss",
+        "accuracy",
+        "hidden1_weights",
+        "decision_regions/image",
+        "global_step/sec",
+    } <= tags
     logs = [e.session_log.status for e in events if e.HasField("session_log")]
     assert logs[0] == ff.SessionLog.START and logs[-1] == ff.SessionLog.STOP
     assert (tmp_path / "graph.pbtxt").exists()

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._compat import zip_strict
 from ..framework import dtypes, ops, tensor_shape
 from ..framework.sparse_tensor import SparseTensor, SparseTensorValue
 
 
 def is_nested(structure) -> bool:
     """Whether `structure` is a tuple or dict (lists are values in `tf.data`)."""
-    return isinstance(structure, tuple | dict)
+    return isinstance(structure, (tuple, dict))
 
 
 def _children(structure) -> list:
@@ -27,7 +28,7 @@ def _children(structure) -> list:
 
 def _rebuild(instance, args):
     if isinstance(instance, dict):
-        by_key = dict(zip(sorted(instance), args, strict=True))
+        by_key = dict(zip_strict(sorted(instance), args))
         return type(instance)((k, by_key[k]) for k in instance)
     if hasattr(instance, "_fields"):
         return type(instance)(*args)
@@ -68,7 +69,7 @@ def map_structure(func, *structures):
     for other in structures[1:]:
         assert_same_structure(structures[0], other)
     flats = [flatten(s) for s in structures]
-    return pack_as(structures[0], [func(*leaves) for leaves in zip(*flats, strict=True)])
+    return pack_as(structures[0], [func(*leaves) for leaves in zip_strict(*flats)])
 
 
 def assert_same_structure(a, b) -> None:
@@ -88,7 +89,7 @@ def assert_same_structure(a, b) -> None:
         if isinstance(x, dict) and sorted(x) != sorted(y):
             return False
         cx, cy = _children(x), _children(y)
-        return len(cx) == len(cy) and all(same(p, q) for p, q in zip(cx, cy, strict=True))
+        return len(cx) == len(cy) and all(same(p, q) for p, q in zip_strict(cx, cy))
 
     if not same(a, b):
         raise ValueError(
@@ -161,7 +162,7 @@ def normalize_element(element):
         return ops.convert_to_tensor(element)
     if is_nested(element):
         return _rebuild(element, [normalize_element(c) for c in _children(element)])
-    if isinstance(element, ops.Tensor | SparseTensor):
+    if isinstance(element, (ops.Tensor, SparseTensor)):
         return element
     if isinstance(element, SparseTensorValue):
         return SparseTensor.from_value(element)
@@ -184,7 +185,7 @@ def component_specs(structure) -> list:
     """The flat components' specs: three for each sparse tensor."""
     out: list = []
     for s in flatten(structure):
-        out.extend(s.components() if isinstance(s, _SparseSpec | _WindowSpec) else [s])
+        out.extend(s.components() if isinstance(s, (_SparseSpec, _WindowSpec)) else [s])
     return out
 
 
@@ -251,7 +252,7 @@ def flatten_up_to(shallow, structure) -> list:
     """
     if not is_nested(shallow):
         return [structure]
-    if not isinstance(structure, tuple | dict | list) or len(structure) != len(shallow):
+    if not isinstance(structure, (tuple, dict, list)) or len(structure) != len(shallow):
         raise ValueError(
             "The two structures don't have the same nested structure.\n\n"
             f"First structure: type={type(shallow).__name__} str={shallow}\n\n"
@@ -263,9 +264,7 @@ def flatten_up_to(shallow, structure) -> list:
         else list(structure)
     )
     return [
-        leaf
-        for s, c in zip(_children(shallow), children, strict=True)
-        for leaf in flatten_up_to(s, c)
+        leaf for s, c in zip_strict(_children(shallow), children) for leaf in flatten_up_to(s, c)
     ]
 
 
@@ -278,7 +277,7 @@ def from_types_and_shapes(output_types, output_shapes=None):
         flat_shapes = flatten_up_to(output_types, output_shapes)
     return pack_as(
         output_types,
-        [_Spec(t, s) for t, s in zip(flat_types, flat_shapes, strict=True)],
+        [_Spec(t, s) for t, s in zip_strict(flat_types, flat_shapes)],
     )
 
 

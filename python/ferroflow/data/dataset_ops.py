@@ -16,6 +16,7 @@ import threading
 
 import numpy as np
 
+from .._compat import zip_strict
 from ..framework import dtypes, ops, random_seed, tensor_shape, tensor_util
 from ..framework.sparse_tensor import SparseTensor
 from ..ops import array_ops, io_ops, logging_ops, math_ops, script_ops, string_ops
@@ -113,7 +114,7 @@ def _most_specific_compatible_shape(a, b):
     if a.ndims is None or b.ndims is None or a.ndims != b.ndims:
         return tensor_shape.TensorShape(None)
     return tensor_shape.TensorShape(
-        [x if x == y else None for x, y in zip(a.as_list(), b.as_list(), strict=True)]
+        [x if x == y else None for x, y in zip_strict(a.as_list(), b.as_list())]
     )
 
 
@@ -445,7 +446,7 @@ class DatasetV1(structure.Structured):
             flat_specs = structure.flatten(self._structure)
             flat_padded = structure.flatten_up_to(self._structure, padded_shapes)
             shape_tensors, static_padded = [], []
-            for spec, padded in zip(flat_specs, flat_padded, strict=True):
+            for spec, padded in zip_strict(flat_specs, flat_padded):
                 t, static = _padded_shape_tensor(padded)
                 if not _padded_shape_compatible(static, spec.shape):
                     raise ValueError(
@@ -463,7 +464,7 @@ class DatasetV1(structure.Structured):
                 flat_values = _flatten_values_up_to(self._structure, padding_values)
             value_tensors = [
                 ops.convert_to_tensor(v, dtype=s.dtype, name="padding_value")
-                for v, s in zip(flat_values, flat_specs, strict=True)
+                for v, s in zip_strict(flat_values, flat_specs)
             ]
             for v in value_tensors:
                 if v.shape.ndims not in (None, 0):
@@ -475,7 +476,7 @@ class DatasetV1(structure.Structured):
                 self._structure,
                 [
                     structure._Spec(s.dtype, tensor_shape.TensorShape([dim]).concatenate(p))
-                    for s, p in zip(flat_specs, static_padded, strict=True)
+                    for s, p in zip_strict(flat_specs, static_padded)
                 ],
             )
             inputs = [self._variant_tensor, size, *shape_tensors, *value_tensors, drop]
@@ -495,7 +496,7 @@ class DatasetV1(structure.Structured):
         window's elements, so they must have one shape per component.
         """
         for s in structure.flatten(self._structure):
-            if isinstance(s, structure._SparseSpec | structure._WindowSpec):
+            if isinstance(s, (structure._SparseSpec, structure._WindowSpec)):
                 raise TypeError("`window()` of sparse or window components is not supported.")
         with ops.name_scope(None, "WindowDataset", []):
             size_t = _int64(size, "size")
@@ -743,8 +744,7 @@ def _padded_shape_compatible(padded, shape) -> bool:
     if padded.ndims != shape.ndims:
         return False
     return all(
-        p is None or d is None or p >= d
-        for p, d in zip(padded.as_list(), shape.as_list(), strict=True)
+        p is None or d is None or p >= d for p, d in zip_strict(padded.as_list(), shape.as_list())
     )
 
 
@@ -768,7 +768,7 @@ def _padded_shape_tensor(padded):
         t = array_ops.cast(padded, dtypes.int64) if padded.dtype != dtypes.int64 else padded
         static = tensor_util.constant_value_as_shape(t)
         return t, static
-    if isinstance(padded, list | tuple | np.ndarray):
+    if isinstance(padded, (list, tuple, np.ndarray)):
         padded = [None if d is None or int(d) == -1 else int(d) for d in padded]
     static = tensor_shape.as_shape(padded)
     if static.ndims is None:
@@ -830,7 +830,7 @@ def _from_generator(generator, output_types, output_shapes, args):
                 f"{values}."
             ) from e
         out = []
-        for spec, value in zip(flat_specs, structure.flatten(values), strict=True):
+        for spec, value in zip_strict(flat_specs, structure.flatten(values)):
             try:
                 array = np.asarray(value, dtype=spec.dtype.as_numpy_dtype)
             except (ValueError, TypeError) as e:
@@ -863,7 +863,7 @@ def _from_generator(generator, output_types, output_shapes, args):
             values = script_ops.py_func(
                 next_values, [iterator_id], [s.dtype for s in flat_specs], stateful=True
             )
-            for v, s in zip(values, flat_specs, strict=True):
+            for v, s in zip_strict(values, flat_specs):
                 v.set_shape(s.shape)
             return tuple(values)
 

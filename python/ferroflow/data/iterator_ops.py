@@ -7,6 +7,7 @@ one element per run and raises `OutOfRangeError` at the end.
 
 from __future__ import annotations
 
+from .._compat import zip_strict
 from ..framework import dtypes, ops, tensor_shape
 from ..framework.sparse_tensor import SparseTensor
 from . import _structure as structure
@@ -86,8 +87,8 @@ class Iterator(structure.Structured):
                 f"Expected output types {self.output_types!r} but got dataset with output "
                 f"types {dataset.output_types!r}."
             )
-        for mine, theirs in zip(
-            structure.flatten(self._structure), structure.flatten(dataset._structure), strict=True
+        for mine, theirs in zip_strict(
+            structure.flatten(self._structure), structure.flatten(dataset._structure)
         ):
             if not mine.shape.is_compatible_with(theirs.shape):
                 raise TypeError(
@@ -135,7 +136,7 @@ def _specs(output_types, output_shapes, output_classes=None):
         specs,
         [
             structure._SparseSpec(s.dtype, s.shape) if c is SparseTensor else s
-            for s, c in zip(structure.flatten(specs), classes, strict=True)
+            for s, c in zip_strict(structure.flatten(specs), classes)
         ],
     )
 

@@ -149,7 +149,7 @@ class OpError(Exception):
             is_eliding = False
             elide_count = 0
             last_elided_line = ""  # set before it is written: elide_count > 0
-            for line, line_in_prev in zip(curr_traceback_list, prev_traceback_list, strict=False):
+            for line, line_in_prev in zip(curr_traceback_list, prev_traceback_list):
                 if line == line_in_prev:
                     if is_eliding:
                         elide_count += 1

@@ -74,7 +74,7 @@ def _assert_key_is_string(key) -> None:
 
 
 def _is_nested(x) -> bool:
-    return isinstance(x, list | tuple)
+    return isinstance(x, (list, tuple))
 
 
 def _flatten(x) -> list:
@@ -870,7 +870,7 @@ def bucketized_column(source_column, boundaries):
         raise ValueError(f"source_column must be one-dimensional column. Given: {source_column}")
     if not boundaries:
         raise ValueError("boundaries must not be empty.")
-    if not isinstance(boundaries, list | tuple):
+    if not isinstance(boundaries, (list, tuple)):
         raise ValueError("boundaries must be a sorted list.")
     for i in range(len(boundaries) - 1):
         if boundaries[i] >= boundaries[i + 1]:
@@ -1159,7 +1159,7 @@ def crossed_column(keys, hash_bucket_size, hash_key=None):
     if not keys or len(keys) < 2:
         raise ValueError(f"keys must be a list with length > 1. Given: {keys}")
     for key in keys:
-        if not isinstance(key, str | _CategoricalColumn):
+        if not isinstance(key, (str, _CategoricalColumn)):
             raise ValueError(
                 "Unsupported key type. All keys must be either string, or categorical column "
                 f"except HashedCategoricalColumn. Given: {key}"

@@ -639,7 +639,7 @@ class _LinearModel:
         """
         with ops.name_scope(self.name), variable_scope.variable_scope(self.name):
             for column in self._feature_columns:
-                if not isinstance(column, _DenseColumn | _CategoricalColumn):
+                if not isinstance(column, (_DenseColumn, _CategoricalColumn)):
                     raise ValueError(
                         "Items of feature_columns must be either a _DenseColumn or "
                         f"_CategoricalColumn. Given: {column}"
@@ -793,7 +793,7 @@ def _check_shape(shape, key) -> tuple:
         TypeError: A dimension is not an int.
         ValueError: A dimension is below 1.
     """
-    if not isinstance(shape, list | tuple):
+    if not isinstance(shape, (list, tuple)):
         shape = [shape]
     shape = tuple(shape)
     for dimension in shape:

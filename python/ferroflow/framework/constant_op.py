@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._compat import zip_strict
 from . import dtypes, ops, tensor_shape
 
 _INT32_MIN, _INT32_MAX = np.iinfo(np.int32).min, np.iinfo(np.int32).max
@@ -23,7 +24,7 @@ def _asarray(value) -> np.ndarray:
         arr = np.asarray(value)
     except UnicodeError:
         return np.asarray(value, dtype=object)
-    if arr.dtype.kind == "O" and isinstance(value, list | tuple):
+    if arr.dtype.kind == "O" and isinstance(value, (list, tuple)):
         known = dimensions_as_ints(value)
         if known is not value:
             return _asarray(known)
@@ -38,9 +39,9 @@ def dimensions_as_ints(value):
     """
     if isinstance(value, tensor_shape.Dimension):
         return value if value.value is None else value.value
-    if isinstance(value, list | tuple):
+    if isinstance(value, (list, tuple)):
         items = [dimensions_as_ints(v) for v in value]
-        if any(a is not b for a, b in zip(items, value, strict=True)):
+        if any(a is not b for a, b in zip_strict(items, value)):
             return items
     return value
 
@@ -51,7 +52,7 @@ def _infer_numpy(value) -> np.ndarray:
     numpy values keep their dtype; Python floats become float32, Python ints int32
     (int64 if they do not fit), strings become byte strings.
     """
-    if isinstance(value, np.ndarray | np.generic):
+    if isinstance(value, (np.ndarray, np.generic)):
         arr = np.asarray(value)
     else:
         arr = _asarray(value)
@@ -62,7 +63,7 @@ def _infer_numpy(value) -> np.ndarray:
             arr = arr.astype(np.int32 if fits else np.int64)
     if arr.dtype.kind == "O":
         for item in arr.reshape(-1):
-            if not isinstance(item, str | bytes):
+            if not isinstance(item, (str, bytes)):
                 raise TypeError(
                     f"Failed to convert object of type {type(value).__name__} to Tensor. "
                     f"Contents: {value!r}. Consider casting elements to a supported type."
@@ -109,7 +110,7 @@ def _to_numpy(value, dtype: dtypes.DType | None) -> np.ndarray:
         raise ValueError("None values not supported.")
     if dtype is None:
         return _infer_numpy(value)
-    if isinstance(value, np.ndarray | np.generic):
+    if isinstance(value, (np.ndarray, np.generic)):
         arr = np.asarray(value)
         if dtype == dtypes.string:
             return _infer_numpy(arr)

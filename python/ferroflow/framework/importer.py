@@ -136,7 +136,7 @@ def _input_map_param(input_map):
         raise TypeError(
             f"Argument `input_map` must be a dictionary. Obtained {type(input_map).__name__}"
         )
-    if not all(isinstance(k, str | bytes) for k in input_map):
+    if not all(isinstance(k, (str, bytes)) for k in input_map):
         raise TypeError(
             f"All keys for argument `input_map` must be strings. Obtained keys: {list(input_map)}"
         )
@@ -146,7 +146,7 @@ def _input_map_param(input_map):
 def _return_elements_param(return_elements):
     if return_elements is None:
         return None
-    if not all(isinstance(x, str | bytes) for x in return_elements):
+    if not all(isinstance(x, (str, bytes)) for x in return_elements):
         raise TypeError(
             f"Argument `return_elements` must be a list of strings. Obtained {return_elements}."
         )
@@ -259,7 +259,7 @@ def import_graph_def(
     renamed: dict[str, str] = {}  # GraphDef name -> name in the graph, where they differ
     used_keys = set()
     with ops.name_scope(name, "import", list(input_map.values())) as scope:
-        if not all(isinstance(v, ops.Tensor | ops.Operation) for v in input_map.values()):
+        if not all(isinstance(v, (ops.Tensor, ops.Operation)) for v in input_map.values()):
             if name == "":
                 raise ValueError(
                     "tf.import_graph_def() requires a non-empty `name` if `input_map` "

@@ -108,11 +108,11 @@ def stripped_op_list_for_graph(graph_def) -> OpList:
 
 def _kind_of(item) -> str:
     """The `CollectionDef` field for a collection whose first item is `item`."""
-    if isinstance(item, str | bytes):
+    if isinstance(item, (str, bytes)):
         return "bytes_list"
-    if isinstance(item, int | np.integer):
+    if isinstance(item, (int, np.integer)):
         return "int64_list"
-    if isinstance(item, float | np.floating):
+    if isinstance(item, (float, np.floating)):
         return "float_list"
     return "node_list"
 
@@ -162,7 +162,7 @@ def add_collection_def(
     """
     if graph is not None and not isinstance(graph, ops.Graph):
         raise TypeError(f"graph must be of type Graph, not {type(graph)}")
-    if not isinstance(key, str | bytes):
+    if not isinstance(key, (str, bytes)):
         _log.warning(
             "Only collections with string type keys will be serialized. This key has %s",
             type(key),

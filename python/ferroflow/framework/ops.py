@@ -476,18 +476,18 @@ def _attr_to_native(value) -> tuple[str, Any]:
         return ("string", value)
     if isinstance(value, np.ndarray):
         return ("tensor", value)
-    if isinstance(value, list | tuple):
+    if isinstance(value, (list, tuple)):
         if all(isinstance(v, bool) for v in value) and value:
             return ("list(bool)", list(value))
         if all(isinstance(v, int) and not isinstance(v, bool) for v in value):
             return ("list(int)", list(value))
-        if all(isinstance(v, float | int) for v in value):
+        if all(isinstance(v, (float, int)) for v in value):
             return ("list(float)", [float(v) for v in value])
         if all(isinstance(v, dtypes.DType) for v in value):
             return ("list(type)", [v.base_dtype.as_datatype_enum for v in value])
         if all(isinstance(v, tensor_shape.TensorShape) for v in value):
             return ("list(shape)", [tensor_shape._to_native(v) for v in value])
-        if all(isinstance(v, str | bytes) for v in value):
+        if all(isinstance(v, (str, bytes)) for v in value):
             return ("list(string)", [v.encode() if isinstance(v, str) else v for v in value])
     raise TypeError(f"Cannot use {value!r} as an op attribute")
 
@@ -643,7 +643,7 @@ class Graph:
             graph_def.node.extend(kept)
         if add_shapes:
             start = from_version or 0
-            for node, op in zip(graph_def.node, self._ops[start:], strict=False):
+            for node, op in zip(graph_def.node, self._ops[start:]):
                 if not op._outputs:
                     continue  # as TF: no `_output_shapes` on an op without outputs
                 shapes = node.attr["_output_shapes"].list.shape
@@ -787,7 +787,7 @@ class Graph:
         current = {id(c) for ctl in self._control_stack for c in ctl.control_inputs}
         ops = []
         for c in control_inputs:
-            if hasattr(c, "_as_graph_element") and not isinstance(c, Tensor | Operation):
+            if hasattr(c, "_as_graph_element") and not isinstance(c, (Tensor, Operation)):
                 c = c._as_graph_element()
             if isinstance(c, Tensor):
                 c = c.op
@@ -1084,7 +1084,7 @@ class Graph:
         ref_ops = []
         if colocate_ref_inputs:
             flags = op_def_registry.ref_input_flags(op_type)
-            ref_ops = [t._op for t, is_ref in zip(inputs, flags, strict=False) if is_ref]
+            ref_ops = [t._op for t, is_ref in zip(inputs, flags) if is_ref]
         flow_context = self._control_flow_context
         for t in inputs:
             input_context = t._op._control_flow_context
@@ -1422,7 +1422,7 @@ def _device_string(device) -> str:
         return device.to_string()
     if isinstance(device, str):
         return device
-    if isinstance(device, bytes | bytearray):
+    if isinstance(device, (bytes, bytearray)):
         return bytes(device).decode("utf-8")
     raise TypeError(f"Expected binary or unicode string, got {device!r}")
 
@@ -1558,7 +1558,7 @@ def _graph_of(values, default=None) -> Graph:
     """The one graph that all tensors/ops in `values` belong to (or the default graph)."""
     graph = None
     for v in values:
-        g = getattr(v, "graph", None) if isinstance(v, Tensor | Operation) else None
+        g = getattr(v, "graph", None) if isinstance(v, (Tensor, Operation)) else None
         if g is None and hasattr(v, "_as_graph_element") and not isinstance(v, str):
             g = v._as_graph_element().graph
         if g is None:

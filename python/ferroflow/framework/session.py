@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import _ferroflow
 from .. import errors as _errors
+from .._compat import zip_strict
 from . import device, dtypes, ops
 from .indexed_slices import IndexedSlices, IndexedSlicesValue
 
@@ -46,9 +47,9 @@ _LEAF_TYPES = frozenset({ops.Tensor, ops.Operation, str})
 
 def _structure_key(fetches):
     """A hashable key for a fetch structure (None when it has unhashable leaves)."""
-    if isinstance(fetches, ops.Tensor | ops.Operation | str):
+    if isinstance(fetches, (ops.Tensor, ops.Operation, str)):
         return fetches
-    if isinstance(fetches, list | tuple):
+    if isinstance(fetches, (list, tuple)):
         return (type(fetches), *(_structure_key(f) for f in fetches))
     if isinstance(fetches, dict):
         return (type(fetches), *((k, _structure_key(v)) for k, v in fetches.items()))
@@ -72,7 +73,6 @@ def _get_feeds_for_indexed_slices(feed, feed_val):
             if feed.dense_shape is None
             else [feed.values, feed.indices, feed.dense_shape],
             feed_val,
-            strict=False,
         )
     )
 
@@ -96,9 +96,7 @@ _REGISTERED_EXPANSIONS: list[tuple[type, Callable, Callable | None, Callable | N
             [fetch.indices, fetch.values, fetch.dense_shape],
             lambda fetched_vals: SparseTensorValue(*fetched_vals),
         ),
-        lambda feed, feed_val: list(
-            zip([feed.indices, feed.values, feed.dense_shape], feed_val, strict=False)
-        ),
+        lambda feed, feed_val: list(zip([feed.indices, feed.values, feed.dense_shape], feed_val)),
         lambda feed: [feed.indices, feed.values, feed.dense_shape],
     ),
     # IndexedSlices are fetched as IndexedSlicesValues; they are fed
@@ -199,7 +197,7 @@ class _FetchCollector:
         """A function from the flat results to the structure of `fetch`."""
         if fetch is None:
             raise TypeError(f"Fetch argument None has invalid type {type(None)}")
-        if isinstance(fetch, list | tuple):
+        if isinstance(fetch, (list, tuple)):
             builders = [self.compile(f) for f in fetch]
             if isinstance(fetch, list):
                 return lambda r: [b(r) for b in builders]
@@ -214,10 +212,10 @@ class _FetchCollector:
             if isinstance(fetch, collections.defaultdict):
                 factory = fetch.default_factory
                 return lambda r: collections.defaultdict(
-                    factory, zip(keys, [b(r) for b in builders], strict=True)
+                    factory, zip_strict(keys, [b(r) for b in builders])
                 )
             mapping: Any = type(fetch)
-            return lambda r: mapping(zip(keys, [b(r) for b in builders], strict=True))
+            return lambda r: mapping(zip_strict(keys, [b(r) for b in builders]))
         if _is_attrs_instance(fetch):
             cls = type(fetch)
             builders = [self.compile(getattr(fetch, a.name)) for a in cls.__attrs_attrs__]
@@ -277,7 +275,7 @@ def _is_plain_feed_key(key) -> bool:
     cls = type(key)
     plain = _plain_feed_types.get(cls)
     if plain is None:
-        plain = not issubclass(cls, list | tuple) and next(
+        plain = not issubclass(cls, (list, tuple)) and next(
             entry[0] is object for entry in _REGISTERED_EXPANSIONS if issubclass(cls, entry[0])
         )
         _plain_feed_types[cls] = plain
@@ -288,7 +286,7 @@ def _is_nested(x) -> bool:
     """Whether `nest` would flatten `x` (a non-string sequence, mapping or attrs)."""
     if isinstance(x, collections.abc.Mapping) or _is_attrs_instance(x):
         return True
-    return isinstance(x, collections.abc.Sequence) and not isinstance(x, str | bytes)
+    return isinstance(x, collections.abc.Sequence) and not isinstance(x, (str, bytes))
 
 
 def _flatten(x) -> list:
@@ -327,7 +325,7 @@ def _flatten_dict_items(dictionary) -> dict:
                 f"Could not flatten dictionary. Key had {len(flat_keys)} elements, but value "
                 f"had {len(flat_values)} elements. Key: {flat_keys}, value: {flat_values}."
             )
-        for k, v in zip(flat_keys, flat_values, strict=True):
+        for k, v in zip_strict(flat_keys, flat_values):
             if k in flat:
                 raise ValueError(f"Could not flatten dictionary: key {k} is not unique.")
             flat[k] = v
@@ -376,7 +374,7 @@ def _feed_value(value, tensor: ops.Tensor, dtype: dtypes.DType):
                 f"{dtype.name}"
             )
         return value
-    if isinstance(value, ops.Tensor | ops.Operation):
+    if isinstance(value, (ops.Tensor, ops.Operation)):
         raise TypeError(
             "The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
             "Python scalars, strings, lists, numpy ndarrays, or TensorHandles. For reference, "
@@ -764,7 +762,7 @@ class BaseSession(SessionInterface):
             return plan, ()
         values = [
             _feed_value(v, t, d)
-            for v, t, d in zip(feed_dict.values(), plan.feed_tensors, plan.feed_dtypes, strict=True)
+            for v, t, d in zip_strict(feed_dict.values(), plan.feed_tensors, plan.feed_dtypes)
         ]
         return plan, values
 
@@ -819,14 +817,14 @@ class BaseSession(SessionInterface):
                     raise
 
             return run_no_feeds
-        conversions = list(zip(plan.feed_tensors, plan.feed_dtypes, strict=True))
+        conversions = list(zip_strict(plan.feed_tensors, plan.feed_dtypes))
 
         def run_with_feeds(*args, options=None, run_metadata=None):
             if self._closed:
                 raise RuntimeError("Attempted to use a closed Session.")
             if len(args) != len(conversions):
                 raise TypeError(f"Expected {len(conversions)} feed values, got {len(args)}")
-            values = [_feed_value(v, t, d) for v, (t, d) in zip(args, conversions, strict=True)]
+            values = [_feed_value(v, t, d) for v, (t, d) in zip_strict(args, conversions)]
             return self._call(plan, values, options, run_metadata)
 
         return run_with_feeds
@@ -944,7 +942,7 @@ class _Callable:
                 None, None, f"Expected {len(plan.feed_tensors)} feed tensors, but got {len(args)}"
             )
         values = []
-        for arg, t, dtype in zip(args, plan.feed_tensors, plan.feed_dtypes, strict=True):
+        for arg, t, dtype in zip_strict(args, plan.feed_tensors, plan.feed_dtypes):
             if not isinstance(arg, _ferroflow.TensorHandle):
                 array = np.asarray(arg)
                 actual = _callable_dtype(array)

@@ -287,7 +287,7 @@ type_spec.register_type_spec_from_value_converter(SparseTensorValue, SparseTenso
 
 def is_sparse(x) -> bool:
     """Whether `x` is a `SparseTensor` or a `SparseTensorValue`."""
-    return isinstance(x, SparseTensor | SparseTensorValue)
+    return isinstance(x, (SparseTensor, SparseTensorValue))
 
 
 def convert_to_tensor_or_sparse_tensor(value, dtype=None, name=None):

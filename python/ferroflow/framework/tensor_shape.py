@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import operator
 
+from .._compat import zip_strict
 from ..protos import TensorShapeProto
 
 __all__ = [
@@ -410,7 +411,7 @@ class TensorShape:
             return self
         try:
             self.assert_same_rank(other)
-            new_dims = [dim.merge_with(o) for dim, o in zip(self.dims, other.dims, strict=True)]
+            new_dims = [dim.merge_with(o) for dim, o in zip_strict(self.dims, other.dims)]
             return TensorShape(new_dims)
         except ValueError:
             raise ValueError(f"Shapes {self} and {other} are not compatible") from None
@@ -525,7 +526,7 @@ class TensorShape:
         if self._dims is not None and other._dims is not None:
             if self.rank != other.rank:
                 return False
-            for x, y in zip(self._dims, other._dims, strict=True):
+            for x, y in zip_strict(self._dims, other._dims):
                 if x is not None and y is not None and x != y:
                     return False
         return True
@@ -557,7 +558,7 @@ class TensorShape:
             return unknown_shape()
         dims = [
             d1 if d1 is not None and d2 is not None and d1 == d2 else None
-            for d1, d2 in zip(self._dims, other._dims, strict=True)
+            for d1, d2 in zip_strict(self._dims, other._dims)
         ]
         return TensorShape(dims)
 

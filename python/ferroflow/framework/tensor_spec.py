@@ -82,7 +82,7 @@ class TensorSpec(type_spec.BatchableTypeSpec):
         compared.
         """
         return (
-            isinstance(spec_or_tensor, TensorSpec | ops.Tensor)
+            isinstance(spec_or_tensor, (TensorSpec, ops.Tensor))
             and self._dtype.is_compatible_with(spec_or_tensor.dtype)
             and self._shape.is_compatible_with(spec_or_tensor.shape)
         )

@@ -150,7 +150,7 @@ def _flatten(values):
     """TF's `nest.flatten`: lists, tuples (namedtuples too) and dicts (sorted keys)."""
     if isinstance(values, dict):
         return [leaf for key in sorted(values) for leaf in _flatten(values[key])]
-    if isinstance(values, list | tuple):
+    if isinstance(values, (list, tuple)):
         return [leaf for item in values for leaf in _flatten(item)]
     return [values]
 
@@ -227,7 +227,7 @@ def _is_array_like(obj) -> bool:
 
 def _dense_dimensions(list_of_lists):
     """TF's `_GetDenseDimensions`: the shape told by the first elements of nested lists."""
-    if not isinstance(list_of_lists, list | tuple):
+    if not isinstance(list_of_lists, (list, tuple)):
         return []
     if not list_of_lists:
         return [0]
@@ -235,7 +235,7 @@ def _dense_dimensions(list_of_lists):
 
 
 def _flatten_to_strings(nested_strings):
-    if isinstance(nested_strings, list | tuple):
+    if isinstance(nested_strings, (list, tuple)):
         for inner in nested_strings:
             yield from _flatten_to_strings(inner)
     else:
@@ -330,7 +330,7 @@ def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_
         dtype = dtypes.as_dtype(dtype)
     if _is_array_like(values):
         values = np.asarray(values)
-    if isinstance(values, np.ndarray | np.generic):
+    if isinstance(values, (np.ndarray, np.generic)):
         if dtype and dtype.is_numpy_compatible:
             nparray = values.astype(dtype.as_numpy_dtype)
         else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._compat import zip_strict
 from . import dtypes, tensor_shape
 
 
@@ -98,9 +99,9 @@ class BatchableTypeSpec(TypeSpec):
 
 def _make_cmp_key(value, spec):
     """`value` (part of a serialization) as a hashable, comparable key (TF's)."""
-    if isinstance(value, int | float | bool | dtypes.DType | TypeSpec):
+    if isinstance(value, (int, float, bool, dtypes.DType, TypeSpec)):
         return value
-    if isinstance(value, bytes | str) or value is None:
+    if isinstance(value, (bytes, str)) or value is None:
         return value
     if isinstance(value, dict):
         return tuple((_make_cmp_key(k, spec), _make_cmp_key(value[k], spec)) for k in sorted(value))
@@ -129,14 +130,14 @@ def _is_compatible(a, b) -> bool:
     if type(a) is not type(b):
         return False
     if isinstance(a, tuple):
-        return len(a) == len(b) and all(_is_compatible(x, y) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(_is_compatible(x, y) for x, y in zip_strict(a, b))
     if isinstance(a, dict):
         return (
             len(a) == len(b)
             and sorted(a) == sorted(b)
             and all(_is_compatible(a[k], b[k]) for k in a)
         )
-    if isinstance(a, TypeSpec | tensor_shape.TensorShape | dtypes.DType):
+    if isinstance(a, (TypeSpec, tensor_shape.TensorShape, dtypes.DType)):
         return a.is_compatible_with(b)
     return a == b
 
@@ -152,7 +153,7 @@ def _most_specific_serialization(a, b):
     if isinstance(a, tuple):
         if len(a) != len(b):
             raise ValueError(f"Types are not compatible: {a!r} vs {b!r}")
-        return tuple(_most_specific_serialization(x, y) for x, y in zip(a, b, strict=True))
+        return tuple(_most_specific_serialization(x, y) for x, y in zip_strict(a, b))
     if isinstance(a, dict):
         a_keys, b_keys = sorted(a), sorted(b)
         if len(a) != len(b) or a_keys != b_keys:

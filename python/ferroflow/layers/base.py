@@ -245,13 +245,13 @@ class Layer:
 
     def add_update(self, updates, inputs=None):
         """Records update op(s), added to `GraphKeys.UPDATE_OPS` by `__call__`."""
-        if not isinstance(updates, list | tuple):
+        if not isinstance(updates, (list, tuple)):
             updates = [updates]
         self._updates.extend(updates)
 
     def add_loss(self, losses, inputs=None):
         """Records loss tensor(s), also added to `GraphKeys.REGULARIZATION_LOSSES`."""
-        if not isinstance(losses, list | tuple):
+        if not isinstance(losses, (list, tuple)):
             losses = [losses]
         losses = [loss for loss in losses if loss is not None]
         self._losses.extend(losses)
@@ -341,7 +341,7 @@ class Layer:
     # --- calling ----------------------------------------------------------------
 
     def _first_input(self, inputs):
-        flat = inputs if isinstance(inputs, list | tuple) else [inputs]
+        flat = inputs if isinstance(inputs, (list, tuple)) else [inputs]
         return flat[0] if flat else None
 
     def __call__(self, inputs, *args, **kwargs):
@@ -360,7 +360,7 @@ class Layer:
         with self._call_scope(scope) as current:
             if self._call_has_scope_arg:
                 kwargs["scope"] = current
-            if isinstance(inputs, list | tuple):
+            if isinstance(inputs, (list, tuple)):
                 inputs = type(inputs)(ops.convert_to_tensor(x) for x in inputs)
                 shapes = [x.shape for x in inputs]
             else:
@@ -416,7 +416,7 @@ class Layer:
     def _handle_activity_regularization(self, outputs):
         # As Keras: the loss of each output is divided by its batch size.
         with ops.name_scope("ActivityRegularizer"):
-            for output in outputs if isinstance(outputs, list | tuple) else [outputs]:
+            for output in outputs if isinstance(outputs, (list, tuple)) else [outputs]:
                 loss = self._activity_regularizer(output)
                 batch_size = array_ops.cast(array_ops.shape(output)[0], loss.dtype)
                 self.add_loss(loss / batch_size)

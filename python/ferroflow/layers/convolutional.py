@@ -10,6 +10,7 @@ provided: ferroflow has no 3-D convolution kernels.
 
 from __future__ import annotations
 
+from .._compat import zip_strict
 from ..framework import tensor_shape
 from ..ops import array_ops, conv_ops, indexing_ops, nn_impl, nn_ops
 from .base import (
@@ -207,8 +208,8 @@ class _Conv(Layer):
     def _spatial_output_shape(self, spatial):
         return [
             _conv_output_length(d, k, self.padding, s, r)
-            for d, k, s, r in zip(
-                spatial, self.kernel_size, self.strides, self.dilation_rate, strict=True
+            for d, k, s, r in zip_strict(
+                spatial, self.kernel_size, self.strides, self.dilation_rate
             )
         ]
 
@@ -406,7 +407,7 @@ class _ConvTranspose:
         dims = inputs.shape.as_list()
         spatial_axes = range(1, self.rank + 1)
         sizes = []
-        for axis, k, s in zip(spatial_axes, self.kernel_size, self.strides, strict=True):
+        for axis, k, s in zip_strict(spatial_axes, self.kernel_size, self.strides):
             length = dims[axis] if dims[axis] is not None else dynamic[axis]
             sizes.append(_deconv_output_length(length, k, self.padding, s))
         output_shape = array_ops.stack([dynamic[0], *sizes, self.filters])
@@ -425,7 +426,7 @@ class _ConvTranspose:
     def _spatial_output_shape(self, spatial):
         return [
             _deconv_output_length(d, k, self.padding, s)
-            for d, k, s in zip(spatial, self.kernel_size, self.strides, strict=True)
+            for d, k, s in zip_strict(spatial, self.kernel_size, self.strides)
         ]
 
 

@@ -36,7 +36,7 @@ def _static_training(training):
     """`training` as a Python bool when it is known while building, else None."""
     if training is None:
         return False
-    if isinstance(training, bool | numbers.Integral):
+    if isinstance(training, (bool, numbers.Integral)):
         return bool(training)
     value = tensor_util.constant_value(ops.convert_to_tensor(training))
     return None if value is None else bool(value)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .._compat import zip_strict
 from ..framework import tensor_shape
 from ..ops import array_ops, conv_ops
 from .base import (
@@ -78,7 +79,7 @@ class _Pooling(Layer):
             channels, spatial = dims[-1], dims[1:-1]
         spatial = [
             _conv_output_length(d, k, self.padding, s)
-            for d, k, s in zip(spatial, self.pool_size, self.strides, strict=True)
+            for d, k, s in zip_strict(spatial, self.pool_size, self.strides)
         ]
         if self.data_format == "channels_first":
             return tensor_shape.TensorShape([dims[0], channels, *spatial])

@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .._compat import zip_strict
+
 
 def is_nested(structure) -> bool:
     """Whether `structure` is a list, tuple or dict (TF's `nest.is_nested`)."""
-    return isinstance(structure, list | tuple | dict)
+    return isinstance(structure, (list, tuple, dict))
 
 
 def _children(structure) -> list:
@@ -25,7 +27,7 @@ def _children(structure) -> list:
 def _sequence_like(instance, args):
     """A sequence of `instance`'s type holding `args` (dict keys in sorted order)."""
     if isinstance(instance, dict):
-        by_key = dict(zip(sorted(instance), args, strict=True))
+        by_key = dict(zip_strict(sorted(instance), args))
         return type(instance)((k, by_key[k]) for k in instance)
     if hasattr(instance, "_fields"):
         return type(instance)(*args)
@@ -109,7 +111,7 @@ def assert_same_structure(nest1, nest2, check_types=True) -> None:
                 "The two structures don't have the same nested structure.\n\n"
                 f"First structure: {nest1}\n\nSecond structure: {nest2}"
             )
-        for x, y in zip(ca, cb, strict=True):
+        for x, y in zip_strict(ca, cb):
             check(x, y)
 
     check(nest1, nest2)
@@ -120,7 +122,7 @@ def map_structure(func: Callable[..., Any], *structures):
     for other in structures[1:]:
         assert_same_structure(structures[0], other)
     flat = [flatten(s) for s in structures]
-    return pack_sequence_as(structures[0], [func(*leaves) for leaves in zip(*flat, strict=True)])
+    return pack_sequence_as(structures[0], [func(*leaves) for leaves in zip_strict(*flat)])
 
 
 def _flatten_up_to(shallow, structure) -> list:
@@ -139,9 +141,7 @@ def _flatten_up_to(shallow, structure) -> list:
             f"{len(shallow_children)}."
         )
     return [
-        leaf
-        for s, c in zip(shallow_children, children, strict=True)
-        for leaf in _flatten_up_to(s, c)
+        leaf for s, c in zip_strict(shallow_children, children) for leaf in _flatten_up_to(s, c)
     ]
 
 
@@ -153,7 +153,7 @@ def map_structure_up_to(shallow_structure, func: Callable[..., Any], *inputs):
         ValueError: If sequence lengths differ.
     """
     flat = [_flatten_up_to(shallow_structure, x) for x in inputs]
-    results = [func(*leaves) for leaves in zip(*flat, strict=True)]
+    results = [func(*leaves) for leaves in zip_strict(*flat)]
     return pack_sequence_as(shallow_structure, results)
 
 
@@ -188,7 +188,7 @@ def get_traverse_shallow_structure(traverse_fn: Callable[[Any], Any], structure)
                 f"traverse_fn returned {to_traverse}, which does not match the length of "
                 f"{structure}"
             )
-        for t, child in zip(_children(to_traverse), _children(structure), strict=True):
+        for t, child in zip_strict(_children(to_traverse), _children(structure)):
             if not isinstance(t, bool):
                 raise TypeError(
                     f"traverse_fn didn't return a depth=1 structure of bools.  saw: {to_traverse} "

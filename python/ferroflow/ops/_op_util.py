@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from .._compat import zip_strict
 from ..framework import ops
 
 
 def is_tensor_like(v) -> bool:
     """Whether `v` is a Tensor or converts to one without a constant (a variable)."""
     return isinstance(v, ops.Tensor) or (
-        hasattr(v, "_as_graph_element") and not isinstance(v, str | ops.Operation)
+        hasattr(v, "_as_graph_element") and not isinstance(v, (str, ops.Operation))
     )
 
 
@@ -26,7 +27,7 @@ def convert_same_type(values, names, dtype=None):
     # Tensors keep their own dtype: a mismatch is the op's TypeError, as in TF.
     return [
         ops.convert_to_tensor(v, dtype=None if is_tensor_like(v) else dtype, name=n)
-        for v, n in zip(values, names, strict=True)
+        for v, n in zip_strict(values, names)
     ]
 
 

@@ -178,7 +178,7 @@ def _sum_rows(x):
 
 
 def _embedding(params, ids, partition_strategy):
-    if isinstance(params, list | tuple) and len(params) == 1:
+    if isinstance(params, (list, tuple)) and len(params) == 1:
         params = params[0]
     return nn_ops.embedding_lookup(params, ids, partition_strategy=partition_strategy)
 
@@ -204,7 +204,7 @@ def _compute_sampled_logits(
     Departure: the accidental hits are added as a dense mask built with
     `unsorted_segment_sum` (ferroflow has no `SparseToDense`); the values are TF's.
     """
-    weights_list = list(weights) if isinstance(weights, list | tuple) else [weights]
+    weights_list = list(weights) if isinstance(weights, (list, tuple)) else [weights]
     with ops.name_scope(name, "compute_sampled_logits", [*weights_list, biases, inputs, labels]):
         labels = ops.convert_to_tensor(labels, name="labels")
         if labels.dtype != dtypes.int64:

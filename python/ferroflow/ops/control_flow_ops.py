@@ -16,6 +16,7 @@ from __future__ import annotations
 import builtins
 import collections
 
+from .._compat import zip_strict
 from ..framework import constant_op, dtypes, op_def_registry, ops, tensor_shape
 from ..framework.composite_tensor import CompositeTensor
 from ..framework.indexed_slices import IndexedSlices
@@ -35,7 +36,7 @@ def _ops_of(inputs):
     for i in inputs:
         if i is None:
             continue
-        if hasattr(i, "_as_graph_element") and not isinstance(i, ops.Tensor | ops.Operation):
+        if hasattr(i, "_as_graph_element") and not isinstance(i, (ops.Tensor, ops.Operation)):
             i = i._as_graph_element()
         if isinstance(i, ops.Tensor):
             i = i.op
@@ -108,7 +109,7 @@ def with_dependencies(dependencies, output_tensor, name=None):
     with ops.name_scope(name, "control_dependency", [*dependencies, output_tensor]) as scope:
         # As TF: colocated with `output_tensor` (converted first when it is a value).
         anchor = output_tensor
-        if not (isinstance(anchor, ops.Tensor | ops.Operation) or hasattr(anchor, "op")):
+        if not (isinstance(anchor, (ops.Tensor, ops.Operation)) or hasattr(anchor, "op")):
             anchor = ops.convert_to_tensor(anchor)
         with ops.colocate_with(anchor), ops.control_dependencies(dependencies):
             output_tensor = _convert_to_tensor_or_composite(output_tensor)
@@ -124,7 +125,7 @@ def with_dependencies(dependencies, output_tensor, name=None):
 
 
 def _is_tensor(t) -> bool:
-    return isinstance(t, ops.Tensor | CompositeTensor)
+    return isinstance(t, (ops.Tensor, CompositeTensor))
 
 
 def tuple(tensors, name=None, control_inputs=None):
@@ -208,7 +209,7 @@ def _convert_flows_to_tensorarrays(tensors_or_tensorarrays, tensors_or_flows):
 
     return [
         build_ta_with_new_flow(ta, t_or_flow) if isinstance(ta, TensorArray) else t_or_flow
-        for ta, t_or_flow in zip(tensors_or_tensorarrays, tensors_or_flows, strict=True)
+        for ta, t_or_flow in zip_strict(tensors_or_tensorarrays, tensors_or_flows)
     ]
 
 
@@ -270,7 +271,7 @@ def switch(data, pred, dtype=None, name=None):
         if not isinstance(data, CompositeTensor):
             raise TypeError(f"Type {type(data)} not supported")
         tensors = nest.flatten(data, expand_composites=True)
-        mapped_f, mapped_t = zip(*[_switch_op(t, pred) for t in tensors], strict=True)
+        mapped_f, mapped_t = zip_strict(*[_switch_op(t, pred) for t in tensors])
         return (
             nest.pack_sequence_as(data, list(mapped_f), expand_composites=True),
             nest.pack_sequence_as(data, list(mapped_t), expand_composites=True),
@@ -296,7 +297,7 @@ def _as_indexed_slices(x):
     """
     from ._op_util import make_op
 
-    if not isinstance(x, ops.Tensor | IndexedSlices):
+    if not isinstance(x, (ops.Tensor, IndexedSlices)):
         raise TypeError(f"Not a Tensor or IndexedSlices: {type(x)}")
     if isinstance(x, IndexedSlices):
         return x
@@ -353,7 +354,7 @@ def merge(inputs, name=None):
         inputs = [_convert_to_tensor_or_composite(t) for t in inputs]
         if all(isinstance(v, ops.Tensor) for v in inputs):
             return _merge_op(inputs, name=scope)
-        if all(isinstance(v, IndexedSlices | ops.Tensor) for v in inputs):
+        if all(isinstance(v, (IndexedSlices, ops.Tensor)) for v in inputs):
             inputs = _as_indexed_slices_list(inputs)
         for v in inputs:
             if not isinstance(v, CompositeTensor):
@@ -361,7 +362,7 @@ def merge(inputs, name=None):
         for v in inputs[1:]:
             nest.assert_same_structure(inputs[0], v, expand_composites=True)
         flat_inputs = [nest.flatten(v, expand_composites=True) for v in inputs]
-        merged = [_merge_op(component) for component in zip(*flat_inputs, strict=True)]
+        merged = [_merge_op(component) for component in zip_strict(*flat_inputs)]
         flat_merged = [t for t, _ in merged]
         chosen_index = merged[0][1]
         return _MergeOutput(
@@ -561,13 +562,13 @@ class CondContext(ControlFlowContext):
         if original is None:
             return None, None
         result = nest.map_structure(self._build_tensor, original, expand_composites=True)
-        if not isinstance(result, list | builtins.tuple):
+        if not isinstance(result, (list, builtins.tuple)):
             result = [result]
         return original, result
 
 
 def _unpack_if_singleton(res):
-    if isinstance(res, list | builtins.tuple) and len(res) == 1:
+    if isinstance(res, (list, builtins.tuple)) and len(res) == 1:
         return res[0]
     return res
 
@@ -663,13 +664,13 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             raise ValueError("`true_fn` and `false_fn` must return at least one result.")
         res_t_flat = nest.flatten(res_t, expand_composites=True)
         res_f_flat = nest.flatten(res_f, expand_composites=True)
-        for x, y in zip(res_t_flat, res_f_flat, strict=True):
+        for x, y in zip_strict(res_t_flat, res_f_flat):
             if x.dtype.base_dtype != y.dtype.base_dtype:
                 raise ValueError(
                     "Outputs of `true_fn` and `false_fn` must have the same type(s). "
                     f"Received {x.dtype.name} from `true_fn` and {y.dtype.name} from `false_fn`."
                 )
-        merges = [merge([f, t])[0] for f, t in zip(res_f_flat, res_t_flat, strict=True)]
+        merges = [merge([f, t])[0] for f, t in zip_strict(res_f_flat, res_t_flat)]
         # A TensorArray comes out as `true_fn`'s, over the merged flow (TF's).
         merges = _convert_flows_to_tensorarrays(
             nest.flatten(orig_res_t, expand_composites=True), merges
@@ -692,7 +693,7 @@ def _cast_indexed_slice_indices(a, b):
 
 
 def _case_verify_and_canonicalize_args(pred_fn_pairs, exclusive, name):
-    if not isinstance(pred_fn_pairs, list | builtins.tuple | dict):
+    if not isinstance(pred_fn_pairs, (list, builtins.tuple, dict)):
         raise TypeError(
             f"'pred_fn_pairs' must be a list, tuple, or dict. Received: {type(pred_fn_pairs)}"
         )
@@ -711,7 +712,7 @@ def _case_verify_and_canonicalize_args(pred_fn_pairs, exclusive, name):
             raise TypeError(f"pred must be a Tensor, got: {pred}")
         if not callable(fn):
             raise TypeError(f"fn for pred {pred.name} must be callable.")
-    predicates, actions = zip(*pred_fn_pairs, strict=True) if pred_fn_pairs else ((), ())
+    predicates, actions = zip_strict(*pred_fn_pairs) if pred_fn_pairs else ((), ())
     return list(predicates), list(actions)
 
 
@@ -776,7 +777,7 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
         if default is None:
             default, predicates, actions = _case_create_default_action(predicates, actions)
         fn = default
-        for predicate, action in reversed(list(zip(predicates, actions, strict=True))):
+        for predicate, action in reversed(list(zip_strict(predicates, actions))):
             fn = _bind_cond(predicate, action, fn, strict)
         if exclusive:
             with ops.control_dependencies(
@@ -804,7 +805,7 @@ def _indexed_case_verify_and_canonicalize_args(branch_fns, default, branch_index
         raise TypeError(f"'branch_index' must be an integer Tensor, got {branch_index.dtype}")
     if not branch_fns:
         raise ValueError("Must provide at least one item in 'branch_fns'")
-    if not isinstance(branch_fns, list | builtins.tuple | dict):
+    if not isinstance(branch_fns, (list, builtins.tuple, dict)):
         raise TypeError("'branch_fns' must be a list, tuple, or dict")
     if isinstance(branch_fns, dict):
         branch_fns = branch_fns.items()
@@ -896,7 +897,7 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
             for k in range(len(fns) - 1)
         ]
         fn = fns[-1]
-        for pred, action in reversed(list(zip(preds, fns[:-1], strict=True))):
+        for pred, action in reversed(list(zip_strict(preds, fns[:-1]))):
             fn = _bind_cond(pred, action, fn, strict=True)
         return fn()
 
@@ -905,7 +906,7 @@ def _case_output(x):
     """A branch result of `switch_case` as TF's `Case` takes it (values as tensors)."""
     from .tensor_array_ops import TensorArray
 
-    if x is None or isinstance(x, ops.Operation | TensorArray):
+    if x is None or isinstance(x, (ops.Operation, TensorArray)):
         return x
     return ops.convert_to_tensor(x)
 
@@ -931,7 +932,7 @@ def _check_same_case_outputs(out0, out, b):
         error(str(e))
     flat0 = [_convert_tensorarray_to_flow(x) for x in nest.flatten(out0, expand_composites=True)]
     flat = [_convert_tensorarray_to_flow(x) for x in nest.flatten(out, expand_composites=True)]
-    for x0, x in zip(flat0, flat, strict=True):
+    for x0, x in zip_strict(flat0, flat):
         if isinstance(x0, ops.Tensor) and isinstance(x, ops.Tensor) and x0.dtype != x.dtype:
             error(f"{x0} and {x} have different types")
 
@@ -1033,8 +1034,7 @@ def _shape_less_equal(shape1, shape2):
     if shape1.ndims != shape2.ndims:
         return False
     return all(
-        d2.value is None or d1.value == d2.value
-        for d1, d2 in zip(shape1.dims, shape2.dims, strict=True)
+        d2.value is None or d1.value == d2.value for d1, d2 in zip_strict(shape1.dims, shape2.dims)
     )
 
 
@@ -1115,7 +1115,7 @@ def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
     g = ops.get_default_graph()
     # The loop variables (a leaf each: tensors, composites, TensorArrays), converted.
     leaves = [
-        v if isinstance(v, TensorArray | CompositeTensor) else _loop_var_to_tensor(v)
+        v if isinstance(v, (TensorArray, CompositeTensor)) else _loop_var_to_tensor(v)
         for v in nest.flatten(loop_vars)
     ]
     if shape_invariants is None:
@@ -1126,21 +1126,21 @@ def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
         nest.assert_same_structure(loop_vars, shape_invariants)
         leaf_invariants = [
             None if isinstance(v, TensorArray) else _get_shape_invariant(v, s)
-            for v, s in zip(leaves, nest.flatten(shape_invariants), strict=True)
+            for v, s in zip_strict(leaves, nest.flatten(shape_invariants))
         ]
     # The loop tensors: each leaf's components. A TensorArray travels as its flow, a
     # float scalar.
     flat_orig = nest.flatten(leaves, expand_composites=True)
     flat = [v.flow if isinstance(v, TensorArray) else v for v in flat_orig]
     invariants = []
-    for v, inv in zip(leaves, leaf_invariants, strict=True):
+    for v, inv in zip_strict(leaves, leaf_invariants):
         if isinstance(v, TensorArray):
             invariants.append(tensor_shape.TensorShape([]))
         elif isinstance(v, CompositeTensor):
             invariants.extend(inv or ())
         else:
             invariants.append(tensor_shape.as_shape(inv))
-    for t, inv in zip(flat, invariants, strict=True):
+    for t, inv in zip_strict(flat, invariants):
         if not _shape_less_equal(t.shape, inv):
             raise ValueError(
                 f"The shape invariant specified for {t.name} is not compatible with the "
@@ -1152,12 +1152,12 @@ def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
     try:
         placeholders = [
             array_ops.placeholder(t.dtype.base_dtype, inv, name="loop_var")
-            for t, inv in zip(flat, invariants, strict=True)
+            for t, inv in zip_strict(flat, invariants)
         ]
-        context._loop_inits = {p.op._id: t for p, t in zip(placeholders, flat, strict=True)}
+        context._loop_inits = {p.op._id: t for p, t in zip_strict(placeholders, flat)}
         inner = [
             build_ta_with_new_flow(v, p) if isinstance(v, TensorArray) else p
-            for v, p in zip(flat_orig, placeholders, strict=True)
+            for v, p in zip_strict(flat_orig, placeholders)
         ]
         inner_leaves = nest.pack_sequence_as(leaves, inner, expand_composites=True)
         packed = nest.pack_sequence_as(loop_vars, inner_leaves)
@@ -1195,7 +1195,7 @@ def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
             "Number of inputs and outputs of 'body' must match 'loop_vars'. Got "
             f"{len(flat)} for the number of inputs/outputs, and {len(results)} for 'loop_vars'."
         )
-    for t, p, r in zip(flat, placeholders, results, strict=True):
+    for t, p, r in zip_strict(flat, placeholders, results):
         if r.dtype.base_dtype != t.dtype.base_dtype:
             raise TypeError(
                 f"Loop var {t.name} enters the loop with type {t.dtype.base_dtype.name}, "
@@ -1218,7 +1218,7 @@ def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
     updated: dict[int, ops.Tensor] = {}
     for inner_op in (op for op in g._ops[context._start :] if op._id in context._op_ids):
         flags = op_def_registry.ref_input_flags(inner_op.type)
-        for t, is_ref in zip(inner_op.inputs, flags, strict=False):
+        for t, is_ref in zip(inner_op.inputs, flags):
             if is_ref:
                 updated.setdefault(t.op._id, t)
     live = [
@@ -1250,7 +1250,7 @@ def _build_while(cond, body, loop_vars, shape_invariants, parallel_iterations, b
     # writes gave it (the shape list is shared).
     outputs = [
         build_ta_with_new_flow(v, t) if isinstance(r, TensorArray) else t
-        for v, r, t in zip(flat_orig, flat_result, outputs, strict=True)
+        for v, r, t in zip_strict(flat_orig, flat_result, outputs)
     ]
     return nest.pack_sequence_as(body_result, outputs, expand_composites=True), len(outputs)
 
@@ -1359,7 +1359,7 @@ def while_loop(
         if return_same_structure:
             result = packed
         else:
-            result = packed[0] if n == 1 and isinstance(packed, list | builtins.tuple) else packed
+            result = packed[0] if n == 1 and isinstance(packed, (list, builtins.tuple)) else packed
         if maximum_iterations is not None:
             return result[1]
         return result
@@ -1447,10 +1447,10 @@ def _while_grad(op, *grads):
         diff = diff_vars + diff_caps
         vjp_vars = [
             array_ops.zeros_like(x) if v is None else ops.convert_to_tensor(v)
-            for x, v in zip(xs, vjp[: len(diff_vars)], strict=False)
+            for x, v in zip(xs, vjp[: len(diff_vars)])
         ]
         vjp_caps = [ops.convert_to_tensor(vjp[len(diff_vars) + k]) for k in connected]
-        fetches = vjp_vars + [acc + v for acc, v in zip(accumulators, vjp_caps, strict=True)]
+        fetches = vjp_vars + [acc + v for acc, v in zip_strict(accumulators, vjp_caps)]
         g._control_flow_context = caller_context
         incoming = []
         for i in diff:

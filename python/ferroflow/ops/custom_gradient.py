@@ -19,7 +19,7 @@ _uids = itertools.count()
 
 
 def _flatten(structure) -> list:
-    if isinstance(structure, list | tuple):
+    if isinstance(structure, (list, tuple)):
         return [leaf for item in structure for leaf in _flatten(item)]
     return [structure]
 
@@ -29,7 +29,7 @@ def _pack_as(structure, flat: list):
     leaves = iter(flat)
 
     def pack(s):
-        if isinstance(s, list | tuple):
+        if isinstance(s, (list, tuple)):
             packed = [pack(item) for item in s]
             return type(s)(packed) if isinstance(s, list) else tuple(packed)
         return next(leaves)

@@ -20,6 +20,7 @@ import functools
 import hashlib
 from collections.abc import Sequence
 
+from .._compat import zip_strict
 from ..framework import dtypes as _dtypes
 from ..framework import indexed_slices, ops, random_seed, tensor_shape, tensor_util
 from . import array_ops
@@ -41,7 +42,7 @@ def _as_type_list(dtypes) -> list:
     """`dtypes` as a list of `DType`s."""
     if dtypes is None:
         raise ValueError("dtypes must be given")
-    if not isinstance(dtypes, list | tuple):
+    if not isinstance(dtypes, (list, tuple)):
         dtypes = [dtypes]
     return [_dtypes.as_dtype(d) for d in dtypes]
 
@@ -58,7 +59,7 @@ def _as_shape_list(shapes, unknown_dim_allowed=False, unknown_rank_allowed=False
         return None
     if isinstance(shapes, tensor_shape.TensorShape):
         shapes = [shapes]
-    if not isinstance(shapes, tuple | list):
+    if not isinstance(shapes, (tuple, list)):
         raise TypeError(
             "Shapes must be a TensorShape or a list or tuple of TensorShapes, "
             f"got {type(shapes)} instead."
@@ -76,7 +77,7 @@ def _as_shape_list(shapes, unknown_dim_allowed=False, unknown_rank_allowed=False
 def _as_name_list(names, dtypes):
     if names is None:
         return None
-    if not isinstance(names, list | tuple):
+    if not isinstance(names, (list, tuple)):
         names = [names]
     if len(names) != len(dtypes):
         raise ValueError(
@@ -103,10 +104,7 @@ def _shape_common(s1, s2):
     if s1.ndims is None or s2.ndims is None or s1.ndims != s2.ndims:
         return tensor_shape.unknown_shape()
     return tensor_shape.TensorShape(
-        [
-            a if a is not None and a == b else None
-            for a, b in zip(s1.as_list(), s2.as_list(), strict=True)
-        ]
+        [a if a is not None and a == b else None for a, b in zip_strict(s1.as_list(), s2.as_list())]
     )
 
 
@@ -203,8 +201,7 @@ class QueueBase:
         if not all(names == q.names for q in queues[1:]):
             raise TypeError("Queues do not have matching component names.")
         reduced = [
-            functools.reduce(_shape_common, s)
-            for s in zip(*[q.shapes for q in queues], strict=True)
+            functools.reduce(_shape_common, s) for s in zip_strict(*[q.shapes for q in queues])
         ]
         # TF gathers from the stacked handles (`stack`, `GatherV2`); ferroflow's `Pack`
         # and `GatherV2` kernels take no resource handles, so the handle is chosen
@@ -266,16 +263,16 @@ class QueueBase:
         else:
             if self._names:
                 raise ValueError("You must enqueue a dictionary in a Queue with names")
-            if not isinstance(vals, list | tuple):
+            if not isinstance(vals, (list, tuple)):
                 vals = [vals]
         return [
             ops.convert_to_tensor(val, dtype=dtype, name=f"component_{i}")
-            for i, (val, dtype) in enumerate(zip(vals, self._dtypes, strict=False))
+            for i, (val, dtype) in enumerate(zip(vals, self._dtypes))
         ]
 
     @staticmethod
     def _scope_vals(vals):
-        if isinstance(vals, list | tuple):
+        if isinstance(vals, (list, tuple)):
             return vals
         if isinstance(vals, dict):
             return list(vals.values())
@@ -292,7 +289,7 @@ class QueueBase:
         """
         with ops.name_scope(name, f"{self._name}_enqueue", self._scope_vals(vals)) as scope:
             vals = self._check_enqueue_dtypes(vals)
-            for val, shape in zip(vals, self._shapes, strict=False):
+            for val, shape in zip(vals, self._shapes):
                 val.get_shape().assert_is_compatible_with(shape)
             return make_op("QueueEnqueueV2", [self._queue_ref, *vals], scope=scope)
 
@@ -306,7 +303,7 @@ class QueueBase:
         with ops.name_scope(name, f"{self._name}_EnqueueMany", self._scope_vals(vals)) as scope:
             vals = self._check_enqueue_dtypes(vals)
             batch_dim = tensor_shape.Dimension(vals[0].get_shape().with_rank_at_least(1)[0])
-            for val, shape in zip(vals, self._shapes, strict=False):
+            for val, shape in zip(vals, self._shapes):
                 val_batch = tensor_shape.Dimension(val.get_shape().with_rank_at_least(1)[0])
                 batch_dim = batch_dim.merge_with(val_batch)
                 val.get_shape()[1:].assert_is_compatible_with(shape)
@@ -336,7 +333,7 @@ class QueueBase:
         empty it raises `OutOfRangeError`.
         """
         _, ret = self._dequeue_op("QueueDequeueV2", name or f"{self._name}_Dequeue")
-        for output, shape in zip(ret, self._shapes, strict=True):
+        for output, shape in zip_strict(ret, self._shapes):
             output.set_shape(shape)
         return self._dequeue_return_value(ret)
 
@@ -348,7 +345,7 @@ class QueueBase:
         """
         op, ret = self._dequeue_op("QueueDequeueManyV2", name or f"{self._name}_DequeueMany", n)
         batch_dim = tensor_shape.Dimension(tensor_util.constant_value(op.inputs[1]))
-        for output, shape in zip(ret, self._shapes, strict=True):
+        for output, shape in zip_strict(ret, self._shapes):
             output.set_shape(tensor_shape.TensorShape([batch_dim]).concatenate(shape))
         return self._dequeue_return_value(ret)
 
@@ -359,7 +356,7 @@ class QueueBase:
         least one) instead of raising `OutOfRangeError`.
         """
         _, ret = self._dequeue_op("QueueDequeueUpToV2", name or f"{self._name}_DequeueUpTo", n)
-        for output, shape in zip(ret, self._shapes, strict=True):
+        for output, shape in zip_strict(ret, self._shapes):
             output.set_shape(tensor_shape.TensorShape([None]).concatenate(shape))
         return self._dequeue_return_value(ret)
 

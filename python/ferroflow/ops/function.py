@@ -24,6 +24,7 @@ import hashlib
 import inspect
 import itertools
 
+from .._compat import zip_strict
 from ..framework import dtypes, ops
 from . import array_ops, control_flow_ops
 
@@ -179,7 +180,7 @@ class _DefinedFunction:
                 f"Function {self._name} takes {len(self._input_types)} arguments, got {len(args)}"
             )
         tensors = []
-        for i, (a, t) in enumerate(zip(args, self._input_types, strict=True)):
+        for i, (a, t) in enumerate(zip_strict(args, self._input_types)):
             x = ops.convert_to_tensor(a, dtype=t) if not isinstance(a, ops.Tensor) else a
             if x.dtype.base_dtype != t:
                 raise ValueError(
@@ -240,7 +241,7 @@ class _CallOp:
 def _flatten_results(result) -> list:
     if result is None:
         return []
-    if isinstance(result, list | tuple):
+    if isinstance(result, (list, tuple)):
         return list(result)
     return [result]
 
@@ -276,7 +277,7 @@ def _inline_call(fn: _DefinedFunction, g, args: list, name):
     call_results = list(out[: len(results)])
     if fn._shape_func is not None:
         shapes = fn._shape_func(_CallOp(call_results[0].op, args, call_results, fn.name))
-        for t, s in zip(call_results, shapes, strict=True):
+        for t, s in zip_strict(call_results, shapes):
             t.set_shape(s)
     if len(call_results) == 1:
         return call_results[0]

@@ -8,6 +8,7 @@ its gradient too.
 
 from __future__ import annotations
 
+from .._compat import zip_strict
 from ..framework import constant_op, dtypes, ops, tensor_shape
 from . import array_ops
 from .control_flow_ops import _assert_same_structure, _flatten, _is_sequence, _pack_as, while_loop
@@ -117,13 +118,13 @@ def map_fn(
             result = fn(value)
             _assert_same_structure(out_structure, result)
             flat = [ops.convert_to_tensor(r) for r in _flatten(result)]
-            for r, d in zip(flat, out_dtypes, strict=True):
+            for r, d in zip_strict(flat, out_dtypes):
                 if r.dtype.base_dtype != d:
                     raise TypeError(
                         f"TensorArray dtype is {d.name} but Op is trying to write dtype "
                         f"{r.dtype.base_dtype.name}."
                     )
-            return i + 1, [ta.write(i, r) for ta, r in zip(tas, flat, strict=True)]
+            return i + 1, [ta.write(i, r) for ta, r in zip_strict(tas, flat)]
 
         _, r_a = while_loop(
             lambda i, _: i < n,
@@ -299,7 +300,7 @@ def scan(
         ]
         if initializer is None:
             last = n_t - 1 if reverse else 0
-            accs_ta = [ta.write(last, a) for ta, a in zip(accs_ta, a_flat, strict=True)]
+            accs_ta = [ta.write(last, a) for ta, a in zip_strict(accs_ta, a_flat)]
         output_is_sequence = _is_sequence(out_structure)
 
         def pack_out(flat):
@@ -311,7 +312,7 @@ def scan(
             a_out = fn(pack_out(a_flat), packed_elems)
             _assert_same_structure(out_structure, a_out)
             flat = [ops.convert_to_tensor(x) for x in _flatten(a_out)]
-            tas = [ta.write(i, v) for ta, v in zip(tas, flat, strict=True)]
+            tas = [ta.write(i, v) for ta, v in zip_strict(tas, flat)]
             return (i - 1 if reverse else i + 1, flat, tas)
 
         initial_i = n_t - 1 - start if reverse else constant_op.constant(start)

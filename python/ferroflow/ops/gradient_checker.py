@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._compat import zip_strict
 from ..framework import constant_op, dtypes, ops
 from ..framework.indexed_slices import IndexedSlices
 from . import array_ops, gradients
@@ -44,7 +45,7 @@ def _theoretical_jacobian(x, x_shape, x_data, dy, dy_shape, dx, extra_feed_dict)
         feed = _extra_feeds(extra_feed_dict, {x: x_data, dy: dy_data})
         if isinstance(dx, IndexedSlices):
             indices, values = sess.run([dx.indices, dx.values], feed_dict=feed)
-            for i, v in zip(indices, values, strict=True):
+            for i, v in zip_strict(indices, values):
                 jacobian[i * x_val_size : (i + 1) * x_val_size, col] += v.flat
         else:
             jacobian[:, col] = sess.run(dx, feed_dict=feed).ravel()
@@ -136,7 +137,7 @@ def compute_gradient(
         pairs = [_dx_and_dy(xi, y, y_shape) for xi in x]
         return [
             _one_gradient(xi, si, dx, y, y_shape, dy, vi, delta, extra_feed_dict)
-            for xi, si, (dx, dy), vi in zip(x, x_shape, pairs, inits, strict=True)
+            for xi, si, (dx, dy), vi in zip_strict(x, x_shape, pairs, inits)
         ]
     dx, dy = _dx_and_dy(x, y, y_shape)
     return _one_gradient(x, x_shape, dx, y, y_shape, dy, x_init_value, delta, extra_feed_dict)

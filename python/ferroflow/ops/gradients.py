@@ -14,6 +14,7 @@ import threading
 
 import numpy as np
 
+from .._compat import zip_strict
 from ..framework import ops
 from ..framework.indexed_slices import IndexedSlices
 from . import array_ops, math_ops
@@ -43,7 +44,7 @@ class AggregationMethod:
 
 
 def _as_list(x):
-    return list(x) if isinstance(x, list | tuple) else [x]
+    return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
 def gradients(
@@ -127,13 +128,13 @@ def gradients(
             # them) get the control inputs, and every gradient flows from them.
             grad_ys = [
                 _default_grad_ys(y, i, colocate_gradients_with_ops) if gy is None else gy
-                for i, (y, gy) in enumerate(zip(ys, grad_ys, strict=True))
+                for i, (y, gy) in enumerate(zip_strict(ys, grad_ys))
             ]
         # A given initial gradient is renamed into this call's scope, as TF does: a
         # TensorArray gradient finds its gradient array by that scope.
         grad_ys = [
             _renamed_grad_y(gy, i) if was_given else gy
-            for i, (gy, was_given) in enumerate(zip(grad_ys, given, strict=True))
+            for i, (gy, was_given) in enumerate(zip_strict(grad_ys, given))
         ]
         # The walk's sparse gradients carry a dense shape; one the caller left out is
         # y's, and None again in the results that pass it on unchanged (as TF's).
@@ -177,7 +178,7 @@ def gradients(
             _sync_walk_ops(g, first, context)
         _set_original_ops(g, scope, start)
     out: list[ops.Tensor | IndexedSlices | None] = []
-    for x, r in zip(xs, step[1], strict=True):
+    for x, r in zip_strict(xs, step[1]):
         if r is None and unconnected is UnconnectedGradients.ZERO:
             with g.as_default():
                 out.append(array_ops.zeros_like(x))
@@ -231,7 +232,7 @@ def hessians(
     out = []
     g = ops._graph_of(_as_list(ys) + xs)
     with g.as_default(), ops.name_scope(None, name, _as_list(ys) + xs):
-        for gradient, x in zip(first, xs, strict=True):
+        for gradient, x in zip_strict(first, xs):
             x = ops.convert_to_tensor(x)
             shape = x.get_shape()
             if not shape.is_fully_defined():
@@ -282,7 +283,7 @@ def _hessian_vector_product(ys, xs, v):
     assert len(grads) == length
     elemwise_products = [
         math_ops.multiply(grad_elem, array_ops.stop_gradient(v_elem))
-        for grad_elem, v_elem in zip(grads, v, strict=True)
+        for grad_elem, v_elem in zip_strict(grads, v)
         if grad_elem is not None
     ]
     return gradients(elemwise_products, xs)
@@ -407,10 +408,10 @@ def _python_op_gradient(g, op, out_grads, scope, colocate):
                 array_ops.zeros_like(t)
                 if grad is None and (t.dtype.is_floating or t.dtype.is_complex)
                 else grad
-                for grad, t in zip(out_grads, op.outputs, strict=True)
+                for grad, t in zip_strict(out_grads, op.outputs)
             ]
             in_grads = fn(op, *out_grads)
-    in_grads = list(in_grads) if isinstance(in_grads, list | tuple) else [in_grads]
+    in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
     if len(in_grads) != len(op.inputs):
         raise ValueError(
             f"Num gradients {len(in_grads)} generated for op {op.name} do not match "
@@ -418,7 +419,7 @@ def _python_op_gradient(g, op, out_grads, scope, colocate):
         )
     converted = []
     with g.as_default():
-        for grad, inp in zip(in_grads, op.inputs, strict=True):
+        for grad, inp in zip_strict(in_grads, op.inputs):
             if grad is None or isinstance(grad, IndexedSlices):
                 converted.append(grad)
                 continue

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._compat import zip_strict
 from ..framework import dtypes, ops, tensor_shape
 from ..framework.tensor_util import constant_value, constant_value_as_shape
 from . import array_ops, check_ops, control_flow_ops, math_ops, random_ops
@@ -110,7 +111,7 @@ def _image_dimensions(image, rank):
         return image.get_shape().as_list()
     static_shape = image.get_shape().with_rank(rank).as_list()
     dynamic_shape = array_ops.unstack(array_ops.shape(image), rank)
-    return [s if s is not None else d for s, d in zip(static_shape, dynamic_shape, strict=True)]
+    return [s if s is not None else d for s, d in zip_strict(static_shape, dynamic_shape)]
 
 
 def _check_at_least_3d_image(image, require_static=True):
@@ -1760,7 +1761,7 @@ def _verify_compatible_image_shapes(img1, img2):
     shape2 = img2.get_shape().with_rank_at_least(3)
     shape1[-3:].assert_is_compatible_with(shape2[-3:])
     if shape1.ndims is not None and shape2.ndims is not None:
-        for dim1, dim2 in zip(reversed(shape1.dims[:-3]), reversed(shape2.dims[:-3]), strict=False):
+        for dim1, dim2 in zip(reversed(shape1.dims[:-3]), reversed(shape2.dims[:-3])):
             if not (dim1 == 1 or dim2 == 1 or dim1.is_compatible_with(dim2)):
                 raise ValueError(f"Two images are not compatible: {shape1} and {shape2}")
     shape1, shape2 = _shape_n([img1, img2])
@@ -2031,7 +2032,7 @@ def ssim_multiscale(
                         _reshape_as_tf_infers(
                             x, array_ops.concat([[-1], t], 0), None if st is None else [None, *st]
                         )
-                        for x, t, st in zip(imgs, tails, static_tails, strict=True)
+                        for x, t, st in zip_strict(imgs, tails, static_tails)
                     ]
                     remainder = tails[0] % divisor_tensor
                     need_padding = math_ops.reduce_any(math_ops.not_equal(remainder, 0))
@@ -2051,8 +2052,8 @@ def ssim_multiscale(
                         _reshape_as_tf_infers(
                             x, array_ops.concat([h, t], 0), None if sh is None else [*sh, *st]
                         )
-                        for x, h, t, sh, st in zip(
-                            downscaled, heads, tails, static_heads, static_tails, strict=True
+                        for x, h, t, sh, st in zip_strict(
+                            downscaled, heads, tails, static_heads, static_tails
                         )
                     ]
                 # Overwrite the previous ssim value: only the last one is needed.

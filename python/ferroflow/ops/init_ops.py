@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .._compat import zip_strict
 from ..framework import constant_op, dtypes, ops, tensor_shape
 from . import array_ops, indexing_ops, math_ops, random_ops
 
@@ -115,7 +116,7 @@ class Constant(Initializer):
         Raises:
             TypeError: For another kind of `value`.
         """
-        if not (np.isscalar(value) or isinstance(value, list | tuple | np.ndarray)):
+        if not (np.isscalar(value) or isinstance(value, (list, tuple, np.ndarray))):
             raise TypeError(
                 f"Invalid type for initial value={value} of type: "
                 f"{type(value).__name__}. Expected Python scalar, list or tuple of "
@@ -621,7 +622,7 @@ class ConvolutionOrthogonal(Initializer):
         for out in np.ndindex(*([size] * dims)):
             acc = array_ops.zeros([n, n], self.dtype)
             for first in np.ndindex(*[min(k, o + 1) for o in out]):
-                second = tuple(o - f for o, f in zip(out, first, strict=True))
+                second = tuple(o - f for o, f in zip_strict(out, first))
                 if all(s < l for s in second):
                     acc += math_ops.matmul(m1[first], m2[second])
             result[out] = acc

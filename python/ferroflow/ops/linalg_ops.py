@@ -46,7 +46,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims
     if keepdims is None:
         keepdims = False
 
-    is_matrix_norm = isinstance(axis, tuple | list) and len(axis) == 2
+    is_matrix_norm = isinstance(axis, (tuple, list)) and len(axis) == 2
     if is_matrix_norm:
         axis = tuple(axis)
         if not isinstance(axis[0], int) or not isinstance(axis[1], int) or axis[0] == axis[1]:

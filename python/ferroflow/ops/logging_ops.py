@@ -13,7 +13,7 @@ from ._op_util import make_op
 
 
 def _data_tensors(data):
-    if isinstance(data, ops.Tensor) or not isinstance(data, list | tuple):
+    if isinstance(data, ops.Tensor) or not isinstance(data, (list, tuple)):
         raise TypeError(f"data must be a list of tensors, got {type(data).__name__}")
     return [ops.convert_to_tensor(d) for d in data]
 

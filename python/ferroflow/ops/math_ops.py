@@ -6,6 +6,7 @@ import builtins
 
 import numpy as np
 
+from .._compat import zip_strict
 from ..framework import constant_op, dtypes, indexed_slices, ops
 from . import array_ops
 from ._op_util import binary, convert_same_type, make_op, unary
@@ -136,7 +137,7 @@ def pow(x, y, name=None):
 
 def add_n(inputs, name=None):
     """The sum of a list of same-shaped tensors (one `AddN` op)."""
-    if not inputs or not isinstance(inputs, list | tuple):
+    if not inputs or not isinstance(inputs, (list, tuple)):
         raise ValueError(
             "inputs must be a list of at least one Tensor with the same dtype and shape"
         )
@@ -580,7 +581,7 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):
                 )
             dtype = max(kinds, key=hierarchy.index)
         args = []
-        for v, n in zip(values, ("start", "limit", "delta"), strict=True):
+        for v, n in zip_strict(values, ("start", "limit", "delta")):
             if isinstance(v, ops.Tensor):
                 # TF casts tensors to the inferred type or the given `dtype` (no op when
                 # they have it already).
@@ -705,7 +706,7 @@ def _binary_operator(func, scope_name):
             # TF's `_mul_dispatch`: dense * sparse is the sparse tensor's `*`.
             return y * x
         with ops.name_scope(None, scope_name, [x, y]) as scope:
-            if not isinstance(y, ops.Tensor | ops.Operation) and not hasattr(
+            if not isinstance(y, (ops.Tensor, ops.Operation)) and not hasattr(
                 y, "_as_graph_element"
             ):
                 y = ops.convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")

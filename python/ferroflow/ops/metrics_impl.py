@@ -8,6 +8,7 @@ batch to them and gives the value after the update.
 
 from __future__ import annotations
 
+from .._compat import zip_strict
 from ..framework import constant_op, dtypes, ops, sparse_tensor, tensor_util
 from ..platform import tf_logging as logging
 from . import (
@@ -1071,7 +1072,7 @@ def _check_sparse_set_operands(a, labels, min_rank=2):
     if a_shape.ndims is not None and b_shape.ndims is not None:
         a_dims, b_dims = a_shape.as_list()[:-1], b_shape.as_list()[:-1]
         mismatch = len(a_dims) != len(b_dims) or any(
-            x is not None and y is not None and x != y for x, y in zip(a_dims, b_dims, strict=True)
+            x is not None and y is not None and x != y for x, y in zip_strict(a_dims, b_dims)
         )
         if mismatch:
             raise ValueError(
@@ -1191,7 +1192,7 @@ def _check_set_operands(a, b, a_shape=None, b_shape=None):
         raise ValueError(
             f"Shapes must be equal rank, but are {len(a_lead)} and {len(b_lead)}{where}"
         )
-    for i, (x, y) in enumerate(zip(a_lead, b_lead, strict=True)):
+    for i, (x, y) in enumerate(zip_strict(a_lead, b_lead)):
         if x.value is not None and y.value is not None and x.value != y.value:
             raise ValueError(
                 f"Dimension {i} in both shapes must be equal, but are {x.value} and "

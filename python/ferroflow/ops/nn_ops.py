@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 
 from .. import errors
+from .._compat import zip_strict
 from ..framework import dtypes, ops, tensor_shape
 from . import array_ops, data_flow_ops, math_ops, random_ops, variables
 from ._op_util import convert_same_type, is_tensor_like, make_op, unary
@@ -310,7 +311,7 @@ def embedding_lookup(
     del validate_indices
     if params is None:
         raise ValueError("params must be specified")
-    if isinstance(params, list | tuple) and not params:
+    if isinstance(params, (list, tuple)) and not params:
         raise ValueError("Length of params is currently 0. Need at least one param.")
     if isinstance(params, variables.PartitionedVariable):
         params = list(params)
@@ -339,7 +340,7 @@ def embedding_lookup(
                 )
             else:
                 dim_0_sizes = []
-                for p, d in zip(params, dims, strict=True):
+                for p, d in zip_strict(params, dims):
                     if d is not None:
                         dim_0_sizes.append(d)
                     else:
@@ -493,7 +494,7 @@ def _noise_shape(x, noise_shape):
     except (TypeError, ValueError):
         return noise_shape
     if x.shape.ndims is not None and x.shape.ndims == requested.ndims:
-        pairs = zip(x.shape.as_list(), requested.as_list(), strict=True)
+        pairs = zip_strict(x.shape.as_list(), requested.as_list())
         return tensor_shape.TensorShape([d if n is None else n for d, n in pairs])
     return noise_shape
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import collections
 import re
 
+from .._compat import zip_strict
 from ..framework import dtypes as _dtypes
 from ..framework import ops, tensor_shape
 from ..platform import tf_logging as logging
@@ -263,9 +264,7 @@ class _ParseOpParams:
     def dense_defaults_vec(self):
         """The default tensors, made in the current name scope as TF makes them."""
         out = []
-        for key, shape, dtype in zip(
-            self.dense_keys, self.dense_shapes, self.dense_types, strict=True
-        ):
+        for key, shape, dtype in zip_strict(self.dense_keys, self.dense_shapes, self.dense_types):
             value = self.dense_defaults.get(key)
             safe = re.sub("[^A-Za-z0-9_.\\-/]", "_", key)
             if _unknown_first(shape):
@@ -509,20 +508,15 @@ def _parse_sequence_example_raw(serialized, debug_name, context, feature_list, n
         def sparse(keys):
             n = len(keys)
             idx, vals, shapes = take(n), take(n), take(n)
-            return {
-                k: _sparse(*t)
-                for k, t in zip(keys, zip(idx, vals, shapes, strict=True), strict=True)
-            }
+            return {k: _sparse(*t) for k, t in zip_strict(keys, zip_strict(idx, vals, shapes))}
 
         context_out = sparse(context.sparse_keys)
-        context_out.update(zip(context.dense_keys, take(len(context.dense_keys)), strict=True))
+        context_out.update(zip_strict(context.dense_keys, take(len(context.dense_keys))))
         feature_list_out = sparse(feature_list.sparse_keys)
         feature_list_out.update(
-            zip(feature_list.dense_keys, take(len(feature_list.dense_keys)), strict=True)
+            zip_strict(feature_list.dense_keys, take(len(feature_list.dense_keys)))
         )
-        lengths = dict(
-            zip(feature_list.dense_keys, take(len(feature_list.dense_keys)), strict=True)
-        )
+        lengths = dict(zip_strict(feature_list.dense_keys, take(len(feature_list.dense_keys))))
         return context_out, feature_list_out, lengths
 
 

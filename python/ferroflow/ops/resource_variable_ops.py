@@ -224,6 +224,6 @@ for _dunder in (
 
 def is_resource_variable(var) -> bool:
     """Whether `var` is to be considered a resource variable (TF's test)."""
-    return isinstance(var, ResourceVariable | _UnreadVariable) or hasattr(
+    return isinstance(var, (ResourceVariable, _UnreadVariable)) or hasattr(
         var, "_should_act_as_resource_variable"
     )

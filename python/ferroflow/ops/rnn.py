@@ -12,6 +12,7 @@ condition reshaped to `[batch, 1, ...]`; values and gradients are TF's.
 
 from __future__ import annotations
 
+from .._compat import zip_strict
 from ..framework import constant_op, dtypes, ops, tensor_shape, tensor_util
 from . import array_ops, control_flow_ops, logging_ops, math_ops, rnn_fusion
 from . import variable_scope as vs
@@ -135,10 +136,10 @@ def _rnn_step(
     def _copy_some_through(flat_new_output, flat_new_state):
         flat_new_output = [
             _copy_one_through(zero, new)
-            for zero, new in zip(flat_zero_output, flat_new_output, strict=True)
+            for zero, new in zip_strict(flat_zero_output, flat_new_output)
         ]
         flat_new_state = [
-            _copy_one_through(old, new) for old, new in zip(flat_state, flat_new_state, strict=True)
+            _copy_one_through(old, new) for old, new in zip_strict(flat_state, flat_new_state)
         ]
         return flat_new_output + flat_new_state
 
@@ -174,9 +175,9 @@ def _rnn_step(
         )
     final_output = final_output_and_state[: len(flat_zero_output)]
     final_state = final_output_and_state[len(flat_zero_output) :]
-    for output, flat_output in zip(final_output, flat_zero_output, strict=True):
+    for output, flat_output in zip_strict(final_output, flat_zero_output):
         output.set_shape(flat_output.shape)
-    for substate, flat_substate in zip(final_state, flat_state, strict=True):
+    for substate, flat_substate in zip_strict(final_state, flat_state):
         if not isinstance(substate, TensorArray):
             substate.set_shape(flat_substate.shape)
     return (
@@ -198,7 +199,7 @@ def _reverse_seq(input_seq, lengths):
         return list(reversed(input_seq))
     flat_input_seq = tuple(flatten(input_) for input_ in input_seq)
     flat_results: list[list] = [[] for _ in range(len(input_seq))]
-    for sequence in zip(*flat_input_seq, strict=True):
+    for sequence in zip_strict(*flat_input_seq):
         input_shape = tensor_shape.unknown_shape(rank=sequence[0].shape.ndims)
         for input_ in sequence:
             input_shape.assert_is_compatible_with(input_.shape)
@@ -206,12 +207,12 @@ def _reverse_seq(input_seq, lengths):
         s_joined = array_ops.stack(sequence)
         s_reversed = _reverse_sequence(s_joined, lengths, 0, 1)
         result = array_ops.unstack(s_reversed)
-        for r, flat_result in zip(result, flat_results, strict=True):
+        for r, flat_result in zip_strict(result, flat_results):
             r.set_shape(input_shape)
             flat_result.append(r)
     return [
         pack_sequence_as(input_, flat_result)
-        for input_, flat_result in zip(input_seq, flat_results, strict=True)
+        for input_, flat_result in zip_strict(input_seq, flat_results)
     ]
 
 
@@ -476,11 +477,11 @@ def _dynamic_rnn_loop(
         _create_ta(f"input_{i}", element_shape=flat_input_i.shape[1:], dtype=flat_input_i.dtype)
         for i, flat_input_i in enumerate(flat_input)
     )
-    input_ta = tuple(ta.unstack(input_) for ta, input_ in zip(input_ta, flat_input, strict=True))
+    input_ta = tuple(ta.unstack(input_) for ta, input_ in zip_strict(input_ta, flat_input))
 
     def _time_step(time, output_ta_t, state):
         input_t = tuple(ta.read(time) for ta in input_ta)
-        for input_, shape in zip(input_t, inputs_got_shape, strict=True):
+        for input_, shape in zip_strict(input_t, inputs_got_shape):
             input_.set_shape(shape[1:])
         input_t = pack_sequence_as(inputs, input_t)
 
@@ -502,9 +503,7 @@ def _dynamic_rnn_loop(
         else:
             output, new_state = call_cell()
         output = flatten(output)
-        output_ta_t = tuple(
-            ta.write(time, out) for ta, out in zip(output_ta_t, output, strict=True)
-        )
+        output_ta_t = tuple(ta.write(time, out) for ta, out in zip_strict(output_ta_t, output))
         return time + 1, output_ta_t, new_state
 
     # At least one step, so that the arrays learn the dynamic shape.
@@ -518,7 +517,7 @@ def _dynamic_rnn_loop(
         swap_memory=swap_memory,
     )
     final_outputs = tuple(ta.stack() for ta in output_final_ta)
-    for output, output_size in zip(final_outputs, flat_output_size, strict=True):
+    for output, output_size in zip_strict(final_outputs, flat_output_size):
         output.set_shape(_concat([const_time_steps, const_batch_size], output_size, static=True))
     return pack_sequence_as(cell.output_size, final_outputs), final_state
 
@@ -600,14 +599,12 @@ def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=No
                 size=0,
                 name=f"rnn_output_{i}",
             )
-            for i, (dtype_i, size_i) in enumerate(
-                zip(flat_emit_dtypes, flat_emit_size, strict=True)
-            )
+            for i, (dtype_i, size_i) in enumerate(zip_strict(flat_emit_dtypes, flat_emit_size))
         ]
         emit_ta = pack_sequence_as(emit_structure, flat_emit_ta)
         flat_zero_emit = [
             _zeros(batch_size, size_i, dtype_i)
-            for size_i, dtype_i in zip(flat_emit_size, flat_emit_dtypes, strict=True)
+            for size_i, dtype_i in zip_strict(flat_emit_size, flat_emit_dtypes)
         ]
         zero_emit = pack_sequence_as(emit_structure, flat_zero_emit)
 
@@ -815,7 +812,7 @@ def static_state_saving_rnn(
         flat_state = flatten(state)
         save_state = [
             state_saver.save_state(name, substate)
-            for name, substate in zip(flatten(state_name), flat_state, strict=True)
+            for name, substate in zip_strict(flatten(state_name), flat_state)
         ]
     else:
         save_state = [state_saver.save_state(state_name, state)]
@@ -879,7 +876,7 @@ def static_bidirectional_rnn(
     output_bw = _reverse_seq(tmp, sequence_length)
     flat_outputs = tuple(
         array_ops.concat([fw, bw], 1)
-        for fw, bw in zip(flatten(output_fw), flatten(output_bw), strict=True)
+        for fw, bw in zip_strict(flatten(output_fw), flatten(output_bw))
     )
     outputs = pack_sequence_as(output_fw, flat_outputs)
     return outputs, output_state_fw, output_state_bw
@@ -943,7 +940,7 @@ def stack_bidirectional_rnn(
     states_fw, states_bw = [], []
     prev_layer = inputs
     with vs.variable_scope(scope or "stack_bidirectional_rnn"):
-        for i, (cell_fw, cell_bw) in enumerate(zip(cells_fw, cells_bw, strict=True)):
+        for i, (cell_fw, cell_bw) in enumerate(zip_strict(cells_fw, cells_bw)):
             initial_state_fw = initial_states_fw[i] if initial_states_fw else None
             initial_state_bw = initial_states_bw[i] if initial_states_bw else None
             with vs.variable_scope(f"cell_{i}") as cell_scope:
@@ -1006,7 +1003,7 @@ def stack_bidirectional_dynamic_rnn(
     states_fw, states_bw = [], []
     prev_layer = inputs
     with vs.variable_scope(scope or "stack_bidirectional_rnn"):
-        for i, (cell_fw, cell_bw) in enumerate(zip(cells_fw, cells_bw, strict=True)):
+        for i, (cell_fw, cell_bw) in enumerate(zip_strict(cells_fw, cells_bw)):
             initial_state_fw = initial_states_fw[i] if initial_states_fw else None
             initial_state_bw = initial_states_bw[i] if initial_states_bw else None
             with vs.variable_scope(f"cell_{i}"):

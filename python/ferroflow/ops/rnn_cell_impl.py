@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 
+from .._compat import zip_strict
 from ..framework import constant_op, dtypes, ops, tensor_shape, tensor_util
 from ..layers.base import InputSpec, Layer
 from ..layers.core import _activation
@@ -68,7 +69,7 @@ def assert_like_rnncell(cell_name, cell) -> None:
         "is not callable",
     ]
     if not all(conditions):
-        missing = [error for error, cond in zip(errors, conditions, strict=True) if not cond]
+        missing = [error for error, cond in zip_strict(errors, conditions) if not cond]
         raise TypeError(
             f"The argument {cell_name!r} ({cell}) is not an RNNCell: {', '.join(missing)}."
         )

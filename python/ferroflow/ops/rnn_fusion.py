@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import os
 
+from .._compat import zip_strict
 from ..framework import dtypes, ops, tensor_shape
 from . import array_ops, math_ops
 from . import variable_scope as vs
@@ -159,7 +160,7 @@ def fused_dynamic_rnn(cell, inputs, state, sequence_length):
         return None
     if any(s.dtype != dtypes.float32 for s in flat):
         return None
-    for (layer, _), (c, h) in zip(layers, states, strict=True):
+    for (layer, _), (c, h) in zip_strict(layers, states):
         # A state of another shape goes to the loop, which reports TF's error.
         want = tensor_shape.TensorShape([batch, layer._num_units])
         if not (c.shape.is_compatible_with(want) and h.shape.is_compatible_with(want)):
@@ -177,7 +178,7 @@ def fused_dynamic_rnn(cell, inputs, state, sequence_length):
     with contextlib.ExitStack() as outer:
         if multi is not None:
             outer.enter_context(_cell_scope(multi, dtypes.float32, shape[1:]))
-        for i, ((layer, layer_wrapper), layer_state) in enumerate(zip(layers, states, strict=True)):
+        for i, ((layer, layer_wrapper), layer_state) in enumerate(zip_strict(layers, states)):
             scope = (
                 vs.variable_scope(f"cell_{i}") if multi is not None else contextlib.nullcontext()
             )

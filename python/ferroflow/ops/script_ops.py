@@ -93,7 +93,7 @@ class FuncRegistry:
             return []
         if isinstance(ret, bytes):
             ret = [ret]
-        if isinstance(ret, tuple | list):
+        if isinstance(ret, (tuple, list)):
             return [self._convert(x) for x in ret]
         return [self._convert(ret)]
 
@@ -146,7 +146,7 @@ def _internal_py_func(func, inp, Tout, stateful=True, name=None):
         raise ValueError(
             f"Expected func to be callable. Received func={func} of type {type(func)}."
         )
-    is_list_or_tuple = isinstance(Tout, list | tuple)
+    is_list_or_tuple = isinstance(Tout, (list, tuple))
     types = [dtypes.as_dtype(t) for t in (Tout if is_list_or_tuple else [Tout])]
     registered = _registrable(func)
     token = _py_funcs.insert(registered)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._compat import zip_strict
 from ..framework import constant_op, dtypes, ops, tensor_shape, tensor_util
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.sparse_tensor import SparseTensor, SparseTensorValue
@@ -27,7 +28,7 @@ def _convert_to_sparse_tensor(sp_input):
 
 
 def _convert_to_sparse_tensors(sp_inputs):
-    if isinstance(sp_inputs, list | tuple):
+    if isinstance(sp_inputs, (list, tuple)):
         return [_convert_to_sparse_tensor(sp) for sp in sp_inputs]
     raise TypeError("Inputs must be a list or tuple.")
 
@@ -196,7 +197,7 @@ def sparse_concat(
             for s in input_shapes
         ]
         if expand_nonconcat_dim:
-            merged = [max(col) for col in zip(*dims, strict=True)]
+            merged = [max(col) for col in zip_strict(*dims)]
         else:
             merged = list(dims[0])
         merged[axis] = sum((d[axis] for d in dims[1:]), dims[0][axis])
@@ -531,9 +532,9 @@ def sparse_merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False)
     import collections.abc
     import numbers
 
-    if isinstance(sp_ids, SparseTensorValue | SparseTensor):
+    if isinstance(sp_ids, (SparseTensorValue, SparseTensor)):
         sp_ids = [sp_ids]
-        if not isinstance(vocab_size, ops.Tensor | numbers.Integral):
+        if not isinstance(vocab_size, (ops.Tensor, numbers.Integral)):
             raise TypeError(
                 f"vocab_size has to be a Tensor or Python int. Found {type(vocab_size)}"
             )
@@ -548,7 +549,7 @@ def sparse_merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False)
                 f"vocab_size has to be a list of Tensors or Python ints. Found {type(vocab_size)}"
             )
         for dim in vocab_size:
-            if not isinstance(dim, ops.Tensor | numbers.Integral):
+            if not isinstance(dim, (ops.Tensor, numbers.Integral)):
                 raise TypeError(
                     f"vocab_size has to be a list of Tensors or Python ints. Found {type(dim)}"
                 )
@@ -640,7 +641,7 @@ def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=N
 
     With a sparse `b` (and dense `sp_a`) the product is computed transposed, as TF does.
     """
-    if isinstance(b, SparseTensor | SparseTensorValue):
+    if isinstance(b, (SparseTensor, SparseTensorValue)):
         if adjoint_a != adjoint_b:
             return array_ops.transpose(sparse_tensor_dense_matmul(b, sp_a, adjoint_a, adjoint_b))
         return array_ops.transpose(

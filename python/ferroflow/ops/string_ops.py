@@ -104,7 +104,7 @@ def decode_csv(
             ops.convert_to_tensor(
                 d, name="record_defaults", dtype=None if len(d) else _dtypes.float32
             )
-            if isinstance(d, list | tuple)
+            if isinstance(d, (list, tuple))
             else ops.convert_to_tensor(d, name="record_defaults")
             for d in record_defaults
         ]

@@ -66,7 +66,7 @@ def make_template(
 
 def _skip_common_stack_elements(stacktrace, base_case):
     """The frames of `stacktrace` after those it shares with `base_case`."""
-    for i, (trace, base) in enumerate(zip(stacktrace, base_case, strict=False)):
+    for i, (trace, base) in enumerate(zip(stacktrace, base_case)):
         if trace != base:
             return stacktrace[i:]
     return stacktrace[-1:]

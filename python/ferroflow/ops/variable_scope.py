@@ -23,6 +23,7 @@ import functools
 import inspect
 import threading
 
+from .._compat import zip_strict
 from ..framework import dtypes, ops, tensor_shape
 from . import array_ops, init_ops, variables
 
@@ -121,7 +122,7 @@ class _VariableStore:
             synchronization=None,
             aggregation=None,
         ):
-            is_scalar = shape is not None and isinstance(shape, list | tuple) and not shape
+            is_scalar = shape is not None and isinstance(shape, (list, tuple)) and not shape
             if partitioner is not None and not is_scalar:
                 if not callable(partitioner):
                     raise ValueError(f"Partitioner must be callable, but received: {partitioner}")
@@ -452,12 +453,12 @@ class _PartitionInfo:
             TypeError: If either is not a list or tuple.
             ValueError: If their lengths differ or an offset is outside the shape.
         """
-        if not isinstance(full_shape, list | tuple):
+        if not isinstance(full_shape, (list, tuple)):
             raise TypeError(
                 "`full_shape` must be a sequence (like tuple or list) instead of "
                 + type(full_shape).__name__
             )
-        if not isinstance(var_offset, list | tuple):
+        if not isinstance(var_offset, (list, tuple)):
             raise TypeError(
                 "`var_offset` must be a sequence (like tuple or list) instead of "
                 + type(var_offset).__name__
@@ -467,7 +468,7 @@ class _PartitionInfo:
                 f"Expected equal length, but `var_offset` is of length {len(var_offset)} "
                 f"while full_shape is of length {len(full_shape)}."
             )
-        for offset, shape in zip(var_offset, full_shape, strict=True):
+        for offset, shape in zip_strict(var_offset, full_shape):
             if offset < 0 or offset >= shape:
                 raise ValueError(
                     f"Expected 0 <= offset < shape but found offset={offset}, shape={shape} "
@@ -500,7 +501,7 @@ class _PartitionInfo:
             TypeError: If `shape` is not a list or tuple.
             ValueError: If `shape` does not fit or is cut along two dimensions.
         """
-        if not isinstance(shape, tuple | list):
+        if not isinstance(shape, (tuple, list)):
             raise TypeError(
                 "`shape` must be a sequence (like tuple or list) instead of " + type(shape).__name__
             )
@@ -539,7 +540,7 @@ def _call_partitioner(partitioner, shape, dtype):
     if shape.ndims < 1:
         raise ValueError(f"A partitioned Variable must have rank at least 1, shape: {shape}")
     slicing = partitioner(shape=shape, dtype=dtype)
-    if not isinstance(slicing, list | tuple):
+    if not isinstance(slicing, (list, tuple)):
         raise ValueError(f"Partitioner must return a sequence, but saw: {slicing}")
     if len(slicing) != shape.ndims:
         raise ValueError(
@@ -1320,7 +1321,7 @@ class variable_scope:  # TF's name
             name_scope = ops.get_default_graph().get_name_scope()
             current_name_scope = ops.name_scope(name_scope + "/" if name_scope else name_scope)
         if self._name_or_scope is not None:
-            if not isinstance(self._name_or_scope, VariableScope | str):
+            if not isinstance(self._name_or_scope, (VariableScope, str)):
                 raise TypeError("VariableScope: name_or_scope must be a string or VariableScope.")
             if isinstance(self._name_or_scope, str):
                 name_scope = self._name_or_scope

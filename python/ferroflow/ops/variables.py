@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import enum
 
+from .._compat import zip_strict
 from ..framework import constant_op, dtypes, meta_graph, ops, tensor_shape
 from ..protos import SaveSliceInfoDef, VariableDef
 from . import array_ops, control_flow_ops, indexing_ops, math_ops, state_ops
@@ -95,7 +96,7 @@ class Variable:
         init_from_fn = callable(initial_value)
         if collections is None:
             collections = [ops.GraphKeys.GLOBAL_VARIABLES]
-        if not isinstance(collections, list | tuple | set):
+        if not isinstance(collections, (list, tuple, set)):
             raise ValueError(
                 f"collections argument to Variable constructor must be a list, "
                 f"tuple, or set. Got {collections} of type {type(collections)}"
@@ -239,9 +240,7 @@ class Variable:
         def spec(self) -> str:
             """The `SaveV2` `shape_and_slices` string: `"10 4 0,5:0,4"`."""
             full_shape_str = " ".join(f"{d}" for d in self.full_shape) + " "
-            sl_spec = ":".join(
-                f"{o},{s}" for o, s in zip(self.var_offset, self.var_shape, strict=True)
-            )
+            sl_spec = ":".join(f"{o},{s}" for o, s in zip_strict(self.var_offset, self.var_shape))
             return full_shape_str + sl_spec
 
         def to_proto(self, export_scope=None):
@@ -456,9 +455,9 @@ class PartitionedVariable:
             ValueError: If `variable_list` is empty, a part lacks its slice info or
                 has another full shape, or `partitions` is not positive.
         """
-        if not isinstance(variable_list, list | tuple):
+        if not isinstance(variable_list, (list, tuple)):
             raise TypeError(f"variable_list is not a list or tuple: {variable_list}")
-        if not isinstance(partitions, list | tuple):
+        if not isinstance(partitions, (list, tuple)):
             raise TypeError(f"partitions is not a list or tuple: {partitions}")
         if not all(p >= 1 for p in partitions):
             raise ValueError(f"partition values must be positive: {partitions}")

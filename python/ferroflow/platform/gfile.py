@@ -293,7 +293,7 @@ def Copy(oldpath, newpath, overwrite=False) -> None:
 
 def Glob(filename) -> list:
     """The paths that match the pattern `filename` (`*`, `?`, `[...]`)."""
-    if isinstance(filename, str | bytes | _os.PathLike):
+    if isinstance(filename, (str, bytes, _os.PathLike)):
         return _glob.glob(_path(filename))
     return [m for pattern in filename for m in _glob.glob(_path(pattern))]
 

@@ -141,7 +141,7 @@ class SavedModelBuilder:
 
     def _add_train_op(self, train_op):
         if train_op is not None:
-            if not isinstance(train_op, ops.Tensor | ops.Operation):
+            if not isinstance(train_op, (ops.Tensor, ops.Operation)):
                 raise TypeError(f"`train_op` {train_op} needs to be a Tensor or Op.")
             ops.add_to_collection(constants.TRAIN_OP_KEY, train_op)
 

@@ -48,7 +48,7 @@ def main_op_with_restore(restore_op_name):
     Returns:
         The grouping op.
     """
-    if isinstance(restore_op_name, str | bytes):
+    if isinstance(restore_op_name, (str, bytes)):
         restore_op_name = ops.get_default_graph().as_graph_element(os.fsdecode(restore_op_name))
     with ops.control_dependencies([main_op()]):
         return control_flow_ops.group(restore_op_name)

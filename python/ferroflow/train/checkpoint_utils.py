@@ -188,7 +188,7 @@ def _set_variable_or_list_initializer(variable_or_list, ckpt_file, tensor_name):
     Raises:
         ValueError: The parts are slices of different variables.
     """
-    if not isinstance(variable_or_list, list | tuple):
+    if not isinstance(variable_or_list, (list, tuple)):
         _set_initializer_from_checkpoint(variable_or_list, ckpt_file, tensor_name)
         return
     slice_name = None

@@ -21,6 +21,7 @@ resource and enqueues int64 handles instead; the batches are the same.)
 
 from __future__ import annotations
 
+from .._compat import zip_strict
 from ..framework import dtypes, ops, tensor_shape
 from ..framework.constant_op import constant
 from ..framework.indexed_slices import IndexedSlices
@@ -313,7 +314,7 @@ def _convert_n(tensor_list) -> list:
     for t in tensor_list:
         if isinstance(t, SparseTensorValue):
             t = SparseTensor.from_value(t)
-        out.append(t if isinstance(t, IndexedSlices | SparseTensor) else ops.convert_to_tensor(t))
+        out.append(t if isinstance(t, (IndexedSlices, SparseTensor)) else ops.convert_to_tensor(t))
     return out
 
 
@@ -374,16 +375,14 @@ def _store_sparse_tensors_join(tensor_list_list, enqueue_many):
             raise ValueError(
                 f"Inconsistent SparseTensors list: {tensor_list_list[0]} vs. {tensor_list}"
             )
-        sparse_info_list = [
-            a.merge_with(b) for a, b in zip(sparse_info_list, candidate, strict=True)
-        ]
+        sparse_info_list = [a.merge_with(b) for a, b in zip_strict(sparse_info_list, candidate)]
         stored_list_list.append(s)
     return stored_list_list, sparse_info_list
 
 
 def _restore_sparse_tensors(stored_list, sparse_info_list):
     """The dequeued components with each serialized batch rebuilt as a `SparseTensor`."""
-    received_sequence = isinstance(stored_list, list | tuple)
+    received_sequence = isinstance(stored_list, (list, tuple))
     if not received_sequence:
         stored_list = (stored_list,)
     tensors = [
@@ -394,7 +393,7 @@ def _restore_sparse_tensors(stored_list, sparse_info_list):
         )
         if info.sparse
         else s
-        for s, info in zip(stored_list, sparse_info_list, strict=True)
+        for s, info in zip_strict(stored_list, sparse_info_list)
     ]
     return tensors if received_sequence else tensors[0]
 

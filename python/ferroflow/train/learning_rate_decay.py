@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from .._compat import zip_strict
 from ..framework import ops
 from ..ops import array_ops, math_ops, random_ops
 
@@ -178,7 +179,7 @@ def cosine_decay_restarts(
             i = math_ops.floor(completed)
             return i, completed - i
 
-        if isinstance(t_mul, int | float):
+        if isinstance(t_mul, (int, float)):
             # TF decides with a `cond` on t_mul == 1; a Python number decides here.
             i_restart, fraction = restarts(geometric=t_mul != 1.0)
         else:
@@ -280,7 +281,7 @@ def piecewise_constant(x, boundaries, values, name=None):
                 )
         # From the last interval back: each boundary overrides what lies above it.
         result = values[-1]
-        for b, v in zip(reversed(boundaries), reversed(values[:-1]), strict=True):
+        for b, v in zip_strict(reversed(boundaries), reversed(values[:-1])):
             result = array_ops.where(math_ops.less_equal(x, b), v, result)
         return array_ops.identity(result, name=scope)
 

@@ -9,6 +9,7 @@ fused update op per variable (`_apply_dense`), groups them, and increments
 
 from __future__ import annotations
 
+from .._compat import zip_strict
 from ..framework import dtypes, ops
 from ..framework.indexed_slices import IndexedSlices
 from ..ops import array_ops, control_flow_ops, gradients, math_ops, state_ops, variables
@@ -137,7 +138,7 @@ class Optimizer:
         for v in var_list:
             # TF's `_get_processor`: a plain tensor may be differentiated against (its
             # gradient is returned), but `apply_gradients` cannot update it.
-            if not isinstance(v, variables.Variable | ops.Tensor):
+            if not isinstance(v, (variables.Variable, ops.Tensor)):
                 raise NotImplementedError(f"Trying to optimize unsupported type {v}")
         grads = gradients.gradients(
             loss,
@@ -149,7 +150,7 @@ class Optimizer:
         )
         if gate_gradients == Optimizer.GATE_GRAPH:
             grads = control_flow_ops.tuple(grads)
-        grads_and_vars = list(zip(grads, var_list, strict=True))
+        grads_and_vars = list(zip_strict(grads, var_list))
         self._assert_valid_dtypes([v for g, v in grads_and_vars if g is not None])
         return grads_and_vars
 

@@ -19,6 +19,7 @@ import threading
 import weakref
 
 from .. import _ferroflow, errors
+from .._compat import zip_strict
 from ..framework import meta_graph, ops
 from ..protos import QueueRunnerDef
 
@@ -209,7 +210,7 @@ class QueueRunner:
             names.append(f"QueueRunnerThread-{self.name}-close_on_stop")
         return [
             _NativeLoopThread(job, self, coord is not None, name)
-            for job, name in zip(jobs, names, strict=True)
+            for job, name in zip_strict(jobs, names)
         ]
 
     def create_threads(self, sess, coord=None, daemon=False, start=False) -> list:

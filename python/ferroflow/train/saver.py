@@ -20,6 +20,7 @@ import uuid
 import numpy as np
 
 from .. import errors
+from .._compat import zip_strict
 from ..framework import constant_op, meta_graph, ops
 from ..framework import device as device_lib
 from ..framework.session import SessionInterface
@@ -172,7 +173,7 @@ def _saveables(var_list) -> list[tuple[str, object, str]]:
         for name, v in var_list.items():
             if isinstance(v, _SaveableObject):
                 named[name] = _specs_of(v)
-            elif isinstance(v, PartitionedVariable | list | tuple):
+            elif isinstance(v, (PartitionedVariable, list, tuple)):
                 named[name] = _slices_of(name, list(v))
             elif isinstance(v, Variable):
                 named[name] = [(name, v, "")]
@@ -181,7 +182,7 @@ def _saveables(var_list) -> list[tuple[str, object, str]]:
                     "names_to_saveables must be a dict mapping string names to "
                     f"Tensors/Variables. Not a variable: {v}"
                 )
-    elif isinstance(var_list, list | tuple | set):
+    elif isinstance(var_list, (list, tuple, set)):
         for v in sorted(var_list, key=lambda x: x.name):
             if isinstance(v, _SaveableObject):
                 named[v.name] = _specs_of(v)
@@ -416,7 +417,7 @@ class Saver:
             )
         assigns = []
         by_saveable: dict = {}
-        for (_, var, _), value in zip(saveables, restored, strict=True):
+        for (_, var, _), value in zip_strict(saveables, restored):
             if isinstance(var, _Spec):
                 by_saveable.setdefault(id(var.saveable), (var.saveable, []))[1].append(value)
                 continue
@@ -620,7 +621,7 @@ class Saver:
         if self._is_empty:
             return {}
         tensors = _saved_tensors(sess.graph, self.saver_def)
-        return dict(zip(tensors, sess._run_to_handles(tensors), strict=True))
+        return dict(zip_strict(tensors, sess._run_to_handles(tensors)))
 
     def _save_values(
         self,
@@ -642,7 +643,7 @@ class Saver:
             raise ValueError("'latest_filename' must not contain path components")
         save_path = os.fsdecode(save_path)
         if global_step is not None:
-            if not isinstance(global_step, int | np.integer):
+            if not isinstance(global_step, (int, np.integer)):
                 global_step = int(sess.run(global_step))
             if self._pad_step_number:
                 checkpoint_file = f"{save_path}-{global_step:08d}"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 
+from .._compat import zip_strict
 from ..framework import indexed_slices, ops
 from ..ops import array_ops, control_flow_ops, data_flow_ops, state_ops, variables
 from . import optimizer, queue_runner, session_manager, session_run_hook
@@ -142,7 +143,7 @@ class SyncReplicasOptimizer(optimizer.Optimizer):
                         grad_accum = sparse_accum
                     self._accumulator_list.append((grad_accum, var.device))
 
-            aggregated_grads_and_vars = zip(aggregated_grad, var_list, strict=True)
+            aggregated_grads_and_vars = zip_strict(aggregated_grad, var_list)
 
             with ops.device(global_step.device), ops.name_scope(""):
                 update_op = self._opt.apply_gradients(aggregated_grads_and_vars, global_step)

@@ -42,7 +42,7 @@ def assert_global_step(global_step_tensor) -> None:
     Raises:
         TypeError: Not a variable or tensor, not of an integer type, or not a scalar.
     """
-    if not isinstance(global_step_tensor, variables.Variable | ops.Tensor):
+    if not isinstance(global_step_tensor, (variables.Variable, ops.Tensor)):
         raise TypeError(
             f'Existing "global_step" must be a Variable or Tensor: {global_step_tensor}.'
         )

@@ -23,6 +23,7 @@ import collections as _collections
 import collections.abc as _abc
 from typing import Any
 
+from .._compat import zip_strict
 from ..framework.composite_tensor import CompositeTensor as _CompositeTensor
 from ..framework.tensor_spec import TensorSpec as _TensorSpec
 from ..framework.type_spec import TypeSpec as _TypeSpec
@@ -104,7 +105,7 @@ def _is_namedtuple(instance, strict=False) -> bool:
     fields = instance._fields
     if not isinstance(fields, _abc.Sequence):
         return False
-    return all(isinstance(f, str | bytes) for f in fields)
+    return all(isinstance(f, (str, bytes)) for f in fields)
 
 
 def _same_namedtuples(a, b) -> bool:
@@ -128,7 +129,7 @@ def is_sequence(seq) -> bool:
             "future, so consider avoiding using them."
         )
         _warned_set_is_not_sequence = True
-    return isinstance(seq, _abc.Sequence) and not isinstance(seq, str | bytes)
+    return isinstance(seq, _abc.Sequence) and not isinstance(seq, (str, bytes))
 
 
 def is_sequence_or_composite(seq) -> bool:
@@ -218,7 +219,7 @@ def _yield_value(iterable):
 def _sequence_like(instance, args):
     """`args` as a sequence of `instance`'s type (a dict's values in sorted key order)."""
     if _is_mapping(instance):
-        result = dict(zip(_sorted(instance), args, strict=False))
+        result = dict(zip(_sorted(instance), args))
         instance_type = type(instance)
         if instance_type is _collections.defaultdict:
             d: Any = _collections.defaultdict(instance.default_factory)
@@ -385,7 +386,7 @@ def _same_structure_error(o1, o2, check_types, expand_composites):
             )
     values1 = _values(o1, expand_composites)
     values2 = _values(o2, expand_composites)
-    for v1, v2 in zip(values1, values2, strict=False):
+    for v1, v2 in zip(values1, values2):
         error = _same_structure_error(v1, v2, check_types, expand_composites)
         if error is not None:
             return error
@@ -475,7 +476,7 @@ def map_structure(func, *structure, **kwargs):
             structure[0], other, check_types=check_types, expand_composites=expand_composites
         )
     flat_structure = [flatten(s, expand_composites) for s in structure]
-    entries = zip(*flat_structure, strict=False)
+    entries = zip(*flat_structure)
     return pack_sequence_as(
         structure[0], [func(*x) for x in entries], expand_composites=expand_composites
     )
@@ -488,7 +489,7 @@ def flatten_dict_items(dictionary) -> dict:
         TypeError: If `dictionary` is not a mapping.
         ValueError: If a key and its value nest differently, or keys repeat.
     """
-    if not isinstance(dictionary, dict | _abc.Mapping):
+    if not isinstance(dictionary, (dict, _abc.Mapping)):
         raise TypeError("input must be a dictionary")
     flat_dictionary = {}
     for i, v in dictionary.items():
@@ -503,7 +504,7 @@ def flatten_dict_items(dictionary) -> dict:
                 f"Could not flatten dictionary. Key had {len(flat_i)} elements, but value had "
                 f"{len(flat_v)} elements. Key: {flat_i}, value: {flat_v}."
             )
-        for new_i, new_v in zip(flat_i, flat_v, strict=True):
+        for new_i, new_v in zip_strict(flat_i, flat_v):
             if new_i in flat_dictionary:
                 raise ValueError(f"Could not flatten dictionary: key {new_i} is not unique.")
             flat_dictionary[new_i] = new_v
@@ -597,9 +598,7 @@ def assert_shallow_structure(
         absent_keys = set(shallow_tree) - set(input_tree)
         if absent_keys:
             raise ValueError(_SHALLOW_TREE_HAS_INVALID_KEYS.format(sorted(absent_keys)))
-    for shallow_branch, input_branch in zip(
-        _yield_value(shallow_tree), _yield_value(input_tree), strict=False
-    ):
+    for shallow_branch, input_branch in zip(_yield_value(shallow_tree), _yield_value(input_tree)):
         assert_shallow_structure(
             shallow_branch,
             input_branch,
@@ -666,9 +665,7 @@ def map_structure_with_tuple_paths_up_to(shallow_tree, func, *inputs, **kwargs):
         for input_tree in inputs
     ]
     flat_path_list = [path for path, _ in _yield_flat_up_to(shallow_tree, inputs[0], is_seq)]
-    results = [
-        func(*args, **kwargs) for args in zip(flat_path_list, *flat_value_lists, strict=False)
-    ]
+    results = [func(*args, **kwargs) for args in zip(flat_path_list, *flat_value_lists)]
     return pack_sequence_as(
         structure=shallow_tree, flat_sequence=results, expand_composites=expand_composites
     )
@@ -730,7 +727,7 @@ def get_traverse_shallow_structure(traverse_fn, structure, expand_composites=Fal
         )
     else:
         assert_shallow_structure(to_traverse, structure, expand_composites=expand_composites)
-        for t, branch in zip(_yield_value(to_traverse), _yield_value(structure), strict=False):
+        for t, branch in zip(_yield_value(to_traverse), _yield_value(structure)):
             if not isinstance(t, bool):
                 raise TypeError(
                     f"traverse_fn didn't return a depth=1 structure of bools.  saw: "
