@@ -203,6 +203,17 @@ def _open(browser, url, dashboard, ready_js, artifacts, params="", timeout=90):
     return text
 
 
+def _cards_drawn_js(tags, drawn_at_least):
+    """Ready when each tag's card shows its "tag:" line and the charts drew paths."""
+    return f"""
+        const text = deepText(document.body).join('\\n');
+        const drawn = deepAll(document.body, 'svg path')
+          .filter(p => (p.getAttribute('d') || '').length > 40);
+        return {tags!r}.every(t => text.includes('tag:\\n' + t))
+          && drawn.length >= {drawn_at_least};
+        """
+
+
 def test_scalars_dashboard_shows_the_runs_curves(browser, tensorboard_url, artifacts):
     # `tagFilter=.*` lists every tag's card open (categories past the first two start
     # closed); a card's "tag:" line and its drawn line appear once its data is loaded.
@@ -211,12 +222,7 @@ def test_scalars_dashboard_shows_the_runs_curves(browser, tensorboard_url, artif
         browser,
         tensorboard_url,
         "scalars",
-        f"""
-        const text = deepText(document.body).join('\\n');
-        const lines = deepAll(document.body, 'svg path')
-          .filter(p => (p.getAttribute('d') || '').length > 40);
-        return {tags!r}.every(t => text.includes('tag:\\n' + t)) && lines.length >= 4;
-        """,
+        _cards_drawn_js(tags, len(tags)),
         artifacts,
         params="&tagFilter=.*",
     )
@@ -250,12 +256,7 @@ def test_histograms_dashboard_shows_the_weights(browser, tensorboard_url, artifa
         browser,
         tensorboard_url,
         "histograms",
-        f"""
-        const text = deepText(document.body).join('\\n');
-        const drawn = deepAll(document.body, 'svg path')
-          .filter(p => (p.getAttribute('d') || '').length > 40);
-        return {tags!r}.every(t => text.includes('tag:\\n' + t)) && drawn.length >= 6;
-        """,
+        _cards_drawn_js(tags, len(tags)),
         artifacts,
         params="&tagFilter=.*",
     )
@@ -306,5 +307,10 @@ def test_images_dashboard_shows_the_written_image(browser, tensorboard_url, logd
     expected = np.asarray(Image.open(io.BytesIO(written[-1])).convert("RGB"))
     assert (width, height) == (96, 96)
     np.testing.assert_array_equal(shown_rgb, expected)
-    # The regions took shape: all three class colours are present.
-    assert len({tuple(p) for p in expected.reshape(-1, 3)[::97]}) > 3
+    # The regions took shape: each class's colour (the example's palette) fills some of
+    # the plane, so the picture is of a trained model and not of one class or a blur.
+    # `tf.summary.image` scales a non-negative float image so that its maximum is 255.
+    palette = np.array([[0.89, 0.29, 0.2], [0.2, 0.55, 0.85], [0.3, 0.7, 0.3]])
+    palette *= 255 / palette.max()
+    distance = np.abs(expected[:, :, None, :].astype(float) - palette).max(axis=-1)
+    assert ((distance < 8).sum(axis=(0, 1)) > 0.05 * width * height).all()

@@ -26,7 +26,11 @@ fn main() {
              a daemon thread is unwound at interpreter exit; no libgcc_s.so.1 for {arch} was \
              found to link instead. Install it (Debian: libgcc-s1, or libgcc-s1-{deb}-cross \
              for a cross build) or point FERROFLOW_LIBGCC_S at it.",
-            deb = if arch == "aarch64" { "arm64" } else { arch },
+            deb = match arch {
+                "aarch64" => "arm64",
+                "x86_64" => "amd64",
+                other => other,
+            },
         );
     };
     println!("cargo:rustc-link-arg-cdylib={}", libgcc_s.display());

@@ -144,7 +144,7 @@ fn string_tensor(obj: &Bound<'_, PyAny>) -> PyResult<Tensor> {
         if let Ok(b) = item.cast::<PyBytes>() {
             values.push(b.as_bytes().to_vec());
         } else if let Ok(s) = item.cast::<PyString>() {
-            values.push(s.to_cow()?.as_bytes().to_vec());
+            values.push(s.to_cow()?.into_owned().into_bytes());
         } else {
             return Err(PyTypeError::new_err(format!(
                 "Expected bytes or str for a string tensor, got {}",
